@@ -1,0 +1,108 @@
+/**
+ * Named error classes. Each carries a machine-readable `reason` and, where there is one, an
+ * ES2022 `cause`. They are exported from the package root so callers can `instanceof` them.
+ */
+import type { Status } from './types.ts';
+
+/** Base class of every rxinformer error. */
+export class RxInformerError extends Error {
+  /** A stable, machine-readable reason, e.g. `Expired`, `MalformedWatchLine`, `InvalidOptions`. */
+  readonly reason: string;
+
+  constructor(reason: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.reason = reason;
+  }
+}
+
+/**
+ * An error answer of the Kubernetes API: an HTTP error status or a watch ERROR event.
+ *
+ * @example
+ * if (err instanceof KubeApiError && err.code === 410) relist();
+ */
+export class KubeApiError extends RxInformerError {
+  /** The HTTP status code (or the `code` of the Status of an ERROR event). */
+  readonly code: number;
+  /** The Status body, when the server sent one. */
+  readonly status?: Status;
+  /** Seconds to wait before retrying, from `Retry-After` or `details.retryAfterSeconds`. */
+  readonly retryAfterSeconds?: number;
+
+  constructor(
+    code: number,
+    init: { status?: Status; message?: string; reason?: string; retryAfterSeconds?: number; cause?: unknown } = {},
+  ) {
+    const reason = init.reason ?? init.status?.reason ?? reasonForCode(code);
+    const message = init.message ?? init.status?.message ?? `the server answered ${code} ${reason}`;
+    super(reason, message, { cause: init.cause });
+    this.code = code;
+    this.status = init.status;
+    this.retryAfterSeconds = init.retryAfterSeconds ?? init.status?.details?.retryAfterSeconds;
+  }
+
+  /** True for 410 Gone / Expired: the resource version is too old, relist. */
+  get isGone(): boolean {
+    return this.code === 410;
+  }
+}
+
+/** A watch line or list body that is not the JSON the protocol promises. */
+export class WatchDecodeError extends RxInformerError {
+  /** The offending line (truncated to 200 characters). */
+  readonly line: string;
+
+  constructor(line: string, detail: string, options?: { cause?: unknown }) {
+    super('MalformedWatchLine', `malformed watch line (${detail}): ${line.slice(0, 200)}`, options);
+    this.line = line.slice(0, 200);
+  }
+}
+
+/** An object or list page the store cannot accept: no `metadata.name`, no resourceVersion… */
+export class InvalidObjectError extends RxInformerError {
+  /** The object that was refused. */
+  readonly object: unknown;
+
+  constructor(message: string, object: unknown, options?: { cause?: unknown }) {
+    super('InvalidObject', message, options);
+    this.object = object;
+  }
+}
+
+/** Options that make no sense, thrown synchronously at the call that received them. */
+export class InvalidOptionsError extends RxInformerError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('InvalidOptions', message, options);
+  }
+}
+
+/** An index function threw, or an unknown index was asked for. The store is left unchanged. */
+export class IndexerError extends RxInformerError {
+  /** The name of the index concerned. */
+  readonly indexName: string;
+
+  constructor(indexName: string, message: string, options?: { cause?: unknown }) {
+    super('IndexerError', message, options);
+    this.indexName = indexName;
+  }
+}
+
+function reasonForCode(code: number): string {
+  switch (code) {
+    case 400: return 'BadRequest';
+    case 401: return 'Unauthorized';
+    case 403: return 'Forbidden';
+    case 404: return 'NotFound';
+    case 405: return 'MethodNotAllowed';
+    case 409: return 'Conflict';
+    case 410: return 'Expired';
+    case 415: return 'UnsupportedMediaType';
+    case 422: return 'Invalid';
+    case 429: return 'TooManyRequests';
+    case 500: return 'InternalError';
+    case 503: return 'ServiceUnavailable';
+    case 504: return 'Timeout';
+    default: return code >= 500 ? 'InternalError' : 'Unknown';
+  }
+}

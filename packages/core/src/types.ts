@@ -1,0 +1,216 @@
+/**
+ * The shared vocabulary of rxinformer: Kubernetes objects as the wire carries them, the
+ * ListerWatcher contract every transport implements, and the events that flow from the
+ * reflector into the delta store.
+ *
+ * Everything here is plain data (no classes) so it crosses package and browser boundaries.
+ */
+import type { Observable } from 'rxjs';
+
+/** Object metadata as the API server sends it. Only the fields rxinformer reads are typed. */
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  /** Opaque: never compare resource versions as numbers. */
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string | Date;
+  deletionTimestamp?: string | Date;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  managedFields?: unknown[];
+  [field: string]: unknown;
+}
+
+/**
+ * Any Kubernetes object: `V1Pod` and friends from @kubernetes/client-node are assignable to it.
+ * rxinformer only reads `metadata`; everything else is carried as is.
+ */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+}
+
+/** `metadata` of a list response. */
+export interface ListMeta {
+  resourceVersion?: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+/** One page of a list response, as decoded from the wire. */
+export interface ListPage<T extends KubeObject = KubeObject> {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ListMeta;
+  items: T[];
+}
+
+/** `meta/v1 Status`, the body of every API error and of watch ERROR events. */
+export interface Status {
+  kind?: 'Status';
+  apiVersion?: string;
+  metadata?: ListMeta;
+  status?: 'Success' | 'Failure';
+  message?: string;
+  reason?: string;
+  code?: number;
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    uid?: string;
+    causes?: { reason?: string; message?: string; field?: string }[];
+    retryAfterSeconds?: number;
+  };
+}
+
+/** Options of one list request (`GET .../pods?limit=…`). */
+export interface ListOptions {
+  /** Page size; unset lists everything in one response. */
+  limit?: number;
+  /** The `metadata.continue` token of the previous page. */
+  continue?: string;
+  /** Unset = most recent (consistent read); `"0"` = any (served from cache). */
+  resourceVersion?: string;
+  resourceVersionMatch?: 'NotOlderThan' | 'Exact';
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Server-side timeout of the request, in seconds. */
+  timeoutSeconds?: number;
+}
+
+/** Options of one watch request (`GET .../pods?watch=true&…`). */
+export interface WatchOptions {
+  resourceVersion?: string;
+  resourceVersionMatch?: 'NotOlderThan' | 'Exact';
+  allowWatchBookmarks?: boolean;
+  /** The server closes the stream cleanly after this many seconds. */
+  timeoutSeconds?: number;
+  /** Streaming list: ADDED for every current object, then a BOOKMARK marked `k8s.io/initial-events-end`. */
+  sendInitialEvents?: boolean;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+/** The wire types of watch events. */
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+/** One decoded line of a watch stream. `object` is a `Status` for ERROR events. */
+export type WatchEvent<T extends KubeObject = KubeObject> =
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK'; object: T }
+  | { type: 'ERROR'; object: Status };
+
+/** The annotation on the BOOKMARK that ends the initial events of a streaming list. */
+export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
+
+/**
+ * The transport contract, the equivalent of client-go's `cache.ListerWatcher`.
+ *
+ * Both methods return **cold** Observables: nothing is sent until subscription, and
+ * unsubscribing aborts the HTTP request. Failures are `KubeApiError` (an HTTP status or a
+ * Status body), `WatchDecodeError` (a malformed line) or any network error, delivered as the
+ * Observable's error. A watch that the server ends cleanly completes.
+ *
+ * @example
+ * const lw: ListerWatcher<V1Pod> = fetchListerWatcher({ baseUrl, path: '/api/v1/pods' });
+ * lw.list({ limit: 500 }).subscribe((page) => console.log(page.items.length));
+ */
+export interface ListerWatcher<T extends KubeObject = KubeObject> {
+  /** Lists one page. */
+  list(options: ListOptions): Observable<ListPage<T>>;
+  /** Opens a watch stream; emits one event per line until the server closes it. */
+  watch(options: WatchOptions): Observable<WatchEvent<T>>;
+}
+
+/**
+ * What the reflector emits, in order, for the delta store to apply.
+ *
+ * - `replace`: the complete state after a list (paged or streamed), applied atomically.
+ * - `added` / `modified` / `deleted`: one watch event.
+ * - `bookmark`: the server's resource version moved on with no object change.
+ * - `status`: the reflector's condition changed (phase, error, relist count); no store change.
+ */
+export type ReflectorEvent<T extends KubeObject = KubeObject> =
+  | { type: 'replace'; items: readonly T[]; resourceVersion: string }
+  | { type: 'added' | 'modified' | 'deleted'; object: T }
+  | { type: 'bookmark'; resourceVersion: string }
+  | { type: 'status'; status: ReflectorStatus };
+
+/** The phase of the reflector's state machine. */
+export type ReflectorPhase = 'listing' | 'watching' | 'backingOff' | 'stopped';
+
+/** A snapshot of the reflector's condition, emitted on every change. */
+export interface ReflectorStatus {
+  phase: ReflectorPhase;
+  /** The last failure, kept until the next successful list or watch event. */
+  lastError?: Error;
+  /** How many times the reflector has listed after its first list. */
+  relistCount: number;
+  /** The resource version of the last list, watch event or bookmark applied. */
+  lastSyncResourceVersion?: string;
+  /** True once the first complete list has been emitted. */
+  hasSynced: boolean;
+  /** When backing off: the delay before the next attempt, in milliseconds. */
+  backoffMs?: number;
+}
+
+/** An index function: the index values an object is filed under (e.g. its namespace). */
+export type IndexFunc<T extends KubeObject = KubeObject> = (obj: T) => readonly string[];
+
+/** Index functions by index name. */
+export type Indexers<T extends KubeObject = KubeObject> = Record<string, IndexFunc<T>>;
+
+/**
+ * An immutable, frozen snapshot of the cache with its indexes (client-go's `Indexer`, read side).
+ * A snapshot never changes: every applied event produces a new one that shares structure with
+ * the old, so keeping a reference to an old snapshot is safe and cheap.
+ */
+export interface Store<T extends KubeObject = KubeObject> {
+  /** Number of objects. */
+  readonly size: number;
+  /** The object stored under `key` (`namespace/name` or `name`). */
+  get(key: string): T | undefined;
+  /** Every object, in no particular order. */
+  list(): readonly T[];
+  /** Every key. */
+  keys(): readonly string[];
+  /** The objects filed under `value` in index `indexName`; throws `IndexerError` for an unknown index. */
+  byIndex(indexName: string, value: string): readonly T[];
+  /** The keys filed under `value` in index `indexName`. */
+  indexKeys(indexName: string, value: string): readonly string[];
+  /** Every value of index `indexName` that has at least one object. */
+  listIndexValues(indexName: string): readonly string[];
+  /** The index names this snapshot maintains. */
+  indexNames(): readonly string[];
+}
+
+/** The kind of change a `Delta` reports (client-go's `DeltaType`). */
+export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
+
+/**
+ * One change applied to the store, with the snapshot it produced.
+ *
+ * - `Added`: a new key (also a recreated object: see `Deleted` with a different UID before it).
+ * - `Updated`: a changed object; `oldObject` holds the previous state.
+ * - `Deleted`: the key is gone. `finalStateUnknown` is true for a tombstone: the object vanished
+ *   while the watch was down and `object` is the last state we knew (client-go's
+ *   `DeletedFinalStateUnknown`).
+ * - `Replaced`: a relist found the object unchanged (same resourceVersion).
+ * - `Sync`: a resync re-delivery; `object === oldObject`.
+ */
+export interface Delta<T extends KubeObject = KubeObject> {
+  type: DeltaType;
+  key: string;
+  object: T;
+  oldObject?: T;
+  /** Only on `Deleted`: the object's final state is unknown (tombstone). */
+  finalStateUnknown?: boolean;
+  /** True for deltas produced by the first complete list, and by a late handler's replay. */
+  isInInitialList?: boolean;
+  /** The store snapshot after this delta was applied; never older than the event. */
+  store: Store<T>;
+}
