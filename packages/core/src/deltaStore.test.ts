@@ -1,0 +1,136 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { InvalidObjectError } from './errors.ts';
+import { createDeltaReducer, initialDeltaState, type DeltaStoreState } from './deltaStore.ts';
+import type { Delta, KubeObject, ReflectorEvent } from './types.ts';
+
+const obj = (name: string, uid: string, rv: string, extra: Record<string, unknown> = {}): KubeObject =>
+  ({ metadata: { namespace: 'ns', name, uid, resourceVersion: rv, ...extra } });
+
+function run(events: ReflectorEvent[], reducer = createDeltaReducer()): { state: DeltaStoreState<KubeObject>; deltas: Delta[] } {
+  let state = initialDeltaState();
+  const deltas: Delta[] = [];
+  for (const e of events) { state = reducer(state, e); deltas.push(...state.deltas); }
+  return { state, deltas };
+}
+const summary = (ds: readonly Delta[]) => ds.map((d) => `${d.type}:${d.key}${d.finalStateUnknown ? ':tombstone' : ''}`);
+
+describe('createDeltaReducer', () => {
+  it('should flag the first list as the initial list and carry the new snapshot on every delta', () => {
+    const { state, deltas } = run([{ type: 'replace', items: [obj('a', 'u1', '1'), obj('b', 'u2', '2')], resourceVersion: '5' }]);
+    expect(summary(deltas)).toEqual(['Added:ns/a', 'Added:ns/b']);
+    expect(deltas.every((d) => d.isInInitialList && d.store === state.store)).toBe(true);
+    expect(state).toMatchObject({ synced: true, resourceVersion: '5' });
+    expect(Object.isFrozen(state.store.get('ns/a'))).toBe(true);
+    expect(Object.isFrozen(state.store.get('ns/a')!.metadata)).toBe(true);
+  });
+
+  it('should turn a relist into tombstones, adds, updates and replaced, atomically', () => {
+    const first = obj('same', 'u0', '1');
+    const { deltas } = run([
+      { type: 'replace', items: [first, obj('gone', 'u1', '1'), obj('changed', 'u2', '1')], resourceVersion: '1' },
+      { type: 'replace', items: [obj('same', 'u0', '1'), obj('changed', 'u2', '7'), obj('new', 'u3', '8')], resourceVersion: '9' },
+    ]);
+    const relist = deltas.slice(3);
+    expect(summary(relist)).toEqual(['Deleted:ns/gone:tombstone', 'Replaced:ns/same', 'Updated:ns/changed', 'Added:ns/new']);
+    expect(relist.every((d) => d.store === relist[0].store && !d.isInInitialList)).toBe(true);
+    expect(relist[0].object.metadata?.uid).toBe('u1');
+    expect(relist[1].object).toBe(deltas[0].object); // the stored instance is kept
+    expect(relist[2].oldObject?.metadata?.resourceVersion).toBe('1');
+  });
+
+  it('should report a recreated object (new UID, same name) as delete then add, in a relist and in a watch', () => {
+    const relisted = run([
+      { type: 'replace', items: [obj('a', 'u1', '1')], resourceVersion: '1' },
+      { type: 'replace', items: [obj('a', 'u2', '5')], resourceVersion: '5' },
+    ]);
+    expect(summary(relisted.deltas.slice(1))).toEqual(['Deleted:ns/a:tombstone', 'Added:ns/a']);
+    const watched = run([
+      { type: 'replace', items: [obj('a', 'u1', '1')], resourceVersion: '1' },
+      { type: 'modified', object: obj('a', 'u2', '5') },
+    ]);
+    expect(summary(watched.deltas.slice(1))).toEqual(['Deleted:ns/a', 'Added:ns/a']);
+    expect(watched.deltas[1].object.metadata?.uid).toBe('u1');
+    expect(watched.state.store.get('ns/a')?.metadata?.uid).toBe('u2');
+  });
+
+  it('should apply watch events: add, update with the old object, delete, and ignore unknown deletes', () => {
+    const { state, deltas } = run([
+      { type: 'replace', items: [], resourceVersion: '1' },
+      { type: 'added', object: obj('a', 'u1', '2') },
+      { type: 'modified', object: obj('a', 'u1', '3') },
+      { type: 'modified', object: obj('a', 'u1', '3') },
+      { type: 'deleted', object: obj('a', 'u1', '4') },
+      { type: 'deleted', object: obj('zz', 'u9', '5') },
+      { type: 'bookmark', resourceVersion: '6' },
+    ]);
+    expect(summary(deltas)).toEqual(['Added:ns/a', 'Updated:ns/a', 'Deleted:ns/a']);
+    expect(deltas[1].oldObject?.metadata?.resourceVersion).toBe('2');
+    expect(deltas[2].object.metadata?.resourceVersion).toBe('4');
+    expect(state.store.size).toBe(0);
+    expect(state.resourceVersion).toBe('6');
+  });
+
+  it('should run the transform before storing', () => {
+    const reducer = createDeltaReducer({ transform: (o: KubeObject) => { delete o.metadata?.managedFields; return o; } });
+    const { state } = run([{ type: 'added', object: obj('a', 'u', '1', { managedFields: [{ manager: 'kubectl' }] }) }], reducer);
+    expect(state.store.get('ns/a')?.metadata).not.toHaveProperty('managedFields');
+  });
+
+  it('should skip bad objects with a typed error and keep the rest of a relist', () => {
+    const options = { indexers: { bad: (o: KubeObject) => { if (o.metadata?.name === 'boom') throw new Error('no'); return []; } } };
+    const reducer = createDeltaReducer(options);
+    let state = initialDeltaState(options);
+    state = reducer(state, { type: 'replace', items: [obj('a', 'u1', '1'), { metadata: {} } as KubeObject, obj('boom', 'u2', '1')], resourceVersion: '1' });
+    expect(state.store.keys()).toEqual(['ns/a']);
+    expect(state.errors.map((e) => e.name)).toEqual(['InvalidObjectError', 'IndexerError']);
+    state = reducer(state, { type: 'added', object: { metadata: { namespace: 'x' } } });
+    expect(state.errors[0]).toBeInstanceOf(InvalidObjectError);
+    expect(state.deltas).toEqual([]);
+    expect(state.store.size).toBe(1);
+    const failingTransform = createDeltaReducer({ transform: () => { throw new Error('t'); } });
+    expect(failingTransform(initialDeltaState(), { type: 'added', object: obj('a', 'u', '1') }).errors[0].message).toMatch(/transform failed: t/);
+  });
+
+  it('should leave the state untouched by status events', () => {
+    const s = initialDeltaState();
+    expect(createDeltaReducer()(s, { type: 'status', status: { phase: 'listing', relistCount: 0, hasSynced: false } })).toBe(s);
+  });
+
+  it('should converge to the server state and be replayable from its deltas, for any history', () => {
+    // A model server: each step creates, updates, deletes or recreates an object, or the client relists.
+    type Step = { op: 'create' | 'update' | 'delete' | 'recreate' | 'relist'; name: string };
+    const step = fc.record({ op: fc.constantFrom('create', 'update', 'delete', 'recreate', 'relist'), name: fc.constantFrom('a', 'b', 'c', 'd') }) as fc.Arbitrary<Step>;
+    fc.assert(fc.property(fc.array(step, { maxLength: 80 }), fc.array(fc.boolean(), { maxLength: 80 }), (steps, delivered) => {
+      let rv = 1;
+      let uid = 0;
+      const server = new Map<string, KubeObject>();
+      const reducer = createDeltaReducer();
+      let state = reducer(initialDeltaState(), { type: 'replace', items: [], resourceVersion: '1' });
+      const replay = new Map<string, KubeObject>();
+      const apply = (e: ReflectorEvent) => {
+        state = reducer(state, e);
+        for (const d of state.deltas) {
+          if (d.type === 'Deleted') { expect(replay.get(d.key)?.metadata?.uid).toBe(d.object.metadata?.uid); replay.delete(d.key); }
+          else if (d.type === 'Added') { expect(replay.has(d.key)).toBe(false); replay.set(d.key, d.object); }
+          else { expect(replay.get(d.key)?.metadata?.uid).toBe(d.object.metadata?.uid); replay.set(d.key, d.object); }
+        }
+      };
+      steps.forEach((s, i) => {
+        const key = `ns/${s.name}`;
+        const watchUp = delivered[i] ?? true; // false: the watch was down, the change is only seen by a later relist
+        const current = server.get(key);
+        const emit = (e: ReflectorEvent) => { if (watchUp) apply(e); };
+        if (s.op === 'relist') { apply({ type: 'replace', items: [...server.values()], resourceVersion: String(rv) }); return; }
+        if (s.op === 'create' && !current) { const o = obj(s.name, `u${++uid}`, String(++rv)); server.set(key, o); emit({ type: 'added', object: o }); }
+        if (s.op === 'update' && current) { const o = obj(s.name, current.metadata!.uid!, String(++rv)); server.set(key, o); emit({ type: 'modified', object: o }); }
+        if ((s.op === 'delete' || s.op === 'recreate') && current) { server.delete(key); emit({ type: 'deleted', object: obj(s.name, current.metadata!.uid!, String(++rv)) }); }
+        if (s.op === 'recreate') { const o = obj(s.name, `u${++uid}`, String(++rv)); server.set(key, o); emit({ type: 'added', object: o }); }
+      });
+      apply({ type: 'replace', items: [...server.values()], resourceVersion: String(rv) });
+      const view = (m: Iterable<readonly [string, KubeObject]>) => new Map([...m].map(([k, o]) => [k, `${o.metadata?.uid}@${o.metadata?.resourceVersion}`]));
+      expect(view([...state.store.keys()].map((k) => [k, state.store.get(k)!] as const))).toEqual(view(server));
+      expect(view(replay)).toEqual(view(server));
+    }), { numRuns: 300 });
+  });
+});

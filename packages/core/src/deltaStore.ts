@@ -1,0 +1,191 @@
+/**
+ * The delta store: client-go's DeltaFIFO (in its atomic form) as a pure reducer for RxJS `scan`.
+ * Each `ReflectorEvent` produces a new store snapshot and the deltas that lead to it.
+ *
+ * @example
+ * reflector(lw).pipe(scan(createDeltaReducer<V1Pod>(), initialDeltaState<V1Pod>()))
+ *   .subscribe(({ deltas }) => deltas.forEach((d) => console.log(d.type, d.key)));
+ */
+import { freeze } from 'immer';
+import { IndexerError, InvalidObjectError } from './errors.ts';
+import { createStore, type StoreSnapshot } from './indexer.ts';
+import type { Delta, Indexers, KubeObject, ReflectorEvent } from './types.ts';
+
+/** Options of `createDeltaReducer`. */
+export interface DeltaStoreOptions<T extends KubeObject> {
+  /** Indexers in addition to the namespace index. Default: none. */
+  indexers?: Indexers<T>;
+  /** How keys are made. Default: `metaNamespaceKeyFunc`. */
+  keyFunc?: (obj: T) => string;
+  /**
+   * Runs on each decoded object before it is frozen and stored, e.g. to drop
+   * `metadata.managedFields`. It receives the raw object and may mutate and return it.
+   * Default: none.
+   */
+  transform?: (obj: T) => T;
+}
+
+/** The state `scan` carries: the latest snapshot and what the last event did. */
+export interface DeltaStoreState<T extends KubeObject> {
+  /** The latest snapshot. */
+  store: StoreSnapshot<T>;
+  /** The deltas produced by the last applied event (empty for `status` and `bookmark`). */
+  deltas: readonly Delta<T>[];
+  /** Typed errors of the last applied event: objects skipped, index functions that threw. */
+  errors: readonly Error[];
+  /** The resource version of the last list, event or bookmark applied (opaque). */
+  resourceVersion?: string;
+  /** True once a complete list has been applied. */
+  synced: boolean;
+}
+
+/**
+ * The state before anything was applied: an empty store with the configured indexes and key
+ * function. Pass the same options to `initialDeltaState` and `createDeltaReducer`: the store's
+ * indexers and key function travel in the state, the transform in the reducer.
+ */
+export function initialDeltaState<T extends KubeObject>(options: DeltaStoreOptions<T> = {}): DeltaStoreState<T> {
+  return { store: createStore<T>(options), deltas: [], errors: [], synced: false };
+}
+
+/**
+ * The reducer. Semantics:
+ * - `replace` is atomic: every delta of a relist carries the final snapshot. Keys missing from the
+ *   list become `Deleted` tombstones (`finalStateUnknown`), new keys `Added`, changed objects
+ *   `Updated`, unchanged ones (same UID and resourceVersion) `Replaced` — the stored instance is kept.
+ * - A key whose UID changed (deleted and recreated) becomes `Deleted` then `Added`, never `Updated`.
+ * - A `modified`/`added` with the resourceVersion already stored produces nothing.
+ * - A `deleted` of an unknown key changes nothing.
+ * - Objects that cannot be keyed, transformed or indexed are skipped with a typed error in `errors`.
+ */
+export function createDeltaReducer<T extends KubeObject>(options: DeltaStoreOptions<T> = {}) {
+  const { transform } = options;
+
+  const prepare = (keyOf: (obj: T) => string, raw: T, errors: Error[]): Prepared<T> | undefined => {
+    try {
+      if (raw === null || typeof raw !== 'object') throw new InvalidObjectError('object is not a JSON object', raw);
+      const obj = transform ? transform(raw) : raw;
+      const key = keyOf(obj);
+      return { key, obj: freeze(obj, true) };
+    } catch (cause) {
+      errors.push(cause instanceof InvalidObjectError ? cause : new InvalidObjectError(`transform failed: ${(cause as Error)?.message ?? cause}`, raw, { cause }));
+      return undefined;
+    }
+  };
+  return function applyDelta(state: DeltaStoreState<T>, event: ReflectorEvent<T>): DeltaStoreState<T> {
+    switch (event.type) {
+      case 'status':
+        return state.deltas.length === 0 && state.errors.length === 0 ? state : { ...state, deltas: [], errors: [] };
+      case 'bookmark':
+        return { ...state, deltas: [], errors: [], resourceVersion: event.resourceVersion };
+      case 'replace':
+        return replace(state, event.items, event.resourceVersion, (raw, errors) => prepare(state.store.keyFunc, raw, errors));
+      case 'added':
+      case 'modified':
+      case 'deleted': {
+        const errors: Error[] = [];
+        const prepared = prepare(state.store.keyFunc, event.object, errors);
+        const resourceVersion = event.object?.metadata?.resourceVersion ?? state.resourceVersion;
+        if (prepared === undefined) return { ...state, deltas: [], errors, resourceVersion };
+        const next = event.type === 'deleted'
+          ? remove(state.store, prepared.key, prepared.obj)
+          : upsert(state.store, prepared.key, prepared.obj, errors);
+        return { ...state, store: next.store, deltas: next.deltas, errors, resourceVersion };
+      }
+      default: {
+        const unknown: { type?: unknown } = event;
+        return { ...state, deltas: [], errors: [new InvalidObjectError(`unknown reflector event type ${String(unknown.type)}`, event)] };
+      }
+    }
+  };
+}
+
+type Pending<T extends KubeObject> = Omit<Delta<T>, 'store'>;
+type Prepared<T> = { key: string; obj: T };
+
+function withStore<T extends KubeObject>(pending: Pending<T>[], store: StoreSnapshot<T>): Delta<T>[] {
+  return pending.map((d) => ({ ...d, store }));
+}
+
+const uidOf = (obj: KubeObject | undefined): string | undefined => obj?.metadata?.uid;
+const rvOf = (obj: KubeObject | undefined): string | undefined => obj?.metadata?.resourceVersion;
+const uidChanged = (a: KubeObject, b: KubeObject): boolean => uidOf(a) !== undefined && uidOf(b) !== undefined && uidOf(a) !== uidOf(b);
+
+function upsert<T extends KubeObject>(store: StoreSnapshot<T>, key: string, obj: T, errors: Error[]): { store: StoreSnapshot<T>; deltas: Delta<T>[] } {
+  const old = store.get(key);
+  if (old !== undefined && !uidChanged(old, obj) && rvOf(old) !== undefined && rvOf(old) === rvOf(obj)) return { store, deltas: [] };
+  const pending: Pending<T>[] = [];
+  let next = store;
+  if (old !== undefined && uidChanged(old, obj)) {
+    next = next.delete(key);
+    pending.push({ type: 'Deleted', key, object: old });
+  }
+  try {
+    next = next.set(key, obj);
+  } catch (err) {
+    errors.push(err as IndexerError);
+    // The old incarnation is gone on the server even if the new one cannot be indexed.
+    return { store: next, deltas: withStore(pending, next) };
+  }
+  const sameIncarnation = old !== undefined && !uidChanged(old, obj);
+  pending.push(sameIncarnation ? { type: 'Updated', key, object: obj, oldObject: old } : { type: 'Added', key, object: obj });
+  return { store: next, deltas: withStore(pending, next) };
+}
+
+function remove<T extends KubeObject>(store: StoreSnapshot<T>, key: string, obj: T): { store: StoreSnapshot<T>; deltas: Delta<T>[] } {
+  if (store.get(key) === undefined) return { store, deltas: [] };
+  const next = store.delete(key);
+  return { store: next, deltas: [{ type: 'Deleted', key, object: obj, store: next }] };
+}
+
+function replace<T extends KubeObject>(
+  state: DeltaStoreState<T>,
+  items: readonly T[],
+  resourceVersion: string,
+  prepare: (raw: T, errors: Error[]) => Prepared<T> | undefined,
+): DeltaStoreState<T> {
+  const errors: Error[] = [];
+  const initial = !state.synced;
+  const old = state.store;
+  const entries = new Map<string, T>();
+  for (const raw of items) {
+    const prepared = prepare(raw, errors);
+    if (prepared === undefined) continue;
+    const kept = old.get(prepared.key);
+    // Unchanged objects keep the instance already stored, so a relist does not double the heap.
+    const same = kept !== undefined && !uidChanged(kept, prepared.obj) && rvOf(kept) !== undefined && rvOf(kept) === rvOf(prepared.obj);
+    entries.set(prepared.key, same ? kept : prepared.obj);
+  }
+  const next = buildSkippingBadIndexes(old, entries, errors);
+  const pending: Pending<T>[] = [];
+  for (const key of old.keys()) {
+    const before = old.get(key) as T;
+    const after = next.get(key);
+    if (after === undefined) pending.push({ type: 'Deleted', key, object: before, finalStateUnknown: true });
+    else if (uidChanged(before, after)) pending.push({ type: 'Deleted', key, object: before, finalStateUnknown: true });
+  }
+  for (const [key, after] of entries) {
+    if (next.get(key) === undefined) continue;
+    const before = old.get(key);
+    if (before === undefined || uidChanged(before, after)) pending.push({ type: 'Added', key, object: after });
+    else if (before === after) pending.push({ type: 'Replaced', key, object: after, oldObject: before });
+    else pending.push({ type: 'Updated', key, object: after, oldObject: before });
+  }
+  const deltas = withStore(pending, next);
+  if (initial) for (const d of deltas) d.isInInitialList = true;
+  return { store: next, deltas, errors, resourceVersion, synced: true };
+}
+
+/** Replaces the whole content; an object an index function refuses is left out and reported. */
+function buildSkippingBadIndexes<T extends KubeObject>(old: StoreSnapshot<T>, entries: Map<string, T>, errors: Error[]): StoreSnapshot<T> {
+  let next = old.replaceAll([]);
+  for (const [key, obj] of entries) {
+    try {
+      next = next.set(key, obj);
+    } catch (err) {
+      errors.push(err as Error);
+      entries.delete(key);
+    }
+  }
+  return next;
+}

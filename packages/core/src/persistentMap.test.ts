@@ -1,0 +1,59 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { PersistentMap } from './persistentMap.ts';
+
+type Op = { kind: 'set'; key: string; value: number } | { kind: 'delete'; key: string };
+
+const ops = (keys: fc.Arbitrary<string>) =>
+  fc.array(
+    fc.oneof(
+      fc.record({ kind: fc.constant('set' as const), key: keys, value: fc.integer() }),
+      fc.record({ kind: fc.constant('delete' as const), key: keys }),
+    ),
+    { maxLength: 300 },
+  );
+
+function check(hash: ((k: string) => number) | undefined, list: Op[]) {
+  const model = new Map<string, number>();
+  let map = PersistentMap.empty<number>(hash);
+  const history: [PersistentMap<number>, Map<string, number>][] = [];
+  for (const op of list) {
+    if (op.kind === 'set') { model.set(op.key, op.value); map = map.set(op.key, op.value); }
+    else { model.delete(op.key); map = map.delete(op.key); }
+    history.push([map, new Map(model)]);
+  }
+  // Every intermediate snapshot still holds exactly what it held when it was made.
+  for (const [snapshot, expected] of history) {
+    expect(snapshot.size).toBe(expected.size);
+    expect(new Map(snapshot)).toEqual(expected);
+    for (const [k, v] of expected) expect(snapshot.get(k)).toBe(v);
+  }
+}
+
+describe('PersistentMap', () => {
+  it('should behave like a Map and keep every old snapshot intact', () => {
+    fc.assert(fc.property(ops(fc.string({ maxLength: 4 })), (list) => check(undefined, list)), { numRuns: 300 });
+  });
+
+  it('should handle full hash collisions and partial ones', () => {
+    fc.assert(fc.property(ops(fc.string({ maxLength: 3 })), (list) => check(() => 42, list)), { numRuns: 150 });
+    fc.assert(fc.property(ops(fc.string({ maxLength: 3 })), (list) => check((k) => k.length * 33, list)), { numRuns: 150 });
+  });
+
+  it('should return the same map when nothing changes', () => {
+    const a = PersistentMap.empty<number>().set('x', 1);
+    expect(a.set('x', 1)).toBe(a);
+    expect(a.delete('nope')).toBe(a);
+    expect(a.has('x')).toBe(true);
+    expect(a.has('y')).toBe(false);
+  });
+
+  it('should hold 100k entries and find each of them', () => {
+    let map = PersistentMap.empty<number>();
+    for (let i = 0; i < 100_000; i++) map = map.set(`ns/pod-${i}`, i);
+    expect(map.size).toBe(100_000);
+    for (let i = 0; i < 100_000; i += 997) expect(map.get(`ns/pod-${i}`)).toBe(i);
+    expect([...map.keys()]).toHaveLength(100_000);
+    expect(Object.isFrozen(map)).toBe(true);
+  });
+});
