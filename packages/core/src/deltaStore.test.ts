@@ -116,12 +116,13 @@ describe('createDeltaReducer', () => {
           else { expect(replay.get(d.key)?.metadata?.uid).toBe(d.object.metadata?.uid); replay.set(d.key, d.object); }
         }
       };
+      let watchUp = true; // once down, changes are only seen by the next relist
       steps.forEach((s, i) => {
         const key = `ns/${s.name}`;
-        const watchUp = delivered[i] ?? true; // false: the watch was down, the change is only seen by a later relist
+        if (delivered[i] === false) watchUp = false;
         const current = server.get(key);
         const emit = (e: ReflectorEvent) => { if (watchUp) apply(e); };
-        if (s.op === 'relist') { apply({ type: 'replace', items: [...server.values()], resourceVersion: String(rv) }); return; }
+        if (s.op === 'relist') { watchUp = true; apply({ type: 'replace', items: [...server.values()], resourceVersion: String(rv) }); return; }
         if (s.op === 'create' && !current) { const o = obj(s.name, `u${++uid}`, String(++rv)); server.set(key, o); emit({ type: 'added', object: o }); }
         if (s.op === 'update' && current) { const o = obj(s.name, current.metadata!.uid!, String(++rv)); server.set(key, o); emit({ type: 'modified', object: o }); }
         if ((s.op === 'delete' || s.op === 'recreate') && current) { server.delete(key); emit({ type: 'deleted', object: obj(s.name, current.metadata!.uid!, String(++rv)) }); }
@@ -132,5 +133,17 @@ describe('createDeltaReducer', () => {
       expect(view([...state.store.keys()].map((k) => [k, state.store.get(k)!] as const))).toEqual(view(server));
       expect(view(replay)).toEqual(view(server));
     }), { numRuns: 300 });
+  });
+});
+
+describe('createDeltaReducer deletes', () => {
+  it('should turn a delete of another incarnation into a tombstone of the stored one', () => {
+    const { deltas, state } = run([
+      { type: 'added', object: obj('a', 'u1', '1') },
+      { type: 'deleted', object: obj('a', 'u2', '3') },
+    ]);
+    expect(summary(deltas)).toEqual(['Added:ns/a', 'Deleted:ns/a:tombstone']);
+    expect(deltas[1].object.metadata?.uid).toBe('u1');
+    expect(state.store.size).toBe(0);
   });
 });

@@ -55,7 +55,8 @@ export function initialDeltaState<T extends KubeObject>(options: DeltaStoreOptio
  *   `Updated`, unchanged ones (same UID and resourceVersion) `Replaced` — the stored instance is kept.
  * - A key whose UID changed (deleted and recreated) becomes `Deleted` then `Added`, never `Updated`.
  * - A `modified`/`added` with the resourceVersion already stored produces nothing.
- * - A `deleted` of an unknown key changes nothing.
+ * - A `deleted` of an unknown key changes nothing; of another UID than the stored one, it removes
+ *   the stored object as a tombstone.
  * - Objects that cannot be keyed, transformed or indexed are skipped with a typed error in `errors`.
  */
 export function createDeltaReducer<T extends KubeObject>(options: DeltaStoreOptions<T> = {}) {
@@ -133,8 +134,11 @@ function upsert<T extends KubeObject>(store: StoreSnapshot<T>, key: string, obj:
 }
 
 function remove<T extends KubeObject>(store: StoreSnapshot<T>, key: string, obj: T): { store: StoreSnapshot<T>; deltas: Delta<T>[] } {
-  if (store.get(key) === undefined) return { store, deltas: [] };
+  const stored = store.get(key);
+  if (stored === undefined) return { store, deltas: [] };
   const next = store.delete(key);
+  // A delete of another incarnation than the one we hold: ours is gone too, its final state unknown.
+  if (uidChanged(stored, obj)) return { store: next, deltas: [{ type: 'Deleted', key, object: stored, finalStateUnknown: true, store: next }] };
   return { store: next, deltas: [{ type: 'Deleted', key, object: obj, store: next }] };
 }
 
