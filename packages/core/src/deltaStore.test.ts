@@ -88,7 +88,7 @@ describe('createDeltaReducer', () => {
     expect(state.errors[0]).toBeInstanceOf(InvalidObjectError);
     expect(state.deltas).toEqual([]);
     expect(state.store.size).toBe(1);
-    const failingTransform = createDeltaReducer({ transform: () => { throw new Error('t'); } });
+    const failingTransform = createDeltaReducer<KubeObject>({ transform: () => { throw new Error('t'); } });
     expect(failingTransform(initialDeltaState(), { type: 'added', object: obj('a', 'u', '1') }).errors[0].message).toMatch(/transform failed: t/);
   });
 
