@@ -1,4 +1,26 @@
-// @rxinformer/core — the public API. Grouped exports; types exported separately.
-export * from './errors.ts';
+// @rxinformer/core — the public API. Browser-safe: rxjs and immer only.
+
+// Errors
+export { IndexerError, InvalidObjectError, InvalidOptionsError, KubeApiError, RxInformerError, WatchDecodeError } from './errors.ts';
+
+// Transport contract
 export { INITIAL_EVENTS_END_ANNOTATION } from './types.ts';
-export type * from './types.ts';
+export type {
+  Delta, DeltaType, IndexFunc, Indexers, KubeObject, ListMeta, ListOptions, ListPage, ListerWatcher, ObjectMeta,
+  ReflectorEvent, ReflectorPhase, ReflectorStatus, Status, Store, WatchEvent, WatchEventType, WatchOptions,
+} from './types.ts';
+
+// Reflector
+export { reflector, step as reflectorStep, initialReflectorModel, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflector.ts';
+export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorOptions, ReflectorState, StepResult } from './reflector.ts';
+export { nextBackoff, resolveBackoff, backoffSuccess } from './backoff.ts';
+export type { BackoffOptions, BackoffState } from './backoff.ts';
+
+// Delta store and indexer
+export { createDeltaReducer, initialDeltaState } from './deltaStore.ts';
+export type { DeltaStoreOptions, DeltaStoreState } from './deltaStore.ts';
+export { createStore, StoreSnapshot } from './indexer.ts';
+export type { StoreOptions } from './indexer.ts';
+export { metaNamespaceKeyFunc, splitMetaNamespaceKey, namespaceIndexFunc, NAMESPACE_INDEX } from './keys.ts';
+export { PersistentMap, fnv1a } from './persistentMap.ts';
+export type { HashFunc } from './persistentMap.ts';
