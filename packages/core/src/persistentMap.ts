@@ -3,7 +3,9 @@
  * mapped trie. Every update copies only the nodes on the path to the changed entry, so its cost is
  * O(log₃₂ n) — flat in practice — where one immer `produce` over a `Map` would copy all n entries.
  *
- * Nodes are frozen: a map, once made, never changes.
+ * Nodes are private to the map and never written after creation (freezing them would cost time on
+ * every update for no safety gain: nothing outside this module can reach them). The map object
+ * itself is frozen.
  *
  * @example
  * const a = PersistentMap.empty<number>().set('x', 1);
@@ -42,11 +44,11 @@ const popcount = (x: number): number => {
 const frag = (hash: number, depth: number): number => (hash >>> (depth * BITS)) & MASK;
 
 function leaf<V>(hash: number, key: string, value: V): Leaf<V> {
-  return Object.freeze({ kind: 0, hash, key, value });
+  return { kind: 0, hash, key, value };
 }
 
 function branch<V>(bitmap: number, children: Node<V>[]): Branch<V> {
-  return Object.freeze({ kind: 2, bitmap, children: Object.freeze(children) });
+  return { kind: 2, bitmap, children };
 }
 
 function hashOf<V>(node: Leaf<V> | Collision<V>): number {
@@ -59,7 +61,7 @@ function merge<V>(a: Leaf<V> | Collision<V>, b: Leaf<V>, depth: number): Node<V>
   if (ha === b.hash || depth >= MAX_DEPTH) {
     const entries: (readonly [string, V])[] = a.kind === 0 ? [[a.key, a.value]] : [...a.entries];
     entries.push([b.key, b.value]);
-    return Object.freeze({ kind: 1, hash: ha, entries: Object.freeze(entries) });
+    return { kind: 1, hash: ha, entries };
   }
   const fa = frag(ha, depth);
   const fb = frag(b.hash, depth);
@@ -82,7 +84,7 @@ function setIn<V>(node: Node<V> | undefined, hash: number, key: string, value: V
     const entries = [...node.entries];
     if (i >= 0) entries[i] = [key, value];
     else entries.push([key, value]);
-    return { node: Object.freeze({ kind: 1, hash: node.hash, entries: Object.freeze(entries) }), delta: i >= 0 ? 0 : 1 };
+    return { node: { kind: 1, hash: node.hash, entries }, delta: i >= 0 ? 0 : 1 };
   }
   const bit = 1 << frag(hash, depth);
   const idx = popcount(node.bitmap & (bit - 1));
@@ -105,7 +107,7 @@ function deleteIn<V>(node: Node<V> | undefined, hash: number, key: string, depth
     if (i < 0) return { node, delta: 0 };
     const entries = node.entries.filter((_, j) => j !== i);
     if (entries.length === 1) return { node: leaf(node.hash, entries[0][0], entries[0][1]), delta: -1 };
-    return { node: Object.freeze({ kind: 1, hash: node.hash, entries: Object.freeze(entries) }), delta: -1 };
+    return { node: { kind: 1, hash: node.hash, entries }, delta: -1 };
   }
   const bit = 1 << frag(hash, depth);
   if ((node.bitmap & bit) === 0) return { node, delta: 0 };
