@@ -24,3 +24,8 @@ export type { StoreOptions } from './indexer.ts';
 export { metaNamespaceKeyFunc, splitMetaNamespaceKey, namespaceIndexFunc, NAMESPACE_INDEX } from './keys.ts';
 export { PersistentMap, fnv1a } from './persistentMap.ts';
 export type { HashFunc } from './persistentMap.ts';
+
+// Shared informer and handlers
+export { createSharedInformer, selectStore } from './sharedInformer.ts';
+export type { SharedInformer, SharedInformerOptions } from './sharedInformer.ts';
+export type { BufferPolicy, EventHandler, EventHandlerOptions, HandlerError, HandlerMetrics, HandlerRegistration } from './eventHandler.ts';

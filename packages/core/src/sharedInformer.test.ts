@@ -1,0 +1,248 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { Subject, firstValueFrom, filter, of } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { InvalidOptionsError } from './errors.ts';
+import { createSharedInformer as create, type SharedInformer } from './sharedInformer.ts';
+import type { KubeObject, WatchEvent } from './types.ts';
+import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWatcher.ts';
+
+// Every informer a test makes is stopped afterwards, even when the test fails: no timer outlives it.
+const made: SharedInformer<KubeObject>[] = [];
+const createSharedInformer: typeof create = (lw, options) => { const i = create(lw, options); made.push(i as unknown as SharedInformer<KubeObject>); return i; };
+afterEach(() => { for (const i of made.splice(0)) i.stop(); });
+
+/** An informer over a fake server: a one-page list, then a watch we push events into. */
+function setup(items: KubeObject[] = [obj('a', '1'), obj('b', '2')]) {
+  const lw = fakeListerWatcher();
+  const watch = new Subject<WatchEvent>();
+  lw.scriptList(of(page(items, '10')));
+  lw.scriptWatch(watch);
+  return { lw, watch };
+}
+const settle = () => new Promise((r) => setTimeout(r, 0));
+/** Waits (bounded) until `done()` holds, letting handler deliveries run. */
+const until = async (done: () => boolean) => { for (let i = 0; i < 200 && !done(); i++) await settle(); };
+/** A virtual clock whose time we advance by hand, letting microtask deliveries run in between. */
+function virtualClock() {
+  const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
+  return { ts, advance: async (to: number) => { for (let t = ts.frame + 500; t <= to; t += 500) { ts.maxFrames = t; ts.flush(); await settle(); } } };
+}
+const deferred = () => { let resolve!: () => void; const promise = new Promise<void>((r) => { resolve = r; }); return { promise, resolve }; };
+
+describe('createSharedInformer', () => {
+  it('should update the store before any handler hears of a change', async () => {
+    const { lw, watch } = setup();
+    const informer = createSharedInformer(lw);
+    const seen: string[] = [];
+    informer.addEventHandler({
+      onAdd: (o) => { seen.push(`add ${o.metadata?.name} in store: ${informer.getStore().get(`default/${o.metadata?.name}`) !== undefined}`); },
+      onUpdate: (_old, o) => { seen.push(`update ${o.metadata?.resourceVersion} store has ${informer.getStore().get('default/a')?.metadata?.resourceVersion}`); },
+    });
+    informer.start();
+    watch.next({ type: 'MODIFIED', object: obj('a', '11') });
+    await settle();
+    expect(seen).toEqual(['add a in store: true', 'add b in store: true', 'update 11 store has 11']);
+    expect(informer.lastSyncResourceVersion).toBe('11');
+    informer.stop();
+  });
+
+  it('should share one list and one watch among all consumers', async () => {
+    const { lw } = setup();
+    const informer = createSharedInformer(lw);
+    informer.addEventHandler({ onAdd: () => {} });
+    informer.addEventHandler({ onAdd: () => {} });
+    const store = await new Promise((resolve) => { informer.store$.pipe(filter((s) => s.size === 2)).subscribe(resolve); informer.start(); informer.start(); });
+    expect(store).toBe(informer.getStore());
+    expect(lw.listCalls).toHaveLength(1);
+    expect(lw.watchCalls).toHaveLength(1);
+    informer.stop();
+    informer.stop();
+    expect(informer.isRunning()).toBe(false);
+  });
+
+  it('should say a handler has synced only when it has finished the initial list', async () => {
+    const { lw } = setup();
+    const informer = createSharedInformer(lw);
+    const gate = deferred();
+    const slow = informer.addEventHandler({ onAdd: async () => { await gate.promise; } }, { name: 'slow' });
+    const fast = informer.addEventHandler({ onAdd: () => {} }, { name: 'fast' });
+    informer.start();
+    await settle();
+    expect(informer.hasSynced()).toBe(true);
+    expect(fast.hasSynced()).toBe(true);
+    expect(slow.hasSynced()).toBe(false);
+    gate.resolve();
+    await firstValueFrom(slow.synced$.pipe(filter(Boolean)));
+    expect(slow.hasSynced()).toBe(true);
+    informer.stop();
+  });
+
+  it('should replay the store to a late handler with no gap and no duplicate against live events', async () => {
+    const { lw, watch } = setup();
+    const informer = createSharedInformer(lw);
+    informer.start();
+    await settle();
+    const got: string[] = [];
+    informer.addEventHandler({
+      onAdd: (o, initial) => { got.push(`add ${o.metadata?.name} ${initial}`); },
+      onUpdate: (_o, n) => { got.push(`update ${n.metadata?.name}@${n.metadata?.resourceVersion}`); },
+      onDelete: (o) => { got.push(`delete ${o.metadata?.name}`); },
+    });
+    watch.next({ type: 'MODIFIED', object: obj('a', '11') }); // arrives while the replay is still queued
+    watch.next({ type: 'DELETED', object: obj('b', '12') });
+    watch.next({ type: 'ADDED', object: obj('c', '13') });
+    await settle();
+    expect(got).toEqual(['add a true', 'add b true', 'update a@11', 'delete b', 'add c false']);
+    informer.stop();
+  });
+
+  it('should deliver async handlers one event at a time, in order', async () => {
+    const { lw, watch } = setup([]);
+    const informer = createSharedInformer(lw);
+    let active = 0;
+    let maxActive = 0;
+    const order: string[] = [];
+    informer.addEventHandler({ onAdd: async (o) => { active++; maxActive = Math.max(maxActive, active); await settle(); order.push(o.metadata!.name!); active--; } });
+    informer.start();
+    for (const n of ['x', 'y', 'z']) watch.next({ type: 'ADDED', object: obj(n, n === 'x' ? '20' : n === 'y' ? '21' : '22') });
+    await until(() => order.length >= 3);
+    expect(order).toEqual(['x', 'y', 'z']);
+    expect(maxActive).toBe(1);
+    informer.stop();
+  });
+
+  it('should isolate throwing, rejecting and slow handlers and report each failure', async () => {
+    const { lw, watch } = setup([]);
+    const informer = createSharedInformer(lw);
+    const errors: string[] = [];
+    informer.handlerErrors$.subscribe((e) => errors.push(`${e.handler} ${e.delta.key} ${(e.error as Error).message}`));
+    const thrower: string[] = [];
+    const healthy: string[] = [];
+    informer.addEventHandler({ onAdd: (o) => { thrower.push(o.metadata!.name!); if (o.metadata?.name === 'x') throw new Error('boom'); } }, { name: 'thrower' });
+    informer.addEventHandler({ onAdd: async (o) => { if (o.metadata?.name === 'y') throw new Error('rejected'); } }, { name: 'rejecter' });
+    const gate = deferred();
+    const slow = informer.addEventHandler({ onAdd: () => gate.promise }, { name: 'slow' });
+    informer.addEventHandler({ onAdd: (o) => { healthy.push(o.metadata!.name!); } }, { name: 'healthy' });
+    informer.start();
+    watch.next({ type: 'ADDED', object: obj('x', '20') });
+    watch.next({ type: 'ADDED', object: obj('y', '21') });
+    await settle();
+    expect(thrower).toEqual(['x', 'y']);
+    expect(healthy).toEqual(['x', 'y']);
+    expect(errors).toEqual(['thrower default/x boom', 'rejecter default/y rejected']);
+    const depth = await firstValueFrom(slow.metrics$);
+    expect(depth.depth).toBe(1); // 'y' waits behind the blocked 'x'
+    expect(informer.getStore().size).toBe(2);
+    gate.resolve();
+    informer.stop();
+  });
+
+  it('should keep only the newest pending notification per key when coalescing, but never drop a delete', async () => {
+    const { lw, watch } = setup([]);
+    const informer = createSharedInformer(lw);
+    const gate = deferred();
+    const got: string[] = [];
+    informer.addEventHandler({
+      onAdd: async (o) => { got.push(`add ${o.metadata?.name}@${o.metadata?.resourceVersion}`); if (o.metadata?.name === 'block') await gate.promise; },
+      onUpdate: (old, n) => { got.push(`update ${n.metadata?.name} ${old.metadata?.resourceVersion}->${n.metadata?.resourceVersion}`); },
+      onDelete: (o) => { got.push(`delete ${o.metadata?.name}@${o.metadata?.uid}`); },
+    }, { buffer: 'coalesce' });
+    informer.start();
+    watch.next({ type: 'ADDED', object: obj('block', '19') });
+    await settle();
+    watch.next({ type: 'ADDED', object: obj('p', '20') });
+    watch.next({ type: 'MODIFIED', object: obj('p', '21') });
+    watch.next({ type: 'MODIFIED', object: obj('block', '22') });
+    watch.next({ type: 'MODIFIED', object: obj('block', '23') });
+    watch.next({ type: 'DELETED', object: obj('q0', '24') }); // unknown key: no delta at all
+    watch.next({ type: 'MODIFIED', object: obj('p', '25', 'uid-new') }); // recreated: delete + add
+    gate.resolve();
+    await until(() => got.length >= 4);
+    await settle();
+    // p: add@20 + update@21 + delete collapse into the delete (kept in p's place); the recreated p is a new entry.
+    // block: two updates collapse into one, with the oldest old object. Order holds per key, not across keys.
+    expect(got).toEqual(['add block@19', 'delete p@uid-p', 'update block 19->23', 'add p@25']);
+    informer.stop();
+  });
+
+  it('should resync only the handlers that are due, from the cache, never calling the server', async () => {
+    const { ts, advance } = virtualClock();
+    const syncs: Record<string, string[]> = { every10: [], every25: [], never: [] };
+    const { lw } = setup();
+    const informer = createSharedInformer(lw, { scheduler: ts });
+    const on = (name: string) => ({ onUpdate: (a: KubeObject, b: KubeObject) => { if (a === b) syncs[name].push(`${a.metadata!.name}@${ts.frame}`); }, onAdd: () => {} });
+    informer.addEventHandler(on('every10'), { resyncPeriodMs: 10_000 });
+    informer.addEventHandler(on('every25'), { resyncPeriodMs: 25_000 });
+    informer.addEventHandler(on('never'));
+    informer.start();
+    await advance(35_000);
+    informer.stop();
+    await advance(60_000); // stopped: no more resyncs
+    expect(syncs).toEqual({ every10: ['a@10000', 'b@10000', 'a@20000', 'b@20000', 'a@30000', 'b@30000'], every25: ['a@25000', 'b@25000'], never: [] });
+    expect(lw.listCalls).toHaveLength(1);
+    expect(lw.watchCalls).toHaveLength(1);
+  });
+
+  it('should not resync a key whose change is still pending for that handler', async () => {
+    const { ts, advance } = virtualClock();
+    const got: string[] = [];
+    const { lw, watch } = setup([obj('a', '1'), obj('b', '2')]);
+    const informer = createSharedInformer(lw, { scheduler: ts });
+    const gate = deferred();
+    informer.addEventHandler({
+      onAdd: async (o) => { got.push(`add ${o.metadata?.name}`); if (o.metadata?.name === 'c') await gate.promise; },
+      onUpdate: (o, n) => { got.push(o === n ? `sync ${n.metadata?.name}@${n.metadata?.resourceVersion}` : `update ${n.metadata?.name}@${n.metadata?.resourceVersion}`); },
+    }, { resyncPeriodMs: 1_000 });
+    informer.start();
+    await advance(500);
+    watch.next({ type: 'ADDED', object: obj('c', '3') }); // blocks the handler
+    watch.next({ type: 'MODIFIED', object: obj('a', '5') }); // pending behind it
+    await advance(1_000); // resync tick: a is pending, b and c are not
+    gate.resolve();
+    await until(() => got.length >= 6);
+    informer.stop();
+    // c was being handled, not pending, at the tick: it is resynced with its current state.
+    expect(got.slice(0, 4)).toEqual(['add a', 'add b', 'add c', 'update a@5']);
+    expect(got.slice(4).sort()).toEqual(['sync b@2', 'sync c@3']); // the store's key order is not insertion order
+  });
+
+  it('should refuse invalid input at the call', () => {
+    const { lw } = setup();
+    const informer = createSharedInformer(lw);
+    expect(() => informer.addEventHandler({})).toThrow(InvalidOptionsError);
+    expect(() => informer.addEventHandler({ onAdd: 'no' as never })).toThrow('onAdd must be a function');
+    expect(() => informer.addEventHandler({ onAdd: () => {} }, { resyncPeriodMs: 500 })).toThrow(/at least 1000/);
+    expect(() => informer.addEventHandler({ onAdd: () => {} }, { resyncPeriodMs: -1 })).toThrow(InvalidOptionsError);
+    expect(() => createSharedInformer(lw, { resyncPeriodMs: -5 })).toThrow(InvalidOptionsError);
+    expect(() => createSharedInformer(lw, { reflector: { pageSize: -1 } })).toThrow(InvalidOptionsError);
+  });
+
+  it('should make removing a handler twice a no-op and stop its delivery', async () => {
+    const { lw, watch } = setup([]);
+    const informer = createSharedInformer(lw);
+    const got: string[] = [];
+    const reg = informer.addEventHandler({ onAdd: (o) => { got.push(o.metadata!.name!); } });
+    informer.start();
+    watch.next({ type: 'ADDED', object: obj('x', '20') });
+    await settle();
+    reg.remove();
+    reg.remove();
+    watch.next({ type: 'ADDED', object: obj('y', '21') });
+    await settle();
+    expect(got).toEqual(['x']);
+    informer.stop();
+  });
+
+  it('should run the watch only while there are consumers in refCount mode', async () => {
+    const { lw } = setup();
+    const informer = createSharedInformer(lw, { mode: 'refCount' });
+    expect(informer.isRunning()).toBe(false);
+    const sub = informer.store$.subscribe();
+    expect(informer.isRunning()).toBe(true);
+    const reg = informer.addEventHandler({ onAdd: () => {} });
+    sub.unsubscribe();
+    expect(informer.isRunning()).toBe(true);
+    reg.remove();
+    expect(informer.isRunning()).toBe(false);
+  });
+});
