@@ -29,3 +29,7 @@ export type { HashFunc } from './persistentMap.ts';
 export { createSharedInformer, selectStore } from './sharedInformer.ts';
 export type { SharedInformer, SharedInformerOptions } from './sharedInformer.ts';
 export type { BufferPolicy, EventHandler, EventHandlerOptions, HandlerError, HandlerMetrics, HandlerRegistration } from './eventHandler.ts';
+
+// Factory
+export { createInformerFactory, FactoryShutdownError } from './informerFactory.ts';
+export type { InformerFactory, InformerFactoryOptions, InformerForOptions, InformerScope, ListerWatcherSource, ResourceDescriptor } from './informerFactory.ts';

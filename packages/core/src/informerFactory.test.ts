@@ -1,0 +1,113 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { Subject, of } from 'rxjs';
+import { InvalidOptionsError } from './errors.ts';
+import { FactoryShutdownError, createInformerFactory, type InformerFactory, type InformerScope, type ListerWatcherSource, type ResourceDescriptor } from './informerFactory.ts';
+import type { ListPage, WatchEvent } from './types.ts';
+import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWatcher.ts';
+
+const pods: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
+const nodes: ResourceDescriptor = { group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false };
+
+/** A source whose lists answer only when the test says so; it records every scope asked for. */
+function controllableSource() {
+  const lists = new Map<string, Subject<ListPage>>();
+  const scopes: [string, InformerScope][] = [];
+  const watches: Subject<WatchEvent>[] = [];
+  const source: ListerWatcherSource = (resource, scope) => {
+    scopes.push([resource.resource, scope]);
+    const lw = fakeListerWatcher();
+    const list = new Subject<ListPage>();
+    lists.set(resource.resource, list);
+    lw.scriptList(list);
+    const watch = new Subject<WatchEvent>();
+    watches.push(watch);
+    lw.scriptWatch(watch);
+    return lw as never;
+  };
+  const answer = (resource: string) => { const l = lists.get(resource)!; l.next(page([obj('x', '1')], '5')); l.complete(); };
+  return { source, answer, scopes, watches };
+}
+
+const factories: InformerFactory[] = [];
+const make = (...args: Parameters<typeof createInformerFactory>) => { const f = createInformerFactory(...args); factories.push(f); return f; };
+afterEach(() => { for (const f of factories.splice(0)) f.shutdown(); });
+
+describe('createInformerFactory', () => {
+  it('should make one informer per resource and scope, with the scope on both list and watch', () => {
+    const { source, scopes } = controllableSource();
+    const factory = make(source, { namespace: 'team-a', labelSelector: 'app=web' });
+    const a = factory.informerFor(pods);
+    expect(factory.informerFor(pods)).toBe(a);
+    expect(factory.informerFor(pods, { namespace: 'team-b' })).not.toBe(a);
+    factory.informerFor(nodes);
+    expect(scopes).toEqual([
+      ['pods', { namespace: 'team-a', labelSelector: 'app=web', fieldSelector: undefined }],
+      ['pods', { namespace: 'team-b', labelSelector: 'app=web', fieldSelector: undefined }],
+      ['nodes', { namespace: undefined, labelSelector: 'app=web', fieldSelector: undefined }],
+    ]);
+  });
+
+  it('should start an informer requested after start at once, and cover it in waitForCacheSync', async () => {
+    const { source, answer } = controllableSource();
+    const factory = make(source);
+    factory.informerFor(pods);
+    factory.start();
+    factory.start(); // idempotent
+    const late = factory.informerFor(nodes);
+    expect(late.isRunning()).toBe(true);
+    let synced = false;
+    const waiting = factory.waitForCacheSync().then(() => { synced = true; });
+    answer('pods');
+    await Promise.resolve();
+    expect(synced).toBe(false); // nodes has not synced yet
+    answer('nodes');
+    await waiting;
+    expect(synced).toBe(true);
+  });
+
+  it('should let waitForCacheSync be called before start and before any informer is requested', async () => {
+    const { source, answer } = controllableSource();
+    const factory = make(source);
+    const waiting = factory.waitForCacheSync();
+    const informer = factory.informerFor(pods);
+    factory.start();
+    answer('pods');
+    await waiting;
+    expect(informer.hasSynced()).toBe(true);
+    await factory.waitForCacheSync(); // already synced: resolves at once
+  });
+
+  it('should reject a pending waitForCacheSync on shutdown, stop every informer, and refuse new ones', async () => {
+    const { source } = controllableSource();
+    const factory = make(source);
+    const informer = factory.informerFor(pods);
+    factory.start();
+    const waiting = factory.waitForCacheSync();
+    factory.shutdown();
+    factory.shutdown();
+    await expect(waiting).rejects.toBeInstanceOf(FactoryShutdownError);
+    expect(informer.isRunning()).toBe(false);
+    expect(() => factory.informerFor(nodes)).toThrow(FactoryShutdownError);
+    await expect(factory.waitForCacheSync()).rejects.toThrow('shut down');
+  });
+
+  it('should refuse a source that is not a function or a bad descriptor', () => {
+    expect(() => createInformerFactory('nope' as never)).toThrow(InvalidOptionsError);
+    const factory = make(controllableSource().source);
+    expect(() => factory.informerFor({} as never)).toThrow(InvalidOptionsError);
+    expect(() => factory.informerFor(pods, { resyncPeriodMs: 10 })).toThrow(InvalidOptionsError);
+  });
+
+  it('should apply the factory transform', async () => {
+    const source: ListerWatcherSource = () => {
+      const lw = fakeListerWatcher();
+      lw.scriptList(of(page([{ ...obj('a', '1'), metadata: { ...obj('a', '1').metadata, managedFields: [{}] } }], '2')));
+      return lw as never;
+    };
+    const factory = make(source, { transform: (o) => { delete o.metadata?.managedFields; return o; } });
+    const informer = factory.informerFor(pods);
+    factory.start();
+    await factory.waitForCacheSync();
+    expect(informer.getStore().get('default/a')?.metadata).not.toHaveProperty('managedFields');
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * The informer factory (client-go's `SharedInformerFactory`), made hard to misuse: informers
+ * requested after `start()` start at once, `waitForCacheSync()` covers every informer requested
+ * whenever, and `shutdown()` releases everything.
+ */
+import { firstValueFrom, filter, race, map, Subject, type SchedulerLike } from 'rxjs';
+import { InvalidOptionsError, RxInformerError } from './errors.ts';
+import { createSharedInformer, type SharedInformer, type SharedInformerOptions } from './sharedInformer.ts';
+import type { KubeObject, ListerWatcher } from './types.ts';
+
+/** Names a resource: its group, version and plural name, and whether it lives in namespaces. */
+export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
+  /** API group; `""` for the core group. */
+  group: string;
+  version: string;
+  /** Plural resource name, e.g. `pods`. */
+  resource: string;
+  kind?: string;
+  namespaced: boolean;
+  /** Carries the object type only; never set. */
+  readonly __type?: T;
+}
+
+/** Where an informer lists and watches: its namespace (namespaced resources) and selectors. */
+export interface InformerScope {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+/** Makes the ListerWatcher of a resource in a scope; the scope applies to both list and watch. */
+export type ListerWatcherSource = <T extends KubeObject>(resource: ResourceDescriptor<T>, scope: InformerScope) => ListerWatcher<T>;
+
+/** Options of `createInformerFactory`. */
+export interface InformerFactoryOptions extends InformerScope {
+  /** Default resync period of every informer's handlers, in ms (0 = off). Default 0. */
+  resyncPeriodMs?: number;
+  /** Transform applied before storing, e.g. dropping managedFields. Default: none. */
+  transform?: (obj: KubeObject) => KubeObject;
+  /** Where time runs. Default `asyncScheduler`. */
+  scheduler?: SchedulerLike;
+}
+
+/** Per-informer options: a scope and informer options that override the factory's. */
+export type InformerForOptions<T extends KubeObject> = InformerScope & Omit<SharedInformerOptions<T>, 'scheduler'>;
+
+/** The factory was shut down: its informers stopped and it makes no more. */
+export class FactoryShutdownError extends RxInformerError {
+  constructor() {
+    super('FactoryShutdown', 'the informer factory was shut down');
+  }
+}
+
+/** A set of shared informers, one per resource and scope. */
+export interface InformerFactory {
+  /** The informer of `resource` in the factory's (or the given) scope, made on first request. */
+  informerFor<T extends KubeObject>(resource: ResourceDescriptor<T>, options?: InformerForOptions<T>): SharedInformer<T>;
+  /** Starts every informer, and every informer requested from now on. Idempotent; returns at once. */
+  start(): void;
+  /** Resolves once every informer requested so far (and any requested while waiting) has synced; rejects on shutdown. */
+  waitForCacheSync(): Promise<void>;
+  /** Stops every informer; pending `waitForCacheSync` calls reject with `FactoryShutdownError`. Idempotent. */
+  shutdown(): void;
+}
+
+/**
+ * Creates an informer factory over a ListerWatcher source.
+ *
+ * @example
+ * const factory = createInformerFactory(source, { namespace: 'default' });
+ * const pods = factory.informerFor(podsResource);
+ * factory.start();
+ * await factory.waitForCacheSync();
+ */
+export function createInformerFactory(source: ListerWatcherSource, options: InformerFactoryOptions = {}): InformerFactory {
+  if (typeof source !== 'function') throw new InvalidOptionsError('the ListerWatcher source must be a function');
+  const informers = new Map<string, SharedInformer<KubeObject>>();
+  const requested = new Subject<void>();
+  const closed = new Subject<void>();
+  let started = false;
+  let stopped = false;
+
+  const informerFor = <T extends KubeObject>(resource: ResourceDescriptor<T>, perInformer: InformerForOptions<T> = {}): SharedInformer<T> => {
+    if (stopped) throw new FactoryShutdownError();
+    if (!resource || typeof resource.resource !== 'string' || typeof resource.version !== 'string') throw new InvalidOptionsError('a resource descriptor needs group, version and resource');
+    const scope: InformerScope = {
+      namespace: resource.namespaced ? perInformer.namespace ?? options.namespace : undefined,
+      labelSelector: perInformer.labelSelector ?? options.labelSelector,
+      fieldSelector: perInformer.fieldSelector ?? options.fieldSelector,
+    };
+    const key = JSON.stringify([resource.group, resource.version, resource.resource, scope.namespace ?? '', scope.labelSelector ?? '', scope.fieldSelector ?? '']);
+    const existing = informers.get(key);
+    if (existing) return existing as unknown as SharedInformer<T>;
+    const { namespace: _n, labelSelector: _l, fieldSelector: _f, ...informerOptions } = perInformer;
+    const informer = createSharedInformer<T>(source(resource, scope), {
+      resyncPeriodMs: options.resyncPeriodMs,
+      transform: options.transform as ((obj: T) => T) | undefined,
+      ...informerOptions,
+      scheduler: options.scheduler,
+    });
+    informers.set(key, informer as unknown as SharedInformer<KubeObject>);
+    if (started) informer.start(); // requested after start: starts at once
+    requested.next();
+    return informer;
+  };
+
+  const allSynced = (): boolean => [...informers.values()].every((i) => i.hasSynced());
+
+  const waitForCacheSync = (): Promise<void> => {
+    if (stopped) return Promise.reject(new FactoryShutdownError());
+    if (informers.size > 0 && allSynced()) return Promise.resolve();
+    // Re-check whenever an informer syncs or a new one is requested; reject on shutdown.
+    const changes = new Subject<void>();
+    const subs = [...informers.values()].map((i) => i.synced$.subscribe(() => changes.next()));
+    const onRequest = requested.subscribe(() => {
+      for (const i of informers.values()) subs.push(i.synced$.subscribe(() => changes.next()));
+      changes.next();
+    });
+    return firstValueFrom(race(
+      changes.pipe(filter(() => informers.size > 0 && allSynced()), map(() => undefined)),
+      closed.pipe(map(() => { throw new FactoryShutdownError(); })),
+    )).finally(() => {
+      onRequest.unsubscribe();
+      for (const s of subs) s.unsubscribe();
+    });
+  };
+
+  return {
+    informerFor,
+    start: () => {
+      if (started || stopped) return;
+      started = true;
+      for (const i of informers.values()) i.start();
+    },
+    waitForCacheSync,
+    shutdown: () => {
+      if (stopped) return;
+      stopped = true;
+      for (const i of informers.values()) i.stop();
+      closed.next();
+      closed.complete();
+      requested.complete();
+    },
+  };
+}
