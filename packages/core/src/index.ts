@@ -33,3 +33,9 @@ export type { BufferPolicy, EventHandler, EventHandlerOptions, HandlerError, Han
 // Factory
 export { createInformerFactory, FactoryShutdownError } from './informerFactory.ts';
 export type { InformerFactory, InformerFactoryOptions, InformerForOptions, InformerScope, ListerWatcherSource, ResourceDescriptor } from './informerFactory.ts';
+
+// Workqueue and controller loop
+export { WorkQueue } from './workqueue.ts';
+export type { WorkQueueOptions } from './workqueue.ts';
+export { runController, toKeys } from './controller.ts';
+export type { ControllerHandle, ControllerMetrics, ControllerOptions } from './controller.ts';
