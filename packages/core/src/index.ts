@@ -39,3 +39,11 @@ export { WorkQueue } from './workqueue.ts';
 export type { WorkQueueOptions } from './workqueue.ts';
 export { runController, toKeys } from './controller.ts';
 export type { ControllerHandle, ControllerMetrics, ControllerOptions } from './controller.ts';
+
+// Label selectors and operators
+export { LabelSelectorError, parseLabelSelector, matchesLabels, labelSelectorToString, fromLabelSelectorObject, isValidLabelKey, isValidLabelValue } from './labelSelector.ts';
+export type { LabelRequirement, LabelSelector } from './labelSelector.ts';
+export { ofType } from './operators/ofType.ts';
+export { inNamespace } from './operators/inNamespace.ts';
+export { withLabels } from './operators/withLabels.ts';
+export { selectFromStore } from './operators/selectFromStore.ts';
