@@ -26,7 +26,7 @@ export { PersistentMap, fnv1a } from './persistentMap.ts';
 export type { HashFunc } from './persistentMap.ts';
 
 // Shared informer and handlers
-export { createSharedInformer, selectStore } from './sharedInformer.ts';
+export { createSharedInformer } from './sharedInformer.ts';
 export type { SharedInformer, SharedInformerOptions } from './sharedInformer.ts';
 export type { BufferPolicy, EventHandler, EventHandlerOptions, HandlerError, HandlerMetrics, HandlerRegistration } from './eventHandler.ts';
 

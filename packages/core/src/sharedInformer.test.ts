@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { Subject, firstValueFrom, filter, of } from 'rxjs';
+import { Observable, Subject, firstValueFrom, filter, of } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from './errors.ts';
 import { createSharedInformer as create, type SharedInformer } from './sharedInformer.ts';
@@ -244,5 +244,37 @@ describe('createSharedInformer', () => {
     expect(informer.isRunning()).toBe(true);
     reg.remove();
     expect(informer.isRunning()).toBe(false);
+  });
+
+  it('should rethrow handler errors out of band when asked to crash, and still report them', async () => {
+    const { lw, watch } = setup([]);
+    const informer = createSharedInformer(lw, { handlerErrors: 'throw' });
+    const reported: unknown[] = [];
+    informer.handlerErrors$.subscribe((e) => reported.push(e.error));
+    const crash = new Error('crash me');
+    informer.addEventHandler({ onAdd: () => { throw crash; } });
+    // Catch what is thrown out of band: the informer throws it from a microtask of its own.
+    const thrown: unknown[] = [];
+    const realQueueMicrotask = globalThis.queueMicrotask;
+    globalThis.queueMicrotask = (cb) => realQueueMicrotask(() => { try { cb(); } catch (e) { thrown.push(e); } });
+    const uncaught = (async () => { await until(() => thrown.length > 0); globalThis.queueMicrotask = realQueueMicrotask; return thrown[0]; })();
+    informer.start();
+    watch.next({ type: 'ADDED', object: obj('x', '20') });
+    expect(await uncaught).toBe(crash);
+    expect(reported).toEqual([crash]);
+  });
+
+  it('should release the watch request and every timer on stop', async () => {
+    const lw = fakeListerWatcher();
+    let open = 0;
+    lw.scriptList(of(page([obj('a', '1')], '10')));
+    lw.scriptWatch(new Observable<WatchEvent>(() => { open++; return () => { open--; }; }));
+    const informer = createSharedInformer(lw, { resyncPeriodMs: 1000 });
+    informer.addEventHandler({ onAdd: () => {} });
+    informer.start();
+    expect(open).toBe(1);
+    informer.stop();
+    expect(open).toBe(0);
+    expect((await firstValueFrom(informer.status$)).phase).toBe('stopped');
   });
 });

@@ -3,7 +3,7 @@
  * consumers (client-go's `SharedIndexInformer`). The store is updated before any handler hears of
  * a change; each handler has its own buffer.
  */
-import { BehaviorSubject, EMPTY, Observable, Subject, asyncScheduler, distinctUntilChanged, filter, interval, map, switchMap, type SchedulerLike, type Subscription } from 'rxjs';
+import { BehaviorSubject, EMPTY, Observable, Subject, asyncScheduler, distinctUntilChanged, filter, interval, switchMap, type SchedulerLike, type Subscription } from 'rxjs';
 import { createDeltaReducer, initialDeltaState, type DeltaStoreOptions, type DeltaStoreState } from './deltaStore.ts';
 import { InvalidOptionsError } from './errors.ts';
 import { HandlerQueue, validateHandler, type EventHandler, type EventHandlerOptions, type HandlerError, type HandlerRegistration } from './eventHandler.ts';
@@ -202,9 +202,4 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
     stop,
     addEventHandler,
   };
-}
-
-/** Maps an informer's store stream through `project`, emitting only when the result changes. */
-export function selectStore<T extends KubeObject, R>(informer: SharedInformer<T>, project: (store: StoreSnapshot<T>) => R): Observable<R> {
-  return informer.store$.pipe(map(project), distinctUntilChanged());
 }
