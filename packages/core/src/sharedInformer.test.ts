@@ -277,4 +277,17 @@ describe('createSharedInformer', () => {
     expect(open).toBe(0);
     expect((await firstValueFrom(informer.status$)).phase).toBe('stopped');
   });
+
+  it('should register a handler added to a stopped informer and deliver once it starts', async () => {
+    const { lw } = setup();
+    const informer = createSharedInformer(lw);
+    informer.start();
+    await settle();
+    informer.stop();
+    const got: string[] = [];
+    const reg = informer.addEventHandler({ onAdd: (o, initial) => { got.push(`${o.metadata?.name} ${initial}`); } });
+    await settle();
+    expect(got).toEqual(['a true', 'b true']); // the cache survives stop and is replayed
+    expect(reg.hasSynced()).toBe(true);
+  });
 });
