@@ -1,1 +1,34 @@
-export {}
+/**
+ * @rxinformer/apiserver-sim: an in-process Kubernetes API server simulator over real HTTP, with
+ * deterministic fault injection and a load generator.
+ *
+ * @example
+ * const sim = await startApiServer({ port: 0, seed: 1 });
+ * sim.storage.create('pods', { metadata: { name: 'a' } }, 'default');
+ * sim.faults.dropWatches();
+ * await sim.close();
+ */
+
+// server
+export { startApiServer } from './server.ts';
+export type { ApiServer, ApiServerOptions } from './server.ts';
+
+// storage and objects
+export { Storage, CompactedError, objectKey } from './storage.ts';
+export type { ChangeType, HistoryOptions, StoredEvent, Snapshot, ChangeListener } from './storage.ts';
+export { ObjectStore, timestamp } from './objects.ts';
+export type { DeleteOptions, ObjectStoreOptions, ResourceRef, WriteOptions } from './objects.ts';
+export { ResourceRegistry, BUILTIN_RESOURCES, gvrKey, groupVersion, resourcesOfCrd } from './resources.ts';
+export type { ResourceInfo } from './resources.ts';
+
+// faults
+export { Faults, FAULT_ENDPOINTS } from './faults.ts';
+export type { AuthOptions, FailOptions, RequestClass } from './faults.ts';
+export type { WatchTarget } from './watch.ts';
+
+// protocol helpers
+export { ApiStatusError } from './status.ts';
+export { kubeconfigYaml, writeKubeconfigFile } from './kubeconfig.ts';
+export type { KubeconfigOptions } from './kubeconfig.ts';
+export { seededRandom } from './random.ts';
+export type { Random } from './random.ts';

@@ -1,0 +1,256 @@
+/**
+ * Fault injection, deterministic from the simulator's seed: drop, stall, corrupt or fail watches,
+ * compact the history, fail the next N requests, add latency, restart, and bearer-token auth with
+ * 403 for chosen resources. The same operations are served over HTTP under `/_sim/faults/...` for
+ * out-of-process use (see `handleFaultRequest`).
+ */
+import type { Status } from '@rxinformer/core';
+import type { Random } from './random.ts';
+import { ApiStatusError, errors, failure } from './status.ts';
+import type { Storage } from './storage.ts';
+import { tooOldStatus, type WatchHub, type WatchTarget } from './watch.ts';
+
+/** The kind of request a failure applies to. */
+export type RequestClass = 'any' | 'read' | 'list' | 'watch' | 'write' | 'discovery';
+
+/** Options of `failNext`. */
+export interface FailOptions {
+  /** HTTP code (default 500). 429 answers text/plain with Retry-After, like the API server's limiter. */
+  code?: 500 | 503 | 429 | 410 | 504;
+  /** `Retry-After` seconds (default 1 for 429 and 503, none otherwise). */
+  retryAfterSeconds?: number;
+  /** Which requests count (default `any` API request, discovery excluded; `read` = get + list). */
+  on?: RequestClass;
+}
+
+/** Bearer-token authentication and per-resource denial. */
+export interface AuthOptions {
+  /** The token every request must carry (`Authorization: Bearer <token>`); 401 otherwise. */
+  token: string;
+  /** Resources (plural, `pods` or `deployments.apps`) answered 403, optionally only for some verbs. */
+  forbidden?: { resource: string; verbs?: string[] }[];
+}
+
+interface PendingFailure {
+  remaining: number;
+  code: number;
+  retryAfterSeconds?: number;
+  on: RequestClass;
+}
+
+/**
+ * The fault controller of one simulator (`sim.faults`).
+ *
+ * @example
+ * sim.faults.failNext(2, { code: 503, retryAfterSeconds: 1, on: 'list' });
+ * sim.faults.dropWatches('one');
+ */
+export class Faults {
+  readonly #random: Random;
+  readonly #hub: WatchHub;
+  readonly #storage: Storage;
+  readonly #restart: () => void;
+  #failures: PendingFailure[] = [];
+  #latencyMs = 0;
+  #jitterMs = 0;
+  #auth: AuthOptions | undefined;
+
+  constructor(init: { random: Random; hub: WatchHub; storage: Storage; restart: () => void; auth?: AuthOptions }) {
+    this.#random = init.random;
+    this.#hub = init.hub;
+    this.#storage = init.storage;
+    this.#restart = init.restart;
+    this.#auth = init.auth;
+  }
+
+  /** Abruptly closes every open watch (`all`), a seeded-random one (`one`), or the next to open (`next`). Returns how many were hit now. */
+  dropWatches(target: WatchTarget = 'all'): number {
+    return this.#hub.apply(target, (n) => this.#random.int(n), (s) => s.drop());
+  }
+
+  /** Sends an ERROR event (default: 410 Expired "too old resource version") and ends the stream. */
+  injectWatchError(status?: Status, target: WatchTarget = 'all'): number {
+    const rv = this.#storage.resourceVersion;
+    const body = status ?? tooOldStatus(rv, rv);
+    return this.#hub.apply(target, (n) => this.#random.int(n), (s) => s.error({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', ...body }));
+  }
+
+  /** Compacts the history now: watches and continue tokens older than the current revision get 410. */
+  compact(): void {
+    this.#storage.compact();
+  }
+
+  /** Answers the next `count` matching requests with an error. */
+  failNext(count: number, options: FailOptions = {}): void {
+    const code = options.code ?? 500;
+    const retry = options.retryAfterSeconds ?? (code === 429 || code === 503 ? 1 : undefined);
+    this.#failures.push({ remaining: count, code, on: options.on ?? 'any', ...(retry !== undefined ? { retryAfterSeconds: retry } : {}) });
+  }
+
+  /** Delays every API response by `ms` plus a seeded jitter in [0, jitterMs). `latency(0)` turns it off. */
+  latency(ms: number, jitterMs = 0): void {
+    this.#latencyMs = Math.max(0, ms);
+    this.#jitterMs = Math.max(0, jitterMs);
+  }
+
+  /** Stalls watches: the connection stays open and no byte is sent again. */
+  stallWatches(target: WatchTarget = 'all'): number {
+    return this.#hub.apply(target, (n) => this.#random.int(n), (s) => {
+      s.stalled = true;
+    });
+  }
+
+  /** Writes a line that is not JSON into watches; the streams go on. */
+  malformedLine(target: WatchTarget = 'all', text = '{"type":"MODIFIED","object":{"kind":'): number {
+    return this.#hub.apply(target, (n) => this.#random.int(n), (s) => s.writeRaw(`${text}\n`));
+  }
+
+  /** Simulates an API server restart: every connection dropped, the watch history forgotten; revisions continue. */
+  restart(): void {
+    this.#storage.dropHistory();
+    this.#restart();
+  }
+
+  /** Turns bearer-token auth on (or off with `undefined`). */
+  setAuth(auth: AuthOptions | undefined): void {
+    this.#auth = auth === undefined ? undefined : { token: auth.token, forbidden: [...(auth.forbidden ?? [])] };
+  }
+
+  /** The token clients must send, if auth is on. */
+  get token(): string | undefined {
+    return this.#auth?.token;
+  }
+
+  /** Answers 403 for `resource` (plural, `name.group` outside the core group), optionally only for `verbs`. Needs auth on. */
+  forbid(resource: string, verbs?: string[]): void {
+    if (!this.#auth) throw new Error('forbid needs auth: call setAuth({ token }) first');
+    this.#auth.forbidden = [...(this.#auth.forbidden ?? []), { resource, ...(verbs ? { verbs } : {}) }];
+  }
+
+  /** Lifts every `forbid` of `resource`. */
+  allow(resource: string): void {
+    if (this.#auth) this.#auth.forbidden = (this.#auth.forbidden ?? []).filter((f) => f.resource !== resource);
+  }
+
+  /** Clears every fault (failures, latency, pending watch faults); auth stays as configured. */
+  reset(): void {
+    this.#failures = [];
+    this.#latencyMs = 0;
+    this.#jitterMs = 0;
+    this.#hub.clearPending();
+  }
+
+  // ---- used by the server ----
+
+  /** The delay to apply to the current request (ms). */
+  delayMs(): number {
+    if (this.#latencyMs === 0 && this.#jitterMs === 0) return 0;
+    return this.#latencyMs + (this.#jitterMs > 0 ? this.#random.int(this.#jitterMs) : 0);
+  }
+
+  /** Consumes a pending failure for a request of class `cls`, if one applies. */
+  takeFailure(cls: Exclude<RequestClass, 'any' | 'read'>): PendingFailure | undefined {
+    const i = this.#failures.findIndex((f) => f.on === cls || (f.on === 'any' && cls !== 'discovery') || (f.on === 'read' && (cls === 'list')));
+    if (i < 0) return undefined;
+    const f = this.#failures[i];
+    f.remaining -= 1;
+    if (f.remaining <= 0) this.#failures.splice(i, 1);
+    return f;
+  }
+
+  /** Checks the bearer token (401) and the denials (403). */
+  authorize(authorization: string | undefined, verb: string | undefined, resource: string | undefined, group: string, namespace: string | undefined): void {
+    const auth = this.#auth;
+    if (!auth) return;
+    if (authorization !== `Bearer ${auth.token}`) throw errors.unauthorized();
+    if (verb === undefined || resource === undefined) return;
+    const qualified = group ? `${resource}.${group}` : resource;
+    const denied = (auth.forbidden ?? []).some((f) => (f.resource === qualified || f.resource === resource) && (!f.verbs || f.verbs.includes(verb)));
+    if (denied) throw errors.forbidden(verb, resource, group, namespace);
+  }
+}
+
+/** The error a pending failure answers with. */
+export function failureError(f: { code: number; retryAfterSeconds?: number }): ApiStatusError {
+  const details = f.retryAfterSeconds !== undefined ? { retryAfterSeconds: f.retryAfterSeconds } : {};
+  switch (f.code) {
+    case 429:
+      return new ApiStatusError(failure(429, 'TooManyRequests', 'Too many requests, please try again later.', details));
+    case 503:
+      return new ApiStatusError(failure(503, 'ServiceUnavailable', 'the server is currently unable to handle the request (injected fault)', details));
+    case 410:
+      return new ApiStatusError(failure(410, 'Expired', 'too old resource version (injected fault)', details));
+    case 504:
+      return new ApiStatusError(failure(504, 'Timeout', 'the server was unable to return a response in the time allotted (injected fault)', details));
+    default:
+      return new ApiStatusError(failure(f.code, 'InternalError', 'Internal error occurred: injected fault', { ...details, causes: [{ message: 'injected fault' }] }));
+  }
+}
+
+/** The names accepted by `POST /_sim/faults/<name>`. */
+export const FAULT_ENDPOINTS = ['dropWatches', 'injectWatchError', 'compact', 'failNext', 'latency', 'stallWatches', 'malformedLine', 'restart', 'auth', 'forbid', 'allow', 'reset'] as const;
+
+/**
+ * Runs a fault named by an HTTP control request. Body fields: `target` (all|one|next), `status`,
+ * `count`, `code`, `retryAfterSeconds`, `on`, `ms`, `jitterMs`, `text`, `token`, `forbidden`,
+ * `resource`, `verbs`. Returns the JSON answer.
+ */
+export function runFault(faults: Faults, name: string, body: Record<string, unknown>): Record<string, unknown> {
+  const target = (body.target as WatchTarget | undefined) ?? 'all';
+  if (!['all', 'one', 'next'].includes(target)) throw errors.badRequest(`target must be all, one or next, got ${String(target)}`);
+  const num = (k: string, d?: number): number | undefined => {
+    const v = body[k];
+    if (v === undefined) return d;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw errors.badRequest(`${k} must be a non-negative number`);
+    return v;
+  };
+  switch (name) {
+    case 'dropWatches':
+      return { hit: faults.dropWatches(target) };
+    case 'injectWatchError':
+      return { hit: faults.injectWatchError(body.status as Status | undefined, target) };
+    case 'compact':
+      faults.compact();
+      return {};
+    case 'failNext': {
+      const code = num('code', 500) as number;
+      if (![500, 503, 429, 410, 504].includes(code)) throw errors.badRequest('code must be one of 500, 503, 429, 410, 504');
+      const on = (body.on as RequestClass | undefined) ?? 'any';
+      if (!['any', 'read', 'list', 'watch', 'write', 'discovery'].includes(on)) throw errors.badRequest(`on must be any, read, list, watch, write or discovery`);
+      const retry = num('retryAfterSeconds');
+      faults.failNext(num('count', 1) as number, { code: code as FailOptions['code'], on, ...(retry !== undefined ? { retryAfterSeconds: retry } : {}) });
+      return {};
+    }
+    case 'latency':
+      faults.latency(num('ms', 0) as number, num('jitterMs', 0));
+      return {};
+    case 'stallWatches':
+      return { hit: faults.stallWatches(target) };
+    case 'malformedLine':
+      return { hit: faults.malformedLine(target, typeof body.text === 'string' ? body.text : undefined) };
+    case 'restart':
+      return {};
+    case 'auth':
+      if (body.token === undefined || body.token === null) faults.setAuth(undefined);
+      else if (typeof body.token !== 'string' || body.token === '') throw errors.badRequest('token must be a non-empty string (or null to turn auth off)');
+      else faults.setAuth({ token: body.token, forbidden: (body.forbidden as AuthOptions['forbidden']) ?? [] });
+      return {};
+    case 'forbid':
+      if (typeof body.resource !== 'string') throw errors.badRequest('resource is required');
+      try {
+        faults.forbid(body.resource, body.verbs as string[] | undefined);
+      } catch (e) {
+        throw errors.badRequest((e as Error).message);
+      }
+      return {};
+    case 'allow':
+      if (typeof body.resource !== 'string') throw errors.badRequest('resource is required');
+      faults.allow(body.resource);
+      return {};
+    case 'reset':
+      faults.reset();
+      return {};
+    default:
+      throw errors.unknownPath();
+  }
+}

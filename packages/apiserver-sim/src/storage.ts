@@ -1,0 +1,329 @@
+/**
+ * The simulator's etcd: one global resource-version counter, objects keyed by
+ * group/version/resource + `namespace/name`, a bounded history of changes (by count and by age)
+ * with compaction, point-in-time snapshots for consistent paging, and watchers.
+ *
+ * This layer stores what it is given: metadata defaults, validation and conflicts live in
+ * `objects.ts`. Stored objects are never mutated; every change stores a new object.
+ */
+import type { KubeObject } from '@rxinformer/core';
+
+/** The change types a watch sees. */
+export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One committed change, as kept in the history. */
+export interface StoredEvent {
+  /** The revision this change created. */
+  readonly rv: number;
+  /** `group/version/resource` of the object. */
+  readonly gvr: string;
+  readonly type: ChangeType;
+  /** `namespace/name` or `name`. */
+  readonly key: string;
+  /** The new state (for DELETED: the last state, carrying the deletion's revision). */
+  readonly object: KubeObject;
+  /** The state before the change (MODIFIED and DELETED). */
+  readonly prev?: KubeObject;
+  /** Wall-clock time of the commit (ms). */
+  readonly time: number;
+  /** The serialized watch line, cached once computed. */
+  line?: string;
+}
+
+/** Watch history bounds. */
+export interface HistoryOptions {
+  /** Most events kept (default 10,000). */
+  maxEvents?: number;
+  /** Oldest event age kept in ms (default 300,000: etcd's 5-minute compaction). */
+  maxAgeMs?: number;
+}
+
+/** A listener of committed changes. */
+export type ChangeListener = (event: StoredEvent) => void;
+
+/** `namespace/name` for namespaced objects, `name` otherwise. */
+export function objectKey(namespace: string | undefined, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+/** Binary search: index of the first element of sorted `arr` that is >= `key`. */
+function lowerBound(arr: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = arr.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (arr[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+class Collection {
+  readonly objects = new Map<string, KubeObject>();
+  readonly sorted: string[] = [];
+
+  insert(key: string): void {
+    const n = this.sorted.length;
+    if (n === 0 || this.sorted[n - 1] < key) this.sorted.push(key);
+    else this.sorted.splice(lowerBound(this.sorted, key), 0, key);
+  }
+
+  remove(key: string): void {
+    const i = lowerBound(this.sorted, key);
+    if (this.sorted[i] === key) this.sorted.splice(i, 1);
+  }
+}
+
+/** A read view of one resource at one revision. */
+export interface Snapshot {
+  /** The revision the view is at. */
+  readonly rv: number;
+  /** The object under `key` at this revision. */
+  get(key: string): KubeObject | undefined;
+  /** Keys in order, starting at the first key >= `from` (and < `prefix`'s end when given). */
+  keys(from: string, prefix?: string): Iterable<string>;
+  /** Count of keys >= `from` within `prefix`. */
+  countFrom(from: string, prefix?: string): number;
+}
+
+/**
+ * The storage: revisions, objects, history and watchers.
+ *
+ * @example
+ * const s = new Storage({ maxEvents: 1000 });
+ * s.commit('/v1/pods', 'ADDED', 'default/a', pod);
+ */
+export class Storage {
+  /** The current revision (the last committed change). */
+  #rv: number;
+  /** Every event with rv > compactedRv is in the history. */
+  #compactedRv: number;
+  readonly #history: StoredEvent[] = [];
+  #head = 0;
+  readonly #collections = new Map<string, Collection>();
+  readonly #listeners = new Map<string, Set<ChangeListener>>();
+  #maxEvents: number;
+  #maxAgeMs: number;
+  readonly #now: () => number;
+
+  constructor(options: HistoryOptions & { initialRv?: number; now?: () => number } = {}) {
+    this.#maxEvents = options.maxEvents ?? 10_000;
+    this.#maxAgeMs = options.maxAgeMs ?? 300_000;
+    this.#rv = options.initialRv ?? 1;
+    this.#compactedRv = this.#rv;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The current revision. */
+  get resourceVersion(): number {
+    return this.#rv;
+  }
+
+  /** The highest revision no longer in the history: watches and snapshots need rv >= this. */
+  get compactedRevision(): number {
+    this.#trim();
+    return this.#compactedRv;
+  }
+
+  /** Number of events currently retained. */
+  get historySize(): number {
+    return this.#history.length - this.#head;
+  }
+
+  /** Changes the history bounds (applied at the next commit or read). */
+  setHistoryLimits(options: HistoryOptions): void {
+    if (options.maxEvents !== undefined) this.#maxEvents = options.maxEvents;
+    if (options.maxAgeMs !== undefined) this.#maxAgeMs = options.maxAgeMs;
+    this.#trim();
+  }
+
+  /** Takes the next revision without a change (used when an object's revision must be known first). */
+  nextRevision(): number {
+    return this.#rv + 1;
+  }
+
+  /** The current object under `key`, if any. */
+  get(gvr: string, key: string): KubeObject | undefined {
+    return this.#collections.get(gvr)?.objects.get(key);
+  }
+
+  /** How many objects `gvr` holds. */
+  count(gvr: string): number {
+    return this.#collections.get(gvr)?.objects.size ?? 0;
+  }
+
+  /** Every current object of `gvr` (unordered). */
+  values(gvr: string): IterableIterator<KubeObject> {
+    return (this.#collections.get(gvr)?.objects ?? new Map<string, KubeObject>()).values();
+  }
+
+  /**
+   * Commits one change at revision `nextRevision()`: the caller has already stamped the object
+   * with that revision. Notifies watchers synchronously.
+   */
+  commit(gvr: string, type: ChangeType, key: string, object: KubeObject): StoredEvent {
+    let col = this.#collections.get(gvr);
+    if (!col) {
+      col = new Collection();
+      this.#collections.set(gvr, col);
+    }
+    const prev = col.objects.get(key);
+    if (type === 'ADDED' && prev) throw new Error(`storage: ${gvr} ${key} already exists`);
+    if (type !== 'ADDED' && !prev) throw new Error(`storage: ${gvr} ${key} does not exist`);
+    this.#rv += 1;
+    if (type === 'DELETED') {
+      col.objects.delete(key);
+      col.remove(key);
+    } else {
+      if (!prev) col.insert(key);
+      col.objects.set(key, object);
+    }
+    const event: StoredEvent = prev ? { rv: this.#rv, gvr, type, key, object, prev, time: this.#now() } : { rv: this.#rv, gvr, type, key, object, time: this.#now() };
+    this.#history.push(event);
+    this.#trim();
+    const listeners = this.#listeners.get(gvr);
+    if (listeners) for (const l of [...listeners]) l(event);
+    return event;
+  }
+
+  /** Drops every history event up to the current revision. */
+  compact(): void {
+    this.#head = this.#history.length;
+    this.#compactedRv = this.#rv;
+    this.#gc();
+  }
+
+  #trim(): void {
+    const cutoff = this.#now() - this.#maxAgeMs;
+    const h = this.#history;
+    while (this.#head < h.length && (h.length - this.#head > this.#maxEvents || h[this.#head].time < cutoff)) {
+      this.#compactedRv = h[this.#head].rv;
+      this.#head += 1;
+    }
+    this.#gc();
+  }
+
+  #gc(): void {
+    if (this.#head > 4096 && this.#head * 2 > this.#history.length) {
+      this.#history.splice(0, this.#head);
+      this.#head = 0;
+    }
+  }
+
+  /** Index in the history of the first event with rv > `rv`. */
+  #firstAfter(rv: number): number {
+    const h = this.#history;
+    let lo = this.#head;
+    let hi = h.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (h[mid].rv <= rv) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** History events of `gvr` with rv > `rv`, oldest first. Throws if `rv` is compacted. */
+  eventsSince(gvr: string, rv: number): StoredEvent[] {
+    if (rv < this.compactedRevision) throw new CompactedError(rv, this.#compactedRv);
+    const out: StoredEvent[] = [];
+    const h = this.#history;
+    for (let i = this.#firstAfter(rv); i < h.length; i++) if (h[i].gvr === gvr) out.push(h[i]);
+    return out;
+  }
+
+  /**
+   * A view of `gvr` at revision `rv` (<= current). Throws `CompactedError` when the history no
+   * longer reaches back to `rv`.
+   */
+  snapshot(gvr: string, rv: number = this.#rv): Snapshot {
+    const col = this.#collections.get(gvr) ?? new Collection();
+    if (rv >= this.#rv) return liveSnapshot(col, this.#rv);
+    // Undo the changes made after rv: the first later event of each key holds its state at rv.
+    const overlay = new Map<string, KubeObject | null>();
+    for (const e of this.eventsSince(gvr, rv)) if (!overlay.has(e.key)) overlay.set(e.key, e.type === 'ADDED' ? null : (e.prev ?? null));
+    const extra = [...overlay.keys()].filter((k) => !col.objects.has(k)).sort();
+    const keys = extra.length === 0 ? col.sorted : mergeSorted(col.sorted, extra);
+    return {
+      rv,
+      get: (key) => (overlay.has(key) ? (overlay.get(key) ?? undefined) : col.objects.get(key)),
+      keys: (from, prefix) => rangeKeys(keys, from, prefix),
+      countFrom: (from, prefix) => {
+        let n = 0;
+        for (const k of rangeKeys(keys, from, prefix)) if (overlay.has(k) ? overlay.get(k) : true) n++;
+        return n;
+      },
+    };
+  }
+
+  /** Subscribes to committed changes of `gvr`. Returns the unsubscribe function. */
+  subscribe(gvr: string, listener: ChangeListener): () => void {
+    let set = this.#listeners.get(gvr);
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(gvr, set);
+    }
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+    };
+  }
+
+  /** Forgets the whole history (a restart): revisions continue from the current one. */
+  dropHistory(): void {
+    this.compact();
+  }
+}
+
+function liveSnapshot(col: Collection, rv: number): Snapshot {
+  return {
+    rv,
+    get: (key) => col.objects.get(key),
+    keys: (from, prefix) => rangeKeys(col.sorted, from, prefix),
+    countFrom: (from, prefix) => {
+      const start = lowerBound(col.sorted, from);
+      const end = prefix === undefined ? col.sorted.length : lowerBound(col.sorted, prefixEnd(prefix));
+      return Math.max(0, end - start);
+    },
+  };
+}
+
+/** The smallest string greater than every string starting with `prefix`. */
+function prefixEnd(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+
+function* rangeKeys(sorted: readonly string[], from: string, prefix?: string): Generator<string> {
+  const start = lowerBound(sorted, prefix !== undefined && prefix > from ? prefix : from);
+  for (let i = start; i < sorted.length; i++) {
+    const k = sorted[i];
+    if (prefix !== undefined && !k.startsWith(prefix)) return;
+    yield k;
+  }
+}
+
+function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i] < b[j])) out.push(a[i++]);
+    else out.push(b[j++]);
+  }
+  return out;
+}
+
+/** The history no longer reaches back to the revision asked for. */
+export class CompactedError extends Error {
+  /** The revision asked for. */
+  readonly requested: number;
+  /** The compacted revision. */
+  readonly compacted: number;
+
+  constructor(requested: number, compacted: number) {
+    super(`too old resource version: ${requested} (${compacted + 1})`);
+    this.name = 'CompactedError';
+    this.requested = requested;
+    this.compacted = compacted;
+  }
+}

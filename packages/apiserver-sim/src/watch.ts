@@ -1,0 +1,262 @@
+/**
+ * WATCH streams: one chunked `application/json` response per watch, one `{"type","object"}` line
+ * per event, flushed as it happens. Handles synthetic ADDED for RV unset/"0", replay from the
+ * history for RV=N, ERROR 410 for compacted revisions, selector transitions (ADDED/DELETED),
+ * streaming lists (`sendInitialEvents`) ending in the initial-events-end BOOKMARK, periodic
+ * bookmarks and `timeoutSeconds`. Every open stream is registered in a `WatchHub` so faults can
+ * drop, stall, corrupt or fail it.
+ */
+import type { ServerResponse } from 'node:http';
+import type { KubeObject, Status } from '@rxinformer/core';
+import { INITIAL_EVENTS_END_ANNOTATION } from '@rxinformer/core';
+import type { ResourceInfo } from './resources.ts';
+import { groupVersion, gvrKey } from './resources.ts';
+import type { ObjectMatcher } from './selectors.ts';
+import { failure } from './status.ts';
+import type { Storage, StoredEvent } from './storage.ts';
+
+/** How a watch starts. */
+export type WatchStart =
+  /** ADDED for every current match, then changes (RV unset or "0"). */
+  | { kind: 'synthetic' }
+  /** Changes after this revision. */
+  | { kind: 'from'; rv: number }
+  /** Streaming list: ADDED for every current match, then the initial-events-end bookmark. */
+  | { kind: 'initialEvents' };
+
+/** Everything a watch stream needs. */
+export interface WatchSpec {
+  res: ResourceInfo;
+  namespace?: string;
+  matcher: ObjectMatcher;
+  start: WatchStart;
+  allowBookmarks: boolean;
+  timeoutSeconds: number;
+  bookmarkIntervalMs: number;
+  /** Converts an object for the wire (Table output); identity when absent. */
+  render?: (obj: KubeObject, rv: string) => unknown;
+  /** Closes the stream when this many bytes wait unsent (default 64 MiB: the watcher is too slow). */
+  maxBufferedBytes?: number;
+}
+
+/** Which open watches a fault hits. */
+export type WatchTarget = 'all' | 'one' | 'next';
+
+/** The ERROR a compacted watch receives. */
+export function tooOldStatus(requested: number, compacted: number): Status {
+  return failure(410, 'Expired', `too old resource version: ${requested} (${compacted + 1})`);
+}
+
+/** One open watch stream. */
+export class WatchSession {
+  readonly id: number;
+  readonly spec: WatchSpec;
+  readonly #res: ServerResponse;
+  readonly #storage: Storage;
+  readonly #hub: WatchHub;
+  #unsubscribe: (() => void) | undefined;
+  #timers: NodeJS.Timeout[] = [];
+  #closed = false;
+  /** Events at or below this revision are already covered by the start of the stream. */
+  #after = 0;
+  /** A stalled stream keeps its connection but sends nothing more. */
+  stalled = false;
+  /** Events written (bench and stats). */
+  sent = 0;
+
+  constructor(id: number, spec: WatchSpec, res: ServerResponse, storage: Storage, hub: WatchHub) {
+    this.id = id;
+    this.spec = spec;
+    this.#res = res;
+    this.#storage = storage;
+    this.#hub = hub;
+  }
+
+  /** Writes the header and the initial events, then follows the storage. */
+  start(): void {
+    const { spec } = this;
+    const res = this.#res;
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    res.flushHeaders();
+    res.on('close', () => this.#cleanup());
+    this.#hub.add(this);
+    const gvr = gvrKey(spec.res);
+    const start = spec.start;
+    if (start.kind === 'from') {
+      const compacted = this.#storage.compactedRevision;
+      if (start.rv < compacted) {
+        this.#writeLine(JSON.stringify({ type: 'ERROR', object: tooOldStatus(start.rv, compacted) }));
+        this.end();
+        return;
+      }
+      this.#after = start.rv;
+      for (const e of this.#storage.eventsSince(gvr, start.rv)) this.#onEvent(e);
+    } else {
+      const snapshot = this.#storage.snapshot(gvr);
+      this.#after = snapshot.rv;
+      const prefix = spec.res.namespaced && spec.namespace !== undefined ? `${spec.namespace}/` : undefined;
+      for (const key of snapshot.keys('', prefix)) {
+        const obj = snapshot.get(key);
+        if (obj && spec.matcher.matches(obj)) this.#send('ADDED', obj, obj.metadata?.resourceVersion ?? '');
+      }
+      if (start.kind === 'initialEvents') this.#bookmark(String(snapshot.rv), true);
+    }
+    if (this.#closed) return;
+    this.#unsubscribe = this.#storage.subscribe(gvr, (e) => this.#onEvent(e));
+    if (spec.allowBookmarks && spec.bookmarkIntervalMs > 0) {
+      const t = setInterval(() => this.#bookmark(String(this.#storage.resourceVersion), false), spec.bookmarkIntervalMs);
+      this.#timers.push(t);
+    }
+    const timeout = setTimeout(() => {
+      if (this.stalled) return;
+      if (spec.allowBookmarks) this.#bookmark(String(this.#storage.resourceVersion), false);
+      this.end();
+    }, spec.timeoutSeconds * 1000);
+    this.#timers.push(timeout);
+  }
+
+  #onEvent(e: StoredEvent): void {
+    const { spec } = this;
+    const ns = spec.namespace;
+    if (e.rv <= this.#after) return;
+    if (spec.res.namespaced && ns !== undefined && e.object.metadata?.namespace !== ns) return;
+    const rv = String(e.rv);
+    if (spec.matcher.everything && !spec.render) {
+      e.line ??= JSON.stringify({ type: e.type, object: e.object });
+      this.#writeLine(e.line);
+      return;
+    }
+    const now = spec.matcher.matches(e.object);
+    if (e.type === 'MODIFIED') {
+      const before = e.prev !== undefined && spec.matcher.matches(e.prev);
+      if (now && before) this.#send('MODIFIED', e.object, rv);
+      else if (now) this.#send('ADDED', e.object, rv);
+      else if (before && e.prev) this.#send('DELETED', { ...e.prev, metadata: { ...e.prev.metadata, resourceVersion: rv } }, rv);
+    } else if (now) this.#send(e.type, e.object, rv);
+  }
+
+  #send(type: string, obj: KubeObject, rv: string): void {
+    const object = this.spec.render ? this.spec.render(obj, rv) : obj;
+    this.#writeLine(JSON.stringify({ type, object }));
+  }
+
+  #bookmark(rv: string, initialEnd: boolean): void {
+    if (!this.spec.allowBookmarks && !initialEnd) return;
+    const { res } = this.spec;
+    const metadata: Record<string, unknown> = { resourceVersion: rv };
+    if (initialEnd) metadata.annotations = { [INITIAL_EVENTS_END_ANNOTATION]: 'true' };
+    this.#writeLine(JSON.stringify({ type: 'BOOKMARK', object: { kind: res.kind, apiVersion: groupVersion(res), metadata } }));
+  }
+
+  #corked = false;
+
+  #writeLine(line: string): void {
+    if (this.#closed || this.stalled) return;
+    // a burst of events committed in one tick leaves in one write
+    if (!this.#corked) {
+      this.#corked = true;
+      this.#res.cork();
+      process.nextTick(() => this.#uncork());
+    }
+    this.#res.write(`${line}\n`);
+    this.sent += 1;
+    if (this.#res.writableLength > (this.spec.maxBufferedBytes ?? 64 * 1024 * 1024)) this.drop();
+  }
+
+  #uncork(): void {
+    if (!this.#corked) return;
+    this.#corked = false;
+    this.#res.uncork();
+  }
+
+  /** Writes raw bytes (a fault: e.g. a malformed line). */
+  writeRaw(text: string): void {
+    if (this.#closed || this.stalled) return;
+    this.#res.write(text);
+  }
+
+  /** Sends an ERROR event carrying `status`, then ends the stream. */
+  error(status: Status): void {
+    this.#writeLine(JSON.stringify({ type: 'ERROR', object: status }));
+    this.end();
+  }
+
+  /** Ends the stream cleanly (final chunk). */
+  end(): void {
+    if (this.#closed) return;
+    this.#uncork(); // a corked last line would be lost by end()
+    this.#cleanup();
+    this.#res.end();
+  }
+
+  /** Drops the connection abruptly (no final chunk). */
+  drop(): void {
+    this.#cleanup();
+    this.#res.socket?.destroy();
+    this.#res.destroy();
+  }
+
+  /** True once the stream is over. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  #cleanup(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#unsubscribe?.();
+    for (const t of this.#timers) {
+      clearTimeout(t);
+      clearInterval(t);
+    }
+    this.#timers = [];
+    this.#hub.remove(this);
+  }
+}
+
+/** Every open watch, for faults and stats. */
+export class WatchHub {
+  readonly #sessions = new Map<number, WatchSession>();
+  #nextId = 1;
+  /** Faults waiting for the next watch to open. */
+  readonly #pending: ((s: WatchSession) => void)[] = [];
+
+  /** The id for a new session. */
+  nextId(): number {
+    return this.#nextId++;
+  }
+
+  /** Registers a session; a pending `next` fault applies to it. */
+  add(s: WatchSession): void {
+    this.#sessions.set(s.id, s);
+    const fault = this.#pending.shift();
+    if (fault) queueMicrotask(() => fault(s));
+  }
+
+  /** Unregisters a session. */
+  remove(s: WatchSession): void {
+    this.#sessions.delete(s.id);
+  }
+
+  /** Open sessions in opening order. */
+  sessions(): WatchSession[] {
+    return [...this.#sessions.values()];
+  }
+
+  /** Applies `fn` to the watches `target` names; `pick` chooses one index for `one`. Returns how many were hit now. */
+  apply(target: WatchTarget, pick: (n: number) => number, fn: (s: WatchSession) => void): number {
+    if (target === 'next') {
+      this.#pending.push(fn);
+      return 0;
+    }
+    const open = this.sessions().filter((s) => !s.closed);
+    const hit = target === 'one' ? (open.length > 0 ? [open[pick(open.length)]] : []) : open;
+    for (const s of hit) fn(s);
+    return hit.length;
+  }
+
+  /** Forgets pending `next` faults. */
+  clearPending(): void {
+    this.#pending.length = 0;
+  }
+}

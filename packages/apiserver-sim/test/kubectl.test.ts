@@ -1,0 +1,160 @@
+/**
+ * Real kubectl (v1.27 and v1.33 builds that sit beside the `kubectl` dispatcher on the PATH)
+ * against the simulator. Skipped, with a message, when the binaries are absent.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { startApiServer, type ApiServer } from '../src/index.ts';
+
+function kubectlDir(): string | undefined {
+  try {
+    const onPath = execFileSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).trim();
+    return onPath ? dirname(realpathSync(onPath)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const dir = kubectlDir();
+const builds = ['27', '33'].filter((minor) => dir !== undefined && existsSync(join(dir, `kubectl.1.${minor}`)));
+if (builds.length === 0) {
+  console.warn('kubectl tests skipped: no kubectl.1.27 / kubectl.1.33 beside `kubectl` on the PATH');
+}
+const describeKubectl = builds.length > 0 ? describe : describe.skip;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const manifest = (image: string, labels: string) => `apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  labels: {${labels}}
+spec:
+  containers:
+  - name: nginx
+    image: ${image}
+    ports: [{containerPort: 80}]
+  - name: sidecar
+    image: busybox:1.36
+`;
+
+describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
+  let sim: ApiServer;
+  let tmp: string;
+  let kubeconfig: string;
+  const bin = join(dir ?? '', `kubectl.1.${minor}`);
+
+  const kubectl = (args: string[], options: { timeoutMs?: number; onStdout?: (all: string, child: ReturnType<typeof spawn>) => void } = {}): Promise<Run> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(bin, ['--kubeconfig', kubeconfig, '--cache-dir', join(tmp, 'cache'), ...args], { env: { ...process.env, HOME: tmp }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`kubectl ${args.join(' ')} timed out; stdout: ${stdout}; stderr: ${stderr}`));
+      }, options.timeoutMs ?? 20_000);
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        options.onStdout?.(stdout, child);
+      });
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+  const ok = async (args: string[]): Promise<string> => {
+    const r = await kubectl(args);
+    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+    return r.stdout;
+  };
+
+  beforeAll(async () => {
+    sim = await startApiServer({ port: 0, seed: Number(minor), version: { major: '1', minor } });
+    tmp = mkdtempSync(join(tmpdir(), `sim-kubectl-${minor}-`));
+    kubeconfig = join(tmp, 'kubeconfig');
+    await sim.writeKubeconfig(kubeconfig);
+    writeFileSync(join(tmp, 'v1.yaml'), manifest('nginx:1.27', 'app: web'));
+    writeFileSync(join(tmp, 'v2.yaml'), manifest('nginx:1.28', 'app: web, tier: front'));
+  });
+  afterAll(async () => {
+    await sim.close();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('should apply a manifest, then a changed one', async () => {
+    expect(await ok(['apply', '-f', join(tmp, 'v1.yaml')])).toContain('pod/web created');
+    expect(await ok(['apply', '-f', join(tmp, 'v2.yaml')])).toContain('pod/web configured');
+    const pod = sim.storage.get('pods', 'default', 'web') as any;
+    expect(pod.spec.containers.map((c: any) => `${c.name}=${c.image}`)).toEqual(['nginx=nginx:1.28', 'sidecar=busybox:1.36']);
+    expect(pod.metadata.labels).toEqual({ app: 'web', tier: 'front' });
+    expect(JSON.stringify(pod)).not.toContain('$setElementOrder');
+  });
+
+  it('should print the pod Table columns', async () => {
+    const out = await ok(['get', 'pods']);
+    const [header, row] = out.trim().split('\n');
+    expect(header.split(/\s+/)).toEqual(['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE']);
+    expect(row).toMatch(/^web\s+\d+\/2\s+Pending\s+0\s+\d+s$/);
+  });
+
+  it('should list across namespaces with labels', async () => {
+    sim.storage.create('namespaces', { metadata: { name: 'team-a' } });
+    sim.storage.create('pods', { metadata: { name: 'other', labels: { team: 'a' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } as never, 'team-a');
+    const lines = (await ok(['get', 'pods', '-A', '--show-labels'])).trim().split('\n');
+    expect(lines[0].split(/\s+/)).toEqual(['NAMESPACE', 'NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'LABELS']);
+    expect(lines.slice(1).map((l) => l.split(/\s+/)).map((c) => `${c[0]}/${c[1]} ${c[c.length - 1]}`)).toEqual(['default/web app=web,tier=front', 'team-a/other team=a']);
+  });
+
+  it('should label a pod', async () => {
+    expect(await ok(['label', 'pod', 'web', 'env=test'])).toContain('pod/web labeled');
+    expect((sim.storage.get('pods', 'default', 'web') as any).metadata.labels).toEqual({ app: 'web', tier: 'front', env: 'test' });
+  });
+
+  it('should page with get --raw', async () => {
+    for (let i = 0; i < 5; i++) sim.storage.create('configmaps', { metadata: { name: `cm-${i}` } } as never, 'default');
+    const first = JSON.parse(await ok(['get', '--raw', '/api/v1/namespaces/default/configmaps?limit=2']));
+    expect(first.items.map((c: any) => c.metadata.name)).toEqual(['cm-0', 'cm-1']);
+    const second = JSON.parse(await ok(['get', '--raw', `/api/v1/namespaces/default/configmaps?limit=2&continue=${encodeURIComponent(first.metadata.continue)}`]));
+    expect(second.items.map((c: any) => c.metadata.name)).toEqual(['cm-2', 'cm-3']);
+    expect(second.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
+  });
+
+  it('should follow changes with get -w and exit 0 when the server ends the stream', async () => {
+    let changed = false;
+    const run = kubectl(['get', 'pods', '-w'], {
+      onStdout: (all) => {
+        const rows = all.trim().split('\n');
+        if (!changed && rows.length >= 2) {
+          changed = true;
+          const cur = sim.storage.get('pods', 'default', 'web');
+          sim.storage.update('pods', { ...cur, status: { phase: 'Running' } } as never, 'default', 'web', { subresource: 'status' });
+        } else if (rows.length >= 3) {
+          for (const s of sim.watches.sessions()) s.end();
+        }
+      },
+    });
+    const r = await run;
+    expect(r.code).toBe(0);
+    const rows = r.stdout.trim().split('\n');
+    expect(rows[0].split(/\s+/)).toEqual(['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE']);
+    expect(rows[1]).toMatch(/^web\s.*Pending/);
+    expect(rows[2]).toMatch(/^web\s.*Running/);
+  });
+
+  it('should delete and wait for the deletion', async () => {
+    sim.storage.delete('pods', 'team-a', 'other');
+    const r = await kubectl(['delete', 'pod', 'web', '--wait', '--grace-period=1']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('pod "web" deleted');
+    expect(sim.storage.find('pods', 'default', 'web')).toBeUndefined();
+  });
+});

@@ -1,0 +1,156 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { startApiServer, type ApiServer } from '../src/index.ts';
+import { openWatch, pod, req, type WatchReader } from './helpers.ts';
+
+describe('WATCH', () => {
+  let sim: ApiServer;
+  let base: string;
+  const open: WatchReader[] = [];
+  const watch = async (query: string, headers?: Record<string, string>) => {
+    const w = await openWatch(`${base}?watch=true&${query}`, headers);
+    open.push(w);
+    return w;
+  };
+  beforeEach(async () => {
+    sim = await startApiServer({ port: 0, seed: 5, bookmarkIntervalMs: 100, history: { maxEvents: 50 } });
+    base = `${sim.url}/api/v1/namespaces/default/pods`;
+    sim.storage.create('pods', pod('a', { app: 'web' }), 'default');
+    sim.storage.create('pods', pod('b', { app: 'db' }), 'default');
+  });
+  afterEach(async () => {
+    for (const w of open.splice(0)) w.close();
+    await sim.close();
+  });
+
+  it('should send synthetic ADDED for every object when resourceVersion is unset or 0, then changes', async () => {
+    for (const rv of ['', 'resourceVersion=0']) {
+      const w = await watch(rv);
+      expect(w.code).toBe(200);
+      const evs = await w.waitFor(2);
+      expect(evs.map((e) => `${e.type} ${e.object.metadata?.name}`)).toEqual(['ADDED a', 'ADDED b']);
+      w.close();
+    }
+    const w = await watch('resourceVersion=0');
+    await w.waitFor(2);
+    sim.storage.create('pods', pod('c'), 'default');
+    const evs = await w.waitFor(3);
+    expect(evs[2].type).toBe('ADDED');
+    expect(evs[2].object.metadata?.name).toBe('c');
+  });
+
+  it('should replay only changes after resourceVersion N, with strictly increasing RVs', async () => {
+    const rv = sim.storage.resourceVersion;
+    sim.storage.update('pods', { ...sim.storage.get('pods', 'default', 'a'), metadata: { ...sim.storage.get('pods', 'default', 'a').metadata, labels: { app: 'web', v: '2' } } }, 'default', 'a');
+    const deleted = sim.storage.delete('pods', 'default', 'b');
+    const w = await watch(`resourceVersion=${rv}`);
+    sim.storage.create('pods', pod('c'), 'default');
+    const evs = await w.waitFor(3);
+    expect(evs.map((e) => `${e.type} ${e.object.metadata?.name}`)).toEqual(['MODIFIED a', 'DELETED b', 'ADDED c']);
+    expect(evs[1].object.metadata?.resourceVersion).toBe(deleted.metadata?.resourceVersion);
+    const rvs = evs.map((e) => Number(e.object.metadata?.resourceVersion));
+    expect([...rvs].sort((x, y) => x - y)).toEqual(rvs);
+    expect(new Set(rvs).size).toBe(3);
+  });
+
+  it('should answer a compacted resourceVersion with 200, one ERROR 410 event and the end of the stream', async () => {
+    const rv = sim.storage.resourceVersion;
+    for (let i = 0; i < 60; i++) sim.storage.create('configmaps', { metadata: { name: `c${i}` } }, 'default');
+    const w = await watch(`resourceVersion=${Number(rv) - 1}`);
+    expect(w.code).toBe(200);
+    await expect(w.ended).resolves.toEqual({ clean: true });
+    expect(w.events).toHaveLength(1);
+    expect(w.events[0].type).toBe('ERROR');
+    expect(w.events[0].object).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 });
+    expect(w.events[0].object.message).toMatch(/^too old resource version: \d+ \(\d+\)$/);
+  });
+
+  it('should wait for a future resourceVersion and send only later changes', async () => {
+    const future = Number(sim.storage.resourceVersion) + 2;
+    const w = await watch(`resourceVersion=${future}`);
+    sim.storage.create('pods', pod('c'), 'default');
+    sim.storage.create('pods', pod('d'), 'default');
+    sim.storage.create('pods', pod('e'), 'default');
+    const evs = await w.waitFor(1);
+    expect(evs.map((e) => e.object.metadata?.name)).toEqual(['e']);
+  });
+
+  it('should turn selector transitions into ADDED and DELETED', async () => {
+    const w = await watch('resourceVersion=0&labelSelector=app%3Dweb');
+    await w.waitFor(1);
+    const b = sim.storage.get('pods', 'default', 'b');
+    const moved = sim.storage.update('pods', { ...b, metadata: { ...b.metadata, labels: { app: 'web' } } }, 'default', 'b');
+    const a = sim.storage.get('pods', 'default', 'a');
+    const left = sim.storage.update('pods', { ...a, metadata: { ...a.metadata, labels: { app: 'gone' } } }, 'default', 'a');
+    const evs = await w.waitFor(3);
+    expect(evs.map((e) => `${e.type} ${e.object.metadata?.name}`)).toEqual(['ADDED a', 'ADDED b', 'DELETED a']);
+    expect(evs[1].object.metadata?.resourceVersion).toBe(moved.metadata?.resourceVersion);
+    expect(evs[2].object.metadata?.resourceVersion).toBe(left.metadata?.resourceVersion);
+    expect(evs[2].object.metadata?.labels).toEqual({ app: 'web' });
+  });
+
+  it('should send bookmarks only when allowed', async () => {
+    const rv = sim.storage.resourceVersion;
+    const w = await watch(`resourceVersion=${rv}&allowWatchBookmarks=true`);
+    const evs = await w.waitFor(1, 3000);
+    expect(evs[0].type).toBe('BOOKMARK');
+    expect(evs[0].object).toEqual({ kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: rv } });
+    const plain = await watch(`resourceVersion=${rv}`);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(plain.events).toEqual([]);
+  });
+
+  it('should end cleanly after timeoutSeconds with no final event', async () => {
+    const w = await watch(`resourceVersion=${sim.storage.resourceVersion}&timeoutSeconds=1`);
+    await expect(w.ended).resolves.toEqual({ clean: true });
+    expect(w.events).toEqual([]);
+  });
+
+  it('should stream a list: ADDED for each object, the initial-events-end bookmark, then changes', async () => {
+    const w = await watch('sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=');
+    const evs = await w.waitFor(3);
+    expect(evs.map((e) => e.type)).toEqual(['ADDED', 'ADDED', 'BOOKMARK']);
+    expect(evs[2].object.metadata).toEqual({ resourceVersion: sim.storage.resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' } });
+    sim.storage.delete('pods', 'default', 'a');
+    const more = await w.waitFor(4);
+    expect(more[3].type).toBe('DELETED');
+  });
+
+  it('should refuse bad watch options before streaming', async () => {
+    expect((await req(`${base}?watch=true&sendInitialEvents=true`)).code).toBe(422);
+    expect((await req(`${base}?watch=true&resourceVersionMatch=NotOlderThan&resourceVersion=1`)).code).toBe(422);
+    expect((await req(`${base}?watch=true&labelSelector=${encodeURIComponent('a in (')}`)).code).toBe(400);
+    expect((await req(`${base}?watch=maybe`)).code).toBe(400);
+    expect((await req(`${sim.url}/api/v1/nothings?watch=true`)).code).toBe(404);
+  });
+
+  it('should watch one object by name and filter by namespace', async () => {
+    sim.storage.create('namespaces', { metadata: { name: 'other' } });
+    const w = await openWatch(`${base}/a?watch=true`);
+    open.push(w);
+    const all = await watch(`resourceVersion=${sim.storage.resourceVersion}`);
+    sim.storage.create('pods', pod('a'), 'other');
+    sim.storage.delete('pods', 'default', 'b');
+    sim.storage.delete('pods', 'default', 'a');
+    const evs = await w.waitFor(2);
+    expect(evs.map((e) => `${e.type} ${e.object.metadata?.namespace}/${e.object.metadata?.name}`)).toEqual(['ADDED default/a', 'DELETED default/a']);
+    const seen = await all.waitFor(2);
+    expect(seen.map((e) => e.object.metadata?.name)).toEqual(['b', 'a']);
+  });
+
+  it('should emit nothing for a no-op update and keep the revision', async () => {
+    const w = await watch(`resourceVersion=${sim.storage.resourceVersion}`);
+    const a = sim.storage.get('pods', 'default', 'a');
+    const same = sim.storage.update('pods', a, 'default', 'a');
+    expect(same.metadata?.resourceVersion).toBe(a.metadata?.resourceVersion);
+    sim.storage.create('pods', pod('z'), 'default');
+    const evs = await w.waitFor(1);
+    expect(evs.map((e) => e.object.metadata?.name)).toEqual(['z']);
+  });
+
+  it('should render watch events as single-row Tables for kubectl', async () => {
+    const w = await watch('resourceVersion=0', { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
+    const evs = await w.waitFor(2);
+    expect(evs[0].object.kind).toBe('Table');
+    expect((evs[0].object as any).rows).toHaveLength(1);
+  });
+});
