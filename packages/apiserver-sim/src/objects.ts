@@ -54,7 +54,8 @@ export function timestamp(ms: number = Date.now()): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
-const clone = <T>(v: T): T => structuredClone(v);
+// JSON round trip: several times faster than structuredClone for plain JSON documents.
+const clone = <T>(v: T): T => (v === undefined ? v : JSON.parse(JSON.stringify(v)));
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 type Obj = KubeObject & { spec?: unknown; status?: Record<string, unknown> } & Record<string, unknown>;

@@ -21,7 +21,8 @@ export class PatchError extends Error {
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const clone = <T>(v: T): T => structuredClone(v);
+// JSON round trip: several times faster than structuredClone for plain JSON documents.
+const clone = <T>(v: T): T => (v === undefined ? v : JSON.parse(JSON.stringify(v)));
 
 /** One RFC 6902 operation. */
 export interface JsonPatchOp { op: string; path: string; value?: unknown; from?: string }
