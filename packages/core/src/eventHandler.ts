@@ -97,6 +97,8 @@ export class HandlerQueue<T extends KubeObject> {
   #head = 0;
   /** Index of the last pending entry per key (coalescing only). */
   #lastByKey = new Map<string, number>();
+  /** Pending entries per key, so resync asks in O(1) whatever the backlog. */
+  #pendingByKey = new Map<string, number>();
   #running = false;
   #removed = false;
   #enqueued = 0;
@@ -120,9 +122,7 @@ export class HandlerQueue<T extends KubeObject> {
 
   /** True when a notification for `key` is waiting (resync skips such keys). */
   hasPending(key: string): boolean {
-    if (this.#policy === 'coalesce') return this.#lastByKey.has(key);
-    for (let i = this.#head; i < this.#entries.length; i++) if (this.#entries[i]?.delta.key === key) return true;
-    return false;
+    return this.#pendingByKey.has(key);
   }
 
   /** Adds a delta to the buffer (merging it in coalescing mode) and starts delivery. */
@@ -141,6 +141,7 @@ export class HandlerQueue<T extends KubeObject> {
       this.#lastByKey.set(delta.key, this.#entries.length);
     }
     this.#entries.push({ delta, at });
+    this.#pendingByKey.set(delta.key, (this.#pendingByKey.get(delta.key) ?? 0) + 1);
     this.#enqueued++;
     this.#publish();
     if (!this.#running) {
@@ -162,6 +163,7 @@ export class HandlerQueue<T extends KubeObject> {
     this.#entries = [];
     this.#head = 0;
     this.#lastByKey.clear();
+    this.#pendingByKey.clear();
     this.#publish();
     this.synced.complete();
     this.metrics.complete();
@@ -173,6 +175,9 @@ export class HandlerQueue<T extends KubeObject> {
       const entry = this.#entries[index];
       if (entry === undefined) continue;
       this.#entries[index] = undefined;
+      const left = (this.#pendingByKey.get(entry.delta.key) ?? 1) - 1;
+      if (left === 0) this.#pendingByKey.delete(entry.delta.key);
+      else this.#pendingByKey.set(entry.delta.key, left);
       this.#publish();
       if (this.#policy === 'coalesce' && this.#lastByKey.get(entry.delta.key) === index) this.#lastByKey.delete(entry.delta.key);
       if (this.#head > 1024 && this.#head * 2 > this.#entries.length) this.#compact();
