@@ -47,3 +47,10 @@ export { ofType } from './operators/ofType.ts';
 export { inNamespace } from './operators/inNamespace.ts';
 export { withLabels } from './operators/withLabels.ts';
 export { selectFromStore } from './operators/selectFromStore.ts';
+
+// HTTP (browser-safe fetch) ListerWatcher and the wire decoding it shares
+export { fetchListerWatcher } from './fetchListerWatcher.ts';
+export type { FetchListerWatcherOptions } from './fetchListerWatcher.ts';
+export { lineSplitter, decodeWatchLine, decodeListPage } from './watchDecoder.ts';
+export { apiErrorFromResponse } from './httpErrors.ts';
+export { listQuery, watchQuery } from './listWatchQuery.ts';
