@@ -10,7 +10,7 @@ import { request } from 'node:http';
 import { parseArgs } from 'node:util';
 import type { KubeObject } from '@rxinformer/core';
 import { startApiServer } from '../src/index.ts';
-import { benchPod } from './benchPod.ts';
+import { realisticPod as benchPod } from '../src/realisticPod.ts';
 
 const { values } = parseArgs({ options: { pods: { type: 'string' }, events: { type: 'string' }, json: { type: 'boolean' }, limit: { type: 'string' } } });
 const POD_COUNT = Number(values.pods ?? 100_000);

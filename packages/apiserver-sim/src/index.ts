@@ -32,3 +32,15 @@ export { kubeconfigYaml, writeKubeconfigFile } from './kubeconfig.ts';
 export type { KubeconfigOptions } from './kubeconfig.ts';
 export { seededRandom } from './random.ts';
 export type { Random } from './random.ts';
+
+// load generation
+export { createLoadGenerator, objectStoreTarget } from './loadGenerator.ts';
+export type { ChurnHandle, ChurnMix, ChurnTarget, LoadCounters, LoadGeneratorOptions } from './loadGenerator.ts';
+export { realisticPod } from './realisticPod.ts';
+
+// pure protocol modules
+export { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError, MERGE_KEYS } from './patch.ts';
+export type { JsonPatchOp } from './patch.ts';
+export { parseFieldSelector, matchesFields, fieldsForResource, fieldValue, FieldSelectorError } from './fieldSelector.ts';
+export { toTable, humanAge } from './table.ts';
+export { validateObjectName, generateNameSuffix } from './validation.ts';

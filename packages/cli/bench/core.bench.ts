@@ -9,6 +9,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createDeltaReducer, initialDeltaState, type DeltaStoreState, type KubeObject } from '@rxinformer/core';
+import { realisticPod } from '@rxinformer/apiserver-sim';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) {
@@ -16,40 +17,10 @@ if (!gc) {
   process.exit(2);
 }
 
-/** A pod of about 3 KB, shaped like what a ReplicaSet controller creates. */
+/** The simulator's realistic pod (~4 KB with managedFields), with what the server would fill in. */
 export function benchPod(i: number, rv: number, ns = `ns-${i % 20}`): KubeObject {
-  const name = `web-${i.toString(36)}-x7k2p`;
-  return {
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: {
-      name, namespace: ns, uid: `0000-${i}`, resourceVersion: String(rv), generateName: 'web-',
-      creationTimestamp: '2026-11-01T10:00:00Z', labels: { app: 'web', 'pod-template-hash': '7d9f8c6b5', tier: `t${i % 3}` },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7d9f8c6b5', uid: 'rs-uid', controller: true, blockOwnerDeletion: true }],
-      managedFields: [
-        { manager: 'kube-controller-manager', operation: 'Update', apiVersion: 'v1', time: '2026-11-01T10:00:00Z', fieldsType: 'FieldsV1',
-          fieldsV1: { 'f:metadata': { 'f:generateName': {}, 'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {} }, 'f:ownerReferences': { '.': {}, 'k:{"uid":"rs-uid"}': {} } },
-            'f:spec': { 'f:containers': { 'k:{"name":"web"}': { '.': {}, 'f:image': {}, 'f:imagePullPolicy': {}, 'f:name': {}, 'f:ports': {}, 'f:resources': {} } }, 'f:dnsPolicy': {}, 'f:restartPolicy': {} } } },
-        { manager: 'kubelet', operation: 'Update', apiVersion: 'v1', time: '2026-11-01T10:00:05Z', fieldsType: 'FieldsV1', subresource: 'status',
-          fieldsV1: { 'f:status': { 'f:conditions': { 'k:{"type":"Ready"}': { '.': {}, 'f:lastTransitionTime': {}, 'f:status': {}, 'f:type': {} } }, 'f:containerStatuses': {}, 'f:hostIP': {}, 'f:phase': {}, 'f:podIP': {}, 'f:startTime': {} } } },
-      ],
-    },
-    spec: {
-      nodeName: `node-${i % 50}`, restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', serviceAccountName: 'default', schedulerName: 'default-scheduler',
-      containers: [{ name: 'web', image: 'registry.example.com/web:1.24.3', imagePullPolicy: 'IfNotPresent',
-        ports: [{ containerPort: 8080, protocol: 'TCP', name: 'http' }],
-        env: [{ name: 'LOG_LEVEL', value: 'info' }, { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
-        resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
-        readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 10 },
-        volumeMounts: [{ name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }] }],
-      volumes: [{ name: 'kube-api-access', projected: { sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: 'token' } }] } }],
-      tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
-    },
-    status: {
-      phase: 'Running', hostIP: `10.0.${i % 50}.1`, podIP: `10.244.${(i >> 8) & 255}.${i & 255}`, startTime: '2026-11-01T10:00:01Z', qosClass: 'Burstable',
-      conditions: ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map((type) => ({ type, status: 'True', lastTransitionTime: '2026-11-01T10:00:03Z' })),
-      containerStatuses: [{ name: 'web', ready: true, restartCount: 0, image: 'registry.example.com/web:1.24.3', imageID: 'sha256:0f3a', containerID: 'containerd://9c1e', started: true, state: { running: { startedAt: '2026-11-01T10:00:02Z' } } }],
-    },
-  } as KubeObject;
+  const pod = realisticPod(i);
+  return { ...pod, metadata: { ...pod.metadata, namespace: ns, uid: `0000-${i}`, resourceVersion: String(rv) } };
 }
 
 const heap = (): number => { gc!(); gc!(); return process.memoryUsage().heapUsed; };

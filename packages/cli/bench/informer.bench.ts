@@ -32,6 +32,8 @@ async function heapWithHandlers(n: number, handlers: number): Promise<number> {
   items.length = 0; // only the informer keeps the objects now
   const bytes = heap() - base;
   informer.stop();
+  for (const r of regs) r.remove(); // release everything before the next measurement
+  await sleep(20);
   return bytes;
 }
 

@@ -1,11 +1,11 @@
 /**
- * A realistic pod for the benchmark (~3.5 KB with managedFields), built deterministically from an index.
- * Kept local to the bench so it does not depend on the load generator's fixtures.
+ * A realistic pod (~4 KB of JSON with managedFields, owner references, probes, status), built
+ * deterministically from an index: what the load generator creates and the benchmarks measure.
  */
 import type { KubeObject } from '@rxinformer/core';
 
-/** The i-th benchmark pod. */
-export function benchPod(i: number): KubeObject {
+/** The i-th realistic pod (no namespace, uid or resourceVersion: the server fills those). */
+export function realisticPod(i: number): KubeObject {
   const name = `web-${String(i).padStart(6, '0')}`;
   const time = '2025-01-01T00:00:00Z';
   return {

@@ -1,0 +1,125 @@
+/**
+ * The load generator: seeds N realistic pods and churns them at a given rate — creates, updates,
+ * deletes, and delete-then-recreate under the same name (a new UID) — deterministically from a seed.
+ * Time runs on an RxJS scheduler, so tests drive it in virtual time.
+ */
+import { asyncScheduler, interval, take, type SchedulerLike, type Subscription } from 'rxjs';
+import type { KubeObject } from '@rxinformer/core';
+import type { ObjectStore } from './objects.ts';
+import { seededRandom } from './random.ts';
+import { realisticPod } from './realisticPod.ts';
+
+/** Where the load goes: the simulator's object store, or anything with these four calls. */
+export interface ChurnTarget {
+  create(obj: KubeObject, namespace: string): unknown;
+  update(obj: KubeObject, namespace: string, name: string): unknown;
+  delete(namespace: string, name: string): unknown;
+  get(namespace: string, name: string): KubeObject | undefined;
+}
+
+/** The share of each kind of change in the churn; need not sum to 1. Default 2:5:2:1. */
+export interface ChurnMix { create?: number; update?: number; delete?: number; recreate?: number }
+
+/** Options of `createLoadGenerator`. */
+export interface LoadGeneratorOptions {
+  target: ChurnTarget;
+  /** Namespaces the pods spread over. Default `['default']`. */
+  namespaces?: string[];
+  /** Seed of every random choice. Default 1. */
+  seed?: number;
+  scheduler?: SchedulerLike;
+}
+
+/** Counters of what the generator did. */
+export interface LoadCounters { created: number; updated: number; deleted: number; recreated: number }
+
+/** A running churn. */
+export interface ChurnHandle {
+  readonly counters: LoadCounters;
+  stop(): void;
+}
+
+/**
+ * Creates a load generator. Pods live in numbered slots; a change picks a slot and a kind of change
+ * by the mix (an empty slot is filled instead).
+ *
+ * @example
+ * const load = createLoadGenerator({ target: objectStoreTarget(sim.storage), seed: 7 });
+ * load.seed(2000);
+ * const churn = load.churn({ ratePerSecond: 200 });
+ */
+export function createLoadGenerator(options: LoadGeneratorOptions) {
+  const { target } = options;
+  const namespaces = options.namespaces ?? ['default'];
+  const rng = seededRandom(options.seed ?? 1);
+  const random = () => rng.next();
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const counters: LoadCounters = { created: 0, updated: 0, deleted: 0, recreated: 0 };
+  let slots = 0;
+  let serial = 0;
+  const place = (slot: number) => ({ namespace: namespaces[slot % namespaces.length], name: realisticPod(slot).metadata!.name! });
+  const podFor = (slot: number): KubeObject => {
+    const pod = realisticPod(slot);
+    return { ...pod, metadata: { ...pod.metadata, namespace: place(slot).namespace } };
+  };
+
+  const create = (slot: number) => { const { namespace } = place(slot); target.create(podFor(slot), namespace); counters.created++; };
+
+  /** One random change on a random slot. */
+  const change = (mix: Required<ChurnMix>) => {
+    const total = mix.create + mix.update + mix.delete + mix.recreate;
+    let pick = random() * total;
+    const slot = Math.floor(random() * Math.max(1, slots));
+    const { namespace, name } = place(slot);
+    const current = target.get(namespace, name);
+    if (!current) { create(slot); return; } // an empty slot: whatever was picked, fill it
+    if ((pick -= mix.create) < 0) { create(slots++); return; }
+    if ((pick -= mix.update) < 0) {
+      const meta = current.metadata!;
+      target.update({ ...current, metadata: { ...meta, annotations: { ...meta.annotations, 'loadgen/serial': String(++serial) } } }, namespace, name);
+      counters.updated++;
+    } else if ((pick -= mix.delete) < 0) {
+      target.delete(namespace, name);
+      counters.deleted++;
+    } else {
+      target.delete(namespace, name);
+      create(slot);
+      counters.created--;
+      counters.recreated++;
+    }
+  };
+
+  return {
+    counters,
+    /** Creates `count` pods at once. */
+    seed(count: number): void {
+      for (let i = 0; i < count; i++) create(slots++);
+    },
+    /** Applies `ratePerSecond` changes per second (in ticks of at most 100 ms) until `count` changes or `stop()`. */
+    churn(churnOptions: { ratePerSecond: number; count?: number; mix?: ChurnMix }): ChurnHandle {
+      const mix = { create: 2, update: 5, delete: 2, recreate: 1, ...churnOptions.mix };
+      const tickMs = Math.max(1, Math.min(100, 1000 / churnOptions.ratePerSecond));
+      const perTick = (churnOptions.ratePerSecond * tickMs) / 1000;
+      let owed = 0;
+      let done = 0;
+      const limit = churnOptions.count ?? Infinity;
+      let sub: Subscription | undefined;
+      sub = interval(tickMs, scheduler).pipe(take(Number.isFinite(limit) ? Math.ceil(limit / perTick) + 1 : Infinity)).subscribe(() => {
+        owed += perTick;
+        while (owed >= 1 && done < limit) { change(mix); owed--; done++; }
+        if (done >= limit) sub?.unsubscribe();
+      });
+      return { counters, stop: () => sub?.unsubscribe() };
+    },
+  };
+}
+
+/** The simulator's object store as a churn target for one resource (default pods). */
+export function objectStoreTarget(objects: ObjectStore, resource = 'pods'): ChurnTarget {
+  return {
+    create: (obj, namespace) => objects.create(resource, obj, namespace),
+    update: (obj, namespace, name) => objects.update(resource, obj, namespace, name),
+    delete: (namespace, name) => objects.delete(resource, namespace, name, { gracePeriodSeconds: 0 }),
+    get: (namespace, name) => objects.find(resource, namespace, name),
+  };
+}
