@@ -1,107 +1,273 @@
 /**
  * A controller loop over a `WorkQueue`: waits for the caches to sync, then runs `concurrency`
- * workers that reconcile keys, retrying failures with the queue's per-key backoff.
+ * workers that reconcile keys — never one key in two workers — forgetting a key on success and
+ * retrying it with the queue's backoff on failure.
  */
-import { BehaviorSubject, filter, firstValueFrom, isObservable, map, type Observable } from 'rxjs';
-import { InvalidOptionsError } from './errors.ts';
+import {
+  BehaviorSubject, Subject, asapScheduler, asyncScheduler, concatMap, filter, isObservable, take, type Observable, type OperatorFunction,
+  type SchedulerLike, type Subscription,
+} from 'rxjs';
+import { InvalidOptionsError, RxInformerError } from './errors.ts';
 import type { Delta, KubeObject } from './types.ts';
 import { WorkQueue } from './workqueue.ts';
 
+/** What a reconcile may answer: nothing, or a request to look at the key again later. */
+export type ReconcileResult = void | undefined | { requeueAfterMs?: number };
+
 /** Options of `runController`. */
-export interface ControllerOptions<K> {
-  /** Reconciles one key; a throw or rejection retries it with backoff. */
-  reconcile: (key: K) => unknown | Promise<unknown>;
-  /** Resolves (or emits `true`) once the informers the controller reads have synced. */
-  synced: Observable<boolean> | Promise<unknown>;
-  /** The queue to work on. Default: a new `WorkQueue`. */
+export interface ControllerOptions<K = string> {
+  /**
+   * Reconciles one key. A throw, a rejection or an Observable error retries the key with backoff.
+   * A promise is awaited, an Observable is run to completion (its last value is the result).
+   * Answer `{ requeueAfterMs }` to look at the key again after a while (its backoff is forgotten).
+   */
+  reconcile: (key: K) => ReconcileResult | PromiseLike<unknown> | Observable<unknown>;
+  /** Resolves, or emits `true`, once the informers the controller reads have synced. Required. */
+  synced: Observable<boolean> | PromiseLike<unknown>;
+  /** The queue to work on; `stop()` shuts it down. Default: a new `WorkQueue` on `scheduler`. */
   queue?: WorkQueue<K>;
   /** Parallel workers; one key is never handled by two at once. Default 1. */
   concurrency?: number;
-  /** Retries before a key is dropped (reported, then forgotten). Default: unlimited. */
+  /** Retries of a failing key before it is dropped (reported, then forgotten). Default: unlimited. */
   maxRetries?: number;
-  /** Called with each failure. Default: none. */
-  onError?: (key: K, error: unknown, retries: number) => void;
+  /**
+   * Wakes idle workers (so `queue.add` never runs a reconcile in its caller's stack) and lets a
+   * worker yield after 1000 synchronous reconciles in a row. Default: `asapScheduler` to wake,
+   * `asyncScheduler` to yield. Pass the test's `TestScheduler` for virtual time.
+   */
+  scheduler?: SchedulerLike;
+  /** Called with each failure, as well as `errors$`. Default: none. */
+  onError?: (error: ControllerError<K>) => void;
 }
 
-/** Figures of a running controller. */
+/** A failure reported by a controller. */
+export interface ControllerError<K = string> {
+  /** The key whose reconcile failed; absent when waiting for `synced` failed. */
+  key?: K;
+  error: unknown;
+  /** How many times the key had been retried before this failure. */
+  retries: number;
+  /** True when the key is given up (`maxRetries` reached, or the controller is stopping). */
+  dropped: boolean;
+}
+
+/** What a controller is doing. */
+export type ControllerPhase = 'waitingForSync' | 'running' | 'stopping' | 'stopped';
+
+/** Figures of a controller. */
 export interface ControllerMetrics {
-  reconciled: number;
-  failed: number;
-  dropped: number;
+  phase: ControllerPhase;
+  /** Reconciles in progress. */
   active: number;
+  /** Reconciles that succeeded. */
+  reconciled: number;
+  /** Reconciles that failed. */
+  failed: number;
+  /** Keys given up. */
+  dropped: number;
 }
 
 /** A running controller. */
-export interface ControllerHandle<K> {
+export interface ControllerHandle<K = string> {
   readonly queue: WorkQueue<K>;
+  /** The current figures at once, then every change; completes once stopped. */
   readonly metrics$: Observable<ControllerMetrics>;
-  /** Stops taking new keys, lets the keys in progress and waiting finish, then resolves. */
-  stop(): Promise<void>;
+  /** Every failure, as it happens (hot); completes once stopped. */
+  readonly errors$: Observable<ControllerError<K>>;
+  /**
+   * Stops: shuts the queue down (delayed retries are cancelled) and resolves once the reconciles
+   * in progress have finished. Keys still waiting are dropped, unless `drainQueue` is true: then
+   * they are reconciled first. Idempotent. Caveat: a reconcile that never settles keeps it waiting.
+   */
+  stop(options?: { drainQueue?: boolean }): Promise<void>;
 }
 
+/** `synced` failed or ended before the caches synced: the controller never started. */
+export class ControllerSyncError extends RxInformerError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('NotSynced', message, options);
+  }
+}
+
+/** Synchronous reconciles a worker runs before it yields to the scheduler. */
+const SYNC_BURST = 1000;
+
+const isPromiseLike = (x: unknown): x is PromiseLike<unknown> => typeof (x as PromiseLike<unknown> | undefined)?.then === 'function';
+
 /**
- * Runs a controller loop.
+ * Runs a controller loop: waits for `synced`, then `concurrency` workers take keys from the queue
+ * and reconcile them.
  *
  * @example
  * const queue = new WorkQueue<string>();
  * pods.events$.pipe(toKeys()).subscribe((key) => queue.add(key));
- * const ctl = runController({ queue, synced: pods.synced$, reconcile: async (key) => { ... } });
+ * const ctl = runController({ queue, synced: pods.synced$, concurrency: 4, reconcile: async (key) => {
+ *   const pod = pods.getStore().get(key); // undefined: deleted
+ * } });
  * await ctl.stop();
  */
 export function runController<K = string>(options: ControllerOptions<K>): ControllerHandle<K> {
+  if (typeof options?.reconcile !== 'function') throw new InvalidOptionsError('runController: reconcile must be a function');
+  if (!isObservable(options.synced) && !isPromiseLike(options.synced)) throw new InvalidOptionsError('runController: synced must be an Observable<boolean> or a promise');
   const concurrency = options.concurrency ?? 1;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidOptionsError(`concurrency must be an integer >= 1, got ${options.concurrency}`);
-  if (typeof options.reconcile !== 'function') throw new InvalidOptionsError('reconcile must be a function');
-  const queue = options.queue ?? new WorkQueue<K>();
-  const metrics = new BehaviorSubject<ControllerMetrics>({ reconciled: 0, failed: 0, dropped: 0, active: 0 });
-  const bump = (patch: (m: ControllerMetrics) => Partial<ControllerMetrics>) => metrics.next({ ...metrics.value, ...patch(metrics.value) });
-  const synced = isObservable(options.synced) ? firstValueFrom(options.synced.pipe(filter(Boolean))) : options.synced;
-  let stopping = false;
-  let stopped!: () => void;
-  const stopSignal = new Promise<void>((resolve) => { stopped = resolve; });
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidOptionsError(`runController: concurrency must be an integer >= 1, got ${String(options.concurrency)}`);
+  const maxRetries = options.maxRetries;
+  if (maxRetries !== undefined && (!Number.isInteger(maxRetries) || maxRetries < 0)) throw new InvalidOptionsError(`runController: maxRetries must be an integer >= 0, got ${String(maxRetries)}`);
+  if (options.queue !== undefined && !(options.queue instanceof WorkQueue)) throw new InvalidOptionsError('runController: queue must be a WorkQueue');
+  const scheduler = options.scheduler ?? asapScheduler;
+  const yieldScheduler = options.scheduler ?? asyncScheduler; // a macrotask, so timers and I/O run
+  const queue = options.queue ?? new WorkQueue<K>(options.scheduler ? { scheduler: options.scheduler } : {});
 
-  const worker = async (): Promise<void> => {
-    for (;;) {
-      const key = await queue.get();
-      if (key === undefined) return;
-      bump((m) => ({ active: m.active + 1 }));
-      try {
-        await options.reconcile(key);
-        queue.forget(key);
-        bump((m) => ({ reconciled: m.reconciled + 1 }));
-      } catch (error) {
-        const retries = queue.numRequeues(key);
-        options.onError?.(key, error, retries);
-        if (options.maxRetries !== undefined && retries >= options.maxRetries) {
-          queue.forget(key);
-          bump((m) => ({ failed: m.failed + 1, dropped: m.dropped + 1 }));
-        } else {
-          if (!stopping) queue.addRateLimited(key);
-          bump((m) => ({ failed: m.failed + 1 }));
-        }
-      } finally {
-        bump((m) => ({ active: m.active - 1 }));
-        queue.done(key);
-      }
-    }
+  const metrics = new BehaviorSubject<ControllerMetrics>({ phase: 'waitingForSync', active: 0, reconciled: 0, failed: 0, dropped: 0 });
+  const errors = new Subject<ControllerError<K>>();
+  const update = (patch: Partial<ControllerMetrics>) => { if (!metrics.closed) metrics.next({ ...metrics.value, ...patch }); };
+  const report = (failure: ControllerError<K>) => {
+    errors.next(failure);
+    try { options.onError?.(failure); } catch { /* a failing error callback must not stop the loop */ }
   };
 
-  // Workers start once synced — or never, if stopped first.
-  const workers = Promise.race([Promise.resolve(synced), stopSignal]).then(() => (stopping ? [] : Promise.all(Array.from({ length: concurrency }, worker))));
-  return {
+  let workers = 0;
+  let stopping: Promise<void> | undefined;
+  /** Set by `stop`: runs once no worker is left (synchronously, so virtual time sees it). */
+  let onAllExited: (() => void) | undefined;
+
+  /** Records the outcome of one reconcile and releases the key. */
+  const finish = (key: K, failed: boolean, value: unknown) => {
+    const m = metrics.value;
+    if (failed) {
+      const retries = queue.numRequeues(key);
+      const dropped = queue.shuttingDown || (maxRetries !== undefined && retries >= maxRetries);
+      if (dropped) queue.forget(key);
+      else queue.addRateLimited(key);
+      update({ active: m.active - 1, failed: m.failed + 1, dropped: m.dropped + (dropped ? 1 : 0) });
+      report({ key, error: value, retries, dropped });
+    } else {
+      queue.forget(key);
+      const after = (value as { requeueAfterMs?: unknown } | undefined)?.requeueAfterMs;
+      if (typeof after === 'number' && after >= 0) queue.addAfter(key, after);
+      update({ active: m.active - 1, reconciled: m.reconciled + 1 });
+    }
+    queue.done(key);
+  };
+
+  /** Starts reconciling `key`; true if it finished synchronously, otherwise `resume` runs when it does. */
+  const run = (key: K, resume: () => void): boolean => {
+    update({ active: metrics.value.active + 1 });
+    let result: ReturnType<ControllerOptions<K>['reconcile']>;
+    try {
+      result = options.reconcile(key);
+    } catch (error) {
+      finish(key, true, error);
+      return true;
+    }
+    if (isObservable(result)) {
+      let sync = true;
+      let settled = false;
+      let last: unknown;
+      const settle = (failed: boolean, value: unknown) => { settled = true; finish(key, failed, value); if (!sync) resume(); };
+      result.subscribe({ next: (v) => { last = v; }, error: (e: unknown) => settle(true, e), complete: () => settle(false, last) });
+      sync = false;
+      return settled;
+    }
+    if (isPromiseLike(result)) {
+      result.then((v) => { finish(key, false, v); resume(); }, (e: unknown) => { finish(key, true, e); resume(); });
+      return false;
+    }
+    finish(key, false, result);
+    return true;
+  };
+
+  /** One worker: take a key, reconcile it, repeat — iteratively while reconciles finish synchronously. */
+  const startWorker = () => {
+    workers++;
+    const exit = () => { if (--workers === 0) onAllExited?.(); };
+    const loop = (): void => {
+      for (let burst = 0; ; burst++) {
+        // Synchronous reconciles run back to back; yield now and then so timers, I/O and UI get a turn.
+        if (burst === SYNC_BURST) { yieldScheduler.schedule(loop); return; }
+        let key: K | undefined;
+        let received = false;
+        let ended = false;
+        let inSubscribe = true;
+        queue.get$().subscribe({
+          next: (k) => {
+            received = true;
+            if (inSubscribe) key = k;
+            else scheduler.schedule(() => { if (run(k, loop)) loop(); }); // woken from queue.add: leave the caller's stack
+          },
+          complete: () => { if (!received) { if (inSubscribe) ended = true; else exit(); } },
+        });
+        inSubscribe = false;
+        if (ended) return exit();
+        if (!received) return; // waiting: the subscription above resumes the loop
+        if (!run(key as K, loop)) return; // in progress: `run` resumes the loop
+      }
+    };
+    loop();
+  };
+
+  let syncSub: Subscription | undefined;
+  const start = () => {
+    if (stopping !== undefined) return;
+    update({ phase: 'running' });
+    for (let i = 0; i < concurrency; i++) startWorker();
+  };
+  const syncFailed = (error: unknown) => {
+    if (stopping !== undefined) return;
+    report({ error: error instanceof ControllerSyncError ? error : new ControllerSyncError('waiting for the caches to sync failed', { cause: error }), retries: 0, dropped: true });
+    void handle.stop();
+  };
+  if (isObservable(options.synced)) {
+    let started = false;
+    syncSub = options.synced.pipe(filter((v) => v === true), take(1)).subscribe({
+      next: () => { started = true; start(); },
+      error: syncFailed,
+      complete: () => { if (!started) syncFailed(new ControllerSyncError('synced completed before the caches synced')); },
+    });
+  } else {
+    options.synced.then(start, syncFailed);
+  }
+
+  const handle: ControllerHandle<K> = {
     queue,
     metrics$: metrics.asObservable(),
-    stop: async () => {
-      stopping = true;
-      stopped();
-      await queue.shutdown(true);
-      await workers;
-      metrics.complete();
+    errors$: errors.asObservable(),
+    stop: (stopOptions = {}) => {
+      stopping ??= new Promise<void>((resolve) => {
+        let finished = false;
+        onAllExited = () => {
+          if (finished) return;
+          finished = true;
+          update({ phase: 'stopped' });
+          metrics.complete();
+          errors.complete();
+          resolve();
+        };
+        syncSub?.unsubscribe();
+        update({ phase: 'stopping' });
+        // Workers leave once the queue is shut down and empty, after their key in progress is done.
+        void (stopOptions.drainQueue ? queue.shutDownWithDrain() : queue.shutdown());
+        if (workers === 0) onAllExited();
+      });
+      return stopping;
     },
   };
+  return handle;
 }
 
-/** Maps informer deltas to their keys (tombstones included), ready for `queue.add`. */
-export function toKeys<T extends KubeObject>() {
-  return (source: Observable<Delta<T>>): Observable<string> => source.pipe(map((d) => d.key));
+/**
+ * Maps informer deltas to work queue keys — by default each delta's own key (tombstones
+ * included: a deleted object's key is reconciled too). `keysOf` maps a delta to other keys (say,
+ * the owner's) or to none (`undefined` or `[]`).
+ *
+ * @example
+ * pods.events$.pipe(toKeys()).subscribe((key) => queue.add(key));
+ * pods.events$.pipe(toKeys((d) => ownerKey(d.object))).subscribe((key) => queue.add(key));
+ */
+export function toKeys<T extends KubeObject = KubeObject, K = string>(keysOf?: (delta: Delta<T>) => K | readonly K[] | undefined): OperatorFunction<Delta<T>, K> {
+  const pick = keysOf ?? ((d: Delta<T>) => d.key as K);
+  return concatMap((d: Delta<T>): readonly K[] => {
+    const keys = pick(d);
+    return keys === undefined ? [] : Array.isArray(keys) ? (keys as readonly K[]) : [keys as K];
+  });
 }

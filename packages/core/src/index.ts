@@ -36,13 +36,15 @@ export type { InformerFactory, InformerFactoryOptions, InformerForOptions, Infor
 
 // Workqueue and controller loop
 export { WorkQueue } from './workqueue.ts';
-export type { WorkQueueOptions } from './workqueue.ts';
-export { runController, toKeys } from './controller.ts';
-export type { ControllerHandle, ControllerMetrics, ControllerOptions } from './controller.ts';
+export type { WorkQueueMetrics, WorkQueueOptions } from './workqueue.ts';
+export { defaultControllerRateLimiter, exponentialFailureRateLimiter, maxOfRateLimiters, tokenBucketRateLimiter } from './rateLimiter.ts';
+export type { ExponentialFailureOptions, RateLimiter, TokenBucketOptions } from './rateLimiter.ts';
+export { ControllerSyncError, runController, toKeys } from './controller.ts';
+export type { ControllerError, ControllerHandle, ControllerMetrics, ControllerOptions, ControllerPhase, ReconcileResult } from './controller.ts';
 
 // Label selectors and operators
 export { LabelSelectorError, parseLabelSelector, matchesLabels, labelSelectorToString, fromLabelSelectorObject, isValidLabelKey, isValidLabelValue } from './labelSelector.ts';
-export type { LabelRequirement, LabelSelector } from './labelSelector.ts';
+export type { LabelOperator, LabelRequirement, LabelSelector, LabelSelectorObject } from './labelSelector.ts';
 export { ofType } from './operators/ofType.ts';
 export { inNamespace } from './operators/inNamespace.ts';
 export { withLabels } from './operators/withLabels.ts';

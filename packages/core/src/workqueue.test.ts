@@ -1,128 +1,203 @@
 import { describe, expect, it } from '@jest/globals';
 import { Subject } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { runController } from './controller.ts';
 import { InvalidOptionsError } from './errors.ts';
+import { exponentialFailureRateLimiter } from './rateLimiter.ts';
 import { WorkQueue } from './workqueue.ts';
 
-const settle = () => new Promise((r) => setTimeout(r, 0));
-const until = async (done: () => boolean) => { for (let i = 0; i < 300 && !done(); i++) await settle(); };
+const testScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+
+/** Takes every key as it becomes available, reports it on `taken`, and calls `then(key)` (default: `done`). */
+function consume<K>(queue: WorkQueue<K>, then: (key: K) => void = (k) => queue.done(k)): Subject<K> {
+  const taken = new Subject<K>();
+  const next = (): void => {
+    queue.get$().subscribe({ next: (key) => { taken.next(key); then(key); next(); } });
+  };
+  next();
+  return taken;
+}
 
 describe('WorkQueue', () => {
-  it('should queue a key once however often it is added', async () => {
-    const q = new WorkQueue();
-    q.add('a'); q.add('a'); q.add('b');
-    expect(q.length).toBe(2);
-    expect(await q.get()).toBe('a');
-    expect(await q.get()).toBe('b');
-  });
+  describe('add', () => {
+    it('should queue a key once however often it is added, in first-added order', async () => {
+      const q = new WorkQueue();
+      q.add('a'); q.add('b'); q.add('a');
+      expect(q.length).toBe(2);
+      expect(await q.get()).toBe('a');
+      expect(await q.get()).toBe('b');
+      expect(q.metrics()).toMatchObject({ depth: 0, processing: 2, adds: 2 });
+    });
 
-  it('should process a key added while it is processing again after done, never twice at once', async () => {
-    const q = new WorkQueue();
-    q.add('a');
-    const key = await q.get();
-    q.add('a'); // while processing
-    expect(q.length).toBe(0); // not handed out a second time meanwhile
-    q.done(key!);
-    expect(q.length).toBe(1);
-    expect(await q.get()).toBe('a');
-  });
+    it('should not hand out a key being processed; one added meanwhile is queued once after done', async () => {
+      const q = new WorkQueue();
+      q.add('a');
+      const key = await q.get();
+      q.add('a'); q.add('a');
+      expect(q.length).toBe(0);
+      let second: string | undefined;
+      const pending = q.get().then((k) => { second = k; return k; });
+      await Promise.resolve();
+      expect(second).toBeUndefined(); // still waiting: 'a' is in progress
+      q.done(key!);
+      expect(await pending).toBe('a');
+      expect(q.metrics()).toMatchObject({ depth: 0, processing: 1 });
+    });
 
-  it('should back off per key, 5 ms doubling to the cap, and forget on success', () => {
-    const q = new WorkQueue({ maxDelayMs: 40, qps: 1e9, burst: 1e9 });
-    expect([q.when('a'), q.when('a'), q.when('a'), q.when('a'), q.when('a')]).toEqual([5, 10, 20, 40, 40]);
-    expect(q.when('b')).toBe(5);
-    expect(q.numRequeues('a')).toBe(5);
-    q.forget('a');
-    expect(q.when('a')).toBe(5);
-  });
-
-  it('should apply the overall token bucket on top of the per-key delay, in virtual time', () => {
-    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
-    scheduler.run(({ flush }) => {
-      const q = new WorkQueue({ qps: 1, burst: 2, scheduler });
-      const seen: [string, number][] = [];
-      const origAdd = q.add.bind(q);
-      q.add = (k: string) => { seen.push([k, scheduler.now()]); origAdd(k); };
-      q.addRateLimited('a');
-      q.addRateLimited('b');
-      q.addRateLimited('c'); // bucket empty: waits a full second
-      flush();
-      expect(seen).toEqual([['a', 5], ['b', 5], ['c', 1000]]);
+    it('should refuse undefined as a key', () => {
+      expect(() => new WorkQueue<string | undefined>().add(undefined)).toThrow(InvalidOptionsError);
     });
   });
 
-  it('should cancel delayed adds and hand undefined to waiting workers on shutdown', async () => {
-    const q = new WorkQueue();
-    const waiting = q.get();
-    q.addAfter('x', 60_000);
-    await q.shutdown();
-    expect(await waiting).toBeUndefined();
-    q.add('y');
-    expect(q.length).toBe(0);
-  });
-
-  it('should refuse invalid options', () => {
-    expect(() => new WorkQueue({ baseDelayMs: -1 })).toThrow(InvalidOptionsError);
-    expect(() => new WorkQueue({ qps: 0 })).toThrow(InvalidOptionsError);
-    expect(() => runController({ reconcile: () => {}, synced: Promise.resolve(), concurrency: 0 })).toThrow(InvalidOptionsError);
-  });
-});
-
-describe('runController', () => {
-  it('should start only after sync, respect the concurrency limit, never run one key twice at once, and drain on stop', async () => {
-    const synced = new Subject<boolean>();
-    const queue = new WorkQueue<string>({ qps: 1e9, burst: 1e9 });
-    const active = new Set<string>();
-    let maxActive = 0;
-    let overlap = false;
-    const done: string[] = [];
-    const ctl = runController({
-      queue, synced, concurrency: 2,
-      reconcile: async (key) => {
-        if (active.has(key)) overlap = true;
-        active.add(key);
-        maxActive = Math.max(maxActive, active.size);
-        await settle();
-        active.delete(key);
-        done.push(key);
-      },
+  describe('get$', () => {
+    it('should hand a key added later to the worker that waited first, and withdraw a cancelled wait', () => {
+      const q = new WorkQueue();
+      const got: string[] = [];
+      const first = q.get$().subscribe((k) => got.push(`1:${k}`));
+      q.get$().subscribe((k) => got.push(`2:${k}`));
+      first.unsubscribe();
+      q.add('a');
+      q.add('b');
+      expect(got).toEqual(['2:a']);
+      expect(q.length).toBe(1); // 'b' was not lost to the withdrawn wait
     });
-    for (const k of ['a', 'b', 'c', 'a']) queue.add(k);
-    await settle();
-    expect(done).toEqual([]); // not synced yet
-    synced.next(false);
-    synced.next(true);
-    queue.add('a'); // may land while 'a' is in progress: processed again afterwards
-    await until(() => done.length >= 3);
-    await ctl.stop();
-    expect(overlap).toBe(false);
-    expect(maxActive).toBeLessThanOrEqual(2);
-    expect(done.slice(0, 3).sort()).toEqual(['a', 'b', 'c']);
-    expect(queue.length).toBe(0);
   });
 
-  it('should retry a failing key with backoff, forget it on success, and drop it after maxRetries', async () => {
-    const queue = new WorkQueue<string>({ baseDelayMs: 1, qps: 1e9, burst: 1e9 });
-    const attempts: Record<string, number> = {};
-    const errors: string[] = [];
-    const ctl = runController({
-      queue, synced: Promise.resolve(), maxRetries: 3,
-      onError: (key, _e, retries) => errors.push(`${key}:${retries}`),
-      reconcile: (key) => { attempts[key] = (attempts[key] ?? 0) + 1; if (key === 'bad' || attempts[key] < 3) throw new Error('not yet'); },
+  describe('addAfter', () => {
+    it('should keep the earliest delay of a key and ignore later ones, in virtual time', () => {
+      const ts = testScheduler();
+      ts.run(({ expectObservable }) => {
+        const q = new WorkQueue({ scheduler: ts });
+        q.addAfter('a', 50);
+        q.addAfter('a', 20);
+        q.addAfter('a', 80);
+        q.addAfter('b', 0); // no delay: at once
+        expectObservable(q.depth$).toBe('1 19ms 2', { 1: 1, 2: 2 });
+        expect(q.metrics().delayed).toBe(1);
+      });
     });
-    queue.add('flaky');
-    queue.add('bad');
-    await until(() => attempts.flaky === 3 && attempts.bad === 4);
-    await until(() => queue.numRequeues('bad') === 0);
-    await ctl.stop();
-    expect(attempts).toEqual({ flaky: 3, bad: 4 });
-    expect(queue.numRequeues('flaky')).toBe(0);
-    expect(errors.filter((e) => e.startsWith('bad'))).toEqual(['bad:0', 'bad:1', 'bad:2', 'bad:3']);
+
+    it('should refuse a delay that is not a number', () => {
+      expect(() => new WorkQueue().addAfter('a', Number.NaN)).toThrow(InvalidOptionsError);
+    });
   });
 
-  it('should stop cleanly before sync ever happened', async () => {
-    const ctl = runController({ reconcile: () => {}, synced: new Subject<boolean>() });
-    await ctl.stop();
+  describe('addRateLimited', () => {
+    it('should retry a failing key after 5, 10, 20, 40, 80 ms', () => {
+      const ts = testScheduler();
+      ts.run(({ expectObservable }) => {
+        const q = new WorkQueue({ scheduler: ts });
+        const taken = consume(q, (k) => { q.done(k); if (q.numRequeues(k) < 5) q.addRateLimited(k); });
+        q.addRateLimited('a');
+        expectObservable(taken).toBe('5ms a 9ms a 19ms a 39ms a 79ms a');
+      });
+    });
+
+    it('should cap the per-key delay at maxDelayMs and start again from 5 ms after forget', () => {
+      const ts = testScheduler();
+      ts.run(({ expectObservable }) => {
+        const q = new WorkQueue({ scheduler: ts, maxDelayMs: 12 });
+        let n = 0;
+        const taken = consume(q, (k) => {
+          q.done(k);
+          n++;
+          if (n === 4) q.forget(k);
+          if (n < 6) q.addRateLimited(k);
+        });
+        q.addRateLimited('a');
+        // 5, +10, +12 (capped), +12, forget → +5, +10
+        expectObservable(taken).toBe('5ms a 9ms a 11ms a 11ms a 4ms a 9ms a');
+      });
+    });
+
+    it('should hold retries to the overall token bucket on top of the per-key delay', () => {
+      const ts = testScheduler();
+      ts.run(({ expectObservable }) => {
+        const q = new WorkQueue({ scheduler: ts, qps: 1, burst: 2 });
+        const taken = consume(q);
+        q.addRateLimited('a');
+        q.addRateLimited('b');
+        q.addRateLimited('c'); // the bucket is empty: waits a full second
+        ts.schedule(() => q.addRateLimited('d'), 5000); // refilled: only the per-key delay
+        expectObservable(taken).toBe('5ms (ab) 991ms c 4004ms d');
+      });
+    });
+
+    it('should use a rate limiter given in the options', () => {
+      const ts = testScheduler();
+      ts.run(({ expectObservable }) => {
+        const q = new WorkQueue({ scheduler: ts, rateLimiter: exponentialFailureRateLimiter({ baseDelayMs: 100 }) });
+        q.addRateLimited('a');
+        expectObservable(q.depth$).toBe('0 99ms 1', { 0: 0, 1: 1 });
+      });
+    });
+  });
+
+  describe('shutdown', () => {
+    it('should drop waiting keys, cancel delays, release waiting workers and resolve once keys in progress are done', async () => {
+      const q = new WorkQueue();
+      q.add('busy');
+      const busy = await q.get();
+      q.add('busy'); // would be processed again, but the queue is stopping
+      q.add('waiting');
+      q.addAfter('later', 60_000);
+      const idle = q.get$();
+      let released = false;
+      let stopped = false;
+      q.shutdown().then(() => { stopped = true; }, () => {});
+      expect(q.metrics()).toMatchObject({ depth: 0, delayed: 0, processing: 1 });
+      idle.subscribe({ complete: () => { released = true; } });
+      expect(released).toBe(true);
+      q.add('new');
+      expect(q.length).toBe(0);
+      await Promise.resolve();
+      expect(stopped).toBe(false);
+      q.done(busy!);
+      await Promise.resolve();
+      expect(stopped).toBe(true);
+      expect(q.length).toBe(0);
+      expect(await q.get()).toBeUndefined();
+    });
+  });
+
+  describe('shutDownWithDrain', () => {
+    it('should hand out every key queued before it, and those re-queued by done, then resolve', async () => {
+      const q = new WorkQueue();
+      q.add('a');
+      const a = await q.get();
+      q.add('a'); // added while processing: must still be processed
+      q.add('b');
+      let stopped = false;
+      void q.shutDownWithDrain().then(() => { stopped = true; });
+      q.add('ignored');
+      expect(await q.get()).toBe('b');
+      q.done('b');
+      q.done(a!);
+      expect(await q.get()).toBe('a');
+      await Promise.resolve();
+      expect(stopped).toBe(false);
+      q.done('a');
+      await Promise.resolve();
+      expect(stopped).toBe(true);
+      expect(await q.get()).toBeUndefined();
+    });
+
+    it('should complete depth$ once drained', () => testScheduler().run(({ expectObservable }) => {
+      const q = new WorkQueue();
+      q.add('a');
+      void q.shutDownWithDrain();
+      const key = q.get$();
+      key.subscribe((k) => q.done(k));
+      expectObservable(q.depth$).toBe('|');
+    }));
+  });
+
+  describe('options', () => {
+    it('should refuse invalid options with InvalidOptionsError at the call', () => {
+      for (const bad of [{ baseDelayMs: -1 }, { maxDelayMs: Number.NaN }, { baseDelayMs: 10, maxDelayMs: 1 }, { qps: 0 }, { qps: -5 }, { burst: 0 }, { qps: Infinity }]) {
+        expect(() => new WorkQueue(bad)).toThrow(InvalidOptionsError);
+      }
+      expect(() => new WorkQueue({ rateLimiter: exponentialFailureRateLimiter(), qps: 5 })).toThrow(/either rateLimiter or qps/);
+      expect(() => new WorkQueue({ rateLimiter: {} as never })).toThrow(InvalidOptionsError);
+    });
   });
 });

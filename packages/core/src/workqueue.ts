@@ -1,178 +1,266 @@
 /**
- * A rate-limited, de-duplicating work queue with client-go's guarantees: a key is queued once
- * however often it is added; a key is never handed to two workers at once; a key added while it
- * is being processed is processed again afterwards. Time runs on an RxJS scheduler.
+ * A rate-limited, de-duplicating work queue with client-go's guarantees: a key waits once however
+ * often it is added; a key is never handed to two workers at once; a key added while it is being
+ * processed is processed again after `done`. Delays run on an RxJS scheduler.
  */
-import { BehaviorSubject, asyncScheduler, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { BehaviorSubject, Observable, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
+import { checkNumber, defaultControllerRateLimiter, type RateLimiter } from './rateLimiter.ts';
 
 /** Options of `WorkQueue`. */
-export interface WorkQueueOptions {
-  /** First per-key retry delay, in ms. Default 5. */
+export interface WorkQueueOptions<K = string> {
+  /** Per-key delay after the first failure, in ms. Default 5. */
   baseDelayMs?: number;
   /** Cap of the per-key delay, in ms. Default 1 000 000 (client-go: 1000 s). */
   maxDelayMs?: number;
-  /** Overall rate limit of rate-limited adds, per second. Default 10. */
+  /** Overall limit of rate-limited adds, per second. Default 10. */
   qps?: number;
   /** Token bucket size of the overall limit. Default 100. */
   burst?: number;
-  /** Where time runs. Default `asyncScheduler`. */
+  /** A rate limiter replacing the default built from the four options above (give one or the other). */
+  rateLimiter?: RateLimiter<K>;
+  /** Where delays run and time is read. Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
 }
 
+/** A snapshot of the queue's counters. */
+export interface WorkQueueMetrics {
+  /** Keys waiting to be handed out. */
+  depth: number;
+  /** Keys handed out and not yet `done`. */
+  processing: number;
+  /** Keys waiting for a delay (`addAfter`, `addRateLimited`). */
+  delayed: number;
+  /** Adds that queued a key (de-duplicated adds are not counted). */
+  adds: number;
+  /** Calls of `addRateLimited`. */
+  retries: number;
+}
+
+interface Waiter<K> {
+  take(key: K): void;
+  end(): void;
+}
+
 /**
- * The queue. Workers call `get()` for the next key and `done(key)` when finished.
+ * The queue. Workers take a key with `get()` (or `get$()`), work on it, then call `done(key)`;
+ * `runController` does this for you.
  *
  * @example
  * const queue = new WorkQueue<string>();
  * queue.add('default/web');
  * const key = await queue.get(); // 'default/web'
  * try { await reconcile(key); queue.forget(key); } catch { queue.addRateLimited(key); } finally { queue.done(key); }
+ *
+ * Keys are compared with `===` (SameValueZero): use strings or other primitives. `undefined` is
+ * not a key.
  */
 export class WorkQueue<K = string> {
-  readonly #queue: K[] = [];
+  readonly #items: K[] = [];
+  #head = 0;
+  /** Keys that need processing: waiting in `#items`, or to be queued again when `done`. */
   readonly #dirty = new Set<K>();
   readonly #processing = new Set<K>();
-  readonly #failures = new Map<K, number>();
-  readonly #timers = new Set<Subscription>();
-  readonly #waiters: ((key: K | undefined) => void)[] = [];
+  readonly #delayed = new Map<K, { at: number; timer: Subscription }>();
+  readonly #waiters: Waiter<K>[] = [];
+  readonly #drainWaiters: (() => void)[] = [];
+  readonly #limiter: RateLimiter<K>;
   readonly #scheduler: SchedulerLike;
-  readonly #base: number;
-  readonly #max: number;
-  readonly #qps: number;
-  readonly #burst: number;
-  #tokens: number;
-  #tokensAt: number;
-  #shuttingDown = false;
-  #drained?: () => void;
   readonly #depth = new BehaviorSubject(0);
+  #shuttingDown = false;
+  #adds = 0;
+  #retries = 0;
 
-  constructor(options: WorkQueueOptions = {}) {
-    const num = (name: string, v: number | undefined, d: number, min: number): number => {
-      const x = v ?? d;
-      if (typeof x !== 'number' || !Number.isFinite(x) || x < min) throw new InvalidOptionsError(`${name} must be a number >= ${min}, got ${v}`);
-      return x;
-    };
-    this.#base = num('baseDelayMs', options.baseDelayMs, 5, 0);
-    this.#max = num('maxDelayMs', options.maxDelayMs, 1_000_000, this.#base);
-    this.#qps = num('qps', options.qps, 10, Number.MIN_VALUE);
-    this.#burst = num('burst', options.burst, 100, 1);
+  constructor(options: WorkQueueOptions<K> = {}) {
     this.#scheduler = options.scheduler ?? asyncScheduler;
-    this.#tokens = this.#burst;
-    this.#tokensAt = this.#scheduler.now();
+    if (options.rateLimiter !== undefined) {
+      const own = (['baseDelayMs', 'maxDelayMs', 'qps', 'burst'] as const).filter((k) => options[k] !== undefined);
+      if (own.length > 0) throw new InvalidOptionsError(`give either rateLimiter or ${own.join(', ')}, not both`);
+      if (typeof options.rateLimiter.when !== 'function') throw new InvalidOptionsError('rateLimiter must have when, forget and numRequeues');
+      this.#limiter = options.rateLimiter;
+    } else {
+      this.#limiter = defaultControllerRateLimiter<K>({ ...options, scheduler: this.#scheduler });
+    }
   }
 
-  /** Keys waiting (not counting those being processed). */
+  /** Keys waiting to be handed out (not counting those being processed or delayed). */
   get length(): number {
-    return this.#queue.length;
+    return this.#items.length - this.#head;
   }
 
-  /** `length` as a stream. */
+  /** `length` as a stream: the current value at once, then every change; completes once shut down and empty. */
   get depth$(): Observable<number> {
     return this.#depth.asObservable();
   }
 
-  /** True once `shutdown` was called. */
+  /** True once `shutdown` or `shutDownWithDrain` was called. */
   get shuttingDown(): boolean {
     return this.#shuttingDown;
   }
 
-  /** Queues `key` unless it is already waiting; a key being processed is queued again after `done`. */
-  add(key: K): void {
-    if (this.#shuttingDown || this.#dirty.has(key)) return;
-    this.#dirty.add(key);
-    if (this.#processing.has(key)) return;
-    const waiter = this.#waiters.shift();
-    if (waiter) {
-      this.#dirty.delete(key);
-      this.#processing.add(key);
-      waiter(key);
-      return;
-    }
-    this.#queue.push(key);
-    this.#depth.next(this.#queue.length);
-  }
-
-  /** Queues `key` after `ms` milliseconds. */
-  addAfter(key: K, ms: number): void {
-    if (this.#shuttingDown) return;
-    if (ms <= 0) { this.add(key); return; }
-    const timer = this.#scheduler.schedule(() => { this.#timers.delete(timer); this.add(key); }, ms);
-    this.#timers.add(timer);
+  /** The queue's counters now. */
+  metrics(): WorkQueueMetrics {
+    return { depth: this.length, processing: this.#processing.size, delayed: this.#delayed.size, adds: this.#adds, retries: this.#retries };
   }
 
   /**
-   * Queues `key` after its backoff: the per-key delay (base doubling per failure, capped) or the
-   * overall token bucket's wait, whichever is longer.
+   * Queues `key` unless it is already waiting. A key being processed is queued again after its
+   * `done`. Ignored once the queue is shutting down.
+   */
+  add(key: K): void {
+    if (key === undefined) throw new InvalidOptionsError('a work queue key cannot be undefined');
+    if (this.#shuttingDown || this.#dirty.has(key)) return;
+    this.#adds++;
+    this.#dirty.add(key);
+    if (!this.#processing.has(key)) this.#enqueue(key);
+  }
+
+  /**
+   * Queues `key` once `ms` have passed. Several delayed adds of one key keep only the earliest.
+   * Pending delays are cancelled by shutdown.
+   */
+  addAfter(key: K, ms: number): void {
+    if (typeof ms !== 'number' || Number.isNaN(ms)) throw new InvalidOptionsError(`addAfter needs a delay in ms, got ${String(ms)}`);
+    if (this.#shuttingDown) return;
+    if (ms <= 0) { this.add(key); return; }
+    const at = this.#scheduler.now() + ms;
+    const pending = this.#delayed.get(key);
+    if (pending !== undefined && pending.at <= at) return;
+    pending?.timer.unsubscribe();
+    const timer = this.#scheduler.schedule(() => {
+      this.#delayed.delete(key);
+      this.add(key);
+    }, ms);
+    this.#delayed.set(key, { at, timer });
+  }
+
+  /**
+   * Queues `key` after its rate limiter's delay — by default the longer of the per-key backoff
+   * (5 ms doubling per failure up to `maxDelayMs`) and the overall token bucket's wait.
    */
   addRateLimited(key: K): void {
-    this.addAfter(key, this.when(key));
+    if (this.#shuttingDown) return;
+    this.#retries++;
+    this.addAfter(key, this.#limiter.when(key));
   }
 
-  /** The delay `addRateLimited(key)` would use now, counting this as one more failure. */
-  when(key: K): number {
-    const failures = this.#failures.get(key) ?? 0;
-    this.#failures.set(key, failures + 1);
-    const perKey = Math.min(this.#max, this.#base * 2 ** failures);
-    return Math.max(perKey, this.#takeToken());
-  }
-
-  /** Stops tracking the failures of `key` (call on success). */
+  /** Clears the failure history of `key` (call it when the key was processed successfully). */
   forget(key: K): void {
-    this.#failures.delete(key);
+    this.#limiter.forget(key);
   }
 
   /** How many times `key` was rate-limited since its last `forget`. */
   numRequeues(key: K): number {
-    return this.#failures.get(key) ?? 0;
+    return this.#limiter.numRequeues(key);
   }
 
-  /** The next key, once there is one; `undefined` once the queue is shut down and empty. */
+  /**
+   * Takes the next key: emits it (at once if one is waiting) and completes; completes without a
+   * key once the queue is shut down and empty. Unsubscribing before a key arrives withdraws the
+   * request. The key is being processed from then on: call `done(key)`.
+   */
+  get$(): Observable<K> {
+    return new Observable<K>((subscriber) => {
+      if (this.length > 0) {
+        subscriber.next(this.#take());
+        subscriber.complete();
+        return undefined;
+      }
+      if (this.#shuttingDown) {
+        subscriber.complete();
+        return undefined;
+      }
+      const waiter: Waiter<K> = { take: (key) => { subscriber.next(key); subscriber.complete(); }, end: () => subscriber.complete() };
+      this.#waiters.push(waiter);
+      return () => {
+        const i = this.#waiters.indexOf(waiter);
+        if (i >= 0) this.#waiters.splice(i, 1);
+      };
+    });
+  }
+
+  /** `get$()` as a promise: the next key, or `undefined` once the queue is shut down and empty. */
   get(): Promise<K | undefined> {
-    const key = this.#queue.shift();
-    if (key !== undefined) {
-      this.#depth.next(this.#queue.length);
-      this.#dirty.delete(key);
-      this.#processing.add(key);
-      return Promise.resolve(key);
-    }
-    if (this.#shuttingDown) return Promise.resolve(undefined);
-    return new Promise((resolve) => this.#waiters.push(resolve));
+    return new Promise((resolve) => {
+      let key: K | undefined;
+      this.get$().subscribe({ next: (k) => { key = k; }, complete: () => resolve(key) });
+    });
   }
 
   /** Marks `key` as processed; if it was added meanwhile, it is queued again. */
   done(key: K): void {
-    this.#processing.delete(key);
-    if (this.#dirty.has(key)) {
-      this.#dirty.delete(key);
-      this.add(key);
-    }
-    if (this.#shuttingDown && this.#processing.size === 0 && this.#queue.length === 0) this.#drained?.();
+    if (!this.#processing.delete(key)) return;
+    if (this.#dirty.has(key)) this.#enqueue(key);
+    this.#settle();
   }
 
   /**
-   * Stops accepting keys and cancels delayed adds. With `drain`, the promise resolves once the
-   * keys waiting and in progress are done; otherwise waiting keys are dropped.
+   * Stops at once: new adds are ignored, delays are cancelled and waiting keys are dropped; workers
+   * waiting for a key get none. Resolves once the keys being processed are `done`.
    */
-  shutdown(drain = false): Promise<void> {
+  shutdown(): Promise<void> {
     this.#shuttingDown = true;
-    for (const t of this.#timers) t.unsubscribe();
-    this.#timers.clear();
-    if (!drain) {
-      this.#queue.length = 0;
-      this.#dirty.clear();
-      this.#depth.next(0);
-    }
-    for (const w of this.#waiters.splice(0)) w(undefined);
-    if (this.#processing.size === 0 && this.#queue.length === 0) return Promise.resolve();
-    return new Promise((resolve) => { this.#drained = resolve; });
+    this.#items.length = 0;
+    this.#head = 0;
+    this.#dirty.clear(); // keys in progress are not queued again either
+    return this.#stop();
   }
 
-  #takeToken(): number {
-    const now = this.#scheduler.now();
-    this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#tokensAt) * this.#qps) / 1000);
-    this.#tokensAt = now;
-    this.#tokens -= 1;
-    return this.#tokens >= 0 ? 0 : Math.ceil((-this.#tokens * 1000) / this.#qps);
+  /**
+   * Stops taking new keys (adds are ignored, delays cancelled) but lets workers finish every key
+   * already queued — and those re-queued by `done` — then resolves.
+   */
+  shutDownWithDrain(): Promise<void> {
+    this.#shuttingDown = true;
+    return this.#stop();
+  }
+
+  #stop(): Promise<void> {
+    for (const { timer } of this.#delayed.values()) timer.unsubscribe();
+    this.#delayed.clear();
+    const drained = new Promise<void>((resolve) => this.#drainWaiters.push(resolve));
+    this.#publishDepth();
+    this.#settle();
+    return drained;
+  }
+
+  /** Hands `key` to a waiting worker, or appends it. The key is in `#dirty`. */
+  #enqueue(key: K): void {
+    const waiter = this.#waiters.shift();
+    if (waiter !== undefined) {
+      this.#dirty.delete(key);
+      this.#processing.add(key);
+      waiter.take(key); // last: the waiter may call back into the queue
+      return;
+    }
+    this.#items.push(key);
+    this.#publishDepth();
+  }
+
+  #take(): K {
+    const key = this.#items[this.#head];
+    this.#items[this.#head] = undefined as K;
+    this.#head++;
+    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items.splice(0, this.#head);
+      this.#head = 0;
+    }
+    this.#dirty.delete(key);
+    this.#processing.add(key);
+    this.#publishDepth();
+    return key;
+  }
+
+  #publishDepth(): void {
+    if (this.#depth.value !== this.length && !this.#depth.closed) this.#depth.next(this.length);
+  }
+
+  /** Once shutting down with nothing waiting: release idle workers; with nothing in progress either, resolve the drains. */
+  #settle(): void {
+    if (!this.#shuttingDown || this.length > 0) return;
+    for (const w of this.#waiters.splice(0)) w.end();
+    if (this.#processing.size > 0) return;
+    for (const resolve of this.#drainWaiters.splice(0)) resolve();
+    this.#depth.complete();
   }
 }

@@ -1,13 +1,21 @@
-import { filter, type OperatorFunction } from 'rxjs';
+import { filter, type MonoTypeOperatorFunction } from 'rxjs';
+import { InvalidOptionsError } from '../errors.ts';
 import type { Delta, KubeObject } from '../types.ts';
 
 /**
- * Keeps the deltas of objects in the given namespaces (`""` for cluster-scoped objects).
+ * Keeps the deltas of objects in the given namespaces; `''` stands for cluster-scoped objects.
+ * Tombstones are judged by the last known object.
  *
  * @example
  * informer.events$.pipe(inNamespace('default', 'kube-system'))
+ *
+ * Caveat: a cluster-wide informer still lists and watches every namespace; to watch fewer objects,
+ * scope the informer instead (`createInformerFactory(source, { namespace })`). Throws
+ * `InvalidOptionsError` at the call for no namespace or a non-string.
  */
-export function inNamespace<T extends KubeObject>(...namespaces: string[]): OperatorFunction<Delta<T>, Delta<T>> {
+export function inNamespace<T extends KubeObject>(...namespaces: [string, ...string[]]): MonoTypeOperatorFunction<Delta<T>> {
+  if (namespaces.length === 0) throw new InvalidOptionsError('inNamespace needs at least one namespace');
+  for (const ns of namespaces) if (typeof ns !== 'string') throw new InvalidOptionsError(`inNamespace: a namespace must be a string, got ${String(ns)}`);
   const wanted = new Set(namespaces);
   return filter((d) => wanted.has(d.object.metadata?.namespace ?? ''));
 }

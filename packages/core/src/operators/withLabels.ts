@@ -1,26 +1,41 @@
-import { concatMap, type OperatorFunction } from 'rxjs';
-import { matchesLabels, parseLabelSelector, type LabelSelector } from '../labelSelector.ts';
+import { concatMap, type MonoTypeOperatorFunction } from 'rxjs';
+import { fromLabelSelectorObject, labelSelectorToString, matchesLabels, parseLabelSelector, type LabelSelector, type LabelSelectorObject } from '../labelSelector.ts';
 import type { Delta, KubeObject } from '../types.ts';
 
 /**
- * Keeps the deltas of objects matching a label selector, like a server-side selector: an update
- * that brings an object into the selection is delivered as `Added`, one that takes it out as
- * `Deleted` (with the new object). The selector string is parsed at the call
- * (`LabelSelectorError` for a bad one).
+ * Keeps the deltas of objects matching a label selector, the way a server-side selector behaves:
+ *
+ * - `Added`, `Deleted` (tombstones too, by the last known object) and `Sync` pass when the object matches;
+ * - an `Updated` / `Replaced` whose old and new objects both match passes unchanged;
+ * - one that brings the object into the selection arrives as `Added` (no `oldObject`);
+ * - one that takes it out arrives as `Deleted` carrying the new, no longer matching object —
+ *   as the API server sends DELETED to a watch whose selector the object left.
+ *
+ * So a consumer of the filtered stream sees every matching object appear once and disappear once.
+ * The selector is a string (`'app=web,tier in (fe)'`), a parsed `LabelSelector`, or the structured
+ * `{ matchLabels, matchExpressions }` form; it is parsed and checked at the call
+ * (`LabelSelectorError`).
  *
  * @example
- * informer.events$.pipe(withLabels('app=web,tier in (frontend)'))
+ * informer.events$.pipe(withLabels('app=web,tier in (frontend)')).subscribe(render);
+ *
+ * Caveat: `delta.store` is still the whole cache, not the filtered view: an object delivered as
+ * `Deleted` because it left the selection is still in the store.
  */
-export function withLabels<T extends KubeObject>(selector: string | LabelSelector): OperatorFunction<Delta<T>, Delta<T>> {
-  const parsed = typeof selector === 'string' ? parseLabelSelector(selector) : selector;
+export function withLabels<T extends KubeObject>(selector: string | LabelSelector | LabelSelectorObject): MonoTypeOperatorFunction<Delta<T>> {
+  let parsed: LabelSelector;
+  if (typeof selector === 'string') parsed = parseLabelSelector(selector);
+  else if (Array.isArray(selector)) parsed = parseLabelSelector(labelSelectorToString(selector as LabelSelector));
+  else parsed = fromLabelSelectorObject(selector as LabelSelectorObject);
   const matches = (o: T | undefined) => o !== undefined && matchesLabels(parsed, o.metadata?.labels);
   return concatMap((d): Delta<T>[] => {
     const now = matches(d.object);
-    if (d.type !== 'Updated' && d.type !== 'Replaced' && d.type !== 'Sync') return now ? [d] : [];
-    const before = matches(d.oldObject);
+    if (d.type !== 'Updated' && d.type !== 'Replaced') return now ? [d] : [];
+    const before = d.oldObject === undefined ? now : matches(d.oldObject);
     if (before && now) return [d];
-    if (now) return [{ ...d, type: 'Added', oldObject: undefined }];
-    if (before) return [{ ...d, type: 'Deleted', oldObject: undefined }];
+    const { oldObject: _old, ...rest } = d;
+    if (now) return [{ ...rest, type: 'Added' }];
+    if (before) return [{ ...rest, type: 'Deleted' }];
     return [];
   });
 }
