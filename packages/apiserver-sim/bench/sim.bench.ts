@@ -4,12 +4,15 @@
  * 1. A 100k-pod list served with paging (limit 500, like an informer), over real HTTP, every
  *    page parsed by the client: total time and pods/s.
  * 2. Watch events per second to one watcher over real HTTP: pods updated as fast as the storage
- *    takes them, every line parsed and counted by the client.
+ *    takes them, every line parsed and counted by a client in its own process (`watchClient.ts`).
  */
+import { spawn } from 'node:child_process';
 import { request } from 'node:http';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { KubeObject } from '@rxinformer/core';
-import { startApiServer } from '../src/index.ts';
+import { startApiServer, type ApiServer } from '../src/index.ts';
 import { realisticPod as benchPod } from '../src/realisticPod.ts';
 
 const { values } = parseArgs({ options: { pods: { type: 'string' }, events: { type: 'string' }, json: { type: 'boolean' }, limit: { type: 'string' } } });
@@ -30,6 +33,70 @@ function getJson(url: string): Promise<any> {
   });
 }
 
+/**
+ * Updates `names` of `resource` as fast as the watcher takes them and times EVENT_COUNT events
+ * arriving, parsed, in a watcher process. The producer pauses while 8 MiB wait unsent (the server
+ * drops a watcher 64 MiB behind).
+ */
+async function watchThroughput(sim: ApiServer, resource: string, names: string[]): Promise<Record<string, number>> {
+  const base = `${sim.url}/api/v1/namespaces/default/${resource}`;
+  const rv = sim.storage.resourceVersion;
+  const client = spawn(process.execPath, [fileURLToPath(new URL('./watchClient.ts', import.meta.url)), `${base}?watch=true&resourceVersion=${rv}`, String(EVENT_COUNT)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: client.stdout! });
+  const messages: string[] = [];
+  let wake: (() => void) | undefined;
+  lines.on('line', (l) => {
+    messages.push(l);
+    wake?.();
+  });
+  const next = async (): Promise<string> => {
+    while (messages.length === 0) await new Promise<void>((r) => (wake = r));
+    return messages.shift()!;
+  };
+  if ((await next()) !== 'ready') throw new Error('watch client did not start');
+  const session = sim.watches.sessions().find((s) => s.spec.res.resource === resource)!;
+  let produced = 0;
+  let stop = false;
+  let waits = 0;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const produce = () => {
+    if (stop) return;
+    if (session.bufferedBytes > 8 * 1024 * 1024) {
+      waits += 1;
+      setTimeout(produce, 1);
+      return;
+    }
+    // bursts of updates, yielding to the event loop so the socket drains
+    const burst = Math.min(200, EVENT_COUNT - produced);
+    for (let i = 0; i < burst; i++, produced++) {
+      const name = names[produced % names.length];
+      const cur = sim.storage.get(resource, 'default', name) as KubeObject & { metadata: Record<string, unknown> };
+      // owned: the bench never mutates what it hands over, so the store skips its defensive copy
+      sim.storage.update(resource, { ...cur, metadata: { ...cur.metadata, annotations: { ...(cur.metadata.annotations as object), 'bench/step': String(produced) } } }, 'default', name, { owned: true });
+    }
+    if (produced < EVENT_COUNT) setImmediate(produce);
+  };
+  produce();
+  const [word, n, clientCpuMs] = (await next()).split(' ');
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  stop = true;
+  client.kill();
+  if (word !== 'done') throw new Error(`the ${resource} watch ended after ${n} of ${EVENT_COUNT} events`);
+  const events = Number(n);
+  const sample = sim.storage.get(resource, 'default', names[0]);
+  return {
+    Bytes: JSON.stringify({ type: 'MODIFIED', object: sample }).length + 1,
+    Events: events,
+    Ms: Math.round(ms),
+    EventsPerSec: Math.round(events / (ms / 1000)),
+    ServerCpuUsPerEvent: Math.round(((cpu.user + cpu.system) / events) * 10) / 10,
+    ClientCpuUsPerEvent: Math.round(((Number(clientCpuMs) * 1000) / events) * 10) / 10,
+    BackpressureWaits: waits,
+  };
+}
+
 async function main(): Promise<void> {
   const sim = await startApiServer({ port: 0, seed: 1, history: { maxEvents: 20_000 } });
   const results: Record<string, number | string> = {};
@@ -37,7 +104,7 @@ async function main(): Promise<void> {
     // ---- populate
     const t0 = performance.now();
     const sample = benchPod(0);
-    for (let i = 0; i < POD_COUNT; i++) sim.storage.create('pods', benchPod(i), 'default');
+    for (let i = 0; i < POD_COUNT; i++) sim.storage.create('pods', benchPod(i), 'default', { owned: true });
     results.populateMs = Math.round(performance.now() - t0);
     results.podBytes = JSON.stringify(sim.storage.get('pods', 'default', sample.metadata!.name!)).length;
 
@@ -61,55 +128,14 @@ async function main(): Promise<void> {
     results.listMs = Math.round(listMs);
     results.listPodsPerSec = Math.round(count / (listMs / 1000));
 
-    // ---- watch throughput
+    // ---- watch throughput: realistic ~4 KB pods, then small ConfigMaps (~0.4 KB)
     const names = Array.from({ length: Math.min(POD_COUNT, 5000) }, (_, i) => benchPod(i).metadata!.name!);
-    const rv = sim.storage.resourceVersion;
-    let received = 0;
-    let firstAt = 0;
-    const done = new Promise<number>((resolve, reject) => {
-      const req = request(`${base}?watch=true&resourceVersion=${rv}`, { agent: false }, (res) => {
-        let buf = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buf += chunk;
-          let i: number;
-          let start = 0;
-          while ((i = buf.indexOf('\n', start)) >= 0) {
-            const ev = JSON.parse(buf.slice(start, i)) as { type: string; object: KubeObject };
-            if (ev.type === 'MODIFIED') received += 1;
-            start = i + 1;
-          }
-          buf = buf.slice(start);
-          if (received >= EVENT_COUNT) {
-            resolve(performance.now());
-            req.destroy();
-          }
-        });
-      });
-      req.on('error', (e) => {
-        if (received < EVENT_COUNT) reject(e);
-      });
-      req.end();
-    });
-    await new Promise((r) => setTimeout(r, 100));
-    firstAt = performance.now();
-    let produced = 0;
-    const produce = () => {
-      // produce in bursts, yielding to the event loop so the socket drains
-      const burst = Math.min(500, EVENT_COUNT - produced);
-      for (let i = 0; i < burst; i++, produced++) {
-        const name = names[produced % names.length];
-        const cur = sim.storage.get('pods', 'default', name) as KubeObject & { metadata: Record<string, unknown> };
-        sim.storage.update('pods', { ...cur, metadata: { ...cur.metadata, annotations: { ...(cur.metadata.annotations as object), 'bench/step': String(produced) } } }, 'default', name);
-      }
-      if (produced < EVENT_COUNT) setImmediate(produce);
-    };
-    produce();
-    const end = await done;
-    const watchMs = end - firstAt;
-    results.watchEvents = received;
-    results.watchMs = Math.round(watchMs);
-    results.watchEventsPerSec = Math.round(received / (watchMs / 1000));
+    const pods = await watchThroughput(sim, 'pods', names);
+    const cmNames: string[] = [];
+    for (let i = 0; i < 1000; i++) cmNames.push(sim.storage.create('configmaps', { metadata: { name: `cm-${i}`, labels: { app: 'bench' } }, data: { key: 'value' } } as KubeObject, 'default', { owned: true }).metadata!.name!);
+    const small = await watchThroughput(sim, 'configmaps', cmNames);
+    for (const [k, v] of Object.entries(pods)) results[`watch${k}`] = v;
+    for (const [k, v] of Object.entries(small)) results[`watchSmall${k}`] = v;
   } finally {
     await sim.close();
   }
@@ -117,7 +143,12 @@ async function main(): Promise<void> {
   else {
     console.log(`pods: ${POD_COUNT} (${results.podBytes} bytes each), populated in ${results.populateMs} ms`);
     console.log(`paged list (limit ${LIMIT}): ${results.listPods} pods in ${results.listPages} pages, ${results.listMs} ms = ${results.listPodsPerSec} pods/s`);
-    console.log(`watch: ${results.watchEvents} events to one watcher in ${results.watchMs} ms = ${results.watchEventsPerSec} events/s`);
+    for (const [label, p] of [['pods', 'watch'], ['configmaps', 'watchSmall']] as const) {
+      console.log(
+        `watch (${label}, ${results[`${p}Bytes`]} B/event): ${results[`${p}Events`]} events to one watcher in ${results[`${p}Ms`]} ms = ${results[`${p}EventsPerSec`]} events/s; ` +
+          `server CPU ${results[`${p}ServerCpuUsPerEvent`]} µs/event, watcher CPU ${results[`${p}ClientCpuUsPerEvent`]} µs/event`,
+      );
+    }
   }
 }
 

@@ -38,18 +38,53 @@ function describe(value: Json): Record<string, unknown> {
   return {};
 }
 
-/** The FieldsV1 set of an object's user-set fields (`status` excluded unless `subresource` is `status`). */
-export function fieldsOf(obj: KubeObject, subresource?: string): Record<string, unknown> {
+/** Deep equality of JSON values, insensitive to key order, allocation-free. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  let na = 0;
+  for (const k in ao) {
+    if (ao[k] === undefined) continue;
+    na++;
+    if (!jsonEqual(ao[k], bo[k])) return false;
+  }
+  let nb = 0;
+  for (const k in bo) if (bo[k] !== undefined) nb++;
+  return na === nb;
+}
+
+/**
+ * The FieldsV1 set of an object's user-set fields (`status` excluded unless `subresource` is `status`).
+ * With `previous` (the manager's last entry and the object it described), the description of every
+ * top-level field (and metadata field) that did not change is reused instead of recomputed.
+ */
+export function fieldsOf(obj: KubeObject, subresource?: string, previous?: { object: KubeObject; fields: Record<string, unknown> }): Record<string, unknown> {
   const o = obj as unknown as Record<string, Json>;
   if (subresource === 'status') return o.status === undefined ? {} : { 'f:status': describe(o.status) };
   const out: Record<string, unknown> = {};
   const meta = (o.metadata ?? {}) as Record<string, Json>;
+  const prev = previous?.object as Record<string, unknown> | undefined;
+  const prevMeta = (prev?.metadata ?? {}) as Record<string, unknown>;
+  const prevMetaFields = (previous?.fields['f:metadata'] ?? {}) as Record<string, unknown>;
   const m: Record<string, unknown> = {};
-  for (const f of METADATA_FIELDS) if (meta[f] !== undefined) m[`f:${f}`] = describe(meta[f]);
+  for (const f of METADATA_FIELDS) {
+    if (meta[f] === undefined) continue;
+    const reused = prev !== undefined ? prevMetaFields[`f:${f}`] : undefined;
+    m[`f:${f}`] = reused !== undefined && jsonEqual(meta[f], prevMeta[f]) ? reused : describe(meta[f]);
+  }
   if (Object.keys(m).length > 0) out['f:metadata'] = m;
   for (const [k, v] of Object.entries(o)) {
     if (k === 'metadata' || k === 'status' || k === 'apiVersion' || k === 'kind') continue;
-    out[`f:${k}`] = describe(v);
+    const reused = prev !== undefined ? previous!.fields[`f:${k}`] : undefined;
+    out[`f:${k}`] = reused !== undefined && jsonEqual(v, prev![k]) ? reused : describe(v);
   }
   return out;
 }
@@ -65,14 +100,17 @@ export function withManagedFields(
   operation: 'Update' | 'Apply',
   time: string,
   subresource?: string,
+  previousObject?: KubeObject,
 ): ManagedFieldsEntry[] {
+  const mine = (existing ?? []).find((e) => e.manager === manager && e.operation === operation && e.subresource === subresource);
+  const previous = mine && previousObject && subresource !== 'status' ? { object: previousObject, fields: mine.fieldsV1 } : undefined;
   const entry: ManagedFieldsEntry = {
     manager,
     operation,
     apiVersion: obj.apiVersion ?? 'v1',
     time,
     fieldsType: 'FieldsV1',
-    fieldsV1: fieldsOf(obj, subresource),
+    fieldsV1: fieldsOf(obj, subresource, previous),
     ...(subresource ? { subresource } : {}),
   };
   const others = (existing ?? []).filter((e) => !(e.manager === manager && e.operation === operation && e.subresource === subresource));

@@ -122,6 +122,12 @@ export function resourcesOfCrd(crd: KubeObject): ResourceInfo[] {
 /** A mutable registry of served resources. */
 export class ResourceRegistry {
   readonly #byKey = new Map<string, ResourceInfo>();
+  #version = 0;
+
+  /** Incremented on every add or remove (lets callers cache lookups). */
+  get version(): number {
+    return this.#version;
+  }
 
   constructor(initial: readonly ResourceInfo[] = BUILTIN_RESOURCES) {
     for (const r of initial) this.add(r);
@@ -130,11 +136,12 @@ export class ResourceRegistry {
   /** Adds (or replaces) a resource. */
   add(r: ResourceInfo): void {
     this.#byKey.set(gvrKey(r), r);
+    this.#version += 1;
   }
 
   /** Removes a resource. */
   remove(key: string): void {
-    this.#byKey.delete(key);
+    if (this.#byKey.delete(key)) this.#version += 1;
   }
 
   /** The resource at `group/version/resource`, if served. */

@@ -286,12 +286,12 @@ async function resource(ctx: Ctx, req: IncomingMessage, res: ServerResponse, rou
     case 'create': {
       if (route.name !== undefined) throw errors.methodNotAllowed();
       const body = parseJsonBody(await readBody(req)) as KubeObject;
-      return one(ctx.objects.create(r, body, ns, write), 201);
+      return one(ctx.objects.create(r, body, ns, { ...write, owned: true }), 201);
     }
     case 'update': {
       if (route.name === undefined) throw errors.methodNotAllowed();
       const body = parseJsonBody(await readBody(req)) as KubeObject;
-      return one(ctx.objects.update(r, body, ns, route.name, write));
+      return one(ctx.objects.update(r, body, ns, route.name, { ...write, owned: true }));
     }
     case 'patch': {
       if (route.name === undefined) throw errors.methodNotAllowed();

@@ -26,8 +26,6 @@ export interface StoredEvent {
   readonly prev?: KubeObject;
   /** Wall-clock time of the commit (ms). */
   readonly time: number;
-  /** The serialized watch line, cached once computed. */
-  line?: string;
 }
 
 /** Watch history bounds. */

@@ -12,6 +12,7 @@ import { INITIAL_EVENTS_END_ANNOTATION } from '@rxinformer/core';
 import type { ResourceInfo } from './resources.ts';
 import { groupVersion, gvrKey } from './resources.ts';
 import type { ObjectMatcher } from './selectors.ts';
+import { watchLine } from './serialize.ts';
 import { failure } from './status.ts';
 import type { Storage, StoredEvent } from './storage.ts';
 
@@ -38,6 +39,9 @@ export interface WatchSpec {
   /** Closes the stream when this many bytes wait unsent (default 64 MiB: the watcher is too slow). */
   maxBufferedBytes?: number;
 }
+
+let lastEvent: StoredEvent | undefined;
+let lastLine = '';
 
 /** Which open watches a fault hits. */
 export type WatchTarget = 'all' | 'one' | 'next';
@@ -122,8 +126,12 @@ export class WatchSession {
     if (spec.res.namespaced && ns !== undefined && e.object.metadata?.namespace !== ns) return;
     const rv = String(e.rv);
     if (spec.matcher.everything && !spec.render) {
-      e.line ??= JSON.stringify({ type: e.type, object: e.object });
-      this.#writeLine(e.line);
+      // every watcher of this event gets the same line, serialized once (and not kept with the history)
+      if (lastEvent !== e) {
+        lastEvent = e;
+        lastLine = watchLine(e.type, e.object);
+      }
+      this.#writeLine(lastLine);
       return;
     }
     const now = spec.matcher.matches(e.object);
@@ -148,30 +156,29 @@ export class WatchSession {
     this.#writeLine(JSON.stringify({ type: 'BOOKMARK', object: { kind: res.kind, apiVersion: groupVersion(res), metadata } }));
   }
 
-  #corked = false;
+  /** Lines committed in this tick, written together as one chunk on the next tick. */
+  #pending: string[] = [];
 
   #writeLine(line: string): void {
     if (this.#closed || this.stalled) return;
-    // a burst of events committed in one tick leaves in one write
-    if (!this.#corked) {
-      this.#corked = true;
-      this.#res.cork();
-      process.nextTick(() => this.#uncork());
-    }
-    this.#res.write(`${line}\n`);
+    if (this.#pending.length === 0) process.nextTick(() => this.#flush());
+    this.#pending.push(line, '\n');
     this.sent += 1;
-    if (this.#res.writableLength > (this.spec.maxBufferedBytes ?? 64 * 1024 * 1024)) this.drop();
   }
 
-  #uncork(): void {
-    if (!this.#corked) return;
-    this.#corked = false;
-    this.#res.uncork();
+  #flush(): void {
+    if (this.#pending.length === 0) return;
+    const text = this.#pending.join('');
+    this.#pending = [];
+    if (this.#closed || this.stalled) return;
+    this.#res.write(text);
+    if (this.#res.writableLength > (this.spec.maxBufferedBytes ?? 64 * 1024 * 1024)) this.drop();
   }
 
   /** Writes raw bytes (a fault: e.g. a malformed line). */
   writeRaw(text: string): void {
     if (this.#closed || this.stalled) return;
+    this.#flush();
     this.#res.write(text);
   }
 
@@ -184,7 +191,7 @@ export class WatchSession {
   /** Ends the stream cleanly (final chunk). */
   end(): void {
     if (this.#closed) return;
-    this.#uncork(); // a corked last line would be lost by end()
+    this.#flush(); // lines still pending would be lost by end()
     this.#cleanup();
     this.#res.end();
   }
@@ -194,6 +201,11 @@ export class WatchSession {
     this.#cleanup();
     this.#res.socket?.destroy();
     this.#res.destroy();
+  }
+
+  /** Bytes written but not yet taken by the socket (what a slow watcher leaves behind). */
+  get bufferedBytes(): number {
+    return this.#closed ? 0 : this.#res.writableLength;
   }
 
   /** True once the stream is over. */

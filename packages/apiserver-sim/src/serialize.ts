@@ -1,0 +1,67 @@
+/**
+ * JSON serialization of stored objects for watch lines, reusing the serialized form of the parts
+ * an object shares with its earlier versions.
+ *
+ * Updates share unchanged parts (spec, status, managedFields entries and their field sets) with
+ * the version they replace, and stored objects are never mutated, so the JSON of such a part is
+ * computed once and reused by every later event that carries it. A watch event then costs the
+ * serialization of what changed (mostly metadata), not of the whole ~4 KB object.
+ */
+
+const fragments = new WeakMap<object, string>();
+
+/** The JSON of an immutable value, cached by identity when it is an object. */
+function cached(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  let s = fragments.get(value);
+  if (s === undefined) {
+    s = JSON.stringify(value);
+    fragments.set(value, s);
+  }
+  return s;
+}
+
+function join(o: Record<string, unknown>, part: (k: string, v: unknown) => string | undefined): string {
+  let out = '{';
+  let first = true;
+  for (const k of Object.keys(o)) {
+    const s = part(k, o[k]);
+    if (s === undefined) continue;
+    out += `${first ? '' : ','}${JSON.stringify(k)}:${s}`;
+    first = false;
+  }
+  return `${out}}`;
+}
+
+const isPlain = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
+
+/** A managedFields entry: new entries still share their per-field sets with the previous one. */
+function entry(e: unknown): string | undefined {
+  if (!isPlain(e)) return cached(e);
+  const hit = fragments.get(e);
+  if (hit !== undefined) return hit;
+  const s = join(e, (k, v) => (k === 'fieldsV1' && isPlain(v) ? join(v, (_, f) => cached(f)) : JSON.stringify(v)));
+  fragments.set(e, s);
+  return s;
+}
+
+function metadata(m: Record<string, unknown>): string {
+  return join(m, (k, v) => (k === 'managedFields' && Array.isArray(v) ? `[${v.map((e) => entry(e) ?? 'null').join(',')}]` : JSON.stringify(v)));
+}
+
+/**
+ * `JSON.stringify(obj)` for a stored (never mutated) Kubernetes object, reusing the cached JSON of
+ * the parts it shares with objects serialized before. Same output as `JSON.stringify`.
+ *
+ * Caveat: only for immutable data: a part mutated after it was serialized would be sent in its old form.
+ */
+export function stringifyStored(obj: unknown): string {
+  if (!isPlain(obj)) return JSON.stringify(obj) ?? 'null';
+  return join(obj, (k, v) => (k === 'metadata' && isPlain(v) ? metadata(v) : k === 'apiVersion' || k === 'kind' ? JSON.stringify(v) : cached(v)));
+}
+
+/** The watch line (without newline) of one event. */
+export function watchLine(type: string, object: unknown): string {
+  return `{"type":${JSON.stringify(type)},"object":${stringifyStored(object)}}`;
+}
