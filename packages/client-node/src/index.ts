@@ -1,1 +1,24 @@
-export {}
+// @rxinformer/client-node — ListerWatchers, typed resources and informer factories over a
+// @kubernetes/client-node KubeConfig. Re-exports nothing of core: import that from @rxinformer/core.
+
+// Informer factory
+export { createKubeInformerFactory } from './factory.ts';
+export type { KubeInformerFactory, KubeInformerFactoryOptions } from './factory.ts';
+
+// ListerWatcher and transport
+export { kubeConfigListerWatcher } from './kubeConfigListerWatcher.ts';
+export type { KubeConfigListerWatcherOptions } from './kubeConfigListerWatcher.ts';
+export { createKubeTransport, sharedKubeTransport } from './kubeTransport.ts';
+export type { KubeTransport, KubeTransportOptions } from './kubeTransport.ts';
+
+// Typed built-in resources
+export {
+  apiVersionOf, builtinResources, defineResource,
+  pods, services, endpoints, configMaps, secrets, nodes, namespaces, events, persistentVolumeClaims, persistentVolumes, serviceAccounts,
+  deployments, replicaSets, statefulSets, daemonSets, jobs, cronJobs, ingresses, leases, eventsV1, customResourceDefinitions,
+} from './resources.ts';
+export type { KubeResource } from './resources.ts';
+
+// Dynamic resources (discovery)
+export { createDiscovery, discoverResource, ResourceNotFoundError } from './dynamic.ts';
+export type { Discovery, ResourceRef } from './dynamic.ts';

@@ -6,7 +6,7 @@
  * reflector(lw).pipe(scan(createDeltaReducer<V1Pod>(), initialDeltaState<V1Pod>()))
  *   .subscribe(({ deltas }) => deltas.forEach((d) => console.log(d.type, d.key)));
  */
-import { freeze } from 'immer';
+import { deepFreeze } from './deepFreeze.ts';
 import { IndexerError, InvalidObjectError } from './errors.ts';
 import { createStore, type StoreSnapshot } from './indexer.ts';
 import type { Delta, Indexers, KubeObject, ReflectorEvent } from './types.ts';
@@ -67,7 +67,7 @@ export function createDeltaReducer<T extends KubeObject>(options: DeltaStoreOpti
       if (raw === null || typeof raw !== 'object') throw new InvalidObjectError('object is not a JSON object', raw);
       const obj = transform ? transform(raw) : raw;
       const key = keyOf(obj);
-      return { key, obj: freeze(obj, true) };
+      return { key, obj: deepFreeze(obj) };
     } catch (cause) {
       errors.push(cause instanceof InvalidObjectError ? cause : new InvalidObjectError(`transform failed: ${(cause as Error)?.message ?? cause}`, raw, { cause }));
       return undefined;

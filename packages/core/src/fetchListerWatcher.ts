@@ -1,21 +1,32 @@
 /**
  * A ListerWatcher over `fetch`, with no Node-only imports: for browsers (through `kubectl proxy` or
- * an app's backend) and for Node 22's global fetch.
+ * an app's backend) and for Node's global fetch. The decoding is shared with every other HTTP
+ * ListerWatcher (see `httpListerWatcher`).
  */
-import { Observable } from 'rxjs';
-import { apiErrorFromResponse } from './httpErrors.ts';
-import { listQuery, watchQuery } from './listWatchQuery.ts';
-import type { KubeObject, ListerWatcher, ListPage, WatchEvent } from './types.ts';
-import { decodeListPage, decodeWatchLine, lineSplitter } from './watchDecoder.ts';
+import { InvalidOptionsError } from './errors.ts';
+import { httpListerWatcher, type HttpGet, type HttpResponse } from './httpListerWatcher.ts';
+import type { ResourceDescriptor } from './informerFactory.ts';
+import { resourcePath } from './listWatchQuery.ts';
+import type { KubeObject, ListerWatcher } from './types.ts';
 
-/** Options of `fetchListerWatcher`. */
-export interface FetchListerWatcherOptions {
-  /** The API server (or proxy) URL, e.g. `http://127.0.0.1:8001`. */
+/** Options of `fetchListerWatcher`: a `path`, or a `resource` (with an optional `namespace`). */
+export interface FetchListerWatcherOptions<T extends KubeObject = KubeObject> {
+  /** The API server (or proxy) URL, e.g. `http://127.0.0.1:8001` or `/k8s` behind an app's backend. Required. */
   baseUrl: string;
-  /** The collection path, e.g. `/api/v1/pods` or `/apis/apps/v1/namespaces/default/deployments`. */
-  path: string;
+  /** The collection path, e.g. `/api/v1/pods`. Default: built from `resource` and `namespace`. */
+  path?: string;
+  /** The resource to list and watch, when no `path` is given. */
+  resource?: ResourceDescriptor<T>;
+  /** The namespace of a namespaced `resource`. Default: all namespaces. */
+  namespace?: string;
+  /** Label selector on every list and watch. Default: none. */
+  labelSelector?: string;
+  /** Field selector on every list and watch. Default: none. */
+  fieldSelector?: string;
   /** Extra headers on every request (e.g. `Authorization`). Default: none. */
   headers?: Record<string, string>;
+  /** Extra `RequestInit` fields on every request (e.g. `credentials: 'include'`). Default: none. */
+  init?: Omit<RequestInit, 'signal' | 'headers' | 'method' | 'body'>;
   /** The fetch to use. Default: the global `fetch`. */
   fetch?: typeof fetch;
 }
@@ -25,45 +36,48 @@ export interface FetchListerWatcherOptions {
  * `KubeApiError`s, a malformed watch line a `WatchDecodeError`.
  *
  * @example
- * const lw = fetchListerWatcher<V1Pod>({ baseUrl: 'http://127.0.0.1:8001', path: '/api/v1/pods' });
- * const pods = createSharedInformer(lw);
+ * const lw = fetchListerWatcher<V1Pod>({ baseUrl: 'http://127.0.0.1:8001', resource: pods, namespace: 'default' });
+ * const informer = createSharedInformer(lw);
+ *
+ * Caveat: browsers hold few connections per host over HTTP/1.1 (6): every informer keeps one watch
+ * open, so serve the API over HTTP/2 or keep the number of informers per origin small.
  */
-export function fetchListerWatcher<T extends KubeObject = KubeObject>(options: FetchListerWatcherOptions): ListerWatcher<T> {
-  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
-  const url = options.baseUrl.replace(/\/$/, '') + options.path;
-  const request = (q: string, signal: AbortSignal) => doFetch(url + q, { headers: { Accept: 'application/json', ...options.headers }, signal });
-  const failed = async (r: Response) => apiErrorFromResponse(r.status, await r.text().catch(() => ''), r.headers.get('Retry-After'));
+export function fetchListerWatcher<T extends KubeObject = KubeObject>(options: FetchListerWatcherOptions<T>): ListerWatcher<T> {
+  if (!options || typeof options.baseUrl !== 'string') throw new InvalidOptionsError('fetchListerWatcher needs a baseUrl');
+  if (!options.path && !options.resource) throw new InvalidOptionsError('fetchListerWatcher needs a path or a resource');
+  const path = options.path ?? resourcePath(options.resource!, options.namespace);
+  return httpListerWatcher<T>(fetchGet(options), { path, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector });
+}
 
+/** The `HttpGet` of a base URL over fetch. */
+export function fetchGet(options: Pick<FetchListerWatcherOptions, 'baseUrl' | 'headers' | 'init' | 'fetch'>): HttpGet {
+  const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const headers = { Accept: 'application/json', ...options.headers };
+  return async (pathAndQuery, signal) => fetchResponse(await doFetch(base + pathAndQuery, { ...options.init, method: 'GET', headers, signal }));
+}
+
+function fetchResponse(r: Response): HttpResponse {
   return {
-    list: (listOptions) => new Observable<ListPage<T>>((subscriber) => {
-      const ac = new AbortController();
-      (async () => {
-        const r = await request(listQuery(listOptions), ac.signal);
-        if (!r.ok) throw await failed(r);
-        subscriber.next(decodeListPage<T>(await r.json()));
-        subscriber.complete();
-      })().catch((e: unknown) => { if (!ac.signal.aborted) subscriber.error(e); });
-      return () => ac.abort();
-    }),
-    watch: (watchOptions) => new Observable<WatchEvent<T>>((subscriber) => {
-      const ac = new AbortController();
-      (async () => {
-        const r = await request(watchQuery(watchOptions), ac.signal);
-        if (!r.ok) throw await failed(r);
-        if (!r.body) { subscriber.complete(); return; }
-        const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
-        const split = lineSplitter();
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          for (const line of split(value)) {
-            subscriber.next(decodeWatchLine<T>(line));
-            if (subscriber.closed) return;
-          }
-        }
-        subscriber.complete();
-      })().catch((e: unknown) => { if (!ac.signal.aborted) subscriber.error(e); });
-      return () => ac.abort();
-    }),
+    status: r.status,
+    header: (name) => r.headers.get(name) ?? undefined,
+    text: () => r.text(),
+    chunks: () => readerChunks(r.body),
   };
+}
+
+/** A body's chunks through its reader (`for await` over a ReadableStream is not in every browser). */
+async function* readerChunks(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
+  if (!body) return;
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    // Early exit (unsubscribe, decode error): release the stream so the connection is freed.
+    reader.cancel().catch(() => undefined);
+  }
 }

@@ -5,19 +5,37 @@
 import { KubeApiError } from './errors.ts';
 import type { Status } from './types.ts';
 
-/** The error for an answer with HTTP `code`, its body text and its `Retry-After` header. */
-export function apiErrorFromResponse(code: number, bodyText: string, retryAfter: string | null | undefined): KubeApiError {
+/**
+ * The error for an answer with HTTP `code`, its body text and its `Retry-After` header (seconds or
+ * an HTTP date; Node's array form accepted). A Status body gives reason, message and details; its
+ * `details.retryAfterSeconds` is used when the header is absent.
+ *
+ * @example
+ * apiErrorFromResponse(429, 'Too many requests, please try again later.', '2').retryAfterSeconds; // 2
+ */
+export function apiErrorFromResponse(code: number, bodyText: string, retryAfter: string | readonly string[] | null | undefined): KubeApiError {
   let status: Status | undefined;
-  try {
-    const parsed = JSON.parse(bodyText) as Status;
-    if (parsed && typeof parsed === 'object' && parsed.kind === 'Status') status = parsed;
-  } catch {
-    // not JSON: keep the text as the message
+  if (bodyText.trimStart().startsWith('{')) {
+    try {
+      const parsed = JSON.parse(bodyText) as Status;
+      if (parsed && typeof parsed === 'object' && parsed.kind === 'Status') status = parsed;
+    } catch {
+      // not JSON: keep the text as the message
+    }
   }
-  const seconds = retryAfter ? Number(retryAfter) : undefined;
+  const text = bodyText.trim().slice(0, 500);
   return new KubeApiError(code, {
     status,
-    message: status?.message ?? (bodyText.trim().slice(0, 500) || undefined),
-    retryAfterSeconds: seconds !== undefined && Number.isFinite(seconds) && seconds >= 0 ? seconds : status?.details?.retryAfterSeconds,
+    message: status?.message ?? (text || undefined),
+    retryAfterSeconds: parseRetryAfter(retryAfter) ?? status?.details?.retryAfterSeconds,
   });
+}
+
+/** Seconds from a `Retry-After` header: delta-seconds or an HTTP date; `undefined` when absent or unreadable. */
+export function parseRetryAfter(header: string | readonly string[] | null | undefined, now: number = Date.now()): number | undefined {
+  const value = (typeof header === 'string' ? header : header?.[0])?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }

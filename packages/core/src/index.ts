@@ -50,9 +50,12 @@ export { inNamespace } from './operators/inNamespace.ts';
 export { withLabels } from './operators/withLabels.ts';
 export { selectFromStore } from './operators/selectFromStore.ts';
 
-// HTTP (browser-safe fetch) ListerWatcher and the wire decoding it shares
-export { fetchListerWatcher } from './fetchListerWatcher.ts';
+// HTTP (browser-safe fetch) ListerWatcher and the wire decoding every HTTP transport shares
+export { fetchListerWatcher, fetchGet } from './fetchListerWatcher.ts';
 export type { FetchListerWatcherOptions } from './fetchListerWatcher.ts';
-export { lineSplitter, decodeWatchLine, decodeListPage } from './watchDecoder.ts';
-export { apiErrorFromResponse } from './httpErrors.ts';
-export { listQuery, watchQuery } from './listWatchQuery.ts';
+export { httpListerWatcher, andSelectors } from './httpListerWatcher.ts';
+export type { HttpGet, HttpListerWatcherOptions, HttpResponse } from './httpListerWatcher.ts';
+export { lineSplitter, createWatchDecoder, decodeWatchLine, decodeListPage, parseListBody } from './watchDecoder.ts';
+export type { WatchDecoder } from './watchDecoder.ts';
+export { apiErrorFromResponse, parseRetryAfter } from './httpErrors.ts';
+export { listQuery, watchQuery, resourcePath } from './listWatchQuery.ts';

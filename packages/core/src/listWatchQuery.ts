@@ -1,5 +1,28 @@
-/** Query strings of list and watch requests, with only the parameters that are set. */
+/**
+ * URLs of list and watch requests: the collection path of a resource and the query strings, with
+ * only the parameters that are set. Shared by the fetch and the client-node ListerWatchers.
+ */
+import { InvalidOptionsError } from './errors.ts';
+import type { ResourceDescriptor } from './informerFactory.ts';
 import type { ListOptions, WatchOptions } from './types.ts';
+
+/**
+ * The collection path of `resource`, in `namespace` when it is namespaced and one is given
+ * (all namespaces otherwise).
+ *
+ * @example
+ * resourcePath({ group: 'apps', version: 'v1', resource: 'deployments', namespaced: true }, 'web');
+ * // '/apis/apps/v1/namespaces/web/deployments'
+ *
+ * Caveat: a namespace given for a cluster-scoped resource is an `InvalidOptionsError`, not ignored.
+ */
+export function resourcePath(resource: Pick<ResourceDescriptor, 'group' | 'version' | 'resource' | 'namespaced'>, namespace?: string): string {
+  if (!resource.version || !resource.resource) throw new InvalidOptionsError('a resource needs a version and a resource name');
+  if (namespace && !resource.namespaced) throw new InvalidOptionsError(`${resource.resource} is cluster-scoped: it has no namespace "${namespace}"`);
+  const root = resource.group ? `/apis/${encodeURIComponent(resource.group)}/${encodeURIComponent(resource.version)}` : `/api/${encodeURIComponent(resource.version)}`;
+  const ns = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  return `${root}${ns}/${encodeURIComponent(resource.resource)}`;
+}
 
 /** `?limit=500&continue=…` for a list. */
 export function listQuery(o: ListOptions): string {

@@ -7,7 +7,10 @@
  */
 import type { Observable } from 'rxjs';
 
-/** Object metadata as the API server sends it. Only the fields rxinformer reads are typed. */
+/**
+ * Object metadata as the API server sends it. Only the common fields are typed, with no index
+ * signature, so that client-node's `V1ObjectMeta` (a class) stays assignable to it.
+ */
 export interface ObjectMeta {
   name?: string;
   generateName?: string;
@@ -21,7 +24,10 @@ export interface ObjectMeta {
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   managedFields?: unknown[];
-  [field: string]: unknown;
+  ownerReferences?: unknown[];
+  finalizers?: string[];
+  deletionGracePeriodSeconds?: number;
+  selfLink?: string;
 }
 
 /**

@@ -1,8 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { InvalidObjectError, KubeApiError, WatchDecodeError } from './errors.ts';
-import { apiErrorFromResponse } from './httpErrors.ts';
-import { listQuery, watchQuery } from './listWatchQuery.ts';
-import { decodeListPage, decodeWatchLine, lineSplitter } from './watchDecoder.ts';
+import { apiErrorFromResponse, parseRetryAfter } from './httpErrors.ts';
+import { listQuery, resourcePath, watchQuery } from './listWatchQuery.ts';
+import { createWatchDecoder, decodeListPage, decodeWatchLine, lineSplitter, parseListBody } from './watchDecoder.ts';
 
 describe('lineSplitter', () => {
   it('should hold a line split across chunks until its end arrives', () => {
@@ -10,16 +11,92 @@ describe('lineSplitter', () => {
     expect(split('{"a":1}\n{"b"')).toEqual(['{"a":1}']);
     expect(split(':2}\n\n')).toEqual(['{"b":2}']);
     expect(split('{"c":3}')).toEqual([]);
-    expect(split('\n')).toEqual(['{"c":3}']);
+    expect(split('')).toEqual([]);
+    expect(split('\r\n')).toEqual(['{"c":3}']);
+  });
+});
+
+describe('createWatchDecoder', () => {
+  const events = [
+    { type: 'ADDED', object: { metadata: { name: 'été-☃-𝄞', resourceVersion: '1' } } },
+    { type: 'MODIFIED', object: { metadata: { name: 'b', resourceVersion: '2' }, data: { k: 'ü'.repeat(50) } } },
+    { type: 'BOOKMARK', object: { metadata: { resourceVersion: '3' } } },
+    { type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } },
+  ];
+  const bytes = new TextEncoder().encode(events.map((e) => JSON.stringify(e) + '\n').join(''));
+
+  it('should decode the same events however the bytes are cut, multi-byte characters included', () => {
+    fc.assert(fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 40 }), (cuts) => {
+      const decoder = createWatchDecoder();
+      const out: unknown[] = [];
+      let at = 0;
+      for (const cut of [...cuts.sort((a, b) => a - b), bytes.length]) {
+        decoder.push(bytes.subarray(at, cut), (e) => { out.push(e); });
+        at = cut;
+      }
+      decoder.end();
+      expect(out).toEqual(events);
+    }));
+  });
+
+  it('should decode text chunks too', () => {
+    const decoder = createWatchDecoder();
+    const text = new TextDecoder().decode(bytes);
+    const out: unknown[] = [];
+    decoder.push(text.slice(0, 10), (e) => { out.push(e); });
+    decoder.push(text.slice(10), (e) => { out.push(e); });
+    expect(out).toEqual(events);
+  });
+
+  it('should stop when emit returns false', () => {
+    const out: unknown[] = [];
+    expect(createWatchDecoder().push(new TextDecoder().decode(bytes), (e) => { out.push(e); return out.length < 2; })).toBe(false);
+    expect(out).toHaveLength(2);
+  });
+
+  it('should refuse a malformed line with a WatchDecodeError carrying the line', () => {
+    const decoder = createWatchDecoder();
+    const out: unknown[] = [];
+    let error: unknown;
+    try { decoder.push('{"type":"ADDED","object":{}}\n{"type":"MODIFIED","obj\n{"type":"ADDED","object":{}}\n', (e) => { out.push(e); }); } catch (e) { error = e; }
+    expect(out).toHaveLength(1); // the event before the bad line is not lost
+    expect(error).toBeInstanceOf(WatchDecodeError);
+    expect((error as WatchDecodeError).reason).toBe('MalformedWatchLine');
+    expect((error as WatchDecodeError).line).toBe('{"type":"MODIFIED","obj');
+  });
+
+  it('should refuse a stream that ends inside a line or a character, and invalid UTF-8', () => {
+    const cut = createWatchDecoder();
+    cut.push('{"type":"ADDED"', () => undefined);
+    expect(() => cut.end()).toThrow(/ended inside a line/);
+    const split = createWatchDecoder();
+    split.push(new Uint8Array([0xe2, 0x98]), () => undefined);
+    expect(() => split.end()).toThrow(WatchDecodeError);
+    expect(() => createWatchDecoder().push(new Uint8Array([0xff, 0x0a]), () => undefined)).toThrow(/invalid UTF-8/);
+    const clean = createWatchDecoder();
+    clean.push('\n \n', () => undefined);
+    expect(() => clean.end()).not.toThrow();
   });
 });
 
 describe('decodeWatchLine', () => {
-  it('should decode events and refuse malformed lines with a typed error', () => {
+  it('should decode events and refuse shapes that are not watch events', () => {
     expect(decodeWatchLine('{"type":"ADDED","object":{"metadata":{"name":"a"}}}').type).toBe('ADDED');
     expect(() => decodeWatchLine('{"type":"MODIFIED","object":{"kind":')).toThrow(WatchDecodeError);
     expect(() => decodeWatchLine('{"type":"ADDED"}')).toThrow(/needs "type" and an "object"/);
+    expect(() => decodeWatchLine('{"type":"ADDED","object":[1]}')).toThrow(WatchDecodeError);
+    expect(() => decodeWatchLine('[1,2]')).toThrow(WatchDecodeError);
+    expect(() => decodeWatchLine('null')).toThrow(WatchDecodeError);
+  });
+});
+
+describe('decodeListPage', () => {
+  it('should accept a list and refuse bodies that are not lists', () => {
+    expect(parseListBody('{"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a"}}]}').items).toHaveLength(1);
     expect(() => decodeListPage({ kind: 'PodList' })).toThrow(InvalidObjectError);
+    expect(() => decodeListPage({ items: [1] })).toThrow(/item 0 is not an object/);
+    expect(() => decodeListPage({ items: [], metadata: 'x' })).toThrow(InvalidObjectError);
+    expect(() => parseListBody('<html>')).toThrow(/not JSON/);
   });
 });
 
@@ -27,16 +104,37 @@ describe('apiErrorFromResponse', () => {
   it('should read a Status body, or plain text, and Retry-After', () => {
     const gone = apiErrorFromResponse(410, JSON.stringify({ kind: 'Status', code: 410, reason: 'Expired', message: 'too old' }), null);
     expect(gone).toBeInstanceOf(KubeApiError);
-    expect([gone.code, gone.reason, gone.message]).toEqual([410, 'Expired', 'too old']);
+    expect([gone.code, gone.reason, gone.message, gone.isGone]).toEqual([410, 'Expired', 'too old', true]);
     const limited = apiErrorFromResponse(429, 'Too many requests, please try again later.\n', '3');
     expect([limited.reason, limited.message, limited.retryAfterSeconds]).toEqual(['TooManyRequests', 'Too many requests, please try again later.', 3]);
+    const timeout = apiErrorFromResponse(504, JSON.stringify({ kind: 'Status', code: 504, reason: 'Timeout', details: { retryAfterSeconds: 1 } }), undefined);
+    expect(timeout.retryAfterSeconds).toBe(1);
+    const empty = apiErrorFromResponse(401, '', undefined);
+    expect([empty.reason, empty.message]).toEqual(['Unauthorized', 'the server answered 401 Unauthorized']);
+  });
+
+  it('should read Retry-After as seconds or an HTTP date', () => {
+    const now = Date.parse('2025-01-01T00:00:00Z');
+    expect(parseRetryAfter('7', now)).toBe(7);
+    expect(parseRetryAfter(['2'], now)).toBe(2);
+    expect(parseRetryAfter('Wed, 01 Jan 2025 00:00:05 GMT', now)).toBe(5);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
   });
 });
 
-describe('query strings', () => {
+describe('query strings and paths', () => {
   it('should carry only the options that are set', () => {
     expect(listQuery({ limit: 500, continue: 'a b', labelSelector: 'app=web' })).toBe('?limit=500&continue=a%20b&labelSelector=app%3Dweb');
     expect(watchQuery({ resourceVersion: '7', allowWatchBookmarks: true, timeoutSeconds: 300 })).toBe('?watch=true&resourceVersion=7&allowWatchBookmarks=true&timeoutSeconds=300');
     expect(watchQuery({ sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', resourceVersion: '' })).toBe('?watch=true&resourceVersion=&resourceVersionMatch=NotOlderThan&sendInitialEvents=true');
+  });
+
+  it('should build collection paths for core, grouped and cluster-scoped resources', () => {
+    expect(resourcePath({ group: '', version: 'v1', resource: 'pods', namespaced: true })).toBe('/api/v1/pods');
+    expect(resourcePath({ group: '', version: 'v1', resource: 'pods', namespaced: true }, 'default')).toBe('/api/v1/namespaces/default/pods');
+    expect(resourcePath({ group: 'apps', version: 'v1', resource: 'deployments', namespaced: true }, 'web')).toBe('/apis/apps/v1/namespaces/web/deployments');
+    expect(resourcePath({ group: '', version: 'v1', resource: 'nodes', namespaced: false })).toBe('/api/v1/nodes');
+    expect(() => resourcePath({ group: '', version: 'v1', resource: 'nodes', namespaced: false }, 'default')).toThrow(/cluster-scoped/);
   });
 });

@@ -1,14 +1,15 @@
 /**
  * Decoding of the list/watch wire format, shared by every HTTP ListerWatcher: an incremental
- * line splitter for chunked watch streams and strict checks of watch events and list bodies.
- * A malformed line is a `WatchDecodeError`, never silently dropped.
+ * decoder for chunked watch streams (text or bytes, lines and multi-byte characters split across
+ * chunks) and strict checks of watch events and list bodies. A malformed line is a
+ * `WatchDecodeError`, never silently dropped.
  */
 import { InvalidObjectError, WatchDecodeError } from './errors.ts';
 import type { KubeObject, ListPage, WatchEvent } from './types.ts';
 
 /**
- * Splits a stream of text chunks into complete lines; a line split across chunks is held until
- * its end arrives.
+ * Splits a stream of text chunks into complete, non-blank lines; a line split across chunks is
+ * held until its end arrives.
  *
  * @example
  * const split = lineSplitter();
@@ -18,14 +19,95 @@ import type { KubeObject, ListPage, WatchEvent } from './types.ts';
 export function lineSplitter(): (chunk: string) => string[] {
   let rest = '';
   return (chunk) => {
-    const text = rest + chunk;
-    const lines = text.split('\n');
-    rest = lines.pop() ?? '';
-    return lines.filter((l) => l.trim() !== '');
+    const lines: string[] = [];
+    let start = 0;
+    let nl = chunk.indexOf('\n');
+    if (nl < 0) {
+      rest += chunk;
+      return lines;
+    }
+    // The first line completes what the previous chunks left over.
+    pushLine(lines, rest + chunk.slice(0, nl));
+    rest = '';
+    start = nl + 1;
+    while ((nl = chunk.indexOf('\n', start)) >= 0) {
+      pushLine(lines, chunk.slice(start, nl));
+      start = nl + 1;
+    }
+    rest = chunk.slice(start);
+    return lines;
   };
 }
 
-/** Parses one watch line; throws `WatchDecodeError` for bad JSON or a shape that is not a watch event. */
+function pushLine(lines: string[], line: string): void {
+  // Blank lines (and a `\r` left by CRLF) carry nothing; everything else is decoded or refused.
+  const end = line.endsWith('\r') ? line.length - 1 : line.length;
+  const trimmed = end === line.length ? line : line.slice(0, end);
+  if (trimmed.trim() !== '') lines.push(trimmed);
+}
+
+/** An incremental watch-stream decoder: feed it chunks, it emits whole events. */
+export interface WatchDecoder<T extends KubeObject = KubeObject> {
+  /**
+   * Decodes the complete lines of `chunk` (text, or UTF-8 bytes: a character split across byte
+   * chunks is held too) and emits each event in order; stops early when `emit` returns false, and
+   * returns false then. A malformed line throws `WatchDecodeError` after every event before it
+   * was emitted: end the stream there.
+   */
+  push(chunk: string | Uint8Array, emit: (event: WatchEvent<T>) => boolean | void): boolean;
+  /** The stream ended: throws `WatchDecodeError` if an unterminated, non-blank line is left. */
+  end(): void;
+}
+
+/**
+ * Creates a decoder for one watch stream. Each event is checked with `decodeWatchLine`.
+ *
+ * @example
+ * const decoder = createWatchDecoder<V1Pod>();
+ * for await (const chunk of body) decoder.push(chunk, (event) => subscriber.next(event));
+ * decoder.end();
+ *
+ * Caveat: a throw leaves the decoder in an undefined state; end the stream on the first error.
+ */
+export function createWatchDecoder<T extends KubeObject = KubeObject>(): WatchDecoder<T> {
+  const split = lineSplitter();
+  let utf8: TextDecoder | undefined;
+  return {
+    push(chunk, emit) {
+      let text: string;
+      if (typeof chunk === 'string') text = chunk;
+      else {
+        utf8 ??= new TextDecoder('utf-8', { fatal: true });
+        try {
+          text = utf8.decode(chunk, { stream: true });
+        } catch (cause) {
+          throw new WatchDecodeError('<bytes>', 'invalid UTF-8', { cause });
+        }
+      }
+      for (const line of split(text)) {
+        if (emit(decodeWatchLine<T>(line)) === false) return false;
+      }
+      return true;
+    },
+    end() {
+      let tail = '';
+      if (utf8) {
+        try {
+          tail = utf8.decode();
+        } catch (cause) {
+          throw new WatchDecodeError('<bytes>', 'the stream ended inside a UTF-8 character', { cause });
+        }
+      }
+      const left = split(tail + '\n');
+      if (left.length > 0) throw new WatchDecodeError(left[0], 'the stream ended inside a line');
+    },
+  };
+}
+
+/**
+ * Parses one watch line; throws `WatchDecodeError` for bad JSON or a shape that is not a watch
+ * event (`type` a string, `object` an object). Unknown `type`s pass: the reflector reports them.
+ */
 export function decodeWatchLine<T extends KubeObject = KubeObject>(line: string): WatchEvent<T> {
   let parsed: unknown;
   try {
@@ -34,16 +116,35 @@ export function decodeWatchLine<T extends KubeObject = KubeObject>(line: string)
     throw new WatchDecodeError(line, (cause as Error).message, { cause });
   }
   const event = parsed as { type?: unknown; object?: unknown };
-  if (typeof event !== 'object' || event === null || typeof event.type !== 'string' || typeof event.object !== 'object' || event.object === null) {
+  if (typeof event !== 'object' || event === null || typeof event.type !== 'string' || typeof event.object !== 'object' || event.object === null || Array.isArray(event.object)) {
     throw new WatchDecodeError(line, 'not a watch event: needs "type" and an "object"');
   }
-  // Unknown types pass through: the reflector reports and skips them.
   return event as WatchEvent<T>;
 }
 
-/** Checks a decoded list body; throws `InvalidObjectError` when it has no `items` array. */
+/**
+ * Checks a decoded list body: an object with an `items` array of objects and, if present, a
+ * `metadata` object. Throws `InvalidObjectError` otherwise.
+ */
 export function decodeListPage<T extends KubeObject = KubeObject>(body: unknown): ListPage<T> {
   const page = body as ListPage<T>;
   if (typeof page !== 'object' || page === null || !Array.isArray(page.items)) throw new InvalidObjectError('list response has no items array', body);
+  if (page.metadata !== undefined && (typeof page.metadata !== 'object' || page.metadata === null)) throw new InvalidObjectError('list response metadata is not an object', body);
+  const items = page.items;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (typeof item !== 'object' || item === null) throw new InvalidObjectError(`list item ${i} is not an object`, item);
+  }
   return page;
+}
+
+/** Parses a list response body's text and checks it; throws `InvalidObjectError` for non-JSON. */
+export function parseListBody<T extends KubeObject = KubeObject>(text: string): ListPage<T> {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (cause) {
+    throw new InvalidObjectError(`list response is not JSON: ${(cause as Error).message}`, text.slice(0, 200), { cause });
+  }
+  return decodeListPage<T>(body);
 }

@@ -1,0 +1,116 @@
+/**
+ * Dynamic resources: any group/version/resource, or apiVersion + kind, resolved through the API
+ * server's discovery (`/api/v1`, `/apis/{group}/{version}`) to learn its scope and kind. Works for
+ * custom resources created at run time.
+ */
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { KubeApiError, RxInformerError, type KubeObject } from '@rxinformer/core';
+import { sharedKubeTransport, type KubeTransport } from './kubeTransport.ts';
+import { defineResource, type KubeResource } from './resources.ts';
+
+/** What to resolve: a group/version/resource, or an apiVersion and kind. */
+export type ResourceRef =
+  | { group?: string; version: string; resource: string }
+  | { apiVersion: string; kind: string };
+
+/** Discovery found no such resource (unknown group/version, or no resource of that name or kind). */
+export class ResourceNotFoundError extends RxInformerError {
+  /** What was asked for. */
+  readonly ref: ResourceRef;
+
+  constructor(ref: ResourceRef, detail: string, options?: { cause?: unknown }) {
+    super('ResourceNotFound', `no resource ${describeRef(ref)} on the server: ${detail}`, options);
+    this.ref = ref;
+  }
+}
+
+/** The subset of `APIResourceList` discovery reads. */
+interface ApiResourceList {
+  groupVersion?: string;
+  resources?: { name: string; kind: string; namespaced: boolean; verbs?: string[] }[];
+}
+
+/** A discovery client with a per-groupVersion cache, refreshed when a lookup misses. */
+export interface Discovery {
+  /** The descriptor of `ref`; rejects with `ResourceNotFoundError` when the server has none. */
+  resolve<T extends KubeObject = KubernetesObject>(ref: ResourceRef): Promise<KubeResource<T>>;
+  /** Forgets every cached groupVersion. */
+  invalidate(): void;
+}
+
+/**
+ * Creates a discovery client over a transport.
+ *
+ * @example
+ * const discovery = createDiscovery(sharedKubeTransport(kc));
+ * const widgets = await discovery.resolve({ apiVersion: 'example.com/v1', kind: 'Widget' });
+ *
+ * Caveat: a cached answer is refetched only on a miss; a resource whose scope changed (a CRD deleted
+ * and recreated cluster-scoped) needs `invalidate()`.
+ */
+export function createDiscovery(transport: KubeTransport): Discovery {
+  const cache = new Map<string, Promise<ApiResourceList>>();
+  const fetchList = (group: string, version: string): Promise<ApiResourceList> => {
+    const path = group ? `/apis/${encodeURIComponent(group)}/${encodeURIComponent(version)}` : `/api/${encodeURIComponent(version)}`;
+    const p = transport.getJson<ApiResourceList>(path);
+    p.catch(() => cache.delete(`${group}/${version}`));
+    return p;
+  };
+  const lookup = async (group: string, version: string, fresh: boolean): Promise<ApiResourceList> => {
+    const key = `${group}/${version}`;
+    let p = fresh ? undefined : cache.get(key);
+    if (!p) cache.set(key, (p = fetchList(group, version)));
+    return p;
+  };
+  return {
+    async resolve<T extends KubeObject = KubernetesObject>(ref: ResourceRef): Promise<KubeResource<T>> {
+      const { group, version } = groupVersionOf(ref);
+      const find = (list: ApiResourceList) => (list.resources ?? []).find((r) => !r.name.includes('/') && ('kind' in ref ? r.kind === ref.kind : r.name === ref.resource));
+      let found: ReturnType<typeof find>;
+      for (const fresh of [false, true]) {
+        let list: ApiResourceList;
+        try {
+          list = await lookup(group, version, fresh);
+        } catch (e) {
+          if (e instanceof KubeApiError && e.code === 404) {
+            if (!fresh) continue;
+            throw new ResourceNotFoundError(ref, `the server does not serve ${group ? `${group}/` : ''}${version}`, { cause: e });
+          }
+          throw e;
+        }
+        if ((found = find(list))) break;
+      }
+      if (!found) throw new ResourceNotFoundError(ref, `${group ? `${group}/` : ''}${version} has no such ${'kind' in ref ? 'kind' : 'resource'}`);
+      return defineResource<T>({ group, version, resource: found.name, kind: found.kind, namespaced: found.namespaced });
+    },
+    invalidate: () => cache.clear(),
+  };
+}
+
+const discoveries = new WeakMap<KubeTransport, Discovery>();
+
+/**
+ * Resolves `ref` through the discovery of `kc`'s current cluster (cached per KubeConfig).
+ *
+ * @example
+ * const crontabs = await discoverResource(kc, { group: 'stable.example.com', version: 'v1', resource: 'crontabs' });
+ * factory.informerFor(crontabs);
+ */
+export function discoverResource<T extends KubeObject = KubernetesObject>(kc: KubeConfig, ref: ResourceRef): Promise<KubeResource<T>> {
+  const transport = sharedKubeTransport(kc);
+  let discovery = discoveries.get(transport);
+  if (!discovery) discoveries.set(transport, (discovery = createDiscovery(transport)));
+  return discovery.resolve<T>(ref);
+}
+
+function groupVersionOf(ref: ResourceRef): { group: string; version: string } {
+  if ('apiVersion' in ref) {
+    const slash = ref.apiVersion.lastIndexOf('/');
+    return slash < 0 ? { group: '', version: ref.apiVersion } : { group: ref.apiVersion.slice(0, slash), version: ref.apiVersion.slice(slash + 1) };
+  }
+  return { group: ref.group ?? '', version: ref.version };
+}
+
+function describeRef(ref: ResourceRef): string {
+  return 'apiVersion' in ref ? `${ref.apiVersion} ${ref.kind}` : `${ref.group ? `${ref.group}/` : ''}${ref.version} ${ref.resource}`;
+}
