@@ -41,6 +41,17 @@ describe('reflector', () => {
     });
   });
 
+  it('should report the pages and objects listed so far on the status while a paged list runs', () => {
+    setup(({ lw, start, flush }) => {
+      lw.scriptList(of(page([obj('a', '3'), obj('b', '4')], '10', 'tok1')), of(page([obj('c', '5')], '10', 'tok2')), of(page([obj('d', '6')], '10')));
+      const r = start();
+      flush();
+      const progress = statuses(r).filter(([, s]) => s.phase === 'listing').map(([, s]) => s.listProgress);
+      expect(progress).toEqual([{ pages: 0, items: 0 }, { pages: 1, items: 2 }, { pages: 2, items: 3 }]);
+      r.sub.unsubscribe();
+    });
+  });
+
   it('should use RV "0" for the first list when asked, and pass selectors to list and watch', () => {
     setup(({ lw, start, flush }) => {
       lw.scriptList(of(page([], '7')));

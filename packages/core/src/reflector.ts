@@ -128,11 +128,12 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
   const setStatus = (m: ReflectorModel<T>, patch: Partial<ReflectorStatus>): ReflectorModel<T> => {
     const status = { ...m.status, ...patch };
     if (!('backoffMs' in patch) && status.phase !== 'backingOff') delete status.backoffMs;
+    if (status.listProgress === undefined) delete status.listProgress;
     outputs.push({ type: 'status', status });
     return { ...m, status };
   };
   const startList = (m: ReflectorModel<T>, consistent: boolean): StepResult<T> => {
-    let next = setStatus(m, { phase: 'listing', relistCount: m.status.hasSynced ? m.status.relistCount + 1 : m.status.relistCount });
+    let next = setStatus(m, { phase: 'listing', relistCount: m.status.hasSynced ? m.status.relistCount + 1 : m.status.relistCount, listProgress: { pages: 0, items: 0 } });
     if (ctx.options.useStreamingList && !next.streamingRefused) {
       next = { ...next, state: { phase: 'streaming', items: [] } };
       return { model: next, outputs, action: { kind: 'watch', options: streamingOptions(ctx.options), idleMs: ctx.options.idleGraceMs + ctx.options.minWatchTimeoutSeconds * 2000 } };
@@ -157,7 +158,7 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
   const healthy = (m: ReflectorModel<T>): ReflectorModel<T> => ({ ...m, backoff: backoffSuccess(m.backoff, ctx.now) });
   const replace = (m: ReflectorModel<T>, items: T[], rv: string): StepResult<T> => {
     outputs.push({ type: 'replace', items, resourceVersion: rv });
-    const next = setStatus({ ...healthy(m), rv, emptyWatches: 0 }, { lastSyncResourceVersion: rv, hasSynced: true, lastError: undefined });
+    const next = setStatus({ ...healthy(m), rv, emptyWatches: 0 }, { lastSyncResourceVersion: rv, hasSynced: true, lastError: undefined, listProgress: undefined });
     return startWatch(next, rv);
   };
 
@@ -179,7 +180,8 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
       const items = state.items.length === 0 ? page.items : state.items.concat(page.items);
       const token = page.metadata?.continue;
       if (token) {
-        const next = { ...model, state: { ...state, continue: token, listRv, items } };
+        const progress = { pages: (model.status.listProgress?.pages ?? 0) + 1, items: items.length };
+        const next = setStatus({ ...model, state: { ...state, continue: token, listRv, items } }, { listProgress: progress });
         return { model: next, outputs, action: { kind: 'list', options: { ...listOptions(ctx.options, state.consistent), continue: token, resourceVersion: undefined } } };
       }
       return replace(model, items, listRv);

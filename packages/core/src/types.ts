@@ -162,6 +162,8 @@ export interface ReflectorStatus {
   hasSynced: boolean;
   /** When backing off: the delay before the next attempt, in milliseconds. */
   backoffMs?: number;
+  /** While a paged list runs: pages and objects received so far (reset when a list starts). */
+  listProgress?: { pages: number; items: number };
 }
 
 /** An index function: the index values an object is filed under (e.g. its namespace). */
