@@ -1,0 +1,45 @@
+import { describe, expect, it } from '@jest/globals';
+import { LiveOptionsError, parseLiveOptions } from './liveOptions.ts';
+
+describe('parseLiveOptions', () => {
+  it('should default to pods in all namespaces from the simulator, until stopped', () => {
+    expect(parseLiveOptions([])).toEqual({
+      source: { kind: 'simulator', seed: 1, pods: 60, ratePerSecond: 20, faults: true },
+      resource: 'pods', namespace: undefined, labelSelector: undefined, fieldSelector: undefined,
+      durationSeconds: undefined, intervalSeconds: 1, help: false,
+    });
+  });
+
+  it('should read the scope, selectors, duration and simulator options', () => {
+    const o = parseLiveOptions(['--resource', 'apps/v1/deployments', '-n', 'team-a', '-l', 'app=web', '--field-selector', 'metadata.name=x', '--duration', '2.5', '--seed', '7', '--pods', '10', '--rate', '0', '--no-faults']);
+    expect(o).toMatchObject({
+      source: { kind: 'simulator', seed: 7, pods: 10, ratePerSecond: 0, faults: false },
+      resource: 'apps/v1/deployments', namespace: 'team-a', labelSelector: 'app=web', fieldSelector: 'metadata.name=x', durationSeconds: 2.5,
+    });
+  });
+
+  it('should watch a cluster with --kubeconfig, --context or KUBECONFIG', () => {
+    expect(parseLiveOptions(['--kubeconfig', '/tmp/k', '--context', 'prod']).source).toEqual({ kind: 'cluster', kubeconfig: '/tmp/k', context: 'prod' });
+    expect(parseLiveOptions(['--context', 'prod']).source).toEqual({ kind: 'cluster', kubeconfig: undefined, context: 'prod' });
+    expect(parseLiveOptions([], { KUBECONFIG: '/a:/b' }).source).toEqual({ kind: 'cluster', kubeconfig: undefined, context: undefined });
+    expect(parseLiveOptions([], { KUBECONFIG: '' }).source.kind).toBe('simulator');
+  });
+
+  it.each([
+    [['--bogus'], /Unknown option '--bogus'/],
+    [['extra'], /positional/],
+    [['--duration', 'soon'], /--duration must be a number of at least 0.1, got "soon"/],
+    [['--duration', '0'], /--duration must be a number/],
+    [['--pods', '1.5'], /--pods must be an integer/],
+    [['--resource', 'Pods!'], /--resource must be a plural name/],
+    [['--namespace', ''], /--namespace must not be empty/],
+    [['--kubeconfig', '/k', '--rate', '5'], /--rate only applies to the embedded simulator/],
+    [['--resource'], /argument missing/],
+  ])('should reject %j with a clear LiveOptionsError', (argv, message) => {
+    let error: unknown;
+    try { parseLiveOptions(argv as string[]); } catch (e) { error = e; }
+    expect(error).toBeInstanceOf(LiveOptionsError);
+    expect((error as LiveOptionsError).reason).toBe('InvalidOption');
+    expect((error as Error).message).toMatch(message);
+  });
+});

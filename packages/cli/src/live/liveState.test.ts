@@ -1,0 +1,50 @@
+import { describe, expect, it } from '@jest/globals';
+import { TestScheduler } from 'rxjs/testing';
+import type { KubeObject } from '@rxinformer/core';
+import { createLiveState, type LiveEvent } from './liveState.ts';
+
+const pod = (name: string, rv: string, phase = 'Running'): KubeObject => ({ kind: 'Pod', metadata: { name, namespace: 'default', resourceVersion: rv }, status: { phase } } as KubeObject);
+
+describe('createLiveState', () => {
+  it('should record the last event per object, newest first, and count events by type', () => {
+    const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
+    ts.run(() => {
+      const seen: LiveEvent[] = [];
+      const state = createLiveState({ scheduler: ts, onEvent: (e) => seen.push(e) });
+      const h = state.handler;
+      ts.schedule(() => { void h.onAdd!(pod('a', '1'), true); void h.onAdd!(pod('b', '2'), true); }, 0);
+      ts.schedule(() => { const b = pod('b', '3', 'Failed'); void h.onUpdate!(pod('b', '2'), b); }, 100);
+      ts.schedule(() => { const a = pod('a', '1'); void h.onUpdate!(a, a); }, 150); // relist, unchanged
+      ts.schedule(() => { void h.onDelete!(pod('a', '1'), true); }, 200);
+      let rows: string[] = [];
+      ts.schedule(() => { rows = state.rows().map((e) => `${e.type} ${e.key} @${e.at}`); }, 300);
+      ts.flush();
+      expect(rows).toEqual(['DELETED? default/a @200', 'MODIFIED default/b @100']);
+      expect(state.counts).toEqual({ ADDED: 2, MODIFIED: 1, DELETED: 0, 'DELETED?': 1, unchanged: 1 });
+      expect(state.size).toBe(1);
+      expect(seen.map((e) => [e.type, e.initial])).toEqual([['ADDED', true], ['ADDED', true], ['MODIFIED', false], ['DELETED?', false]]);
+      expect(state.rate.total).toBe(4);
+    });
+  });
+
+  it('should keep deleted objects for keepDeletedMs, then drop them, and count a re-add', () => {
+    const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
+    ts.run(() => {
+      const state = createLiveState({ scheduler: ts, keepDeletedMs: 1000 });
+      const h = state.handler;
+      ts.schedule(() => { void h.onAdd!(pod('a', '1'), false); void h.onDelete!(pod('a', '1'), false); }, 0);
+      const sizes: [number, number][] = [];
+      ts.schedule(() => sizes.push([state.rows().length, state.size]), 999);
+      ts.schedule(() => sizes.push([state.rows().length, state.size]), 1001);
+      ts.schedule(() => { void h.onAdd!(pod('a', '5'), false); sizes.push([state.rows().length, state.size]); }, 1100);
+      ts.flush();
+      expect(sizes).toEqual([[1, 0], [0, 0], [1, 1]]);
+    });
+  });
+
+  it('should return at most limit rows', () => {
+    const state = createLiveState();
+    for (let i = 0; i < 10; i++) void state.handler.onAdd!(pod(`p${i}`, String(i)), false);
+    expect(state.rows(3)).toHaveLength(3);
+  });
+});

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { KubeObject } from '@rxinformer/core';
+import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
+
+// The live view (`npm start`) as a user runs it: a child process on Node 22, output piped (not a
+// terminal), against its embedded simulator or a simulator started here through --kubeconfig.
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const node = join(root, 'node_modules/.bin/node');
+const main = join(root, 'packages/cli/src/main.ts');
+const children = new Set<ChildProcess>();
+
+interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+
+/** Starts the CLI; `waitFor(re)` resolves when stdout matches; `exit` resolves with everything it wrote. */
+function startCli(args: string[], env: Record<string, string> = {}) {
+  const { KUBECONFIG: _ignored, ...inherited } = process.env;
+  const child = spawn(node, [main, ...args], { cwd: root, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let stdout = '';
+  let stderr = '';
+  const watchers: { re: RegExp; resolve: () => void }[] = [];
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+    for (const w of watchers.splice(0)) if (w.re.test(stdout)) w.resolve(); else watchers.push(w);
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  const exit = new Promise<Run>((resolve) => child.on('close', (code, signal) => { children.delete(child); resolve({ code, signal, stdout, stderr }); }));
+  const waitFor = (re: RegExp) => new Promise<void>((resolve, reject) => {
+    if (re.test(stdout)) return resolve();
+    watchers.push({ re, resolve });
+    void exit.then((r) => reject(new Error(`exited (${r.code}) before ${re}: ${r.stdout}\n${r.stderr}`)));
+  });
+  return { child, exit, waitFor };
+}
+
+const run = (args: string[], env?: Record<string, string>) => startCli(args, env).exit;
+const eventLines = (out: string, type: string) => out.split('\n').filter((l) => l.startsWith(`${type} `)).map((l) => l.split(/\s+/).slice(0, 4).join(' '));
+
+afterAll(() => { for (const c of children) c.kill('SIGKILL'); });
+
+describe('npm start (packages/cli/src/main.ts)', () => {
+  it('should watch the embedded simulator through churn and a fault, then exit 0 with a summary after --duration, in plain lines', async () => {
+    const r = await run(['--duration', '3', '--pods', '20', '--seed', '3']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const url = /simulator running at (http:\/\/127\.0\.0\.1:\d+)/.exec(r.stdout);
+    expect(url).not.toBeNull();
+    expect(r.stdout).toMatch(/^EVENT\s+NAMESPACE\s+NAME\s+STATUS\s+AGE$/m);
+    expect(r.stdout).toMatch(/^synced: \d+ objects listed in/m); // the churn is already running: about 20
+    const added = eventLines(r.stdout, 'ADDED');
+    expect(added.length).toBeGreaterThanOrEqual(15);
+    expect(added.every((l) => /^ADDED (default|team-a|team-b) web-\d{6} Pending$/.test(l))).toBe(true);
+    expect(eventLines(r.stdout, 'MODIFIED').length).toBeGreaterThan(0);
+    expect(r.stdout).toMatch(/^fault injected: /m);
+    expect(r.stdout).toMatch(/^\[\d+(\.\d)?s\] cached=\d+ \| events\/s=[\d.]+ \| added=\d+ .*\| handler view lag=/m);
+    expect(r.stdout).toMatch(/^stopped \(3s elapsed\)\nsummary: ran [\d.]+s, \d+ objects cached\nevents: ADDED=\d+ MODIFIED=\d+ DELETED=\d+ .*\nrelists=\d+ reflector errors=\d+.* faults injected=1/m);
+    expect(r.stdout).not.toMatch(/\u001b/); // never an escape code when not a terminal
+    const kubeconfig = /kubeconfig: (\S+)/.exec(r.stdout)![1];
+    expect(existsSync(kubeconfig)).toBe(false); // removed on shutdown
+  });
+
+  it('should shut down cleanly on SIGTERM with the summary', async () => {
+    const cli = startCli(['--pods', '5', '--rate', '0', '--no-faults']);
+    await cli.waitFor(/^synced: 5 objects/m);
+    cli.child.kill('SIGTERM');
+    const r = await cli.exit;
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^stopped \(SIGTERM\)\nsummary: ran [\d.]+m?s, 5 objects cached/m);
+  });
+
+  describe('with --kubeconfig against a simulator seeded with known pods', () => {
+    let sim: ApiServer;
+    let dir: string;
+    let kubeconfig: string;
+    const pod = (name: string, app: string): KubeObject => ({ metadata: { name, labels: { app } }, spec: { containers: [{ name: 'c', image: 'x' }] } } as KubeObject);
+    beforeAll(async () => {
+      sim = await startApiServer({ port: 0, namespaces: ['default', 'team-x'] });
+      sim.storage.create('pods', pod('alpha', 'web'), 'default');
+      sim.storage.create('pods', pod('beta', 'db'), 'default');
+      sim.storage.create('pods', pod('gamma', 'web'), 'team-x');
+      dir = mkdtempSync(join(tmpdir(), 'rxinformer-live-test-'));
+      kubeconfig = join(dir, 'kubeconfig');
+      await sim.writeKubeconfig(kubeconfig);
+    });
+    afterAll(async () => {
+      await sim.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('should list the known pods and show live changes, with no simulator of its own', async () => {
+      const cli = startCli(['--kubeconfig', kubeconfig, '--duration', '2']);
+      await cli.waitFor(/^synced: 3 objects/m);
+      sim.storage.create('pods', pod('delta', 'web'), 'team-x');
+      sim.storage.delete('pods', 'default', 'beta', { gracePeriodSeconds: 0 });
+      const r = await cli.exit;
+      expect(r.code).toBe(0);
+      expect(r.stdout).not.toMatch(/simulator running/);
+      expect(r.stdout).toContain(`watching context sim (${sim.url})`);
+      expect(eventLines(r.stdout, 'ADDED').sort()).toEqual(['ADDED default alpha Pending', 'ADDED default beta Pending', 'ADDED team-x delta Pending', 'ADDED team-x gamma Pending']);
+      expect(eventLines(r.stdout, 'DELETED')).toEqual(['DELETED default beta <deleted>']);
+      expect(r.stdout).toMatch(/^summary: ran [\d.]+s, 3 objects cached$/m);
+      expect(r.stdout).toMatch(/^events: ADDED=4 MODIFIED=0 DELETED=1 /m);
+    });
+
+    it('should filter with --namespace and --selector, --field-selector, and read KUBECONFIG', async () => {
+      const [scoped, fields, fromEnv] = await Promise.all([
+        run(['--kubeconfig', kubeconfig, '-n', 'default', '-l', 'app=web', '--duration', '1']),
+        run(['--kubeconfig', kubeconfig, '--field-selector', 'metadata.namespace=team-x', '--duration', '1']),
+        run(['--duration', '1', '--resource', 'namespaces'], { KUBECONFIG: kubeconfig }),
+      ]);
+      expect(scoped.code).toBe(0);
+      expect(scoped.stdout).toContain('watching pods in namespace default (app=web)');
+      expect(eventLines(scoped.stdout, 'ADDED')).toEqual(['ADDED default alpha Pending']);
+      expect(fields.code).toBe(0);
+      expect(eventLines(fields.stdout, 'ADDED').sort()).toEqual(expect.arrayContaining(['ADDED team-x gamma Pending']));
+      expect(eventLines(fields.stdout, 'ADDED').every((l) => l.includes(' team-x '))).toBe(true);
+      expect(fromEnv.code).toBe(0);
+      expect(fromEnv.stdout).toContain('watching namespaces in cluster-scoped');
+      expect(eventLines(fromEnv.stdout, 'ADDED').map((l) => l.split(' ')[1]).sort()).toEqual(['default', 'team-x']);
+    });
+
+    it('should exit 2 with a clear message for an unknown context or resource', async () => {
+      const [context, resource] = await Promise.all([
+        run(['--kubeconfig', kubeconfig, '--context', 'nope']),
+        run(['--kubeconfig', kubeconfig, '--resource', 'example.com/v1/widgets']),
+      ]);
+      expect(context.code).toBe(2);
+      expect(context.stderr).toBe('error: no context "nope" in the kubeconfig (have: sim)\n');
+      expect(resource.code).toBe(2);
+      expect(resource.stderr).toMatch(/^error: no resource example.com\/v1 widgets on the server/);
+    });
+  });
+
+  it('should exit 2 with the message and the usage for invalid options, and 0 for --help', async () => {
+    const [unknown, duration, resource, help] = await Promise.all([
+      run(['--bogus']),
+      run(['--duration', 'soon']),
+      run(['--resource', 'widgets', '--duration', '1']),
+      run(['--help']),
+    ]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^error: Unknown option '--bogus'/);
+    expect(unknown.stderr).toContain('usage: npm start -- [options]');
+    expect(unknown.stdout).toBe('');
+    expect(duration.code).toBe(2);
+    expect(duration.stderr).toMatch(/^error: --duration must be a number of at least 0.1, got "soon"/);
+    expect(resource.code).toBe(2);
+    expect(resource.stderr).toMatch(/^error: unknown resource "widgets"/);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: npm start -- \[options\]/);
+  });
+});
