@@ -3,8 +3,9 @@
  * at a time, awaiting async callbacks, so a slow or failing handler never delays the store or the
  * other handlers (client-go's `processorListener`).
  */
-import { BehaviorSubject, type Observable, type SchedulerLike } from 'rxjs';
+import { BehaviorSubject, Observable, asapScheduler, asyncScheduler, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
+import { validateResyncPeriod } from './resync.ts';
 import type { Delta, KubeObject } from './types.ts';
 
 /** The callbacks of a handler; at least one is required. A returned promise is awaited. */
@@ -76,23 +77,44 @@ export function validateHandler<T extends KubeObject>(handler: EventHandler<T>, 
   const callbacks = (['onAdd', 'onUpdate', 'onDelete'] as const).filter((k) => handler[k] !== undefined);
   if (callbacks.length === 0) throw new InvalidOptionsError('an event handler needs at least one of onAdd, onUpdate, onDelete');
   for (const k of callbacks) if (typeof handler[k] !== 'function') throw new InvalidOptionsError(`${k} must be a function`);
-  const period = options.resyncPeriodMs ?? 0;
-  if (typeof period !== 'number' || !Number.isFinite(period) || period < 0) throw new InvalidOptionsError(`resyncPeriodMs must be >= 0, got ${options.resyncPeriodMs}`);
-  if (period > 0 && period < 1000) throw new InvalidOptionsError(`resyncPeriodMs must be 0 (off) or at least 1000, got ${period}`);
+  if (options === null || typeof options !== 'object') throw new InvalidOptionsError('handler options must be an object');
+  validateResyncPeriod(options.resyncPeriodMs);
+  if (options.name !== undefined && typeof options.name !== 'string') throw new InvalidOptionsError('name must be a string');
   if (options.buffer !== undefined && options.buffer !== 'fifo' && options.buffer !== 'coalesce') throw new InvalidOptionsError(`buffer must be 'fifo' or 'coalesce', got ${String(options.buffer)}`);
 }
 
+/** One notification handed to a handler, as `deliverTo` reports it. */
+export interface Delivery<T extends KubeObject = KubeObject> {
+  /** The handler's name. */
+  handler: string;
+  delta: Delta<T>;
+  /** How long it waited in the buffer, in ms (scheduler time). */
+  lagMs: number;
+  /** True when the callback threw or rejected; `error` holds what it threw. */
+  failed: boolean;
+  error?: unknown;
+}
+
+/** What a `HandlerQueue` reports to its owner. */
+interface QueueHooks<T extends KubeObject> {
+  onError?(e: HandlerError<T>): void;
+  onDelivered?(d: Delivery<T>): void;
+  /** The buffer is empty and no callback is running. */
+  onIdle?(): void;
+}
+
 /**
- * One handler's buffer and delivery loop. The informer pushes deltas with `enqueue`; delivery runs
- * on microtasks, one callback at a time.
- * @internal used by the shared informer.
+ * One handler's buffer and delivery loop. The owner pushes deltas with `enqueue`; delivery starts
+ * on `asapScheduler` (a microtask, or virtual time inside `TestScheduler.run`), one callback at a
+ * time: a returned promise is awaited before the next delta.
+ * @internal used by the shared informer and `deliverTo`.
  */
 export class HandlerQueue<T extends KubeObject> {
   readonly name: string;
   readonly #handler: EventHandler<T>;
   readonly #policy: BufferPolicy;
   readonly #scheduler: SchedulerLike;
-  readonly #onError: (e: HandlerError<T>) => void;
+  readonly #hooks: QueueHooks<T>;
   #entries: (Entry<T> | undefined)[] = [];
   #head = 0;
   /** Index of the last pending entry per key (coalescing only). */
@@ -107,17 +129,22 @@ export class HandlerQueue<T extends KubeObject> {
   readonly synced = new BehaviorSubject(false);
   readonly metrics = new BehaviorSubject<HandlerMetrics>({ depth: 0, lagMs: 0, delivered: 0, errors: 0 });
 
-  constructor(name: string, handler: EventHandler<T>, options: EventHandlerOptions, scheduler: SchedulerLike, onError: (e: HandlerError<T>) => void) {
+  constructor(name: string, handler: EventHandler<T>, options: Pick<EventHandlerOptions, 'buffer'>, scheduler: SchedulerLike, hooks: QueueHooks<T> = {}) {
     this.name = name;
     this.#handler = handler;
     this.#policy = options.buffer ?? 'fifo';
     this.#scheduler = scheduler;
-    this.#onError = onError;
+    this.#hooks = hooks;
   }
 
   /** Notifications waiting. */
   get depth(): number {
     return this.#entries.length - this.#head;
+  }
+
+  /** True when nothing is waiting and no callback is running. */
+  get idle(): boolean {
+    return !this.#running && this.depth === 0;
   }
 
   /** True when a notification for `key` is waiting (resync skips such keys). */
@@ -135,7 +162,6 @@ export class HandlerQueue<T extends KubeObject> {
       const merged = pending && merge(pending.delta, delta);
       if (pending && merged) {
         this.#entries[index!] = { delta: merged, at: pending.at };
-        this.#publish();
         return;
       }
       this.#lastByKey.set(delta.key, this.#entries.length);
@@ -146,7 +172,7 @@ export class HandlerQueue<T extends KubeObject> {
     this.#publish();
     if (!this.#running) {
       this.#running = true;
-      queueMicrotask(() => void this.#drain());
+      asapScheduler.schedule(() => void this.#drain());
     }
   }
 
@@ -157,14 +183,14 @@ export class HandlerQueue<T extends KubeObject> {
     this.#checkSynced();
   }
 
-  /** Stops delivery and drops the buffer. */
+  /** Stops delivery and drops the buffer; a callback already running finishes. */
   remove(): void {
+    if (this.#removed) return;
     this.#removed = true;
     this.#entries = [];
     this.#head = 0;
     this.#lastByKey.clear();
     this.#pendingByKey.clear();
-    this.#publish();
     this.synced.complete();
     this.metrics.complete();
   }
@@ -172,30 +198,34 @@ export class HandlerQueue<T extends KubeObject> {
   async #drain(): Promise<void> {
     while (!this.#removed && this.#head < this.#entries.length) {
       const index = this.#head++;
-      const entry = this.#entries[index];
-      if (entry === undefined) continue;
+      const entry = this.#entries[index]!;
       this.#entries[index] = undefined;
-      const left = (this.#pendingByKey.get(entry.delta.key) ?? 1) - 1;
+      const left = this.#pendingByKey.get(entry.delta.key)! - 1;
       if (left === 0) this.#pendingByKey.delete(entry.delta.key);
       else this.#pendingByKey.set(entry.delta.key, left);
-      this.#publish();
       if (this.#policy === 'coalesce' && this.#lastByKey.get(entry.delta.key) === index) this.#lastByKey.delete(entry.delta.key);
       if (this.#head > 1024 && this.#head * 2 > this.#entries.length) this.#compact();
+      this.#publish();
       const lagMs = this.#scheduler.now() - entry.at;
       let failed = false;
+      let error: unknown;
       try {
         const result = this.#call(entry.delta);
         if (result !== undefined && typeof (result as Promise<void>).then === 'function') await result;
-      } catch (error) {
+      } catch (e) {
         failed = true;
-        this.#onError({ handler: this.name, delta: entry.delta, error });
+        error = e;
       }
       this.#processed++;
+      if (failed) this.#hooks.onError?.({ handler: this.name, delta: entry.delta, error }); // even when removed meanwhile
+      if (this.#removed) break;
       const m = this.metrics.value;
-      if (!this.#removed) this.metrics.next({ depth: this.depth, lagMs, delivered: m.delivered + 1, errors: m.errors + (failed ? 1 : 0) });
+      this.metrics.next({ depth: this.depth, lagMs, delivered: m.delivered + 1, errors: m.errors + (failed ? 1 : 0) });
+      this.#hooks.onDelivered?.(failed ? { handler: this.name, delta: entry.delta, lagMs, failed, error } : { handler: this.name, delta: entry.delta, lagMs, failed });
       this.#checkSynced();
     }
     this.#running = false;
+    if (!this.#removed) this.#hooks.onIdle?.();
   }
 
   #call(delta: Delta<T>): void | Promise<void> {
@@ -208,9 +238,8 @@ export class HandlerQueue<T extends KubeObject> {
   }
 
   #compact(): void {
-    const kept = this.#entries.slice(this.#head);
     const shift = this.#head;
-    this.#entries = kept;
+    this.#entries = this.#entries.slice(shift);
     this.#head = 0;
     for (const [key, i] of this.#lastByKey) this.#lastByKey.set(key, i - shift);
   }
@@ -224,6 +253,51 @@ export class HandlerQueue<T extends KubeObject> {
   #checkSynced(): void {
     if (!this.synced.value && this.#syncMark !== undefined && this.#processed >= this.#syncMark && !this.#removed) this.synced.next(true);
   }
+}
+
+/** Options of `deliverTo`. */
+export interface DeliverToOptions extends Omit<EventHandlerOptions, 'resyncPeriodMs'> {
+  /** The clock of `lagMs`. Default `asyncScheduler`. */
+  scheduler?: SchedulerLike;
+}
+
+/**
+ * Delivers a stream of deltas to a handler through its own buffer, and emits one `Delivery` per
+ * callback finished. The same buffer the shared informer gives each handler, for any delta stream.
+ *
+ * - Callbacks run one at a time: a returned promise is awaited before the next delta.
+ * - The source is never slowed: deltas wait in the buffer (`fifo` or `coalesce`).
+ * - A callback that throws or rejects is a `Delivery` with `failed: true`; delivery goes on.
+ * - Completes when the source has completed and the buffer is drained; a source error is passed
+ *   on at once and drops the buffer. Unsubscribing drops the buffer.
+ *
+ * @example
+ * informer.events$.pipe(deliverTo({ onAdd: (pod) => save(pod) }, { buffer: 'coalesce' }))
+ *   .subscribe((d) => d.failed && console.error(d.delta.key, d.error));
+ */
+export function deliverTo<T extends KubeObject>(handler: EventHandler<T>, options: DeliverToOptions = {}): OperatorFunction<Delta<T>, Delivery<T>> {
+  validateHandler(handler, options);
+  const name = options.name ?? 'handler';
+  const scheduler = options.scheduler ?? asyncScheduler;
+  return (source) => new Observable<Delivery<T>>((subscriber) => {
+    let sourceDone = false;
+    const queue = new HandlerQueue<T>(name, handler, options, scheduler, {
+      onDelivered: (d) => subscriber.next(d),
+      onIdle: () => { if (sourceDone) subscriber.complete(); },
+    });
+    const sub = source.subscribe({
+      next: (delta) => queue.enqueue(delta),
+      error: (err) => subscriber.error(err),
+      complete: () => {
+        sourceDone = true;
+        if (queue.idle) subscriber.complete();
+      },
+    });
+    return () => {
+      sub.unsubscribe();
+      queue.remove();
+    };
+  });
 }
 
 /** Merges a new delta into a pending one for the same key, or returns undefined to keep both. */

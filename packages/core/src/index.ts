@@ -26,9 +26,12 @@ export { PersistentMap, fnv1a } from './persistentMap.ts';
 export type { HashFunc } from './persistentMap.ts';
 
 // Shared informer and handlers
-export { createSharedInformer } from './sharedInformer.ts';
+export { createSharedInformer, InformerShutdownError } from './sharedInformer.ts';
 export type { SharedInformer, SharedInformerOptions } from './sharedInformer.ts';
-export type { BufferPolicy, EventHandler, EventHandlerOptions, HandlerError, HandlerMetrics, HandlerRegistration } from './eventHandler.ts';
+export { deliverTo } from './eventHandler.ts';
+export type { BufferPolicy, DeliverToOptions, Delivery, EventHandler, EventHandlerOptions, HandlerError, HandlerMetrics, HandlerRegistration } from './eventHandler.ts';
+export { MIN_RESYNC_PERIOD_MS, resyncPasses, resyncTicks, syncDeltas, validateResyncPeriod } from './resync.ts';
+export type { ResyncOptions } from './resync.ts';
 
 // Factory
 export { createInformerFactory, FactoryShutdownError } from './informerFactory.ts';

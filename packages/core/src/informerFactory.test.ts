@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { Subject, of } from 'rxjs';
+import { Observable, Subject, of } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from './errors.ts';
 import { FactoryShutdownError, createInformerFactory, type InformerFactory, type InformerScope, type ListerWatcherSource, type ResourceDescriptor } from './informerFactory.ts';
-import type { ListPage, WatchEvent } from './types.ts';
+import type { KubeObject, ListPage, WatchEvent } from './types.ts';
 import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWatcher.ts';
 
 const pods: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
@@ -109,5 +110,77 @@ describe('createInformerFactory', () => {
     factory.start();
     await factory.waitForCacheSync();
     expect(informer.getStore().get('default/a')?.metadata).not.toHaveProperty('managedFields');
+  });
+  it('should cover an informer requested while waitForCacheSync is pending', async () => {
+    const { source, answer } = controllableSource();
+    const factory = make(source);
+    factory.informerFor(pods);
+    factory.start();
+    let synced = false;
+    const waiting = factory.waitForCacheSync().then(() => { synced = true; });
+    factory.informerFor(nodes); // requested while waiting: started at once and waited for
+    answer('pods');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(synced).toBe(false);
+    answer('nodes');
+    await waiting;
+    expect(synced).toBe(true);
+  });
+
+  it('should refuse invalid factory options at the call', () => {
+    const { source } = controllableSource();
+    expect(() => createInformerFactory(source, { resyncPeriodMs: -1 })).toThrow(InvalidOptionsError);
+    expect(() => createInformerFactory(source, { resyncPeriodMs: 999 })).toThrow(InvalidOptionsError);
+    expect(() => createInformerFactory(source, { transform: 'drop' as never })).toThrow('transform must be a function');
+    expect(() => createInformerFactory(source, { namespace: 7 as never })).toThrow(InvalidOptionsError);
+    expect(() => make(source).informerFor(pods, { labelSelector: {} as never })).toThrow(InvalidOptionsError);
+    expect(() => make(source).informerFor({ group: '', version: '', resource: 'pods', namespaced: true })).toThrow(InvalidOptionsError);
+  });
+
+  it('should apply the default resync period, overridden per resource', () => {
+    const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
+    ts.run(({ cold, expectObservable }) => {
+      const source: ListerWatcherSource = () => {
+        const lw = fakeListerWatcher();
+        lw.scriptList(cold<ListPage>('(p|)', { p: page([obj('a', '1')], '5') }));
+        return lw as never;
+      };
+      const factory = make(source, { scheduler: ts, resyncPeriodMs: 2000 });
+      const syncs = new Subject<string>();
+      const onUpdate = (name: string) => (a: KubeObject, b: KubeObject) => { if (a === b) syncs.next(name); };
+      factory.informerFor(pods, { resyncPeriodMs: 1000 }).addEventHandler({ onUpdate: onUpdate('p') });
+      factory.informerFor(nodes).addEventHandler({ onUpdate: onUpdate('n') });
+      expectObservable(syncs).toBe('1s p 999ms (np) 996ms p', { p: 'p', n: 'n' });
+      factory.start();
+      ts.schedule(() => factory.shutdown(), 3500);
+    });
+  });
+
+  it('should leave no watch, timer or subscription after shutdown', async () => {
+    type Proc = { getActiveResourcesInfo(): string[] };
+    const proc = (globalThis as { process?: Proc }).process!;
+    const timers = () => proc.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const baseline = timers();
+    let openWatches = 0;
+    const source: ListerWatcherSource = () => {
+      const lw = fakeListerWatcher();
+      lw.scriptList(of(page([obj('a', '1')], '5')));
+      lw.scriptWatch(new Observable<WatchEvent>(() => { openWatches++; return () => { openWatches--; }; }));
+      return lw as never;
+    };
+    const factory = make(source, { resyncPeriodMs: 1000 }); // real time: resync timers and watch deadlines
+    const informers = [factory.informerFor(pods), factory.informerFor(nodes)];
+    const streams: Observable<unknown>[] = informers.flatMap((i) => [i.store$, i.events$, i.status$]);
+    let open = 0;
+    for (const s of streams) { open++; s.subscribe({ complete: () => { open--; } }); }
+    for (const i of informers) i.addEventHandler({ onAdd: () => {} });
+    factory.start();
+    await factory.waitForCacheSync();
+    expect(openWatches).toBe(2);
+    expect(timers()).toBeGreaterThan(baseline); // the measure sees the informers' timers
+    factory.shutdown();
+    expect(openWatches).toBe(0);
+    expect(timers()).toBeLessThanOrEqual(baseline); // (a timer of an earlier test may have ended meanwhile)
+    expect(open).toBe(0); // every stream completed: no subscriber is kept
   });
 });

@@ -3,8 +3,9 @@
  * requested after `start()` start at once, `waitForCacheSync()` covers every informer requested
  * whenever, and `shutdown()` releases everything.
  */
-import { firstValueFrom, filter, race, map, Subject, type SchedulerLike } from 'rxjs';
+import { firstValueFrom, filter, race, map, Subject, type SchedulerLike, type Subscription } from 'rxjs';
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
+import { validateResyncPeriod } from './resync.ts';
 import { createSharedInformer, type SharedInformer, type SharedInformerOptions } from './sharedInformer.ts';
 import type { KubeObject, ListerWatcher } from './types.ts';
 
@@ -53,13 +54,25 @@ export class FactoryShutdownError extends RxInformerError {
 
 /** A set of shared informers, one per resource and scope. */
 export interface InformerFactory {
-  /** The informer of `resource` in the factory's (or the given) scope, made on first request. */
+  /**
+   * The informer of `resource` in the factory's (or the given) scope, made on first request and
+   * started at once if the factory has started. A later request for the same resource and scope
+   * returns the same informer and ignores its options (the first request's options hold).
+   * Throws `FactoryShutdownError` after `shutdown()`, `InvalidOptionsError` for bad options.
+   */
   informerFor<T extends KubeObject>(resource: ResourceDescriptor<T>, options?: InformerForOptions<T>): SharedInformer<T>;
   /** Starts every informer, and every informer requested from now on. Idempotent; returns at once. */
   start(): void;
-  /** Resolves once every informer requested so far (and any requested while waiting) has synced; rejects on shutdown. */
+  /**
+   * Resolves once every informer requested so far, and any requested while waiting, has synced
+   * (with none requested yet, it waits for the first). Rejects with `FactoryShutdownError` on
+   * `shutdown()`. Safe to call before `start()`; it does not start anything itself.
+   */
   waitForCacheSync(): Promise<void>;
-  /** Stops every informer; pending `waitForCacheSync` calls reject with `FactoryShutdownError`. Idempotent. */
+  /**
+   * Shuts every informer down for good (watches aborted, timers cleared, handlers removed, streams
+   * completed); pending `waitForCacheSync` calls reject with `FactoryShutdownError`. Idempotent.
+   */
   shutdown(): void;
 }
 
@@ -74,6 +87,7 @@ export interface InformerFactory {
  */
 export function createInformerFactory(source: ListerWatcherSource, options: InformerFactoryOptions = {}): InformerFactory {
   if (typeof source !== 'function') throw new InvalidOptionsError('the ListerWatcher source must be a function');
+  validateFactoryOptions(options);
   const informers = new Map<string, SharedInformer<KubeObject>>();
   const requested = new Subject<void>();
   const closed = new Subject<void>();
@@ -82,7 +96,10 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
 
   const informerFor = <T extends KubeObject>(resource: ResourceDescriptor<T>, perInformer: InformerForOptions<T> = {}): SharedInformer<T> => {
     if (stopped) throw new FactoryShutdownError();
-    if (!resource || typeof resource.resource !== 'string' || typeof resource.version !== 'string') throw new InvalidOptionsError('a resource descriptor needs group, version and resource');
+    if (!resource || typeof resource.group !== 'string' || typeof resource.resource !== 'string' || !resource.resource || typeof resource.version !== 'string' || !resource.version) {
+      throw new InvalidOptionsError('a resource descriptor needs string group, version and resource');
+    }
+    validateScope(perInformer ?? {});
     const scope: InformerScope = {
       namespace: resource.namespaced ? perInformer.namespace ?? options.namespace : undefined,
       labelSelector: perInformer.labelSelector ?? options.labelSelector,
@@ -111,9 +128,13 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
     if (informers.size > 0 && allSynced()) return Promise.resolve();
     // Re-check whenever an informer syncs or a new one is requested; reject on shutdown.
     const changes = new Subject<void>();
-    const subs = [...informers.values()].map((i) => i.synced$.subscribe(() => changes.next()));
+    const watched = new Map<SharedInformer<KubeObject>, Subscription>();
+    const watchAll = (): void => {
+      for (const i of informers.values()) if (!watched.has(i)) watched.set(i, i.synced$.subscribe(() => changes.next()));
+    };
+    watchAll();
     const onRequest = requested.subscribe(() => {
-      for (const i of informers.values()) subs.push(i.synced$.subscribe(() => changes.next()));
+      watchAll();
       changes.next();
     });
     return firstValueFrom(race(
@@ -121,7 +142,7 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
       closed.pipe(map(() => { throw new FactoryShutdownError(); })),
     )).finally(() => {
       onRequest.unsubscribe();
-      for (const s of subs) s.unsubscribe();
+      for (const s of watched.values()) s.unsubscribe();
     });
   };
 
@@ -136,10 +157,23 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
     shutdown: () => {
       if (stopped) return;
       stopped = true;
-      for (const i of informers.values()) i.stop();
+      for (const i of informers.values()) i.shutdown();
       closed.next();
       closed.complete();
       requested.complete();
     },
   };
+}
+
+function validateScope(scope: InformerScope): void {
+  if (scope === null || typeof scope !== 'object') throw new InvalidOptionsError('options must be an object');
+  for (const field of ['namespace', 'labelSelector', 'fieldSelector'] as const) {
+    if (scope[field] !== undefined && typeof scope[field] !== 'string') throw new InvalidOptionsError(`${field} must be a string`);
+  }
+}
+
+function validateFactoryOptions(options: InformerFactoryOptions): void {
+  validateScope(options);
+  validateResyncPeriod(options.resyncPeriodMs);
+  if (options.transform !== undefined && typeof options.transform !== 'function') throw new InvalidOptionsError('transform must be a function');
 }

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { Observable, Subject, firstValueFrom, filter, of } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from './errors.ts';
-import { createSharedInformer as create, type SharedInformer } from './sharedInformer.ts';
+import { InformerShutdownError, createSharedInformer as create, type SharedInformer } from './sharedInformer.ts';
 import type { KubeObject, WatchEvent } from './types.ts';
 import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWatcher.ts';
 
@@ -289,5 +289,79 @@ describe('createSharedInformer', () => {
     await settle();
     expect(got).toEqual(['a true', 'b true']); // the cache survives stop and is replayed
     expect(reg.hasSynced()).toBe(true);
+  });
+  it('should not give a handler added in the middle of a batch that batch twice', async () => {
+    const { lw } = setup([obj('a', '1'), obj('b', '2'), obj('c', '3')]);
+    const informer = createSharedInformer(lw);
+    const got: string[] = [];
+    let added = false;
+    // A listener that registers a handler while the informer is still publishing the list's deltas.
+    informer.events$.subscribe(() => {
+      if (added) return;
+      added = true;
+      informer.addEventHandler({ onAdd: (o, initial) => { got.push(`${o.metadata?.name} ${initial}`); } });
+    });
+    informer.start();
+    await settle();
+    expect(got.sort()).toEqual(['a true', 'b true', 'c true']);
+  });
+
+  it('should still deliver what is buffered after stop, so handlers end consistent with the cache', async () => {
+    const { lw, watch } = setup([]);
+    const informer = createSharedInformer(lw);
+    const gate = deferred();
+    const got: string[] = [];
+    informer.addEventHandler({ onAdd: async (o) => { got.push(o.metadata!.name!); if (o.metadata?.name === 'x') await gate.promise; } });
+    informer.start();
+    watch.next({ type: 'ADDED', object: obj('x', '20') });
+    watch.next({ type: 'ADDED', object: obj('y', '21') });
+    informer.stop();
+    watch.next({ type: 'ADDED', object: obj('z', '22') }); // after stop: not applied, not delivered
+    gate.resolve();
+    await until(() => got.length >= 2);
+    await settle();
+    expect(got).toEqual(['x', 'y']);
+    expect(informer.getStore().keys().slice().sort()).toEqual(['default/x', 'default/y']);
+  });
+
+  it('should shut down for good: handlers removed, every stream completed, start and addEventHandler refused', async () => {
+    const { lw, watch } = setup();
+    const informer = createSharedInformer(lw, { resyncPeriodMs: 1000 });
+    const gate = deferred();
+    const got: string[] = [];
+    const reg = informer.addEventHandler({ onAdd: async (o) => { got.push(o.metadata!.name!); await gate.promise; } });
+    const completed: string[] = [];
+    const track = (name: string, o: Observable<unknown>) => o.subscribe({ complete: () => completed.push(name) });
+    track('store$', informer.store$); track('events$', informer.events$); track('synced$', informer.synced$); track('status$', informer.status$);
+    track('handlerErrors$', informer.handlerErrors$); track('storeErrors$', informer.storeErrors$);
+    track('handler synced$', reg.synced$); track('handler metrics$', reg.metrics$);
+    informer.start();
+    watch.next({ type: 'ADDED', object: obj('c', '20') });
+    await settle();
+    expect(got).toEqual(['a']); // b and c wait behind a
+    informer.shutdown();
+    informer.shutdown(); // idempotent
+    informer.stop(); // a no-op now
+    gate.resolve();
+    await settle();
+    expect(got).toEqual(['a']); // the buffer was dropped
+    expect(completed.sort()).toEqual(['events$', 'handler metrics$', 'handler synced$', 'handlerErrors$', 'status$', 'store$', 'storeErrors$', 'synced$']);
+    expect(informer.isRunning()).toBe(false);
+    expect(informer.getStore().size).toBe(3); // the last snapshot stays readable
+    expect(() => informer.start()).toThrow(InformerShutdownError);
+    expect(() => informer.addEventHandler({ onAdd: () => {} })).toThrow(InformerShutdownError);
+    reg.remove(); // removing after shutdown is a no-op
+  });
+
+  it('should refuse unknown modes and error policies, bad indexers, key functions, transforms, schedulers and names', () => {
+    const { lw } = setup();
+    expect(() => createSharedInformer(lw, { mode: 'auto' as never })).toThrow(InvalidOptionsError);
+    expect(() => createSharedInformer(lw, { handlerErrors: 'ignore' as never })).toThrow(InvalidOptionsError);
+    expect(() => createSharedInformer(lw, { indexers: { byApp: 'app' as never } })).toThrow(InvalidOptionsError);
+    expect(() => createSharedInformer(lw, { keyFunc: 'name' as never })).toThrow('keyFunc must be a function');
+    expect(() => createSharedInformer(lw, { transform: {} as never })).toThrow(InvalidOptionsError);
+    expect(() => createSharedInformer(lw, { scheduler: {} as never })).toThrow(InvalidOptionsError);
+    expect(() => createSharedInformer({ list: () => of() } as never)).toThrow('a ListerWatcher needs list() and watch()');
+    expect(() => createSharedInformer(lw).addEventHandler({ onAdd: () => {} }, { name: 3 as never })).toThrow(InvalidOptionsError);
   });
 });

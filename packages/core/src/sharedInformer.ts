@@ -3,19 +3,23 @@
  * consumers (client-go's `SharedIndexInformer`). The store is updated before any handler hears of
  * a change; each handler has its own buffer.
  */
-import { BehaviorSubject, EMPTY, Observable, Subject, asyncScheduler, distinctUntilChanged, filter, interval, switchMap, type SchedulerLike, type Subscription } from 'rxjs';
+import { BehaviorSubject, Observable, Subject, asyncScheduler, distinctUntilChanged, type SchedulerLike, type Subscription } from 'rxjs';
 import { createDeltaReducer, initialDeltaState, type DeltaStoreOptions, type DeltaStoreState } from './deltaStore.ts';
-import { InvalidOptionsError } from './errors.ts';
+import { InvalidOptionsError, RxInformerError } from './errors.ts';
 import { HandlerQueue, validateHandler, type EventHandler, type EventHandlerOptions, type HandlerError, type HandlerRegistration } from './eventHandler.ts';
 import type { StoreSnapshot } from './indexer.ts';
 import { reflector, type ReflectorOptions } from './reflector.ts';
+import { resyncPasses, validateResyncPeriod } from './resync.ts';
 import type { Delta, KubeObject, ListerWatcher, ReflectorStatus } from './types.ts';
 
 /** Options of `createSharedInformer`. */
 export interface SharedInformerOptions<T extends KubeObject> extends DeltaStoreOptions<T> {
   /** Options of the underlying reflector (page size, selectors, backoff…). Default: its defaults. */
   reflector?: Omit<ReflectorOptions, 'scheduler'>;
-  /** Default resync period of handlers that do not set their own, in ms (0 = off, else >= 1000). Default 0. */
+  /**
+   * Default resync period of handlers that do not set their own, in ms (0 = off, else >= 1000);
+   * also the period of the `Sync` deltas on `events$`. Default 0.
+   */
   resyncPeriodMs?: number;
   /**
    * `imperative` (default): `start()` / `stop()` run the watch. `refCount`: the watch runs while
@@ -36,7 +40,11 @@ export interface SharedInformerOptions<T extends KubeObject> extends DeltaStoreO
 export interface SharedInformer<T extends KubeObject> {
   /** The latest snapshot, replayed to new subscribers. */
   readonly store$: Observable<StoreSnapshot<T>>;
-  /** Every delta, hot, after the store has been updated; each carries the snapshot it produced. */
+  /**
+   * Every delta, hot, after the store has been updated; each carries the snapshot it produced.
+   * With the informer's `resyncPeriodMs` set, also a `Sync` delta per cached object every period
+   * (computed only while `events$` has subscribers). No replay: use `store$` for the current state.
+   */
   readonly events$: Observable<Delta<T>>;
   /** `false` until the first complete list has been applied, then `true`. */
   readonly synced$: Observable<boolean>;
@@ -56,15 +64,41 @@ export interface SharedInformer<T extends KubeObject> {
   isRunning(): boolean;
   /** Starts listing and watching. Idempotent; returns at once. */
   start(): void;
-  /** Stops the watch, the timers and delivery. Idempotent; a stopped informer can be started again. */
+  /**
+   * Stops the watch (aborting its request) and the resync timers. Idempotent. The cache and the
+   * handlers stay: notifications already buffered are still delivered, so each handler ends
+   * consistent with the cache; `start()` again resumes with a relist.
+   */
   stop(): void;
+  /**
+   * Stops for good: `stop()`, removes every handler (dropping their buffers), and completes every
+   * stream (`store$`, `events$`, `synced$`, `status$`, error streams, each handler's `synced$`
+   * and `metrics$`). Idempotent. Afterwards `start()` and `addEventHandler()` throw
+   * `InformerShutdownError`; `stop()` and reads of the last store still work.
+   */
+  shutdown(): void;
   /**
    * Registers a handler. Before the informer has synced, the handler receives the initial list as
    * adds with `isInInitialList: true`; after, it first receives the current store that way, then
    * live events, with no gap and no duplicate. Throws `InvalidOptionsError` for a handler without
    * callbacks or invalid options.
+   *
+   * Deltas map to callbacks as follows: `Added` → `onAdd(obj, isInInitialList)`; `Updated` →
+   * `onUpdate(old, new)`; `Replaced` (a relist found the object unchanged) and `Sync` (resync) →
+   * `onUpdate(obj, obj)` with the same instance twice, as client-go does; `Deleted` →
+   * `onDelete(obj, finalStateUnknown)`.
+   *
+   * A handler added to a stopped (not shut down) informer is registered: it receives the cache it
+   * holds at once (if it has synced before) and live events once the informer starts.
    */
   addEventHandler(handler: EventHandler<T>, options?: EventHandlerOptions): HandlerRegistration;
+}
+
+/** The informer was shut down: it starts no more and takes no more handlers. */
+export class InformerShutdownError extends RxInformerError {
+  constructor(what: string) {
+    super('InformerShutdown', `${what}: the informer was shut down`);
+  }
 }
 
 /**
@@ -79,11 +113,10 @@ export interface SharedInformer<T extends KubeObject> {
  * the event being handled.
  */
 export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>, options: SharedInformerOptions<T> = {}): SharedInformer<T> {
+  validateInformerOptions(lw, options);
   const scheduler = options.scheduler ?? asyncScheduler;
-  const defaultResync = options.resyncPeriodMs ?? 0;
-  if (!Number.isFinite(defaultResync) || defaultResync < 0 || (defaultResync > 0 && defaultResync < 1000)) {
-    throw new InvalidOptionsError(`resyncPeriodMs must be 0 (off) or at least 1000, got ${options.resyncPeriodMs}`);
-  }
+  const defaultResync = validateResyncPeriod(options.resyncPeriodMs);
+  if (options.handlerErrors !== undefined && options.handlerErrors !== 'report' && options.handlerErrors !== 'throw') throw new InvalidOptionsError(`handlerErrors must be 'report' or 'throw'`);
   if (options.mode !== undefined && options.mode !== 'imperative' && options.mode !== 'refCount') throw new InvalidOptionsError(`mode must be 'imperative' or 'refCount'`);
   const source = reflector(lw, { ...options.reflector, scheduler }); // validates reflector options now
   const reducer = createDeltaReducer<T>(options);
@@ -99,23 +132,29 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
   const running$ = new BehaviorSubject(false);
   let consumers = 0;
   let handlerCount = 0;
+  let isShutdown = false;
+  const registrations = new Set<HandlerRegistration>();
 
   const apply = (next: DeltaStoreState<T>): void => {
     const first = !state.synced && next.synced;
     state = next;
+    // A handler added by a listener in the middle of this batch replays the batch's final store:
+    // it must not also receive the rest of the batch.
+    const targets = [...handlers];
     if (next.store !== store.value) store.next(next.store); // the store first…
     for (const error of next.errors) storeErrors.next(error);
     for (const delta of next.deltas) {
       events.next(delta); // …then everyone who listens
-      for (const h of handlers) h.enqueue(delta);
+      for (const h of targets) h.enqueue(delta);
     }
     if (first) {
-      for (const h of handlers) h.markInitialListEnd();
+      for (const h of targets) h.markInitialListEnd();
       synced.next(true);
     }
   };
 
   const start = (): void => {
+    if (isShutdown) throw new InformerShutdownError('start()');
     if (running) return;
     running = source.subscribe((event) => {
       if (event.type === 'status') status.next(event.status);
@@ -130,7 +169,7 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
     running$.next(false);
     status.next({ ...status.value, phase: 'stopped' });
   };
-  const acquire = (): void => { if (options.mode === 'refCount' && consumers++ === 0) start(); };
+  const acquire = (): void => { if (options.mode === 'refCount' && consumers++ === 0 && !isShutdown) start(); };
   const release = (): void => { if (options.mode === 'refCount' && --consumers === 0) stop(); };
   const counted = <R>(inner: Observable<R>): Observable<R> => new Observable<R>((subscriber) => {
     acquire();
@@ -143,10 +182,19 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
     handlerErrors.next(e);
   };
 
+  // events$ carries Sync deltas at the informer's own period, computed only for actual listeners.
+  const eventsResync = resyncPasses<T>({
+    periodMs: defaultResync,
+    running$,
+    scheduler,
+    snapshot: () => (state.synced && events.observed ? state.store : undefined),
+  }).subscribe((deltas) => { for (const d of deltas) events.next(d); });
+
   const addEventHandler = (handler: EventHandler<T>, handlerOptions: EventHandlerOptions = {}): HandlerRegistration => {
     validateHandler(handler, handlerOptions);
+    if (isShutdown) throw new InformerShutdownError('addEventHandler()');
     const name = handlerOptions.name ?? `handler-${++handlerCount}`;
-    const queue = new HandlerQueue<T>(name, handler, handlerOptions, scheduler, onHandlerError);
+    const queue = new HandlerQueue<T>(name, handler, handlerOptions, scheduler, { onError: onHandlerError });
     // Replay and subscription happen in one synchronous step: no live delta can fall in between.
     if (state.synced) {
       const snapshot = state.store;
@@ -155,23 +203,18 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
     }
     handlers.add(queue);
     const period = handlerOptions.resyncPeriodMs ?? defaultResync;
-    const resync = period > 0
-      ? running$.pipe(
-          distinctUntilChanged(),
-          switchMap((on) => (on ? interval(period, scheduler) : EMPTY)), // resync timers run only while the informer does
-          filter(() => state.synced),
-        ).subscribe(() => {
-          const snapshot = state.store;
-          for (const key of snapshot.keys()) {
-            if (queue.hasPending(key)) continue; // never re-deliver a stale object ahead of its change
-            const object = snapshot.get(key)!;
-            queue.enqueue({ type: 'Sync', key, object, oldObject: object, store: snapshot });
-          }
-        })
-      : undefined;
+    // Resync timers run only while the informer does; a key with a change still waiting in this
+    // handler's buffer is skipped, so the handler never hears a stale object ahead of its change.
+    const resync = resyncPasses<T>({
+      periodMs: period,
+      running$,
+      scheduler,
+      snapshot: () => (state.synced ? state.store : undefined),
+      isPending: (key) => queue.hasPending(key),
+    }).subscribe((deltas) => { for (const d of deltas) queue.enqueue(d); });
     acquire();
     let removed = false;
-    return {
+    const registration: HandlerRegistration = {
       name,
       hasSynced: () => queue.synced.value,
       synced$: queue.synced.pipe(distinctUntilChanged()),
@@ -179,12 +222,25 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
       remove: () => {
         if (removed) return;
         removed = true;
-        resync?.unsubscribe();
+        resync.unsubscribe();
         handlers.delete(queue);
+        registrations.delete(registration);
         queue.remove();
         release();
       },
     };
+    registrations.add(registration);
+    return registration;
+  };
+
+  const shutdown = (): void => {
+    if (isShutdown) return;
+    isShutdown = true;
+    stop();
+    for (const r of [...registrations]) r.remove();
+    eventsResync.unsubscribe();
+    running$.complete();
+    for (const s of [store, events, synced, status, storeErrors, handlerErrors] as Subject<unknown>[]) s.complete();
   };
 
   return {
@@ -200,6 +256,20 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
     isRunning: () => running !== undefined,
     start,
     stop,
+    shutdown,
     addEventHandler,
   };
+}
+
+function validateInformerOptions<T extends KubeObject>(lw: ListerWatcher<T>, options: SharedInformerOptions<T>): void {
+  if (lw === null || typeof lw !== 'object' || typeof lw.list !== 'function' || typeof lw.watch !== 'function') {
+    throw new InvalidOptionsError('a ListerWatcher needs list() and watch()');
+  }
+  if (options === null || typeof options !== 'object') throw new InvalidOptionsError('options must be an object');
+  if (options.indexers !== undefined && (options.indexers === null || typeof options.indexers !== 'object')) throw new InvalidOptionsError('indexers must be an object of index functions');
+  for (const field of ['keyFunc', 'transform'] as const) {
+    if (options[field] !== undefined && typeof options[field] !== 'function') throw new InvalidOptionsError(`${field} must be a function`);
+  }
+  const s = options.scheduler;
+  if (s !== undefined && (s === null || typeof s.now !== 'function' || typeof s.schedule !== 'function')) throw new InvalidOptionsError('scheduler must be an RxJS scheduler');
 }

@@ -1,0 +1,171 @@
+import { describe, expect, it } from '@jest/globals';
+import { Subject, map, type SchedulerLike } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { InvalidOptionsError } from './errors.ts';
+import { deliverTo, type Delivery, type EventHandler } from './eventHandler.ts';
+import { createStore } from './indexer.ts';
+import type { Delta, DeltaType, KubeObject } from './types.ts';
+
+const testScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+const pod = (name: string, rv: string): KubeObject => ({ metadata: { namespace: 'default', name, uid: `uid-${name}`, resourceVersion: rv } });
+const store = createStore<KubeObject>();
+/** A delta of `name` at resource version `rv`; updates carry the previous version `old`. */
+function delta(type: DeltaType, name: string, rv: string, old?: string): Delta<KubeObject> {
+  const object = pod(name, rv);
+  return { type, key: `default/${name}`, object, oldObject: old ? pod(name, old) : type === 'Sync' || type === 'Replaced' ? object : undefined, store };
+}
+/** A handler that records each call as `add x@1`, `update x 1->2`, `sync x@2`, `delete x@3`. */
+function recorder(calls: string[] = []): EventHandler<KubeObject> & { calls: string[] } {
+  const v = (o: KubeObject) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`;
+  return {
+    calls,
+    onAdd: (o, initial) => { calls.push(`add ${v(o)}${initial ? ' initial' : ''}`); },
+    onUpdate: (a, b) => { calls.push(a === b ? `sync ${v(b)}` : `update ${v(b)} from ${a.metadata?.resourceVersion}`); },
+    onDelete: (o, unknown) => { calls.push(`delete ${v(o)}${unknown ? ' tombstone' : ''}`); },
+  };
+}
+const describeDelivery = (d: Delivery<KubeObject>) => `${d.delta.type} ${d.delta.object.metadata?.name}${d.failed ? ` failed: ${(d.error as Error).message}` : ''}`;
+const deferred = () => { let resolve!: () => void; const promise = new Promise<void>((r) => { resolve = r; }); return { promise, resolve }; };
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+describe('deliverTo', () => {
+  it('should deliver every delta in order (fifo) and complete once the buffer is drained', () => {
+    testScheduler().run(({ cold, expectObservable, flush }) => {
+      const h = recorder();
+      const source = cold('a-b-(cd)|', { a: delta('Added', 'x', '1'), b: delta('Updated', 'x', '2', '1'), c: delta('Sync', 'x', '2'), d: delta('Deleted', 'x', '3') });
+      expectObservable(source.pipe(deliverTo(h), map(describeDelivery))).toBe('a-b-(cd)|', { a: 'Added x', b: 'Updated x', c: 'Sync x', d: 'Deleted x' });
+      flush();
+      expect(h.calls).toEqual(['add x@1', 'update x@2 from 1', 'sync x@2', 'delete x@3']);
+    });
+  });
+
+  it('should map deltas to callbacks: Replaced and Sync as updates with old === new, tombstones flagged', () => {
+    testScheduler().run(({ cold, flush }) => {
+      const h = recorder();
+      const tomb = { ...delta('Deleted', 'y', '4'), finalStateUnknown: true };
+      const initial = { ...delta('Added', 'y', '1'), isInInitialList: true };
+      cold('(abc|)', { a: initial, b: delta('Replaced', 'y', '1'), c: tomb }).pipe(deliverTo(h)).subscribe();
+      flush();
+      expect(h.calls).toEqual(['add y@1 initial', 'sync y@1', 'delete y@4 tombstone']);
+    });
+  });
+
+  it('should keep only the newest pending notification per key when coalescing, with the oldest old object', () => {
+    testScheduler().run(({ cold, expectObservable, flush }) => {
+      const h = recorder();
+      // One synchronous burst: everything is pending before the first delivery.
+      const burst = cold('(abcdefg|)', {
+        a: delta('Updated', 'x', '2', '1'),
+        b: delta('Added', 'y', '5'),
+        c: delta('Updated', 'x', '3', '2'),
+        d: delta('Updated', 'y', '6', '5'), // folds into y's pending add
+        e: delta('Sync', 'x', '3'), // a resync does not turn a pending update into a sync
+        f: delta('Deleted', 'z', '9'),
+        g: delta('Added', 'z', '10'), // delete then add stays two
+      });
+      expectObservable(burst.pipe(deliverTo(h, { buffer: 'coalesce' }), map(describeDelivery)))
+        .toBe('(xyzw|)', { x: 'Updated x', y: 'Added y', z: 'Deleted z', w: 'Added z' });
+      flush();
+      expect(h.calls).toEqual(['update x@3 from 1', 'add y@6', 'delete z@9', 'add z@10']);
+    });
+  });
+
+  it('should never drop a delete when coalescing: a pending add or update folds into it', () => {
+    testScheduler().run(({ cold, flush }) => {
+      const h = recorder();
+      cold('(abcd|)', { a: delta('Added', 'x', '1'), b: delta('Updated', 'x', '2', '1'), c: delta('Deleted', 'x', '3'), d: delta('Updated', 'x', '4', '3') }).pipe(deliverTo(h, { buffer: 'coalesce' })).subscribe();
+      flush();
+      expect(h.calls).toEqual(['delete x@3', 'update x@4 from 3']);
+    });
+  });
+
+  it('should deliver everything when not coalescing, even in one burst', () => {
+    testScheduler().run(({ cold, flush }) => {
+      const h = recorder();
+      cold('(abc|)', { a: delta('Added', 'x', '1'), b: delta('Updated', 'x', '2', '1'), c: delta('Updated', 'x', '3', '2') }).pipe(deliverTo(h)).subscribe();
+      flush();
+      expect(h.calls).toEqual(['add x@1', 'update x@2 from 1', 'update x@3 from 2']);
+    });
+  });
+
+  it('should report a throwing callback as a failed delivery and go on with the next delta', () => {
+    testScheduler().run(({ cold, expectObservable }) => {
+      const handler: EventHandler<KubeObject> = { onAdd: (o) => { if (o.metadata?.name === 'b') throw new Error('boom'); } };
+      const source = cold('a-b-c|', { a: delta('Added', 'a', '1'), b: delta('Added', 'b', '2'), c: delta('Added', 'c', '3') });
+      expectObservable(source.pipe(deliverTo(handler), map(describeDelivery))).toBe('a-b-c|', { a: 'Added a', b: 'Added b failed: boom', c: 'Added c' });
+    });
+  });
+
+  it('should pass a source error on at once and stop delivering', () => {
+    testScheduler().run(({ cold, expectObservable, flush }) => {
+      const h = recorder();
+      expectObservable(cold('a-#', { a: delta('Added', 'a', '1') }).pipe(deliverTo(h), map(describeDelivery))).toBe('a-#', { a: 'Added a' });
+      flush();
+      expect(h.calls).toEqual(['add a@1']);
+    });
+  });
+
+  it('should await async callbacks: one delta at a time, in order, and a rejection does not stop it', async () => {
+    let active = 0;
+    let maxActive = 0;
+    const order: string[] = [];
+    const handler: EventHandler<KubeObject> = {
+      onAdd: async (o) => {
+        active++;
+        maxActive = Math.max(maxActive, active);
+        await settle();
+        order.push(o.metadata!.name!);
+        active--;
+        if (o.metadata?.name === 'b') throw new Error('rejected');
+      },
+    };
+    const source = new Subject<Delta<KubeObject>>();
+    const deliveries: string[] = [];
+    const done = new Promise<void>((resolve) => source.pipe(deliverTo(handler)).subscribe({ next: (d) => deliveries.push(describeDelivery(d)), complete: resolve }));
+    for (const n of ['a', 'b', 'c']) source.next(delta('Added', n, '1'));
+    source.complete(); // completes only after the buffer is drained
+    await done;
+    expect(order).toEqual(['a', 'b', 'c']);
+    expect(maxActive).toBe(1);
+    expect(deliveries).toEqual(['Added a', 'Added b failed: rejected', 'Added c']);
+  });
+
+  it('should measure how long each delta waited in the buffer on the given clock', async () => {
+    let now = 0;
+    const clock = { now: () => now } as SchedulerLike;
+    const gate = deferred();
+    const source = new Subject<Delta<KubeObject>>();
+    const lags: number[] = [];
+    const sub = source.pipe(deliverTo({ onAdd: (o) => (o.metadata?.name === 'a' ? gate.promise : undefined) }, { scheduler: clock })).subscribe((d) => lags.push(d.lagMs));
+    source.next(delta('Added', 'a', '1')); // enqueued at 0
+    source.next(delta('Added', 'b', '1')); // enqueued at 0, waits behind a
+    await settle();
+    now = 250;
+    gate.resolve();
+    await settle();
+    expect(lags).toEqual([0, 250]);
+    sub.unsubscribe();
+  });
+
+  it('should drop the buffer on unsubscribe', async () => {
+    const gate = deferred();
+    const h = recorder();
+    const slow = { ...h, onAdd: async (o: KubeObject, i: boolean) => { h.onAdd!(o, i); await gate.promise; } };
+    const source = new Subject<Delta<KubeObject>>();
+    const sub = source.pipe(deliverTo(slow)).subscribe();
+    source.next(delta('Added', 'a', '1'));
+    source.next(delta('Added', 'b', '1'));
+    await settle();
+    sub.unsubscribe();
+    gate.resolve();
+    await settle();
+    expect(h.calls).toEqual(['add a@1']);
+  });
+
+  it('should refuse a handler without callbacks, a callback that is not a function and an unknown buffer policy', () => {
+    expect(() => deliverTo({})).toThrow(InvalidOptionsError);
+    expect(() => deliverTo({ onUpdate: 1 as never })).toThrow('onUpdate must be a function');
+    expect(() => deliverTo({ onAdd: () => {} }, { buffer: 'lifo' as never })).toThrow(InvalidOptionsError);
+    expect(() => deliverTo(null as never)).toThrow(InvalidOptionsError);
+  });
+});

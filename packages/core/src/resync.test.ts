@@ -1,0 +1,103 @@
+import { describe, expect, it } from '@jest/globals';
+import { map, merge } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { InvalidOptionsError } from './errors.ts';
+import { createStore } from './indexer.ts';
+import { resyncPasses, resyncTicks, syncDeltas, validateResyncPeriod } from './resync.ts';
+import type { KubeObject } from './types.ts';
+
+const testScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+const pod = (name: string, rv = '1'): KubeObject => ({ metadata: { namespace: 'default', name, uid: `uid-${name}`, resourceVersion: rv } });
+const storeOf = (...names: string[]) => names.reduce((s, n) => s.set(`default/${n}`, pod(n)), createStore<KubeObject>());
+
+describe('validateResyncPeriod', () => {
+  it('should accept 0, undefined and periods of at least one second', () => {
+    expect(validateResyncPeriod(undefined)).toBe(0);
+    expect(validateResyncPeriod(0)).toBe(0);
+    expect(validateResyncPeriod(1000)).toBe(1000);
+  });
+
+  it('should refuse negative, sub-second, non-finite and non-number periods with InvalidOptionsError', () => {
+    for (const bad of [-1, 1, 999, Number.NaN, Number.POSITIVE_INFINITY, '1000']) {
+      expect(() => validateResyncPeriod(bad, 'resync')).toThrow(InvalidOptionsError);
+    }
+    expect(() => validateResyncPeriod(500, 'resync')).toThrow('resync must be 0 (off) or at least 1000, got 500');
+  });
+});
+
+describe('resyncTicks', () => {
+  it('should tick each period only while the informer runs, restarting the period on each start', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      // running from 0, stopped at 2500 ms, started again at 4000 ms
+      const running$ = hot('t 2499ms f 1499ms t', { t: true, f: false });
+      const ticks = resyncTicks(1000, running$);
+      expectObservable(ticks, '^ 7000ms !').toBe('1000ms a 999ms b 2999ms c 999ms d 999ms e', { a: 0, b: 1, c: 0, d: 1, e: 2 });
+    });
+  });
+
+  it('should make each handler due on its own period (10 s and 25 s)', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      const running$ = hot('t', { t: true });
+      const due = merge(
+        resyncTicks(10_000, running$).pipe(map(() => 'a')),
+        resyncTicks(25_000, running$).pipe(map(() => 'b')),
+      );
+      expectObservable(due, '^ 50001ms !').toBe('10s a 9999ms a 4999ms b 4999ms a 9999ms a 9999ms (ab)');
+    });
+  });
+
+  it('should ignore a repeated running value and emit nothing when off', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      const running$ = hot('t 1499ms t', { t: true }); // a second `true` does not restart the period
+      expectObservable(resyncTicks(1000, running$), '^ 2500ms !').toBe('1s a 999ms b', { a: 0, b: 1 });
+      expectObservable(resyncTicks(0, running$)).toBe('|');
+    });
+  });
+});
+
+describe('syncDeltas', () => {
+  it('should re-deliver every cached object as Sync with old === new, from the snapshot', () => {
+    const store = storeOf('a', 'b');
+    const deltas = syncDeltas(store);
+    expect(deltas.map((d) => d.key).sort()).toEqual(['default/a', 'default/b']);
+    for (const d of deltas) {
+      expect(d.type).toBe('Sync');
+      expect(d.object).toBe(store.get(d.key));
+      expect(d.oldObject).toBe(d.object);
+      expect(d.store).toBe(store);
+    }
+  });
+
+  it('should skip keys with a pending change', () => {
+    expect(syncDeltas(storeOf('a', 'b', 'c'), (k) => k === 'default/b').map((d) => d.key).sort()).toEqual(['default/a', 'default/c']);
+  });
+});
+
+describe('resyncPasses', () => {
+  it('should emit a pass per due tick from the store at that tick, never before the first list, never empty', () => {
+    testScheduler().run(({ hot, expectObservable, flush }) => {
+      const running$ = hot('t', { t: true });
+      let current: ReturnType<typeof storeOf> | undefined; // not synced yet
+      const passes = resyncPasses({ periodMs: 1000, running$, snapshot: () => current }).pipe(
+        map((deltas) => deltas.map((d) => `${d.key}@${d.object.metadata?.resourceVersion}`).sort().join(',')),
+      );
+      // 1 s: not synced → nothing; 2 s: empty store → nothing; 3 s: a; 4 s: a and the new b
+      hot('1500ms x 999ms y 999ms z').subscribe((v) => {
+        if (v === 'x') current = createStore<KubeObject>();
+        if (v === 'y') current = storeOf('a');
+        if (v === 'z') current = current!.set('default/b', pod('b', '7'));
+      });
+      expectObservable(passes, '^ 4500ms !').toBe('3s a 999ms b', { a: 'default/a@1', b: 'default/a@1,default/b@7' });
+      flush();
+    });
+  });
+
+  it('should skip pending keys in each pass', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      const store = storeOf('a', 'b');
+      const pending = new Set(['default/a']);
+      const passes = resyncPasses({ periodMs: 1000, running$: hot('t', { t: true }), snapshot: () => store, isPending: (k) => pending.has(k) });
+      expectObservable(passes.pipe(map((ds) => ds.map((d) => d.key).join())), '^ 1500ms !').toBe('1s a', { a: 'default/b' });
+    });
+  });
+});
