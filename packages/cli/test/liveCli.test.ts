@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -125,11 +125,19 @@ describe('npm start (packages/cli/src/main.ts)', () => {
       expect(eventLines(fromEnv.stdout, 'ADDED').map((l) => l.split(' ')[1]).sort()).toEqual(['default', 'team-x']);
     });
 
-    it('should exit 2 with a clear message for an unknown context or resource', async () => {
-      const [context, resource] = await Promise.all([
+    it('should exit 2 with a clear message for an unknown context or resource, or an unusable kubeconfig', async () => {
+      const empty = join(dir, 'empty');
+      writeFileSync(empty, 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
+      const [context, resource, unusable, missing] = await Promise.all([
         run(['--kubeconfig', kubeconfig, '--context', 'nope']),
         run(['--kubeconfig', kubeconfig, '--resource', 'example.com/v1/widgets']),
+        run(['--kubeconfig', empty]),
+        run(['--kubeconfig', join(dir, 'missing')]),
       ]);
+      expect(unusable.code).toBe(2);
+      expect(unusable.stderr).toBe(`error: the kubeconfig ${empty} has no current context with a cluster\n`);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/^error: cannot load the kubeconfig .*missing: ENOENT/);
       expect(context.code).toBe(2);
       expect(context.stderr).toBe('error: no context "nope" in the kubeconfig (have: sim)\n');
       expect(resource.code).toBe(2);

@@ -50,6 +50,7 @@ async function kubeConfigFor(source: Extract<LiveOptions['source'], { kind: 'clu
     if (!kc.getContextObject(source.context)) throw new LiveOptionsError(`no context "${source.context}" in the kubeconfig (have: ${kc.getContexts().map((c) => c.name).join(', ') || 'none'})`);
     kc.setCurrentContext(source.context);
   }
+  if (!kc.getCurrentCluster()) throw new LiveOptionsError(`the kubeconfig${source.kubeconfig ? ` ${source.kubeconfig}` : ''} has no current context with a cluster`);
   return kc;
 }
 
@@ -97,7 +98,7 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
       out.line(`kubeconfig: ${kubeconfigFile}  (try: kubectl --kubeconfig ${kubeconfigFile} get pods -A -w)`);
     } else {
       kc = await kubeConfigFor(options.source);
-      sourceText = `context ${kc.getCurrentContext()} (${kc.getCurrentCluster()?.server ?? 'no server'})`;
+      sourceText = `context ${kc.getCurrentContext()} (${kc.getCurrentCluster()!.server})`;
       out.line(`watching ${sourceText}`);
     }
     try {
