@@ -1,0 +1,40 @@
+import { describe, expect, it } from '@jest/globals';
+import type { KubeObject } from '@rxinformer/core';
+import { DEMO_NAMESPACES, startDemoCluster } from './demoCluster.ts';
+
+const waitUntil = async (ok: () => boolean, ms = 10_000) => {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+describe('startDemoCluster', () => {
+  it('should seed pods over the demo namespaces, move them through phases, and inject every fault in turn', async () => {
+    const faults: string[] = [];
+    const demo = await startDemoCluster({ seed: 5, pods: 30, ratePerSecond: 300, faultEveryMs: 20, onFault: (d) => faults.push(d) });
+    try {
+      expect(demo.sim.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      await waitUntil(() => faults.length >= 6);
+      expect(faults.slice(0, 6).map((d) => d.replace(/\d+/g, 'N'))).toEqual([
+        'dropped N watch connection(s)',
+        'sent watch ERROR N Expired to N watch(es) (relist)',
+        'dropped N watch(es); the next watch answers HTTP N (backoff)',
+        'wrote a malformed line into N watch(es)',
+        'compacted the history and dropped N watch(es) (N on resume, relist)',
+        'dropped N watch(es); the next watch answers N with Retry-After: N',
+      ]);
+      const phases = () => new Set(demo.sim.storage.list('pods').map((p) => (p as KubeObject & { status?: { phase?: string } }).status?.phase));
+      await waitUntil(() => phases().has('Running') && phases().has('Pending'));
+      const namespaces = new Set(demo.sim.storage.list('pods').map((p) => p.metadata?.namespace));
+      expect([...namespaces].sort()).toEqual([...DEMO_NAMESPACES].sort());
+    } finally {
+      await demo.close();
+    }
+    const count = demo.faultCount;
+    expect(count).toBeGreaterThanOrEqual(6);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(demo.faultCount).toBe(count); // no fault after close
+  });
+});
