@@ -65,6 +65,34 @@ describe('npm start (packages/cli/src/main.ts)', () => {
     expect(existsSync(kubeconfig)).toBe(false); // removed on shutdown
   });
 
+  // util-linux `script` gives the CLI a real pseudo-terminal of 20 rows × 90 columns.
+  const hasScript = existsSync('/usr/bin/script');
+  (hasScript ? it : it.skip)('should redraw a screen sized to the terminal in place on a TTY, then restore it and print the summary', async () => {
+    const command = `stty rows 20 cols 90; exec '${node}' '${main}' --duration 1.5 --pods 40 --rate 10`;
+    const child = spawn('/usr/bin/script', ['-qfec', command, '/dev/null'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: '' } });
+    children.add(child);
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => { children.delete(child); resolve(c); }));
+    expect(code).toBe(0);
+    const enter = out.indexOf('\u001b[?1049h\u001b[?25l');
+    const leave = out.indexOf('\u001b[?25h\u001b[?1049l');
+    expect(enter).toBeGreaterThan(0);
+    expect(leave).toBeGreaterThan(enter);
+    const frames = out.slice(enter, leave).split('\u001b[H').slice(2); // after the clear, one chunk per frame
+    expect(frames.length).toBeGreaterThanOrEqual(3);
+    for (const frame of frames) {
+      const lines = frame.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').split('\r\n');
+      expect(lines.length).toBeLessThanOrEqual(20);
+      for (const line of lines) expect(line.length).toBeLessThanOrEqual(90);
+    }
+    const last = frames.at(-1)!.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').split('\r\n');
+    expect(last[0]).toMatch(/^rxinformer live: pods in all namespaces/);
+    expect(last).toHaveLength(20); // 40 pods fill the screen
+    expect(last.find((l) => l.startsWith('NAMESPACE'))).toMatch(/^NAMESPACE\s+NAME\s+STATUS\s+AGE\s+LAST EVENT$/);
+    expect(out.slice(leave)).toMatch(/stopped \(1.5s elapsed\)\r\nsummary: ran [\d.]+s, \d+ objects cached/);
+  });
+
   it('should shut down cleanly on SIGTERM with the summary', async () => {
     const cli = startCli(['--pods', '5', '--rate', '0', '--no-faults']);
     await cli.waitFor(/^synced: 5 objects/m);

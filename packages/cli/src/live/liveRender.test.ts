@@ -32,8 +32,8 @@ describe('renderScreen', () => {
   it('should show the counters, then the table newest event first', () => {
     const lines = renderScreen(snapshot(), rows, { rows: 24, columns: 120 }, 10_000, wall);
     expect(lines[0]).toContain('pods in all namespaces');
-    expect(lines[1]).toContain('cached 2   events/s 12.3');
-    expect(lines[1]).toContain('relists 1   errors 2');
+    expect(lines[1]).toBe('cached 2   events/s 12.3   relists 1   errors 2   up 4.2s');
+    expect(lines[2]).toBe('events: added 3  modified 4  deleted 1  tombstones 1');
     expect(lines).toContain('handler view lag=3ms depth=0 delivered=9 errors=0');
     const header = lines.findIndex((l) => l.startsWith('NAMESPACE'));
     expect(lines[header]).toMatch(/^NAMESPACE\s+NAME\s+STATUS\s+AGE\s+LAST EVENT$/);

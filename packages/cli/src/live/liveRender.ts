@@ -102,7 +102,8 @@ export function renderScreen(s: LiveSnapshot, rows: readonly LiveEvent[], size: 
   const c = s.counts;
   const head = [
     `rxinformer live: ${s.title} — ${s.source}   (Ctrl-C to quit)`,
-    `cached ${s.cached}   events/s ${s.eventsPerSecond.toFixed(1)}   added ${c.ADDED}  modified ${c.MODIFIED}  deleted ${c.DELETED}  tombstones ${c['DELETED?']}   relists ${s.status.relistCount}   errors ${s.errors}   up ${formatDuration(s.uptimeMs)}`,
+    `cached ${s.cached}   events/s ${s.eventsPerSecond.toFixed(1)}   relists ${s.status.relistCount}   errors ${s.errors}   up ${formatDuration(s.uptimeMs)}`,
+    `events: added ${c.ADDED}  modified ${c.MODIFIED}  deleted ${c.DELETED}  tombstones ${c['DELETED?']}`,
     `reflector ${reflectorText(s.status)}`,
     ...s.handlers.map((h) => `handler ${handlerText(h)}`),
     ...(s.lastFault ? [`last fault injected: ${s.lastFault}`] : []),

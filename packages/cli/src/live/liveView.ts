@@ -155,17 +155,20 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
       title, source: sourceText, cached: informer.getStore().size, eventsPerSecond: state.rate.perSecond(), counts: state.counts,
       status, errors, handlers, lastFault, uptimeMs: scheduler.now() - startedAt,
     });
+    // The header first, then start (progress and events follow it), then the periodic output.
+    if (io.isTTY) out.enterScreen();
+    else {
+      out.line(`watching ${title}`);
+      out.line(EVENT_HEADER);
+    }
+    factory.start();
     if (io.isTTY) {
-      out.enterScreen();
       const draw = () => out.frame(renderScreen(snapshot(), state.rows(io.size().rows), io.size(), scheduler.now(), Date.now()));
       subs.push(interval(REDRAW_MS, scheduler).subscribe(draw));
       draw();
     } else {
-      out.line(`watching ${title}`);
-      out.line(EVENT_HEADER);
       subs.push(interval(options.intervalSeconds * 1000, scheduler).subscribe(() => out.line(countersLine(snapshot()))));
     }
-    factory.start();
 
     let stopping: Promise<LiveSummary> | undefined;
     return {
