@@ -64,6 +64,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
+  if (process.stdout.isTTY) process.stdout.write('\u001b[?25h\u001b[?1049l'); // never leave the terminal on the alternate screen
   process.stderr.write(`error: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
   process.exit(1);
 });
