@@ -42,9 +42,24 @@ describe('createLiveState', () => {
     });
   });
 
-  it('should return at most limit rows', () => {
+  it('should stay correct across log compactions under churn of few keys', () => {
+    const state = createLiveState({ keepDeletedMs: 0 });
+    for (let i = 0; i < 5000; i++) {
+      const name = `p${i % 7}`;
+      if (i % 3 === 2) void state.handler.onDelete!(pod(name, String(i)), false);
+      else void state.handler.onAdd!(pod(name, String(i)), false);
+    }
+    const rows = state.rows();
+    expect(new Set(rows.map((e) => e.key)).size).toBe(rows.length); // one row per object
+    // The last event of each of the 7 keys, newest first; deletions within keepDeletedMs still shown.
+    expect(rows.map((e) => `${e.type}@${e.object.metadata!.resourceVersion}`)).toEqual(['ADDED@4999', 'ADDED@4998', 'DELETED@4997', 'ADDED@4996', 'ADDED@4995', 'DELETED@4994', 'ADDED@4993']);
+    expect(state.size).toBe(5);
+  });
+
+  it('should return at most limit rows, the most recently changed first, even within one millisecond', () => {
     const state = createLiveState();
     for (let i = 0; i < 10; i++) void state.handler.onAdd!(pod(`p${i}`, String(i)), false);
-    expect(state.rows(3)).toHaveLength(3);
+    void state.handler.onUpdate!(pod('p2', '2'), pod('p2', '11'));
+    expect(state.rows(3).map((e) => e.key)).toEqual(['default/p2', 'default/p9', 'default/p8']);
   });
 });

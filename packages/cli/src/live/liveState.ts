@@ -39,7 +39,7 @@ export interface LiveState {
   readonly handler: EventHandler<KubeObject>;
   readonly counts: Readonly<LiveCounts>;
   readonly rate: RateMeter;
-  /** The newest events first, one per object: live objects and those deleted within `keepDeletedMs`. */
+  /** The newest events first (most recent last event first), one per object: live objects and those deleted within `keepDeletedMs`. */
   rows(limit?: number): LiveEvent[];
   /** Objects the handler holds (deleted ones excluded). */
   readonly size: number;
@@ -61,6 +61,14 @@ export function createLiveState(options: LiveStateOptions = {}): LiveState {
   const counts: LiveCounts = { ADDED: 0, MODIFIED: 0, DELETED: 0, 'DELETED?': 0, unchanged: 0 };
   const rate = createRateMeter({ scheduler });
   let size = 0;
+  /** Every event in order; entries superseded by a newer event of their key are dropped by `compact`. */
+  let log: LiveEvent[] = [];
+  const expired = (e: LiveEvent, cutoff: number) => (e.type === 'DELETED' || e.type === 'DELETED?') && e.at < cutoff;
+  const compact = () => {
+    const cutoff = scheduler.now() - keepDeletedMs;
+    for (const [key, e] of latest) if (expired(e, cutoff)) latest.delete(key);
+    log = [...latest.values()];
+  };
 
   const record = (type: LiveEventType, object: KubeObject, initial: boolean) => {
     const key = metaNamespaceKeyFunc(object);
@@ -69,7 +77,10 @@ export function createLiveState(options: LiveStateOptions = {}): LiveState {
     const existed = before !== undefined && before.type !== 'DELETED' && before.type !== 'DELETED?';
     const exists = type === 'ADDED' || type === 'MODIFIED';
     size += Number(exists) - Number(existed);
+    latest.delete(key); // re-inserted: the map stays in event order, oldest first
     latest.set(key, event);
+    log.push(event);
+    if (log.length > 2 * latest.size + 1024) compact();
     counts[type]++;
     rate.mark();
     options.onEvent?.(event);
@@ -90,14 +101,14 @@ export function createLiveState(options: LiveStateOptions = {}): LiveState {
     rate,
     get size() { return size; },
     rows(limit = Infinity) {
+      // From the newest event back, skipping superseded and expired ones: the cost follows `limit`, not the store.
       const cutoff = scheduler.now() - keepDeletedMs;
       const rows: LiveEvent[] = [];
-      for (const [key, e] of latest) {
-        if ((e.type === 'DELETED' || e.type === 'DELETED?') && e.at < cutoff) latest.delete(key);
-        else rows.push(e);
+      for (let i = log.length - 1; i >= 0 && rows.length < limit; i--) {
+        const e = log[i];
+        if (latest.get(e.key) === e && !expired(e, cutoff)) rows.push(e);
       }
-      rows.sort((a, b) => b.at - a.at || a.key.localeCompare(b.key));
-      return rows.length > limit ? rows.slice(0, limit) : rows;
+      return rows;
     },
   };
 }
