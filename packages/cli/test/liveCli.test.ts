@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '@rxinformer/core';
-import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
+import { startApiServer, writeKubeconfigFile, type ApiServer } from '@rxinformer/apiserver-sim';
 
 // The live view (`npm start`) as a user runs it: a child process on Node 22, output piped (not a
 // terminal), against its embedded simulator or a simulator started here through --kubeconfig.
@@ -152,6 +153,20 @@ describe('npm start (packages/cli/src/main.ts)', () => {
       expect(fromEnv.code).toBe(0);
       expect(fromEnv.stdout).toContain('watching namespaces in cluster-scoped');
       expect(eventLines(fromEnv.stdout, 'ADDED').map((l) => l.split(' ')[1]).sort()).toEqual(['default', 'team-x']);
+    });
+
+    it('should keep retrying an unreachable cluster, show the failure, and still exit 0 with the errors in the summary', async () => {
+      const probe = createServer();
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      const port = (probe.address() as AddressInfo).port;
+      await new Promise((resolve) => probe.close(resolve)); // nothing listens there now
+      const dead = join(dir, 'dead');
+      await writeKubeconfigFile(dead, { server: `http://127.0.0.1:${port}` });
+      const r = await run(['--kubeconfig', dead, '--duration', '1.5']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^reflector: backingOff \(retry in [\d.]+m?s\), last error: Error: connect ECONNREFUSED/m);
+      expect(r.stdout).toMatch(/^summary: ran [\d.]+s, 0 objects cached$/m);
+      expect(r.stdout).toMatch(/^relists=0 reflector errors=[1-9]\d* \(ECONNREFUSED\)/m);
     });
 
     it('should exit 2 with a clear message for an unknown context or resource, or an unusable kubeconfig', async () => {

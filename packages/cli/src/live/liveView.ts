@@ -138,7 +138,8 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
     subs.push(informer.status$.subscribe((s) => {
       if (s.lastError && s.lastError !== status.lastError) {
         errors++;
-        errorNames.add(s.lastError.name);
+        const code = (s.lastError as { code?: unknown }).code;
+        errorNames.add(s.lastError.name === 'Error' && typeof code === 'string' ? code : s.lastError.name); // ECONNREFUSED says more than Error
         if (!io.isTTY) out.line(`reflector: ${reflectorText(s)}`);
       }
       if (!io.isTTY) {
