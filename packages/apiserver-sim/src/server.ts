@@ -81,12 +81,12 @@ function userAgentManager(req: IncomingMessage): string {
 /**
  * Starts a simulator on 127.0.0.1.
  *
+ * Caveat: watch bookmarks and timeouts use real timers; shrink `bookmarkIntervalMs` in tests.
+ *
  * @example
  * const sim = await startApiServer({ port: 0, seed: 7, bookmarkIntervalMs: 200 });
  * await fetch(`${sim.url}/api/v1/namespaces/default/pods`);
  * await sim.close();
- *
- * Caveat: watch bookmarks and timeouts use real timers; shrink `bookmarkIntervalMs` in tests.
  */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
   const random = seededRandom(options.seed ?? 1);

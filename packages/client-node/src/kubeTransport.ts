@@ -32,12 +32,12 @@ export interface KubeTransportOptions {
  * Creates the transport of the KubeConfig's current context (resolved now). Each request asks the
  * KubeConfig for its headers (so exec and OIDC tokens refresh); the TLS options are read once.
  *
+ * Caveat: `http://` servers are refused unless the cluster sets `insecure-skip-tls-verify`, as in client-node.
+ *
  * @example
  * const transport = createKubeTransport(kc);
  * const version = await transport.getJson<{ gitVersion: string }>('/version');
  * await transport.close();
- *
- * Caveat: `http://` servers are refused unless the cluster sets `insecure-skip-tls-verify`, as in client-node.
  */
 export function createKubeTransport(kc: KubeConfig, options: KubeTransportOptions = {}): KubeTransport {
   const cluster = kc.getCurrentCluster();

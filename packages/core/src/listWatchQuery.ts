@@ -10,11 +10,11 @@ import type { ListOptions, WatchOptions } from './types.ts';
  * The collection path of `resource`, in `namespace` when it is namespaced and one is given
  * (all namespaces otherwise).
  *
+ * Caveat: a namespace given for a cluster-scoped resource is an `InvalidOptionsError`, not ignored.
+ *
  * @example
  * resourcePath({ group: 'apps', version: 'v1', resource: 'deployments', namespaced: true }, 'web');
  * // '/apis/apps/v1/namespaces/web/deployments'
- *
- * Caveat: a namespace given for a cluster-scoped resource is an `InvalidOptionsError`, not ignored.
  */
 export function resourcePath(resource: Pick<ResourceDescriptor, 'group' | 'version' | 'resource' | 'namespaced'>, namespace?: string): string {
   if (!resource.version || !resource.resource) throw new InvalidOptionsError('a resource needs a version and a resource name');

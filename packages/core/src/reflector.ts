@@ -292,10 +292,10 @@ function resolveOptions(options: ReflectorOptions): ResolvedReflectorOptions {
  * its own list and watch; unsubscribing aborts the request in flight and clears every timer.
  * The Observable never errors and never completes: failures are `status` events.
  *
+ * Caveat: a relist's `replace` carries the whole list; consumers apply it atomically.
+ *
  * @example
  * reflector(lw, { pageSize: 500 }).pipe(scan(createDeltaReducer(), initialDeltaState()));
- *
- * Caveat: a relist's `replace` carries the whole list; consumers apply it atomically.
  */
 export function reflector<T extends KubeObject>(lw: ListerWatcher<T>, options: ReflectorOptions = {}): Observable<ReflectorEvent<T>> {
   const resolved = resolveOptions(options);

@@ -62,12 +62,12 @@ export interface WatchDecoder<T extends KubeObject = KubeObject> {
 /**
  * Creates a decoder for one watch stream. Each event is checked with `decodeWatchLine`.
  *
+ * Caveat: a throw leaves the decoder in an undefined state; end the stream on the first error.
+ *
  * @example
  * const decoder = createWatchDecoder<V1Pod>();
  * for await (const chunk of body) decoder.push(chunk, (event) => subscriber.next(event));
  * decoder.end();
- *
- * Caveat: a throw leaves the decoder in an undefined state; end the stream on the first error.
  */
 export function createWatchDecoder<T extends KubeObject = KubeObject>(): WatchDecoder<T> {
   const split = lineSplitter();
