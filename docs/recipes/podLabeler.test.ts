@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
-import { firstValueFrom } from 'rxjs';
 import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
-import type { ControllerError, KubeObject } from '@rxinformer/core';
+import type { ControllerError, KubeObject, Store } from '@rxinformer/core';
+import { filter, firstValueFrom, timeout, type Observable } from 'rxjs';
 import { startPodLabeler, type PodLabeler } from './podLabeler.ts';
-import { waitFor } from '../../packages/client-node/test/simHarness.ts';
 
 const pod = (name: string, labels: Record<string, string> = {}): KubeObject & { spec: object } => ({ metadata: { name, labels }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+/** The first value of `source` that passes `check`, or a TimeoutError after 15 s. */
+const until = <T>(source: Observable<T>, check: (value: T) => boolean) => firstValueFrom(source.pipe(filter(check), timeout({ first: 15_000 })));
+const labelled = (store: Store<KubeObject>, names: string[]) => names.every((n) => store.get(`shop/${n}`)?.metadata?.labels?.['example.com/seen'] === 'true');
 
 describe('startPodLabeler', () => {
   let sim: ApiServer;
@@ -20,8 +22,6 @@ describe('startPodLabeler', () => {
     await sim.close();
   });
 
-  const labelsIn = (namespace: string) => new Map(sim.storage.list('pods', namespace).map((p) => [p.metadata!.name!, p.metadata!.labels?.['example.com/seen']]));
-
   it('should label every pod, retry failed patches with backoff, follow new pods and stop cleanly', async () => {
     for (const name of ['a', 'b', 'c']) sim.storage.create('pods', pod(name), 'shop');
     sim.storage.create('pods', pod('other'), 'default'); // another namespace: out of scope
@@ -31,21 +31,22 @@ describe('startPodLabeler', () => {
     kc.loadFromString(sim.kubeconfigYaml());
     labeler = startPodLabeler(kc, { namespace: 'shop', retryBaseDelayMs: 20, onError: (e) => errors.push(e) });
 
-    expect(await waitFor(() => [...labelsIn('shop').values()].every((v) => v === 'true'))).toBe(true);
-    expect(errors.length).toBe(2);
-    expect(errors.every((e) => !e.dropped && typeof e.key === 'string')).toBe(true);
+    await until(labeler.pods.store$, (s) => labelled(s, ['a', 'b', 'c']));
+    expect(sim.storage.list('pods', 'shop').map((p) => p.metadata!.labels)).toEqual([{ 'example.com/seen': 'true' }, { 'example.com/seen': 'true' }, { 'example.com/seen': 'true' }]);
+    expect(errors.map((e) => e.dropped)).toEqual([false, false]);
     expect(labeler.controller.queue.metrics().retries).toBe(2);
-    expect(labelsIn('default').get('other')).toBeUndefined();
+    expect(sim.storage.get('pods', 'default', 'other').metadata!.labels).toEqual({});
 
     sim.storage.create('pods', pod('d', { app: 'web' }), 'shop'); // after the sync
-    expect(await waitFor(() => labelsIn('shop').get('d') === 'true')).toBe(true);
+    await until(labeler.pods.store$, (s) => labelled(s, ['d']));
     expect(sim.storage.get('pods', 'shop', 'd').metadata!.labels).toEqual({ app: 'web', 'example.com/seen': 'true' });
 
-    // A pod deleted while its key is queued is a no-op, not an error.
+    // A pod deleted before its key is reconciled is a no-op, not an error.
+    const { queue, metrics$ } = labeler.controller;
+    const idle = await until(metrics$, (m) => m.active === 0 && queue.length === 0);
     sim.storage.delete('pods', 'shop', 'a');
-    const queue = labeler.controller.queue;
-    expect(await waitFor(() => labeler!.pods.getStore().get('shop/a') === undefined && queue.metrics().depth === 0 && queue.metrics().processing === 0)).toBe(true);
-    expect((await firstValueFrom(labeler.controller.metrics$)).reconciled).toBeGreaterThanOrEqual(4);
+    await until(labeler.pods.store$, (s) => s.get('shop/a') === undefined); // its key is queued now
+    await until(metrics$, (m) => m.reconciled > idle.reconciled && m.active === 0 && queue.length === 0);
     expect(errors.length).toBe(2);
 
     await labeler.stop();
