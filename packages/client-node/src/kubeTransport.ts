@@ -120,6 +120,9 @@ const shared = new WeakMap<KubeConfig, Map<string, KubeTransport>>();
  * dispatcher, so one pool of keep-alive connections, per KubeConfig.
  *
  * Caveat: it lives as long as `kc`; idle connections close after undici's keep-alive timeout (4 s).
+ *
+ * @example
+ * const lw = kubeConfigListerWatcher(kc, { resource: pods, transport: sharedKubeTransport(kc) });
  */
 export function sharedKubeTransport(kc: KubeConfig): KubeTransport {
   let byContext = shared.get(kc);

@@ -24,7 +24,13 @@ export function defineResource<T extends KubeObject = KubeObject>(d: { group: st
   return Object.freeze({ group: d.group, version: d.version, resource: d.resource, kind: d.kind, namespaced: d.namespaced });
 }
 
-/** `apiVersion` of a descriptor: `v1` for the core group, `group/version` otherwise. */
+/**
+ * `apiVersion` of a descriptor: `v1` for the core group, `group/version` otherwise.
+ *
+ * @example
+ * apiVersionOf(pods);        // 'v1'
+ * apiVersionOf(deployments); // 'apps/v1'
+ */
 export function apiVersionOf(r: Pick<ResourceDescriptor, 'group' | 'version'>): string {
   return r.group ? `${r.group}/${r.version}` : r.version;
 }

@@ -49,7 +49,12 @@ export function fetchListerWatcher<T extends KubeObject = KubeObject>(options: F
   return httpListerWatcher<T>(fetchGet(options), { path, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector });
 }
 
-/** The `HttpGet` of a base URL over fetch. */
+/**
+ * The `HttpGet` of a base URL over fetch.
+ *
+ * @example
+ * const lw = httpListerWatcher<V1Pod>(fetchGet({ baseUrl: 'http://127.0.0.1:8001' }), { path: '/api/v1/pods' });
+ */
 export function fetchGet(options: Pick<FetchListerWatcherOptions, 'baseUrl' | 'headers' | 'init' | 'fetch'>): HttpGet {
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   const base = options.baseUrl.replace(/\/+$/, '');

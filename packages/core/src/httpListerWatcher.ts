@@ -73,7 +73,13 @@ export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGe
   };
 }
 
-/** ANDs two selectors (`a,b`); either may be unset. */
+/**
+ * ANDs two selectors (`a,b`); either may be unset.
+ *
+ * @example
+ * andSelectors('app=web', 'tier!=db'); // 'app=web,tier!=db'
+ * andSelectors(undefined, 'app=web');  // 'app=web'
+ */
 export function andSelectors(a: string | undefined, b: string | undefined): string | undefined {
   if (!a) return b || undefined;
   if (!b || a === b) return a;

@@ -24,7 +24,12 @@ export function resourcePath(resource: Pick<ResourceDescriptor, 'group' | 'versi
   return `${root}${ns}/${encodeURIComponent(resource.resource)}`;
 }
 
-/** `?limit=500&continue=…` for a list. */
+/**
+ * `?limit=500&continue=…` for a list.
+ *
+ * @example
+ * listQuery({ limit: 500, labelSelector: 'app=web' }); // '?limit=500&labelSelector=app%3Dweb'
+ */
 export function listQuery(o: ListOptions): string {
   return query({ limit: o.limit, continue: o.continue, resourceVersion: o.resourceVersion, resourceVersionMatch: o.resourceVersionMatch, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, timeoutSeconds: o.timeoutSeconds });
 }
