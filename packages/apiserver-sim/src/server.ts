@@ -56,6 +56,7 @@ export interface ApiServerOptions {
 export interface ApiServer {
   /** `http://127.0.0.1:<port>`. */
   readonly url: string;
+  /** The port it listens on (the one chosen when `port: 0`). */
   readonly port: number;
   /** The object store: create, update, delete and read objects directly (emits watch events). */
   readonly storage: ObjectStore;

@@ -10,6 +10,7 @@ import type { KubeObject, ResourceDescriptor } from '@rxinformer/core';
 
 /** A resource descriptor whose kind is known (every built-in, and every discovered resource). */
 export interface KubeResource<T extends KubeObject = KubeObject> extends ResourceDescriptor<T> {
+  /** E.g. `Pod`: required here, for `apiVersion`/`kind` lookups and display. */
   kind: string;
 }
 

@@ -12,8 +12,11 @@ import { InvalidOptionsError } from './errors.ts';
  * since the last `forget`.
  */
 export interface RateLimiter<K = string> {
+  /** The delay before `key` may be retried, in ms; counts a retry. */
   when(key: K): number;
+  /** Resets `key`'s failure count (after a success). */
   forget(key: K): void;
+  /** Retries of `key` since the last `forget`. */
   numRequeues(key: K): number;
 }
 
