@@ -38,8 +38,11 @@ export interface EventHandlerOptions {
 
 /** A handler failure: which handler, on which delta, with what error. */
 export interface HandlerError<T extends KubeObject = KubeObject> {
+  /** The handler's name. */
   handler: string;
+  /** The delta it was handling. */
   delta: Delta<T>;
+  /** What it threw or rejected with. */
   error: unknown;
 }
 
