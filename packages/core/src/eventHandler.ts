@@ -90,11 +90,13 @@ export function validateHandler<T extends KubeObject>(handler: EventHandler<T>, 
 export interface Delivery<T extends KubeObject = KubeObject> {
   /** The handler's name. */
   handler: string;
+  /** The delta the callback was called with. */
   delta: Delta<T>;
   /** How long it waited in the buffer, in ms (scheduler time). */
   lagMs: number;
   /** True when the callback threw or rejected; `error` holds what it threw. */
   failed: boolean;
+  /** What the callback threw or rejected with, when `failed`. */
   error?: unknown;
 }
 
