@@ -17,7 +17,7 @@ export const FAULT_KINDS = [
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Faults that last a while; they get three time units of the chaos phase, the others one. */
-const LASTING: ReadonlySet<FaultKind> = new Set(['compactDuringList', 'latency', 'unauthorized401', 'forbidden403', 'fail500', 'fail503', 'fail429', 'failWatch504']);
+const LASTING: ReadonlySet<FaultKind> = new Set(['compactDuringList', 'latency', 'unauthorized401', 'forbidden403']);
 
 /** One step of the schedule: at `atMs` after the start, run `step` of `fault`. */
 export interface FaultAction {
@@ -43,7 +43,7 @@ export interface FaultPlanOptions {
   durationMs: number;
   /** The bearer token clients hold; 401 phases rotate it away and back. */
   token: string;
-  /** Faults injected on top of one of each kind, picked by the seed. Default: half the kinds. */
+  /** Faults injected on top of one of each kind, picked by the seed. Default 3. */
   extra?: number;
   /** The resource the 403 phases forbid. Default `pods`. */
   resource?: string;
@@ -61,7 +61,6 @@ function stepsOf(kind: FaultKind, at: number, lastMs: number, options: FaultPlan
   };
   const failing = (step: string, fail: (sim: ApiServer) => void): FaultAction[] => [
     one(`${step}, drop watches`, (s) => { fail(s); return s.faults.dropWatches('all'); }),
-    one('clear pending failures', (s) => s.faults.reset(), lastMs),
   ];
   switch (kind) {
     case 'dropAllWatches': return [one('drop all watches', (s) => atWatch((t) => s.faults.dropWatches(t)))];
@@ -69,17 +68,18 @@ function stepsOf(kind: FaultKind, at: number, lastMs: number, options: FaultPlan
     case 'watchError410': return [one('ERROR 410 on every watch', (s) => atWatch((t) => s.faults.injectWatchError(undefined, t)))];
     case 'compact': return [one('compact', (s) => s.faults.compact())];
     case 'compactDuringList': return [
-      // Slow responses, then a 410 forces a relist; compacting while its pages are in flight expires the continue token.
-      one('latency on, ERROR 410', (s) => { s.faults.latency(40, 20); return atWatch((t) => s.faults.injectWatchError(undefined, t)); }),
-      one('compact during the relist', (s) => s.faults.compact(), Math.round(lastMs * 0.4)),
+      // Slow responses, then a 410 forces a relist; compacting every 200 ms while its pages are in
+      // flight expires its continue token (the relist must start again from scratch).
+      one('latency 100±50 ms on, ERROR 410', (s) => { s.faults.latency(100, 50); return atWatch((t) => s.faults.injectWatchError(undefined, t)); }),
+      ...Array.from({ length: Math.max(1, Math.floor(lastMs / 200) - 1) }, (_, i) => one('compact during the relist', (s) => s.faults.compact(), 150 + i * 200)),
       one('latency off', (s) => s.faults.latency(0), lastMs),
     ];
     // A failure waits for the next request, and an open watch makes none: drop the watches so the
-    // reconnects meet it, and clear what is left at the end of the slot so failures never pile up.
-    case 'fail500': return failing('next 3 requests 500', (s) => s.faults.failNext(3, { code: 500 }));
-    case 'fail503': return failing('next 2 requests 503 + Retry-After 1', (s) => s.faults.failNext(2, { code: 503, retryAfterSeconds: 1 }));
-    case 'fail429': return failing('next 2 requests 429 + Retry-After 1', (s) => s.faults.failNext(2, { code: 429, retryAfterSeconds: 1 }));
-    case 'failWatch504': return failing('next 2 watches 504', (s) => s.faults.failNext(2, { code: 504, on: 'watch' }));
+    // reconnects meet it (and consume it, so failures do not pile up).
+    case 'fail500': return failing('next 2 requests 500', (s) => s.faults.failNext(2, { code: 500 }));
+    case 'fail503': return failing('next request 503 + Retry-After 1', (s) => s.faults.failNext(1, { code: 503, retryAfterSeconds: 1 }));
+    case 'fail429': return failing('next request 429 + Retry-After 1', (s) => s.faults.failNext(1, { code: 429, retryAfterSeconds: 1 }));
+    case 'failWatch504': return failing('next watch 504', (s) => s.faults.failNext(1, { code: 504, on: 'watch' }));
     case 'latency': return [
       one('latency 150±100 ms on', (s) => s.faults.latency(150, 100)),
       one('latency off', (s) => s.faults.latency(0), lastMs),
@@ -110,7 +110,7 @@ function stepsOf(kind: FaultKind, at: number, lastMs: number, options: FaultPlan
  */
 export function planFaults(options: FaultPlanOptions): FaultAction[] {
   const rng = seededRandom(options.seed ^ 0x5eed);
-  const extra = options.extra ?? Math.floor(FAULT_KINDS.length / 2);
+  const extra = options.extra ?? 3;
   const kinds: FaultKind[] = [...FAULT_KINDS];
   for (let i = 0; i < extra; i++) kinds.push(FAULT_KINDS[rng.int(FAULT_KINDS.length)]);
   for (let i = kinds.length - 1; i > 0; i--) {

@@ -14,7 +14,7 @@ import { countError, emptyStats, type SoakClient } from './soakClient.ts';
 export interface RxinformerClientOptions {
   /**
    * Reflector options. Default: watches of 3–6 s with 1 s idle grace (a stalled watch is noticed
-   * within 7 s) and backoff from 200 ms capped at 2 s, so a soak of seconds sees every recovery.
+   * within 7 s) and backoff from 100 ms capped at 1 s, so a soak of seconds sees every recovery.
    */
   reflector?: Omit<ReflectorOptions, 'scheduler'>;
 }
@@ -23,7 +23,7 @@ export interface RxinformerClientOptions {
 export const SOAK_REFLECTOR: Omit<ReflectorOptions, 'scheduler'> = {
   minWatchTimeoutSeconds: 3,
   idleGraceMs: 1000,
-  backoff: { initialMs: 200, maxMs: 2000, resetAfterMs: 5000 },
+  backoff: { initialMs: 100, maxMs: 1000, resetAfterMs: 3000 },
 };
 
 /**

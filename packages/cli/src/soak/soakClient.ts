@@ -35,11 +35,12 @@ export interface SoakClient {
   close(): Promise<void>;
 }
 
-/** Counts an error under a short label: its class name and, when it has one, its HTTP code. */
+/** Counts an error under a short label: its class name, its HTTP code if any, and whether a list's continue token expired. */
 export function countError(stats: ClientStats, error: unknown): void {
-  const e = error as { name?: string; code?: unknown; statusCode?: unknown } | undefined;
+  const e = error as { name?: string; code?: unknown; statusCode?: unknown; message?: unknown } | undefined;
   const code = typeof e?.code === 'number' ? e.code : typeof e?.statusCode === 'number' ? e.statusCode : undefined;
-  const label = `${e?.name ?? typeof error}${code !== undefined ? ` ${code}` : ''}`;
+  const expiredContinue = code === 410 && typeof e?.message === 'string' && e.message.includes('continue parameter is too old');
+  const label = `${e?.name ?? typeof error}${code !== undefined ? ` ${code}` : ''}${expiredContinue ? ' (continue expired)' : ''}`;
   stats.errorsSeen++;
   stats.errorKinds[label] = (stats.errorKinds[label] ?? 0) + 1;
 }
