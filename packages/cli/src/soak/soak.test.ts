@@ -47,8 +47,9 @@ describe('soakJson and soakTable', () => {
 
   it('should print a row per library and the failures', () => {
     const table = soakTable(summary);
-    expect(table).toContain('| rxinformer | 1 | 1 | 0 | 2 | 3 | 0 | 100 | 100 |');
-    expect(table).toContain('| clientNode | 1 | 0 |');
+    expect(table).toContain('| rxinformer | 1 | 1 | 0 | 1 | 2 | 3 | 0 | 100 | 100 |');
+    expect(table).toContain('| clientNode | 1 | 0 | 0 | 0 |');
+    expect(table.split('\n')[1]).toBe('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     expect(table).toContain('clientNode run 1 (seed 1): handler first: 2 stale');
   });
 });
