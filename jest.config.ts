@@ -1,7 +1,7 @@
 import type { Config } from 'jest';
 
-/** One jest project per package; TypeScript is transpiled by swc, type-checked separately by `tsc -b`. */
-const packages = ['core', 'apiserver-sim', 'client-node', 'cli'];
+/** One jest project per package (and one for the docs' recipes); TypeScript is transpiled by swc, type-checked separately by `tsc -b`. */
+const packages = ['core', 'apiserver-sim', 'client-node', 'cli', 'browser-example'];
 
 const swc = [
   '@swc/jest',
@@ -11,15 +11,20 @@ const swc = [
   },
 ];
 
+const project = (displayName: string, rootDir: string, testMatch: string[]) => ({
+  displayName,
+  rootDir,
+  testMatch,
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': swc },
+  testEnvironment: 'node',
+});
+
 const config: Config = {
-  projects: packages.map((name) => ({
-    displayName: name,
-    rootDir: `<rootDir>/packages/${name}`,
-    testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
-    extensionsToTreatAsEsm: ['.ts'],
-    transform: { '^.+\\.ts$': swc },
-    testEnvironment: 'node',
-  })),
+  projects: [
+    ...packages.map((name) => project(name, `<rootDir>/packages/${name}`, ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'])),
+    project('docs', '<rootDir>/docs', ['<rootDir>/recipes/**/*.test.ts']), // the recipes' code, run against the simulator
+  ],
   testTimeout: 60_000,
 };
 

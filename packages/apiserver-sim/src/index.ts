@@ -7,6 +7,8 @@
  * sim.storage.create('pods', { metadata: { name: 'a' } }, 'default');
  * sim.faults.dropWatches();
  * await sim.close();
+ *
+ * @module @rxinformer/apiserver-sim
  */
 
 // server

@@ -11,9 +11,13 @@ import { realisticPod } from './realisticPod.ts';
 
 /** Where the load goes: the simulator's object store, or anything with these four calls. */
 export interface ChurnTarget {
+  /** Creates `obj` in `namespace`. */
   create(obj: KubeObject, namespace: string): unknown;
+  /** Replaces the object `namespace/name` with `obj`. */
   update(obj: KubeObject, namespace: string, name: string): unknown;
+  /** Deletes `namespace/name`. */
   delete(namespace: string, name: string): unknown;
+  /** Reads `namespace/name`; undefined when absent. */
   get(namespace: string, name: string): KubeObject | undefined;
 }
 
@@ -22,11 +26,13 @@ export interface ChurnMix { create?: number; update?: number; delete?: number; r
 
 /** Options of `createLoadGenerator`. */
 export interface LoadGeneratorOptions {
+  /** Where the changes go, e.g. `objectStoreTarget(sim.storage)`. Required. */
   target: ChurnTarget;
   /** Namespaces the pods spread over. Default `['default']`. */
   namespaces?: string[];
   /** Seed of every random choice. Default 1. */
   seed?: number;
+  /** Where the churn's timer runs. Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
 }
 
@@ -35,7 +41,9 @@ export interface LoadCounters { created: number; updated: number; deleted: numbe
 
 /** A running churn. */
 export interface ChurnHandle {
+  /** What the churn did so far. */
   readonly counters: LoadCounters;
+  /** Stops the churn. Idempotent. */
   stop(): void;
 }
 

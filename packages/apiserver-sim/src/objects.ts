@@ -18,8 +18,11 @@ export type ResourceRef = ResourceInfo | string;
 
 /** Options of `ObjectStore`. */
 export interface ObjectStoreOptions {
+  /** Revisions, history and watch fan-out. */
   storage: Storage;
+  /** The resources served (built-ins and CRDs). */
   registry: ResourceRegistry;
+  /** Seeded randomness (UIDs, generated names). */
   random: Random;
   /** Refuse writes into namespaces that do not exist (default true, like a real server). */
   namespaceLifecycle?: boolean;
@@ -31,9 +34,13 @@ export interface ObjectStoreOptions {
 
 /** The parts of DeleteOptions the simulator honours. */
 export interface DeleteOptions {
+  /** Seconds before a pod is really deleted; 0 = at once. */
   gracePeriodSeconds?: number;
+  /** Delete only if the stored object still has this UID / resource version (409 otherwise). */
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** `Foreground`, `Background` or `Orphan`. */
   propagationPolicy?: string;
+  /** `["All"]`: validate, change nothing. */
   dryRun?: string[];
 }
 
@@ -79,7 +86,9 @@ type Obj = KubeObject & { spec?: unknown; status?: Record<string, unknown> } & R
  * const pod = objects.create(registry.get('', 'v1', 'pods')!, { metadata: { name: 'a' } }, 'default');
  */
 export class ObjectStore {
+  /** The underlying revisioned storage. */
   readonly storage: Storage;
+  /** The resources served. */
   readonly registry: ResourceRegistry;
   readonly #random: Random;
   readonly #namespaceLifecycle: boolean;

@@ -7,7 +7,9 @@
 
 /** A patch that is malformed (`BadRequest`, 400) or cannot apply to the document (`Invalid`, 422). */
 export class PatchError extends Error {
+  /** The Status reason the server answers with. */
   readonly reason: 'BadRequest' | 'Invalid';
+  /** 400 for a malformed patch, 422 for a result that is invalid. */
   readonly code: 400 | 422;
 
   constructor(reason: 'BadRequest' | 'Invalid', message: string) {

@@ -9,15 +9,23 @@ import type { KubeObject } from '@rxinformer/core';
 export interface ResourceInfo {
   /** API group, `''` for the core group. */
   group: string;
+  /** API version, e.g. `v1`. */
   version: string;
   /** Plural name, e.g. `pods`. */
   resource: string;
+  /** Singular name, e.g. `pod`. */
   singular: string;
+  /** E.g. `Pod`. */
   kind: string;
+  /** E.g. `PodList`. */
   listKind: string;
+  /** True for namespaced resources. */
   namespaced: boolean;
+  /** kubectl short names, e.g. `po`. */
   shortNames: string[];
+  /** kubectl categories, e.g. `all`. */
   categories: string[];
+  /** Verbs served, as discovery lists them. */
   verbs: string[];
   /** Subresources served (`status`). */
   subresources: string[];

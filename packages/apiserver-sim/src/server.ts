@@ -56,6 +56,7 @@ export interface ApiServerOptions {
 export interface ApiServer {
   /** `http://127.0.0.1:<port>`. */
   readonly url: string;
+  /** The port it listens on (the one chosen when `port: 0`). */
   readonly port: number;
   /** The object store: create, update, delete and read objects directly (emits watch events). */
   readonly storage: ObjectStore;
@@ -81,12 +82,12 @@ function userAgentManager(req: IncomingMessage): string {
 /**
  * Starts a simulator on 127.0.0.1.
  *
+ * Caveat: watch bookmarks and timeouts use real timers; shrink `bookmarkIntervalMs` in tests.
+ *
  * @example
  * const sim = await startApiServer({ port: 0, seed: 7, bookmarkIntervalMs: 200 });
  * await fetch(`${sim.url}/api/v1/namespaces/default/pods`);
  * await sim.close();
- *
- * Caveat: watch bookmarks and timeouts use real timers; shrink `bookmarkIntervalMs` in tests.
  */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
   const random = seededRandom(options.seed ?? 1);

@@ -17,6 +17,7 @@ export interface StoredEvent {
   readonly rv: number;
   /** `group/version/resource` of the object. */
   readonly gvr: string;
+  /** What the change was. */
   readonly type: ChangeType;
   /** `namespace/name` or `name`. */
   readonly key: string;

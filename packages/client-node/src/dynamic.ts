@@ -41,12 +41,12 @@ export interface Discovery {
 /**
  * Creates a discovery client over a transport.
  *
+ * Caveat: a cached answer is refetched only on a miss; a resource whose scope changed (a CRD deleted
+ * and recreated cluster-scoped) needs `invalidate()`.
+ *
  * @example
  * const discovery = createDiscovery(sharedKubeTransport(kc));
  * const widgets = await discovery.resolve({ apiVersion: 'example.com/v1', kind: 'Widget' });
- *
- * Caveat: a cached answer is refetched only on a miss; a resource whose scope changed (a CRD deleted
- * and recreated cluster-scoped) needs `invalidate()`.
  */
 export function createDiscovery(transport: KubeTransport): Discovery {
   const cache = new Map<string, Promise<ApiResourceList>>();

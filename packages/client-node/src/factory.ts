@@ -37,6 +37,8 @@ export interface KubeInformerFactory extends InformerFactory {
  * Creates an informer factory bound to `kubeConfig`. The namespace and selectors (factory-wide or
  * per informer) apply to both the list and the watch of each informer.
  *
+ * Caveat: objects are plain parsed JSON typed as client-node's models: `Date` fields hold strings.
+ *
  * @example
  * const factory = createKubeInformerFactory(kc, { namespace: 'default' });
  * const podInformer = factory.informerFor(pods);          // SharedInformer<V1Pod>
@@ -44,8 +46,6 @@ export interface KubeInformerFactory extends InformerFactory {
  * await factory.waitForCacheSync();
  * console.log(podInformer.getStore().list().length);
  * await factory.close();
- *
- * Caveat: objects are plain parsed JSON typed as client-node's models: `Date` fields hold strings.
  */
 export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeInformerFactoryOptions = {}): KubeInformerFactory {
   const { transport: given, ...factoryOptions } = options;

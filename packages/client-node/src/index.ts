@@ -1,5 +1,17 @@
-// @rxinformer/client-node — ListerWatchers, typed resources and informer factories over a
-// @kubernetes/client-node KubeConfig. Re-exports nothing of core: import that from @rxinformer/core.
+/**
+ * @rxinformer/client-node — ListerWatchers, typed resources and informer factories over a
+ * @kubernetes/client-node KubeConfig. Re-exports nothing of core: import that from @rxinformer/core.
+ *
+ * @example
+ * const kc = new KubeConfig();
+ * kc.loadFromDefault();
+ * const factory = createKubeInformerFactory(kc, { namespace: 'default' });
+ * const podInformer = factory.informerFor(pods);
+ * factory.start();
+ * await factory.waitForCacheSync();
+ *
+ * @module @rxinformer/client-node
+ */
 
 // Informer factory
 export { createKubeInformerFactory } from './factory.ts';

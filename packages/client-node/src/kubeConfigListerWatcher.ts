@@ -27,13 +27,13 @@ export interface KubeConfigListerWatcherOptions<T extends KubeObject = KubeObjec
  * Lists and watches one resource of the KubeConfig's current cluster. Objects are the parsed JSON,
  * typed as client-node's model interfaces.
  *
+ * Caveat: fields client-node types as `Date` (e.g. `metadata.creationTimestamp`) hold the wire's
+ * RFC 3339 strings: parse them with `new Date(...)` where you need a date.
+ *
  * @example
  * const kc = new KubeConfig(); kc.loadFromDefault();
  * const lw = kubeConfigListerWatcher(kc, { resource: pods, namespace: 'default', labelSelector: 'app=web' });
  * const informer = createSharedInformer(lw);
- *
- * Caveat: fields client-node types as `Date` (e.g. `metadata.creationTimestamp`) hold the wire's
- * RFC 3339 strings: parse them with `new Date(...)` where you need a date.
  */
 export function kubeConfigListerWatcher<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, options: KubeConfigListerWatcherOptions<T>): ListerWatcher<T> {
   if (!kubeConfig || typeof kubeConfig.getCurrentCluster !== 'function') throw new InvalidOptionsError('kubeConfigListerWatcher needs a KubeConfig');

@@ -32,12 +32,12 @@ export interface KubeTransportOptions {
  * Creates the transport of the KubeConfig's current context (resolved now). Each request asks the
  * KubeConfig for its headers (so exec and OIDC tokens refresh); the TLS options are read once.
  *
+ * Caveat: `http://` servers are refused unless the cluster sets `insecure-skip-tls-verify`, as in client-node.
+ *
  * @example
  * const transport = createKubeTransport(kc);
  * const version = await transport.getJson<{ gitVersion: string }>('/version');
  * await transport.close();
- *
- * Caveat: `http://` servers are refused unless the cluster sets `insecure-skip-tls-verify`, as in client-node.
  */
 export function createKubeTransport(kc: KubeConfig, options: KubeTransportOptions = {}): KubeTransport {
   const cluster = kc.getCurrentCluster();
@@ -120,6 +120,9 @@ const shared = new WeakMap<KubeConfig, Map<string, KubeTransport>>();
  * dispatcher, so one pool of keep-alive connections, per KubeConfig.
  *
  * Caveat: it lives as long as `kc`; idle connections close after undici's keep-alive timeout (4 s).
+ *
+ * @example
+ * const lw = kubeConfigListerWatcher(kc, { resource: pods, transport: sharedKubeTransport(kc) });
  */
 export function sharedKubeTransport(kc: KubeConfig): KubeTransport {
   let byContext = shared.get(kc);

@@ -10,6 +10,7 @@ import type { KubeObject, ResourceDescriptor } from '@rxinformer/core';
 
 /** A resource descriptor whose kind is known (every built-in, and every discovered resource). */
 export interface KubeResource<T extends KubeObject = KubeObject> extends ResourceDescriptor<T> {
+  /** E.g. `Pod`: required here, for `apiVersion`/`kind` lookups and display. */
   kind: string;
 }
 
@@ -24,7 +25,13 @@ export function defineResource<T extends KubeObject = KubeObject>(d: { group: st
   return Object.freeze({ group: d.group, version: d.version, resource: d.resource, kind: d.kind, namespaced: d.namespaced });
 }
 
-/** `apiVersion` of a descriptor: `v1` for the core group, `group/version` otherwise. */
+/**
+ * `apiVersion` of a descriptor: `v1` for the core group, `group/version` otherwise.
+ *
+ * @example
+ * apiVersionOf(pods);        // 'v1'
+ * apiVersionOf(deployments); // 'apps/v1'
+ */
 export function apiVersionOf(r: Pick<ResourceDescriptor, 'group' | 'version'>): string {
   return r.group ? `${r.group}/${r.version}` : r.version;
 }

@@ -20,6 +20,7 @@ export interface BackoffOptions {
 
 /** The policy's state: consecutive failures, and since when things have gone well. */
 export interface BackoffState {
+  /** Failures since the last reset. */
   failures: number;
   /** Scheduler time of the first success after the last failure; undefined while failing. */
   healthySince?: number;

@@ -44,6 +44,7 @@ export interface ControllerOptions<K = string> {
 export interface ControllerError<K = string> {
   /** The key whose reconcile failed; absent when waiting for `synced` failed. */
   key?: K;
+  /** What the reconcile threw, rejected or errored with. */
   error: unknown;
   /** How many times the key had been retried before this failure. */
   retries: number;
@@ -56,6 +57,7 @@ export type ControllerPhase = 'waitingForSync' | 'running' | 'stopping' | 'stopp
 
 /** Figures of a controller. */
 export interface ControllerMetrics {
+  /** What the controller is doing. */
   phase: ControllerPhase;
   /** Reconciles in progress. */
   active: number;
@@ -69,6 +71,7 @@ export interface ControllerMetrics {
 
 /** A running controller. */
 export interface ControllerHandle<K = string> {
+  /** The queue the workers take keys from. */
   readonly queue: WorkQueue<K>;
   /** The current figures at once, then every change; completes once stopped. */
   readonly metrics$: Observable<ControllerMetrics>;

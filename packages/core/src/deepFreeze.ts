@@ -9,11 +9,11 @@ import { freeze } from 'immer';
  * Freezes `value` and everything reachable from it, in place, and returns it. Subtrees already
  * frozen are not walked again (a relist keeps stored instances: they cost nothing).
  *
+ * Caveat: like immer, an object that is already frozen is trusted to be deeply frozen.
+ *
  * @example
  * const pod = deepFreeze(JSON.parse(text));
  * pod.metadata.labels.app = 'x'; // TypeError in strict mode
- *
- * Caveat: like immer, an object that is already frozen is trusted to be deeply frozen.
  */
 export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) freezeTree(value);

@@ -43,6 +43,10 @@ export interface DeltaStoreState<T extends KubeObject> {
  * The state before anything was applied: an empty store with the configured indexes and key
  * function. Pass the same options to `initialDeltaState` and `createDeltaReducer`: the store's
  * indexers and key function travel in the state, the transform in the reducer.
+ *
+ * @example
+ * const options = { indexers: { byNode: (p: V1Pod) => [p.spec?.nodeName ?? ''] } };
+ * reflector(lw).pipe(scan(createDeltaReducer(options), initialDeltaState(options)));
  */
 export function initialDeltaState<T extends KubeObject>(options: DeltaStoreOptions<T> = {}): DeltaStoreState<T> {
   return { store: createStore<T>(options), deltas: [], errors: [], synced: false };
@@ -58,6 +62,12 @@ export function initialDeltaState<T extends KubeObject>(options: DeltaStoreOptio
  * - A `deleted` of an unknown key changes nothing; of another UID than the stored one, it removes
  *   the stored object as a tombstone.
  * - Objects that cannot be keyed, transformed or indexed are skipped with a typed error in `errors`.
+ *
+ * @example
+ * const options = { transform: dropManagedFields };
+ * reflector(lw)
+ *   .pipe(scan(createDeltaReducer(options), initialDeltaState(options)))
+ *   .subscribe(({ store, deltas }) => deltas.forEach((d) => console.log(d.type, d.key, store.size)));
  */
 export function createDeltaReducer<T extends KubeObject>(options: DeltaStoreOptions<T> = {}) {
   const { transform } = options;

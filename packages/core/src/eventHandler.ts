@@ -38,8 +38,11 @@ export interface EventHandlerOptions {
 
 /** A handler failure: which handler, on which delta, with what error. */
 export interface HandlerError<T extends KubeObject = KubeObject> {
+  /** The handler's name. */
   handler: string;
+  /** The delta it was handling. */
   delta: Delta<T>;
+  /** What it threw or rejected with. */
   error: unknown;
 }
 
@@ -87,11 +90,13 @@ export function validateHandler<T extends KubeObject>(handler: EventHandler<T>, 
 export interface Delivery<T extends KubeObject = KubeObject> {
   /** The handler's name. */
   handler: string;
+  /** The delta the callback was called with. */
   delta: Delta<T>;
   /** How long it waited in the buffer, in ms (scheduler time). */
   lagMs: number;
   /** True when the callback threw or rejected; `error` holds what it threw. */
   failed: boolean;
+  /** What the callback threw or rejected with, when `failed`. */
   error?: unknown;
 }
 

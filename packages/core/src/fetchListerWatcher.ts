@@ -35,12 +35,12 @@ export interface FetchListerWatcherOptions<T extends KubeObject = KubeObject> {
  * Lists and watches one collection with fetch. Unsubscribing aborts the request; HTTP errors are
  * `KubeApiError`s, a malformed watch line a `WatchDecodeError`.
  *
+ * Caveat: browsers hold few connections per host over HTTP/1.1 (6): every informer keeps one watch
+ * open, so serve the API over HTTP/2 or keep the number of informers per origin small.
+ *
  * @example
  * const lw = fetchListerWatcher<V1Pod>({ baseUrl: 'http://127.0.0.1:8001', resource: pods, namespace: 'default' });
  * const informer = createSharedInformer(lw);
- *
- * Caveat: browsers hold few connections per host over HTTP/1.1 (6): every informer keeps one watch
- * open, so serve the API over HTTP/2 or keep the number of informers per origin small.
  */
 export function fetchListerWatcher<T extends KubeObject = KubeObject>(options: FetchListerWatcherOptions<T>): ListerWatcher<T> {
   if (!options || typeof options.baseUrl !== 'string') throw new InvalidOptionsError('fetchListerWatcher needs a baseUrl');
@@ -49,7 +49,12 @@ export function fetchListerWatcher<T extends KubeObject = KubeObject>(options: F
   return httpListerWatcher<T>(fetchGet(options), { path, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector });
 }
 
-/** The `HttpGet` of a base URL over fetch. */
+/**
+ * The `HttpGet` of a base URL over fetch.
+ *
+ * @example
+ * const lw = httpListerWatcher<V1Pod>(fetchGet({ baseUrl: 'http://127.0.0.1:8001' }), { path: '/api/v1/pods' });
+ */
 export function fetchGet(options: Pick<FetchListerWatcherOptions, 'baseUrl' | 'headers' | 'init' | 'fetch'>): HttpGet {
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   const base = options.baseUrl.replace(/\/+$/, '');

@@ -31,7 +31,13 @@ export function apiErrorFromResponse(code: number, bodyText: string, retryAfter:
   });
 }
 
-/** Seconds from a `Retry-After` header: delta-seconds or an HTTP date; `undefined` when absent or unreadable. */
+/**
+ * Seconds from a `Retry-After` header: delta-seconds or an HTTP date; `undefined` when absent or unreadable.
+ *
+ * @example
+ * parseRetryAfter('3');                              // 3
+ * parseRetryAfter('Wed, 21 Oct 2026 07:28:00 GMT');  // seconds from now until then (0 if past)
+ */
 export function parseRetryAfter(header: string | readonly string[] | null | undefined, now: number = Date.now()): number | undefined {
   const value = (typeof header === 'string' ? header : header?.[0])?.trim();
   if (!value) return undefined;

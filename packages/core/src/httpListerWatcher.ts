@@ -44,11 +44,11 @@ export interface HttpListerWatcherOptions {
  * line); non-2xx answers are `KubeApiError`s with the Status and `Retry-After`. Unsubscribing
  * aborts the request.
  *
- * @example
- * const lw = httpListerWatcher<V1Pod>(myGet, { path: '/api/v1/pods', labelSelector: 'app=web' });
- *
  * Caveat: the selectors given here apply to list and watch alike; a selector on only one of them
  * would corrupt the cache.
+ *
+ * @example
+ * const lw = httpListerWatcher<V1Pod>(myGet, { path: '/api/v1/pods', labelSelector: 'app=web' });
  */
 export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGet, options: HttpListerWatcherOptions): ListerWatcher<T> {
   const { path } = options;
@@ -73,7 +73,13 @@ export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGe
   };
 }
 
-/** ANDs two selectors (`a,b`); either may be unset. */
+/**
+ * ANDs two selectors (`a,b`); either may be unset.
+ *
+ * @example
+ * andSelectors('app=web', 'tier!=db'); // 'app=web,tier!=db'
+ * andSelectors(undefined, 'app=web');  // 'app=web'
+ */
 export function andSelectors(a: string | undefined, b: string | undefined): string | undefined {
   if (!a) return b || undefined;
   if (!b || a === b) return a;

@@ -1,4 +1,17 @@
-// @rxinformer/core — the public API. Browser-safe: rxjs and immer only.
+/**
+ * @rxinformer/core — the public API: client-go's `tools/cache` as RxJS Observables (ListerWatcher
+ * contract, reflector, delta store, indexer, shared informer, factory, workqueue, operators).
+ * Browser-safe: rxjs and immer only.
+ *
+ * @example
+ * const factory = createInformerFactory(source, { namespace: 'default' });
+ * const pods = factory.informerFor(podsResource);
+ * pods.addEventHandler({ onAdd: (p) => console.log('add', p.metadata?.name) });
+ * factory.start();
+ * await factory.waitForCacheSync();
+ *
+ * @module @rxinformer/core
+ */
 
 // Errors
 export { IndexerError, InvalidObjectError, InvalidOptionsError, KubeApiError, RxInformerError, WatchDecodeError } from './errors.ts';

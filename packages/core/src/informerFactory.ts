@@ -13,10 +13,13 @@ import type { KubeObject, ListerWatcher } from './types.ts';
 export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
   /** API group; `""` for the core group. */
   group: string;
+  /** API version, e.g. `v1`. */
   version: string;
   /** Plural resource name, e.g. `pods`. */
   resource: string;
+  /** E.g. `Pod`; optional, for display and discovery. */
   kind?: string;
+  /** True for namespaced resources (pods), false for cluster-scoped ones (nodes). */
   namespaced: boolean;
   /** Carries the object type only; never set. */
   readonly __type?: T;
@@ -24,8 +27,11 @@ export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
 
 /** Where an informer lists and watches: its namespace (namespaced resources) and selectors. */
 export interface InformerScope {
+  /** Only this namespace (namespaced resources). Default: all namespaces. */
   namespace?: string;
+  /** Only objects matching this label selector. Default: none. */
   labelSelector?: string;
+  /** Only objects matching this field selector. Default: none. */
   fieldSelector?: string;
 }
 

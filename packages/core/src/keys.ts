@@ -22,7 +22,13 @@ export function metaNamespaceKeyFunc(obj: KubeObject): string {
   return typeof namespace === 'string' && namespace !== '' ? `${namespace}/${name}` : name;
 }
 
-/** Splits a key made by `metaNamespaceKeyFunc` into its namespace (absent for cluster scope) and name. */
+/**
+ * Splits a key made by `metaNamespaceKeyFunc` into its namespace (absent for cluster scope) and name.
+ *
+ * @example
+ * splitMetaNamespaceKey('default/web'); // { namespace: 'default', name: 'web' }
+ * splitMetaNamespaceKey('node-1');      // { name: 'node-1' }
+ */
 export function splitMetaNamespaceKey(key: string): { namespace?: string; name: string } {
   const slash = key.indexOf('/');
   return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };

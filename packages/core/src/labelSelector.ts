@@ -13,8 +13,11 @@ export type LabelOperator = 'Equals' | 'NotEquals' | 'In' | 'NotIn' | 'Exists' |
  * `GreaterThan` and `LessThan`, at least one for `In` and `NotIn`, none for `Exists` and `DoesNotExist`.
  */
 export interface LabelRequirement {
+  /** The label key. */
   readonly key: string;
+  /** How the label is compared. */
   readonly operator: LabelOperator;
+  /** Operands: one for `=`/`!=`, any number for `in`/`notin`, none for existence. */
   readonly values: readonly string[];
 }
 
@@ -23,7 +26,9 @@ export type LabelSelector = readonly LabelRequirement[];
 
 /** The structured form of a selector, as in a Deployment's `spec.selector`. */
 export interface LabelSelectorObject {
+  /** Labels that must be equal. */
   matchLabels?: Readonly<Record<string, string>>;
+  /** Requirements: `In`, `NotIn`, `Exists`, `DoesNotExist`. */
   matchExpressions?: readonly { key: string; operator: string; values?: readonly string[] }[];
 }
 

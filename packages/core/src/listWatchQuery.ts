@@ -10,11 +10,11 @@ import type { ListOptions, WatchOptions } from './types.ts';
  * The collection path of `resource`, in `namespace` when it is namespaced and one is given
  * (all namespaces otherwise).
  *
+ * Caveat: a namespace given for a cluster-scoped resource is an `InvalidOptionsError`, not ignored.
+ *
  * @example
  * resourcePath({ group: 'apps', version: 'v1', resource: 'deployments', namespaced: true }, 'web');
  * // '/apis/apps/v1/namespaces/web/deployments'
- *
- * Caveat: a namespace given for a cluster-scoped resource is an `InvalidOptionsError`, not ignored.
  */
 export function resourcePath(resource: Pick<ResourceDescriptor, 'group' | 'version' | 'resource' | 'namespaced'>, namespace?: string): string {
   if (!resource.version || !resource.resource) throw new InvalidOptionsError('a resource needs a version and a resource name');
@@ -24,7 +24,12 @@ export function resourcePath(resource: Pick<ResourceDescriptor, 'group' | 'versi
   return `${root}${ns}/${encodeURIComponent(resource.resource)}`;
 }
 
-/** `?limit=500&continue=…` for a list. */
+/**
+ * `?limit=500&continue=…` for a list.
+ *
+ * @example
+ * listQuery({ limit: 500, labelSelector: 'app=web' }); // '?limit=500&labelSelector=app%3Dweb'
+ */
 export function listQuery(o: ListOptions): string {
   return query({ limit: o.limit, continue: o.continue, resourceVersion: o.resourceVersion, resourceVersionMatch: o.resourceVersionMatch, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, timeoutSeconds: o.timeoutSeconds });
 }

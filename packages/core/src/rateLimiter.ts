@@ -12,8 +12,11 @@ import { InvalidOptionsError } from './errors.ts';
  * since the last `forget`.
  */
 export interface RateLimiter<K = string> {
+  /** The delay before `key` may be retried, in ms; counts a retry. */
   when(key: K): number;
+  /** Resets `key`'s failure count (after a success). */
   forget(key: K): void;
+  /** Retries of `key` since the last `forget`. */
   numRequeues(key: K): number;
 }
 
@@ -71,6 +74,9 @@ export function exponentialFailureRateLimiter<K = string>(options: ExponentialFa
  * An overall token bucket shared by every key: each `when` takes a token; when none is left it
  * reserves the next one and answers how long until it is due. Keys are not tracked
  * (`numRequeues` is always 0).
+ *
+ * @example
+ * const queue = new WorkQueue({ rateLimiter: tokenBucketRateLimiter({ qps: 5, burst: 20 }) });
  */
 export function tokenBucketRateLimiter<K = string>(options: TokenBucketOptions = {}): RateLimiter<K> {
   const qps = checkNumber('qps', options.qps, 10, 0, true);
@@ -91,7 +97,13 @@ export function tokenBucketRateLimiter<K = string>(options: TokenBucketOptions =
   };
 }
 
-/** The longest delay of several limiters; `numRequeues` is the largest of theirs. */
+/**
+ * The longest delay of several limiters; `numRequeues` is the largest of theirs.
+ *
+ * @example
+ * const limiter = maxOfRateLimiters(exponentialFailureRateLimiter({ baseDelayMs: 100 }), tokenBucketRateLimiter({ qps: 50 }));
+ * const queue = new WorkQueue({ rateLimiter: limiter });
+ */
 export function maxOfRateLimiters<K = string>(...limiters: RateLimiter<K>[]): RateLimiter<K> {
   if (limiters.length === 0) throw new InvalidOptionsError('maxOfRateLimiters needs at least one rate limiter');
   return {
@@ -104,6 +116,10 @@ export function maxOfRateLimiters<K = string>(...limiters: RateLimiter<K>[]): Ra
 /**
  * client-go's `DefaultControllerRateLimiter`: the longer of the per-key exponential backoff and the
  * overall token bucket.
+ *
+ * @example
+ * const queue = new WorkQueue({ rateLimiter: defaultControllerRateLimiter({ baseDelayMs: 50, maxDelayMs: 60_000 }) });
+ * // the same as new WorkQueue({ baseDelayMs: 50, maxDelayMs: 60_000 })
  */
 export function defaultControllerRateLimiter<K = string>(options: ExponentialFailureOptions & TokenBucketOptions = {}): RateLimiter<K> {
   return maxOfRateLimiters<K>(exponentialFailureRateLimiter<K>(options), tokenBucketRateLimiter<K>(options));

@@ -85,10 +85,15 @@ export type ReflectorInput<T extends KubeObject> =
 
 /** Everything `step` needs besides the state. */
 export interface ReflectorModel<T extends KubeObject> {
+  /** Where the list/watch state machine is. */
   state: ReflectorState<T>;
+  /** The status last emitted. */
   status: ReflectorStatus;
+  /** Failures since the last success, for the next delay. */
   backoff: BackoffState;
+  /** Watches in a row that closed at once with no event (three relist after a backoff). */
   emptyWatches: number;
+  /** True once the server refused a streaming list: page from then on. */
   streamingRefused: boolean;
   /** The last resource version known, kept across relists and errors. */
   rv?: string;
@@ -105,8 +110,11 @@ type ResolvedReflectorOptions = Required<Omit<ReflectorOptions, 'labelSelector' 
 
 /** The result of one step: the new model, events to emit, and the next action. */
 export interface StepResult<T extends KubeObject> {
+  /** The next model. */
   model: ReflectorModel<T>;
+  /** Events to emit, in order. */
   outputs: ReflectorEvent<T>[];
+  /** What the driver must do next (list, watch, wait…). */
   action: ReflectorAction;
 }
 
@@ -294,10 +302,10 @@ function resolveOptions(options: ReflectorOptions): ResolvedReflectorOptions {
  * its own list and watch; unsubscribing aborts the request in flight and clears every timer.
  * The Observable never errors and never completes: failures are `status` events.
  *
+ * Caveat: a relist's `replace` carries the whole list; consumers apply it atomically.
+ *
  * @example
  * reflector(lw, { pageSize: 500 }).pipe(scan(createDeltaReducer(), initialDeltaState()));
- *
- * Caveat: a relist's `replace` carries the whole list; consumers apply it atomically.
  */
 export function reflector<T extends KubeObject>(lw: ListerWatcher<T>, options: ReflectorOptions = {}): Observable<ReflectorEvent<T>> {
   const resolved = resolveOptions(options);

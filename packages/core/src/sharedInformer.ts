@@ -104,13 +104,13 @@ export class InformerShutdownError extends RxInformerError {
 /**
  * Creates a shared informer over `lw`.
  *
+ * Caveat: handlers run after the store was updated, so `getStore()` may already be newer than
+ * the event being handled.
+ *
  * @example
  * const pods = createSharedInformer<V1Pod>(lw, { transform: dropManagedFields });
  * pods.addEventHandler({ onAdd: (p) => console.log('added', p.metadata?.name) });
  * pods.start();
- *
- * Caveat: handlers run after the store was updated, so `getStore()` may already be newer than
- * the event being handled.
  */
 export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>, options: SharedInformerOptions<T> = {}): SharedInformer<T> {
   validateInformerOptions(lw, options);

@@ -12,21 +12,35 @@ import type { Observable } from 'rxjs';
  * signature, so that client-node's `V1ObjectMeta` (a class) stays assignable to it.
  */
 export interface ObjectMeta {
+  /** Unique within a namespace (or the cluster, for cluster-scoped resources). */
   name?: string;
+  /** Prefix from which the server generates `name` on create. */
   generateName?: string;
+  /** Absent for cluster-scoped objects. */
   namespace?: string;
+  /** Unique in time and space: a recreated object gets a new one. */
   uid?: string;
   /** Opaque: never compare resource versions as numbers. */
   resourceVersion?: string;
+  /** Bumped by the server on every change of the desired state (`spec`). */
   generation?: number;
+  /** RFC 3339 on the wire (a string); client-node types it as `Date`. */
   creationTimestamp?: string | Date;
+  /** Set when a graceful deletion was requested; the object goes once its finalizers are done. */
   deletionTimestamp?: string | Date;
+  /** Selectable key/value pairs (see `parseLabelSelector`). */
   labels?: Record<string, string>;
+  /** Non-identifying key/value data; may be large (see the `transform` option). */
   annotations?: Record<string, string>;
+  /** Server-side-apply bookkeeping: often a third of an object's JSON (see the `transform` option). */
   managedFields?: unknown[];
+  /** Objects this one depends on (garbage collection). */
   ownerReferences?: unknown[];
+  /** Blocks deletion until each is removed. */
   finalizers?: string[];
+  /** Seconds allowed for graceful termination, once `deletionTimestamp` is set. */
   deletionGracePeriodSeconds?: number;
+  /** Deprecated; not set by current servers. */
   selfLink?: string;
 }
 
@@ -35,35 +49,53 @@ export interface ObjectMeta {
  * rxinformer only reads `metadata`; everything else is carried as is.
  */
 export interface KubeObject {
+  /** `v1` or `group/version`; list items may lack it. */
   apiVersion?: string;
+  /** E.g. `Pod`; list items may lack it. */
   kind?: string;
+  /** Name, namespace, UID, resource version, labels… */
   metadata?: ObjectMeta;
 }
 
 /** `metadata` of a list response. */
 export interface ListMeta {
+  /** The collection's resource version: watch from here (opaque). */
   resourceVersion?: string;
+  /** Token for the next page; absent on the last page. */
   continue?: string;
+  /** An estimate of the items after this page, when the server knows it. */
   remainingItemCount?: number;
 }
 
 /** One page of a list response, as decoded from the wire. */
 export interface ListPage<T extends KubeObject = KubeObject> {
+  /** E.g. `v1`. */
   apiVersion?: string;
+  /** E.g. `PodList`. */
   kind?: string;
+  /** Resource version and continue token. */
   metadata?: ListMeta;
+  /** The objects of this page. */
   items: T[];
 }
 
 /** `meta/v1 Status`, the body of every API error and of watch ERROR events. */
 export interface Status {
+  /** Always `Status`. */
   kind?: 'Status';
+  /** `v1`. */
   apiVersion?: string;
+  /** Usually empty. */
   metadata?: ListMeta;
+  /** `Failure` for errors. */
   status?: 'Success' | 'Failure';
+  /** Human-readable description. */
   message?: string;
+  /** Machine-readable cause, e.g. `Expired`, `NotFound`, `Conflict`. */
   reason?: string;
+  /** The HTTP status code, e.g. 410. */
   code?: number;
+  /** What the error is about, the field-level causes, and `retryAfterSeconds`. */
   details?: {
     name?: string;
     group?: string;
@@ -82,8 +114,11 @@ export interface ListOptions {
   continue?: string;
   /** Unset = most recent (consistent read); `"0"` = any (served from cache). */
   resourceVersion?: string;
+  /** How `resourceVersion` applies; unset for the reflector's lists. */
   resourceVersionMatch?: 'NotOlderThan' | 'Exact';
+  /** E.g. `app=web,tier!=db`. */
   labelSelector?: string;
+  /** E.g. `status.phase=Running`. */
   fieldSelector?: string;
   /** Server-side timeout of the request, in seconds. */
   timeoutSeconds?: number;
@@ -91,14 +126,19 @@ export interface ListOptions {
 
 /** Options of one watch request (`GET .../pods?watch=true&…`). */
 export interface WatchOptions {
+  /** Watch changes after this resource version (opaque); unset = from now. */
   resourceVersion?: string;
+  /** `NotOlderThan` with `sendInitialEvents`. */
   resourceVersionMatch?: 'NotOlderThan' | 'Exact';
+  /** Let the server send BOOKMARK events carrying newer resource versions. */
   allowWatchBookmarks?: boolean;
   /** The server closes the stream cleanly after this many seconds. */
   timeoutSeconds?: number;
   /** Streaming list: ADDED for every current object, then a BOOKMARK marked `k8s.io/initial-events-end`. */
   sendInitialEvents?: boolean;
+  /** E.g. `app=web,tier!=db`; must equal the list's. */
   labelSelector?: string;
+  /** E.g. `status.phase=Running`; must equal the list's. */
   fieldSelector?: string;
 }
 
@@ -151,6 +191,7 @@ export type ReflectorPhase = 'listing' | 'watching' | 'backingOff' | 'stopped';
 
 /** A snapshot of the reflector's condition, emitted on every change. */
 export interface ReflectorStatus {
+  /** What the reflector is doing now. */
   phase: ReflectorPhase;
   /** The last failure, kept until the next successful list or watch event. */
   lastError?: Error;
@@ -211,9 +252,13 @@ export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
  * - `Sync`: a resync re-delivery; `object === oldObject`.
  */
 export interface Delta<T extends KubeObject = KubeObject> {
+  /** What happened to the object. */
   type: DeltaType;
+  /** The object's key (`namespace/name` by default). */
   key: string;
+  /** The object now; for `Deleted`, its last known state. */
   object: T;
+  /** The previous object, on `Updated` and `Replaced`; absent otherwise (handlers get a `Sync` as an update with old === new). */
   oldObject?: T;
   /** Only on `Deleted`: the object's final state is unknown (tombstone). */
   finalStateUnknown?: boolean;

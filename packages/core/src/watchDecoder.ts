@@ -62,12 +62,12 @@ export interface WatchDecoder<T extends KubeObject = KubeObject> {
 /**
  * Creates a decoder for one watch stream. Each event is checked with `decodeWatchLine`.
  *
+ * Caveat: a throw leaves the decoder in an undefined state; end the stream on the first error.
+ *
  * @example
  * const decoder = createWatchDecoder<V1Pod>();
  * for await (const chunk of body) decoder.push(chunk, (event) => subscriber.next(event));
  * decoder.end();
- *
- * Caveat: a throw leaves the decoder in an undefined state; end the stream on the first error.
  */
 export function createWatchDecoder<T extends KubeObject = KubeObject>(): WatchDecoder<T> {
   const split = lineSplitter();
@@ -107,6 +107,9 @@ export function createWatchDecoder<T extends KubeObject = KubeObject>(): WatchDe
 /**
  * Parses one watch line; throws `WatchDecodeError` for bad JSON or a shape that is not a watch
  * event (`type` a string, `object` an object). Unknown `type`s pass: the reflector reports them.
+ *
+ * @example
+ * decodeWatchLine<V1Pod>('{"type":"ADDED","object":{"metadata":{"name":"a"}}}'); // { type: 'ADDED', object: {…} }
  */
 export function decodeWatchLine<T extends KubeObject = KubeObject>(line: string): WatchEvent<T> {
   let parsed: unknown;
@@ -138,7 +141,12 @@ export function decodeListPage<T extends KubeObject = KubeObject>(body: unknown)
   return page;
 }
 
-/** Parses a list response body's text and checks it; throws `InvalidObjectError` for non-JSON. */
+/**
+ * Parses a list response body's text and checks it; throws `InvalidObjectError` for non-JSON.
+ *
+ * @example
+ * const page = parseListBody<V1Pod>(await response.text()); // page.items, page.metadata?.continue
+ */
 export function parseListBody<T extends KubeObject = KubeObject>(text: string): ListPage<T> {
   let body: unknown;
   try {

@@ -46,14 +46,14 @@ interface Waiter<K> {
  * The queue. Workers take a key with `get()` (or `get$()`), work on it, then call `done(key)`;
  * `runController` does this for you.
  *
+ * Keys are compared with `===` (SameValueZero): use strings or other primitives. `undefined` is
+ * not a key.
+ *
  * @example
  * const queue = new WorkQueue<string>();
  * queue.add('default/web');
  * const key = await queue.get(); // 'default/web'
  * try { await reconcile(key); queue.forget(key); } catch { queue.addRateLimited(key); } finally { queue.done(key); }
- *
- * Keys are compared with `===` (SameValueZero): use strings or other primitives. `undefined` is
- * not a key.
  */
 export class WorkQueue<K = string> {
   readonly #items: K[] = [];

@@ -6,12 +6,12 @@ import type { Delta, KubeObject } from '../types.ts';
  * Keeps the deltas of objects in the given namespaces; `''` stands for cluster-scoped objects.
  * Tombstones are judged by the last known object.
  *
- * @example
- * informer.events$.pipe(inNamespace('default', 'kube-system'))
- *
  * Caveat: a cluster-wide informer still lists and watches every namespace; to watch fewer objects,
  * scope the informer instead (`createInformerFactory(source, { namespace })`). Throws
  * `InvalidOptionsError` at the call for no namespace or a non-string.
+ *
+ * @example
+ * informer.events$.pipe(inNamespace('default', 'kube-system'))
  */
 export function inNamespace<T extends KubeObject>(...namespaces: [string, ...string[]]): MonoTypeOperatorFunction<Delta<T>> {
   if (namespaces.length === 0) throw new InvalidOptionsError('inNamespace needs at least one namespace');

@@ -7,12 +7,12 @@ const DELTA_TYPES: ReadonlySet<string> = new Set<DeltaType>(['Added', 'Updated',
 /**
  * Keeps the deltas of the given types, narrowing `type` to them.
  *
- * @example
- * informer.events$.pipe(ofType('Added', 'Deleted')).subscribe((d) => console.log(d.type, d.key));
- *
  * Caveat: `Updated` alone misses resync (`Sync`) and unchanged-relist (`Replaced`) re-deliveries;
  * add them if you rely on periodic re-delivery. Throws `InvalidOptionsError` at the call for no
  * type or an unknown one.
+ *
+ * @example
+ * informer.events$.pipe(ofType('Added', 'Deleted')).subscribe((d) => console.log(d.type, d.key));
  */
 export function ofType<T extends KubeObject, D extends DeltaType>(...types: [D, ...D[]]): OperatorFunction<Delta<T>, Delta<T> & { type: D }> {
   if (types.length === 0) throw new InvalidOptionsError('ofType needs at least one delta type');

@@ -16,11 +16,11 @@ import type { Delta, KubeObject } from '../types.ts';
  * `{ matchLabels, matchExpressions }` form; it is parsed and checked at the call
  * (`LabelSelectorError`).
  *
- * @example
- * informer.events$.pipe(withLabels('app=web,tier in (frontend)')).subscribe(render);
- *
  * Caveat: `delta.store` is still the whole cache, not the filtered view: an object delivered as
  * `Deleted` because it left the selection is still in the store.
+ *
+ * @example
+ * informer.events$.pipe(withLabels('app=web,tier in (frontend)')).subscribe(render);
  */
 export function withLabels<T extends KubeObject>(selector: string | LabelSelector | LabelSelectorObject): MonoTypeOperatorFunction<Delta<T>> {
   let parsed: LabelSelector;

@@ -1,0 +1,77 @@
+/**
+ * The page: a shared informer on pods over `fetchListerWatcher`, against this page's own origin
+ * (the example server proxies `/api` to the API server, as `kubectl proxy` or an app's backend
+ * would), rendered as a table from `store$`, with the reflector status from `status$` and a log of
+ * `events$`.
+ */
+import { animationFrameScheduler, auditTime, combineLatest, filter, scan, timer } from 'rxjs';
+import { createSharedInformer, fetchListerWatcher, type ResourceDescriptor } from '@rxinformer/core';
+import { createPodTable } from './podTable.ts';
+import { eventLine, podRows, statusLine, type EventLine, type Pod } from './podView.ts';
+
+/** How many recent events the log keeps. */
+const EVENTS_SHOWN = 12;
+
+const podsResource: ResourceDescriptor<Pod> = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
+
+const informer = createSharedInformer<Pod>(fetchListerWatcher<Pod>({ baseUrl: location.origin, resource: podsResource }), {
+  // The page never shows managedFields: dropping them before caching saves most of each pod's memory.
+  transform: (pod) => {
+    if (pod.metadata) delete pod.metadata.managedFields;
+    return pod;
+  },
+});
+
+const element = <E extends HTMLElement>(id: string): E => {
+  const found = document.getElementById(id);
+  if (!found) throw new Error(`the page has no #${id}`);
+  return found as E;
+};
+
+const table = createPodTable(element<HTMLTableSectionElement>('pods'));
+const count = element('count');
+const status = element('status');
+const loading = element('loading');
+const eventCount = element('event-count');
+const events = element<HTMLUListElement>('events');
+
+// The table follows the store, and the ages the clock; at most one render per animation frame.
+combineLatest([informer.store$, timer(0, 1000)])
+  .pipe(auditTime(0, animationFrameScheduler))
+  .subscribe(([store]) => {
+    table.render(podRows(store, Date.now()));
+    count.textContent = String(store.size);
+  });
+
+// The status changes with the reflector's phase; the resource version with every event.
+combineLatest([informer.status$, informer.store$])
+  .pipe(auditTime(0, animationFrameScheduler))
+  .subscribe(([s]) => {
+    status.textContent = statusLine({ ...s, lastSyncResourceVersion: informer.lastSyncResourceVersion ?? s.lastSyncResourceVersion });
+    status.dataset.phase = s.phase;
+  });
+
+informer.synced$.subscribe((synced) => {
+  loading.hidden = synced;
+});
+
+// The log shows live changes; the initial list is the table itself.
+informer.events$
+  .pipe(
+    filter((delta) => !delta.isInInitialList),
+    scan((acc: { total: number; recent: EventLine[] }, delta) => ({ total: acc.total + 1, recent: [eventLine(delta, Date.now()), ...acc.recent].slice(0, EVENTS_SHOWN) }), { total: 0, recent: [] }),
+    auditTime(0, animationFrameScheduler),
+  )
+  .subscribe(({ total, recent }) => {
+    eventCount.textContent = String(total);
+    events.replaceChildren(...recent.map((line) => {
+      const li = document.createElement('li');
+      li.className = line.type;
+      li.textContent = `${line.time} ${line.text}`;
+      return li;
+    }));
+  });
+
+informer.start();
+// Leaving the page aborts the watch request, freeing the connection at once.
+addEventListener('pagehide', () => informer.stop());

@@ -1,0 +1,96 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { KubeObject } from '@rxinformer/core';
+import { startBrowserExample, type BrowserExample } from './browserExample.ts';
+
+interface Pod extends KubeObject { spec?: unknown; status?: { phase?: string } }
+
+/** Debian's Chromium (`apt-get install chromium`); .ci/run installs it when missing. */
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const haveChromium = existsSync(CHROMIUM);
+const inCi = process.env.CI === 'true';
+if (!haveChromium && !inCi) console.warn(`SKIPPED: the browser example test needs Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
+
+const describeInBrowser = haveChromium || inCi ? describe : describe.skip;
+
+describeInBrowser('startBrowserExample, in headless Chromium', () => {
+  let example: BrowserExample | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  const pageErrors: string[] = [];
+  const consoleErrors: string[] = [];
+
+  const rowPhase = (key: string): Promise<string | null> => page.$eval(`tr[data-key="${key}"] td.phase`, (td) => td.textContent);
+  const waitForRowPhase = (key: string, phase: string) =>
+    page.waitForFunction(([k, p]) => document.querySelector(`tr[data-key="${k}"] td.phase`)?.textContent === p, [key, phase] as const);
+  /** A pod as the simulator's storage takes it. */
+  const pod = (name: string, phase: string): Pod => ({ metadata: { name }, spec: { containers: [{ name: 'main', image: 'nginx' }] }, status: { phase } });
+
+  beforeAll(async () => {
+    if (!haveChromium) throw new Error(`Chromium is missing at ${CHROMIUM} and CI=true: .ci/run must install Debian's chromium before npm test`);
+    example = await startBrowserExample({ pods: 3, seed: 5 });
+    // A fresh temporary profile per launch: nothing carries over between runs.
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    page = await browser.newPage();
+    page.setDefaultTimeout(20_000);
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    await page.goto(example.url);
+    await page.waitForSelector('#status[data-phase="watching"]');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await example?.close();
+  });
+
+  afterEach(() => {
+    expect(pageErrors).toEqual([]);
+    consoleErrors.length = 0;
+  });
+
+  it('should show the pods listed at start, with the reflector watching', async () => {
+    await page.waitForFunction(() => document.querySelectorAll('#pods tr').length === 3);
+    const expected = example!.sim.storage.list('pods').map((p) => `${p.metadata!.namespace}/${p.metadata!.name}`).sort();
+    expect(await page.$$eval('#pods tr', (rows) => rows.map((r) => (r as HTMLElement).dataset.key))).toEqual(expected);
+    expect(await page.textContent('#count')).toBe('3');
+    expect(await page.textContent('#status')).toMatch(/^watching · synced · rv \d+ · 0 relists$/);
+    expect(await page.isHidden('#loading')).toBe(true);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('should add a row when a pod is created, and remove it when the pod is deleted', async () => {
+    const { storage } = example!.sim;
+    storage.create('pods', pod('browser-test', 'Pending'), 'default');
+    await page.waitForSelector('tr[data-key="default/browser-test"]');
+    expect(await rowPhase('default/browser-test')).toBe('Pending');
+    expect(await page.$eval('tr[data-key="default/browser-test"] td.namespace', (td) => td.textContent)).toBe('default');
+    storage.delete('pods', 'default', 'browser-test', { gracePeriodSeconds: 0 });
+    await page.waitForSelector('tr[data-key="default/browser-test"]', { state: 'detached' });
+    await page.waitForFunction(() => document.querySelector('#events')?.textContent?.includes('Deleted default/browser-test'));
+    expect(await page.textContent('#count')).toBe('3');
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('should change a row when its pod is updated on the server', async () => {
+    const { storage } = example!.sim;
+    storage.create('pods', pod('phase-change', 'Running'), 'web');
+    await waitForRowPhase('web/phase-change', 'Running');
+    const succeeded: Pod = { ...storage.get('pods', 'web', 'phase-change'), status: { phase: 'Succeeded' } };
+    storage.update('pods', succeeded, 'web', 'phase-change', { subresource: 'status' });
+    await waitForRowPhase('web/phase-change', 'Succeeded');
+    expect(await page.$eval('tr[data-key="web/phase-change"]', (tr) => (tr as HTMLElement).dataset.phase)).toBe('Succeeded');
+  });
+
+  it('should keep up through the proxy after the API server drops the watch', async () => {
+    const { sim } = example!;
+    expect(sim.faults.dropWatches('all')).toBeGreaterThan(0);
+    sim.storage.create('pods', pod('after-drop', 'Pending'), 'batch');
+    await page.waitForSelector('tr[data-key="batch/after-drop"]');
+    await page.waitForSelector('#status[data-phase="watching"]');
+    // The drop reached the browser as a broken response, not as a clean end of the watch.
+    expect(consoleErrors).toEqual([expect.stringContaining('net::ERR_INCOMPLETE_CHUNKED_ENCODING')]);
+  });
+});

@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
+import { forwardableHeaders, isApiPath, startPageServer, type PageServer } from './pageServer.ts';
+
+const page = { html: '<!doctype html><script type="module" src="/app.js"></script>', js: 'export const page = 1;\n' };
+
+/** Polls `check` until it holds; false after `timeoutMs`. */
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<boolean> {
+  for (const deadline = Date.now() + timeoutMs; !check(); await new Promise((r) => setTimeout(r, 20))) {
+    if (Date.now() > deadline) return false;
+  }
+  return true;
+}
+
+/** Reads a streamed body until one whole line has arrived. */
+async function firstLine(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!text.includes('\n')) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the stream ended before a line: ${text}`);
+    text += decoder.decode(value, { stream: true });
+  }
+  return text.slice(0, text.indexOf('\n'));
+}
+
+describe('isApiPath', () => {
+  it('should match the API paths and nothing that only starts like them', () => {
+    expect(['/api', '/api/v1/pods', '/apis', '/apis/apps/v1/deployments', '/version', '/version/'].every(isApiPath)).toBe(true);
+    expect(['/', '/app.js', '/apix', '/apiserver/x', '/versions', '/index.html'].some(isApiPath)).toBe(false);
+  });
+});
+
+describe('forwardableHeaders', () => {
+  it('should drop hop-by-hop headers and those the Connection header names', () => {
+    expect(forwardableHeaders({ connection: 'keep-alive, X-Trace', 'keep-alive': 'timeout=5', 'x-trace': '1', 'transfer-encoding': 'chunked', accept: 'application/json', authorization: 'Bearer t' }))
+      .toEqual({ accept: 'application/json', authorization: 'Bearer t' });
+  });
+});
+
+describe('startPageServer', () => {
+  let sim: ApiServer;
+  let server: PageServer;
+  beforeAll(async () => {
+    sim = await startApiServer({ port: 0, seed: 3 });
+    server = await startPageServer({ upstream: sim.url, page });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await sim?.close();
+  });
+  const currentRv = async (): Promise<string> => ((await (await fetch(`${sim.url}/api/v1/pods?limit=1`)).json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+
+  it('should serve the page at / and its script at /app.js, and nothing else', async () => {
+    const html = await fetch(`${server.url}/`);
+    expect([html.status, html.headers.get('content-type'), await html.text()]).toEqual([200, 'text/html; charset=utf-8', page.html]);
+    const js = await fetch(`${server.url}/app.js`);
+    expect([js.status, js.headers.get('content-type'), await js.text()]).toEqual([200, 'text/javascript; charset=utf-8', page.js]);
+    expect((await fetch(`${server.url}/nope`)).status).toBe(404);
+    expect((await fetch(`${server.url}/`, { method: 'POST', body: 'x' })).status).toBe(405);
+  });
+
+  it('should forward lists with their query, and API errors with their Status, unchanged', async () => {
+    sim.storage.create('pods', { metadata: { name: 'one' } }, 'default');
+    sim.storage.create('pods', { metadata: { name: 'two' } }, 'default');
+    const through = await fetch(`${server.url}/api/v1/namespaces/default/pods?limit=1`);
+    const direct = await fetch(`${sim.url}/api/v1/namespaces/default/pods?limit=1`);
+    const [a, b] = [await through.json(), await direct.json()] as { items: unknown[]; metadata: { continue?: string } }[];
+    expect(through.status).toBe(200);
+    expect(a.items).toHaveLength(1);
+    expect(a).toEqual(b);
+    const missing = await fetch(`${server.url}/api/v1/namespaces/default/pods/missing`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ kind: 'Status', reason: 'NotFound', code: 404 });
+    expect((await (await fetch(`${server.url}/version`)).json())).toMatchObject({ major: '1' });
+  });
+
+  it('should forward writes with their body', async () => {
+    const created = await fetch(`${server.url}/api/v1/namespaces/default/pods`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'posted' } }),
+    });
+    expect(created.status).toBe(201);
+    expect(sim.storage.find('pods', 'default', 'posted')?.metadata?.name).toBe('posted');
+  });
+
+  it('should stream watch events as they happen, and abort the upstream watch when the client leaves', async () => {
+    const watches = sim.watches.sessions().length;
+    const ac = new AbortController();
+    const r = await fetch(`${server.url}/api/v1/namespaces/default/pods?watch=true&resourceVersion=${await currentRv()}`, { signal: ac.signal });
+    expect(r.status).toBe(200);
+    const reader = r.body!.getReader();
+    // The response is open and nothing is buffered: an object created now arrives while it stays open.
+    const line = firstLine(reader);
+    sim.storage.create('pods', { metadata: { name: 'live' } }, 'default');
+    expect(JSON.parse(await line)).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'live' } } });
+    expect(await until(() => sim.watches.sessions().length === watches + 1)).toBe(true);
+    ac.abort();
+    expect(await until(() => sim.watches.sessions().length === watches)).toBe(true);
+  });
+
+  it('should end the client response abruptly when the API server drops the watch', async () => {
+    const r = await fetch(`${server.url}/api/v1/namespaces/default/pods?watch=true&resourceVersion=${await currentRv()}`);
+    const reader = r.body!.getReader();
+    const line = firstLine(reader);
+    sim.storage.create('pods', { metadata: { name: 'before-drop' } }, 'default');
+    expect(JSON.parse(await line)).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'before-drop' } } });
+    sim.faults.dropWatches('all');
+    await expect((async () => { for (;;) if ((await reader.read()).done) return 'clean end'; })()).rejects.toThrow();
+  });
+
+  it('should answer 502 with a Status when the API server is unreachable', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const orphan = await startPageServer({ upstream: `http://127.0.0.1:${port}`, page });
+    try {
+      const r = await fetch(`${orphan.url}/api/v1/pods`);
+      expect(r.status).toBe(502);
+      expect(await r.json()).toMatchObject({ kind: 'Status', status: 'Failure', code: 502, reason: 'ServiceUnavailable' });
+      expect((await fetch(`${orphan.url}/`)).status).toBe(200);
+    } finally {
+      await orphan.close();
+    }
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * The soak's fault schedule: every fault the simulator supports, placed in time from a seed, as a
+ * list of timed actions run in order on an RxJS scheduler. Faults that last (latency, 401, 403,
+ * latency during a relist) get their own time slot, so one never ends another early.
+ */
+import { asyncScheduler, concatMap, defer, from, map, timer, type Observable, type SchedulerLike } from 'rxjs';
+import { seededRandom, type ApiServer } from '@rxinformer/apiserver-sim';
+
+/** Every kind of fault a soak run injects. */
+export const FAULT_KINDS = [
+  'dropAllWatches', 'dropOneWatch', 'watchError410', 'compact', 'compactDuringList',
+  'fail500', 'fail503', 'fail429', 'failWatch504', 'latency', 'stallWatches',
+  'malformedLine', 'restart', 'unauthorized401', 'forbidden403',
+] as const;
+
+/** One kind of fault. */
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** Faults that last a while; they get three time units of the chaos phase, the others one. */
+const LASTING: ReadonlySet<FaultKind> = new Set(['compactDuringList', 'latency', 'unauthorized401', 'forbidden403']);
+
+/** One step of the schedule: at `atMs` after the start, run `step` of `fault`. */
+export interface FaultAction {
+  atMs: number;
+  fault: FaultKind;
+  /** What the step does, e.g. `latency on` or `latency off`. */
+  step: string;
+  /** Applies the step; returns how many open watches it hit, for steps aimed at watches. */
+  run(sim: ApiServer): number | void;
+}
+
+/** An applied action and the open watches it hit (0: it waits for the next watch; `undefined` for steps not aimed at watches). */
+export interface AppliedFault {
+  action: FaultAction;
+  watchesHit?: number;
+}
+
+/** Options of `planFaults`. */
+export interface FaultPlanOptions {
+  /** Seed of every choice (order, times, extra faults). */
+  seed: number;
+  /** Length of the chaos phase in ms; every action falls inside it. */
+  durationMs: number;
+  /** The bearer token clients hold; 401 phases rotate it away and back. */
+  token: string;
+  /** Faults injected on top of one of each kind, picked by the seed. Default 3. */
+  extra?: number;
+  /** The resource the 403 phases forbid. Default `pods`. */
+  resource?: string;
+}
+
+/** The steps of one fault that starts at `at` and may last up to `lastMs`. */
+function stepsOf(kind: FaultKind, at: number, lastMs: number, options: FaultPlanOptions): FaultAction[] {
+  const one = (step: string, run: (sim: ApiServer) => number | void, offset = 0): FaultAction => ({ atMs: at + offset, fault: kind, step, run });
+  const resource = options.resource ?? 'pods';
+  // A watch fault that finds no open watch (the client is between watches) waits for the next one.
+  const atWatch = (fault: (target: 'all' | 'one' | 'next') => number, target: 'all' | 'one' = 'all'): number => {
+    const hit = fault(target);
+    if (hit === 0) fault('next');
+    return hit;
+  };
+  const failing = (step: string, fail: (sim: ApiServer) => void): FaultAction[] => [
+    one(`${step}, drop watches`, (s) => { fail(s); return s.faults.dropWatches('all'); }),
+  ];
+  switch (kind) {
+    case 'dropAllWatches': return [one('drop all watches', (s) => atWatch((t) => s.faults.dropWatches(t)))];
+    case 'dropOneWatch': return [one('drop one watch', (s) => atWatch((t) => s.faults.dropWatches(t), 'one'))];
+    case 'watchError410': return [one('ERROR 410 on every watch', (s) => atWatch((t) => s.faults.injectWatchError(undefined, t)))];
+    case 'compact': return [one('compact', (s) => s.faults.compact())];
+    case 'compactDuringList': return [
+      // Slow responses, then a 410 forces a relist; compacting every 200 ms while its pages are in
+      // flight expires its continue token (the relist must start again from scratch).
+      one('latency 100±50 ms on, ERROR 410', (s) => { s.faults.latency(100, 50); return atWatch((t) => s.faults.injectWatchError(undefined, t)); }),
+      ...Array.from({ length: Math.max(1, Math.floor(lastMs / 200) - 1) }, (_, i) => one('compact during the relist', (s) => s.faults.compact(), 150 + i * 200)),
+      one('latency off', (s) => s.faults.latency(0), lastMs),
+    ];
+    // A failure waits for the next request, and an open watch makes none: drop the watches so the
+    // reconnects meet it (and consume it, so failures do not pile up).
+    case 'fail500': return failing('next 2 requests 500', (s) => s.faults.failNext(2, { code: 500 }));
+    case 'fail503': return failing('next request 503 + Retry-After 1', (s) => s.faults.failNext(1, { code: 503, retryAfterSeconds: 1 }));
+    case 'fail429': return failing('next request 429 + Retry-After 1', (s) => s.faults.failNext(1, { code: 429, retryAfterSeconds: 1 }));
+    case 'failWatch504': return failing('next watch 504', (s) => s.faults.failNext(1, { code: 504, on: 'watch' }));
+    case 'latency': return [
+      one('latency 150±100 ms on', (s) => s.faults.latency(150, 100)),
+      one('latency off', (s) => s.faults.latency(0), lastMs),
+    ];
+    case 'stallWatches': return [one('stall every watch', (s) => atWatch((t) => s.faults.stallWatches(t)))];
+    case 'malformedLine': return [one('malformed line on every watch', (s) => atWatch((t) => s.faults.malformedLine(t)))];
+    case 'restart': return [one('restart', (s) => s.faults.restart())];
+    case 'unauthorized401': return [
+      // Open watches were authorized when they started: drop them so the reconnects meet the new token.
+      one('rotate the token (401), drop watches', (s) => { s.faults.setAuth({ token: `${options.token}-rotated` }); return s.faults.dropWatches('all'); }),
+      one('restore the token', (s) => s.faults.setAuth({ token: options.token }), lastMs),
+    ];
+    case 'forbidden403': return [
+      one(`forbid ${resource} (403), drop watches`, (s) => { s.faults.forbid(resource); return s.faults.dropWatches('all'); }),
+      one(`allow ${resource}`, (s) => s.faults.allow(resource), lastMs),
+    ];
+  }
+}
+
+/**
+ * Plans the faults of one run: one of each kind plus `extra` more, in a seeded order, each at a
+ * seeded time inside its own slot of the chaos phase (lasting faults get slots three times as
+ * long, and end within them). The same options give the same plan.
+ *
+ * @example
+ * const plan = planFaults({ seed: 7, durationMs: 10_000, token: 'soak' });
+ * runFaultPlan(sim, plan).subscribe((a) => console.log(a.atMs, a.step));
+ */
+export function planFaults(options: FaultPlanOptions): FaultAction[] {
+  const rng = seededRandom(options.seed ^ 0x5eed);
+  const extra = options.extra ?? 3;
+  const kinds: FaultKind[] = [...FAULT_KINDS];
+  for (let i = 0; i < extra; i++) kinds.push(FAULT_KINDS[rng.int(FAULT_KINDS.length)]);
+  for (let i = kinds.length - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    [kinds[i], kinds[j]] = [kinds[j], kinds[i]];
+  }
+  const units = (kind: FaultKind) => (LASTING.has(kind) ? 3 : 1);
+  const unitMs = options.durationMs / kinds.reduce((n, k) => n + units(k), 0);
+  let start = 0;
+  return kinds.flatMap((kind) => {
+    const slot = units(kind) * unitMs;
+    const at = Math.round(start + rng.next() * slot * 0.2);
+    start += slot;
+    return stepsOf(kind, at, Math.max(1, Math.round(slot * 0.7)), options);
+  });
+}
+
+/**
+ * Runs a plan against a simulator on `scheduler`, in plan order, each action at its time after
+ * subscription (no drift); emits each action once applied and completes after the last.
+ * Unsubscribing stops the remaining actions.
+ */
+export function runFaultPlan(sim: ApiServer, plan: readonly FaultAction[], scheduler: SchedulerLike = asyncScheduler): Observable<AppliedFault> {
+  const sorted = [...plan].sort((a, b) => a.atMs - b.atMs);
+  return defer(() => {
+    const start = scheduler.now();
+    return from(sorted).pipe(
+      concatMap((action) => timer(Math.max(0, start + action.atMs - scheduler.now()), scheduler).pipe(map((): AppliedFault => {
+        const hit = action.run(sim);
+        return typeof hit === 'number' ? { action, watchesHit: hit } : { action };
+      }))),
+    );
+  });
+}
+
+/** Ends every fault: failures, latency and pending watch faults cleared, the original token and no denial. */
+export function clearFaults(sim: ApiServer, token: string): void {
+  sim.faults.reset();
+  sim.faults.setAuth({ token });
+}
