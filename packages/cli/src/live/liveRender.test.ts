@@ -42,6 +42,11 @@ describe('renderScreen', () => {
     expect(lines).toHaveLength(24);
   });
 
+  it('should show the note under the title', () => {
+    const lines = renderScreen({ ...snapshot(), note: 'kubectl --kubeconfig /tmp/k get pods -A -w' }, [], { rows: 24, columns: 120 }, 0, wall);
+    expect(lines[1]).toBe('kubectl --kubeconfig /tmp/k get pods -A -w');
+  });
+
   it('should show list progress while listing', () => {
     const lines = renderScreen(snapshot({ phase: 'listing', relistCount: 0, hasSynced: false, listProgress: { pages: 3, items: 1500 } }), [], { rows: 24, columns: 120 }, 0, wall);
     expect(lines).toContain('initial list: 3 pages, 1500 objects so far…');

@@ -21,6 +21,8 @@ export interface LiveSnapshot {
   /** Reflector failures seen so far (each distinct `lastError`). */
   errors: number;
   handlers: { name: string; metrics: HandlerMetrics }[];
+  /** A line under the title, e.g. how to point kubectl at the simulator. Default: none. */
+  note?: string;
   /** The last fault the simulator injected, if any. */
   lastFault?: string;
   /** Time since the view started, in ms. */
@@ -102,6 +104,7 @@ export function renderScreen(s: LiveSnapshot, rows: readonly LiveEvent[], size: 
   const c = s.counts;
   const head = [
     `rxinformer live: ${s.title} — ${s.source}   (Ctrl-C to quit)`,
+    ...(s.note ? [s.note] : []),
     `cached ${s.cached}   events/s ${s.eventsPerSecond.toFixed(1)}   relists ${s.status.relistCount}   errors ${s.errors}   up ${formatDuration(s.uptimeMs)}`,
     `events: added ${c.ADDED}  modified ${c.MODIFIED}  deleted ${c.DELETED}  tombstones ${c['DELETED?']}`,
     `reflector ${reflectorText(s.status)}`,

@@ -153,7 +153,7 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
     subs.push(informer.handlerErrors$.subscribe(() => { handlerErrors++; }));
 
     const snapshot = (): LiveSnapshot => ({
-      title, source: sourceText, cached: informer.getStore().size, eventsPerSecond: state.rate.perSecond(), counts: state.counts,
+      title, source: sourceText, note: kubeconfigFile ? `kubectl --kubeconfig ${kubeconfigFile} get pods -A -w` : undefined, cached: informer.getStore().size, eventsPerSecond: state.rate.perSecond(), counts: state.counts,
       status, errors, handlers, lastFault, uptimeMs: scheduler.now() - startedAt,
     });
     // The header first, then start (progress and events follow it), then the periodic output.
