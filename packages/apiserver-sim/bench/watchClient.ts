@@ -10,8 +10,8 @@
  *
  * So the figure measures what the server delivers, not what one client's `JSON.parse` (≈ 40 µs
  * for a 4 KB pod) can take. It reports on stdout: `ready` once streaming, `done <n> <cpuMs>
- * <parsed>` after `n` events, `ended <n> <cpuMs> <parsed>` if the stream ends first, or
- * `invalid <reason>` if a check fails.
+ * <parsed> <ms>` after `n` events (`ms` since the response began), `ended …` if the stream ends
+ * first, or `invalid <reason>` if a check fails.
  *
  *   node watchClient.ts <watch URL> <count> [sample]
  */
@@ -25,12 +25,15 @@ let received = 0;
 let parsed = 0;
 let lastRv = -1;
 let finished = false;
+/** When the response began (the stream's own duration is measured from here). */
+let t0 = performance.now();
 
 const finish = (word: string) => {
   if (finished) return;
   finished = true;
   const cpu = process.cpuUsage();
-  process.stdout.write(`${word} ${received} ${Math.round((cpu.user + cpu.system) / 1000)} ${parsed}\n`, () => process.exit(0));
+  const ms = Math.round(performance.now() - t0);
+  process.stdout.write(`${word} ${received} ${Math.round((cpu.user + cpu.system) / 1000)} ${parsed} ${ms}\n`, () => process.exit(0));
 };
 
 const fail = (reason: string) => {
@@ -56,6 +59,7 @@ function line(buf: Buffer, start: number, end: number): void {
 }
 
 const req = request(url, { agent: false }, (res) => {
+  t0 = performance.now();
   process.stdout.write('ready\n');
   let carry: Buffer | undefined;
   res.on('data', (chunk: Buffer) => {
