@@ -223,26 +223,39 @@ export class WatchSession {
     this.#writeLine(JSON.stringify({ type: 'BOOKMARK', object: { kind: res.kind, apiVersion: groupVersion(res), metadata } }));
   }
 
-  /** Lines committed in this tick, written together as one chunk on the next tick. */
+  /** Lines (without newline) committed in this tick, written together as one chunk on the next tick. */
   #pending: string[] = [];
-  /** Characters in `#pending`. */
+  /** Characters in `#pending`, newlines included. */
   #pendingBytes = 0;
 
   #writeLine(line: string): void {
     if (this.#closed || this.stalled) return;
     if (this.#pending.length === 0) process.nextTick(() => this.#flush());
-    this.#pending.push(line, '\n');
+    this.#pending.push(line);
     this.#pendingBytes += line.length + 1;
     this.sent += 1;
   }
 
+  /**
+   * Writes the pending lines as one chunk: each line is UTF-8 encoded straight into one buffer
+   * (no joined string: a multi-megabyte string per tick is a large-object allocation the GC pays
+   * for, and would be encoded again by the socket).
+   */
   #flush(): void {
-    if (this.#pending.length === 0) return;
-    const text = this.#pending.join('');
+    const lines = this.#pending;
+    if (lines.length === 0) return;
     this.#pending = [];
     this.#pendingBytes = 0;
     if (this.#closed || this.stalled) return;
-    this.#res.write(text);
+    let size = 0;
+    for (const line of lines) size += Buffer.byteLength(line) + 1;
+    const buf = Buffer.allocUnsafeSlow(size);
+    let at = 0;
+    for (const line of lines) {
+      at += buf.write(line, at);
+      buf[at++] = 10;
+    }
+    this.#res.write(buf);
     if (this.#res.writableLength > this.#maxBuffered) this.drop();
   }
 
