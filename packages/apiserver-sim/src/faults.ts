@@ -8,7 +8,8 @@ import type { Status } from '@rxinformer/core';
 import type { Random } from './random.ts';
 import { ApiStatusError, errors, failure } from './status.ts';
 import type { Storage } from './storage.ts';
-import { tooOldStatus, type WatchHub, type WatchTarget } from './watch.ts';
+import { tooOldStatus } from './watch.ts';
+import type { WatchHub, WatchTarget } from './watchHub.ts';
 
 /** The kind of request a failure applies to. */
 export type RequestClass = 'any' | 'read' | 'list' | 'watch' | 'write' | 'discovery';

@@ -26,7 +26,7 @@ export type { ResourceInfo } from './resources.ts';
 // faults
 export { Faults, FAULT_ENDPOINTS } from './faults.ts';
 export type { AuthOptions, FailOptions, RequestClass } from './faults.ts';
-export type { WatchTarget } from './watch.ts';
+export type { WatchTarget } from './watchHub.ts';
 
 // protocol helpers
 export { ApiStatusError } from './status.ts';

@@ -17,15 +17,22 @@ export interface ManagedFieldsEntry {
   subresource?: string;
 }
 
-const METADATA_FIELDS = ['labels', 'annotations', 'finalizers', 'ownerReferences'];
+/** The metadata fields a manager can own. */
+export const METADATA_FIELDS = ['labels', 'annotations', 'finalizers', 'ownerReferences'];
+
+/** The merge key of a list item (`{"name":"web"}`), or undefined when it has none of the usual key fields. */
+export function listItemKey(item: Record<string, unknown>): string | undefined {
+  const keyField = ['name', 'containerPort', 'mountPath', 'uid', 'type'].find((k) => k in item);
+  return keyField === undefined ? undefined : JSON.stringify({ [keyField]: item[keyField] });
+}
 
 function describe(value: Json): Record<string, unknown> {
   if (Array.isArray(value)) {
     const out: Record<string, unknown> = {};
     for (const item of value) {
       if (item && typeof item === 'object' && !Array.isArray(item)) {
-        const keyField = ['name', 'containerPort', 'mountPath', 'uid', 'type'].find((k) => k in item);
-        if (keyField) out[`k:${JSON.stringify({ [keyField]: item[keyField] })}`] = { '.': {}, ...describe(item) };
+        const key = listItemKey(item);
+        if (key !== undefined) out[`k:${key}`] = { '.': {}, ...describe(item) };
       } else if (item !== null) out[`v:${JSON.stringify(item)}`] = {};
     }
     return out;

@@ -59,6 +59,10 @@ export interface WriteOptions {
   dryRun?: boolean;
   /** The operation recorded in managedFields (default `Update`). */
   operation?: 'Update' | 'Apply';
+  /** Server-side apply: the applied configuration, whose fields alone the manager owns (default: the whole object). */
+  applied?: KubeObject;
+  /** The managedFields to start from instead of the stored ones (a forced apply hands fields over). */
+  managedFields?: readonly ManagedFieldsEntry[];
 }
 
 /** RFC 3339 time with whole seconds, like the API server writes it. */
@@ -253,7 +257,7 @@ export class ObjectStore {
     this.#defaults(res, out);
     // status is not writable through the main resource (pods keep theirs: there is no kubelet to set it)
     if (res.subresources.includes('status') && res.group !== '' && res.resource !== 'customresourcedefinitions') delete out.status;
-    out.metadata!.managedFields = withManagedFields(undefined, out, options.fieldManager ?? 'unknown', options.operation ?? 'Update', now);
+    out.metadata!.managedFields = withManagedFields(undefined, options.applied ?? out, options.fieldManager ?? 'unknown', options.operation ?? 'Update', now);
     if (options.dryRun) return out;
     this.storage.commit(gvr, 'ADDED', objectKey(ns, name), out);
     if (gvr === CRD_KEY) for (const r of resourcesOfCrd(out)) this.registry.add(r);
@@ -350,7 +354,9 @@ export class ObjectStore {
     if (cur.generation !== undefined && !same(next.spec, current.spec)) m.generation = (cur.generation as number) + 1;
     if (m.generation === undefined && next.spec !== undefined && !same(next.spec, current.spec)) m.generation = 1;
     const now = timestamp();
-    m.managedFields = withManagedFields(cur.managedFields as ManagedFieldsEntry[] | undefined, next, options.fieldManager ?? 'unknown', options.operation ?? 'Update', now, options.subresource, current);
+    const base = options.managedFields ?? (cur.managedFields as ManagedFieldsEntry[] | undefined);
+    const owned = options.applied ?? next;
+    m.managedFields = withManagedFields(base, owned, options.fieldManager ?? 'unknown', options.operation ?? 'Update', now, options.subresource, options.applied ? undefined : current);
     m.resourceVersion = String(this.storage.nextRevision());
     if (options.dryRun) return next;
     const gvr = gvrKey(res);

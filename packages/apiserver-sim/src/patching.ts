@@ -4,6 +4,8 @@
  * and writes the result through the object store (so conflicts and validation still apply).
  */
 import type { KubeObject } from '@rxinformer/core';
+import { applyConflictError, findApplyConflicts, releaseFields } from './applyConflicts.ts';
+import type { ManagedFieldsEntry } from './managedFields.ts';
 import type { ObjectStore, WriteOptions } from './objects.ts';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError, type JsonPatchOp } from './patch.ts';
 import type { ResourceInfo } from './resources.ts';
@@ -30,7 +32,9 @@ function patchFailure(e: unknown): never {
 /**
  * Applies one PATCH. Returns the stored object and whether it was created (server-side apply of a
  * missing object). Throws `ApiStatusError`: 415 for an unknown type (and strategic merge on custom
- * resources), 400 for a malformed body, 404 for a missing object, 409/422 from the write.
+ * resources), 400 for a malformed body, 404 for a missing object, 409 Conflict when a server-side
+ * apply would change fields another manager owns (unless `force`, which takes them over), 409/422
+ * from the write.
  */
 export function applyPatch(
   objects: ObjectStore,
@@ -52,8 +56,11 @@ export function applyPatch(
     if (!options.fieldManager) throw errors.badRequest('fieldManager is required for apply requests');
     if (!current) {
       const obj = patch as KubeObject;
-      return { object: objects.create(res, { ...obj, metadata: { ...obj.metadata, name } }, namespace, { ...write, operation: 'Apply' }), created: true };
+      return { object: objects.create(res, { ...obj, metadata: { ...obj.metadata, name } }, namespace, { ...write, operation: 'Apply', applied: patch as KubeObject }), created: true };
     }
+    const conflicts = findApplyConflicts(current, patch as KubeObject, options.fieldManager);
+    if (conflicts.length > 0 && !options.force) throw applyConflictError(conflicts);
+    if (conflicts.length > 0) write.managedFields = releaseFields((current.metadata?.managedFields ?? []) as ManagedFieldsEntry[], conflicts);
     let merged: unknown;
     try {
       merged = res.custom ? applyMergePatch(current, patch) : applyStrategicMergePatch(current, patch);
@@ -63,7 +70,7 @@ export function applyPatch(
     const m = merged as KubeObject;
     // apply never carries a precondition unless the applied config names one
     const rv = (patch as KubeObject).metadata?.resourceVersion;
-    return { object: objects.update(res, { ...m, metadata: { ...m.metadata, resourceVersion: rv ?? current.metadata?.resourceVersion } }, namespace, name, { ...write, operation: 'Apply' }), created: false };
+    return { object: objects.update(res, { ...m, metadata: { ...m.metadata, resourceVersion: rv ?? current.metadata?.resourceVersion } }, namespace, name, { ...write, operation: 'Apply', applied: patch as KubeObject }), created: false };
   }
   if (!current) throw errors.notFound({ resource: res.resource, group: res.group, name });
   let result: unknown;

@@ -2,7 +2,7 @@
  * JSON serialization of stored objects for watch lines, reusing the serialized form of the parts
  * an object shares with its earlier versions.
  *
- * Updates share unchanged parts (spec, status, managedFields entries and their field sets) with
+ * Updates share unchanged parts (spec, status, the other managers' managedFields entries) with
  * the version they replace, and stored objects are never mutated, so the JSON of such a part is
  * computed once and reused by every later event that carries it. A watch event then costs the
  * serialization of what changed (mostly metadata), not of the whole ~4 KB object.
@@ -36,18 +36,26 @@ function join(o: Record<string, unknown>, part: (k: string, v: unknown) => strin
 const isPlain = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
 
-/** A managedFields entry: new entries still share their per-field sets with the previous one. */
-function entry(e: unknown): string | undefined {
-  if (!isPlain(e)) return cached(e);
-  const hit = fragments.get(e);
-  if (hit !== undefined) return hit;
-  const s = join(e, (k, v) => (k === 'fieldsV1' && isPlain(v) ? join(v, (_, f) => cached(f)) : JSON.stringify(v)));
-  fragments.set(e, s);
-  return s;
-}
-
+/**
+ * The metadata: one native `JSON.stringify` of everything but `managedFields`, then the entries.
+ * Entries before the last were carried over from earlier versions, so their JSON is cached and
+ * reused; the last is usually the one this write just made and is serialized without caching
+ * (caching every fresh entry cost more in GC than it ever saved). Falls back to
+ * `JSON.stringify` when `managedFields` is not the last member (key order must be kept).
+ */
 function metadata(m: Record<string, unknown>): string {
-  return join(m, (k, v) => (k === 'managedFields' && Array.isArray(v) ? `[${v.map((e) => entry(e) ?? 'null').join(',')}]` : JSON.stringify(v)));
+  const mf = m.managedFields;
+  let last: string | undefined;
+  for (const k in m) if (m[k] !== undefined) last = k;
+  if (!Array.isArray(mf) || last !== 'managedFields') return JSON.stringify(m);
+  const { managedFields: _, ...rest } = m;
+  const head = JSON.stringify(rest);
+  let list = '';
+  for (let i = 0; i < mf.length; i++) {
+    const e: unknown = mf[i];
+    list += `${i > 0 ? ',' : ''}${(i < mf.length - 1 ? cached(e) : JSON.stringify(e)) ?? 'null'}`;
+  }
+  return `${head.length > 2 ? `${head.slice(0, -1)},` : '{'}"managedFields":[${list}]}`;
 }
 
 /**

@@ -18,7 +18,8 @@ import { compileSelectors } from './selectors.ts';
 import { ApiStatusError, errors } from './status.ts';
 import { Storage, type HistoryOptions } from './storage.ts';
 import { toTable } from './table.ts';
-import { WatchHub, WatchSession, type WatchStart } from './watch.ts';
+import { WatchSession, type WatchStart } from './watch.ts';
+import { WatchHub } from './watchHub.ts';
 
 /** Options of `startApiServer`. Every field is optional. */
 export interface ApiServerOptions {

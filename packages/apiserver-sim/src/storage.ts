@@ -222,12 +222,12 @@ export class Storage {
     return lo;
   }
 
-  /** History events of `gvr` with rv > `rv`, oldest first. Throws if `rv` is compacted. */
-  eventsSince(gvr: string, rv: number): StoredEvent[] {
+  /** History events of `gvr` with rv > `rv`, oldest first, at most `limit` of them. Throws if `rv` is compacted. */
+  eventsSince(gvr: string, rv: number, limit = Infinity): StoredEvent[] {
     if (rv < this.compactedRevision) throw new CompactedError(rv, this.#compactedRv);
     const out: StoredEvent[] = [];
     const h = this.#history;
-    for (let i = this.#firstAfter(rv); i < h.length; i++) if (h[i].gvr === gvr) out.push(h[i]);
+    for (let i = this.#firstAfter(rv); i < h.length && out.length < limit; i++) if (h[i].gvr === gvr) out.push(h[i]);
     return out;
   }
 

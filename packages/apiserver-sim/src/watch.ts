@@ -14,7 +14,8 @@ import { groupVersion, gvrKey } from './resources.ts';
 import type { ObjectMatcher } from './selectors.ts';
 import { watchLine } from './serialize.ts';
 import { failure } from './status.ts';
-import type { Storage, StoredEvent } from './storage.ts';
+import { CompactedError, type Storage, type StoredEvent } from './storage.ts';
+import type { WatchHub } from './watchHub.ts';
 
 /** How a watch starts. */
 export type WatchStart =
@@ -40,11 +41,13 @@ export interface WatchSpec {
   maxBufferedBytes?: number;
 }
 
+/** Initial events (replayed or listed) written per batch before letting the socket drain. */
+const INITIAL_BATCH = 500;
+/** Unsent bytes above which the next batch of initial events waits for `drain`. */
+const INITIAL_HIGH_WATER = 4 * 1024 * 1024;
+
 let lastEvent: StoredEvent | undefined;
 let lastLine = '';
-
-/** Which open watches a fault hits. */
-export type WatchTarget = 'all' | 'one' | 'next';
 
 /** The ERROR a compacted watch receives. */
 export function tooOldStatus(requested: number, compacted: number): Status {
@@ -76,7 +79,11 @@ export class WatchSession {
     this.#hub = hub;
   }
 
-  /** Writes the header and the initial events, then follows the storage. */
+  /**
+   * Writes the header and the initial events (history replay or current objects), then follows
+   * the storage. The initial events go out in batches that wait for the socket to drain, so a
+   * long replay or a large initial list never piles up in memory (nor trips `maxBufferedBytes`).
+   */
   start(): void {
     const { spec } = this;
     const res = this.#res;
@@ -86,6 +93,12 @@ export class WatchSession {
     this.#hub.add(this);
     const gvr = gvrKey(spec.res);
     const start = spec.start;
+    const timeout = setTimeout(() => {
+      if (this.stalled) return;
+      if (spec.allowBookmarks && this.#unsubscribe) this.#bookmark(String(this.#storage.resourceVersion), false);
+      this.end();
+    }, spec.timeoutSeconds * 1000);
+    this.#timers.push(timeout);
     if (start.kind === 'from') {
       const compacted = this.#storage.compactedRevision;
       if (start.rv < compacted) {
@@ -94,29 +107,83 @@ export class WatchSession {
         return;
       }
       this.#after = start.rv;
-      for (const e of this.#storage.eventsSince(gvr, start.rv)) this.#onEvent(e);
+      let rv = start.rv;
+      this.#inBatches(() => {
+        const events = this.#storage.eventsSince(gvr, rv, INITIAL_BATCH);
+        for (const e of events) {
+          this.#onEvent(e);
+          rv = e.rv;
+          if (this.#pendingBytes >= this.#highWater) return false;
+        }
+        return events.length < INITIAL_BATCH;
+      });
     } else {
-      const snapshot = this.#storage.snapshot(gvr);
-      this.#after = snapshot.rv;
+      const rv = this.#storage.resourceVersion;
+      this.#after = rv;
       const prefix = spec.res.namespaced && spec.namespace !== undefined ? `${spec.namespace}/` : undefined;
-      for (const key of snapshot.keys('', prefix)) {
-        const obj = snapshot.get(key);
-        if (obj && spec.matcher.matches(obj)) this.#send('ADDED', obj, obj.metadata?.resourceVersion ?? '');
-      }
-      if (start.kind === 'initialEvents') this.#bookmark(String(snapshot.rv), true);
+      let from = '';
+      this.#inBatches(() => {
+        // the view at the watch's start revision, also once later changes were committed
+        const snapshot = this.#storage.snapshot(gvr, rv);
+        let n = 0;
+        for (const key of snapshot.keys(from, prefix)) {
+          if (n === INITIAL_BATCH || this.#pendingBytes >= this.#highWater) {
+            from = key;
+            return false;
+          }
+          n += 1;
+          const obj = snapshot.get(key);
+          if (obj && spec.matcher.matches(obj)) this.#send('ADDED', obj, obj.metadata?.resourceVersion ?? '');
+        }
+        if (start.kind === 'initialEvents') this.#bookmark(String(rv), true);
+        return true;
+      });
     }
+  }
+
+  /**
+   * Runs `step` (which writes up to one batch and says whether it was the last) until done, letting
+   * the socket drain between batches, then follows the storage. A compacted history on the way
+   * ends the stream with ERROR 410, as for a watcher that fell too far behind.
+   */
+  #inBatches(step: () => boolean): void {
+    const run = (): void => {
+      if (this.#closed) return;
+      let done: boolean;
+      try {
+        done = step();
+      } catch (e) {
+        if (!(e instanceof CompactedError)) throw e;
+        this.error(tooOldStatus(e.requested, e.compacted));
+        return;
+      }
+      // caught up: following starts in the same tick, so no commit falls in between
+      if (done) return this.#follow();
+      this.#flush();
+      if (this.#closed) return;
+      if (this.#res.writableLength > this.#highWater) this.#res.once('drain', run);
+      else setImmediate(run);
+    };
+    run();
+  }
+
+  /** Unsent bytes above which initial events wait: 4 MiB, or a quarter of `maxBufferedBytes`. */
+  get #highWater(): number {
+    return Math.min(INITIAL_HIGH_WATER, this.#maxBuffered / 4);
+  }
+
+  get #maxBuffered(): number {
+    return this.spec.maxBufferedBytes ?? 64 * 1024 * 1024;
+  }
+
+  #follow(): void {
+    const { spec } = this;
     if (this.#closed) return;
-    this.#unsubscribe = this.#storage.subscribe(gvr, (e) => this.#onEvent(e));
+    this.#unsubscribe = this.#storage.subscribe(gvrKey(spec.res), (e) => this.#onEvent(e));
     if (spec.allowBookmarks && spec.bookmarkIntervalMs > 0) {
       const t = setInterval(() => this.#bookmark(String(this.#storage.resourceVersion), false), spec.bookmarkIntervalMs);
       this.#timers.push(t);
     }
-    const timeout = setTimeout(() => {
-      if (this.stalled) return;
-      if (spec.allowBookmarks) this.#bookmark(String(this.#storage.resourceVersion), false);
-      this.end();
-    }, spec.timeoutSeconds * 1000);
-    this.#timers.push(timeout);
   }
 
   #onEvent(e: StoredEvent): void {
@@ -156,23 +223,40 @@ export class WatchSession {
     this.#writeLine(JSON.stringify({ type: 'BOOKMARK', object: { kind: res.kind, apiVersion: groupVersion(res), metadata } }));
   }
 
-  /** Lines committed in this tick, written together as one chunk on the next tick. */
+  /** Lines (without newline) committed in this tick, written together as one chunk on the next tick. */
   #pending: string[] = [];
+  /** Characters in `#pending`, newlines included. */
+  #pendingBytes = 0;
 
   #writeLine(line: string): void {
     if (this.#closed || this.stalled) return;
     if (this.#pending.length === 0) process.nextTick(() => this.#flush());
-    this.#pending.push(line, '\n');
+    this.#pending.push(line);
+    this.#pendingBytes += line.length + 1;
     this.sent += 1;
   }
 
+  /**
+   * Writes the pending lines as one chunk: each line is UTF-8 encoded straight into one buffer
+   * (no joined string: a multi-megabyte string per tick is a large-object allocation the GC pays
+   * for, and would be encoded again by the socket).
+   */
   #flush(): void {
-    if (this.#pending.length === 0) return;
-    const text = this.#pending.join('');
+    const lines = this.#pending;
+    if (lines.length === 0) return;
     this.#pending = [];
+    this.#pendingBytes = 0;
     if (this.#closed || this.stalled) return;
-    this.#res.write(text);
-    if (this.#res.writableLength > (this.spec.maxBufferedBytes ?? 64 * 1024 * 1024)) this.drop();
+    let size = 0;
+    for (const line of lines) size += Buffer.byteLength(line) + 1;
+    const buf = Buffer.allocUnsafeSlow(size);
+    let at = 0;
+    for (const line of lines) {
+      at += buf.write(line, at);
+      buf[at++] = 10;
+    }
+    this.#res.write(buf);
+    if (this.#res.writableLength > this.#maxBuffered) this.drop();
   }
 
   /** Writes raw bytes (a fault: e.g. a malformed line). */
@@ -223,52 +307,5 @@ export class WatchSession {
     }
     this.#timers = [];
     this.#hub.remove(this);
-  }
-}
-
-/** Every open watch, for faults and stats. */
-export class WatchHub {
-  readonly #sessions = new Map<number, WatchSession>();
-  #nextId = 1;
-  /** Faults waiting for the next watch to open. */
-  readonly #pending: ((s: WatchSession) => void)[] = [];
-
-  /** The id for a new session. */
-  nextId(): number {
-    return this.#nextId++;
-  }
-
-  /** Registers a session; a pending `next` fault applies to it. */
-  add(s: WatchSession): void {
-    this.#sessions.set(s.id, s);
-    const fault = this.#pending.shift();
-    if (fault) queueMicrotask(() => fault(s));
-  }
-
-  /** Unregisters a session. */
-  remove(s: WatchSession): void {
-    this.#sessions.delete(s.id);
-  }
-
-  /** Open sessions in opening order. */
-  sessions(): WatchSession[] {
-    return [...this.#sessions.values()];
-  }
-
-  /** Applies `fn` to the watches `target` names; `pick` chooses one index for `one`. Returns how many were hit now. */
-  apply(target: WatchTarget, pick: (n: number) => number, fn: (s: WatchSession) => void): number {
-    if (target === 'next') {
-      this.#pending.push(fn);
-      return 0;
-    }
-    const open = this.sessions().filter((s) => !s.closed);
-    const hit = target === 'one' ? (open.length > 0 ? [open[pick(open.length)]] : []) : open;
-    for (const s of hit) fn(s);
-    return hit.length;
-  }
-
-  /** Forgets pending `next` faults. */
-  clearPending(): void {
-    this.#pending.length = 0;
   }
 }

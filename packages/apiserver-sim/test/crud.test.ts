@@ -87,6 +87,40 @@ describe('CRUD', () => {
     expect(second.body.data).toEqual({ a: '2' });
   });
 
+  it('should answer 409 Conflict when an apply changes fields another manager owns, unless forced', async () => {
+    const url = (manager: string, force = false) => `${sim.url}/api/v1/namespaces/default/configmaps/owned?fieldManager=${manager}${force ? '&force=true' : ''}`;
+    const apply = (manager: string, data: Record<string, string>, force = false) =>
+      req(url(manager, force), { method: 'PATCH', contentType: 'application/apply-patch+yaml', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned' }, data } });
+    expect((await apply('alice', { a: '1', b: '1' })).code).toBe(201);
+    const rv = sim.storage.resourceVersion;
+    const refused = await apply('bob', { a: '2' });
+    expect(refused.code).toBe(409);
+    expect(refused.body).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'Conflict',
+      message: 'Apply failed with 1 conflict: conflict with "alice": .data.a',
+      details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.data.a' }] },
+    });
+    expect(sim.storage.resourceVersion).toBe(rv);
+    expect((sim.storage.get('configmaps', 'default', 'owned') as any).data).toEqual({ a: '1', b: '1' });
+    // the same value shares the field: no conflict
+    expect((await apply('bob', { a: '1', c: '3' })).code).toBe(200);
+    const forced = await apply('bob', { a: '2' }, true);
+    expect(forced.code).toBe(200);
+    expect(forced.body.data).toEqual({ a: '2', b: '1', c: '3' });
+    const fields = Object.fromEntries(forced.body.metadata.managedFields.map((e: any) => [e.manager, Object.keys(e.fieldsV1['f:data']).sort()]));
+    expect(fields).toEqual({ alice: ['f:b'], bob: ['f:a'] });
+    // alice lost .data.a: now she conflicts with bob
+    expect((await apply('alice', { a: '1', b: '1' })).body.details.causes).toEqual([{ reason: 'FieldManagerConflict', message: 'conflict with "bob"', field: '.data.a' }]);
+    // fields written by an Update (here a POST) are owned too
+    const cms = `${sim.url}/api/v1/namespaces/default/configmaps`;
+    expect((await req(`${cms}?fieldManager=kubectl-create`, { method: 'POST', body: { metadata: { name: 'made' }, data: { k: 'v' } } })).code).toBe(201);
+    const r = await req(`${cms}/made?fieldManager=ci`, { method: 'PATCH', contentType: 'application/apply-patch+yaml', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'made' }, data: { k: 'w' } } });
+    expect(r.code).toBe(409);
+    expect(r.body.message).toBe('Apply failed with 1 conflict: conflict with "kubectl-create" using v1: .data.k');
+  });
+
   it('should refuse bad input without changing stored state', async () => {
     const rv = sim.storage.resourceVersion;
     const malformed = await req(pods, { method: 'POST', rawBody: '{"metadata": {"name": ' });

@@ -48,6 +48,33 @@ describe('faults', () => {
     expect(await pickWith(9)).toBe(await pickWith(9));
   });
 
+  it('should draw UIDs, generated names and fault choices from the seed alone', async () => {
+    const script = async (seed: number) => {
+      const s = await startApiServer({ port: 0, seed });
+      try {
+        const made = [];
+        for (let i = 0; i < 3; i++) {
+          const r = await req(`${s.url}/api/v1/namespaces/default/pods`, { method: 'POST', body: { metadata: { generateName: 'w-' }, spec: { containers: [{ name: 'c', image: 'i' }] } } });
+          made.push(`${r.body.metadata.name} ${r.body.metadata.uid}`);
+        }
+        // opened one after another, so client index = server opening order
+        const ws = [];
+        for (let i = 0; i < 5; i++) ws.push(await openWatch(`${s.url}/api/v1/pods?watch=true&resourceVersion=${s.storage.resourceVersion}`));
+        s.faults.stallWatches('one');
+        s.faults.dropWatches('one');
+        const dropped = await Promise.race(ws.map((w, i) => w.ended.then(() => i)));
+        const stalled = s.watches.sessions().findIndex((x) => x.stalled);
+        for (const w of ws) w.close();
+        return { made, dropped, stalled };
+      } finally {
+        await s.close();
+      }
+    };
+    const a = await script(1234);
+    expect(await script(1234)).toEqual(a);
+    expect((await script(99)).made).not.toEqual(a.made);
+  });
+
   it('should inject an ERROR event and end the stream', async () => {
     const w = await watch();
     await sleep(20);

@@ -99,6 +99,22 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
     expect(JSON.stringify(pod)).not.toContain('$setElementOrder');
   });
 
+  it('should apply server-side, refuse a conflicting manager, and take over with --force-conflicts', async () => {
+    const cm = (value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n  key: "${value}"\n`;
+    writeFileSync(join(tmp, 'ssa1.yaml'), cm('one'));
+    writeFileSync(join(tmp, 'ssa2.yaml'), cm('two'));
+    expect(await ok(['apply', '--server-side', '-f', join(tmp, 'ssa1.yaml')])).toContain('configmap/ssa serverside-applied');
+    const refused = await kubectl(['apply', '--server-side', '--field-manager', 'other', '-f', join(tmp, 'ssa2.yaml')]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('conflict with "kubectl"');
+    expect(refused.stderr).toContain('.data.key');
+    expect((sim.storage.get('configmaps', 'default', 'ssa') as any).data.key).toBe('one');
+    expect(await ok(['apply', '--server-side', '--field-manager', 'other', '--force-conflicts', '-f', join(tmp, 'ssa2.yaml')])).toContain('serverside-applied');
+    const stored = sim.storage.get('configmaps', 'default', 'ssa') as any;
+    expect(stored.data.key).toBe('two');
+    expect(stored.metadata.managedFields.map((e: any) => e.manager)).toEqual(['other']);
+  });
+
   it('should print the pod Table columns', async () => {
     const out = await ok(['get', 'pods']);
     const [header, row] = out.trim().split('\n');

@@ -153,4 +153,34 @@ describe('WATCH', () => {
     expect(evs[0].object.kind).toBe('Table');
     expect((evs[0].object as any).rows).toHaveLength(1);
   });
+
+  it('should send a long replay and a large initial list in batches the socket drains, with writes in between', async () => {
+    const big = await startApiServer({ port: 0, seed: 6, history: { maxEvents: 5000 }, maxWatchBufferBytes: 256 * 1024 });
+    try {
+      const url = `${big.url}/api/v1/namespaces/default/configmaps?watch=true`;
+      const rv0 = big.storage.resourceVersion;
+      const cm = (i: number, v: string) => ({ metadata: { name: `cm-${String(i).padStart(4, '0')}` }, data: { v, pad: 'x'.repeat(400) } });
+      for (let i = 0; i < 1200; i++) big.storage.create('configmaps', cm(i, '1'), 'default');
+      // 1,200 replayed events (~0.6 MB) exceed maxWatchBufferBytes: batched, nothing is dropped
+      const replay = await openWatch(`${url}&resourceVersion=${rv0}`);
+      const listed = await openWatch(`${url}&resourceVersion=0`);
+      try {
+        // committed while the initial events are still going out
+        big.storage.update('configmaps', cm(1100, '2'), 'default', 'cm-1100');
+        const r = await replay.waitFor(1201, 10_000);
+        expect(r.slice(0, 1200).every((e, i) => e.type === 'ADDED' && e.object.metadata?.name === cm(i, '').metadata.name)).toBe(true);
+        expect(r[1200]).toMatchObject({ type: 'MODIFIED', object: { data: { v: '2' } } });
+        const l = await listed.waitFor(1201, 10_000);
+        // the list is the state at the watch's start; the later change follows it
+        expect(l.slice(0, 1200).map((e) => e.object.data.v)).toEqual(Array(1200).fill('1'));
+        expect(l[1200]).toMatchObject({ type: 'MODIFIED', object: { metadata: { name: 'cm-1100' }, data: { v: '2' } } });
+        expect(big.watches.sessions()).toHaveLength(2);
+      } finally {
+        replay.close();
+        listed.close();
+      }
+    } finally {
+      await big.close();
+    }
+  });
 });

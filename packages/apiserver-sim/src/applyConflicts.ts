@@ -1,0 +1,125 @@
+/**
+ * Server-side apply field ownership: which fields of an applied configuration would change a
+ * value another field manager owns (a conflict: 409 unless `force=true`), and handing those fields
+ * over to the applier when forced.
+ *
+ * Kept simple but real: ownership is read from the stored `managedFields` (FieldsV1 sets), a
+ * conflict is a leaf field the applied configuration sets to a different value than the current
+ * one while another manager owns it; setting the same value shares the field, as on a real server.
+ */
+import type { KubeObject } from '@rxinformer/core';
+import { jsonEqual, listItemKey, METADATA_FIELDS, type ManagedFieldsEntry } from './managedFields.ts';
+import { ApiStatusError, failure } from './status.ts';
+
+/** One field another manager owns that an apply would change. */
+export interface ApplyConflict {
+  /** The manager owning the field. */
+  manager: string;
+  operation: ManagedFieldsEntry['operation'];
+  apiVersion: string;
+  /** The field as the API server prints it: `.spec.containers[name="web"].image`. */
+  field: string;
+  /** The FieldsV1 keys leading to the field in the owner's set (`f:spec`, `k:{"name":"web"}`, `f:image`). */
+  keys: string[];
+}
+
+type Node = Record<string, unknown>;
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Walks the applied value beside the current one and one owner's FieldsV1 node. */
+function walk(applied: unknown, current: unknown, owned: Node, field: string, keys: string[], found: (field: string, keys: string[]) => void): void {
+  if (isObject(applied)) {
+    for (const [k, v] of Object.entries(applied)) {
+      const child = owned[`f:${k}`];
+      if (isObject(child)) walk(v, isObject(current) ? current[k] : undefined, child, `${field}.${k}`, [...keys, `f:${k}`], found);
+    }
+    return;
+  }
+  if (Array.isArray(applied)) {
+    for (const item of applied) {
+      if (!isObject(item)) continue; // sets of scalars merge: never a conflict
+      const key = listItemKey(item);
+      const child = key === undefined ? undefined : owned[`k:${key}`];
+      if (!isObject(child)) continue;
+      const [name, value] = Object.entries(JSON.parse(key!) as Record<string, unknown>)[0];
+      const match = Array.isArray(current) ? current.find((c) => isObject(c) && jsonEqual(c[name], value)) : undefined;
+      walk(item, match, child, `${field}[${name}=${JSON.stringify(value)}]`, [...keys, `k:${key}`], found);
+    }
+    return;
+  }
+  if (!jsonEqual(applied, current)) found(field, keys);
+}
+
+/**
+ * The conflicts of applying `applied` as `manager` to `current`: fields owned by other managers
+ * that the apply would set to another value. Status fields and the managers' status entries are
+ * not compared (apply to the main resource does not write status).
+ *
+ * @example
+ * const conflicts = findApplyConflicts(current, { data: { a: '2' } }, 'ci');
+ * if (conflicts.length > 0 && !force) throw applyConflictError(conflicts);
+ */
+export function findApplyConflicts(current: KubeObject, applied: KubeObject, manager: string): ApplyConflict[] {
+  const out: ApplyConflict[] = [];
+  const a = applied as unknown as Record<string, unknown>;
+  const c = current as unknown as Record<string, unknown>;
+  for (const entry of (current.metadata?.managedFields ?? []) as ManagedFieldsEntry[]) {
+    if (entry.manager === manager || entry.subresource !== undefined || !isObject(entry.fieldsV1)) continue;
+    const found = (field: string, keys: string[]) => out.push({ manager: entry.manager, operation: entry.operation, apiVersion: entry.apiVersion, field, keys });
+    const ownedMeta = entry.fieldsV1['f:metadata'];
+    const appliedMeta = (applied.metadata ?? {}) as Record<string, unknown>;
+    if (isObject(ownedMeta)) {
+      for (const f of METADATA_FIELDS) {
+        const owned = ownedMeta[`f:${f}`];
+        if (appliedMeta[f] !== undefined && isObject(owned)) {
+          walk(appliedMeta[f], (current.metadata as Record<string, unknown>)[f], owned, `.metadata.${f}`, ['f:metadata', `f:${f}`], found);
+        }
+      }
+    }
+    for (const [k, v] of Object.entries(a)) {
+      if (k === 'metadata' || k === 'status' || k === 'apiVersion' || k === 'kind') continue;
+      const owned = entry.fieldsV1[`f:${k}`];
+      if (isObject(owned)) walk(v, c[k], owned, `.${k}`, [`f:${k}`], found);
+    }
+  }
+  return out;
+}
+
+const who = (c: ApplyConflict): string => (c.operation === 'Apply' ? `conflict with "${c.manager}"` : `conflict with "${c.manager}" using ${c.apiVersion}`);
+
+/** The 409 Conflict Status a real server answers, one cause (`FieldManagerConflict`) per field. */
+export function applyConflictError(conflicts: readonly ApplyConflict[]): ApiStatusError {
+  const n = conflicts.length;
+  const lines = conflicts.map((c) => `${who(c)}: ${c.field}`);
+  const message = n === 1 ? `Apply failed with 1 conflict: ${lines[0]}` : `Apply failed with ${n} conflicts: ${lines.join('\n')}`;
+  return new ApiStatusError(failure(409, 'Conflict', message, { causes: conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: who(c), field: c.field })) }));
+}
+
+function without(node: Node, keys: readonly string[]): Node {
+  const [head, ...rest] = keys;
+  if (!(head in node)) return node;
+  const out = { ...node };
+  if (rest.length === 0 || !isObject(node[head])) delete out[head];
+  else {
+    const child = without(node[head] as Node, rest);
+    // a list item or map left with nothing but its own marker is no longer owned
+    if (Object.keys(child).every((k) => k === '.')) delete out[head];
+    else out[head] = child;
+  }
+  return out;
+}
+
+/**
+ * The managedFields after a forced apply: every conflicting field leaves its previous owner
+ * (entries left empty are dropped). Entries are copied, never mutated.
+ */
+export function releaseFields(entries: readonly ManagedFieldsEntry[], conflicts: readonly ApplyConflict[]): ManagedFieldsEntry[] {
+  const out: ManagedFieldsEntry[] = [];
+  for (const e of entries) {
+    let fields = e.fieldsV1;
+    for (const c of conflicts) if (c.manager === e.manager && c.operation === e.operation && e.subresource === undefined) fields = without(fields, c.keys);
+    if (fields === e.fieldsV1) out.push(e);
+    else if (Object.keys(fields).length > 0) out.push({ ...e, fieldsV1: fields });
+  }
+  return out;
+}

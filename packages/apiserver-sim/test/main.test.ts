@@ -1,0 +1,81 @@
+/** `npm run apiserver` (src/main.ts) as its own process: start, kubeconfig, clean stop on signals. */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openWatch, req } from './helpers.ts';
+
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+
+interface Running {
+  child: ChildProcess;
+  out: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function run(args: string[]): Running {
+  const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return { child, out: () => out, exited };
+}
+
+async function waitForOutput(r: Running, pattern: RegExp, ms = 15_000): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const m = r.out().match(pattern);
+    if (m) return m;
+    if (Date.now() > deadline || r.child.exitCode !== null) throw new Error(`no ${pattern} in: ${r.out()}`);
+    await new Promise((res) => setTimeout(res, 20));
+  }
+}
+
+describe('main (npm run apiserver)', () => {
+  const started: Running[] = [];
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const r of started.splice(0)) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('should print the URL and kubeconfig path, serve, and stop cleanly on %s with a watch open', async (signal) => {
+    const dir = mkdtempSync(join(tmpdir(), 'sim-main-'));
+    dirs.push(dir);
+    const kubeconfig = join(dir, 'kc');
+    const r = run(['--port', '0', '--seed', '3', '--kubeconfig', kubeconfig]);
+    started.push(r);
+    const [, url] = await waitForOutput(r, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    await waitForOutput(r, new RegExp(`kubeconfig written to ${kubeconfig}`));
+    expect(readFileSync(kubeconfig, 'utf8')).toContain(`server: "${url}"`);
+    expect((await req(`${url}/version`)).body).toMatchObject({ major: '1', minor: '33' });
+    const watch = await openWatch(`${url}/api/v1/pods?watch=true`); // an open watch must not hold the stop
+    r.child.kill(signal);
+    expect(await r.exited).toEqual({ code: 0, signal: null });
+    await watch.ended;
+    expect(r.out()).toContain(`received ${signal}, shutting down`);
+    await expect(fetch(`${url}/version`)).rejects.toThrow();
+  });
+
+  it('should require the token given with --token', async () => {
+    const r = run(['--port', '0', '--token', 'tok', '--kubeconfig', join(tmpdir(), `sim-main-token-${process.pid}.kc`)]);
+    started.push(r);
+    const [, url] = await waitForOutput(r, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    expect((await req(`${url}/api/v1/pods`)).code).toBe(401);
+    expect((await req(`${url}/api/v1/pods`, { headers: { Authorization: 'Bearer tok' } })).code).toBe(200);
+    r.child.kill('SIGTERM');
+    expect((await r.exited).code).toBe(0);
+    rmSync(join(tmpdir(), `sim-main-token-${process.pid}.kc`), { force: true });
+  });
+
+  it('should refuse a bad option with exit code 2 and the usage', async () => {
+    const r = run(['--port', 'eighty']);
+    started.push(r);
+    expect((await r.exited).code).toBe(2);
+    expect(r.out()).toContain('--port must be a non-negative integer, got "eighty"');
+    expect(r.out()).toContain('usage: npm run apiserver');
+  });
+});
