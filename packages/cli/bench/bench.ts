@@ -142,7 +142,11 @@ async function main(): Promise<void> {
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130)); // 'exit' kills the children
-main().catch((e: unknown) => {
-  console.error(e instanceof Error ? e.stack ?? e.message : e);
-  process.exit(1);
-});
+// Exit once the answer is out: a contender that timed out may still hold a connection open.
+main().then(
+  () => process.stdout.write('', () => process.exit(0)),
+  (e: unknown) => {
+    console.error(e instanceof Error ? e.stack ?? e.message : e);
+    process.exit(1);
+  },
+);

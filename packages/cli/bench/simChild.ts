@@ -20,8 +20,10 @@ const BENCH_NAMESPACES = Array.from({ length: 10 }, (_, i) => `team-${i}`);
 
 async function main(): Promise<void> {
   const historyEvents = Number(process.argv[2] ?? 100_000);
-  // History large enough to replay every update, and old enough to outlive the whole run.
-  const sim = await startApiServer({ port: 0, seed: 11, history: { maxEvents: historyEvents, maxAgeMs: 3_600_000 } });
+  // History large enough to replay every update, and old enough to outlive the whole run. A replay
+  // from history is written to the socket at once (20k realistic pods ≈ 84 MB), so the buffer that
+  // drops slow watchers (64 MiB by default) is raised above any recorded stream.
+  const sim = await startApiServer({ port: 0, seed: 11, history: { maxEvents: historyEvents, maxAgeMs: 3_600_000 }, maxWatchBufferBytes: 2 ** 31 });
   for (const name of BENCH_NAMESPACES) sim.storage.create('namespaces', { metadata: { name } });
   // Updates run as a churn in virtual time: `flush()` applies them all at once, in order.
   const scheduler = new VirtualTimeScheduler();

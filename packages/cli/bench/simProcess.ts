@@ -70,9 +70,11 @@ export async function startSimProcess(options: SimProcessOptions = {}): Promise<
     if (message.ok) waiter?.resolve(message.result);
     else waiter?.reject(new Error(`simulator: ${message.error}`));
   });
+  let gone: Error | undefined;
+  child.stdin!.on('error', () => {}); // a write after the child died: `gone` answers it
   void exited.then(() => {
     process.off('exit', killOnExit);
-    const gone = new Error(`the simulator process exited (code ${child.exitCode}, signal ${child.signalCode})`);
+    gone = new Error(`the simulator process exited (code ${child.exitCode}, signal ${child.signalCode})`);
     failed(gone);
     for (const waiter of pending.values()) waiter.reject(gone);
     pending.clear();
@@ -95,6 +97,7 @@ export async function startSimProcess(options: SimProcessOptions = {}): Promise<
     send(command) {
       const id = nextId++;
       return new Promise<SimState>((resolve, reject) => {
+        if (gone) { reject(gone); return; }
         pending.set(id, { resolve, reject });
         child.stdin!.write(`${JSON.stringify({ id, ...command })}\n`);
       });

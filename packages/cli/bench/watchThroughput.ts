@@ -77,7 +77,7 @@ async function parsedStream(kc: KubeConfig, stream: RecordedStream): Promise<num
  * Caveat: the simulator's history must still hold every update (its size and age bounds).
  */
 export function measureWatchThroughput(kc: KubeConfig, stream: RecordedStream, options: RotatingOptions & { timeoutMs?: number } = {}): Promise<Record<'rxinformer' | 'clientNode' | 'limit', Outcome>> {
-  const timeoutMs = options.timeoutMs ?? 300_000;
+  const timeoutMs = options.timeoutMs ?? 120_000;
   const listAt = stream.listAt;
   return runRotating({
     rxinformer: () => replayed('rxinformer', stream, timeoutMs, (onUpdate) => rxinformerSynced(kc, { listAt, onUpdate })),
