@@ -113,6 +113,7 @@ async function main(): Promise<void> {
     cpus: `${cpus().length}× ${cpus()[0]?.model.trim() ?? 'unknown CPU'}`,
     loadAverage: { start: loadStart, end: loadavg() },
     rounds: o.rounds,
+    roundsLarge: o.roundsLarge,
     durationS: (performance.now() - started) / 1000,
   };
   const report: BenchReport = {
@@ -120,7 +121,6 @@ async function main(): Promise<void> {
     ...meta,
     pods: { small: o.pods, large: o.podsLarge },
     watchUpdates: o.updates,
-    roundsLarge: o.roundsLarge,
     goalsMet: goalsMet(metrics),
     note: "shared 2-core machine: other engineers' tests and benchmarks ran at the same time",
   };

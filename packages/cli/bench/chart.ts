@@ -59,7 +59,9 @@ export function renderChart(metrics: Record<string, Metric>, options: ChartOptio
       const end = x(goal.ratio);
       out.push(`<rect x="${LABEL_WIDTH}" y="${y + 6}" width="${(end - LABEL_WIDTH).toFixed(1)}" height="${ROW - 12}" fill="${colour}"/>`);
       if (goal.ratio > scaleMax) out.push(`<text x="${end + 2}" y="${y + 19}" fill="${colour}">▶</text>`);
-      out.push(`<text x="${(end + (goal.ratio > scaleMax ? 16 : 4)).toFixed(1)}" y="${y + 19}">${goal.ratio.toFixed(2)}${goal.met ? '' : ' (not met)'}</text>`);
+      // The value right of both the bar and the bound's line, so neither hides it.
+      const labelX = Math.max(end + (goal.ratio > scaleMax ? 16 : 4), x(goal.atMost ?? goal.atLeast ?? 0) + 6);
+      out.push(`<text x="${labelX.toFixed(1)}" y="${y + 19}">${goal.ratio.toFixed(2)}${goal.met ? '' : ' (not met)'}</text>`);
     }
     const bound = goal.atMost ?? goal.atLeast ?? 0;
     out.push(`<line x1="${x(bound).toFixed(1)}" y1="${y + 2}" x2="${x(bound).toFixed(1)}" y2="${y + ROW - 2}" stroke="#222222" stroke-width="2" stroke-dasharray="4 3"/>`);

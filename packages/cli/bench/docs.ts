@@ -15,6 +15,8 @@ export interface RunMeta {
   cpus: string;
   loadAverage: { start: number[]; end: number[] };
   rounds: number;
+  /** Rounds of the 100k sync (no warm-up: the 10k runs warmed the code). */
+  roundsLarge: number;
   durationS: number;
 }
 
@@ -41,7 +43,8 @@ export function renderSection(report: BenchReport, meta: RunMeta): string {
     `One run of \`npm run bench\` on ${meta.date.slice(0, 10)}: ${meta.cpus}, Node ${meta.node}; load average ${loads(meta.loadAverage.start)} at`,
     `the start and ${loads(meta.loadAverage.end)} at the end (1/5/15 min), ${Math.round(meta.durationS)} s in all. The machine is shared with other`,
     "engineers' tests and benchmarks, so the figures are noisy: read the ratios. Each figure is the median of",
-    `${meta.rounds} rounds (min–max in brackets), contenders in rotating order after one warm-up. **${met} of ${total} goals met.**`,
+    `${meta.rounds} rounds (min–max in brackets), contenders in rotating order after one warm-up (the heap figures: a fresh`,
+    `process per round, no warm-up; the 100k sync: ${meta.roundsLarge} round${meta.roundsLarge === 1 ? '' : 's'}, no warm-up). **${met} of ${total} goals met.**`,
     '',
     renderTable(report.metrics),
     '',
