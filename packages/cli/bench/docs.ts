@@ -17,6 +17,8 @@ export interface RunMeta {
   rounds: number;
   /** Rounds of the 100k sync (no warm-up: the 10k runs warmed the code). */
   roundsLarge: number;
+  /** Updates replayed by the watch metric. */
+  watchUpdates: number;
   durationS: number;
 }
 
@@ -55,9 +57,9 @@ export function renderSection(report: BenchReport, meta: RunMeta): string {
     "2.x `makeInformer(kc, '/api/v1/pods', listFn)`; the limit fetches the same pages of 500 and only `JSON.parse`s.",
     '- initialSync: start → `waitForCacheSync()` / the N-th `add` / the last page parsed. client-node lists in',
     '  one unpaginated response; a failure is shown as such.',
-    '- watchThroughput10k: a pre-recorded stream. The simulator holds 10k pods and then M updates in its history;',
-    '  each contender lists at the revision before the updates and watches from it, so the server replays the M',
-    "  events as fast as the socket takes them. Timed from the handler's last initial add to its M-th update; the",
+    `- watchThroughput10k: a pre-recorded stream. The simulator holds 10k pods and then ${meta.watchUpdates.toLocaleString('en-US')} updates in its history;`,
+    '  each contender lists at the revision before the updates and watches from it, so the server replays the',
+    "  events as fast as the socket takes them. Timed from the handler's last initial add to its last update; the",
     '  limit reads the same watch and parses each line.',
     '- heapPerObject(Transformed): bytes retained per cached pod after a full GC, each in a fresh process, with',
     '  the informer still running; transformed = a transform dropping `metadata.managedFields`. The limit keeps',

@@ -145,7 +145,7 @@ describe('renderChart', () => {
 });
 
 describe('spliceSection', () => {
-  const meta: RunMeta = { date: '2026-11-23T11:00:00.000Z', node: 'v22.23.3', cpus: '2× CPU', loadAverage: { start: [2, 1.5, 1], end: [3, 2, 1] }, rounds: 3, roundsLarge: 1, durationS: 250 };
+  const meta: RunMeta = { date: '2026-11-23T11:00:00.000Z', node: 'v22.23.3', cpus: '2× CPU', loadAverage: { start: [2, 1.5, 1], end: [3, 2, 1] }, rounds: 3, roundsLarge: 1, watchUpdates: 20_000, durationS: 250 };
   const section = renderSection({ metrics: metrics() }, meta);
 
   it('should render the section with the date, the load, the table and the chart', () => {
@@ -155,6 +155,7 @@ describe('spliceSection', () => {
     expect(section).toContain('load average 2.00 / 1.50 / 1.00');
     expect(section).toContain('**3 of 5 goals met.**');
     expect(section).toContain('the 100k sync: 1 round, no warm-up');
+    expect(section).toContain('then 20,000 updates in its history');
     expect(section).toContain('![measured ratio against each goal](benchmarks.svg)');
   });
 
