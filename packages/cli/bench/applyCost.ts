@@ -4,14 +4,15 @@
  * before timing) is applied and timed per event. Median of `rounds` after two warm-up rounds, at 1k
  * and at 100k cached; the metric is their ratio (rxinformer only: the peers have no such reducer).
  *
- * Run in its own process (`runChild('applyCost.ts', …)`) so the 100k store (~600 MB) does not weigh
+ * Each round runs in its own process (`measureApplyCost`) so the 100k store (~600 MB) does not weigh
  * on the other measurements:
  *
  *   node --expose-gc applyCost.ts [rounds]   → {"ns1k": …, "ns100k": …, "ratio": …}
  */
 import { createDeltaReducer, initialDeltaState, type KubeObject } from '@rxinformer/core';
 import { realisticPod } from '@rxinformer/apiserver-sim';
-import { median } from './rounds.ts';
+import { runChild } from './childRun.ts';
+import { median, runRotating, type Outcome, type RotatingOptions } from './rounds.ts';
 
 /** The i-th realistic pod as the server would store it, at revision `rv`. */
 function storedPod(i: number, rv: number): KubeObject {
@@ -57,6 +58,21 @@ export function applyCost(rounds = 7): { ns1k: number; ns100k: number; ratio: nu
   const ns1k = nsPerEvent(1_000, rounds);
   const ns100k = nsPerEvent(100_000, rounds);
   return { ns1k, ns100k, ratio: ns100k / ns1k };
+}
+
+/**
+ * The metric: `applyCost()` in a fresh process per round (`rounds` of them, no warm-up), the median
+ * of their ratios.
+ *
+ * @example
+ * const out = await measureApplyCost({ rounds: 3 }); // { median, samples } or { error }
+ */
+export async function measureApplyCost(options: RotatingOptions = {}): Promise<Outcome> {
+  const run = async () => {
+    const { ratio } = await runChild<ReturnType<typeof applyCost>>('applyCost.ts', ['5'], { nodeFlags: ['--expose-gc', '--max-old-space-size=8192'], timeoutMs: 600_000 });
+    return ratio;
+  };
+  return (await runRotating({ rxinformer: run }, { ...options, warmup: 0 })).rxinformer;
 }
 
 if (import.meta.main) {

@@ -12,14 +12,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { applyCost } from './applyCost.ts';
+import { measureApplyCost } from './applyCost.ts';
 import { renderChart } from './chart.ts';
-import { runChild } from './childRun.ts';
 import { renderSection, runSummary, spliceSection, type RunMeta } from './docs.ts';
 import { measureHeapPerObject } from './heapPerObject.ts';
 import { measureInitialSync } from './initialSync.ts';
 import { buildMetric, goalsMet, renderTable, type BenchReport, type Metric } from './report.ts';
-import { errorMessage, type Outcome } from './rounds.ts';
 import { startSimProcess } from './simProcess.ts';
 import { measureWatchThroughput } from './watchThroughput.ts';
 
@@ -87,14 +85,7 @@ async function main(): Promise<void> {
     metrics.heapPerObject = buildMetric('heapPerObject', 'bytes/pod', 'lower', { rxinformer: heap.rxinformer, clientNode: heap.clientNode, limit: heap.limit });
     metrics.heapPerObjectTransformed = buildMetric('heapPerObjectTransformed', 'bytes/pod', 'lower', { rxinformer: heap.rxinformerTransformed, clientNode: heap.clientNode, limit: heap.limit });
 
-    progress('applyCost100kVs1k: delta store with 1k and 100k pods, in its own process');
-    let cost: Outcome;
-    try {
-      const { ratio } = await runChild<ReturnType<typeof applyCost>>('applyCost.ts', [String(Math.max(o.rounds, 5))], { nodeFlags: ['--expose-gc', '--max-old-space-size=8192'], timeoutMs: 600_000 });
-      cost = { median: ratio, samples: [ratio] };
-    } catch (e) {
-      cost = { error: errorMessage(e) };
-    }
+    const cost = await measureApplyCost({ rounds: o.rounds, onRun: onRun('applyCost100kVs1k (delta store at 1k and 100k, own process)') });
     metrics.applyCost100kVs1k = buildMetric('applyCost100kVs1k', 'ratio', 'lower', { rxinformer: cost });
 
     if (o.podsLarge > o.pods) {

@@ -45,7 +45,7 @@ export function renderSection(report: BenchReport, meta: RunMeta): string {
     `One run of \`npm run bench\` on ${meta.date.slice(0, 10)}: ${meta.cpus}, Node ${meta.node}; load average ${loads(meta.loadAverage.start)} at`,
     `the start and ${loads(meta.loadAverage.end)} at the end (1/5/15 min), ${Math.round(meta.durationS)} s in all. The machine is shared with other`,
     "engineers' tests and benchmarks, so the figures are noisy: read the ratios. Each figure is the median of",
-    `${meta.rounds} rounds (min–max in brackets), contenders in rotating order after one warm-up (the heap figures: a fresh`,
+    `${meta.rounds} rounds (min–max in brackets), contenders in rotating order after one warm-up (heap and apply cost: a fresh`,
     `process per round, no warm-up; the 100k sync: ${meta.roundsLarge} round${meta.roundsLarge === 1 ? '' : 's'}, no warm-up). **${met} of ${total} goals met.**`,
     '',
     renderTable(report.metrics),
@@ -64,8 +64,8 @@ export function renderSection(report: BenchReport, meta: RunMeta): string {
     '- heapPerObject(Transformed): bytes retained per cached pod after a full GC, each in a fresh process, with',
     '  the informer still running; transformed = a transform dropping `metadata.managedFields`. The limit keeps',
     "  the parsed items in one array. client-node has no transform.",
-    '- applyCost100kVs1k: the delta store\'s cost per MODIFIED event with 100k pods cached ÷ with 1k (in its own',
-    '  process), as `npm run bench:core` measures it.',
+    '- applyCost100kVs1k: the delta store\'s cost per MODIFIED event with 100k pods cached ÷ with 1k (a fresh',
+    '  process per round; in each, the median of 5 rounds of 20,000 events after 2 warm-ups), as `npm run bench:core` measures it.',
     SECTION_END,
   ].join('\n');
 }
