@@ -1,0 +1,64 @@
+/**
+ * One heap measurement in a fresh process (run with --expose-gc by `heapPerObject.ts`): loads
+ * every module, takes the heap after a full GC, syncs one contender against the simulator, takes
+ * the heap again with the contender still running, and prints `{"bytesPerObject": …, "count": …}`.
+ *
+ *   node --expose-gc heapChild.ts <rxinformer|rxinformerTransformed|clientNode|limit> <expected pods>
+ *   (the kubeconfig YAML comes in the RXINFORMER_BENCH_KUBECONFIG environment variable)
+ */
+import { setImmediate as tick } from 'node:timers/promises';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { createKubeInformerFactory, namespaces } from '@rxinformer/client-node';
+import { clientNodeSynced, dropManagedFields, limitSynced, rxinformerSynced, type Synced } from './clients.ts';
+import type { HeapContender } from './heapPerObject.ts';
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/** Heap in use after full collections, with turns of the event loop between them (finalizers, weak refs). */
+async function settledHeap(): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    gc!();
+    await tick();
+  }
+  return process.memoryUsage().heapUsed;
+}
+
+/** Runs both libraries' code paths once on a small resource, so their lazy set-up is in the baseline. */
+async function warmUp(kc: KubeConfig): Promise<void> {
+  const factory = createKubeInformerFactory(kc);
+  factory.informerFor(namespaces);
+  factory.start();
+  await factory.waitForCacheSync();
+  await factory.close();
+  await kc.makeApiClient(CoreV1Api).listNamespace();
+}
+
+async function main(): Promise<void> {
+  if (!gc) throw new Error('run with --expose-gc');
+  const [contender, expectedText] = process.argv.slice(2) as [HeapContender, string];
+  const expected = Number(expectedText);
+  const kc = new KubeConfig();
+  kc.loadFromString(process.env.RXINFORMER_BENCH_KUBECONFIG ?? '');
+  const syncs: Record<HeapContender, () => Promise<Synced>> = {
+    rxinformer: () => rxinformerSynced(kc),
+    rxinformerTransformed: () => rxinformerSynced(kc, { transform: dropManagedFields }),
+    clientNode: () => clientNodeSynced(kc, expected),
+    limit: () => limitSynced(kc),
+  };
+  if (!syncs[contender]) throw new Error(`unknown contender ${contender}`);
+  await warmUp(kc);
+  const before = await settledHeap();
+  const synced = await syncs[contender]();
+  const after = await settledHeap();
+  if (synced.count !== expected) throw new Error(`${contender} holds ${synced.count} of ${expected} pods`);
+  process.stdout.write(`${JSON.stringify({ bytesPerObject: (after - before) / synced.count, count: synced.count })}\n`);
+  await synced.close();
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,152 @@
+/**
+ * The side-by-side report, pure: metrics from the contenders' outcomes, each goal checked as a
+ * ratio, and the readable table (Markdown, so the terminal and docs/benchmarks.md show the same).
+ */
+import type { Figure, Outcome } from './rounds.ts';
+
+/** Who is measured in each metric. */
+export type Contender = 'rxinformer' | 'clientNode' | 'limit';
+
+/** A goal of a metric: rxinformer's figure divided by a peer's (or alone, `of: null`) within a bound. */
+export interface GoalSpec {
+  of: 'clientNode' | 'limit' | null;
+  atMost?: number;
+  atLeast?: number;
+}
+
+/** A goal as checked: the bound, the ratio measured (null when a figure is missing) and whether it holds. */
+export interface GoalResult {
+  atMost?: number;
+  atLeast?: number;
+  ratio: number | null;
+  met: boolean | null;
+}
+
+/** One metric of `npm run bench -- --json`. */
+export interface Metric {
+  unit: string;
+  better: 'lower' | 'higher';
+  rxinformer: Figure;
+  clientNode: Figure;
+  limit: Figure;
+  /** Goals keyed by the ratio they bound: `rxinformer/clientNode`, `rxinformer/limit` or `rxinformer`. */
+  goal?: Record<string, GoalResult>;
+  /** Every round's value per contender (the figure is their median). */
+  samples?: Partial<Record<Contender, number[]>>;
+}
+
+/** The whole JSON answer: the metrics and what describes the run. */
+export interface BenchReport {
+  metrics: Record<string, Metric>;
+  [meta: string]: unknown;
+}
+
+/** The goals of issue 6, per metric. */
+export const GOALS: Record<string, GoalSpec[]> = {
+  initialSync10k: [{ of: 'clientNode', atMost: 0.5 }, { of: 'limit', atMost: 1.5 }],
+  watchThroughput10k: [{ of: 'clientNode', atLeast: 1 }, { of: 'limit', atLeast: 0.8 }],
+  heapPerObject: [{ of: 'clientNode', atMost: 1.1 }],
+  heapPerObjectTransformed: [{ of: 'clientNode', atMost: 0.6 }],
+  applyCost100kVs1k: [{ of: null, atMost: 1.5 }],
+};
+
+const LABEL: Record<Contender, string> = { rxinformer: 'rxinformer', clientNode: 'client-node', limit: 'limit' };
+
+/** The key of a goal in `Metric.goal`. */
+export function goalKey(spec: GoalSpec): string {
+  return spec.of ? `rxinformer/${spec.of}` : 'rxinformer';
+}
+
+/** Checks one goal against a metric's figures. */
+export function checkGoal(spec: GoalSpec, figures: Pick<Metric, Contender>): GoalResult {
+  const rx = figures.rxinformer;
+  const peer = spec.of ? figures[spec.of] : 1;
+  const ratio = typeof rx === 'number' && typeof peer === 'number' && peer !== 0 ? rx / peer : null;
+  const met = ratio === null ? null : (spec.atMost === undefined || ratio <= spec.atMost) && (spec.atLeast === undefined || ratio >= spec.atLeast);
+  return { ...(spec.atMost !== undefined ? { atMost: spec.atMost } : {}), ...(spec.atLeast !== undefined ? { atLeast: spec.atLeast } : {}), ratio, met };
+}
+
+/**
+ * Builds a metric from the contenders' outcomes; a contender without an outcome is `null`, a failed
+ * one `{ error }`. Goals come from `GOALS[goalsOf]` (by default the metric's own name).
+ *
+ * @example
+ * buildMetric('initialSync10k', 'ms', 'lower', { rxinformer: { median: 900, samples: [900] }, … });
+ */
+export function buildMetric(name: string, unit: string, better: 'lower' | 'higher', outcomes: Partial<Record<Contender, Outcome>>, goalsOf = name): Metric {
+  const figure = (c: Contender): Figure => {
+    const o = outcomes[c];
+    if (!o) return null;
+    return 'error' in o ? { error: o.error } : o.median;
+  };
+  const figures = { rxinformer: figure('rxinformer'), clientNode: figure('clientNode'), limit: figure('limit') };
+  const metric: Metric = { unit, better, ...figures };
+  const specs = GOALS[goalsOf];
+  if (specs) metric.goal = Object.fromEntries(specs.map((s) => [goalKey(s), checkGoal(s, figures)]));
+  const samples: Partial<Record<Contender, number[]>> = {};
+  for (const c of Object.keys(LABEL) as Contender[]) {
+    const o = outcomes[c];
+    if (o && 'samples' in o) samples[c] = o.samples;
+  }
+  if (Object.keys(samples).length > 0) metric.samples = samples;
+  return metric;
+}
+
+/** A number for people: ratios with 2 decimals, ms with 1 below 100, the rest whole with separators. */
+export function formatNumber(value: number, unit: string): string {
+  if (!Number.isFinite(value)) return String(value);
+  if (unit === 'ratio') return value.toFixed(2);
+  if (unit === 'ms' && Math.abs(value) < 100) return value.toFixed(1);
+  return Math.round(value).toLocaleString('en-US');
+}
+
+/** A figure's cell: the median with the rounds' range, `failed: …`, or `–`. */
+export function formatFigure(figure: Figure, unit: string, samples?: number[]): string {
+  if (figure === null) return '–';
+  if (typeof figure !== 'number') return `failed: ${figure.error.length > 80 ? `${figure.error.slice(0, 77)}...` : figure.error}`;
+  const text = formatNumber(figure, unit);
+  if (!samples || samples.length < 2) return text;
+  return `${text} (${formatNumber(Math.min(...samples), unit)}–${formatNumber(Math.max(...samples), unit)})`;
+}
+
+/** A goal in words: `≤ 0.5× client-node`, `≥ 0.8× limit`, `≤ 1.5`. */
+export function describeGoal(key: string, goal: GoalResult): string {
+  const bound = goal.atMost !== undefined ? `≤ ${goal.atMost}` : `≥ ${goal.atLeast}`;
+  const of = key.split('/')[1] as Contender | undefined;
+  return of ? `${bound}× ${LABEL[of]}` : bound;
+}
+
+/** A checked goal's cell: the ratio and the verdict. */
+export function formatVerdict(goal: GoalResult): string {
+  if (goal.ratio === null || goal.met === null) return 'not measured';
+  return `${goal.ratio.toFixed(2)} ${goal.met ? 'met' : '**NOT met**'}`;
+}
+
+/**
+ * The table: one row per goal (a metric's figures on its first row), Markdown.
+ *
+ * @example
+ * console.log(renderTable(report.metrics));
+ */
+export function renderTable(metrics: Record<string, Metric>): string {
+  const rows = [
+    '| metric | unit | rxinformer | client-node | limit | goal | ratio |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const [name, m] of Object.entries(metrics)) {
+    const cells = [name, `${m.unit} (${m.better} is better)`, ...(['rxinformer', 'clientNode', 'limit'] as const).map((c) => formatFigure(m[c], m.unit, m.samples?.[c]))];
+    const goals = Object.entries(m.goal ?? {});
+    if (goals.length === 0) rows.push(`| ${[...cells, '', ''].join(' | ')} |`);
+    goals.forEach(([key, goal], i) => {
+      const lead = i === 0 ? cells : cells.map(() => '');
+      rows.push(`| ${[...lead, describeGoal(key, goal), formatVerdict(goal)].join(' | ')} |`);
+    });
+  }
+  return rows.join('\n');
+}
+
+/** How many goals hold, of how many. */
+export function goalsMet(metrics: Record<string, Metric>): { met: number; total: number } {
+  const all = Object.values(metrics).flatMap((m) => Object.values(m.goal ?? {}));
+  return { met: all.filter((g) => g.met === true).length, total: all.length };
+}

@@ -1,0 +1,87 @@
+/**
+ * watchThroughput10k: events per second delivered to a handler with N pods cached, on a
+ * pre-recorded stream. The simulator holds N pods and M later updates in its history; each
+ * contender lists at the revision before the updates and watches from it, so the server replays the
+ * M events as fast as the socket takes them and the figure is the client's, not the server's write
+ * path. Timed from the handler's last initial add (the watch starts then) to its M-th update.
+ *   - rxinformer: a shared informer over the KubeConfig ListerWatcher, first page pinned at that RV;
+ *   - clientNode: `makeInformer` whose listFn lists at that RV;
+ *   - limit: one watch request from that RV through the same transport, lines split and `JSON.parse`d.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { createKubeTransport } from '@rxinformer/client-node';
+import { clientNodeSynced, rxinformerSynced, within, type Synced } from './clients.ts';
+import { runRotating, type Outcome, type RotatingOptions } from './rounds.ts';
+
+/** What is replayed: `pods` cached at `listAt`, then `updates` events. */
+export interface RecordedStream {
+  pods: number;
+  listAt: string;
+  updates: number;
+}
+
+/** Events/s of one contender: sync at `listAt`, then wait for the stream's `updates` to be handled. */
+async function replayed(what: string, stream: RecordedStream, timeoutMs: number, sync: (onUpdate: () => void) => Promise<Synced>): Promise<number> {
+  let handled = 0;
+  let doneAt = 0;
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => { finish = resolve; });
+  const synced = await within(sync(() => { if (++handled === stream.updates) { doneAt = performance.now(); finish(); } }), timeoutMs, `${what} sync`);
+  try {
+    await within(finished, timeoutMs, `${what} replay of ${stream.updates} events`);
+  } finally {
+    await synced.close();
+  }
+  if (synced.count !== stream.pods) throw new Error(`${what} cached ${synced.count} of ${stream.pods} pods`);
+  return (stream.updates * 1000) / (doneAt - synced.syncedAt);
+}
+
+/** The limit: the watch from `listAt` read as it arrives, split into lines, each `JSON.parse`d. */
+async function parsedStream(kc: KubeConfig, stream: RecordedStream): Promise<number> {
+  const transport = createKubeTransport(kc);
+  const abort = new AbortController();
+  const t0 = performance.now();
+  let events = 0;
+  try {
+    const response = await transport.get(`/api/v1/pods?watch=true&resourceVersion=${stream.listAt}`, abort.signal, 'watch');
+    if (response.status !== 200) throw new Error(`the watch answered ${response.status}: ${await response.text()}`);
+    const decoder = new TextDecoder();
+    let rest = '';
+    for await (const chunk of response.chunks()) {
+      rest += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+      let start = 0;
+      for (let end = rest.indexOf('\n'); end >= 0; end = rest.indexOf('\n', start)) {
+        const event = JSON.parse(rest.slice(start, end)) as { type: string };
+        if (event.type === 'MODIFIED') events++;
+        start = end + 1;
+      }
+      rest = rest.slice(start);
+      if (events >= stream.updates) break;
+    }
+  } finally {
+    abort.abort();
+    await transport.close();
+  }
+  if (events < stream.updates) throw new Error(`the watch ended after ${events} of ${stream.updates} events`);
+  return (events * 1000) / (performance.now() - t0);
+}
+
+/**
+ * Measures the replay of a recorded stream for the three contenders.
+ *
+ * @example
+ * const { resourceVersion } = await sim.send({ cmd: 'state' });
+ * await sim.send({ cmd: 'update', count: 20_000 });
+ * const out = await measureWatchThroughput(kc, { pods: 10_000, listAt: resourceVersion, updates: 20_000 });
+ *
+ * Caveat: the simulator's history must still hold every update (its size and age bounds).
+ */
+export function measureWatchThroughput(kc: KubeConfig, stream: RecordedStream, options: RotatingOptions & { timeoutMs?: number } = {}): Promise<Record<'rxinformer' | 'clientNode' | 'limit', Outcome>> {
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const listAt = stream.listAt;
+  return runRotating({
+    rxinformer: () => replayed('rxinformer', stream, timeoutMs, (onUpdate) => rxinformerSynced(kc, { listAt, onUpdate })),
+    clientNode: () => replayed('client-node', stream, timeoutMs, (onUpdate) => clientNodeSynced(kc, stream.pods, { listAt, onUpdate })),
+    limit: () => within(parsedStream(kc, stream), timeoutMs, 'limit watch'),
+  }, options) as Promise<Record<'rxinformer' | 'clientNode' | 'limit', Outcome>>;
+}
