@@ -13,7 +13,7 @@
 
 // server
 export { startApiServer } from './server.ts';
-export type { ApiServer, ApiServerOptions } from './server.ts';
+export type { ApiServer, ApiServerOptions, TlsOptions } from './server.ts';
 
 // storage and objects
 export { Storage, CompactedError, objectKey } from './storage.ts';

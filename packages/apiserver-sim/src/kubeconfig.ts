@@ -1,6 +1,7 @@
 /**
- * Kubeconfig files for the simulator: plain HTTP on loopback, `insecure-skip-tls-verify` so
- * @kubernetes/client-node accepts `http://`, and the bearer token when auth is on.
+ * Kubeconfig files for the simulator: plain HTTP on loopback with `insecure-skip-tls-verify` (so
+ * @kubernetes/client-node accepts `http://`), or HTTPS with the CA and client certificate as
+ * `*-data` fields; and the bearer token when auth is on.
  */
 import { writeFile } from 'node:fs/promises';
 
@@ -14,6 +15,12 @@ export interface KubeconfigOptions {
   namespace?: string;
   /** Cluster, user and context name (default `sim`). */
   name?: string;
+  /** The CA (PEM) of an HTTPS server; without it the cluster is `insecure-skip-tls-verify`. */
+  certificateAuthority?: string;
+  /** Client certificate (PEM) for x509 authentication (default: none). */
+  clientCertificate?: string;
+  /** The client certificate's key (PEM). */
+  clientKey?: string;
 }
 
 /**
@@ -25,6 +32,11 @@ export interface KubeconfigOptions {
 export function kubeconfigYaml(options: KubeconfigOptions): string {
   const name = options.name ?? 'sim';
   const q = (s: string) => JSON.stringify(s);
+  const b64 = (pem: string) => Buffer.from(pem).toString('base64');
+  const user: string[] = [];
+  if (options.token !== undefined) user.push(`    token: ${q(options.token)}`);
+  if (options.clientCertificate !== undefined) user.push(`    client-certificate-data: ${b64(options.clientCertificate)}`);
+  if (options.clientKey !== undefined) user.push(`    client-key-data: ${b64(options.clientKey)}`);
   return [
     'apiVersion: v1',
     'kind: Config',
@@ -32,7 +44,9 @@ export function kubeconfigYaml(options: KubeconfigOptions): string {
     `- name: ${q(name)}`,
     '  cluster:',
     `    server: ${q(options.server)}`,
-    '    insecure-skip-tls-verify: true',
+    options.certificateAuthority !== undefined
+      ? `    certificate-authority-data: ${b64(options.certificateAuthority)}`
+      : '    insecure-skip-tls-verify: true',
     'contexts:',
     `- name: ${q(name)}`,
     '  context:',
@@ -42,7 +56,7 @@ export function kubeconfigYaml(options: KubeconfigOptions): string {
     `current-context: ${q(name)}`,
     'users:',
     `- name: ${q(name)}`,
-    options.token !== undefined ? `  user:\n    token: ${q(options.token)}` : '  user: {}',
+    user.length > 0 ? `  user:\n${user.join('\n')}` : '  user: {}',
     '',
   ].join('\n');
 }

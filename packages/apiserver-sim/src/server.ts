@@ -1,14 +1,15 @@
 /**
- * The simulator's HTTP server (node:http): routing, discovery, list/watch/CRUD/patch handlers,
+ * The simulator's HTTP server (node:http, or node:https with the `tls` option): routing, discovery, list/watch/CRUD/patch handlers,
  * fault hooks and the `/_sim` control endpoints. `startApiServer` is the entry point.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { KubeObject, ListMeta } from '@rxinformer/core';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, OPENAPI_V2_JSON, OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_TYPE, versionInfo, type ServerVersion } from './discovery.ts';
 import { Faults, failureError, runFault, type AuthOptions, type RequestClass } from './faults.ts';
 import { parseJsonBody, parseResourcePath, Query, readBody, sendJson, sendStatus, type ResourcePath } from './http.ts';
-import { kubeconfigYaml, writeKubeconfigFile } from './kubeconfig.ts';
+import { kubeconfigYaml, writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.ts';
 import { listPage, parseResourceVersion, validateListQuery, waitForRevision, type ListQuery, type RevisionWait } from './list.ts';
 import { ObjectStore, type DeleteOptions } from './objects.ts';
 import { applyPatch } from './patching.ts';
@@ -51,12 +52,33 @@ export interface ApiServerOptions {
   graceMsPerSecond?: number;
   /** Unsent bytes after which a slow watcher is disconnected (default 64 MiB). */
   maxWatchBufferBytes?: number;
+  /** Serve HTTPS instead of HTTP (default: plain HTTP). */
+  tls?: TlsOptions;
+}
+
+/** The simulator's TLS identity, and client-certificate authentication when `clientCa` is set. */
+export interface TlsOptions {
+  /** The server's certificate (PEM); its subjectAltName must cover the listen address. */
+  cert: string;
+  /** The server's private key (PEM). */
+  key: string;
+  /** The CA (PEM) that signed `cert`: written into kubeconfigs as certificate-authority-data. */
+  ca: string;
+  /**
+   * A CA (PEM) whose client certificates are required: a TLS client without one is refused during
+   * the handshake, as a real API server with only x509 authentication does. Default: none asked.
+   */
+  clientCa?: string;
+  /** The client certificate and key (PEM) put into the kubeconfigs this server writes. Default: none. */
+  client?: { cert: string; key: string };
 }
 
 /** A running simulator. */
 export interface ApiServer {
-  /** `http://127.0.0.1:<port>`. */
+  /** `http://127.0.0.1:<port>` (`https://` with the `tls` option). */
   readonly url: string;
+  /** TLS handshakes completed so far (0 without `tls`): shows whether clients reuse connections. */
+  readonly tlsHandshakes: number;
   /** The port it listens on (the one chosen when `port: 0`). */
   readonly port: number;
   /** The object store: create, update, delete and read objects directly (emits watch events). */
@@ -122,27 +144,45 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   };
   const faults = new Faults({ random, hub, storage, restart: dropAll, auth: options.auth });
   const ctx: Ctx = { objects, registry, storage, hub, faults, wait, version, options };
-  server = createServer({ keepAliveTimeout: 5000, noDelay: true }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     handle(ctx, req, res).catch((e: unknown) => {
       if (e instanceof ApiStatusError) sendStatus(res, e.status);
       else sendStatus(res, errors.internal(e instanceof Error ? e.message : String(e)).status);
     });
-  });
+  };
+  const tls = options.tls;
+  let tlsHandshakes = 0;
+  if (tls) {
+    const secure = createTlsServer({
+      keepAliveTimeout: 5000, noDelay: true, cert: tls.cert, key: tls.key,
+      ...(tls.clientCa !== undefined && { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true }),
+    }, onRequest);
+    secure.on('secureConnection', () => { tlsHandshakes++; });
+    server = secure;
+  } else {
+    server = createServer({ keepAliveTimeout: 5000, noDelay: true }, onRequest);
+  }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
+  const url = `${tls ? 'https' : 'http'}://${options.host ?? '127.0.0.1'}:${port}`;
+  const kubeconfigOptions = (): KubeconfigOptions => ({
+    server: url,
+    ...(faults.token ? { token: faults.token } : {}),
+    ...(tls && { certificateAuthority: tls.ca, ...(tls.client && { clientCertificate: tls.client.cert, clientKey: tls.client.key }) }),
+  });
   let closed: Promise<void> | undefined;
   return {
     url,
     port,
+    get tlsHandshakes() { return tlsHandshakes; },
     storage: objects,
     faults,
     watches: hub,
-    kubeconfigYaml: () => kubeconfigYaml({ server: url, ...(faults.token ? { token: faults.token } : {}) }),
-    writeKubeconfig: (path) => writeKubeconfigFile(path, { server: url, ...(faults.token ? { token: faults.token } : {}) }),
+    kubeconfigYaml: () => kubeconfigYaml(kubeconfigOptions()),
+    writeKubeconfig: (path) => writeKubeconfigFile(path, kubeconfigOptions()),
     close: () => {
       closed ??= new Promise<void>((resolve) => {
         for (const cancel of [...pendingWaits]) cancel();

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { createLoadGenerator, objectStoreTarget, startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
+import type { KubeObject, ReflectorStatus } from '@rxinformer/core';
+import { createKubeInformerFactory, pods, type KubeInformerFactory } from '../src/index.ts';
+import { storeView, view, waitFor } from './simHarness.ts';
+
+// The KubeConfig's TLS options end to end: the simulator over HTTPS with a CA of the test's own
+// and client-certificate authentication, certificates made by openssl for this run.
+
+interface Pki { ca: string; cert: string; key: string; clientCert: string; clientKey: string; otherCa: string }
+
+/** A CA, a server certificate for 127.0.0.1 and a client certificate, plus an unrelated CA. */
+function makePki(dir: string): Pki {
+  const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  ssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=rxinformer-test-ca');
+  ssl('req', '-x509', ...ec, '-keyout', 'other.key', '-out', 'other.crt', '-days', '2', '-subj', '/CN=someone-else');
+  writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
+  writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
+  for (const [name, subject] of [['server', '/CN=127.0.0.1'], ['client', '/CN=rxinformer-test/O=system:masters']]) {
+    ssl('req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject);
+    ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-out', `${name}.crt`, '-extfile', `${name}.ext`);
+  }
+  const read = (f: string) => readFileSync(join(dir, f), 'utf8');
+  return { ca: read('ca.crt'), cert: read('server.crt'), key: read('server.key'), clientCert: read('client.crt'), clientKey: read('client.key'), otherCa: read('other.crt') };
+}
+
+const fast = { minWatchTimeoutSeconds: 2, idleGraceMs: 500, backoff: { initialMs: 50, maxMs: 200 } };
+
+describe('createKubeInformerFactory over TLS', () => {
+  let dir: string;
+  let pki: Pki;
+  let sim: ApiServer;
+  const factories: KubeInformerFactory[] = [];
+  const factory = (kc: KubeConfig) => {
+    const f = createKubeInformerFactory(kc);
+    factories.push(f);
+    return f;
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'rxinformer-tls-'));
+    pki = makePki(dir);
+    sim = await startApiServer({ port: 0, seed: 9, tls: { cert: pki.cert, key: pki.key, ca: pki.ca, clientCa: pki.ca, client: { cert: pki.clientCert, key: pki.clientKey } } });
+    sim.storage.create('namespaces', { metadata: { name: 'tls' } });
+    createLoadGenerator({ target: objectStoreTarget(sim.storage), namespaces: ['tls'], seed: 4 }).seed(1200);
+  });
+  afterAll(async () => {
+    for (const f of factories) await f.close();
+    await sim?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('should verify the server with the kubeconfig CA, authenticate with its client certificate, and reuse one connection for every page and watch', async () => {
+    expect(sim.url).toMatch(/^https:\/\//);
+    const kc = new KubeConfig();
+    kc.loadFromString(sim.kubeconfigYaml()); // certificate-authority-data, client-certificate-data, client-key-data
+    expect(kc.getCurrentCluster()?.skipTLSVerify).toBeFalsy();
+    const f = factory(kc);
+    const informer = f.informerFor(pods, { reflector: { ...fast, pageSize: 300 } });
+    const before = sim.tlsHandshakes;
+    f.start();
+    await f.waitForCacheSync();
+    expect(storeView(informer.getStore())).toEqual(view(sim.storage.list('pods')));
+    expect(informer.getStore().size).toBe(1200);
+    // A live change arrives over the watch.
+    const created = sim.storage.create('pods', { metadata: { name: 'over-tls' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } as KubeObject, 'tls');
+    expect(await waitFor(() => informer.getStore().get('tls/over-tls')?.metadata?.uid === created.metadata?.uid)).toBe(true);
+    // Four list pages and a watch: connections are kept alive and reused, not one per request
+    // (client-node makes a new agent, so a new handshake, per request when TLS options are set).
+    expect(sim.tlsHandshakes - before).toBeGreaterThanOrEqual(1);
+    expect(sim.tlsHandshakes - before).toBeLessThanOrEqual(2);
+  });
+
+  it('should refuse a server its CA did not sign, report the TLS error and back off, never syncing', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromString(sim.kubeconfigYaml());
+    const cluster = kc.clusters[0]!;
+    kc.clusters[0] = { ...cluster, caData: Buffer.from(pki.otherCa).toString('base64') };
+    const f = factory(kc);
+    const informer = f.informerFor(pods, { reflector: fast });
+    const statuses: ReflectorStatus[] = [];
+    informer.status$.subscribe((s) => statuses.push(s));
+    f.start();
+    expect(await waitFor(() => statuses.filter((s) => s.phase === 'backingOff').length >= 3)).toBe(true);
+    f.shutdown();
+    const failed = statuses.filter((s) => s.phase === 'backingOff');
+    expect(informer.hasSynced()).toBe(false);
+    const errorText = (e: unknown): string => (e instanceof Error ? `${e.message} ${errorText(e.cause)} ${(e as { code?: string }).code ?? ''}` : '');
+    expect(errorText(failed[0]!.lastError)).toMatch(/certificate|self[- ]signed|UNABLE_TO_VERIFY|CERT/i);
+    expect(failed.every((s) => (s.backoffMs ?? 0) >= 50)).toBe(true);
+  });
+
+  it('should be refused by a server that requires a client certificate when the kubeconfig has none', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromString(sim.kubeconfigYaml());
+    const user = kc.users[0]!;
+    kc.users[0] = { name: user.name };
+    const handshakesBefore = sim.tlsHandshakes;
+    const f = factory(kc);
+    const informer = f.informerFor(pods, { reflector: fast });
+    const statuses: ReflectorStatus[] = [];
+    informer.status$.subscribe((s) => statuses.push(s));
+    f.start();
+    expect(await waitFor(() => statuses.some((s) => s.phase === 'backingOff'))).toBe(true);
+    f.shutdown();
+    expect(informer.hasSynced()).toBe(false);
+    // TLS 1.3: the server refuses the client after the client's side of the handshake, so the
+    // client sees its socket closed; the server never accepted a connection from it.
+    const error = statuses.find((s) => s.phase === 'backingOff')!.lastError as Error & { code?: string };
+    expect(`${error.message} ${error.code}`).toMatch(/closed|UND_ERR_SOCKET|certificate|ECONNRESET/i);
+    expect(sim.tlsHandshakes).toBe(handshakesBefore);
+  });
+});
