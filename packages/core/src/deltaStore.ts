@@ -132,7 +132,7 @@ function upsert<T extends KubeObject>(store: StoreSnapshot<T>, { key, obj, store
     pending.push({ type: 'Deleted', key, object: old });
   }
   try {
-    next = next.set(key, obj);
+    next = next === store ? next.setKnown(key, obj, old) : next.set(key, obj);
   } catch (err) {
     errors.push(err as IndexerError);
     // The old incarnation is gone on the server even if the new one cannot be indexed.
@@ -194,7 +194,7 @@ function buildSkippingBadIndexes<T extends KubeObject>(old: StoreSnapshot<T>, en
   let next = old.replaceAll([]);
   for (const [key, obj] of entries) {
     try {
-      next = next.set(key, obj);
+      next = next.setKnown(key, obj, undefined); // a new, empty snapshot: nothing stored yet
     } catch (err) {
       errors.push(err as Error);
       entries.delete(key);
