@@ -1,6 +1,8 @@
 /**
- * Benchmark of @rxinformer/core alone: the cost of applying one watch event with 1k, 10k and 100k
- * objects cached, and the peak heap of a 100k-object relist against the store's steady heap.
+ * Benchmark of @rxinformer/core alone: the cost of applying one watch event (a realistic pod
+ * update, decoded fresh from its line) with 1k, 3k, 10k and 100k objects cached, and the peak heap
+ * of a 100k-object relist against the store's steady heap. 3k is shown because between 1k and 3k the
+ * stored objects stop dying in the young generation (see docs/benchmarks.md).
  *
  *   npm run bench:core            # a table
  *   npm run bench:core -- --json  # one JSON object
