@@ -3,10 +3,11 @@
  * are walked directly, anything else is left to immer's `freeze`. About three times faster than
  * immer's deep `freeze` on realistic pods, which matters on a 10k-object initial list.
  *
- * `freezeReusing` also shares structure with the previous version of an object: an update usually
- * changes a few fields of a pod, and every unchanged subtree is replaced by the frozen instance the
- * store already holds, so only the changed parts are frozen and kept alive. That keeps the work and
- * the garbage collector's cost of an update proportional to what changed, not to the object's size.
+ * `freezeReusing` also shares structure with a previous, frozen document: every subtree equal to
+ * the same part of that document is replaced by its frozen instance, so only the differing parts are
+ * frozen and kept alive. The delta store passes the object it applied just before (still in the CPU's
+ * cache): pods of one workload, or two versions of a pod, differ in a few fields, and the garbage
+ * collector then copies only those.
  */
 import { freeze } from 'immer';
 
