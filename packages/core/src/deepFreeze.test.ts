@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { deepFreeze } from './deepFreeze.ts';
+import fc from 'fast-check';
+import { deepFreeze, freezeReusing } from './deepFreeze.ts';
 
 describe('deepFreeze', () => {
   it('should freeze every object and array of a JSON document', () => {
@@ -20,5 +21,76 @@ describe('deepFreeze', () => {
     const withMap = deepFreeze({ m: new Map([['k', { v: 1 }]]) });
     expect(() => withMap.m.set('k2', { v: 2 })).toThrow();
     expect(Object.isFrozen(withMap.m.get('k'))).toBe(true);
+  });
+});
+
+const isDeeplyFrozen = (v: unknown): boolean =>
+  typeof v !== 'object' || v === null || (Object.isFrozen(v) && Object.values(v).every(isDeeplyFrozen));
+
+/** Every node of `v` reachable from its root, by identity. */
+const nodes = (v: unknown, out = new Set<unknown>()): Set<unknown> => {
+  if (typeof v === 'object' && v !== null) {
+    out.add(v);
+    for (const child of Object.values(v)) nodes(child, out);
+  }
+  return out;
+};
+
+describe('freezeReusing', () => {
+  const pod = (phase: string, restarts: number) => JSON.parse(JSON.stringify({
+    metadata: { name: 'web', labels: { app: 'web' }, managedFields: [{ manager: 'kubelet', fieldsV1: { 'f:status': {} } }] },
+    spec: { containers: [{ name: 'c', ports: [{ containerPort: 80 }] }] },
+    status: { phase, containerStatuses: [{ name: 'c', restartCount: restarts }] },
+  }));
+
+  it('should keep the previous instance of every unchanged subtree and freeze the changed ones', () => {
+    const previous = deepFreeze(pod('Running', 0));
+    const next = freezeReusing(pod('Running', 1), previous);
+    expect(next).toEqual(pod('Running', 1));
+    expect(next.spec).toBe(previous.spec);
+    expect(next.metadata).toBe(previous.metadata);
+    expect(next.status).not.toBe(previous.status);
+    expect(next.status.containerStatuses[0]).not.toBe(previous.status.containerStatuses[0]);
+    expect(isDeeplyFrozen(next)).toBe(true);
+    expect(previous).toEqual(pod('Running', 0));
+  });
+
+  it('should return the previous object itself when nothing changed', () => {
+    const previous = deepFreeze(pod('Running', 0));
+    expect(freezeReusing(pod('Running', 0), previous)).toBe(previous);
+  });
+
+  it('should not share when keys were added or removed, and never through __proto__', () => {
+    const previous = deepFreeze({ a: { x: 1 }, b: { y: 2, z: 3 } });
+    const next = freezeReusing({ a: { x: 1 }, b: { y: 2 } }, previous);
+    expect(next.a).toBe(previous.a);
+    expect(next.b).toEqual({ y: 2 });
+    const withProto = freezeReusing(JSON.parse('{"__proto__":{"p":1}}'), deepFreeze(JSON.parse('{"__proto__":{"p":1}}')));
+    expect(Object.getPrototypeOf(withProto)).toBe(Object.prototype);
+    expect(Object.keys(withProto)).toEqual(['__proto__']);
+  });
+
+  it('should never share non-plain values (immer decides whether to freeze them)', () => {
+    const date = new Date(0);
+    const previous = deepFreeze({ when: date, list: [1, 2] });
+    const next = freezeReusing({ when: new Date(0), list: [1, 2, 3] }, previous);
+    expect(next.when).not.toBe(date);
+    expect(next.list).toEqual([1, 2, 3]);
+    expect(Object.isFrozen(next.list)).toBe(true);
+  });
+
+  it('should give a deeply frozen document equal to the fresh one, sharing only equal subtrees, whatever the two documents', () => {
+    const json = fc.jsonValue({ maxDepth: 4 });
+    fc.assert(fc.property(json, json, (a, b) => {
+      const previous = deepFreeze(JSON.parse(JSON.stringify(a)));
+      const text = JSON.stringify(b);
+      const result = freezeReusing(JSON.parse(text), previous);
+      expect(JSON.stringify(result)).toBe(text === undefined ? undefined : JSON.stringify(JSON.parse(text)));
+      expect(isDeeplyFrozen(result)).toBe(true);
+      expect(JSON.stringify(previous)).toBe(JSON.stringify(a));
+      // A node shared with the previous document holds the same content in both.
+      const old = nodes(previous);
+      for (const node of nodes(result)) if (old.has(node)) expect(isDeeplyFrozen(node)).toBe(true);
+    }), { numRuns: 300 });
   });
 });

@@ -92,6 +92,20 @@ describe('createDeltaReducer', () => {
     expect(failingTransform(initialDeltaState(), { type: 'added', object: obj('a', 'u', '1') }).errors[0].message).toMatch(/transform failed: t/);
   });
 
+  it('should store each object deeply frozen and equal to what arrived, sharing equal subtrees with the object before it', () => {
+    const spec = { containers: [{ name: 'c', image: 'web:1', ports: [{ containerPort: 80 }] }] };
+    const a = JSON.parse(JSON.stringify({ ...obj('a', 'u1', '1'), spec }));
+    const b = JSON.parse(JSON.stringify({ ...obj('b', 'u2', '2'), spec }));
+    const { state } = run([{ type: 'replace', items: [a], resourceVersion: '1' }, { type: 'added', object: b }]);
+    const storedA = state.store.get('ns/a') as KubeObject & { spec: typeof spec };
+    const storedB = state.store.get('ns/b') as KubeObject & { spec: typeof spec };
+    expect(storedB).toEqual({ ...obj('b', 'u2', '2'), spec });
+    expect(storedB.spec).toBe(storedA.spec);
+    expect(Object.isFrozen(storedB.spec.containers[0].ports[0])).toBe(true);
+    expect(() => { (storedB.spec.containers[0] as { image: string }).image = 'x'; }).toThrow(TypeError);
+    expect(storedA).toEqual({ ...obj('a', 'u1', '1'), spec });
+  });
+
   it('should leave the state untouched by status events', () => {
     const s = initialDeltaState();
     expect(createDeltaReducer()(s, { type: 'status', status: { phase: 'listing', relistCount: 0, hasSynced: false } })).toBe(s);

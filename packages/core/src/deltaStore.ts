@@ -6,7 +6,7 @@
  * reflector(lw).pipe(scan(createDeltaReducer<V1Pod>(), initialDeltaState<V1Pod>()))
  *   .subscribe(({ deltas }) => deltas.forEach((d) => console.log(d.type, d.key)));
  */
-import { deepFreeze } from './deepFreeze.ts';
+import { freezeReusing } from './deepFreeze.ts';
 import { IndexerError, InvalidObjectError } from './errors.ts';
 import { createStore, type StoreSnapshot } from './indexer.ts';
 import type { Delta, Indexers, KubeObject, ReflectorEvent } from './types.ts';
@@ -62,6 +62,8 @@ export function initialDeltaState<T extends KubeObject>(options: DeltaStoreOptio
  * - A `deleted` of an unknown key changes nothing; of another UID than the stored one, it removes
  *   the stored object as a tombstone.
  * - Objects that cannot be keyed, transformed or indexed are skipped with a typed error in `errors`.
+ * - Stored objects are deeply frozen. A subtree equal to the same part of the object applied just
+ *   before may be that object's (frozen) instance: stored objects can share equal parts.
  *
  * @example
  * const options = { transform: dropManagedFields };
@@ -72,12 +74,20 @@ export function initialDeltaState<T extends KubeObject>(options: DeltaStoreOptio
 export function createDeltaReducer<T extends KubeObject>(options: DeltaStoreOptions<T> = {}) {
   const { transform } = options;
 
-  const prepare = (keyOf: (obj: T) => string, raw: T, errors: Error[]): Prepared<T> | undefined => {
+  // Each object is frozen sharing the subtrees it has in common with the object prepared just
+  // before it (pods of one ReplicaSet differ in a few fields; that object is still in the CPU's
+  // cache, unlike the stored version of a key in a big store): only the differing parts are
+  // frozen and kept alive, so the garbage collector copies far less. The reference only changes
+  // which equal, frozen instances are shared, never what the store holds.
+  let reference: T | undefined;
+  const prepare = (store: StoreSnapshot<T>, raw: T, errors: Error[]): Prepared<T> | undefined => {
     try {
       if (raw === null || typeof raw !== 'object') throw new InvalidObjectError('object is not a JSON object', raw);
       const obj = transform ? transform(raw) : raw;
-      const key = keyOf(obj);
-      return { key, obj: deepFreeze(obj) };
+      const key = store.keyFunc(obj);
+      const frozen = freezeReusing(obj, reference);
+      reference = frozen;
+      return { key, obj: frozen, stored: store.get(key) };
     } catch (cause) {
       errors.push(cause instanceof InvalidObjectError ? cause : new InvalidObjectError(`transform failed: ${(cause as Error)?.message ?? cause}`, raw, { cause }));
       return undefined;
@@ -90,17 +100,17 @@ export function createDeltaReducer<T extends KubeObject>(options: DeltaStoreOpti
       case 'bookmark':
         return { ...state, deltas: [], errors: [], resourceVersion: event.resourceVersion };
       case 'replace':
-        return replace(state, event.items, event.resourceVersion, (raw, errors) => prepare(state.store.keyFunc, raw, errors));
+        return replace(state, event.items, event.resourceVersion, (raw, errors) => prepare(state.store, raw, errors));
       case 'added':
       case 'modified':
       case 'deleted': {
         const errors: Error[] = [];
-        const prepared = prepare(state.store.keyFunc, event.object, errors);
+        const prepared = prepare(state.store, event.object, errors);
         const resourceVersion = event.object?.metadata?.resourceVersion ?? state.resourceVersion;
         if (prepared === undefined) return { ...state, deltas: [], errors, resourceVersion };
         const next = event.type === 'deleted'
-          ? remove(state.store, prepared.key, prepared.obj)
-          : upsert(state.store, prepared.key, prepared.obj, errors);
+          ? remove(state.store, prepared)
+          : upsert(state.store, prepared, errors);
         return { ...state, store: next.store, deltas: next.deltas, errors, resourceVersion };
       }
       default: {
@@ -112,7 +122,8 @@ export function createDeltaReducer<T extends KubeObject>(options: DeltaStoreOpti
 }
 
 type Pending<T extends KubeObject> = Omit<Delta<T>, 'store'>;
-type Prepared<T> = { key: string; obj: T };
+/** A keyed, frozen object and what the store held under its key when it was prepared. */
+type Prepared<T> = { key: string; obj: T; stored: T | undefined };
 
 function withStore<T extends KubeObject>(pending: Pending<T>[], store: StoreSnapshot<T>): Delta<T>[] {
   return pending.map((d) => ({ ...d, store }));
@@ -122,8 +133,7 @@ const uidOf = (obj: KubeObject | undefined): string | undefined => obj?.metadata
 const rvOf = (obj: KubeObject | undefined): string | undefined => obj?.metadata?.resourceVersion;
 const uidChanged = (a: KubeObject, b: KubeObject): boolean => uidOf(a) !== undefined && uidOf(b) !== undefined && uidOf(a) !== uidOf(b);
 
-function upsert<T extends KubeObject>(store: StoreSnapshot<T>, key: string, obj: T, errors: Error[]): { store: StoreSnapshot<T>; deltas: Delta<T>[] } {
-  const old = store.get(key);
+function upsert<T extends KubeObject>(store: StoreSnapshot<T>, { key, obj, stored: old }: Prepared<T>, errors: Error[]): { store: StoreSnapshot<T>; deltas: Delta<T>[] } {
   if (old !== undefined && !uidChanged(old, obj) && rvOf(old) !== undefined && rvOf(old) === rvOf(obj)) return { store, deltas: [] };
   const pending: Pending<T>[] = [];
   let next = store;
@@ -132,7 +142,7 @@ function upsert<T extends KubeObject>(store: StoreSnapshot<T>, key: string, obj:
     pending.push({ type: 'Deleted', key, object: old });
   }
   try {
-    next = next.set(key, obj);
+    next = next === store ? next.setKnown(key, obj, old) : next.set(key, obj);
   } catch (err) {
     errors.push(err as IndexerError);
     // The old incarnation is gone on the server even if the new one cannot be indexed.
@@ -143,8 +153,7 @@ function upsert<T extends KubeObject>(store: StoreSnapshot<T>, key: string, obj:
   return { store: next, deltas: withStore(pending, next) };
 }
 
-function remove<T extends KubeObject>(store: StoreSnapshot<T>, key: string, obj: T): { store: StoreSnapshot<T>; deltas: Delta<T>[] } {
-  const stored = store.get(key);
+function remove<T extends KubeObject>(store: StoreSnapshot<T>, { key, obj, stored }: Prepared<T>): { store: StoreSnapshot<T>; deltas: Delta<T>[] } {
   if (stored === undefined) return { store, deltas: [] };
   const next = store.delete(key);
   // A delete of another incarnation than the one we hold: ours is gone too, its final state unknown.
@@ -165,7 +174,7 @@ function replace<T extends KubeObject>(
   for (const raw of items) {
     const prepared = prepare(raw, errors);
     if (prepared === undefined) continue;
-    const kept = old.get(prepared.key);
+    const kept = prepared.stored;
     // Unchanged objects keep the instance already stored, so a relist does not double the heap.
     const same = kept !== undefined && !uidChanged(kept, prepared.obj) && rvOf(kept) !== undefined && rvOf(kept) === rvOf(prepared.obj);
     entries.set(prepared.key, same ? kept : prepared.obj);
@@ -195,7 +204,7 @@ function buildSkippingBadIndexes<T extends KubeObject>(old: StoreSnapshot<T>, en
   let next = old.replaceAll([]);
   for (const [key, obj] of entries) {
     try {
-      next = next.set(key, obj);
+      next = next.setKnown(key, obj, undefined); // a new, empty snapshot: nothing stored yet
     } catch (err) {
       errors.push(err as Error);
       entries.delete(key);

@@ -94,7 +94,15 @@ export class StoreSnapshot<T extends KubeObject = KubeObject> implements Store<T
    * index function throws or returns something other than an array of strings.
    */
   set(key: string, obj: T): StoreSnapshot<T> {
-    const old = this.#items.get(key);
+    return this.setKnown(key, obj, this.#items.get(key));
+  }
+
+  /**
+   * `set` for a caller that has just read `get(key)` (passed as `old`): saves a second walk of a
+   * big store. `old` must be exactly what this snapshot holds under `key`.
+   * @internal the delta store's hot path.
+   */
+  setKnown(key: string, obj: T, old: T | undefined): StoreSnapshot<T> {
     let indices: Record<string, Index> | undefined;
     for (const [name, fn] of Object.entries(this.#indexers)) {
       const before = old === undefined ? [] : indexValuesOrEmpty(fn, old);
