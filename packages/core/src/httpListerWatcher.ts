@@ -6,7 +6,7 @@
 import { Observable } from 'rxjs';
 import { apiErrorFromResponse } from './httpErrors.ts';
 import { listQuery, watchQuery } from './listWatchQuery.ts';
-import type { KubeObject, ListerWatcher, ListPage, WatchEvent } from './types.ts';
+import type { KubeObject, ListerWatcher, ListOptions, ListPage, WatchEvent } from './types.ts';
 import { createWatchDecoder, parseListBody } from './watchDecoder.ts';
 
 /** One HTTP answer, as much of it as the ListerWatcher reads. */
@@ -53,12 +53,42 @@ export interface HttpListerWatcherOptions {
 export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGet, options: HttpListerWatcherOptions): ListerWatcher<T> {
   const { path } = options;
   const failed = async (r: HttpResponse) => apiErrorFromResponse(r.status, await r.text().catch(() => ''), r.header('retry-after'));
+  const pathOfList = (o: ListOptions) => path + listQuery({ ...o, labelSelector: andSelectors(options.labelSelector, o.labelSelector), fieldSelector: andSelectors(options.fieldSelector, o.fieldSelector) });
+  // The next page, requested while this one is parsed (see `Prefetch`); at most one at a time.
+  let prefetched: Prefetch | undefined;
   return {
     list: (listOptions) => abortable<ListPage<T>>(async (signal, emit) => {
-      const q = listQuery({ ...listOptions, labelSelector: andSelectors(options.labelSelector, listOptions.labelSelector), fieldSelector: andSelectors(options.fieldSelector, listOptions.fieldSelector) });
-      const r = await get(path + q, signal, 'list');
+      const url = pathOfList(listOptions);
+      let answer: Promise<HttpResponse>;
+      if (prefetched?.url === url) {
+        const adopted = prefetched;
+        prefetched = undefined;
+        signal.addEventListener('abort', () => adopted.ac.abort(), { once: true });
+        answer = adopted.answer;
+      } else {
+        answer = get(url, signal, 'list');
+      }
+      const r = await answer;
       if (r.status < 200 || r.status > 299) throw await failed(r);
-      emit(parseListBody<T>(await r.text()));
+      const text = await r.text();
+      const token = peekContinue(text);
+      let mine: Prefetch | undefined;
+      if (token !== undefined) {
+        prefetched?.ac.abort();
+        const ac = new AbortController();
+        const nextUrl = pathOfList({ ...listOptions, continue: token, resourceVersion: undefined });
+        const nextAnswer = get(nextUrl, ac.signal, 'list');
+        nextAnswer.catch(() => undefined); // its owner, if any, sees the error
+        prefetched = mine = { url: nextUrl, ac, answer: nextAnswer };
+      }
+      try {
+        emit(parseListBody<T>(text)); // a consumer asking for the next page now adopts `mine`
+      } finally {
+        if (mine !== undefined && prefetched === mine) {
+          prefetched = undefined;
+          mine.ac.abort(); // not asked for at once: never left running
+        }
+      }
     }),
     watch: (watchOptions) => abortable<WatchEvent<T>>(async (signal, emit) => {
       const q = watchQuery({ ...watchOptions, labelSelector: andSelectors(options.labelSelector, watchOptions.labelSelector), fieldSelector: andSelectors(options.fieldSelector, watchOptions.fieldSelector) });
@@ -71,6 +101,31 @@ export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGe
       decoder.end();
     }),
   };
+}
+
+/**
+ * A list page requested ahead. When a page has a continue token, the request for the next page goes
+ * out before this page is parsed, so the server prepares it while the client parses; the consumer's
+ * request for it (made while this page is handed over, as the reflector does) adopts the answer
+ * instead of sending another. A prefetch not asked for by then is aborted at once: it never
+ * outlives the page that started it, and no timer is involved. The adopted request is matched by
+ * its full URL, so a wrong guess costs one aborted request and never a wrong page.
+ */
+interface Prefetch { url: string; ac: AbortController; answer: Promise<HttpResponse> }
+
+/**
+ * The `metadata.continue` of a list body, read from its first bytes without parsing the whole body
+ * (servers write `metadata` before `items`). `undefined` when it is not there; a wrong guess only
+ * wastes a prefetch.
+ */
+function peekContinue(body: string): string | undefined {
+  const m = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(body.slice(0, 4096));
+  if (!m || !m[1]) return undefined;
+  try {
+    return JSON.parse(`"${m[1]}"`) as string;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
