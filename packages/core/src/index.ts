@@ -31,7 +31,7 @@ export type { BackoffOptions, BackoffState } from './backoff.ts';
 
 // Delta store and indexer
 export { createDeltaReducer, initialDeltaState } from './deltaStore.ts';
-export type { DeltaStoreOptions, DeltaStoreState } from './deltaStore.ts';
+export type { DeltaReducer, DeltaStoreOptions, DeltaStoreState } from './deltaStore.ts';
 export { createStore, StoreSnapshot } from './indexer.ts';
 export type { StoreOptions } from './indexer.ts';
 export { metaNamespaceKeyFunc, splitMetaNamespaceKey, namespaceIndexFunc, NAMESPACE_INDEX } from './keys.ts';

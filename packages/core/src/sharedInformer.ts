@@ -3,7 +3,7 @@
  * consumers (client-go's `SharedIndexInformer`). The store is updated before any handler hears of
  * a change; each handler has its own buffer.
  */
-import { BehaviorSubject, Observable, Subject, asyncScheduler, distinctUntilChanged, type SchedulerLike, type Subscription } from 'rxjs';
+import { BehaviorSubject, Observable, Subject, asyncScheduler, distinctUntilChanged, map, type SchedulerLike, type Subscription } from 'rxjs';
 import { createDeltaReducer, initialDeltaState, type DeltaStoreOptions, type DeltaStoreState } from './deltaStore.ts';
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
 import { HandlerQueue, validateHandler, type EventHandler, type EventHandlerOptions, type HandlerError, type HandlerRegistration } from './eventHandler.ts';
@@ -118,8 +118,13 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
   const defaultResync = validateResyncPeriod(options.resyncPeriodMs);
   if (options.handlerErrors !== undefined && options.handlerErrors !== 'report' && options.handlerErrors !== 'throw') throw new InvalidOptionsError(`handlerErrors must be 'report' or 'throw'`);
   if (options.mode !== undefined && options.mode !== 'imperative' && options.mode !== 'refCount') throw new InvalidOptionsError(`mode must be 'imperative' or 'refCount'`);
-  const source = reflector(lw, { ...options.reflector, scheduler }); // validates reflector options now
   const reducer = createDeltaReducer<T>(options);
+  // List items are transformed and frozen as each page arrives, not when the whole list is applied.
+  const preparingLw: ListerWatcher<T> = {
+    list: (o) => lw.list(o).pipe(map((page) => (Array.isArray(page?.items) ? { ...page, items: page.items.map(reducer.prepareListItem) } : page))),
+    watch: (o) => lw.watch(o),
+  };
+  const source = reflector(preparingLw, { ...options.reflector, scheduler }); // validates reflector options now
   let state: DeltaStoreState<T> = initialDeltaState<T>(options);
   const store = new BehaviorSubject<StoreSnapshot<T>>(state.store);
   const events = new Subject<Delta<T>>();
