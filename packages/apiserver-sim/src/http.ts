@@ -11,7 +11,11 @@ export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 /** Sends a JSON body. */
 export function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+  sendJsonText(res, code, JSON.stringify(body), headers);
+}
+
+/** Sends JSON that is already serialized. */
+export function sendJsonText(res: ServerResponse, code: number, text: string, headers: Record<string, string> = {}): void {
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private', ...headers });
   res.end(text);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { realisticPod } from './realisticPod.ts';
-import { stringifyStored, watchLine } from './serialize.ts';
+import { listJson, stringifyStored, watchLine } from './serialize.ts';
 
 describe('stringifyStored', () => {
   it('should equal JSON.stringify for any JSON object', () => {
@@ -46,5 +46,20 @@ describe('stringifyStored', () => {
     const obj = { a: undefined, b: [undefined, 1], metadata: { managedFields: [undefined], when: new Date(0) }, spec: { t: new Date(0) } };
     expect(stringifyStored(obj)).toBe(JSON.stringify(obj));
     expect(JSON.parse(watchLine('ADDED', obj))).toEqual({ type: 'ADDED', object: JSON.parse(JSON.stringify(obj)) });
+  });
+});
+
+describe('listJson', () => {
+  it('should equal JSON.stringify of the list, also when the same stored items are listed again', () => {
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue(), { maxLength: 5 }), fc.jsonValue(), (specs, meta) => {
+        const items = specs.map((spec, i) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `p${i}`, extra: meta }, spec }));
+        const metadata = { resourceVersion: '9', continue: 'abc' };
+        const expected = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata, items });
+        expect(listJson('PodList', 'v1', metadata, items)).toBe(expected);
+        expect(listJson('PodList', 'v1', metadata, items)).toBe(expected); // cached items
+        expect(listJson('PodList', 'v1', {}, [])).toBe('{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}');
+      }),
+    );
   });
 });

@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import type { KubeObject, ListMeta } from '@rxinformer/core';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, OPENAPI_V2_JSON, OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_TYPE, versionInfo, type ServerVersion } from './discovery.ts';
 import { Faults, failureError, runFault, type AuthOptions, type RequestClass } from './faults.ts';
-import { parseJsonBody, parseResourcePath, Query, readBody, sendJson, sendStatus, type ResourcePath } from './http.ts';
+import { parseJsonBody, parseResourcePath, Query, readBody, sendJson, sendJsonText, sendStatus, type ResourcePath } from './http.ts';
+import { listJson } from './serialize.ts';
 import { kubeconfigYaml, writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.ts';
 import { listPage, parseResourceVersion, validateListQuery, waitForRevision, type ListQuery, type RevisionWait } from './list.ts';
 import { ObjectStore, type DeleteOptions } from './objects.ts';
@@ -321,7 +322,7 @@ async function resource(ctx: Ctx, req: IncomingMessage, res: ServerResponse, rou
       const page = await listPage(ctx.storage, r, lq, matcher, ctx.wait);
       if (mode === 'table') return sendJson(res, 200, tableOf(r, page.items, page.metadata));
       if (mode === 'metadata') return sendJson(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: page.metadata, items: page.items.map(partial) });
-      return sendJson(res, 200, { kind: r.listKind, apiVersion: groupVersion(r), metadata: page.metadata, items: page.items });
+      return sendJsonText(res, 200, listJson(r.listKind, groupVersion(r), page.metadata, page.items));
     }
     case 'get':
       return one(ctx.objects.get(r, ns, route.name as string));
