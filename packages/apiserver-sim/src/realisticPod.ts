@@ -1,20 +1,24 @@
 /**
  * A realistic pod (~4 KB of JSON with managedFields, owner references, probes, status), built
  * deterministically from an index: what the load generator creates and the benchmarks measure.
+ * Like the pods of one workload on a real cluster, they share their spec but each has its own
+ * name, node, IPs, start and transition times and container ID.
  */
 import type { KubeObject } from '@rxinformer/core';
 
 /** The i-th realistic pod (no namespace, uid or resourceVersion: the server fills those). */
 export function realisticPod(i: number): KubeObject {
   const name = `web-${String(i).padStart(6, '0')}`;
-  const time = '2025-01-01T00:00:00Z';
+  const rolloutTime = '2025-01-01T00:00:00Z'; // the Deployment's, shared by its pods
+  const time = new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString().replace('.000', '');
+  const containerId = hex64(i);
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
       name,
       labels: { app: 'web', 'pod-template-hash': '7d9f8b6c5d', tier: i % 2 === 0 ? 'frontend' : 'backend' },
-      annotations: { 'kubectl.kubernetes.io/restartedAt': time, 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9102' },
+      annotations: { 'kubectl.kubernetes.io/restartedAt': rolloutTime, 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9102' },
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7d9f8b6c5d', uid: '5f0c8a52-8f3e-4c7a-9d1b-2e6f4a3b1c0d', controller: true, blockOwnerDeletion: true }],
       managedFields: [
         {
@@ -83,8 +87,20 @@ export function realisticPod(i: number): KubeObject {
       podIP: `10.244.${(i >> 8) & 255}.${i & 255}`,
       podIPs: [{ ip: `10.244.${(i >> 8) & 255}.${i & 255}` }],
       startTime: time,
-      containerStatuses: [{ name: 'web', state: { running: { startedAt: time } }, ready: true, restartCount: 0, image: 'registry.example.com/team/web:1.27.3', imageID: 'registry.example.com/team/web@sha256:4f2a1b3c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708', containerID: 'containerd://9b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c', started: true }],
+      containerStatuses: [{ name: 'web', state: { running: { startedAt: time } }, ready: true, restartCount: 0, image: 'registry.example.com/team/web:1.27.3', imageID: 'registry.example.com/team/web@sha256:4f2a1b3c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708', containerID: `containerd://${containerId}`, started: true }],
       qosClass: 'Burstable',
     },
   } as KubeObject;
+}
+
+/** 64 hex digits derived from `i` (a container ID's shape), the same for the same `i`. */
+function hex64(i: number): string {
+  let h = (i + 1) >>> 0;
+  let out = '';
+  for (let k = 0; k < 8; k++) {
+    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> 0;
+    h = (Math.imul(h ^ (h >>> 12), 0x297a2d39) ^ k) >>> 0;
+    out += h.toString(16).padStart(8, '0');
+  }
+  return out;
 }

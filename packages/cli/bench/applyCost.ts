@@ -1,62 +1,22 @@
 /**
- * applyCost100kVs1k: how the delta store's per-event cost grows with the cache. The reducer holds
- * `cached` realistic pods; a batch of MODIFIED events (the same pods at new resourceVersions, built
- * before timing) is applied and timed per event. Median of `rounds` after two warm-up rounds, at 1k
- * and at 100k cached; the metric is their ratio (rxinformer only: the peers have no such reducer).
+ * applyCost100kVs1k: how the delta store's per-event cost grows with the cache — the CPU cost of
+ * applying one realistic MODIFIED event (freshly decoded, as from a watch line) with 100k pods
+ * cached, divided by the same with 1k cached. The measure is core.bench.ts's `eventCost` (decode +
+ * apply minus decode alone, GC included), so `npm run bench` and `npm run bench:core` agree.
  *
- * Each round runs in its own process (`measureApplyCost`) so the 100k store (~600 MB) does not weigh
- * on the other measurements:
+ * Each round runs in its own process (`measureApplyCost`) so the 100k store does not weigh on the
+ * other measurements:
  *
  *   node --expose-gc applyCost.ts [rounds]   → {"ns1k": …, "ns100k": …, "ratio": …}
  */
-import { createDeltaReducer, initialDeltaState, type KubeObject } from '@rxinformer/core';
-import { realisticPod } from '@rxinformer/apiserver-sim';
+import { eventCost } from './core.bench.ts';
 import { runChild } from './childRun.ts';
-import { median, runRotating, type Outcome, type RotatingOptions } from './rounds.ts';
+import { runRotating, type Outcome, type RotatingOptions } from './rounds.ts';
 
-/** The i-th realistic pod as the server would store it, at revision `rv`. */
-function storedPod(i: number, rv: number): KubeObject {
-  const pod = realisticPod(i);
-  return { ...pod, metadata: { ...pod.metadata, namespace: `team-${i % 10}`, uid: `uid-${i}`, resourceVersion: String(rv) } };
-}
-
-/**
- * Nanoseconds per applied MODIFIED event with `cached` pods in the store.
- *
- * @example
- * const ratio = nsPerEvent(100_000) / nsPerEvent(1_000);
- *
- * Caveat: the batch's objects are reused across rounds (already frozen after the first), as in
- * `core.bench.ts`; the figure is the store's work per event, not the decoding's.
- */
-export function nsPerEvent(cached: number, rounds = 7, batchSize = 20_000): number {
-  const reduce = createDeltaReducer<KubeObject>();
-  const items: KubeObject[] = [];
-  for (let i = 0; i < cached; i++) items.push(storedPod(i, i + 1));
-  let state = reduce(initialDeltaState(), { type: 'replace', items, resourceVersion: String(cached) });
-  items.length = 0;
-  let rv = cached;
-  // Spread over the whole cache with a stride prime to its size.
-  const batch: KubeObject[] = [];
-  for (let j = 0; j < batchSize; j++) batch.push(storedPod((j * 7919) % cached, ++rv));
-  const perRound: number[] = [];
-  for (let round = -2; round < rounds; round++) {
-    const started = process.hrtime.bigint();
-    for (const pod of batch) {
-      rv += 1;
-      state = reduce(state, { type: 'modified', object: { ...pod, metadata: { ...pod.metadata, resourceVersion: String(rv) } } });
-    }
-    const elapsed = Number(process.hrtime.bigint() - started);
-    if (round >= 0) perRound.push(elapsed / batchSize);
-  }
-  if (state.store.size !== cached) throw new Error(`the store holds ${state.store.size} of ${cached} pods`);
-  return median(perRound);
-}
-
-/** Both costs and their ratio. */
+/** Both costs (CPU ns per applied event) and their ratio. */
 export function applyCost(rounds = 7): { ns1k: number; ns100k: number; ratio: number } {
-  const ns1k = nsPerEvent(1_000, rounds);
-  const ns100k = nsPerEvent(100_000, rounds);
+  const ns1k = eventCost(1_000, 20_000, rounds).apply.cpuNs;
+  const ns100k = eventCost(100_000, 20_000, rounds).apply.cpuNs;
   return { ns1k, ns100k, ratio: ns100k / ns1k };
 }
 

@@ -64,8 +64,13 @@ export function renderSection(report: BenchReport, meta: RunMeta): string {
     '- heapPerObject(Transformed): bytes retained per cached pod after a full GC, each in a fresh process, with',
     '  the informer still running; transformed = a transform dropping `metadata.managedFields`. The limit keeps',
     "  the parsed items in one array. client-node has no transform.",
-    '- applyCost100kVs1k: the delta store\'s cost per MODIFIED event with 100k pods cached ÷ with 1k (a fresh',
-    '  process per round; in each, the median of 5 rounds of 20,000 events after 2 warm-ups), as `npm run bench:core` measures it.',
+    '- applyCost100kVs1k: the delta store\'s CPU cost per MODIFIED event with 100k pods cached ÷ with 1k, as',
+    '  `npm run bench:core` measures it: realistic status updates decoded fresh from their watch lines, decode + apply',
+    '  minus decode alone, GC included (a fresh process per round; in each, medians of 5 rounds of 20,000 events',
+    '  after 2 warm-ups).',
+    '- heap per object: stored objects share equal parts with the object applied just before them (see the core',
+    '  README), so the figure depends on how alike consecutive objects are. The simulator\'s pods share their spec,',
+    '  as the pods of one workload do, and each has its own name, UID, node, IPs, times and container ID.',
     SECTION_END,
   ].join('\n');
 }
