@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { Subject, map, type SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from './errors.ts';
-import { deliverTo, type Delivery, type EventHandler } from './eventHandler.ts';
+import { deliverTo, HandlerQueue, type Delivery, type EventHandler, type HandlerMetrics } from './eventHandler.ts';
 import { createStore } from './indexer.ts';
 import type { Delta, DeltaType, KubeObject } from './types.ts';
 
@@ -167,5 +167,50 @@ describe('deliverTo', () => {
     expect(() => deliverTo({ onUpdate: 1 as never })).toThrow('onUpdate must be a function');
     expect(() => deliverTo({ onAdd: () => {} }, { buffer: 'lifo' as never })).toThrow(InvalidOptionsError);
     expect(() => deliverTo(null as never)).toThrow(InvalidOptionsError);
+  });
+});
+
+describe('HandlerQueue', () => {
+  it('should publish metrics only to listeners: the current figures on subscription, then every change', async () => {
+    let clock = 0;
+    const gate = deferred();
+    const handler: EventHandler<KubeObject> = {
+      onAdd: (o) => (o.metadata?.name === 'a' ? gate.promise : undefined),
+      onUpdate: () => { throw new Error('boom'); },
+    };
+    const q = new HandlerQueue<KubeObject>('h', handler, {}, { now: () => clock } as SchedulerLike);
+    q.enqueue(delta('Added', 'a', '1'));
+    q.enqueue(delta('Added', 'b', '1'));
+    q.enqueue(delta('Updated', 'b', '2', '1'));
+    await settle(); // 'a' is running, two wait
+    clock = 7;
+    const seen: HandlerMetrics[] = [];
+    const fig = (depth: number, lagMs: number, delivered: number, errors: number): HandlerMetrics => ({ depth, lagMs, delivered, errors });
+    let sub = q.metrics$.subscribe((m) => seen.push(m));
+    expect(seen).toEqual([fig(2, 0, 0, 0)]);
+    q.enqueue(delta('Added', 'c', '1'));
+    clock = 10;
+    gate.resolve();
+    await settle();
+    expect(seen).toEqual([
+      fig(2, 0, 0, 0), fig(3, 0, 0, 0),
+      fig(3, 0, 1, 0), // a done
+      fig(2, 0, 1, 0), fig(2, 10, 2, 0), // b taken, done
+      fig(1, 10, 2, 0), fig(1, 10, 3, 1), // the update taken, failed
+      fig(0, 10, 3, 1), fig(0, 3, 4, 1), // c taken, done after 3 ms
+    ]);
+    sub.unsubscribe();
+    q.enqueue(delta('Added', 'd', '1'));
+    await settle();
+    expect(seen).toHaveLength(9); // nobody listened: nothing computed
+    seen.length = 0;
+    sub = q.metrics$.subscribe((m) => seen.push(m));
+    expect(seen).toEqual([fig(0, 0, 5, 1)]);
+    let completed = false;
+    q.remove();
+    q.metrics$.subscribe({ next: (m) => seen.push(m), complete: () => { completed = true; } });
+    expect(completed).toBe(true);
+    expect(seen).toEqual([fig(0, 0, 5, 1)]);
+    expect(sub.closed).toBe(true);
   });
 });

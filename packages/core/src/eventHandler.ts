@@ -3,7 +3,7 @@
  * at a time, awaiting async callbacks, so a slow or failing handler never delays the store or the
  * other handlers (client-go's `processorListener`).
  */
-import { BehaviorSubject, Observable, asapScheduler, asyncScheduler, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import { BehaviorSubject, Observable, Subject, asapScheduler, asyncScheduler, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
 import { validateResyncPeriod } from './resync.ts';
 import type { Delta, KubeObject } from './types.ts';
@@ -131,8 +131,25 @@ export class HandlerQueue<T extends KubeObject> {
   #enqueued = 0;
   #processed = 0;
   #syncMark: number | undefined;
+  #lagMs = 0;
+  #errors = 0;
+  /** The depth last published on `metrics$` (figures are published only while someone listens). */
+  #publishedDepth = 0;
+  readonly #metrics = new Subject<HandlerMetrics>();
   readonly synced = new BehaviorSubject(false);
-  readonly metrics = new BehaviorSubject<HandlerMetrics>({ depth: 0, lagMs: 0, delivered: 0, errors: 0 });
+  /**
+   * Delivery figures: the current ones on subscription, then each change (a notification
+   * buffered or taken, a callback finished). Computed only while subscribed, so an unobserved
+   * handler pays nothing per event. Completes on `remove()`.
+   */
+  readonly metrics$ = new Observable<HandlerMetrics>((subscriber) => {
+    if (!this.#removed) {
+      const figures = this.#figures();
+      this.#publishedDepth = figures.depth; // what every listener has now seen
+      subscriber.next(figures);
+    }
+    return this.#metrics.subscribe(subscriber);
+  });
 
   constructor(name: string, handler: EventHandler<T>, options: Pick<EventHandlerOptions, 'buffer'>, scheduler: SchedulerLike, hooks: QueueHooks<T> = {}) {
     this.name = name;
@@ -197,7 +214,7 @@ export class HandlerQueue<T extends KubeObject> {
     this.#lastByKey.clear();
     this.#pendingByKey.clear();
     this.synced.complete();
-    this.metrics.complete();
+    this.#metrics.complete();
   }
 
   async #drain(): Promise<void> {
@@ -222,10 +239,11 @@ export class HandlerQueue<T extends KubeObject> {
         error = e;
       }
       this.#processed++;
+      if (failed) this.#errors++;
+      this.#lagMs = lagMs;
       if (failed) this.#hooks.onError?.({ handler: this.name, delta: entry.delta, error }); // even when removed meanwhile
       if (this.#removed) break;
-      const m = this.metrics.value;
-      this.metrics.next({ depth: this.depth, lagMs, delivered: m.delivered + 1, errors: m.errors + (failed ? 1 : 0) });
+      if (this.#metrics.observed) this.#emitFigures();
       this.#hooks.onDelivered?.(failed ? { handler: this.name, delta: entry.delta, lagMs, failed, error } : { handler: this.name, delta: entry.delta, lagMs, failed });
       this.#checkSynced();
     }
@@ -249,10 +267,20 @@ export class HandlerQueue<T extends KubeObject> {
     for (const [key, i] of this.#lastByKey) this.#lastByKey.set(key, i - shift);
   }
 
+  /** Publishes a change of depth, if anyone listens. */
   #publish(): void {
-    if (this.#removed) return;
-    const m = this.metrics.value;
-    if (m.depth !== this.depth) this.metrics.next({ ...m, depth: this.depth });
+    if (this.#removed || !this.#metrics.observed || this.#publishedDepth === this.depth) return;
+    this.#emitFigures();
+  }
+
+  #emitFigures(): void {
+    const figures = this.#figures();
+    this.#publishedDepth = figures.depth;
+    this.#metrics.next(figures);
+  }
+
+  #figures(): HandlerMetrics {
+    return { depth: this.depth, lagMs: this.#lagMs, delivered: this.#processed, errors: this.#errors };
   }
 
   #checkSynced(): void {

@@ -3,9 +3,10 @@
  * (client-go's `Reflector.ListAndWatch`). A discriminated-union state advanced by the pure
  * `step` function; `reflector()` unfolds it into an Observable that never completes on its own.
  */
-import { Observable, asyncScheduler, defer, map, throwError, timeout, timer, type SchedulerLike, type Subscription } from 'rxjs';
+import { Observable, asyncScheduler, defer, map, timer, type SchedulerLike, type Subscription } from 'rxjs';
 import { backoffSuccess, nextBackoff, resolveBackoff, type BackoffOptions, type BackoffState, type ResolvedBackoff } from './backoff.ts';
 import { InvalidObjectError, InvalidOptionsError, KubeApiError, RxInformerError } from './errors.ts';
+import { idleTimeout } from './idleTimeout.ts';
 import { INITIAL_EVENTS_END_ANNOTATION } from './types.ts';
 import type { KubeObject, ListOptions, ListPage, ListerWatcher, ReflectorEvent, ReflectorStatus, Status, WatchEvent, WatchOptions } from './types.ts';
 
@@ -207,19 +208,18 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
         }
       }
       if (state.phase !== 'watching' && state.phase !== 'streaming') return { model, outputs, action: { kind: 'continue' } };
-      const watching = state.phase === 'watching' ? { ...state, events: state.events + 1 } : state;
-      let next: ReflectorModel<T> = { ...healthy(model), state: watching, emptyWatches: 0 };
+      // The hot path of a busy watch: one new state and one new model per event.
+      const known = event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK';
+      const rv = known ? event.object?.metadata?.resourceVersion : undefined;
+      const watching = state.phase === 'watching' ? { phase: 'watching' as const, rv: rv || state.rv, startedAt: state.startedAt, events: state.events + 1 } : state;
+      const next: ReflectorModel<T> = { ...model, backoff: backoffSuccess(model.backoff, ctx.now), state: watching, emptyWatches: 0 };
+      if (rv) next.rv = rv;
       switch (event.type) {
-        case 'ADDED': case 'MODIFIED': case 'DELETED': {
-          const rv = event.object?.metadata?.resourceVersion;
-          if (rv) next = { ...next, rv, state: watching.phase === 'watching' ? { ...watching, rv } : watching };
+        case 'ADDED': case 'MODIFIED': case 'DELETED':
           outputs.push({ type: event.type === 'ADDED' ? 'added' : event.type === 'MODIFIED' ? 'modified' : 'deleted', object: event.object });
           return { model: next, outputs, action: { kind: 'continue' } };
-        }
         case 'BOOKMARK': {
-          const rv = event.object?.metadata?.resourceVersion;
           if (!rv) return { model: setStatus(next, { lastError: new InvalidObjectError('bookmark without resourceVersion', event) }), outputs, action: { kind: 'continue' } };
-          next = { ...next, rv, state: watching.phase === 'watching' ? { ...watching, rv } : watching };
           outputs.push({ type: 'bookmark', resourceVersion: rv });
           return { model: setStatus(next, { lastSyncResourceVersion: rv }), outputs, action: { kind: 'continue' } };
         }
@@ -326,7 +326,7 @@ export function reflector<T extends KubeObject>(lw: ListerWatcher<T>, options: R
         action.kind === 'wait' ? timer(action.ms, scheduler).pipe(map(() => ({ kind: 'waited' as const })))
         : action.kind === 'list' ? defer(() => lw.list(action.options)).pipe(map((page) => ({ kind: 'page' as const, page })))
         : defer(() => lw.watch(action.options)).pipe(
-            timeout({ each: action.idleMs, scheduler, with: () => throwError(() => new WatchIdleError(action.idleMs)) }),
+            idleTimeout(action.idleMs, scheduler, () => new WatchIdleError(action.idleMs)),
             map((event) => ({ kind: 'event' as const, event })),
           );
       let got = false;

@@ -132,7 +132,8 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
   const status = new BehaviorSubject<ReflectorStatus>({ phase: 'stopped', relistCount: 0, hasSynced: false });
   const storeErrors = new Subject<Error>();
   const handlerErrors = new Subject<HandlerError<T>>();
-  const handlers = new Set<HandlerQueue<T>>();
+  // Replaced, never changed, when a handler comes or goes: a batch being applied keeps its own list.
+  let handlers: readonly HandlerQueue<T>[] = [];
   let running: Subscription | undefined;
   const running$ = new BehaviorSubject(false);
   let consumers = 0;
@@ -145,7 +146,7 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
     state = next;
     // A handler added by a listener in the middle of this batch replays the batch's final store:
     // it must not also receive the rest of the batch.
-    const targets = [...handlers];
+    const targets = handlers;
     if (next.store !== store.value) store.next(next.store); // the store first…
     for (const error of next.errors) storeErrors.next(error);
     for (const delta of next.deltas) {
@@ -206,7 +207,7 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
       for (const key of snapshot.keys()) queue.enqueue({ type: 'Added', key, object: snapshot.get(key)!, isInInitialList: true, store: snapshot });
       queue.markInitialListEnd();
     }
-    handlers.add(queue);
+    handlers = [...handlers, queue];
     const period = handlerOptions.resyncPeriodMs ?? defaultResync;
     // Resync timers run only while the informer does; a key with a change still waiting in this
     // handler's buffer is skipped, so the handler never hears a stale object ahead of its change.
@@ -223,12 +224,12 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
       name,
       hasSynced: () => queue.synced.value,
       synced$: queue.synced.pipe(distinctUntilChanged()),
-      metrics$: queue.metrics.asObservable(),
+      metrics$: queue.metrics$,
       remove: () => {
         if (removed) return;
         removed = true;
         resync.unsubscribe();
-        handlers.delete(queue);
+        handlers = handlers.filter((h) => h !== queue);
         registrations.delete(registration);
         queue.remove();
         release();
