@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { VirtualTimeScheduler } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { KubeObject } from '@rxinformer/core';
 import { createLiveState, type LiveEvent } from './liveState.ts';
@@ -43,7 +44,8 @@ describe('createLiveState', () => {
   });
 
   it('should stay correct across log compactions under churn of few keys', () => {
-    const state = createLiveState({ keepDeletedMs: 0 });
+    // A clock that stands still: deletions are exactly "within keepDeletedMs", whatever the machine's speed.
+    const state = createLiveState({ keepDeletedMs: 0, scheduler: new VirtualTimeScheduler() });
     for (let i = 0; i < 5000; i++) {
       const name = `p${i % 7}`;
       if (i % 3 === 2) void state.handler.onDelete!(pod(name, String(i)), false);
