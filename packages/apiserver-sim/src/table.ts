@@ -3,7 +3,7 @@
  * `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`. Pods get kubectl's usual columns
  * (Name, Ready, Status, Restarts, Age, and IP and Node at priority 1); other kinds Name and Age.
  */
-import type { KubeObject, ListMeta } from '@rxinformer/core';
+import { humanDuration, type KubeObject, type ListMeta } from '@rxinformer/core';
 
 interface Column { name: string; type: string; format: string; description: string; priority: number }
 const col = (name: string, type: string, description: string, priority = 0, format = ''): Column => ({ name, type, format, description, priority });
@@ -13,17 +13,9 @@ interface PodLike extends KubeObject {
   status?: { phase?: string; reason?: string; podIP?: string; containerStatuses?: { ready?: boolean; restartCount?: number }[] };
 }
 
-/** kubectl's compact age: `45s`, `3m2s`, `5h`, `2d`… */
+/** kubectl's compact age of `from` at `now`: `45s`, `3m2s`, `5h`, `2d`… (core's `humanDuration`). */
 export function humanAge(from: Date, now: Date): string {
-  const s = Math.max(0, Math.floor((now.getTime() - from.getTime()) / 1000));
-  if (s < 120) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 10) return s % 60 ? `${m}m${s % 60}s` : `${m}m`;
-  if (m < 180) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return m % 60 && h < 8 ? `${h}h${m % 60}m` : `${h}h`;
-  const d = Math.floor(h / 24);
-  return d < 8 && h % 24 ? `${d}d${h % 24}h` : `${d}d`;
+  return humanDuration(now.getTime() - from.getTime());
 }
 
 function age(obj: KubeObject, now: Date): string {

@@ -58,6 +58,9 @@ export type { ExponentialFailureOptions, RateLimiter, TokenBucketOptions } from 
 export { ControllerSyncError, runController, toKeys } from './controller.ts';
 export type { ControllerError, ControllerHandle, ControllerMetrics, ControllerOptions, ControllerPhase, ReconcileResult } from './controller.ts';
 
+// Ages as kubectl prints them
+export { formatAge, humanDuration } from './age.ts';
+
 // Label selectors and operators
 export { LabelSelectorError, parseLabelSelector, matchesLabels, labelSelectorToString, fromLabelSelectorObject, isValidLabelKey, isValidLabelValue } from './labelSelector.ts';
 export type { LabelOperator, LabelRequirement, LabelSelector, LabelSelectorObject } from './labelSelector.ts';

@@ -3,7 +3,7 @@
  * a one-line reflector status and the recent-events log. Pure functions, so they are tested in
  * Node and the DOM code only copies their results into elements.
  */
-import type { Delta, KubeObject, ReflectorStatus, Store } from '@rxinformer/core';
+import { formatAge, type Delta, type KubeObject, type ReflectorStatus, type Store } from '@rxinformer/core';
 
 /** The slice of a pod the page shows (a `V1Pod` is assignable to it). */
 export interface Pod extends KubeObject {
@@ -52,32 +52,8 @@ export function podRows(store: Store<Pod>, now: number): PodRow[] {
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/**
- * kubectl's age of a creation timestamp at `now`: `45s`, `3m2s`, `17m`, `5h4m`, `20h`, `3d5h`,
- * `30d`, `2y10d`; `<unknown>` without a valid timestamp. A clock behind the server's gives `0s`.
- *
- * @example
- * formatAge('2024-01-01T00:00:00Z', Date.parse('2024-01-01T00:03:12Z')); // '3m12s'
- */
-export function formatAge(created: string | Date | undefined, now: number): string {
-  const start = created === undefined ? NaN : new Date(created).getTime();
-  if (Number.isNaN(start)) return '<unknown>';
-  const s = Math.max(0, Math.floor((now - start) / 1000));
-  const m = Math.floor(s / 60);
-  const h = Math.floor(m / 60);
-  const d = Math.floor(h / 24);
-  const y = Math.floor(d / 365);
-  const pair = (big: number, bigUnit: string, small: number, smallUnit: string) => (small ? `${big}${bigUnit}${small}${smallUnit}` : `${big}${bigUnit}`);
-  if (s < 120) return `${s}s`;
-  if (m < 10) return pair(m, 'm', s % 60, 's');
-  if (m < 180) return `${m}m`;
-  if (h < 8) return pair(h, 'h', m % 60, 'm');
-  if (h < 48) return `${h}h`;
-  if (d < 8) return pair(d, 'd', h % 24, 'h');
-  if (d < 730) return `${d}d`;
-  if (y < 8) return pair(y, 'y', d % 365, 'd');
-  return `${y}y`;
-}
+/** kubectl's age of a creation timestamp (core's `formatAge`): `45s`, `3m2s`, `5h4m`; `<unknown>` without one. */
+export { formatAge };
 
 /**
  * The reflector status as one line, e.g. `watching · synced · rv 1234 · 0 relists`, with the last

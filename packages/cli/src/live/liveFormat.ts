@@ -2,8 +2,7 @@
  * Pure text formatting of the live view: ages, one-line status of any object, truncation to a
  * width, and aligned tables. No terminal escape codes are ever produced here.
  */
-import { humanAge } from '@rxinformer/apiserver-sim';
-import type { KubeObject } from '@rxinformer/core';
+import { formatAge, humanDuration, type KubeObject } from '@rxinformer/core';
 
 /** Control characters (a server message with a newline or an ESC) are replaced by spaces. */
 export function sanitize(text: string): string {
@@ -23,18 +22,13 @@ export function truncate(text: string, width: number): string {
   return width === 1 ? '…' : `${clean.slice(0, width - 1)}…`;
 }
 
-/** kubectl's compact age of an RFC 3339 timestamp at `nowMs` (`45s`, `3m2s`, `5h`); `<unknown>` without one. */
-export function formatAge(timestamp: string | Date | undefined, nowMs: number): string {
-  if (timestamp === undefined) return '<unknown>';
-  const from = new Date(timestamp);
-  return Number.isNaN(from.getTime()) ? '<unknown>' : humanAge(from, new Date(nowMs));
-}
+export { formatAge }; // core's: kubectl's compact age of a timestamp
 
 /** A duration in ms as `850ms`, `2.4s`, `3m2s`. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
-  return humanAge(new Date(0), new Date(ms));
+  return humanDuration(ms);
 }
 
 type Obj = KubeObject & {
