@@ -71,7 +71,12 @@ export interface TlsOptions {
    */
   clientCa?: string;
   /** The client certificate and key (PEM) put into the kubeconfigs this server writes. Default: none. */
-  client?: { cert: string; key: string };
+  client?: {
+    /** The client certificate (PEM). */
+    cert: string;
+    /** Its private key (PEM). */
+    key: string;
+  };
 }
 
 /** A running simulator. */

@@ -154,6 +154,7 @@ export function createDeltaReducer<T extends KubeObject>(options: DeltaStoreOpti
  * const pages = lw.list({ limit: 500 }).pipe(map((p) => ({ ...p, items: p.items.map(reduce.prepareListItem) })));
  */
 export type DeltaReducer<T extends KubeObject> = ((state: DeltaStoreState<T>, event: ReflectorEvent<T>) => DeltaStoreState<T>) & {
+  /** The transformed, frozen item (kept for the `replace`), or `raw` when it cannot be prepared now. */
   prepareListItem(raw: T): T;
 };
 

@@ -204,7 +204,12 @@ export interface ReflectorStatus {
   /** When backing off: the delay before the next attempt, in milliseconds. */
   backoffMs?: number;
   /** While a paged list runs: pages and objects received so far (reset when a list starts). */
-  listProgress?: { pages: number; items: number };
+  listProgress?: {
+    /** Pages received so far. */
+    pages: number;
+    /** Objects received so far. */
+    items: number;
+  };
 }
 
 /** An index function: the index values an object is filed under (e.g. its namespace). */
