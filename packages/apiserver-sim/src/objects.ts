@@ -178,6 +178,14 @@ export class ObjectStore {
     return this.storage.get(gvrKey(res), objectKey(res.namespaced ? namespace : undefined, name));
   }
 
+  /** The body of a create or update: a JSON object of the resource's kind (cloned unless owned), and its metadata. */
+  #writeInput(res: ResourceInfo, input: KubeObject, options: WriteOptions): { obj: Obj; meta: ObjectMeta } {
+    if (!input || typeof input !== 'object' || Array.isArray(input)) throw errors.badRequest('the body of the request must be a JSON object');
+    const obj = (options.owned ? input : clone(input)) as Obj;
+    this.#checkKind(res, obj);
+    return { obj, meta: obj.metadata && typeof obj.metadata === 'object' ? obj.metadata : {} };
+  }
+
   #checkKind(res: ResourceInfo, obj: Obj): void {
     if (obj.kind !== undefined && obj.kind !== res.kind) {
       throw errors.badRequest(`the kind of the object (${String(obj.kind)}) does not match the kind of the resource (${res.kind})`);
@@ -214,10 +222,7 @@ export class ObjectStore {
    */
   create(ref: ResourceRef, input: KubeObject, namespace?: string, options: WriteOptions = {}): KubeObject {
     const res = this.resolve(ref);
-    if (!input || typeof input !== 'object' || Array.isArray(input)) throw errors.badRequest('the body of the request must be a JSON object');
-    const obj = (options.owned ? input : clone(input)) as Obj;
-    this.#checkKind(res, obj);
-    const meta: ObjectMeta = obj.metadata && typeof obj.metadata === 'object' ? obj.metadata : {};
+    const { obj, meta } = this.#writeInput(res, input, options);
     const ns = this.#checkNamespace(res, meta, namespace);
     const gvr = gvrKey(res);
     let name = meta.name;
@@ -306,10 +311,7 @@ export class ObjectStore {
    */
   update(ref: ResourceRef, input: KubeObject, namespace: string | undefined, name: string, options: WriteOptions = {}): KubeObject {
     const res = this.resolve(ref);
-    if (!input || typeof input !== 'object' || Array.isArray(input)) throw errors.badRequest('the body of the request must be a JSON object');
-    const obj = (options.owned ? input : clone(input)) as Obj;
-    this.#checkKind(res, obj);
-    const meta: ObjectMeta = obj.metadata && typeof obj.metadata === 'object' ? obj.metadata : {};
+    const { obj, meta } = this.#writeInput(res, input, options);
     if (meta.name !== undefined && meta.name !== name) {
       throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
     }

@@ -12,6 +12,7 @@
 import { performance } from 'node:perf_hooks';
 import { createDeltaReducer, initialDeltaState, type DeltaStoreState, type KubeObject } from '@rxinformer/core';
 import { realisticPod } from '@rxinformer/apiserver-sim';
+import { median } from './rounds.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) {
@@ -26,7 +27,6 @@ export function benchPod(i: number, rv: number, ns = `ns-${i % 20}`): KubeObject
 }
 
 const heap = (): number => { gc!(); gc!(); return process.memoryUsage().heapUsed; };
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function loaded(n: number): { state: DeltaStoreState<KubeObject>; apply: ReturnType<typeof createDeltaReducer<KubeObject>> } {
   const apply = createDeltaReducer<KubeObject>();

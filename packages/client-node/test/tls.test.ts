@@ -77,39 +77,33 @@ describe('createKubeInformerFactory over TLS', () => {
     expect(sim.tlsHandshakes - before).toBeLessThanOrEqual(2);
   });
 
-  it('should refuse a server its CA did not sign, report the TLS error and back off, never syncing', async () => {
+  /** The simulator's kubeconfig changed by `edit`, its pods informer run until `backoffs` failures. */
+  const failingSync = async (edit: (kc: KubeConfig) => void, backoffs: number) => {
     const kc = new KubeConfig();
     kc.loadFromString(sim.kubeconfigYaml());
-    const cluster = kc.clusters[0]!;
-    kc.clusters[0] = { ...cluster, caData: Buffer.from(pki.otherCa).toString('base64') };
+    edit(kc);
     const f = factory(kc);
     const informer = f.informerFor(pods, { reflector: fast });
     const statuses: ReflectorStatus[] = [];
     informer.status$.subscribe((s) => statuses.push(s));
     f.start();
-    expect(await waitFor(() => statuses.filter((s) => s.phase === 'backingOff').length >= 3)).toBe(true);
+    expect(await waitFor(() => statuses.filter((s) => s.phase === 'backingOff').length >= backoffs)).toBe(true);
     f.shutdown();
-    const failed = statuses.filter((s) => s.phase === 'backingOff');
     expect(informer.hasSynced()).toBe(false);
+    return statuses;
+  };
+
+  it('should refuse a server its CA did not sign, report the TLS error and back off, never syncing', async () => {
+    const statuses = await failingSync((kc) => { kc.clusters[0] = { ...kc.clusters[0]!, caData: Buffer.from(pki.otherCa).toString('base64') }; }, 3);
+    const failed = statuses.filter((s) => s.phase === 'backingOff');
     const errorText = (e: unknown): string => (e instanceof Error ? `${e.message} ${errorText(e.cause)} ${(e as { code?: string }).code ?? ''}` : '');
     expect(errorText(failed[0]!.lastError)).toMatch(/certificate|self[- ]signed|UNABLE_TO_VERIFY|CERT/i);
     expect(failed.every((s) => (s.backoffMs ?? 0) >= 50)).toBe(true);
   });
 
   it('should be refused by a server that requires a client certificate when the kubeconfig has none', async () => {
-    const kc = new KubeConfig();
-    kc.loadFromString(sim.kubeconfigYaml());
-    const user = kc.users[0]!;
-    kc.users[0] = { name: user.name };
     const handshakesBefore = sim.tlsHandshakes;
-    const f = factory(kc);
-    const informer = f.informerFor(pods, { reflector: fast });
-    const statuses: ReflectorStatus[] = [];
-    informer.status$.subscribe((s) => statuses.push(s));
-    f.start();
-    expect(await waitFor(() => statuses.some((s) => s.phase === 'backingOff'))).toBe(true);
-    f.shutdown();
-    expect(informer.hasSynced()).toBe(false);
+    const statuses = await failingSync((kc) => { kc.users[0] = { name: kc.users[0]!.name }; }, 1);
     // TLS 1.3: the server refuses the client after the client's side of the handshake, so the
     // client sees its socket closed; the server never accepted a connection from it.
     const error = statuses.find((s) => s.phase === 'backingOff')!.lastError as Error & { code?: string };

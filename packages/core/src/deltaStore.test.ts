@@ -71,6 +71,29 @@ describe('createDeltaReducer', () => {
     expect(state.resourceVersion).toBe('6');
   });
 
+  it('should use list items prepared as their page arrived without transforming them again, and report a failure then on apply', () => {
+    let calls = 0;
+    const reducer = createDeltaReducer<KubeObject>({
+      transform: (o) => {
+        calls++;
+        if (o.metadata?.name === 'bad') throw new Error('t');
+        delete o.metadata?.managedFields;
+        return o;
+      },
+    });
+    const good = reducer.prepareListItem(obj('a', 'u1', '1', { managedFields: [{ manager: 'm' }] }));
+    const bad = reducer.prepareListItem(obj('bad', 'u2', '1'));
+    expect(Object.isFrozen(good) && good.metadata?.managedFields === undefined).toBe(true);
+    expect(Object.isFrozen(bad)).toBe(false); // left as it came, for the apply to report
+    expect(reducer.prepareListItem(good)).toBe(good);
+    expect(calls).toBe(2);
+    const state = reducer(initialDeltaState(), { type: 'replace', items: [good, bad], resourceVersion: '5' });
+    expect(calls).toBe(2); // nothing transformed twice
+    expect(state.store.get('ns/a')).toBe(good);
+    expect(state.store.get('ns/bad')).toBeUndefined();
+    expect(state.errors.map((e) => e.message)).toEqual([expect.stringMatching(/transform failed: t/)]);
+  });
+
   it('should run the transform before storing', () => {
     const reducer = createDeltaReducer({ transform: (o: KubeObject) => { delete o.metadata?.managedFields; return o; } });
     const { state } = run([{ type: 'added', object: obj('a', 'u', '1', { managedFields: [{ manager: 'kubectl' }] }) }], reducer);
