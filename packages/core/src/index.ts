@@ -24,8 +24,9 @@ export type {
 } from './types.ts';
 
 // Reflector
-export { reflector, step as reflectorStep, initialReflectorModel, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflector.ts';
-export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorOptions, ReflectorState, StepResult } from './reflector.ts';
+export { reflector, step as reflectorStep } from './reflector.ts';
+export { initialReflectorModel, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorModel.ts';
+export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorOptions, ReflectorState, StepResult } from './reflectorModel.ts';
 export { nextBackoff, resolveBackoff, backoffSuccess } from './backoff.ts';
 export type { BackoffOptions, BackoffState } from './backoff.ts';
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { NEVER, Observable, of, throwError, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError, KubeApiError, WatchDecodeError } from './errors.ts';
-import { reflector, type ReflectorOptions } from './reflector.ts';
+import { reflector } from './reflector.ts';
+import type { ReflectorOptions } from './reflectorModel.ts';
 import type { KubeObject, ReflectorEvent, ReflectorStatus, WatchEvent } from './types.ts';
 import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWatcher.ts';
 

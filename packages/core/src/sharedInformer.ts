@@ -8,7 +8,8 @@ import { createDeltaReducer, initialDeltaState, type DeltaStoreOptions, type Del
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
 import { HandlerQueue, validateHandler, type EventHandler, type EventHandlerOptions, type HandlerError, type HandlerRegistration } from './eventHandler.ts';
 import type { StoreSnapshot } from './indexer.ts';
-import { reflector, type ReflectorOptions } from './reflector.ts';
+import { reflector } from './reflector.ts';
+import type { ReflectorOptions } from './reflectorModel.ts';
 import { resyncPasses, validateResyncPeriod } from './resync.ts';
 import type { Delta, KubeObject, ListerWatcher, ReflectorStatus } from './types.ts';
 

@@ -1,0 +1,173 @@
+/**
+ * The reflector's model: its options, typed errors, the states and inputs of its state machine,
+ * and how options become requests. `reflector.ts` holds the transition function and its driver.
+ */
+import { resolveBackoff, type BackoffOptions, type BackoffState, type ResolvedBackoff } from './backoff.ts';
+import { InvalidOptionsError, RxInformerError } from './errors.ts';
+import type { KubeObject, ListOptions, ListPage, ReflectorEvent, ReflectorStatus, WatchEvent, WatchOptions } from './types.ts';
+import type { SchedulerLike } from 'rxjs';
+
+/** Options of `reflector`. */
+export interface ReflectorOptions {
+  /** Page size of lists. Default 500. */
+  pageSize?: number;
+  /** Label selector for both list and watch. Default: none. */
+  labelSelector?: string;
+  /** Field selector for both list and watch. Default: none. */
+  fieldSelector?: string;
+  /**
+   * Resource version of the first list: `undefined` (default) is a consistent, paged read;
+   * `"0"` lets the server answer from its cache (it then ignores `limit`). Relists after a 410
+   * always use a consistent read.
+   */
+  initialListResourceVersion?: '0';
+  /** List with a streaming watch (`sendInitialEvents`), falling back to paging when refused. Default false. */
+  useStreamingList?: boolean;
+  /** Watches ask the server to close after a random time in [min, 2 × min] seconds. Default 300. */
+  minWatchTimeoutSeconds?: number;
+  /** A watch with no event for its timeout plus this grace is considered dead. Default 30 000 ms. */
+  idleGraceMs?: number;
+  /** Backoff after failures. Defaults: 800 ms doubling to 30 s, jitter 0.5, reset after 2 min. */
+  backoff?: BackoffOptions;
+  /** Consecutive watches closed at once (under 1 s, no event) that trigger a relist. Default 3. */
+  maxEmptyWatches?: number;
+  /** Where time runs (backoff, timeouts). Default `asyncScheduler`. */
+  scheduler?: SchedulerLike;
+  /** Source of randomness for jitter and watch timeouts. Default `Math.random`. */
+  random?: () => number;
+}
+
+/** The watch stream stayed silent past its deadline. */
+export class WatchIdleError extends RxInformerError {
+  constructor(ms: number) {
+    super('WatchIdle', `watch stream idle for ${ms} ms; reconnecting`);
+  }
+}
+
+/** Watches kept closing at once with no event. */
+export class WatchClosedError extends RxInformerError {
+  constructor(count: number) {
+    super('WatchClosedImmediately', `${count} watches in a row closed at once with no event; relisting`);
+  }
+}
+
+/** A watch event whose `type` the protocol does not define. */
+export class UnknownWatchEventError extends RxInformerError {
+  constructor(type: unknown) {
+    super('UnknownWatchEvent', `watch event of unknown type ${JSON.stringify(type)} skipped`);
+  }
+}
+
+/** What the reflector does next. */
+export type ReflectorAction =
+  | { kind: 'list'; options: ListOptions }
+  | { kind: 'watch'; options: WatchOptions; idleMs: number }
+  | { kind: 'wait'; ms: number }
+  | { kind: 'continue' };
+
+/** The state of the machine. `rv` is the last resource version seen (opaque). */
+export type ReflectorState<T extends KubeObject> =
+  | { phase: 'listing'; consistent: boolean; continue?: string; listRv?: string; items: T[] }
+  | { phase: 'streaming'; items: T[] }
+  | { phase: 'watching'; rv: string; startedAt: number; events: number }
+  | { phase: 'backingOff'; resume: 'list' | 'watch'; consistent: boolean; rv?: string };
+
+/** The inputs that advance the machine. */
+export type ReflectorInput<T extends KubeObject> =
+  | { kind: 'start' }
+  | { kind: 'page'; page: ListPage<T> }
+  | { kind: 'event'; event: WatchEvent<T> }
+  | { kind: 'closed' }
+  | { kind: 'error'; error: unknown }
+  | { kind: 'waited' };
+
+/** Everything `step` needs besides the state. */
+export interface ReflectorModel<T extends KubeObject> {
+  /** Where the list/watch state machine is. */
+  state: ReflectorState<T>;
+  /** The status last emitted. */
+  status: ReflectorStatus;
+  /** Failures since the last success, for the next delay. */
+  backoff: BackoffState;
+  /** Watches in a row that closed at once with no event (three relist after a backoff). */
+  emptyWatches: number;
+  /** True once the server refused a streaming list: page from then on. */
+  streamingRefused: boolean;
+  /** The last resource version known, kept across relists and errors. */
+  rv?: string;
+}
+
+/** @internal What `step` needs besides the model. */
+export interface StepContext {
+  options: ResolvedReflectorOptions;
+  now: number;
+  random: () => number;
+}
+
+/** @internal Options with every default filled in. */
+export type ResolvedReflectorOptions = Required<Omit<ReflectorOptions, 'labelSelector' | 'fieldSelector' | 'initialListResourceVersion' | 'backoff' | 'scheduler' | 'random'>> &
+  Pick<ReflectorOptions, 'labelSelector' | 'fieldSelector' | 'initialListResourceVersion'> & { backoff: ResolvedBackoff };
+
+/** The result of one step: the new model, events to emit, and the next action. */
+export interface StepResult<T extends KubeObject> {
+  /** The next model. */
+  model: ReflectorModel<T>;
+  /** Events to emit, in order. */
+  outputs: ReflectorEvent<T>[];
+  /** What the driver must do next (list, watch, wait…). */
+  action: ReflectorAction;
+}
+
+/** The model before the first step. */
+export function initialReflectorModel<T extends KubeObject>(): ReflectorModel<T> {
+  return {
+    state: { phase: 'listing', consistent: false, items: [] },
+    status: { phase: 'listing', relistCount: 0, hasSynced: false },
+    backoff: { failures: 0 },
+    emptyWatches: 0,
+    streamingRefused: false,
+  };
+}
+
+/** @internal */
+export function selectors(o: ResolvedReflectorOptions): { labelSelector?: string; fieldSelector?: string } {
+  return { ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}), ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}) };
+}
+
+/** @internal */
+export function listOptions(o: ResolvedReflectorOptions, consistent: boolean): ListOptions {
+  return { limit: o.pageSize, ...(consistent ? {} : { resourceVersion: o.initialListResourceVersion }), ...selectors(o) };
+}
+
+/** @internal */
+export function streamingOptions(o: ResolvedReflectorOptions): WatchOptions {
+  return { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true, resourceVersion: '', timeoutSeconds: o.minWatchTimeoutSeconds * 2, ...selectors(o) };
+}
+
+/** @internal */
+export function asError(e: unknown): Error {
+  return e instanceof Error ? e : new RxInformerError('Unknown', String(e), { cause: e });
+}
+
+/** @internal */
+export function resolveOptions(options: ReflectorOptions): ResolvedReflectorOptions {
+  const positive = (name: string, value: number | undefined, dflt: number, min = 1): number => {
+    const v = value ?? dflt;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min) throw new InvalidOptionsError(`${name} must be a number >= ${min}, got ${value}`);
+    return v;
+  };
+  if (options.initialListResourceVersion !== undefined && options.initialListResourceVersion !== '0') {
+    throw new InvalidOptionsError(`initialListResourceVersion must be "0" or unset, got ${JSON.stringify(options.initialListResourceVersion)}`);
+  }
+  return {
+    pageSize: positive('pageSize', options.pageSize, 500),
+    labelSelector: options.labelSelector,
+    fieldSelector: options.fieldSelector,
+    initialListResourceVersion: options.initialListResourceVersion,
+    useStreamingList: options.useStreamingList ?? false,
+    minWatchTimeoutSeconds: positive('minWatchTimeoutSeconds', options.minWatchTimeoutSeconds, 300),
+    idleGraceMs: positive('idleGraceMs', options.idleGraceMs, 30_000, 0),
+    maxEmptyWatches: positive('maxEmptyWatches', options.maxEmptyWatches, 3),
+    backoff: resolveBackoff(options.backoff),
+  };
+}
