@@ -14,10 +14,10 @@ import { runChild } from './childRun.ts';
 import { runRotating, type Outcome, type RotatingOptions } from './rounds.ts';
 
 /** Both costs (CPU ns per applied event) and their ratio. */
-export function applyCost(rounds = 7): { ns1k: number; ns100k: number; ratio: number } {
-  const ns1k = eventCost(1_000, 20_000, rounds).apply.cpuNs;
-  const ns100k = eventCost(100_000, 20_000, rounds).apply.cpuNs;
-  return { ns1k, ns100k, ratio: ns100k / ns1k };
+export function applyCost(rounds = 7): { ns1k: number; ns100k: number; ratio: number; meanRatio: number } {
+  const small = eventCost(1_000, 20_000, rounds).apply;
+  const large = eventCost(100_000, 20_000, rounds).apply;
+  return { ns1k: small.cpuNs, ns100k: large.cpuNs, ratio: large.cpuNs / small.cpuNs, meanRatio: large.meanCpuNs / small.meanCpuNs };
 }
 
 /**
