@@ -6,8 +6,10 @@
  * path. Timed from the handler's last initial add (the watch starts then) to its M-th update.
  *   - rxinformer: a shared informer over the KubeConfig ListerWatcher, first page pinned at that RV;
  *   - clientNode: `makeInformer` whose listFn lists at that RV;
- *   - limit: one watch request from that RV through the same transport, lines split and `JSON.parse`d.
+ *   - limit: one watch request from that RV through the same transport, decoded (Node's StringDecoder),
+ *     lines split and `JSON.parse`d.
  */
+import { StringDecoder } from 'node:string_decoder';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKubeTransport } from '@rxinformer/client-node';
 import { clientNodeSynced, rxinformerSynced, within, type Synced } from './clients.ts';
@@ -45,10 +47,11 @@ async function parsedStream(kc: KubeConfig, stream: RecordedStream): Promise<num
   try {
     const response = await transport.get(`/api/v1/pods?watch=true&resourceVersion=${stream.listAt}`, abort.signal, 'watch');
     if (response.status !== 200) throw new Error(`the watch answered ${response.status}: ${await response.text()}`);
-    const decoder = new TextDecoder();
+    // Node's StringDecoder: the fastest UTF-8 decoding of a byte stream here (it does not validate).
+    const decoder = new StringDecoder('utf8');
     let rest = '';
     for await (const chunk of response.chunks()) {
-      rest += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+      rest += typeof chunk === 'string' ? chunk : decoder.write(chunk);
       let start = 0;
       for (let end = rest.indexOf('\n'); end >= 0; end = rest.indexOf('\n', start)) {
         const event = JSON.parse(rest.slice(start, end)) as { type: string };

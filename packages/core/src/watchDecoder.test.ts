@@ -79,6 +79,49 @@ describe('createWatchDecoder', () => {
   });
 });
 
+describe('createWatchDecoder, UTF-8 across chunk boundaries', () => {
+  const eventsOf = (texts: string[]) => texts.map((t) => ({ type: 'ADDED', object: { metadata: { name: t } } }));
+  const wire = (texts: string[]) => new TextEncoder().encode(eventsOf(texts).map((e) => `${JSON.stringify(e)}\n`).join(''));
+
+  it('should decode any text however the bytes are cut, one byte at a time included', () => {
+    const text = fc.string({ unit: 'grapheme', maxLength: 12 });
+    fc.assert(fc.property(fc.array(text, { minLength: 1, maxLength: 6 }), fc.array(fc.nat(), { maxLength: 8 }), (texts, cuts) => {
+      const bytes = wire(texts);
+      const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+      const decoder = createWatchDecoder();
+      const out: unknown[] = [];
+      let from = 0;
+      for (const to of [...at, bytes.length]) {
+        decoder.push(bytes.subarray(from, to), (e) => { out.push(e); });
+        from = to;
+      }
+      decoder.end();
+      expect(out).toEqual(eventsOf(texts));
+    }));
+    const bytes = wire(['é😀字', '\u00ff']);
+    const decoder = createWatchDecoder();
+    const out: unknown[] = [];
+    for (let i = 0; i < bytes.length; i++) decoder.push(bytes.subarray(i, i + 1), (e) => { out.push(e); });
+    decoder.end();
+    expect(out).toEqual(eventsOf(['é😀字', '\u00ff']));
+  });
+
+  it('should drop a byte-order mark at the start only, and refuse bytes that are not UTF-8 wherever they are cut', () => {
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+    const body = wire(['a\ufeffb']);
+    const decoder = createWatchDecoder();
+    const out: unknown[] = [];
+    decoder.push(bom.subarray(0, 2), (e) => { out.push(e); });
+    decoder.push(new Uint8Array([...bom.subarray(2), ...body.subarray(0, 30)]), (e) => { out.push(e); });
+    decoder.push(body.subarray(30), (e) => { out.push(e); });
+    expect(out).toEqual(eventsOf(['a\ufeffb'])); // the one inside a name is kept
+    const badContinuation = createWatchDecoder();
+    badContinuation.push(new Uint8Array([0x7b, 0xe2]), () => undefined);
+    expect(() => badContinuation.push(new Uint8Array([0x41, 0x0a]), () => undefined)).toThrow(/invalid UTF-8/);
+    expect(() => createWatchDecoder().push(new Uint8Array([0x80, 0x80, 0x80, 0x80, 0x80]), () => undefined)).toThrow(WatchDecodeError);
+  });
+});
+
 describe('decodeWatchLine', () => {
   it('should decode events and refuse shapes that are not watch events', () => {
     expect(decodeWatchLine('{"type":"ADDED","object":{"metadata":{"name":"a"}}}').type).toBe('ADDED');

@@ -71,37 +71,89 @@ export interface WatchDecoder<T extends KubeObject = KubeObject> {
  */
 export function createWatchDecoder<T extends KubeObject = KubeObject>(): WatchDecoder<T> {
   const split = lineSplitter();
-  let utf8: TextDecoder | undefined;
+  const utf8 = utf8ChunkDecoder();
   return {
     push(chunk, emit) {
-      let text: string;
-      if (typeof chunk === 'string') text = chunk;
-      else {
-        utf8 ??= new TextDecoder('utf-8', { fatal: true });
-        try {
-          text = utf8.decode(chunk, { stream: true });
-        } catch (cause) {
-          throw new WatchDecodeError('<bytes>', 'invalid UTF-8', { cause });
-        }
-      }
+      const text = typeof chunk === 'string' ? chunk : utf8.decode(chunk);
       for (const line of split(text)) {
         if (emit(decodeWatchLine<T>(line)) === false) return false;
       }
       return true;
     },
     end() {
-      let tail = '';
-      if (utf8) {
-        try {
-          tail = utf8.decode();
-        } catch (cause) {
-          throw new WatchDecodeError('<bytes>', 'the stream ended inside a UTF-8 character', { cause });
-        }
-      }
-      const left = split(tail + '\n');
+      utf8.end();
+      const left = split('\n');
       if (left.length > 0) throw new WatchDecodeError(left[0], 'the stream ended inside a line');
     },
   };
+}
+
+/**
+ * Strict UTF-8 decoding of a byte stream chunk by chunk. Each chunk is decoded whole up to its
+ * last complete character (a streaming `TextDecoder` is ~3× slower on big chunks); the 1–3 bytes
+ * of a character cut by the chunk's end wait for the next one. Invalid UTF-8 throws
+ * `WatchDecodeError`; a leading byte-order mark is dropped, as `TextDecoder` does.
+ */
+function utf8ChunkDecoder(): { decode(bytes: Uint8Array): string; end(): void } {
+  let strict: TextDecoder | undefined;
+  let carry: Uint8Array | undefined;
+  let first = true;
+  const decodeWhole = (bytes: Uint8Array): string => {
+    strict ??= new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    try {
+      return strict.decode(bytes);
+    } catch (cause) {
+      throw new WatchDecodeError('<bytes>', 'invalid UTF-8', { cause });
+    }
+  };
+  return {
+    decode(chunk) {
+      let bytes = chunk;
+      let head = '';
+      if (carry !== undefined) {
+        // Complete the character the previous chunk cut, from this chunk's first bytes.
+        const need = Math.min(sequenceLength(carry[0]) - carry.length, bytes.length);
+        const joined = new Uint8Array(carry.length + need);
+        joined.set(carry);
+        joined.set(bytes.subarray(0, need), carry.length);
+        bytes = bytes.subarray(need);
+        if (joined.length < sequenceLength(joined[0])) {
+          carry = joined;
+          return '';
+        }
+        carry = undefined;
+        head = decodeWhole(joined);
+      }
+      const end = completeLength(bytes);
+      if (end < bytes.length) carry = bytes.slice(end);
+      let text = head + decodeWhole(end === bytes.length ? bytes : bytes.subarray(0, end));
+      if (first && text.length > 0) {
+        first = false;
+        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      }
+      return text;
+    },
+    end() {
+      if (carry !== undefined) throw new WatchDecodeError('<bytes>', 'the stream ended inside a UTF-8 character');
+    },
+  };
+}
+
+/** Bytes in the UTF-8 sequence `lead` starts (1 for anything that cannot start one: the decoder refuses it). */
+function sequenceLength(lead: number): number {
+  if (lead >= 0xf0 && lead <= 0xf7) return 4;
+  if (lead >= 0xe0 && lead <= 0xef) return 3;
+  if (lead >= 0xc0 && lead <= 0xdf) return 2;
+  return 1;
+}
+
+/** The length of `bytes` without a character cut at its end. */
+function completeLength(bytes: Uint8Array): number {
+  // The last character starts in the last 4 bytes: find its lead byte (not 10xxxxxx).
+  for (let i = bytes.length - 1; i >= 0 && i >= bytes.length - 4; i--) {
+    if ((bytes[i] & 0xc0) !== 0x80) return i + sequenceLength(bytes[i]) > bytes.length ? i : bytes.length;
+  }
+  return bytes.length; // only continuation bytes: invalid, left to the decoder to refuse
 }
 
 /**
