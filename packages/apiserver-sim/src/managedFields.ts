@@ -123,3 +123,17 @@ export function withManagedFields(
   const others = (existing ?? []).filter((e) => !(e.manager === manager && e.operation === operation && e.subresource === subresource));
   return [...others, entry];
 }
+
+/**
+ * Whether two managedFields lists record the same ownership: the same entries (manager, operation,
+ * subresource, apiVersion) with the same field sets, whatever their times and order.
+ *
+ * @example
+ * if (objectUnchanged && sameOwnership(next.metadata.managedFields, current.metadata.managedFields)) return current;
+ */
+export function sameOwnership(a: readonly ManagedFieldsEntry[] | undefined, b: readonly ManagedFieldsEntry[] | undefined): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  if (x.length !== y.length) return false;
+  return x.every((e) => y.some((f) => f.manager === e.manager && f.operation === e.operation && f.subresource === e.subresource && f.apiVersion === e.apiVersion && jsonEqual(f.fieldsV1, e.fieldsV1)));
+}

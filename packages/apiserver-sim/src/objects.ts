@@ -6,7 +6,7 @@
  * bad request is refused before anything is stored.
  */
 import type { KubeObject, ObjectMeta } from '@rxinformer/core';
-import { jsonEqual, withManagedFields, type ManagedFieldsEntry } from './managedFields.ts';
+import { jsonEqual, sameOwnership, withManagedFields, type ManagedFieldsEntry } from './managedFields.ts';
 import type { Random } from './random.ts';
 import { CRD_KEY, gvrKey, groupVersion, resourcesOfCrd, type ResourceInfo, type ResourceRegistry } from './resources.ts';
 import { ApiStatusError, errors, failure, type StatusCause } from './status.ts';
@@ -352,13 +352,16 @@ export class ObjectStore {
     }
     m.managedFields = cur.managedFields;
     m.resourceVersion = cur.resourceVersion;
-    if (sameIgnoringVolatile(next, current)) return current;
+    const unchanged = sameIgnoringVolatile(next, current);
+    // an apply that changes nothing but who owns what still writes its managedFields
+    if (unchanged && options.operation !== 'Apply') return current;
     if (cur.generation !== undefined && !same(next.spec, current.spec)) m.generation = (cur.generation as number) + 1;
     if (m.generation === undefined && next.spec !== undefined && !same(next.spec, current.spec)) m.generation = 1;
     const now = timestamp();
     const base = options.managedFields ?? (cur.managedFields as ManagedFieldsEntry[] | undefined);
     const owned = options.applied ?? next;
     m.managedFields = withManagedFields(base, owned, options.fieldManager ?? 'unknown', options.operation ?? 'Update', now, options.subresource, options.applied ? undefined : current);
+    if (unchanged && sameOwnership(m.managedFields as ManagedFieldsEntry[], cur.managedFields as ManagedFieldsEntry[] | undefined)) return current;
     m.resourceVersion = String(this.storage.nextRevision());
     if (options.dryRun) return next;
     const gvr = gvrKey(res);
