@@ -8,6 +8,7 @@
 import type { KubeObject, ObjectMeta } from '@rxinformer/core';
 import { jsonEqual, sameOwnership, withManagedFields, type ManagedFieldsEntry } from './managedFields.ts';
 import type { Random } from './random.ts';
+import { withUpdatedFields } from './updateOwnership.ts';
 import { CRD_KEY, gvrKey, groupVersion, resourcesOfCrd, type ResourceInfo, type ResourceRegistry } from './resources.ts';
 import { ApiStatusError, errors, failure, type StatusCause } from './status.ts';
 import { objectKey, type Storage } from './storage.ts';
@@ -359,8 +360,11 @@ export class ObjectStore {
     if (m.generation === undefined && next.spec !== undefined && !same(next.spec, current.spec)) m.generation = 1;
     const now = timestamp();
     const base = options.managedFields ?? (cur.managedFields as ManagedFieldsEntry[] | undefined);
-    const owned = options.applied ?? next;
-    m.managedFields = withManagedFields(base, owned, options.fieldManager ?? 'unknown', options.operation ?? 'Update', now, options.subresource, options.applied ? undefined : current);
+    const manager = options.fieldManager ?? 'unknown';
+    // an apply owns its applied configuration; a plain update owns what it changed
+    m.managedFields = options.operation === 'Apply'
+      ? withManagedFields(base, options.applied ?? next, manager, 'Apply', now, options.subresource)
+      : withUpdatedFields(base, current, next, manager, now, options.subresource);
     if (unchanged && sameOwnership(m.managedFields as ManagedFieldsEntry[], cur.managedFields as ManagedFieldsEntry[] | undefined)) return current;
     m.resourceVersion = String(this.storage.nextRevision());
     if (options.dryRun) return next;

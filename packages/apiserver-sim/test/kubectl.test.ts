@@ -152,6 +152,24 @@ spec:
     expect(d.metadata.labels).toEqual({ app: 'pruned' });
   });
 
+  it('should give a patch or a label only the fields it changed, so an applier conflicts on those alone', async () => {
+    writeFileSync(join(tmp, 'o1.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: edited\ndata: {a: "1", b: "2"}\n');
+    await ok(['apply', '--server-side', '-f', join(tmp, 'o1.yaml')]);
+    await ok(['patch', 'configmap', 'edited', '--type', 'merge', '-p', '{"data":{"a":"changed"}}']);
+    await ok(['label', 'configmap', 'edited', 'env=test']);
+    const got = JSON.parse(await ok(['get', 'configmap', 'edited', '-o', 'json', '--show-managed-fields']));
+    expect(Object.fromEntries(got.metadata.managedFields.map((e: any) => [`${e.manager}/${e.operation}`, e.fieldsV1]))).toEqual({
+      'kubectl/Apply': { 'f:data': { 'f:b': {} } },
+      'kubectl-patch/Update': { 'f:data': { 'f:a': {} } },
+      'kubectl-label/Update': { 'f:metadata': { 'f:labels': { 'f:env': {} } } },
+    });
+    const refused = await kubectl(['apply', '--server-side', '-f', join(tmp, 'o1.yaml')]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('conflict with "kubectl-patch" using v1: .data.a');
+    expect(refused.stderr).not.toContain('.data.b');
+    expect(refused.stderr).not.toContain('labels');
+  });
+
   it('should print the pod Table columns', async () => {
     const out = await ok(['get', 'pods']);
     const [header, row] = out.trim().split('\n');
