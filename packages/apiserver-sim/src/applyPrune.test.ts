@@ -66,6 +66,14 @@ describe('pruneDroppedFields', () => {
     expect(out.metadata.labels).toEqual({ tier: 'web' });
   });
 
+  it('should prune within the subresource applied to', () => {
+    const obj = { ...cm({ a: '1' }), status: { phase: 'Ready', message: 'hi' } } as KubeObject;
+    const entries = withManagedFields(wrote([], obj, 'ctl', 'Apply'), obj, 'ctl', 'Apply', T, 'status');
+    const out = pruneDroppedFields(obj, entries, { status: { phase: 'Ready' } } as KubeObject, 'ctl', 'status') as any;
+    expect(out.status).toEqual({ phase: 'Ready' });
+    expect(out.data).toEqual({ a: '1' });
+  });
+
   it('should change nothing on a first apply or when another manager applied the field', () => {
     const obj = cm({ a: '1', b: '2' });
     expect(pruneDroppedFields(obj, [], cm({ a: '1' }), 'ci')).toBe(obj);

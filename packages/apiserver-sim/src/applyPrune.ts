@@ -92,17 +92,18 @@ export function withoutFields(value: unknown, removals: Removals): unknown {
 
 /**
  * The merged result of an apply by `manager`, without the fields it dropped from its applied
- * configuration since its last Apply that no other entry of `entries` owns. Returns `merged`
- * itself when nothing is dropped (no previous Apply entry, or the same fields applied).
+ * configuration since its last Apply (to the same `subresource`) that no other entry of `entries`
+ * owns. Returns `merged` itself when nothing is dropped (no previous Apply entry, or the same fields
+ * applied).
  *
  * @example
  * const merged = applyStrategicMergePatch(current, applied);
  * const stored = pruneDroppedFields(merged, current.metadata.managedFields, applied, 'kubectl');
  */
-export function pruneDroppedFields(merged: KubeObject, entries: readonly ManagedFieldsEntry[], applied: KubeObject, manager: string): KubeObject {
-  const mine = entries.find((e) => e.manager === manager && e.operation === 'Apply' && e.subresource === undefined);
+export function pruneDroppedFields(merged: KubeObject, entries: readonly ManagedFieldsEntry[], applied: KubeObject, manager: string, subresource?: string): KubeObject {
+  const mine = entries.find((e) => e.manager === manager && e.operation === 'Apply' && e.subresource === subresource);
   if (!mine || !isObject(mine.fieldsV1)) return merged;
   const others = entries.filter((e) => e !== mine && isObject(e.fieldsV1)).map((e) => e.fieldsV1);
-  const removals = removedFields(mine.fieldsV1, fieldsOf(applied), others);
+  const removals = removedFields(mine.fieldsV1, fieldsOf(applied, subresource), others);
   return Object.keys(removals).length === 0 ? merged : (withoutFields(merged, removals) as KubeObject);
 }

@@ -70,7 +70,7 @@ export function applyPatch(
       patchFailure(e);
     }
     // fields the manager stopped applying go, unless another manager owns them
-    const m = pruneDroppedFields(merged as KubeObject, write.managedFields ?? entries, patch as KubeObject, options.fieldManager);
+    const m = pruneDroppedFields(merged as KubeObject, write.managedFields ?? entries, patch as KubeObject, options.fieldManager, options.subresource);
     // apply never carries a precondition unless the applied config names one
     const rv = (patch as KubeObject).metadata?.resourceVersion;
     return { object: objects.update(res, { ...m, metadata: { ...m.metadata, resourceVersion: rv ?? current.metadata?.resourceVersion } }, namespace, name, { ...write, operation: 'Apply', applied: patch as KubeObject }), created: false };

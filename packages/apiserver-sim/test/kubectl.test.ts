@@ -150,6 +150,14 @@ spec:
     const d = sim.storage.get('deployments', 'default', 'pruned') as any;
     expect(d.spec.template.spec.containers[0].env).toEqual([{ name: 'A', value: '1' }]);
     expect(d.metadata.labels).toEqual({ app: 'pruned' });
+    // a label kubectl label set, then applied with the same value (shared), stays when the applier drops it
+    await ok(['label', 'deployment', 'pruned', 'team=a']);
+    await apply('d3.yaml', deploy('{name: A, value: "1"}', 'app: pruned, team: a'));
+    await apply('d4.yaml', deploy('{name: A, value: "1"}', 'app: pruned'));
+    const kept = JSON.parse(await ok(['get', 'deployment', 'pruned', '-o', 'json', '--show-managed-fields']));
+    expect(kept.metadata.labels).toEqual({ app: 'pruned', team: 'a' });
+    const labels = Object.fromEntries(kept.metadata.managedFields.map((e: any) => [`${e.manager}/${e.operation}`, Object.keys(e.fieldsV1['f:metadata']?.['f:labels'] ?? {})]));
+    expect(labels).toEqual({ 'kubectl/Apply': ['f:app'], 'kubectl-label/Update': ['f:team'] });
   });
 
   it('should give a patch or a label only the fields it changed, so an applier conflicts on those alone', async () => {
