@@ -60,7 +60,10 @@ export interface WriteOptions {
   dryRun?: boolean;
   /** The operation recorded in managedFields (default `Update`). */
   operation?: 'Update' | 'Apply';
-  /** Server-side apply: the applied configuration, whose fields alone the manager owns (default: the whole object). */
+  /**
+   * Server-side apply: the applied configuration, whose fields alone the manager owns (default for
+   * an Apply: the whole object). An Update owns the fields it changed, not this.
+   */
   applied?: KubeObject;
   /** The managedFields to start from instead of the stored ones (a forced apply hands fields over). */
   managedFields?: readonly ManagedFieldsEntry[];

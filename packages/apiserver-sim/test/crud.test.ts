@@ -128,6 +128,15 @@ describe('CRUD', () => {
     expect(r.body.message).toBe('Apply failed with 1 conflict: conflict with "kubectl-create" using v1: .data.k');
   });
 
+  it('should give a PUT only the fields it changed, taken from their earlier owner', async () => {
+    const cms = `${sim.url}/api/v1/namespaces/default/configmaps`;
+    const created = await req(`${cms}?fieldManager=creator`, { method: 'POST', body: { metadata: { name: 'put-owned' }, data: { a: '1', b: '2' } } });
+    const put = await req(`${cms}/put-owned?fieldManager=editor`, { method: 'PUT', body: { ...created.body, data: { a: 'edited', b: '2', c: '3' } } });
+    expect(put.code).toBe(200);
+    const fields = Object.fromEntries(put.body.metadata.managedFields.map((e: any) => [e.manager, Object.keys(e.fieldsV1['f:data']).sort()]));
+    expect(fields).toEqual({ creator: ['f:b'], editor: ['f:a', 'f:c'] });
+  });
+
   it('should refuse bad input without changing stored state', async () => {
     const rv = sim.storage.resourceVersion;
     const malformed = await req(pods, { method: 'POST', rawBody: '{"metadata": {"name": ' });
