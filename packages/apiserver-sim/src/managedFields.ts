@@ -26,6 +26,17 @@ export function listItemKey(item: Record<string, unknown>): string | undefined {
   return keyField === undefined ? undefined : JSON.stringify({ [keyField]: item[keyField] });
 }
 
+/**
+ * The FieldsV1 description of one value: `f:` keys for object fields, `k:` for keyed list items
+ * (with their `.` marker), `v:` for scalar list items, `{}` for a leaf.
+ *
+ * @example
+ * fieldsOfValue({ a: '1', env: [{ name: 'X' }] }); // { 'f:a': {}, 'f:env': { 'k:{"name":"X"}': { '.': {}, 'f:name': {} } } }
+ */
+export function fieldsOfValue(value: unknown): Record<string, unknown> {
+  return describe(value as Json);
+}
+
 function describe(value: Json): Record<string, unknown> {
   if (Array.isArray(value)) {
     const out: Record<string, unknown> = {};
@@ -70,35 +81,32 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 
 /**
  * The FieldsV1 set of an object's user-set fields (`status` excluded unless `subresource` is `status`).
- * With `previous` (the manager's last entry and the object it described), the description of every
- * top-level field (and metadata field) that did not change is reused instead of recomputed.
+ *
+ * @example
+ * fieldsOf(configMap); // { 'f:data': { 'f:a': {} } }
  */
-export function fieldsOf(obj: KubeObject, subresource?: string, previous?: { object: KubeObject; fields: Record<string, unknown> }): Record<string, unknown> {
+export function fieldsOf(obj: KubeObject, subresource?: string): Record<string, unknown> {
   const o = obj as unknown as Record<string, Json>;
   if (subresource === 'status') return o.status === undefined ? {} : { 'f:status': describe(o.status) };
   const out: Record<string, unknown> = {};
   const meta = (o.metadata ?? {}) as Record<string, Json>;
-  const prev = previous?.object as Record<string, unknown> | undefined;
-  const prevMeta = (prev?.metadata ?? {}) as Record<string, unknown>;
-  const prevMetaFields = (previous?.fields['f:metadata'] ?? {}) as Record<string, unknown>;
   const m: Record<string, unknown> = {};
-  for (const f of METADATA_FIELDS) {
-    if (meta[f] === undefined) continue;
-    const reused = prev !== undefined ? prevMetaFields[`f:${f}`] : undefined;
-    m[`f:${f}`] = reused !== undefined && jsonEqual(meta[f], prevMeta[f]) ? reused : describe(meta[f]);
-  }
+  for (const f of METADATA_FIELDS) if (meta[f] !== undefined) m[`f:${f}`] = describe(meta[f]);
   if (Object.keys(m).length > 0) out['f:metadata'] = m;
   for (const [k, v] of Object.entries(o)) {
     if (k === 'metadata' || k === 'status' || k === 'apiVersion' || k === 'kind') continue;
-    const reused = prev !== undefined ? previous!.fields[`f:${k}`] : undefined;
-    out[`f:${k}`] = reused !== undefined && jsonEqual(v, prev![k]) ? reused : describe(v);
+    out[`f:${k}`] = describe(v);
   }
   return out;
 }
 
 /**
- * The managedFields of `obj` after `manager` wrote it: the manager's entry for this operation is
- * replaced, the others are kept.
+ * The managedFields of `obj` after `manager` wrote it whole (a create, or an apply of `obj` as its
+ * configuration): the manager's entry for this operation is replaced by all of `obj`'s fields, the
+ * others are kept. Updates of existing objects own only what they change: see `withUpdatedFields`.
+ *
+ * @example
+ * meta.managedFields = withManagedFields(current.metadata.managedFields, applied, 'kubectl', 'Apply', timestamp());
  */
 export function withManagedFields(
   existing: readonly ManagedFieldsEntry[] | undefined,
@@ -107,19 +115,30 @@ export function withManagedFields(
   operation: 'Update' | 'Apply',
   time: string,
   subresource?: string,
-  previousObject?: KubeObject,
 ): ManagedFieldsEntry[] {
-  const mine = (existing ?? []).find((e) => e.manager === manager && e.operation === operation && e.subresource === subresource);
-  const previous = mine && previousObject && subresource !== 'status' ? { object: previousObject, fields: mine.fieldsV1 } : undefined;
   const entry: ManagedFieldsEntry = {
     manager,
     operation,
     apiVersion: obj.apiVersion ?? 'v1',
     time,
     fieldsType: 'FieldsV1',
-    fieldsV1: fieldsOf(obj, subresource, previous),
+    fieldsV1: fieldsOf(obj, subresource),
     ...(subresource ? { subresource } : {}),
   };
   const others = (existing ?? []).filter((e) => !(e.manager === manager && e.operation === operation && e.subresource === subresource));
   return [...others, entry];
+}
+
+/**
+ * Whether two managedFields lists record the same ownership: the same entries (manager, operation,
+ * subresource, apiVersion) with the same field sets, whatever their times and order.
+ *
+ * @example
+ * if (objectUnchanged && sameOwnership(next.metadata.managedFields, current.metadata.managedFields)) return current;
+ */
+export function sameOwnership(a: readonly ManagedFieldsEntry[] | undefined, b: readonly ManagedFieldsEntry[] | undefined): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  if (x.length !== y.length) return false;
+  return x.every((e) => y.some((f) => f.manager === e.manager && f.operation === e.operation && f.subresource === e.subresource && f.apiVersion === e.apiVersion && jsonEqual(f.fieldsV1, e.fieldsV1)));
 }

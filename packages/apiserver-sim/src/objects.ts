@@ -6,8 +6,9 @@
  * bad request is refused before anything is stored.
  */
 import type { KubeObject, ObjectMeta } from '@rxinformer/core';
-import { jsonEqual, withManagedFields, type ManagedFieldsEntry } from './managedFields.ts';
+import { jsonEqual, sameOwnership, withManagedFields, type ManagedFieldsEntry } from './managedFields.ts';
 import type { Random } from './random.ts';
+import { withUpdatedFields } from './updateOwnership.ts';
 import { CRD_KEY, gvrKey, groupVersion, resourcesOfCrd, type ResourceInfo, type ResourceRegistry } from './resources.ts';
 import { ApiStatusError, errors, failure, type StatusCause } from './status.ts';
 import { objectKey, type Storage } from './storage.ts';
@@ -59,7 +60,10 @@ export interface WriteOptions {
   dryRun?: boolean;
   /** The operation recorded in managedFields (default `Update`). */
   operation?: 'Update' | 'Apply';
-  /** Server-side apply: the applied configuration, whose fields alone the manager owns (default: the whole object). */
+  /**
+   * Server-side apply: the applied configuration, whose fields alone the manager owns (default for
+   * an Apply: the whole object). An Update owns the fields it changed, not this.
+   */
   applied?: KubeObject;
   /** The managedFields to start from instead of the stored ones (a forced apply hands fields over). */
   managedFields?: readonly ManagedFieldsEntry[];
@@ -352,13 +356,19 @@ export class ObjectStore {
     }
     m.managedFields = cur.managedFields;
     m.resourceVersion = cur.resourceVersion;
-    if (sameIgnoringVolatile(next, current)) return current;
+    const unchanged = sameIgnoringVolatile(next, current);
+    // an apply that changes nothing but who owns what still writes its managedFields
+    if (unchanged && options.operation !== 'Apply') return current;
     if (cur.generation !== undefined && !same(next.spec, current.spec)) m.generation = (cur.generation as number) + 1;
     if (m.generation === undefined && next.spec !== undefined && !same(next.spec, current.spec)) m.generation = 1;
     const now = timestamp();
     const base = options.managedFields ?? (cur.managedFields as ManagedFieldsEntry[] | undefined);
-    const owned = options.applied ?? next;
-    m.managedFields = withManagedFields(base, owned, options.fieldManager ?? 'unknown', options.operation ?? 'Update', now, options.subresource, options.applied ? undefined : current);
+    const manager = options.fieldManager ?? 'unknown';
+    // an apply owns its applied configuration; a plain update owns what it changed
+    m.managedFields = options.operation === 'Apply'
+      ? withManagedFields(base, options.applied ?? next, manager, 'Apply', now, options.subresource)
+      : withUpdatedFields(base, current, next, manager, now, options.subresource);
+    if (unchanged && sameOwnership(m.managedFields as ManagedFieldsEntry[], cur.managedFields as ManagedFieldsEntry[] | undefined)) return current;
     m.resourceVersion = String(this.storage.nextRevision());
     if (options.dryRun) return next;
     const gvr = gvrKey(res);

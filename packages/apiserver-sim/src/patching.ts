@@ -5,6 +5,7 @@
  */
 import type { KubeObject } from '@rxinformer/core';
 import { applyConflictError, findApplyConflicts, releaseFields } from './applyConflicts.ts';
+import { pruneDroppedFields } from './applyPrune.ts';
 import type { ManagedFieldsEntry } from './managedFields.ts';
 import type { ObjectStore, WriteOptions } from './objects.ts';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError, type JsonPatchOp } from './patch.ts';
@@ -60,14 +61,16 @@ export function applyPatch(
     }
     const conflicts = findApplyConflicts(current, patch as KubeObject, options.fieldManager);
     if (conflicts.length > 0 && !options.force) throw applyConflictError(conflicts);
-    if (conflicts.length > 0) write.managedFields = releaseFields((current.metadata?.managedFields ?? []) as ManagedFieldsEntry[], conflicts);
+    const entries = (current.metadata?.managedFields ?? []) as ManagedFieldsEntry[];
+    if (conflicts.length > 0) write.managedFields = releaseFields(entries, conflicts);
     let merged: unknown;
     try {
       merged = res.custom ? applyMergePatch(current, patch) : applyStrategicMergePatch(current, patch);
     } catch (e) {
       patchFailure(e);
     }
-    const m = merged as KubeObject;
+    // fields the manager stopped applying go, unless another manager owns them
+    const m = pruneDroppedFields(merged as KubeObject, write.managedFields ?? entries, patch as KubeObject, options.fieldManager, options.subresource);
     // apply never carries a precondition unless the applied config names one
     const rv = (patch as KubeObject).metadata?.resourceVersion;
     return { object: objects.update(res, { ...m, metadata: { ...m.metadata, resourceVersion: rv ?? current.metadata?.resourceVersion } }, namespace, name, { ...write, operation: 'Apply', applied: patch as KubeObject }), created: false };

@@ -85,6 +85,12 @@ describe('CRUD', () => {
     const second = await req(cm, { method: 'PATCH', contentType: 'application/apply-patch+yaml', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { a: '2' } } });
     expect(second.code).toBe(200);
     expect(second.body.data).toEqual({ a: '2' });
+    // the same configuration again is a no-op; the same values by another manager only add its entry
+    const again = await req(cm, { method: 'PATCH', contentType: 'application/apply-patch+yaml', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { a: '2' } } });
+    expect(again.body.metadata.resourceVersion).toBe(second.body.metadata.resourceVersion);
+    const shared = await req(cm.replace('fieldManager=test', 'fieldManager=other'), { method: 'PATCH', contentType: 'application/apply-patch+yaml', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { a: '2' } } });
+    expect(shared.body.metadata.resourceVersion).not.toBe(second.body.metadata.resourceVersion);
+    expect(shared.body.metadata.managedFields.map((e: any) => e.manager)).toEqual(['test', 'other']);
   });
 
   it('should answer 409 Conflict when an apply changes fields another manager owns, unless forced', async () => {
@@ -108,7 +114,8 @@ describe('CRUD', () => {
     expect((await apply('bob', { a: '1', c: '3' })).code).toBe(200);
     const forced = await apply('bob', { a: '2' }, true);
     expect(forced.code).toBe(200);
-    expect(forced.body.data).toEqual({ a: '2', b: '1', c: '3' });
+    // bob's new configuration drops c, which only bob owned: it goes; alice's b stays
+    expect(forced.body.data).toEqual({ a: '2', b: '1' });
     const fields = Object.fromEntries(forced.body.metadata.managedFields.map((e: any) => [e.manager, Object.keys(e.fieldsV1['f:data']).sort()]));
     expect(fields).toEqual({ alice: ['f:b'], bob: ['f:a'] });
     // alice lost .data.a: now she conflicts with bob
@@ -119,6 +126,15 @@ describe('CRUD', () => {
     const r = await req(`${cms}/made?fieldManager=ci`, { method: 'PATCH', contentType: 'application/apply-patch+yaml', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'made' }, data: { k: 'w' } } });
     expect(r.code).toBe(409);
     expect(r.body.message).toBe('Apply failed with 1 conflict: conflict with "kubectl-create" using v1: .data.k');
+  });
+
+  it('should give a PUT only the fields it changed, taken from their earlier owner', async () => {
+    const cms = `${sim.url}/api/v1/namespaces/default/configmaps`;
+    const created = await req(`${cms}?fieldManager=creator`, { method: 'POST', body: { metadata: { name: 'put-owned' }, data: { a: '1', b: '2' } } });
+    const put = await req(`${cms}/put-owned?fieldManager=editor`, { method: 'PUT', body: { ...created.body, data: { a: 'edited', b: '2', c: '3' } } });
+    expect(put.code).toBe(200);
+    const fields = Object.fromEntries(put.body.metadata.managedFields.map((e: any) => [e.manager, Object.keys(e.fieldsV1['f:data']).sort()]));
+    expect(fields).toEqual({ creator: ['f:b'], editor: ['f:a', 'f:c'] });
   });
 
   it('should refuse bad input without changing stored state', async () => {

@@ -115,6 +115,69 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
     expect(stored.metadata.managedFields.map((e: any) => e.manager)).toEqual(['other']);
   });
 
+  it('should remove fields dropped from a server-side applied configuration unless another manager owns them', async () => {
+    const cm = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pruned\ndata: {${data}}\n`;
+    const apply = (file: string, text: string, manager = 'kubectl') => {
+      writeFileSync(join(tmp, file), text);
+      return ok(['apply', '--server-side', '--field-manager', manager, '-f', join(tmp, file)]);
+    };
+    await apply('p1.yaml', cm('a: "1", b: "2", c: "3"'));
+    await apply('p2.yaml', cm('c: "3"'), 'other'); // shares c
+    await apply('p3.yaml', cm('a: "1"'));
+    const got = JSON.parse(await ok(['get', 'configmap', 'pruned', '-o', 'json', '--show-managed-fields']));
+    expect(got.data).toEqual({ a: '1', c: '3' });
+    const fields = Object.fromEntries(got.metadata.managedFields.map((e: any) => [`${e.manager}/${e.operation}`, Object.keys(e.fieldsV1['f:data'])]));
+    expect(fields).toEqual({ 'kubectl/Apply': ['f:a'], 'other/Apply': ['f:c'] });
+    expect(await ok(['get', 'configmap', 'pruned', '-o', 'yaml', '--show-managed-fields'])).toContain('manager: other');
+
+    const deploy = (env: string, labels: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: pruned
+  labels: {${labels}}
+spec:
+  selector: {matchLabels: {app: pruned}}
+  template:
+    metadata: {labels: {app: pruned}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+        env: [${env}]
+`;
+    await apply('d1.yaml', deploy('{name: A, value: "1"}, {name: B, value: "2"}', 'app: pruned, tier: web'));
+    await apply('d2.yaml', deploy('{name: A, value: "1"}', 'app: pruned'));
+    const d = sim.storage.get('deployments', 'default', 'pruned') as any;
+    expect(d.spec.template.spec.containers[0].env).toEqual([{ name: 'A', value: '1' }]);
+    expect(d.metadata.labels).toEqual({ app: 'pruned' });
+    // a label kubectl label set, then applied with the same value (shared), stays when the applier drops it
+    await ok(['label', 'deployment', 'pruned', 'team=a']);
+    await apply('d3.yaml', deploy('{name: A, value: "1"}', 'app: pruned, team: a'));
+    await apply('d4.yaml', deploy('{name: A, value: "1"}', 'app: pruned'));
+    const kept = JSON.parse(await ok(['get', 'deployment', 'pruned', '-o', 'json', '--show-managed-fields']));
+    expect(kept.metadata.labels).toEqual({ app: 'pruned', team: 'a' });
+    const labels = Object.fromEntries(kept.metadata.managedFields.map((e: any) => [`${e.manager}/${e.operation}`, Object.keys(e.fieldsV1['f:metadata']?.['f:labels'] ?? {})]));
+    expect(labels).toEqual({ 'kubectl/Apply': ['f:app'], 'kubectl-label/Update': ['f:team'] });
+  });
+
+  it('should give a patch or a label only the fields it changed, so an applier conflicts on those alone', async () => {
+    writeFileSync(join(tmp, 'o1.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: edited\ndata: {a: "1", b: "2"}\n');
+    await ok(['apply', '--server-side', '-f', join(tmp, 'o1.yaml')]);
+    await ok(['patch', 'configmap', 'edited', '--type', 'merge', '-p', '{"data":{"a":"changed"}}']);
+    await ok(['label', 'configmap', 'edited', 'env=test']);
+    const got = JSON.parse(await ok(['get', 'configmap', 'edited', '-o', 'json', '--show-managed-fields']));
+    expect(Object.fromEntries(got.metadata.managedFields.map((e: any) => [`${e.manager}/${e.operation}`, e.fieldsV1]))).toEqual({
+      'kubectl/Apply': { 'f:data': { 'f:b': {} } },
+      'kubectl-patch/Update': { 'f:data': { 'f:a': {} } },
+      'kubectl-label/Update': { 'f:metadata': { 'f:labels': { 'f:env': {} } } },
+    });
+    const refused = await kubectl(['apply', '--server-side', '-f', join(tmp, 'o1.yaml')]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('conflict with "kubectl-patch" using v1: .data.a');
+    expect(refused.stderr).not.toContain('.data.b');
+    expect(refused.stderr).not.toContain('labels');
+  });
+
   it('should print the pod Table columns', async () => {
     const out = await ok(['get', 'pods']);
     const [header, row] = out.trim().split('\n');

@@ -1,0 +1,157 @@
+/**
+ * Field ownership of a plain write (PUT or non-apply PATCH, operation `Update`), as a real server
+ * records it: the writer's Update entry gains the fields the write added or changed, loses the
+ * fields it removed, and those fields leave every other manager's set (an Update takes ownership
+ * without conflict). Fields a write leaves as they were keep their owners.
+ *
+ * Only what differs is walked (unchanged subtrees are skipped by `jsonEqual`, which returns at once
+ * for shared references), and entries the write does not touch are kept as they are (the same
+ * objects), so a status update or an annotation bump costs about the size of its change.
+ */
+import type { KubeObject } from '@rxinformer/core';
+import { fieldsOfValue, jsonEqual, listItemKey, METADATA_FIELDS, type ManagedFieldsEntry } from './managedFields.ts';
+
+type Node = Record<string, unknown>;
+const isObject = (v: unknown): v is Node => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isEmpty = (n: Node): boolean => Object.keys(n).length === 0;
+
+/** What a write changed, as FieldsV1 trees: fields added or changed, and fields removed (`{}`: the whole subtree). */
+export interface FieldChanges {
+  changed: Node;
+  removed: Node;
+}
+
+/** The FieldsV1 key of a list item, or undefined for an object item without a merge key. */
+function itemKey(item: unknown): string | undefined {
+  if (!isObject(item)) return `v:${JSON.stringify(item)}`;
+  const key = listItemKey(item);
+  return key === undefined ? undefined : `k:${key}`;
+}
+
+function diffField(a: unknown, b: unknown, key: string, d: FieldChanges): void {
+  if (a === b) return;
+  if (a === undefined) d.changed[key] = fieldsOfValue(b);
+  else if (b === undefined) d.removed[key] = {};
+  else if (!jsonEqual(a, b)) diffValues(a, b, key, d);
+}
+
+function nest(key: string, sub: FieldChanges, d: FieldChanges): void {
+  if (!isEmpty(sub.changed)) d.changed[key] = sub.changed;
+  if (!isEmpty(sub.removed)) d.removed[key] = sub.removed;
+}
+
+function diffValues(a: unknown, b: unknown, key: string, d: FieldChanges): void {
+  if (isObject(a) && isObject(b)) {
+    const sub: FieldChanges = { changed: {}, removed: {} };
+    for (const k in b) diffField(a[k], b[k], `f:${k}`, sub);
+    for (const k in a) if (a[k] !== undefined && b[k] === undefined) sub.removed[`f:${k}`] = {};
+    nest(key, sub, d);
+    return;
+  }
+  if (Array.isArray(a) && Array.isArray(b) && a.every((i) => itemKey(i) !== undefined) && b.every((i) => itemKey(i) !== undefined)) {
+    const sub: FieldChanges = { changed: {}, removed: {} };
+    const before = new Map(a.map((i) => [itemKey(i)!, i]));
+    const after = new Set<string>();
+    for (const item of b) {
+      const k = itemKey(item)!;
+      after.add(k);
+      const prev = before.get(k);
+      if (prev === undefined) sub.changed[k] = fieldsOfValue([item])[k] ?? {};
+      else if (isObject(prev) && !jsonEqual(prev, item)) diffValues(prev, item, k, sub);
+    }
+    for (const k of before.keys()) if (!after.has(k)) sub.removed[k] = {};
+    nest(key, sub, d);
+    return;
+  }
+  // replaced by a value of another shape (or an atomic list): the new value is owned whole
+  if (typeof a === 'object') d.removed[key] = {};
+  d.changed[key] = fieldsOfValue(b);
+}
+
+/**
+ * The fields a write changed between `before` and `after`, in the scope `fieldsOf` describes: the
+ * metadata fields managers own and every top-level field but `status`, or only `status` for the
+ * status subresource.
+ *
+ * @example
+ * changedFields(cm({ a: '1' }), cm({ a: '2', b: '3' })); // changed: { 'f:data': { 'f:a': {}, 'f:b': {} } }, removed: {}
+ */
+export function changedFields(before: KubeObject, after: KubeObject, subresource?: string): FieldChanges {
+  const d: FieldChanges = { changed: {}, removed: {} };
+  const a = before as unknown as Node;
+  const b = after as unknown as Node;
+  if (subresource === 'status') {
+    diffField(a.status, b.status, 'f:status', d);
+    return d;
+  }
+  const meta: FieldChanges = { changed: {}, removed: {} };
+  const am = (a.metadata ?? {}) as Node;
+  const bm = (b.metadata ?? {}) as Node;
+  for (const f of METADATA_FIELDS) diffField(am[f], bm[f], `f:${f}`, meta);
+  nest('f:metadata', meta, d);
+  const skip = (k: string) => k === 'metadata' || k === 'status' || k === 'apiVersion' || k === 'kind';
+  for (const k in b) if (!skip(k)) diffField(a[k], b[k], `f:${k}`, d);
+  for (const k in a) if (!skip(k) && a[k] !== undefined && b[k] === undefined) d.removed[`f:${k}`] = {};
+  return d;
+}
+
+/** The union of two FieldsV1 sets, sharing unchanged nodes. */
+export function unionFields(a: Node, b: Node): Node {
+  if (a === b || isEmpty(b)) return a;
+  if (isEmpty(a)) return b;
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    const x = out[k];
+    out[k] = isObject(x) && isObject(v) ? unionFields(x, v) : v;
+  }
+  return out;
+}
+
+/** `set` without the paths of `removed` (a `{}` node removes the whole subtree); `set` itself when nothing goes. */
+export function subtractFields(set: Node, removed: Node): Node {
+  let out: Node | undefined;
+  for (const [k, r] of Object.entries(removed)) {
+    const cur = set[k];
+    if (!isObject(cur)) continue;
+    const rest = isObject(r) && !isEmpty(r) ? subtractFields(cur, r) : undefined;
+    if (rest === cur) continue;
+    out ??= { ...set };
+    if (rest === undefined || isEmpty(rest)) delete out[k];
+    else out[k] = rest;
+  }
+  return out ?? set;
+}
+
+/**
+ * The managedFields after `manager` wrote `after` over `before` with an Update: its entry (for this
+ * subresource) becomes its previous fields minus the removed ones plus the changed ones, the other
+ * entries lose the changed and removed fields, and entries left owning nothing are dropped.
+ *
+ * @example
+ * m.managedFields = withUpdatedFields(current.metadata.managedFields, current, next, 'kubectl-edit', timestamp());
+ */
+export function withUpdatedFields(
+  existing: readonly ManagedFieldsEntry[] | undefined,
+  before: KubeObject,
+  after: KubeObject,
+  manager: string,
+  time: string,
+  subresource?: string,
+): ManagedFieldsEntry[] {
+  const { changed, removed } = changedFields(before, after, subresource);
+  const out: ManagedFieldsEntry[] = [];
+  let mine: ManagedFieldsEntry | undefined;
+  for (const e of existing ?? []) {
+    if (e.manager === manager && e.operation === 'Update' && e.subresource === subresource) {
+      mine = e;
+      continue;
+    }
+    const fields = subtractFields(subtractFields(e.fieldsV1, removed), changed);
+    if (fields === e.fieldsV1) out.push(e);
+    else if (!isEmpty(fields)) out.push({ ...e, fieldsV1: fields });
+  }
+  const fields = unionFields(subtractFields(mine?.fieldsV1 ?? {}, removed), changed);
+  if (isEmpty(fields)) return out;
+  out.push({ manager, operation: 'Update', apiVersion: after.apiVersion ?? 'v1', time, fieldsType: 'FieldsV1', fieldsV1: fields, ...(subresource ? { subresource } : {}) });
+  return out;
+}
