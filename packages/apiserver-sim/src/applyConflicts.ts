@@ -8,7 +8,7 @@
  * one while another manager owns it; setting the same value shares the field, as on a real server.
  */
 import type { KubeObject } from '@rxinformer/core';
-import { jsonEqual, listItemKey, METADATA_FIELDS, type ManagedFieldsEntry } from './managedFields.ts';
+import { isJsonObject, jsonEqual, listItemKey, METADATA_FIELDS, type ManagedFieldsEntry } from './managedFields.ts';
 import { ApiStatusError, failure } from './status.ts';
 
 /** One field another manager owns that an apply would change. */
@@ -24,7 +24,7 @@ export interface ApplyConflict {
 }
 
 type Node = Record<string, unknown>;
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isObject = isJsonObject;
 
 /** Walks the applied value beside the current one and one owner's FieldsV1 node. */
 function walk(applied: unknown, current: unknown, owned: Node, field: string, keys: string[], found: (field: string, keys: string[]) => void): void {

@@ -6,10 +6,11 @@
  * the new configuration's fields).
  */
 import type { KubeObject } from '@rxinformer/core';
-import { fieldsOf, listItemKey, type ManagedFieldsEntry } from './managedFields.ts';
+import { fieldsItemKey, fieldsOf, isJsonObject, type ManagedFieldsEntry } from './managedFields.ts';
 
 type Node = Record<string, unknown>;
-const isObject = (v: unknown): v is Node => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isObject = isJsonObject as (v: unknown) => v is Node;
+const itemKey = fieldsItemKey;
 
 /**
  * What to remove under one path: `'all'` removes the path with everything under it; otherwise the
@@ -48,13 +49,6 @@ export function removedFields(previous: Node, next: Node | undefined, others: re
 }
 
 const isEmpty = (v: unknown): boolean => (Array.isArray(v) ? v.length === 0 : isObject(v) && Object.keys(v).length === 0);
-
-/** The FieldsV1 key of a list item: `k:{"name":"web"}` for keyed items, `v:"x"` for scalars. */
-function itemKey(item: unknown): string | undefined {
-  if (!isObject(item)) return `v:${JSON.stringify(item)}`;
-  const key = listItemKey(item);
-  return key === undefined ? undefined : `k:${key}`;
-}
 
 /**
  * `value` without the paths of `removals`, copied where it changes (the input is not mutated).

@@ -37,6 +37,16 @@ export function fieldsOfValue(value: unknown): Record<string, unknown> {
   return describe(value as Json);
 }
 
+/** A JSON object (not null, not an array): a FieldsV1 node or a map of an object. */
+export const isJsonObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The FieldsV1 key of a list item: `k:{"name":"web"}` for keyed items, `v:"x"` for scalars, undefined for an object without a merge key. */
+export function fieldsItemKey(item: unknown): string | undefined {
+  if (!isJsonObject(item)) return `v:${JSON.stringify(item)}`;
+  const key = listItemKey(item);
+  return key === undefined ? undefined : `k:${key}`;
+}
+
 function describe(value: Json): Record<string, unknown> {
   if (Array.isArray(value)) {
     const out: Record<string, unknown> = {};

@@ -9,23 +9,17 @@
  * objects), so a status update or an annotation bump costs about the size of its change.
  */
 import type { KubeObject } from '@rxinformer/core';
-import { fieldsOfValue, jsonEqual, listItemKey, METADATA_FIELDS, type ManagedFieldsEntry } from './managedFields.ts';
+import { fieldsItemKey, fieldsOfValue, isJsonObject, jsonEqual, METADATA_FIELDS, type ManagedFieldsEntry } from './managedFields.ts';
 
 type Node = Record<string, unknown>;
-const isObject = (v: unknown): v is Node => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isObject = isJsonObject as (v: unknown) => v is Node;
+const itemKey = fieldsItemKey;
 const isEmpty = (n: Node): boolean => Object.keys(n).length === 0;
 
 /** What a write changed, as FieldsV1 trees: fields added or changed, and fields removed (`{}`: the whole subtree). */
 export interface FieldChanges {
   changed: Node;
   removed: Node;
-}
-
-/** The FieldsV1 key of a list item, or undefined for an object item without a merge key. */
-function itemKey(item: unknown): string | undefined {
-  if (!isObject(item)) return `v:${JSON.stringify(item)}`;
-  const key = listItemKey(item);
-  return key === undefined ? undefined : `k:${key}`;
 }
 
 function diffField(a: unknown, b: unknown, key: string, d: FieldChanges): void {
