@@ -51,10 +51,8 @@ function describe(value: Json): Record<string, unknown> {
   if (Array.isArray(value)) {
     const out: Record<string, unknown> = {};
     for (const item of value) {
-      if (item && typeof item === 'object' && !Array.isArray(item)) {
-        const key = listItemKey(item);
-        if (key !== undefined) out[`k:${key}`] = { '.': {}, ...describe(item) };
-      } else if (item !== null) out[`v:${JSON.stringify(item)}`] = {};
+      const key = item === null ? undefined : fieldsItemKey(item);
+      if (key !== undefined) out[key] = isJsonObject(item) ? { '.': {}, ...describe(item) } : {};
     }
     return out;
   }

@@ -15,7 +15,6 @@ import {
 import { INITIAL_EVENTS_END_ANNOTATION } from './types.ts';
 import type { KubeObject, ListerWatcher, ReflectorEvent, ReflectorStatus, Status, WatchOptions } from './types.ts';
 
-
 /** The pure transition function of the reflector. */
 export function step<T extends KubeObject>(model: ReflectorModel<T>, input: ReflectorInput<T>, ctx: StepContext): StepResult<T> {
   const { state } = model;
