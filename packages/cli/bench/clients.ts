@@ -94,12 +94,15 @@ export async function clientNodeSynced(kc: KubeConfig, expected: number, options
   return { syncedAt, count: added, close: async () => { stopping = true; await informer.stop(); } };
 }
 
-/** Every page of `/api/v1/pods?limit=500…`, parsed; `keep` holds the items (for the heap metric). */
-export async function pagesParsed(transport: KubeTransport, keep?: KubeObject[]): Promise<number> {
+/**
+ * Every page of `/api/v1/pods?limit=500…`, parsed; `keep` holds the items (for the heap metric).
+ * `query` joins the first page's query (e.g. `resourceVersion=12&resourceVersionMatch=Exact`).
+ */
+export async function pagesParsed(transport: KubeTransport, keep?: KubeObject[], query?: string): Promise<number> {
   let count = 0;
   let token: string | undefined;
   do {
-    const page = await transport.getJson<ListPage>(`/api/v1/pods?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`);
+    const page = await transport.getJson<ListPage>(`/api/v1/pods?limit=500${token ? `&continue=${encodeURIComponent(token)}` : query ? `&${query}` : ''}`);
     count += page.items.length;
     if (keep) for (const item of page.items) keep.push(item);
     token = page.metadata?.continue;

@@ -2,7 +2,7 @@
  * The side-by-side report, pure: metrics from the contenders' outcomes, each goal checked as a
  * ratio, and the readable table (Markdown, so the terminal and docs/benchmarks.md show the same).
  */
-import type { Figure, Outcome } from './rounds.ts';
+import { figureOf, type Figure, type Outcome } from './rounds.ts';
 
 /** Who is measured in each metric. */
 export type Contender = 'rxinformer' | 'clientNode' | 'limit';
@@ -33,6 +33,17 @@ export interface Metric {
   goal?: Record<string, GoalResult>;
   /** Every round's value per contender (the figure is their median). */
   samples?: Partial<Record<Contender, number[]>>;
+  /** Measured references that are not contenders and carry no goal (e.g. `bareCache`), by name. */
+  references?: Record<string, Reference>;
+}
+
+/** A reference figure measured in the same run as a metric's contenders. */
+export interface Reference {
+  /** What it measures, in a few words. */
+  what: string;
+  value: Figure;
+  /** Every round's value (the figure is their median). */
+  samples?: number[];
 }
 
 /** The whole JSON answer: the metrics and what describes the run. */
@@ -90,6 +101,37 @@ export function buildMetric(name: string, unit: string, better: 'lower' | 'highe
   }
   if (Object.keys(samples).length > 0) metric.samples = samples;
   return metric;
+}
+
+/**
+ * `metric` with the reference `name` added from its outcome.
+ *
+ * @example
+ * withReference(metric, 'bareCache', 'the limit plus a Map of the decoded objects', outcomes.bareCache);
+ */
+export function withReference(metric: Metric, name: string, what: string, outcome: Outcome | undefined): Metric {
+  const value = figureOf(outcome);
+  const reference: Reference = { what, value, ...(outcome && 'samples' in outcome ? { samples: outcome.samples } : {}) };
+  return { ...metric, references: { ...metric.references, [name]: reference } };
+}
+
+/**
+ * One line per reference: its figure, its ratio to the limit, and rxinformer's ratio to it.
+ *
+ * @example
+ * renderReferences(report.metrics); // ['- watchThroughput10k, bareCache (…): 22,066 events/s (…) = 0.63× the limit; rxinformer 0.86× of it']
+ */
+export function renderReferences(metrics: Record<string, Metric>): string[] {
+  const lines: string[] = [];
+  for (const [name, m] of Object.entries(metrics)) {
+    for (const [refName, ref] of Object.entries(m.references ?? {})) {
+      const ratio = (a: Figure, b: Figure): string => (typeof a === 'number' && typeof b === 'number' && b !== 0 ? (a / b).toFixed(2) : '?');
+      const figure = formatFigure(ref.value, m.unit, ref.samples);
+      const tail = typeof ref.value === 'number' ? ` = ${ratio(ref.value, m.limit)}× the limit; rxinformer ${ratio(m.rxinformer, ref.value)}× of it` : '';
+      lines.push(`- ${name}, ${refName} (${ref.what}): ${figure} ${m.unit}${tail}`);
+    }
+  }
+  return lines;
 }
 
 /** A number for people: ratios with 2 decimals, ms with 1 below 100, the rest whole with separators. */

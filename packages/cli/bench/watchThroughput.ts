@@ -7,12 +7,17 @@
  *   - rxinformer: a shared informer over the KubeConfig ListerWatcher, first page pinned at that RV;
  *   - clientNode: `makeInformer` whose listFn lists at that RV;
  *   - limit: one watch request from that RV through the same transport, decoded (Node's StringDecoder),
- *     lines split and `JSON.parse`d.
+ *     lines split and `JSON.parse`d;
+ *   - bareCache (a reference, not a contender): the limit plus the least any cache does — the list at
+ *     that RV parsed into a `Map` first, then each event's object `set` under its key. No freeze, no
+ *     index, no handler: what keeping decoded objects alive costs on its own (the garbage collector
+ *     copies each stored version), which no informer can go below.
  */
 import { StringDecoder } from 'node:string_decoder';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKubeTransport } from '@rxinformer/client-node';
-import { clientNodeSynced, rxinformerSynced, within, type Synced } from './clients.ts';
+import type { KubeObject } from '@rxinformer/core';
+import { clientNodeSynced, pagesParsed, rxinformerSynced, within, type Synced } from './clients.ts';
 import { runRotating, type Outcome, type RotatingOptions } from './rounds.ts';
 
 /** What is replayed: `pods` cached at `listAt`, then `updates` events. */
@@ -38,10 +43,23 @@ async function replayed(what: string, stream: RecordedStream, timeoutMs: number,
   return (stream.updates * 1000) / (doneAt - synced.syncedAt);
 }
 
-/** The limit: the watch from `listAt` read as it arrives, split into lines, each `JSON.parse`d. */
-async function parsedStream(kc: KubeConfig, stream: RecordedStream): Promise<number> {
+/** The key a bare cache files an object under. */
+const keyOf = (o: KubeObject): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+
+/**
+ * The limit: the watch from `listAt` read as it arrives, split into lines, each `JSON.parse`d. With
+ * `cache`, the bare-cache reference: the list at `listAt` is parsed into `cache` first (untimed), and
+ * each event's object is `set` in it.
+ */
+async function parsedStream(kc: KubeConfig, stream: RecordedStream, cache?: Map<string, KubeObject>): Promise<number> {
   const transport = createKubeTransport(kc);
   const abort = new AbortController();
+  if (cache) {
+    const items: KubeObject[] = [];
+    await pagesParsed(transport, items, `resourceVersion=${stream.listAt}&resourceVersionMatch=Exact`);
+    for (const item of items) cache.set(keyOf(item), item);
+    if (cache.size !== stream.pods) throw new Error(`the bare cache listed ${cache.size} of ${stream.pods} pods`);
+  }
   const t0 = performance.now();
   let events = 0;
   try {
@@ -54,8 +72,11 @@ async function parsedStream(kc: KubeConfig, stream: RecordedStream): Promise<num
       rest += typeof chunk === 'string' ? chunk : decoder.write(chunk);
       let start = 0;
       for (let end = rest.indexOf('\n'); end >= 0; end = rest.indexOf('\n', start)) {
-        const event = JSON.parse(rest.slice(start, end)) as { type: string };
-        if (event.type === 'MODIFIED') events++;
+        const event = JSON.parse(rest.slice(start, end)) as { type: string; object: KubeObject };
+        if (event.type === 'MODIFIED') {
+          events++;
+          cache?.set(keyOf(event.object), event.object);
+        }
         start = end + 1;
       }
       rest = rest.slice(start);
@@ -70,7 +91,7 @@ async function parsedStream(kc: KubeConfig, stream: RecordedStream): Promise<num
 }
 
 /**
- * Measures the replay of a recorded stream for the three contenders.
+ * Measures the replay of a recorded stream for the three contenders and the bare-cache reference.
  *
  * @example
  * const { resourceVersion } = await sim.send({ cmd: 'state' });
@@ -79,12 +100,13 @@ async function parsedStream(kc: KubeConfig, stream: RecordedStream): Promise<num
  *
  * Caveat: the simulator's history must still hold every update (its size and age bounds).
  */
-export function measureWatchThroughput(kc: KubeConfig, stream: RecordedStream, options: RotatingOptions & { timeoutMs?: number } = {}): Promise<Record<'rxinformer' | 'clientNode' | 'limit', Outcome>> {
+export function measureWatchThroughput(kc: KubeConfig, stream: RecordedStream, options: RotatingOptions & { timeoutMs?: number } = {}): Promise<Record<'rxinformer' | 'clientNode' | 'limit' | 'bareCache', Outcome>> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const listAt = stream.listAt;
   return runRotating({
     rxinformer: () => replayed('rxinformer', stream, timeoutMs, (onUpdate) => rxinformerSynced(kc, { listAt, onUpdate })),
     clientNode: () => replayed('client-node', stream, timeoutMs, (onUpdate) => clientNodeSynced(kc, stream.pods, { listAt, onUpdate })),
     limit: () => within(parsedStream(kc, stream), timeoutMs, 'limit watch'),
-  }, options) as Promise<Record<'rxinformer' | 'clientNode' | 'limit', Outcome>>;
+    bareCache: () => within(parsedStream(kc, stream, new Map()), timeoutMs, 'bare cache watch'),
+  }, options) as Promise<Record<'rxinformer' | 'clientNode' | 'limit' | 'bareCache', Outcome>>;
 }

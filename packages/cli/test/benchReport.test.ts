@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { renderChart, escapeXml } from '../bench/chart.ts';
 import { renderSection, spliceSection, SECTION_END, SECTION_START, type RunMeta } from '../bench/docs.ts';
-import { buildMetric, checkGoal, formatFigure, goalsMet, renderTable, type Metric } from '../bench/report.ts';
+import { buildMetric, checkGoal, formatFigure, goalsMet, renderReferences, renderTable, withReference, type Metric } from '../bench/report.ts';
 import { errorMessage, median, rotation, runRotating } from '../bench/rounds.ts';
 
 // The pure parts of `npm run bench`: statistics, the JSON shape, the table, the chart and the docs
@@ -120,6 +120,25 @@ describe('renderTable', () => {
   });
 });
 
+describe('withReference and renderReferences', () => {
+  it('should carry a reference without a goal and print its ratios to the limit and rxinformer', () => {
+    const base = buildMetric('watchThroughput10k', 'events/s', 'higher', { rxinformer: ok(18_000), clientNode: ok(19_000), limit: ok(36_000) });
+    const m = withReference(base, 'bareCache', 'parse + Map', ok(22_000, 20_000, 24_000));
+    expect(m.references).toEqual({ bareCache: { what: 'parse + Map', value: 22_000, samples: [22_000, 20_000, 24_000] } });
+    expect(m.goal).toEqual(base.goal); // a reference checks no goal
+    expect(goalsMet({ m })).toEqual(goalsMet({ base }));
+    expect(renderReferences({ watchThroughput10k: m })).toEqual([
+      '- watchThroughput10k, bareCache (parse + Map): 22,000 (20,000–24,000) events/s = 0.61× the limit; rxinformer 0.82× of it',
+    ]);
+  });
+
+  it('should show a failed reference as such, with no ratios', () => {
+    const m = withReference(buildMetric('watchThroughput10k', 'events/s', 'higher', { rxinformer: ok(1) }), 'bareCache', 'parse + Map', { error: 'timeout' });
+    expect(renderReferences({ watchThroughput10k: m })).toEqual(['- watchThroughput10k, bareCache (parse + Map): failed: timeout events/s']);
+    expect(renderReferences(metrics())).toEqual([]);
+  });
+});
+
 describe('renderChart', () => {
   it('should draw a bar per goal, coloured by the verdict, with the bound marked', () => {
     const svg = renderChart(metrics(), { subtitle: 'load <3>' });
@@ -157,6 +176,14 @@ describe('spliceSection', () => {
     expect(section).toContain('the 100k sync: 1 round, no warm-up');
     expect(section).toContain('then 20,000 updates in its history');
     expect(section).toContain('![measured ratio against each goal](benchmarks.svg)');
+    expect(section).not.toContain('References measured');
+  });
+
+  it('should list the references under the table when there are any', () => {
+    const m = metrics();
+    m.watchThroughput10k = withReference(m.watchThroughput10k, 'bareCache', 'parse + Map', ok(9500));
+    const withRefs = renderSection({ metrics: m }, meta);
+    expect(withRefs).toContain('References measured in the same run (no goal):\n- watchThroughput10k, bareCache (parse + Map): 9,500 events/s = 0.95× the limit; rxinformer 0.95× of it');
   });
 
   it('should insert the section before the first section the first time, and replace it later', () => {

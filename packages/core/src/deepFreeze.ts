@@ -72,7 +72,16 @@ export function freezeReusing<T>(fresh: T, previous: unknown): T {
 /** `old` when `fresh` equals it, else `fresh` frozen with its equal children swapped for old ones. */
 function share(fresh: unknown, old: unknown): unknown {
   if (fresh === old || typeof fresh !== 'object' || fresh === null) return fresh;
-  if (typeof old !== 'object' || old === null || Object.isFrozen(fresh)) return deepFreeze(fresh);
+  if (typeof old !== 'object' || old === null) return deepFreeze(fresh);
+  return shareObject(fresh, old);
+}
+
+// The walk below compares leaves in place rather than through a call per value: a pod has as many
+// primitive leaves as objects, and most of both are equal to the reference's.
+
+/** `share` for two objects. */
+function shareObject(fresh: object, old: object): object {
+  if (Object.isFrozen(fresh)) return fresh; // trusted: frozen means deeply frozen
   if (Array.isArray(fresh)) {
     if (!Array.isArray(old)) return deepFreeze(fresh);
     let same = fresh.length === old.length;
@@ -83,14 +92,19 @@ function share(fresh: unknown, old: unknown): unknown {
         continue;
       }
       const o: unknown = old[i];
-      if (share(f, o) !== o) same = false;
-      else if (f !== o) fresh[i] = o;
+      if (f === o) continue;
+      if (typeof f !== 'object' || f === null) same = false;
+      else if (typeof o !== 'object' || o === null) {
+        same = false;
+        deepFreeze(f);
+      } else if (shareObject(f, o) === o) fresh[i] = o;
+      else same = false;
     }
     if (same) return old;
     Object.freeze(fresh);
     return fresh;
   }
-  if (!isPlain(fresh) || Array.isArray(old) || !isPlain(old)) return deepFreeze(fresh);
+  if (Array.isArray(old) || !isPlain(fresh) || !isPlain(old)) return deepFreeze(fresh);
   const record = fresh as Record<string, unknown>;
   const before = old as Record<string, unknown>;
   let same = true;
@@ -100,11 +114,14 @@ function share(fresh: unknown, old: unknown): unknown {
     const f = record[k];
     // `__proto__` cannot be assigned as an own property: never share it.
     const o = k === '__proto__' ? undefined : before[k];
-    if (o === undefined) {
+    if (f === o) {
+      if (o === undefined) same = false;
+    } else if (typeof f !== 'object' || f === null) same = false;
+    else if (typeof o !== 'object' || o === null) {
       same = false;
       deepFreeze(f);
-    } else if (share(f, o) !== o) same = false;
-    else if (f !== o) record[k] = o;
+    } else if (shareObject(f, o) === o) record[k] = o;
+    else same = false;
   }
   if (same && count === keyCount(before)) return old;
   Object.freeze(fresh);
