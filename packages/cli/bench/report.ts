@@ -161,7 +161,18 @@ export function describeGoal(key: string, goal: GoalResult): string {
 /** A checked goal's cell: the ratio and the verdict. */
 export function formatVerdict(goal: GoalResult): string {
   if (goal.ratio === null || goal.met === null) return 'not measured';
-  return `${goal.ratio.toFixed(2)} ${goal.met ? 'met' : '**NOT met**'}`;
+  return `${formatRatio(goal.ratio, goal.atMost ?? goal.atLeast)} ${goal.met ? 'met' : '**NOT met**'}`;
+}
+
+/**
+ * A ratio with 2 decimals, or with 3 when 2 would round it onto a bound it misses or just meets:
+ * 0.9998 against `≥ 1` prints `0.999`, not `1.00`, so the figure agrees with the verdict.
+ */
+export function formatRatio(ratio: number, bound?: number): string {
+  const two = ratio.toFixed(2);
+  if (bound === undefined || Number(two) !== bound || ratio === bound) return two;
+  // Truncated towards the bound's far side, so that the printed figure is on the side the verdict says.
+  return (ratio < bound ? Math.floor(ratio * 1000) / 1000 : Math.ceil(ratio * 1000) / 1000).toFixed(3);
 }
 
 /**

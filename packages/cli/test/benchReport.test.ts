@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { renderChart, escapeXml } from '../bench/chart.ts';
 import { renderSection, spliceSection, SECTION_END, SECTION_START, type RunMeta } from '../bench/docs.ts';
-import { buildMetric, checkGoal, formatFigure, goalsMet, renderReferences, renderTable, withReference, type Metric } from '../bench/report.ts';
+import { buildMetric, checkGoal, formatFigure, formatRatio, formatVerdict, goalsMet, renderReferences, renderTable, withReference, type Metric } from '../bench/report.ts';
 import { errorMessage, median, rotation, runRotating } from '../bench/rounds.ts';
 
 // The pure parts of `npm run bench`: statistics, the JSON shape, the table, the chart and the docs
@@ -117,6 +117,17 @@ describe('renderTable', () => {
     expect(lines[5]).toContain('≥ 0.8× limit | 0.90 met');
     expect(lines[6]).toBe('| initialSync100k | ms (lower is better) | 15,000 | failed: RangeError: Invalid string length | 9,000 |  |  |');
     expect(lines[7]).toContain('| – | – | ≤ 1.5 | 1.80 **NOT met** |');
+  });
+});
+
+describe('formatRatio', () => {
+  it('should print 2 decimals, or 3 where 2 would round onto the bound', () => {
+    expect(formatRatio(0.4567, 0.5)).toBe('0.46');
+    expect(formatRatio(0.9998, 1)).toBe('0.999'); // just under ≥ 1: not "1.00 NOT met"
+    expect(formatRatio(1.5004, 1.5)).toBe('1.501'); // just over ≤ 1.5
+    expect(formatRatio(1, 1)).toBe('1.00');
+    expect(formatRatio(0.9998)).toBe('1.00');
+    expect(formatVerdict(checkGoal({ of: 'clientNode', atLeast: 1 }, { rxinformer: 17_249, clientNode: 17_253, limit: null }))).toBe('0.999 **NOT met**');
   });
 });
 
