@@ -36,6 +36,28 @@ const nodes = (v: unknown, out = new Set<unknown>()): Set<unknown> => {
   return out;
 };
 
+/** Deep equality of JSON values, whatever the order of keys (the sharing's own notion of equal). */
+const jsonEqual = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true;
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const rb = b as Record<string, unknown>;
+  return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], rb[k]));
+};
+
+/** Asserts that every object of `result` deep-equal to the one at the same path of `previous` is that instance. */
+const expectSharedWhereEqual = (result: unknown, previous: unknown): void => {
+  if (typeof result !== 'object' || result === null || typeof previous !== 'object' || previous === null || result === previous) return;
+  if (Array.isArray(result) !== Array.isArray(previous)) return;
+  if (jsonEqual(result, previous)) {
+    expect(result).toBe(previous);
+    return;
+  }
+  const r = result as Record<string, unknown>;
+  const p = previous as Record<string, unknown>;
+  for (const k of Object.keys(r)) if (k !== '__proto__' && Object.hasOwn(p, k)) expectSharedWhereEqual(r[k], p[k]);
+};
+
 describe('freezeReusing', () => {
   const pod = (phase: string, restarts: number) => JSON.parse(JSON.stringify({
     metadata: { name: 'web', labels: { app: 'web' }, managedFields: [{ manager: 'kubelet', fieldsV1: { 'f:status': {} } }] },
@@ -91,6 +113,21 @@ describe('freezeReusing', () => {
       // A node shared with the previous document holds the same content in both.
       const old = nodes(previous);
       for (const node of nodes(result)) if (old.has(node)) expect(isDeeplyFrozen(node)).toBe(true);
+      expectSharedWhereEqual(result, previous);
     }), { numRuns: 300 });
+  });
+
+  it('should share every equal subtree at the same path, before and after the first difference', () => {
+    const previous = deepFreeze(JSON.parse('{"a":{"x":[1]},"b":{"y":2},"c":1,"d":{"z":[3]},"e":[{"p":1},{"q":2},{"r":3}]}'));
+    const next = freezeReusing(JSON.parse('{"a":{"x":[1]},"b":{"y":2},"c":2,"d":{"z":[3]},"e":[{"p":1},{"q":9},{"r":3}]}'), previous);
+    expect([next.a, next.b, next.d, next.e[0], next.e[2]]).toEqual([previous.a, previous.b, previous.d, previous.e[0], previous.e[2]]);
+    for (const k of ['a', 'b', 'd'] as const) expect(next[k]).toBe(previous[k]);
+    expect(next.e[0]).toBe(previous.e[0]);
+    expect(next.e[2]).toBe(previous.e[2]);
+    expect(next.e[1]).not.toBe(previous.e[1]);
+    // Equal so far, then the previous object has one more key: the fresh one is kept, sharing all it can.
+    const fewer = freezeReusing(JSON.parse('{"a":{"x":[1]},"b":{"y":2}}'), deepFreeze(JSON.parse('{"a":{"x":[1]},"b":{"y":2},"c":1}')));
+    expect(Object.keys(fewer)).toEqual(['a', 'b']);
+    expect(Object.isFrozen(fewer.a) && Object.isFrozen(fewer.b)).toBe(true);
   });
 });

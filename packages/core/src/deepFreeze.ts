@@ -76,8 +76,10 @@ function share(fresh: unknown, old: unknown): unknown {
   return shareObject(fresh, old);
 }
 
-// The walk below compares leaves in place rather than through a call per value: a pod has as many
-// primitive leaves as objects, and most of both are equal to the reference's.
+// The walk below compares leaves in place rather than through a call per value (a pod has as many
+// primitive leaves as objects, and most of both equal the reference's), and writes a shared child
+// into `fresh` only once `fresh` is known to be kept: most subtrees of an update are equal as a
+// whole and return `old`, so writes made into them would be wasted.
 
 /** `share` for two objects. */
 function shareObject(fresh: object, old: object): object {
@@ -93,12 +95,12 @@ function shareObject(fresh: object, old: object): object {
       }
       const o: unknown = old[i];
       if (f === o) continue;
-      if (typeof f !== 'object' || f === null) same = false;
-      else if (typeof o !== 'object' || o === null) {
+      if (sharedChild(f, o)) {
+        if (!same) fresh[i] = o;
+      } else if (same) {
         same = false;
-        deepFreeze(f);
-      } else if (shareObject(f, o) === o) fresh[i] = o;
-      else same = false;
+        for (let j = 0; j < i; j++) if (fresh[j] !== old[j]) fresh[j] = old[j]; // the equal ones before
+      }
     }
     if (same) return old;
     Object.freeze(fresh);
@@ -114,18 +116,44 @@ function shareObject(fresh: object, old: object): object {
     const f = record[k];
     // `__proto__` cannot be assigned as an own property: never share it.
     const o = k === '__proto__' ? undefined : before[k];
-    if (f === o) {
-      if (o === undefined) same = false;
-    } else if (typeof f !== 'object' || f === null) same = false;
-    else if (typeof o !== 'object' || o === null) {
+    if (f === o ? o !== undefined : sharedChild(f, o)) {
+      if (!same && f !== o) record[k] = o;
+    } else if (same) {
       same = false;
-      deepFreeze(f);
-    } else if (shareObject(f, o) === o) record[k] = o;
-    else same = false;
+      writeSharedBefore(record, before, k);
+    }
   }
-  if (same && count === keyCount(before)) return old;
+  if (same) {
+    if (count === keyCount(before)) return old;
+    writeSharedBefore(record, before, undefined); // `old` has more keys: `fresh` is kept after all
+  }
   Object.freeze(fresh);
   return fresh;
+}
+
+/** Whether the differing values `f` and `o` are equal objects (`o` is then to be shared); freezes `f` otherwise. */
+function sharedChild(f: unknown, o: unknown): boolean {
+  if (typeof f !== 'object' || f === null) return false;
+  if (typeof o !== 'object' || o === null) {
+    deepFreeze(f);
+    return false;
+  }
+  return shareObject(f, o) === o;
+}
+
+/**
+ * Writes into `record` the instances of `before` for its keys up to `stop` (exclusive; all when
+ * undefined): every value there was found equal, and its objects are to be shared.
+ */
+function writeSharedBefore(record: Record<string, unknown>, before: Record<string, unknown>, stop: string | undefined): void {
+  for (const k in record) {
+    if (k === stop) return;
+    const f = record[k];
+    if (typeof f === 'object' && f !== null) {
+      const o = before[k];
+      if (f !== o) record[k] = o;
+    }
+  }
 }
 
 function keyCount(o: object): number {
