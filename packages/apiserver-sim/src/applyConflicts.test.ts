@@ -70,3 +70,29 @@ describe('releaseFields', () => {
     expect(releaseFields(current.metadata!.managedFields as ManagedFieldsEntry[], conflicts)).toEqual([]);
   });
 });
+
+describe('status subresource applies', () => {
+  const podWith = (status: Record<string, unknown>, entries: ManagedFieldsEntry[]): KubeObject =>
+    ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', managedFields: entries }, spec: { nodeName: 'n1' }, status }) as KubeObject;
+  const kubelet: ManagedFieldsEntry = { manager: 'kubelet', operation: 'Update', apiVersion: 'v1', time: T, fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:phase': {}, 'f:podIP': {} } }, subresource: 'status' };
+  const creator: ManagedFieldsEntry = { manager: 'creator', operation: 'Update', apiVersion: 'v1', time: T, fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:nodeName': {} } } };
+
+  it('should compare only status, against every manager owning status fields', () => {
+    const current = podWith({ phase: 'Running', podIP: '10.0.0.1' }, [creator, kubelet]);
+    const applied = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { nodeName: 'n2' }, status: { phase: 'Failed', podIP: '10.0.0.1' } } as unknown as KubeObject;
+    const conflicts = findApplyConflicts(current, applied, 'ctl', 'status');
+    expect(conflicts).toEqual([{ manager: 'kubelet', operation: 'Update', apiVersion: 'v1', subresource: 'status', field: '.status.phase', keys: ['f:status', 'f:phase'] }]);
+    expect(applyConflictError(conflicts).status.message).toBe('Apply failed with 1 conflict: conflict with "kubelet" with subresource "status" using v1: .status.phase');
+    // the same configuration against the main resource: status is not compared, the spec is
+    expect(findApplyConflicts(current, applied, 'ctl').map((c) => c.field)).toEqual(['.spec.nodeName']);
+  });
+
+  it('should hand a forced status field over from the entry of that subresource only', () => {
+    const sameNameMain: ManagedFieldsEntry = { ...kubelet, subresource: undefined, fieldsV1: { 'f:status': { 'f:phase': {} } } };
+    const current = podWith({ phase: 'Running', podIP: '10.0.0.1' }, [sameNameMain, kubelet]);
+    const conflicts = findApplyConflicts(current, { status: { phase: 'Failed' } } as unknown as KubeObject, 'ctl', 'status');
+    expect(conflicts.map((c) => c.subresource)).toEqual([undefined, 'status']);
+    const released = releaseFields([sameNameMain, kubelet], conflicts.slice(1));
+    expect(released).toEqual([sameNameMain, { ...kubelet, fieldsV1: { 'f:status': { 'f:podIP': {} } } }]);
+  });
+});

@@ -17,6 +17,8 @@ export interface ApplyConflict {
   manager: string;
   operation: ManagedFieldsEntry['operation'];
   apiVersion: string;
+  /** The subresource of the owner's entry (`status` for a status update), undefined for the main resource. */
+  subresource?: string;
   /** The field as the API server prints it: `.spec.containers[name="web"].image`. */
   field: string;
   /** The FieldsV1 keys leading to the field in the owner's set (`f:spec`, `k:{"name":"web"}`, `f:image`). */
@@ -52,20 +54,29 @@ function walk(applied: unknown, current: unknown, owned: Node, field: string, ke
 
 /**
  * The conflicts of applying `applied` as `manager` to `current`: fields owned by other managers
- * that the apply would set to another value. Status fields and the managers' status entries are
- * not compared (apply to the main resource does not write status).
+ * that the apply would set to another value. An apply to the main resource compares the metadata
+ * fields managers own and every top-level field but `status`; an apply to the `status`
+ * subresource compares `status` alone, against every manager owning status fields (typically an
+ * Update through the status subresource, such as a kubelet's).
  *
  * @example
  * const conflicts = findApplyConflicts(current, { data: { a: '2' } }, 'ci');
  * if (conflicts.length > 0 && !force) throw applyConflictError(conflicts);
+ * findApplyConflicts(pod, { status: { phase: 'Failed' } }, 'ctl', 'status'); // [{ manager: 'kubelet', field: '.status.phase', … }]
  */
-export function findApplyConflicts(current: KubeObject, applied: KubeObject, manager: string): ApplyConflict[] {
+export function findApplyConflicts(current: KubeObject, applied: KubeObject, manager: string, subresource?: string): ApplyConflict[] {
   const out: ApplyConflict[] = [];
   const a = applied as unknown as Record<string, unknown>;
   const c = current as unknown as Record<string, unknown>;
   for (const entry of (current.metadata?.managedFields ?? []) as ManagedFieldsEntry[]) {
-    if (entry.manager === manager || entry.subresource !== undefined || !isObject(entry.fieldsV1)) continue;
-    const found = (field: string, keys: string[]) => out.push({ manager: entry.manager, operation: entry.operation, apiVersion: entry.apiVersion, field, keys });
+    if (entry.manager === manager || !isObject(entry.fieldsV1)) continue;
+    const found = (field: string, keys: string[]) =>
+      out.push({ manager: entry.manager, operation: entry.operation, apiVersion: entry.apiVersion, ...(entry.subresource ? { subresource: entry.subresource } : {}), field, keys });
+    if (subresource === 'status') {
+      const owned = entry.fieldsV1['f:status'];
+      if (a.status !== undefined && isObject(owned)) walk(a.status, c.status, owned, '.status', ['f:status'], found);
+      continue;
+    }
     const ownedMeta = entry.fieldsV1['f:metadata'];
     const appliedMeta = (applied.metadata ?? {}) as Record<string, unknown>;
     if (isObject(ownedMeta)) {
@@ -85,7 +96,11 @@ export function findApplyConflicts(current: KubeObject, applied: KubeObject, man
   return out;
 }
 
-const who = (c: ApplyConflict): string => (c.operation === 'Apply' ? `conflict with "${c.manager}"` : `conflict with "${c.manager}" using ${c.apiVersion}`);
+// as the API server names a manager: `"kubelet" with subresource "status" using v1` (the version for updates only)
+const who = (c: ApplyConflict): string => {
+  const name = c.subresource ? `"${c.manager}" with subresource "${c.subresource}"` : `"${c.manager}"`;
+  return c.operation === 'Apply' ? `conflict with ${name}` : `conflict with ${name} using ${c.apiVersion}`;
+};
 
 /** The 409 Conflict Status a real server answers, one cause (`FieldManagerConflict`) per field. */
 export function applyConflictError(conflicts: readonly ApplyConflict[]): ApiStatusError {
@@ -117,7 +132,7 @@ export function releaseFields(entries: readonly ManagedFieldsEntry[], conflicts:
   const out: ManagedFieldsEntry[] = [];
   for (const e of entries) {
     let fields = e.fieldsV1;
-    for (const c of conflicts) if (c.manager === e.manager && c.operation === e.operation && e.subresource === undefined) fields = without(fields, c.keys);
+    for (const c of conflicts) if (c.manager === e.manager && c.operation === e.operation && c.subresource === e.subresource) fields = without(fields, c.keys);
     if (fields === e.fieldsV1) out.push(e);
     else if (Object.keys(fields).length > 0) out.push({ ...e, fieldsV1: fields });
   }

@@ -11,7 +11,8 @@ export interface ManagedFieldsEntry {
   manager: string;
   operation: 'Update' | 'Apply';
   apiVersion: string;
-  time: string;
+  /** When the manager last changed the object; absent for an entry that never did (see `withManagedFields`). */
+  time?: string;
   fieldsType: 'FieldsV1';
   fieldsV1: Record<string, unknown>;
   subresource?: string;
@@ -113,27 +114,33 @@ export function fieldsOf(obj: KubeObject, subresource?: string): Record<string, 
  * configuration): the manager's entry for this operation is replaced by all of `obj`'s fields, the
  * others are kept. Updates of existing objects own only what they change: see `withUpdatedFields`.
  *
+ * `time` is the write's time when it changed the object, undefined when it left the object as it
+ * was: as on a real API server, an apply stamps its entry only when the object changed, so an apply
+ * that changes nothing but ownership keeps the entry's previous time (and a new entry gets none).
+ *
  * @example
- * meta.managedFields = withManagedFields(current.metadata.managedFields, applied, 'kubectl', 'Apply', timestamp());
+ * meta.managedFields = withManagedFields(current.metadata.managedFields, applied, 'kubectl', 'Apply', changed ? timestamp() : undefined);
  */
 export function withManagedFields(
   existing: readonly ManagedFieldsEntry[] | undefined,
   obj: KubeObject,
   manager: string,
   operation: 'Update' | 'Apply',
-  time: string,
+  time: string | undefined,
   subresource?: string,
 ): ManagedFieldsEntry[] {
+  const same = (e: ManagedFieldsEntry) => e.manager === manager && e.operation === operation && e.subresource === subresource;
+  const stamp = time ?? existing?.find(same)?.time;
   const entry: ManagedFieldsEntry = {
     manager,
     operation,
     apiVersion: obj.apiVersion ?? 'v1',
-    time,
+    ...(stamp !== undefined ? { time: stamp } : {}),
     fieldsType: 'FieldsV1',
     fieldsV1: fieldsOf(obj, subresource),
     ...(subresource ? { subresource } : {}),
   };
-  const others = (existing ?? []).filter((e) => !(e.manager === manager && e.operation === operation && e.subresource === subresource));
+  const others = (existing ?? []).filter((e) => !same(e));
   return [...others, entry];
 }
 

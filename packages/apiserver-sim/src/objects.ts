@@ -364,9 +364,10 @@ export class ObjectStore {
     const now = timestamp();
     const base = options.managedFields ?? (cur.managedFields as ManagedFieldsEntry[] | undefined);
     const manager = options.fieldManager ?? 'unknown';
-    // an apply owns its applied configuration; a plain update owns what it changed
+    // an apply owns its applied configuration (stamped only when it changed the object); a plain
+    // update owns what it changed
     m.managedFields = options.operation === 'Apply'
-      ? withManagedFields(base, options.applied ?? next, manager, 'Apply', now, options.subresource)
+      ? withManagedFields(base, options.applied ?? next, manager, 'Apply', unchanged ? undefined : now, options.subresource)
       : withUpdatedFields(base, current, next, manager, now, options.subresource);
     if (unchanged && sameOwnership(m.managedFields as ManagedFieldsEntry[], cur.managedFields as ManagedFieldsEntry[] | undefined)) return current;
     m.resourceVersion = String(this.storage.nextRevision());

@@ -32,10 +32,11 @@ function patchFailure(e: unknown): never {
 
 /**
  * Applies one PATCH. Returns the stored object and whether it was created (server-side apply of a
- * missing object). Throws `ApiStatusError`: 415 for an unknown type (and strategic merge on custom
- * resources), 400 for a malformed body, 404 for a missing object, 409 Conflict when a server-side
- * apply would change fields another manager owns (unless `force`, which takes them over), 409/422
- * from the write.
+ * missing object; never through a subresource). Throws `ApiStatusError`: 415 for an unknown type
+ * (and strategic merge on custom resources), 400 for a malformed body, 404 for a missing object,
+ * 409 Conflict when a server-side apply would change fields another manager owns (for an apply to
+ * the `status` subresource, status fields such as those a kubelet's status updates own), unless
+ * `force`, which takes them over; 409/422 from the write.
  */
 export function applyPatch(
   objects: ObjectStore,
@@ -56,10 +57,12 @@ export function applyPatch(
     if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw errors.badRequest('an apply patch must be a JSON or YAML object');
     if (!options.fieldManager) throw errors.badRequest('fieldManager is required for apply requests');
     if (!current) {
+      // a subresource exists only with its object: applying to it never creates one
+      if (options.subresource !== undefined) throw errors.notFound({ resource: res.resource, group: res.group, name });
       const obj = patch as KubeObject;
       return { object: objects.create(res, { ...obj, metadata: { ...obj.metadata, name } }, namespace, { ...write, operation: 'Apply', applied: patch as KubeObject }), created: true };
     }
-    const conflicts = findApplyConflicts(current, patch as KubeObject, options.fieldManager);
+    const conflicts = findApplyConflicts(current, patch as KubeObject, options.fieldManager, options.subresource);
     if (conflicts.length > 0 && !options.force) throw applyConflictError(conflicts);
     const entries = (current.metadata?.managedFields ?? []) as ManagedFieldsEntry[];
     if (conflicts.length > 0) write.managedFields = releaseFields(entries, conflicts);

@@ -63,4 +63,12 @@ describe('withUpdatedFields', () => {
     const other = withUpdatedFields(two, cm({ a: '1', b: '2' }), cm({}), 'cleaner', T);
     expect(other).toEqual([]);
   });
+
+  it('should stamp the writer\'s entry when it adds or changes a field, and keep its time when it only removes', () => {
+    const later = '2025-01-01T00:01:00Z';
+    const one = withUpdatedFields([], cm({}), cm({ a: '1', b: '2' }), 'w', T);
+    expect(withUpdatedFields(one, cm({ a: '1', b: '2' }), cm({ a: '2', b: '2' }), 'w', later)[0].time).toBe(later);
+    const removed = withUpdatedFields(one, cm({ a: '1', b: '2' }), cm({ a: '1' }), 'w', later);
+    expect(removed).toEqual([{ manager: 'w', operation: 'Update', apiVersion: 'v1', time: T, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } }]);
+  });
 });

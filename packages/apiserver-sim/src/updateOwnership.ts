@@ -121,6 +121,11 @@ export function subtractFields(set: Node, removed: Node): Node {
  * subresource) becomes its previous fields minus the removed ones plus the changed ones, the other
  * entries lose the changed and removed fields, and entries left owning nothing are dropped.
  *
+ * The entry gets `time` only when the write added or changed a field (whether or not its field set
+ * grows: a status update rewriting the fields it already owns is stamped again); a write that only
+ * removed fields keeps the entry's previous time, as the real API server's managed-fields updater
+ * does.
+ *
  * @example
  * m.managedFields = withUpdatedFields(current.metadata.managedFields, current, next, 'kubectl-edit', timestamp());
  */
@@ -146,6 +151,7 @@ export function withUpdatedFields(
   }
   const fields = unionFields(subtractFields(mine?.fieldsV1 ?? {}, removed), changed);
   if (isEmpty(fields)) return out;
-  out.push({ manager, operation: 'Update', apiVersion: after.apiVersion ?? 'v1', time, fieldsType: 'FieldsV1', fieldsV1: fields, ...(subresource ? { subresource } : {}) });
+  const stamp = isEmpty(changed) ? mine?.time : time;
+  out.push({ manager, operation: 'Update', apiVersion: after.apiVersion ?? 'v1', ...(stamp !== undefined ? { time: stamp } : {}), fieldsType: 'FieldsV1', fieldsV1: fields, ...(subresource ? { subresource } : {}) });
   return out;
 }

@@ -178,6 +178,37 @@ spec:
     expect(refused.stderr).not.toContain('labels');
   });
 
+  // `apply --subresource` arrived in kubectl 1.32 (beta there, GA in 1.33)
+  it('should server-side apply to the status subresource, conflicting with the kubelet\'s status fields unless forced', async () => {
+    writeFileSync(join(tmp, 'status.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: stat\nstatus:\n  phase: Failed\n');
+    const args = ['apply', '--server-side', '--subresource=status', '--field-manager', 'ctl', '-f', join(tmp, 'status.yaml')];
+    if (Number(minor) < 32) {
+      const r = await kubectl(args);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain('unknown flag: --subresource');
+      return;
+    }
+    await ok(['run', 'stat', '--image', 'nginx:1.27']);
+    const pods = `${sim.url}/api/v1/namespaces/default/pods`;
+    const cur = await (await fetch(`${pods}/stat`)).json();
+    const put = await fetch(`${pods}/stat/status?fieldManager=kubelet`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ...cur, status: { ...cur.status, phase: 'Running', podIP: '10.0.0.9' } }) });
+    expect(put.status).toBe(200);
+    const rv = sim.storage.resourceVersion;
+    const refused = await kubectl(args);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('conflict with "kubelet" with subresource "status" using v1: .status.phase');
+    expect(sim.storage.resourceVersion).toBe(rv);
+    expect(await ok([...args, '--force-conflicts'])).toContain('pod/stat serverside-applied');
+    const got = JSON.parse(await ok(['get', 'pod', 'stat', '-o', 'json', '--show-managed-fields']));
+    expect(got.status.phase).toBe('Failed');
+    const entries = got.metadata.managedFields.filter((e: any) => e.subresource === 'status');
+    expect(entries.map((e: any) => [e.manager, e.operation, e.fieldsV1])).toEqual([
+      ['kubelet', 'Update', { 'f:status': { 'f:podIP': {} } }],
+      ['ctl', 'Apply', { 'f:status': { 'f:phase': {} } }],
+    ]);
+    await ok(['delete', 'pod', 'stat', '--grace-period=0', '--force']);
+  });
+
   it('should print the pod Table columns', async () => {
     const out = await ok(['get', 'pods']);
     const [header, row] = out.trim().split('\n');
