@@ -166,7 +166,9 @@ export class PersistentMap<V> implements Iterable<readonly [string, V]> {
 
   /** The value under `key`. */
   get(key: string): V | undefined {
-    return this.#find(key)?.[1];
+    const found = this.#find(key);
+    if (found === undefined) return undefined;
+    return found.kind === 0 ? found.value : found.entries.find(([k]) => k === key)![1];
   }
 
   /** True when `key` has an entry. */
@@ -174,12 +176,16 @@ export class PersistentMap<V> implements Iterable<readonly [string, V]> {
     return this.#find(key) !== undefined;
   }
 
-  #find(key: string): readonly [string, V] | undefined {
+  /** The leaf holding `key`, or the collision node listing it (no allocation: `get` is the hot path). */
+  #find(key: string): Leaf<V> | Collision<V> | undefined {
     const hash = this.#hash(key);
     let node = this.#root;
     for (let depth = 0; node !== undefined; depth++) {
-      if (node.kind === 0) return node.key === key ? [key, node.value] : undefined;
-      if (node.kind === 1) return node.entries.find(([k]) => k === key);
+      if (node.kind === 0) return node.key === key ? node : undefined;
+      if (node.kind === 1) {
+        for (const [k] of node.entries) if (k === key) return node;
+        return undefined;
+      }
       const bit = 1 << frag(hash, depth);
       if ((node.bitmap & bit) === 0) return undefined;
       node = node.children[popcount(node.bitmap & (bit - 1))];
