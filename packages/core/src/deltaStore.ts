@@ -238,14 +238,8 @@ function replace<T extends KubeObject>(
 
 /** Replaces the whole content; an object an index function refuses is left out and reported. */
 function buildSkippingBadIndexes<T extends KubeObject>(old: StoreSnapshot<T>, entries: Map<string, T>, errors: Error[]): StoreSnapshot<T> {
-  let next = old.replaceAll([]);
-  for (const [key, obj] of entries) {
-    try {
-      next = next.setKnown(key, obj, undefined); // a new, empty snapshot: nothing stored yet
-    } catch (err) {
-      errors.push(err as Error);
-      entries.delete(key);
-    }
-  }
-  return next;
+  return old.rebuilt(entries, (error, key) => {
+    errors.push(error);
+    entries.delete(key);
+  });
 }

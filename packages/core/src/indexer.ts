@@ -129,9 +129,43 @@ export class StoreSnapshot<T extends KubeObject = KubeObject> implements Store<T
    * `IndexerError` when an index function throws.
    */
   replaceAll(entries: Iterable<readonly [string, T]>): StoreSnapshot<T> {
-    let next = new StoreSnapshot<T>(PersistentMap.empty(), this.#indexers, emptyIndices(this.#indexers), this.keyFunc);
-    for (const [key, obj] of entries) next = next.set(key, obj);
-    return next;
+    return this.rebuilt(entries, (error) => { throw error; });
+  }
+
+  /**
+   * A snapshot holding exactly `entries` (later entries win), its map and indexes built in one pass
+   * (no path copied per entry: a relist of 100k objects is several times faster than as many
+   * `set`s). An entry an index function refuses is left out and handed to `onRefused`, which may
+   * throw to give up.
+   * @internal the delta store's relist; `replaceAll` for everyone else.
+   */
+  rebuilt(entries: Iterable<readonly [string, T]>, onRefused: (error: IndexerError, key: string) => void): StoreSnapshot<T> {
+    const byKey = new Map<string, T>(entries);
+    const names = Object.keys(this.#indexers);
+    const buckets = names.map(() => new Map<string, string[]>());
+    const values: (readonly string[])[] = [];
+    for (const [key, obj] of byKey) {
+      values.length = 0;
+      try {
+        for (const name of names) values.push(safeIndexValues(name, this.#indexers[name], obj, key));
+      } catch (error) {
+        byKey.delete(key);
+        onRefused(error as IndexerError, key);
+        continue;
+      }
+      values.forEach((vs, i) => {
+        for (const v of vs) {
+          const keys = buckets[i].get(v);
+          if (keys === undefined) buckets[i].set(v, [key]);
+          else keys.push(key);
+        }
+      });
+    }
+    const indices: Record<string, Index> = {};
+    names.forEach((name, i) => {
+      indices[name] = PersistentMap.from([...buckets[i]].map(([v, keys]) => [v, PersistentMap.from(keys.map((k) => [k, true] as const))] as const));
+    });
+    return new StoreSnapshot<T>(PersistentMap.from(byKey), this.#indexers, Object.freeze(indices), this.keyFunc);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { PersistentMap } from './persistentMap.ts';
+import { PersistentMap, fnv1a as fnvOf } from './persistentMap.ts';
 
 type Op = { kind: 'set'; key: string; value: number } | { kind: 'delete'; key: string };
 
@@ -38,6 +38,26 @@ describe('PersistentMap', () => {
   it('should handle full hash collisions and partial ones', () => {
     fc.assert(fc.property(ops(fc.string({ maxLength: 3 })), (list) => check(() => 42, list)), { numRuns: 150 });
     fc.assert(fc.property(ops(fc.string({ maxLength: 3 })), (list) => check((k) => k.length * 33, list)), { numRuns: 150 });
+  });
+
+  it('should build from entries the map that successive sets give, which then changes like any other', () => {
+    const hashes: ((k: string) => number)[] = [fnvOf, () => 42, (k) => k.length * 33];
+    const keys = fc.string({ maxLength: 3 });
+    fc.assert(fc.property(fc.array(fc.tuple(keys, fc.integer()), { maxLength: 200 }), ops(keys), (entries, list) => {
+      for (const hash of hashes) {
+        let built = PersistentMap.from(entries, hash);
+        let grown = entries.reduce((m, [k, v]) => m.set(k, v), PersistentMap.empty<number>(hash));
+        expect(built.size).toBe(grown.size);
+        expect([...built]).toEqual([...grown]); // same entries in the same trie order: the same shape
+        for (const op of list) {
+          built = op.kind === 'set' ? built.set(op.key, op.value) : built.delete(op.key);
+          grown = op.kind === 'set' ? grown.set(op.key, op.value) : grown.delete(op.key);
+          expect([...built]).toEqual([...grown]);
+        }
+      }
+    }), { numRuns: 150 });
+    expect(PersistentMap.from([['a', 1], ['b', 2], ['a', 3]]).get('a')).toBe(3); // later entries win
+    expect(PersistentMap.from([]).size).toBe(0);
   });
 
   it('should return the same map when nothing changes', () => {

@@ -128,6 +128,32 @@ function deleteIn<V>(node: Node<V> | undefined, hash: number, key: string, depth
   return { node: branch(node.bitmap, children), delta: -1 };
 }
 
+/** An entry being placed by `build`, with its hash. */
+interface Placed<V> { hash: number; key: string; value: V }
+
+/**
+ * The subtree holding `entries` (distinct keys, at least one) below `depth`, built bottom-up in one
+ * pass: the same shape successive `setIn`s give (a leaf as shallow as its hash allows, one-child
+ * branches down to where two hashes part, a collision node for equal hashes), with no node copied.
+ */
+function build<V>(entries: readonly Placed<V>[], depth: number): Node<V> {
+  if (entries.length === 1) return leaf(entries[0].hash, entries[0].key, entries[0].value);
+  const first = entries[0].hash;
+  if (depth >= MAX_DEPTH || entries.every((e) => e.hash === first)) {
+    return { kind: 1, hash: first, entries: entries.map((e) => [e.key, e.value] as const) };
+  }
+  const buckets: Placed<V>[][] = [];
+  let bitmap = 0;
+  for (const e of entries) {
+    const f = frag(e.hash, depth);
+    bitmap |= 1 << f;
+    (buckets[f] ??= []).push(e);
+  }
+  const children: Node<V>[] = [];
+  for (let f = 0; f < WIDTH; f++) if (buckets[f] !== undefined) children.push(build(buckets[f], depth + 1));
+  return branch(bitmap, children);
+}
+
 function* walk<V>(node: Node<V> | undefined): Generator<readonly [string, V]> {
   if (node === undefined) return;
   if (node.kind === 0) yield [node.key, node.value];
@@ -157,11 +183,17 @@ export class PersistentMap<V> implements Iterable<readonly [string, V]> {
     return new PersistentMap<V>(undefined, 0, hash);
   }
 
-  /** Builds a map from entries (later entries win). */
+  /**
+   * Builds a map from entries (later entries win) in one pass, several times faster than as many
+   * `set`s: no path is copied on the way. The result is the map those `set`s would give.
+   */
   static from<V>(entries: Iterable<readonly [string, V]>, hash: HashFunc = fnv1a): PersistentMap<V> {
-    let map = PersistentMap.empty<V>(hash);
-    for (const [k, v] of entries) map = map.set(k, v);
-    return map;
+    const byKey = new Map<string, V>();
+    for (const [k, v] of entries) byKey.set(k, v);
+    if (byKey.size === 0) return PersistentMap.empty<V>(hash);
+    const placed: Placed<V>[] = [];
+    for (const [key, value] of byKey) placed.push({ hash: hash(key), key, value });
+    return new PersistentMap<V>(build(placed, 0), byKey.size, hash);
   }
 
   /** The value under `key`. */
