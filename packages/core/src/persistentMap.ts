@@ -149,8 +149,10 @@ function build<V>(entries: readonly Placed<V>[], depth: number): Node<V> {
     bitmap |= 1 << f;
     (buckets[f] ??= []).push(e);
   }
-  const children: Node<V>[] = [];
-  for (let f = 0; f < WIDTH; f++) if (buckets[f] !== undefined) children.push(build(buckets[f], depth + 1));
+  // Exactly as long as it needs to be (an array grown by `push` keeps spare room for more).
+  const children = new Array<Node<V>>(popcount(bitmap));
+  let i = 0;
+  for (let f = 0; f < WIDTH; f++) if (buckets[f] !== undefined) children[i++] = build(buckets[f], depth + 1);
   return branch(bitmap, children);
 }
 
