@@ -172,22 +172,18 @@ const uidChanged = (a: KubeObject, b: KubeObject): boolean => uidOf(a) !== undef
 
 function upsert<T extends KubeObject>(store: StoreSnapshot<T>, { key, obj, stored: old }: Prepared<T>, errors: Error[]): { store: StoreSnapshot<T>; deltas: Delta<T>[] } {
   if (old !== undefined && !uidChanged(old, obj) && rvOf(old) !== undefined && rvOf(old) === rvOf(obj)) return { store, deltas: [] };
-  const pending: Pending<T>[] = [];
-  let next = store;
-  if (old !== undefined && uidChanged(old, obj)) {
-    next = next.delete(key);
-    pending.push({ type: 'Deleted', key, object: old });
-  }
+  // The hot path of a busy watch: each delta is made once, with the final snapshot.
+  const recreated = old !== undefined && uidChanged(old, obj);
+  let next = recreated ? store.delete(key) : store;
   try {
     next = next === store ? next.setKnown(key, obj, old) : next.set(key, obj);
   } catch (err) {
     errors.push(err as IndexerError);
     // The old incarnation is gone on the server even if the new one cannot be indexed.
-    return { store: next, deltas: withStore(pending, next) };
+    return { store: next, deltas: recreated ? [{ type: 'Deleted', key, object: old, store: next }] : [] };
   }
-  const sameIncarnation = old !== undefined && !uidChanged(old, obj);
-  pending.push(sameIncarnation ? { type: 'Updated', key, object: obj, oldObject: old } : { type: 'Added', key, object: obj });
-  return { store: next, deltas: withStore(pending, next) };
+  if (recreated) return { store: next, deltas: [{ type: 'Deleted', key, object: old, store: next }, { type: 'Added', key, object: obj, store: next }] };
+  return { store: next, deltas: [old !== undefined ? { type: 'Updated', key, object: obj, oldObject: old, store: next } : { type: 'Added', key, object: obj, store: next }] };
 }
 
 function remove<T extends KubeObject>(store: StoreSnapshot<T>, { key, obj, stored }: Prepared<T>): { store: StoreSnapshot<T>; deltas: Delta<T>[] } {

@@ -15,6 +15,9 @@ import {
 import { INITIAL_EVENTS_END_ANNOTATION } from './types.ts';
 import type { KubeObject, ListerWatcher, ReflectorEvent, ReflectorStatus, Status, WatchOptions } from './types.ts';
 
+/** The action of most steps: nothing new to start (one shared instance: the watch's hot path). */
+const CONTINUE: ReflectorAction = Object.freeze({ kind: 'continue' });
+
 /** The pure transition function of the reflector. */
 export function step<T extends KubeObject>(model: ReflectorModel<T>, input: ReflectorInput<T>, ctx: StepContext): StepResult<T> {
   const { state } = model;
@@ -60,12 +63,12 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
     case 'start':
       return startList(model, ctx.options.initialListResourceVersion === undefined);
     case 'waited': {
-      if (state.phase !== 'backingOff') return { model, outputs, action: { kind: 'continue' } };
+      if (state.phase !== 'backingOff') return { model, outputs, action: CONTINUE };
       if (state.resume === 'watch' && state.rv !== undefined) return startWatch(model, state.rv);
       return startList(model, state.consistent || ctx.options.initialListResourceVersion === undefined);
     }
     case 'page': {
-      if (state.phase !== 'listing') return { model, outputs, action: { kind: 'continue' } };
+      if (state.phase !== 'listing') return { model, outputs, action: CONTINUE };
       const page = input.page;
       const listRv = state.listRv ?? page?.metadata?.resourceVersion;
       if (!page || !Array.isArray(page.items) || !listRv) {
@@ -84,15 +87,15 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
       const event = input.event;
       if (state.phase === 'streaming') {
         // The accumulator belongs to this streaming state alone; appending avoids O(n²) copies.
-        if (event.type === 'ADDED') { state.items.push(event.object); return { model, outputs, action: { kind: 'continue' } }; }
+        if (event.type === 'ADDED') { state.items.push(event.object); return { model, outputs, action: CONTINUE }; }
         if (event.type === 'BOOKMARK' && event.object?.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
           const rv = event.object.metadata.resourceVersion;
           if (!rv) return fail(model, new InvalidObjectError('initial-events-end bookmark has no resourceVersion', event), 'list', true);
           const result = replace(model, state.items, rv);
-          return { ...result, action: { kind: 'continue' } }; // the same stream carries on with live events
+          return { ...result, action: CONTINUE }; // the same stream carries on with live events
         }
       }
-      if (state.phase !== 'watching' && state.phase !== 'streaming') return { model, outputs, action: { kind: 'continue' } };
+      if (state.phase !== 'watching' && state.phase !== 'streaming') return { model, outputs, action: CONTINUE };
       // The hot path of a busy watch: one new state and one new model per event.
       const known = event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK';
       const rv = known ? event.object?.metadata?.resourceVersion : undefined;
@@ -102,11 +105,11 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
       switch (event.type) {
         case 'ADDED': case 'MODIFIED': case 'DELETED':
           outputs.push({ type: event.type === 'ADDED' ? 'added' : event.type === 'MODIFIED' ? 'modified' : 'deleted', object: event.object });
-          return { model: next, outputs, action: { kind: 'continue' } };
+          return { model: next, outputs, action: CONTINUE };
         case 'BOOKMARK': {
-          if (!rv) return { model: setStatus(next, { lastError: new InvalidObjectError('bookmark without resourceVersion', event) }), outputs, action: { kind: 'continue' } };
+          if (!rv) return { model: setStatus(next, { lastError: new InvalidObjectError('bookmark without resourceVersion', event) }), outputs, action: CONTINUE };
           outputs.push({ type: 'bookmark', resourceVersion: rv });
-          return { model: setStatus(next, { lastSyncResourceVersion: rv }), outputs, action: { kind: 'continue' } };
+          return { model: setStatus(next, { lastSyncResourceVersion: rv }), outputs, action: CONTINUE };
         }
         case 'ERROR': {
           const status = event.object as Status;
@@ -114,12 +117,12 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
           return onError(model, error);
         }
         default:
-          return { model: setStatus(next, { lastError: new UnknownWatchEventError((event as { type?: unknown }).type) }), outputs, action: { kind: 'continue' } };
+          return { model: setStatus(next, { lastError: new UnknownWatchEventError((event as { type?: unknown }).type) }), outputs, action: CONTINUE };
       }
     }
     case 'closed': {
       if (state.phase === 'streaming') return fail(model, new WatchClosedError(1), 'list', true);
-      if (state.phase !== 'watching') return { model, outputs, action: { kind: 'continue' } };
+      if (state.phase !== 'watching') return { model, outputs, action: CONTINUE };
       const empty = state.events === 0 && ctx.now - state.startedAt < 1000;
       const emptyWatches = empty ? model.emptyWatches + 1 : 0;
       if (emptyWatches >= ctx.options.maxEmptyWatches) return fail({ ...model, emptyWatches: 0 }, new WatchClosedError(emptyWatches), 'list', true);
@@ -187,18 +190,26 @@ export function reflector<T extends KubeObject>(lw: ListerWatcher<T>, options: R
       });
     };
 
+    const advance = (input: ReflectorInput<T>, gen: number): void => {
+      if (gen !== generation || subscriber.closed) return; // from a stream we already left
+      const result = step(model, input, { options: resolved, now: scheduler.now(), random });
+      model = result.model;
+      for (const out of result.outputs) subscriber.next(out);
+      run(result.action);
+    };
+    // Inputs that arrive while one is being handled (a consumer reacting synchronously, a source
+    // answering at once) wait their turn; the common case, one at a time, goes straight through.
     const feed = (input: ReflectorInput<T>, gen: number): void => {
-      queue.push({ input, generation: gen });
-      if (draining) return;
+      if (draining) {
+        queue.push({ input, generation: gen });
+        return;
+      }
       draining = true;
       try {
+        advance(input, gen);
         while (queue.length > 0 && !subscriber.closed) {
           const next = queue.shift()!;
-          if (next.generation !== generation) continue; // from a stream we already left
-          const result = step(model, next.input, { options: resolved, now: scheduler.now(), random });
-          model = result.model;
-          for (const out of result.outputs) subscriber.next(out);
-          run(result.action);
+          advance(next.input, next.generation);
         }
       } finally {
         draining = false;
