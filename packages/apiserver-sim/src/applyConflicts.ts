@@ -8,7 +8,8 @@
  * one while another manager owns it; setting the same value shares the field, as on a real server.
  */
 import type { KubeObject } from '@rxinformer/core';
-import { isJsonObject, jsonEqual, listItemKey, METADATA_FIELDS, type ManagedFieldsEntry } from './managedFields.ts';
+import { childScope, itemKeyFields, listTypeAt, rootScope } from './listTypes.ts';
+import { isJsonObject, jsonEqual, METADATA_FIELDS, type ManagedFieldsEntry } from './managedFields.ts';
 import { ApiStatusError, failure } from './status.ts';
 
 /** One field another manager owns that an apply would change. */
@@ -28,27 +29,30 @@ export interface ApplyConflict {
 type Node = Record<string, unknown>;
 const isObject = isJsonObject;
 
-/** Walks the applied value beside the current one and one owner's FieldsV1 node. */
-function walk(applied: unknown, current: unknown, owned: Node, field: string, keys: string[], found: (field: string, keys: string[]) => void): void {
+/** Walks the applied value beside the current one and one owner's FieldsV1 node, at `scope` (see `listTypes.ts`). */
+function walk(applied: unknown, current: unknown, owned: Node, scope: string | undefined, field: string, keys: string[], found: (field: string, keys: string[]) => void): void {
   if (isObject(applied)) {
     for (const [k, v] of Object.entries(applied)) {
       const child = owned[`f:${k}`];
-      if (isObject(child)) walk(v, isObject(current) ? current[k] : undefined, child, `${field}.${k}`, [...keys, `f:${k}`], found);
+      if (isObject(child)) walk(v, isObject(current) ? current[k] : undefined, child, childScope(scope, k), `${field}.${k}`, [...keys, `f:${k}`], found);
     }
     return;
   }
-  if (Array.isArray(applied)) {
+  if (Array.isArray(applied) && listTypeAt(scope)?.type !== 'atomic') {
     for (const item of applied) {
       if (!isObject(item)) continue; // sets of scalars merge: never a conflict
-      const key = listItemKey(item);
-      const child = key === undefined ? undefined : owned[`k:${key}`];
+      const key = itemKeyFields(item, scope);
+      const fk = key === undefined ? undefined : `k:${JSON.stringify(key)}`;
+      const child = fk === undefined ? undefined : owned[fk];
       if (!isObject(child)) continue;
-      const [name, value] = Object.entries(JSON.parse(key!) as Record<string, unknown>)[0];
-      const match = Array.isArray(current) ? current.find((c) => isObject(c) && jsonEqual(c[name], value)) : undefined;
-      walk(item, match, child, `${field}[${name}=${JSON.stringify(value)}]`, [...keys, `k:${key}`], found);
+      const entries = Object.entries(key!);
+      const match = Array.isArray(current) ? current.find((c) => isObject(c) && entries.every(([n, v]) => jsonEqual(c[n], v))) : undefined;
+      const selector = entries.map(([n, v]) => `${n}=${JSON.stringify(v)}`).join(',');
+      walk(item, match, child, scope, `${field}[${selector}]`, [...keys, fk!], found);
     }
     return;
   }
+  // a leaf, or an atomic list: owned whole
   if (!jsonEqual(applied, current)) found(field, keys);
 }
 
@@ -68,13 +72,15 @@ export function findApplyConflicts(current: KubeObject, applied: KubeObject, man
   const out: ApplyConflict[] = [];
   const a = applied as unknown as Record<string, unknown>;
   const c = current as unknown as Record<string, unknown>;
+  const root = rootScope(current);
+  const metaScope = childScope(root, 'metadata');
   for (const entry of (current.metadata?.managedFields ?? []) as ManagedFieldsEntry[]) {
     if (entry.manager === manager || !isObject(entry.fieldsV1)) continue;
     const found = (field: string, keys: string[]) =>
       out.push({ manager: entry.manager, operation: entry.operation, apiVersion: entry.apiVersion, ...(entry.subresource ? { subresource: entry.subresource } : {}), field, keys });
     if (subresource === 'status') {
       const owned = entry.fieldsV1['f:status'];
-      if (a.status !== undefined && isObject(owned)) walk(a.status, c.status, owned, '.status', ['f:status'], found);
+      if (a.status !== undefined && isObject(owned)) walk(a.status, c.status, owned, childScope(root, 'status'), '.status', ['f:status'], found);
       continue;
     }
     const ownedMeta = entry.fieldsV1['f:metadata'];
@@ -83,14 +89,14 @@ export function findApplyConflicts(current: KubeObject, applied: KubeObject, man
       for (const f of METADATA_FIELDS) {
         const owned = ownedMeta[`f:${f}`];
         if (appliedMeta[f] !== undefined && isObject(owned)) {
-          walk(appliedMeta[f], (current.metadata as Record<string, unknown>)[f], owned, `.metadata.${f}`, ['f:metadata', `f:${f}`], found);
+          walk(appliedMeta[f], (current.metadata as Record<string, unknown>)[f], owned, childScope(metaScope, f), `.metadata.${f}`, ['f:metadata', `f:${f}`], found);
         }
       }
     }
     for (const [k, v] of Object.entries(a)) {
       if (k === 'metadata' || k === 'status' || k === 'apiVersion' || k === 'kind') continue;
       const owned = entry.fieldsV1[`f:${k}`];
-      if (isObject(owned)) walk(v, c[k], owned, `.${k}`, [`f:${k}`], found);
+      if (isObject(owned)) walk(v, c[k], owned, childScope(root, k), `.${k}`, [`f:${k}`], found);
     }
   }
   return out;

@@ -6,11 +6,11 @@
  * the new configuration's fields).
  */
 import type { KubeObject } from '@rxinformer/core';
+import { childScope, rootScope } from './listTypes.ts';
 import { fieldsItemKey, fieldsOf, isJsonObject, type ManagedFieldsEntry } from './managedFields.ts';
 
 type Node = Record<string, unknown>;
 const isObject = isJsonObject as (v: unknown) => v is Node;
-const itemKey = fieldsItemKey;
 
 /**
  * What to remove under one path: `'all'` removes the path with everything under it; otherwise the
@@ -51,20 +51,22 @@ export function removedFields(previous: Node, next: Node | undefined, others: re
 const isEmpty = (v: unknown): boolean => (Array.isArray(v) ? v.length === 0 : isObject(v) && Object.keys(v).length === 0);
 
 /**
- * `value` without the paths of `removals`, copied where it changes (the input is not mutated).
+ * `value` without the paths of `removals`, copied where it changes (the input is not mutated). List
+ * items are matched by their FieldsV1 keys at `scope` (see `listTypes.ts`; undefined for a value of
+ * a kind the list tables do not describe).
  *
  * @example
  * withoutFields({ data: { a: '1', b: '2' } }, { 'f:data': { dropIfEmpty: false, children: { 'f:b': 'all' } } });
  * // { data: { a: '1' } }
  */
-export function withoutFields(value: unknown, removals: Removals): unknown {
+export function withoutFields(value: unknown, removals: Removals, scope?: string): unknown {
   if (Array.isArray(value)) {
     const out: unknown[] = [];
     for (const item of value) {
-      const key = itemKey(item);
+      const key = fieldsItemKey(item, scope);
       const r = key === undefined ? undefined : removals[key];
       if (r === 'all') continue;
-      out.push(r === undefined ? item : withoutFields(item, r.children));
+      out.push(r === undefined ? item : withoutFields(item, r.children, scope));
     }
     return out;
   }
@@ -77,7 +79,7 @@ export function withoutFields(value: unknown, removals: Removals): unknown {
       delete out[name];
       continue;
     }
-    const v = withoutFields(out[name], r.children);
+    const v = withoutFields(out[name], r.children, childScope(scope, name));
     if (r.dropIfEmpty && isEmpty(v)) delete out[name];
     else out[name] = v;
   }
@@ -99,5 +101,5 @@ export function pruneDroppedFields(merged: KubeObject, entries: readonly Managed
   if (!mine || !isObject(mine.fieldsV1)) return merged;
   const others = entries.filter((e) => e !== mine && isObject(e.fieldsV1)).map((e) => e.fieldsV1);
   const removals = removedFields(mine.fieldsV1, fieldsOf(applied, subresource), others);
-  return Object.keys(removals).length === 0 ? merged : (withoutFields(merged, removals) as KubeObject);
+  return Object.keys(removals).length === 0 ? merged : (withoutFields(merged, removals, rootScope(merged)) as KubeObject);
 }

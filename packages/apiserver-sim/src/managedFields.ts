@@ -3,6 +3,7 @@
  * operation, with a FieldsV1 description of the fields that manager set.
  */
 import type { KubeObject } from '@rxinformer/core';
+import { childScope, itemKeyFields, listTypeAt, rootScope } from './listTypes.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -21,45 +22,50 @@ export interface ManagedFieldsEntry {
 /** The metadata fields a manager can own. */
 export const METADATA_FIELDS = ['labels', 'annotations', 'finalizers', 'ownerReferences'];
 
-/** The merge key of a list item (`{"name":"web"}`), or undefined when it has none of the usual key fields. */
-export function listItemKey(item: Record<string, unknown>): string | undefined {
-  const keyField = ['name', 'containerPort', 'mountPath', 'uid', 'type'].find((k) => k in item);
-  return keyField === undefined ? undefined : JSON.stringify({ [keyField]: item[keyField] });
-}
-
 /**
- * The FieldsV1 description of one value: `f:` keys for object fields, `k:` for keyed list items
- * (with their `.` marker), `v:` for scalar list items, `{}` for a leaf.
+ * The FieldsV1 description of one value at `scope` (see `listTypes.ts`; undefined for a value of a
+ * kind the list tables do not describe): `f:` keys for object fields, `k:` for keyed list items
+ * (with their `.` marker), `v:` for the items of a set or scalar list, `{}` for a leaf or an atomic
+ * list.
  *
  * @example
  * fieldsOfValue({ a: '1', env: [{ name: 'X' }] }); // { 'f:a': {}, 'f:env': { 'k:{"name":"X"}': { '.': {}, 'f:name': {} } } }
+ * fieldsOfValue([{ key: 'k', operator: 'Exists' }], 'Pod.spec.tolerations'); // {}
  */
-export function fieldsOfValue(value: unknown): Record<string, unknown> {
-  return describe(value as Json);
+export function fieldsOfValue(value: unknown, scope?: string): Record<string, unknown> {
+  return describe(value as Json, scope);
 }
 
 /** A JSON object (not null, not an array): a FieldsV1 node or a map of an object. */
 export const isJsonObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** The FieldsV1 key of a list item: `k:{"name":"web"}` for keyed items, `v:"x"` for scalars, undefined for an object without a merge key. */
-export function fieldsItemKey(item: unknown): string | undefined {
+/**
+ * The FieldsV1 key of an item of the list at `scope`: `k:{"containerPort":80,"protocol":"TCP"}`
+ * for a keyed item (its list-map keys, see `itemKeyFields`), `v:"x"` for a scalar, undefined for an
+ * object without a key.
+ *
+ * @example
+ * fieldsItemKey({ uid: 'u1', name: 'rs' }, 'Pod.metadata.ownerReferences'); // 'k:{"uid":"u1"}'
+ */
+export function fieldsItemKey(item: unknown, scope?: string): string | undefined {
   if (!isJsonObject(item)) return `v:${JSON.stringify(item)}`;
-  const key = listItemKey(item);
-  return key === undefined ? undefined : `k:${key}`;
+  const key = itemKeyFields(item, scope);
+  return key === undefined ? undefined : `k:${JSON.stringify(key)}`;
 }
 
-function describe(value: Json): Record<string, unknown> {
+function describe(value: Json, scope: string | undefined): Record<string, unknown> {
   if (Array.isArray(value)) {
     const out: Record<string, unknown> = {};
+    if (listTypeAt(scope)?.type === 'atomic') return out;
     for (const item of value) {
-      const key = item === null ? undefined : fieldsItemKey(item);
-      if (key !== undefined) out[key] = isJsonObject(item) ? { '.': {}, ...describe(item) } : {};
+      const key = item === null ? undefined : fieldsItemKey(item, scope);
+      if (key !== undefined) out[key] = isJsonObject(item) ? { '.': {}, ...describe(item, scope) } : {};
     }
     return out;
   }
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[`f:${k}`] = describe(v);
+    for (const [k, v] of Object.entries(value)) out[`f:${k}`] = describe(v, childScope(scope, k));
     return out;
   }
   return {};
@@ -96,15 +102,17 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
  */
 export function fieldsOf(obj: KubeObject, subresource?: string): Record<string, unknown> {
   const o = obj as unknown as Record<string, Json>;
-  if (subresource === 'status') return o.status === undefined ? {} : { 'f:status': describe(o.status) };
+  const root = rootScope(obj);
+  if (subresource === 'status') return o.status === undefined ? {} : { 'f:status': describe(o.status, childScope(root, 'status')) };
   const out: Record<string, unknown> = {};
   const meta = (o.metadata ?? {}) as Record<string, Json>;
+  const metaScope = childScope(root, 'metadata');
   const m: Record<string, unknown> = {};
-  for (const f of METADATA_FIELDS) if (meta[f] !== undefined) m[`f:${f}`] = describe(meta[f]);
+  for (const f of METADATA_FIELDS) if (meta[f] !== undefined) m[`f:${f}`] = describe(meta[f], childScope(metaScope, f));
   if (Object.keys(m).length > 0) out['f:metadata'] = m;
   for (const [k, v] of Object.entries(o)) {
     if (k === 'metadata' || k === 'status' || k === 'apiVersion' || k === 'kind') continue;
-    out[`f:${k}`] = describe(v);
+    out[`f:${k}`] = describe(v, childScope(root, k));
   }
   return out;
 }

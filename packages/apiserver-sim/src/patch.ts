@@ -4,6 +4,7 @@
  * `$setElementOrder/`, `$retainKeys` and `$deleteFromPrimitiveList/` directives). Inputs are never
  * mutated; directives never reach the result.
  */
+import { patchMergeKeyAt, rootScope } from './listTypes.ts';
 
 /** A patch that is malformed (`BadRequest`, 400) or cannot apply to the document (`Invalid`, 422). */
 export class PatchError extends Error {
@@ -121,24 +122,21 @@ function mergePatch(target: Json, patch: Json): Json {
   return out;
 }
 
-/** The merge key of each list field that strategic merge patch merges by key. */
-export const MERGE_KEYS: Readonly<Record<string, string>> = {
-  containers: 'name', initContainers: 'name', ephemeralContainers: 'name', volumes: 'name', env: 'name',
-  imagePullSecrets: 'name', ports: 'containerPort', volumeMounts: 'mountPath', ownerReferences: 'uid',
-  conditions: 'type', hostAliases: 'ip', topologySpreadConstraints: 'topologyKey', tolerations: 'key',
-  finalizers: '', // a set of primitives: merged, duplicates removed
-};
-
 const SET_ORDER = '$setElementOrder/';
 const DELETE_PRIMITIVE = '$deleteFromPrimitiveList/';
 
-/** Applies a Kubernetes strategic merge patch, as `kubectl apply` sends it. */
+/**
+ * Applies a Kubernetes strategic merge patch, as `kubectl apply` sends it. Lists merge by their
+ * `patchMergeKey` (`PATCH_MERGE_KEYS`, looked up by the document's kind and the path to the list;
+ * a document of another kind is looked up by path alone), other lists are replaced.
+ */
 export function applyStrategicMergePatch<T>(doc: T, patch: unknown): T {
   if (!isObj(patch)) throw new PatchError('BadRequest', 'a strategic merge patch must be a JSON object');
-  return strategic(clone(doc) as Json, patch) as T;
+  return strategic(clone(doc) as Json, patch, rootScope(doc) ?? '') as T;
 }
 
-function strategic(target: Json, patch: Obj): Json {
+// `scope` is the target's place for the list tables (see `listTypes.ts`)
+function strategic(target: Json, patch: Obj, scope: string): Json {
   const directive = patch.$patch;
   if (directive === 'replace') return stripDirectives(patch);
   if (directive === 'delete') return null;
@@ -158,9 +156,11 @@ function strategic(target: Json, patch: Obj): Json {
       continue;
     }
     if (v === null) { delete out[k]; continue; }
-    if (Array.isArray(v) && k in MERGE_KEYS) out[k] = mergeList(Array.isArray(out[k]) ? out[k] as Json[] : [], v, MERGE_KEYS[k], patch[`${SET_ORDER}${k}`]);
+    const at = `${scope}.${k}`;
+    const mergeKey = Array.isArray(v) ? patchMergeKeyAt(at) : undefined;
+    if (Array.isArray(v) && mergeKey !== undefined) out[k] = mergeList(Array.isArray(out[k]) ? out[k] as Json[] : [], v, mergeKey, patch[`${SET_ORDER}${k}`], at);
     else if (isObj(v)) {
-      const merged = strategic(out[k] ?? null, v);
+      const merged = strategic(out[k] ?? null, v, at);
       if (merged === null) delete out[k];
       else out[k] = merged;
     } else out[k] = clone(v);
@@ -168,7 +168,7 @@ function strategic(target: Json, patch: Obj): Json {
   return out;
 }
 
-function mergeList(current: Json[], patch: Json[], key: string, order: Json | undefined): Json[] {
+function mergeList(current: Json[], patch: Json[], key: string, order: Json | undefined, scope: string): Json[] {
   if (patch.some((p) => isObj(p) && p.$patch === 'replace')) return patch.filter((p) => !(isObj(p) && p.$patch === 'replace')).map(stripDirectives);
   let out: Json[];
   if (key === '') {
@@ -180,7 +180,7 @@ function mergeList(current: Json[], patch: Json[], key: string, order: Json | un
       if (!isObj(p) || !(key in p)) throw new PatchError('Invalid', `list item needs its merge key "${key}"`);
       const i = out.findIndex((x) => isObj(x) && JSON.stringify(x[key]) === JSON.stringify(p[key]));
       if (p.$patch === 'delete') { if (i >= 0) out.splice(i, 1); continue; }
-      if (i >= 0) out[i] = strategic(out[i], p);
+      if (i >= 0) out[i] = strategic(out[i], p, scope);
       else out.push(stripDirectives(p));
     }
   }

@@ -9,11 +9,11 @@
  * objects), so a status update or an annotation bump costs about the size of its change.
  */
 import type { KubeObject } from '@rxinformer/core';
+import { childScope, listTypeAt, rootScope } from './listTypes.ts';
 import { fieldsItemKey, fieldsOfValue, isJsonObject, jsonEqual, METADATA_FIELDS, type ManagedFieldsEntry } from './managedFields.ts';
 
 type Node = Record<string, unknown>;
 const isObject = isJsonObject as (v: unknown) => v is Node;
-const itemKey = fieldsItemKey;
 const isEmpty = (n: Node): boolean => Object.keys(n).length === 0;
 
 /** What a write changed, as FieldsV1 trees: fields added or changed, and fields removed (`{}`: the whole subtree). */
@@ -22,11 +22,12 @@ export interface FieldChanges {
   removed: Node;
 }
 
-function diffField(a: unknown, b: unknown, key: string, d: FieldChanges): void {
+// `scope` is the values' place for the list tables (see `listTypes.ts`)
+function diffField(a: unknown, b: unknown, key: string, d: FieldChanges, scope: string | undefined): void {
   if (a === b) return;
-  if (a === undefined) d.changed[key] = fieldsOfValue(b);
+  if (a === undefined) d.changed[key] = fieldsOfValue(b, scope);
   else if (b === undefined) d.removed[key] = {};
-  else if (!jsonEqual(a, b)) diffValues(a, b, key, d);
+  else if (!jsonEqual(a, b)) diffValues(a, b, key, d, scope);
 }
 
 function nest(key: string, sub: FieldChanges, d: FieldChanges): void {
@@ -34,15 +35,17 @@ function nest(key: string, sub: FieldChanges, d: FieldChanges): void {
   if (!isEmpty(sub.removed)) d.removed[key] = sub.removed;
 }
 
-function diffValues(a: unknown, b: unknown, key: string, d: FieldChanges): void {
+function diffValues(a: unknown, b: unknown, key: string, d: FieldChanges, scope: string | undefined): void {
   if (isObject(a) && isObject(b)) {
     const sub: FieldChanges = { changed: {}, removed: {} };
-    for (const k in b) diffField(a[k], b[k], `f:${k}`, sub);
+    for (const k in b) diffField(a[k], b[k], `f:${k}`, sub, childScope(scope, k));
     for (const k in a) if (a[k] !== undefined && b[k] === undefined) sub.removed[`f:${k}`] = {};
     nest(key, sub, d);
     return;
   }
-  if (Array.isArray(a) && Array.isArray(b) && a.every((i) => itemKey(i) !== undefined) && b.every((i) => itemKey(i) !== undefined)) {
+  const itemKey = (item: unknown) => fieldsItemKey(item, scope);
+  const keyed = (list: unknown[]) => list.every((i) => itemKey(i) !== undefined);
+  if (Array.isArray(a) && Array.isArray(b) && listTypeAt(scope)?.type !== 'atomic' && keyed(a) && keyed(b)) {
     const sub: FieldChanges = { changed: {}, removed: {} };
     const before = new Map(a.map((i) => [itemKey(i)!, i]));
     const after = new Set<string>();
@@ -50,8 +53,8 @@ function diffValues(a: unknown, b: unknown, key: string, d: FieldChanges): void 
       const k = itemKey(item)!;
       after.add(k);
       const prev = before.get(k);
-      if (prev === undefined) sub.changed[k] = fieldsOfValue([item])[k] ?? {};
-      else if (isObject(prev) && !jsonEqual(prev, item)) diffValues(prev, item, k, sub);
+      if (prev === undefined) sub.changed[k] = fieldsOfValue([item], scope)[k] ?? {};
+      else if (isObject(prev) && !jsonEqual(prev, item)) diffValues(prev, item, k, sub, scope);
     }
     for (const k of before.keys()) if (!after.has(k)) sub.removed[k] = {};
     nest(key, sub, d);
@@ -59,7 +62,7 @@ function diffValues(a: unknown, b: unknown, key: string, d: FieldChanges): void 
   }
   // replaced by a value of another shape (or an atomic list): the new value is owned whole
   if (typeof a === 'object') d.removed[key] = {};
-  d.changed[key] = fieldsOfValue(b);
+  d.changed[key] = fieldsOfValue(b, scope);
 }
 
 /**
@@ -74,17 +77,19 @@ export function changedFields(before: KubeObject, after: KubeObject, subresource
   const d: FieldChanges = { changed: {}, removed: {} };
   const a = before as unknown as Node;
   const b = after as unknown as Node;
+  const root = rootScope(after);
   if (subresource === 'status') {
-    diffField(a.status, b.status, 'f:status', d);
+    diffField(a.status, b.status, 'f:status', d, childScope(root, 'status'));
     return d;
   }
   const meta: FieldChanges = { changed: {}, removed: {} };
   const am = (a.metadata ?? {}) as Node;
   const bm = (b.metadata ?? {}) as Node;
-  for (const f of METADATA_FIELDS) diffField(am[f], bm[f], `f:${f}`, meta);
+  const metaScope = childScope(root, 'metadata');
+  for (const f of METADATA_FIELDS) diffField(am[f], bm[f], `f:${f}`, meta, childScope(metaScope, f));
   nest('f:metadata', meta, d);
   const skip = (k: string) => k === 'metadata' || k === 'status' || k === 'apiVersion' || k === 'kind';
-  for (const k in b) if (!skip(k)) diffField(a[k], b[k], `f:${k}`, d);
+  for (const k in b) if (!skip(k)) diffField(a[k], b[k], `f:${k}`, d, childScope(root, k));
   for (const k in a) if (!skip(k) && a[k] !== undefined && b[k] === undefined) d.removed[`f:${k}`] = {};
   return d;
 }
