@@ -41,8 +41,8 @@ export type { ChurnHandle, ChurnMix, ChurnTarget, LoadCounters, LoadGeneratorOpt
 export { realisticPod } from './realisticPod.ts';
 
 // pure protocol modules
-export { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError } from './patch.ts';
-export { LIST_TYPES, PATCH_MERGE_KEYS, listTypeAt, patchMergeKeyAt } from './listTypes.ts';
+export { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, mergeAppliedConfiguration, PatchError } from './patch.ts';
+export { LIST_TYPES, PATCH_MERGE_KEYS, listTypeAt, patchMergeKeyAt, mergeKeysAt } from './listTypes.ts';
 export type { ListType } from './listTypes.ts';
 export type { JsonPatchOp } from './patch.ts';
 export { parseFieldSelector, matchesFields, fieldsForResource, fieldValue, FieldSelectorError } from './fieldSelector.ts';

@@ -4,7 +4,7 @@ import { applyConflictError, findApplyConflicts } from './applyConflicts.ts';
 import { pruneDroppedFields } from './applyPrune.ts';
 import { listTypeAt, patchMergeKeyAt, rootScope } from './listTypes.ts';
 import { fieldsOf, withManagedFields } from './managedFields.ts';
-import { applyStrategicMergePatch } from './patch.ts';
+import { applyStrategicMergePatch, mergeAppliedConfiguration } from './patch.ts';
 import { changedFields } from './updateOwnership.ts';
 
 const T = '2025-01-01T00:00:00Z';
@@ -133,7 +133,7 @@ describe('apply conflicts, pruning and update ownership with the list types', ()
   it('should name a keyed port field as the API server prints it', () => {
     const current = owned(pod(), 'ci');
     const applied = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-0' }, spec: { containers: [{ name: 'web', ports: [{ containerPort: 8080, protocol: 'UDP', name: 'metrics' }] }] } } as KubeObject;
-    const current2 = owned({ ...pod(), spec: { ...(pod().spec as object), containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 8080, protocol: 'TCP', name: 'http' }, { containerPort: 8080, protocol: 'UDP', name: 'dns' }] }] } } as KubeObject, 'ci');
+    const current2 = owned({ ...pod(), spec: { ...(pod() as unknown as { spec: object }).spec, containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 8080, protocol: 'TCP', name: 'http' }, { containerPort: 8080, protocol: 'UDP', name: 'dns' }] }] } } as KubeObject, 'ci');
     expect(findApplyConflicts(current, applied, 'other')).toEqual([]); // the UDP port has no name yet: adding one is no conflict
     const conflicts = findApplyConflicts(current2, applied, 'other');
     expect(conflicts.map((c) => c.field)).toEqual(['.spec.containers[name="web"].ports[containerPort=8080,protocol="UDP"].name']);
@@ -156,14 +156,14 @@ describe('apply conflicts, pruning and update ownership with the list types', ()
   it('should prune a dropped mount by its path, keeping the other mount of the same volume', () => {
     const current = owned(pod(), 'ci');
     const applied = pod();
-    (applied.spec as { containers: { volumeMounts: unknown[] }[] }).containers[0].volumeMounts.pop();
+    (applied as unknown as { spec: { containers: { volumeMounts: unknown[] }[] } }).spec.containers[0].volumeMounts.pop();
     const pruned = pruneDroppedFields(current, current.metadata!.managedFields as never, applied, 'ci') as { spec: { containers: { volumeMounts: unknown[] }[] } };
     expect(pruned.spec.containers[0].volumeMounts).toEqual([{ name: 'data', mountPath: '/data', readOnly: false }]);
   });
 
   it('should give an update the one mount it changed, and an atomic list whole', () => {
     const before = pod();
-    const after = { ...pod({ cachePath: '/tmp/cache' }), spec: { ...(pod({ cachePath: '/tmp/cache' }).spec as object), tolerations: [] } } as KubeObject;
+    const after = { ...pod({ cachePath: '/tmp/cache' }), spec: { ...(pod({ cachePath: '/tmp/cache' }) as unknown as { spec: object }).spec, tolerations: [] } } as KubeObject;
     const { changed, removed } = changedFields(before, after);
     expect(changed).toEqual({
       'f:spec': {
@@ -183,5 +183,13 @@ describe('strategic merge patch with the list types', () => {
     const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ name: 'http', port: 80, protocol: 'TCP' }] } };
     const merged = applyStrategicMergePatch(svc, { spec: { ports: [{ port: 80, targetPort: 8080 }, { name: 'https', port: 443 }] } });
     expect(merged.spec.ports).toEqual([{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }, { name: 'https', port: 443 }]);
+  });
+
+  it('should merge an applied configuration by the list-map keys: a TCP and a UDP port of one number stay two items', () => {
+    const applied = { spec: { containers: [{ name: 'web', ports: [{ containerPort: 8080, protocol: 'TCP', name: 'web' }, { containerPort: 8080, protocol: 'UDP', name: 'udp' }] }] } };
+    const merged = mergeAppliedConfiguration(pod(), applied) as unknown as { spec: { containers: { ports: unknown[] }[] } };
+    expect(merged.spec.containers[0].ports).toEqual([{ containerPort: 8080, protocol: 'TCP', name: 'web' }, { containerPort: 8080, protocol: 'UDP', name: 'udp' }]);
+    const patched = applyStrategicMergePatch(pod(), applied) as unknown as { spec: { containers: { ports: unknown[] }[] } };
+    expect(patched.spec.containers[0].ports).toEqual([{ containerPort: 8080, protocol: 'UDP', name: 'udp' }, { containerPort: 8080, protocol: 'UDP' }]); // by containerPort alone, as a real strategic merge patch
   });
 });

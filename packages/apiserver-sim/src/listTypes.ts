@@ -185,6 +185,24 @@ export function patchMergeKeyAt(scope: string): string | undefined {
 }
 
 /**
+ * The fields by which a merge matches the items of the list at `scope` (`[]`: a set of
+ * primitives), undefined when the list is replaced whole. A strategic merge patch (`'patch'`)
+ * matches by the `patchMergeKey`; a server-side apply (`'apply'`) by the list-map keys, falling back
+ * to the `patchMergeKey` for a list the list types leave out.
+ *
+ * @example
+ * mergeKeysAt('Pod.spec.containers.ports', 'patch'); // ['containerPort']
+ * mergeKeysAt('Pod.spec.containers.ports', 'apply'); // ['containerPort', 'protocol']
+ * mergeKeysAt('Pod.spec.tolerations', 'apply'); // undefined
+ */
+export function mergeKeysAt(scope: string, merge: 'apply' | 'patch'): readonly string[] | undefined {
+  const lt = merge === 'apply' ? listTypeAt(scope) : undefined;
+  if (lt !== undefined) return lt.type === 'map' ? lt.keys : lt.type === 'set' ? [] : undefined;
+  const key = patchMergeKeyAt(scope);
+  return key === undefined ? undefined : key === '' ? [] : [key];
+}
+
+/**
  * The key of a list item of a list the tables do not describe: the first of the usual key fields
  * it has (`{ name: 'web' }`), undefined when it has none.
  */

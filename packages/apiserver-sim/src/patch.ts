@@ -4,7 +4,7 @@
  * `$setElementOrder/`, `$retainKeys` and `$deleteFromPrimitiveList/` directives). Inputs are never
  * mutated; directives never reach the result.
  */
-import { patchMergeKeyAt, rootScope } from './listTypes.ts';
+import { mergeKeysAt, rootScope } from './listTypes.ts';
 
 /** A patch that is malformed (`BadRequest`, 400) or cannot apply to the document (`Invalid`, 422). */
 export class PatchError extends Error {
@@ -132,11 +132,25 @@ const DELETE_PRIMITIVE = '$deleteFromPrimitiveList/';
  */
 export function applyStrategicMergePatch<T>(doc: T, patch: unknown): T {
   if (!isObj(patch)) throw new PatchError('BadRequest', 'a strategic merge patch must be a JSON object');
-  return strategic(clone(doc) as Json, patch, rootScope(doc) ?? '') as T;
+  return strategic(clone(doc) as Json, patch, rootScope(doc) ?? '', 'patch') as T;
 }
 
-// `scope` is the target's place for the list tables (see `listTypes.ts`)
-function strategic(target: Json, patch: Obj, scope: string): Json {
+/**
+ * Merges a server-side applied configuration into `doc` as a strategic merge patch whose lists
+ * match items by their list-map keys (`LIST_TYPES`: container ports by `containerPort` and
+ * `protocol`, so a TCP and a UDP port of one number stay two items), sets merge and atomic lists
+ * are replaced.
+ *
+ * @example
+ * const merged = mergeAppliedConfiguration(current, applied);
+ */
+export function mergeAppliedConfiguration<T>(doc: T, applied: unknown): T {
+  if (!isObj(applied)) throw new PatchError('BadRequest', 'an applied configuration must be a JSON object');
+  return strategic(clone(doc) as Json, applied, rootScope(doc) ?? '', 'apply') as T;
+}
+
+// `scope` is the target's place for the list tables (see `listTypes.ts`), `merge` which keys its lists merge by
+function strategic(target: Json, patch: Obj, scope: string, merge: 'apply' | 'patch'): Json {
   const directive = patch.$patch;
   if (directive === 'replace') return stripDirectives(patch);
   if (directive === 'delete') return null;
@@ -157,10 +171,10 @@ function strategic(target: Json, patch: Obj, scope: string): Json {
     }
     if (v === null) { delete out[k]; continue; }
     const at = `${scope}.${k}`;
-    const mergeKey = Array.isArray(v) ? patchMergeKeyAt(at) : undefined;
-    if (Array.isArray(v) && mergeKey !== undefined) out[k] = mergeList(Array.isArray(out[k]) ? out[k] as Json[] : [], v, mergeKey, patch[`${SET_ORDER}${k}`], at);
+    const keys = Array.isArray(v) ? mergeKeysAt(at, merge) : undefined;
+    if (Array.isArray(v) && keys !== undefined) out[k] = mergeList(Array.isArray(out[k]) ? out[k] as Json[] : [], v, keys, patch[`${SET_ORDER}${k}`], at, merge);
     else if (isObj(v)) {
-      const merged = strategic(out[k] ?? null, v, at);
+      const merged = strategic(out[k] ?? null, v, at, merge);
       if (merged === null) delete out[k];
       else out[k] = merged;
     } else out[k] = clone(v);
@@ -168,24 +182,25 @@ function strategic(target: Json, patch: Obj, scope: string): Json {
   return out;
 }
 
-function mergeList(current: Json[], patch: Json[], key: string, order: Json | undefined, scope: string): Json[] {
+function mergeList(current: Json[], patch: Json[], keys: readonly string[], order: Json | undefined, scope: string, merge: 'apply' | 'patch'): Json[] {
   if (patch.some((p) => isObj(p) && p.$patch === 'replace')) return patch.filter((p) => !(isObj(p) && p.$patch === 'replace')).map(stripDirectives);
-  let out: Json[];
-  if (key === '') {
-    out = [...current];
-    for (const p of patch) if (!out.some((x) => JSON.stringify(x) === JSON.stringify(p))) out.push(clone(p));
+  // the same item: equal scalars of a set, or objects with equal key fields
+  const same = (x: Json, y: Json): boolean =>
+    keys.length === 0 ? JSON.stringify(x) === JSON.stringify(y) : isObj(x) && isObj(y) && keys.every((k) => JSON.stringify(x[k]) === JSON.stringify(y[k]));
+  let out: Json[] = [...current];
+  if (keys.length === 0) {
+    for (const p of patch) if (!out.some((x) => same(x, p))) out.push(clone(p));
   } else {
-    out = [...current];
     for (const p of patch) {
-      if (!isObj(p) || !(key in p)) throw new PatchError('Invalid', `list item needs its merge key "${key}"`);
-      const i = out.findIndex((x) => isObj(x) && JSON.stringify(x[key]) === JSON.stringify(p[key]));
+      if (!isObj(p) || !keys.some((k) => k in p)) throw new PatchError('Invalid', `list item needs its merge key "${keys.join('", "')}"`);
+      const i = out.findIndex((x) => same(x, p));
       if (p.$patch === 'delete') { if (i >= 0) out.splice(i, 1); continue; }
-      if (i >= 0) out[i] = strategic(out[i], p, scope);
+      if (i >= 0) out[i] = strategic(out[i], p, scope, merge);
       else out.push(stripDirectives(p));
     }
   }
   if (Array.isArray(order)) {
-    const rank = (x: Json) => order.findIndex((o) => key === '' ? JSON.stringify(o) === JSON.stringify(x) : isObj(o) && isObj(x) && JSON.stringify(o[key]) === JSON.stringify(x[key]));
+    const rank = (x: Json) => order.findIndex((o) => same(o, x));
     out = out.map((x, i) => ({ x, i, r: rank(x) })).sort((a, b) => (a.r < 0 || b.r < 0 ? a.i - b.i : a.r - b.r)).map((e) => e.x);
   }
   return out;

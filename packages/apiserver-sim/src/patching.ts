@@ -8,7 +8,7 @@ import { applyConflictError, findApplyConflicts, releaseFields } from './applyCo
 import { pruneDroppedFields } from './applyPrune.ts';
 import type { ManagedFieldsEntry } from './managedFields.ts';
 import type { ObjectStore, WriteOptions } from './objects.ts';
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError, type JsonPatchOp } from './patch.ts';
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, mergeAppliedConfiguration, PatchError, type JsonPatchOp } from './patch.ts';
 import type { ResourceInfo } from './resources.ts';
 import { errors } from './status.ts';
 import { parseJsonBody } from './http.ts';
@@ -68,7 +68,7 @@ export function applyPatch(
     if (conflicts.length > 0) write.managedFields = releaseFields(entries, conflicts);
     let merged: unknown;
     try {
-      merged = res.custom ? applyMergePatch(current, patch) : applyStrategicMergePatch(current, patch);
+      merged = res.custom ? applyMergePatch(current, patch) : mergeAppliedConfiguration(current, patch);
     } catch (e) {
       patchFailure(e);
     }

@@ -160,6 +160,47 @@ spec:
     expect(labels).toEqual({ 'kubectl/Apply': ['f:app'], 'kubectl-label/Update': ['f:team'] });
   });
 
+  it('should key volume mounts by mountPath and ports by containerPort and protocol, so a second applier conflicts on the right item', async () => {
+    const deploy = (cacheReadOnly: boolean, portName: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: mounts
+spec:
+  selector: {matchLabels: {app: mounts}}
+  template:
+    metadata: {labels: {app: mounts}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+        ports: [{containerPort: 8080, protocol: TCP, name: ${portName}}, {containerPort: 8080, protocol: UDP, name: udp}]
+        volumeMounts:
+        - {name: data, mountPath: /data, readOnly: false}
+        - {name: data, mountPath: /cache, subPath: cache, readOnly: ${cacheReadOnly}}
+      volumes: [{name: data, emptyDir: {}}]
+`;
+    writeFileSync(join(tmp, 'm1.yaml'), deploy(false, 'http'));
+    writeFileSync(join(tmp, 'm2.yaml'), deploy(true, 'web'));
+    await ok(['apply', '--server-side', '-f', join(tmp, 'm1.yaml')]);
+    const refused = await kubectl(['apply', '--server-side', '--field-manager', 'other', '-f', join(tmp, 'm2.yaml')]);
+    expect(refused.code).not.toBe(0);
+    const container = '.spec.template.spec.containers[name="web"]';
+    expect(refused.stderr).toContain(`conflict with "kubectl": ${container}.ports[containerPort=8080,protocol="TCP"].name`);
+    expect(refused.stderr).toContain(`conflict with "kubectl": ${container}.volumeMounts[mountPath="/cache"].readOnly`);
+    expect(refused.stderr).not.toContain('mountPath="/data"');
+    expect(refused.stderr).not.toContain('protocol="UDP"');
+
+    await ok(['apply', '--server-side', '--field-manager', 'other', '--force-conflicts', '-f', join(tmp, 'm2.yaml')]);
+    const got = JSON.parse(await ok(['get', 'deployment', 'mounts', '-o', 'json', '--show-managed-fields']));
+    const web = got.spec.template.spec.containers[0];
+    expect(web.volumeMounts).toEqual([{ name: 'data', mountPath: '/data', readOnly: false }, { name: 'data', mountPath: '/cache', subPath: 'cache', readOnly: true }]);
+    expect(web.ports.map((p: any) => `${p.containerPort}/${p.protocol}=${p.name}`)).toEqual(['8080/TCP=web', '8080/UDP=udp']);
+    const mine = got.metadata.managedFields.find((e: any) => e.manager === 'kubectl').fieldsV1['f:spec']['f:template']['f:spec']['f:containers']['k:{"name":"web"}'];
+    expect(Object.keys(mine['f:volumeMounts']).sort()).toEqual(['k:{"mountPath":"/cache"}', 'k:{"mountPath":"/data"}']);
+    expect(Object.keys(mine['f:volumeMounts']['k:{"mountPath":"/cache"}'])).not.toContain('f:readOnly');
+    expect(Object.keys(mine['f:ports']['k:{"containerPort":8080,"protocol":"TCP"}'])).not.toContain('f:name');
+  });
+
   it('should give a patch or a label only the fields it changed, so an applier conflicts on those alone', async () => {
     writeFileSync(join(tmp, 'o1.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: edited\ndata: {a: "1", b: "2"}\n');
     await ok(['apply', '--server-side', '-f', join(tmp, 'o1.yaml')]);
