@@ -45,6 +45,30 @@ spec:
     image: busybox:1.36
 `;
 
+/**
+ * A Deployment manifest named `name` (its pods labelled `app: <name>`) with one `web` container:
+ * `container` and `podSpec` are extra YAML lines of the container and of the pod spec.
+ */
+const deploymentYaml = (name: string, extra: { labels?: string; container?: string[]; podSpec?: string[] }) =>
+  [
+    'apiVersion: apps/v1',
+    'kind: Deployment',
+    'metadata:',
+    `  name: ${name}`,
+    ...(extra.labels !== undefined ? [`  labels: {${extra.labels}}`] : []),
+    'spec:',
+    `  selector: {matchLabels: {app: ${name}}}`,
+    '  template:',
+    `    metadata: {labels: {app: ${name}}}`,
+    '    spec:',
+    '      containers:',
+    '      - name: web',
+    '        image: nginx:1.27',
+    ...(extra.container ?? []).map((l) => `        ${l}`),
+    ...(extra.podSpec ?? []).map((l) => `      ${l}`),
+    '',
+  ].join('\n');
+
 describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
   let sim: ApiServer;
   let tmp: string;
@@ -130,21 +154,7 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
     expect(fields).toEqual({ 'kubectl/Apply': ['f:a'], 'other/Apply': ['f:c'] });
     expect(await ok(['get', 'configmap', 'pruned', '-o', 'yaml', '--show-managed-fields'])).toContain('manager: other');
 
-    const deploy = (env: string, labels: string) => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: pruned
-  labels: {${labels}}
-spec:
-  selector: {matchLabels: {app: pruned}}
-  template:
-    metadata: {labels: {app: pruned}}
-    spec:
-      containers:
-      - name: web
-        image: nginx:1.27
-        env: [${env}]
-`;
+    const deploy = (env: string, labels: string) => deploymentYaml('pruned', { labels, container: [`env: [${env}]`] });
     await apply('d1.yaml', deploy('{name: A, value: "1"}, {name: B, value: "2"}', 'app: pruned, tier: web'));
     await apply('d2.yaml', deploy('{name: A, value: "1"}', 'app: pruned'));
     const d = sim.storage.get('deployments', 'default', 'pruned') as any;
@@ -161,24 +171,16 @@ spec:
   });
 
   it('should key volume mounts by mountPath and ports by containerPort and protocol, so a second applier conflicts on the right item', async () => {
-    const deploy = (cacheReadOnly: boolean, portName: string) => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: mounts
-spec:
-  selector: {matchLabels: {app: mounts}}
-  template:
-    metadata: {labels: {app: mounts}}
-    spec:
-      containers:
-      - name: web
-        image: nginx:1.27
-        ports: [{containerPort: 8080, protocol: TCP, name: ${portName}}, {containerPort: 8080, protocol: UDP, name: udp}]
-        volumeMounts:
-        - {name: data, mountPath: /data, readOnly: false}
-        - {name: data, mountPath: /cache, subPath: cache, readOnly: ${cacheReadOnly}}
-      volumes: [{name: data, emptyDir: {}}]
-`;
+    const deploy = (cacheReadOnly: boolean, portName: string) =>
+      deploymentYaml('mounts', {
+        container: [
+          `ports: [{containerPort: 8080, protocol: TCP, name: ${portName}}, {containerPort: 8080, protocol: UDP, name: udp}]`,
+          'volumeMounts:',
+          '- {name: data, mountPath: /data, readOnly: false}',
+          `- {name: data, mountPath: /cache, subPath: cache, readOnly: ${cacheReadOnly}}`,
+        ],
+        podSpec: ['volumes: [{name: data, emptyDir: {}}]'],
+      });
     writeFileSync(join(tmp, 'm1.yaml'), deploy(false, 'http'));
     writeFileSync(join(tmp, 'm2.yaml'), deploy(true, 'web'));
     await ok(['apply', '--server-side', '-f', join(tmp, 'm1.yaml')]);
