@@ -17,7 +17,21 @@
  */
 
 /** How server-side apply treats a list: keyed items, a set of scalars, or one atomic value. */
-export type ListType = { type: 'map'; keys: readonly string[] } | { type: 'set' } | { type: 'atomic' };
+export type ListType =
+  | {
+      /** A map of items (`+listType=map`). */
+      type: 'map';
+      /** The item fields that together identify an item (`+listMapKey`), e.g. `containerPort`, `protocol`. */
+      keys: readonly string[];
+    }
+  | {
+      /** A set of scalars (`+listType=set`): items are `v:` keys. */
+      type: 'set';
+    }
+  | {
+      /** Owned and replaced whole (`+listType=atomic`). */
+      type: 'atomic';
+    };
 
 const map = (...keys: string[]): ListType => ({ type: 'map', keys });
 const SET: ListType = { type: 'set' };
