@@ -16,7 +16,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKubeTransport } from '@rxinformer/client-node';
-import type { KubeObject } from '@rxinformer/core';
+import { metaNamespaceKeyFunc, type KubeObject } from '@rxinformer/core';
 import { clientNodeSynced, pagesParsed, rxinformerSynced, within, type Synced } from './clients.ts';
 import { runRotating, type Outcome, type RotatingOptions } from './rounds.ts';
 
@@ -43,9 +43,6 @@ async function replayed(what: string, stream: RecordedStream, timeoutMs: number,
   return (stream.updates * 1000) / (doneAt - synced.syncedAt);
 }
 
-/** The key a bare cache files an object under. */
-const keyOf = (o: KubeObject): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
-
 /**
  * The limit: the watch from `listAt` read as it arrives, split into lines, each `JSON.parse`d. With
  * `cache`, the bare-cache reference: the list at `listAt` is parsed into `cache` first (untimed), and
@@ -57,7 +54,7 @@ async function parsedStream(kc: KubeConfig, stream: RecordedStream, cache?: Map<
   if (cache) {
     const items: KubeObject[] = [];
     await pagesParsed(transport, items, `resourceVersion=${stream.listAt}&resourceVersionMatch=Exact`);
-    for (const item of items) cache.set(keyOf(item), item);
+    for (const item of items) cache.set(metaNamespaceKeyFunc(item), item);
     if (cache.size !== stream.pods) throw new Error(`the bare cache listed ${cache.size} of ${stream.pods} pods`);
   }
   const t0 = performance.now();
@@ -75,7 +72,7 @@ async function parsedStream(kc: KubeConfig, stream: RecordedStream, cache?: Map<
         const event = JSON.parse(rest.slice(start, end)) as { type: string; object: KubeObject };
         if (event.type === 'MODIFIED') {
           events++;
-          cache?.set(keyOf(event.object), event.object);
+          cache?.set(metaNamespaceKeyFunc(event.object), event.object);
         }
         start = end + 1;
       }

@@ -49,6 +49,7 @@ describe('PersistentMap', () => {
         let grown = entries.reduce((m, [k, v]) => m.set(k, v), PersistentMap.empty<number>(hash));
         expect(built.size).toBe(grown.size);
         expect([...built]).toEqual([...grown]); // same entries in the same trie order: the same shape
+        expect([...PersistentMap.from(new Map(entries), hash)]).toEqual([...grown]); // a Map is taken as it is
         for (const op of list) {
           built = op.kind === 'set' ? built.set(op.key, op.value) : built.delete(op.key);
           grown = op.kind === 'set' ? grown.set(op.key, op.value) : grown.delete(op.key);

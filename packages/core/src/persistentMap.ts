@@ -190,8 +190,13 @@ export class PersistentMap<V> implements Iterable<readonly [string, V]> {
    * `set`s: no path is copied on the way. The result is the map those `set`s would give.
    */
   static from<V>(entries: Iterable<readonly [string, V]>, hash: HashFunc = fnv1a): PersistentMap<V> {
-    const byKey = new Map<string, V>();
-    for (const [k, v] of entries) byKey.set(k, v);
+    let byKey: ReadonlyMap<string, V>;
+    if (entries instanceof Map) byKey = entries; // keys already distinct: no second copy
+    else {
+      const distinct = new Map<string, V>();
+      for (const [k, v] of entries) distinct.set(k, v);
+      byKey = distinct;
+    }
     if (byKey.size === 0) return PersistentMap.empty<V>(hash);
     const placed: Placed<V>[] = [];
     for (const [key, value] of byKey) placed.push({ hash: hash(key), key, value });
