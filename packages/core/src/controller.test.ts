@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { ReplaySubject, Subject, distinctUntilChanged, map, max, of, throwError, timer, type Observable } from 'rxjs';
+import { EMPTY, ReplaySubject, Subject, distinctUntilChanged, map, max, of, throwError, timer, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { ControllerSyncError, runController, toKeys, type ControllerOptions } from './controller.ts';
 import { InvalidOptionsError } from './errors.ts';
@@ -160,6 +160,18 @@ describe('runController', () => {
         expectObservable(reason(ended)).toBe('---(e|)', { e: 'synced completed before the caches synced' });
         expectObservable(phases(failed)).toBe('w-(sS|)', P);
       });
+    });
+
+    it('should report and stop when the synced stream fails or ends at once (an informer already shut down)', () => {
+      for (const synced of [EMPTY, throwError(() => new Error('gone'))]) {
+        const errors: unknown[] = [];
+        const ctl = runController({ synced, reconcile: () => {}, onError: (e) => errors.push(e.error) });
+        expect(errors).toHaveLength(1);
+        expect(errors[0]).toBeInstanceOf(ControllerSyncError);
+        let completed = false;
+        ctl.metrics$.subscribe({ complete: () => { completed = true; } }); // stopped: its streams are complete
+        expect(completed).toBe(true);
+      }
     });
 
     it('should report a rejected synced promise with its cause', async () => {

@@ -220,17 +220,6 @@ export function runController<K = string>(options: ControllerOptions<K>): Contro
     report({ error: error instanceof ControllerSyncError ? error : new ControllerSyncError('waiting for the caches to sync failed', { cause: error }), retries: 0, dropped: true });
     void handle.stop();
   };
-  if (isObservable(options.synced)) {
-    let started = false;
-    syncSub = options.synced.pipe(filter((v) => v === true), take(1)).subscribe({
-      next: () => { started = true; start(); },
-      error: syncFailed,
-      complete: () => { if (!started) syncFailed(new ControllerSyncError('synced completed before the caches synced')); },
-    });
-  } else {
-    options.synced.then(start, syncFailed);
-  }
-
   const handle: ControllerHandle<K> = {
     queue,
     metrics$: metrics.asObservable(),
@@ -255,6 +244,17 @@ export function runController<K = string>(options: ControllerOptions<K>): Contro
       return stopping;
     },
   };
+  // Subscribed once `handle` exists: a synced stream that fails or ends at once stops the controller.
+  if (isObservable(options.synced)) {
+    let started = false;
+    syncSub = options.synced.pipe(filter((v) => v === true), take(1)).subscribe({
+      next: () => { started = true; start(); },
+      error: syncFailed,
+      complete: () => { if (!started) syncFailed(new ControllerSyncError('synced completed before the caches synced')); },
+    });
+  } else {
+    options.synced.then(start, syncFailed);
+  }
   return handle;
 }
 

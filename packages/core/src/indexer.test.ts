@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { IndexerError } from './errors.ts';
+import { IndexerError, InvalidOptionsError } from './errors.ts';
 import { createStore } from './indexer.ts';
 import { NAMESPACE_INDEX } from './keys.ts';
 import type { KubeObject } from './types.ts';
@@ -47,6 +47,20 @@ describe('StoreSnapshot', () => {
     expect(s.size).toBe(1);
     expect(s.byIndex('bad', 'ok')).toHaveLength(1);
     expect(() => createStore().set('a/boom', pod('a', 'boom')).addIndexers({ bad: () => { throw new Error('x'); } })).toThrow(IndexerError);
+  });
+
+  it('should treat index names that objects inherit (constructor, toString) as any other name', () => {
+    const s = createStore().set('a/x', pod('a', 'x'));
+    for (const name of ['nope', 'constructor', 'toString', 'hasOwnProperty']) {
+      expect(() => s.byIndex(name, 'v')).toThrow(IndexerError);
+      expect(() => s.indexKeys(name, 'v')).toThrow(IndexerError);
+      expect(() => s.listIndexValues(name)).toThrow(IndexerError);
+    }
+    const indexed = s.addIndexers({ toString: byNode, constructor: byNode });
+    expect(indexed.byIndex('toString', 'n1')).toHaveLength(1);
+    expect(indexed.indexKeys('constructor', 'n1')).toEqual(['a/x']);
+    expect(() => s.addIndexers({ ['__proto__']: byNode })).toThrow(InvalidOptionsError);
+    expect(() => createStore({ indexers: Object.fromEntries([['__proto__', byNode]]) })).toThrow(InvalidOptionsError);
   });
 
   it('should replace everything atomically and rebuild indexes', () => {

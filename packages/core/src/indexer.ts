@@ -175,7 +175,8 @@ export class StoreSnapshot<T extends KubeObject = KubeObject> implements Store<T
   addIndexers(indexers: Indexers<T>): StoreSnapshot<T> {
     const indices: Record<string, Index> = { ...this.#indices };
     for (const [name, fn] of Object.entries(indexers)) {
-      if (name in this.#indexers) throw new IndexerError(name, `indexer "${name}" already exists`);
+      if (Object.hasOwn(this.#indexers, name)) throw new IndexerError(name, `indexer "${name}" already exists`);
+      if (name === '__proto__') throw new InvalidOptionsError('"__proto__" cannot name an indexer');
       if (typeof fn !== 'function') throw new InvalidOptionsError(`indexer "${name}" is not a function`);
       let index: Index = PersistentMap.empty();
       for (const [key, obj] of this.#items) index = updateIndex(index, key, [], safeIndexValues(name, fn, obj, key));
@@ -185,7 +186,7 @@ export class StoreSnapshot<T extends KubeObject = KubeObject> implements Store<T
   }
 
   #index(name: string): Index {
-    const index = this.#indices[name];
+    const index = Object.hasOwn(this.#indices, name) ? this.#indices[name] : undefined; // not `constructor` & co.
     if (index === undefined) throw new IndexerError(name, `index "${name}" does not exist (known: ${this.indexNames().join(', ')})`);
     return index;
   }
@@ -201,6 +202,7 @@ export function createStore<T extends KubeObject = KubeObject>(options: StoreOpt
   const indexers: Indexers<T> = { [NAMESPACE_INDEX]: namespaceIndexFunc as IndexFunc<T> };
   for (const [name, fn] of Object.entries(options.indexers ?? {})) {
     if (typeof fn !== 'function') throw new InvalidOptionsError(`indexer "${name}" is not a function`);
+    if (name === '__proto__') throw new InvalidOptionsError('"__proto__" cannot name an indexer');
     indexers[name] = fn;
   }
   return new StoreSnapshot<T>(PersistentMap.empty(), Object.freeze(indexers), emptyIndices(indexers), options.keyFunc ?? metaNamespaceKeyFunc);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { NEVER, Observable, of, throwError, type Subscription } from 'rxjs';
+import { NEVER, Observable, first, of, throwError, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError, KubeApiError, WatchDecodeError } from './errors.ts';
 import { reflector } from './reflector.ts';
@@ -256,6 +256,49 @@ describe('reflector', () => {
       flush();
       ts.expectSubscriptions(watch.subscriptions).toBe('^---!');
       expect(data(r).map(([, d]) => d)).toEqual(['replace@1:', 'added:a', 'added:b']);
+    });
+  });
+
+  it('should start nothing more once its consumer leaves while an event is being emitted', () => {
+    setup(({ lw, ts, cold, flush }) => {
+      // The consumer leaves on the replace, inside the step that would open the watch.
+      lw.scriptList(of(page([obj('a', '1')], '1')));
+      const watch = cold('-a', { a: ev('ADDED', obj('b', '2')) });
+      lw.scriptWatch(watch);
+      const seen: string[] = [];
+      reflector(lw, { scheduler: ts }).pipe(first((e) => e.type === 'replace')).subscribe((e) => seen.push(e.type));
+      // A consumer that leaves on the status of a failed watch: no backoff timer is left behind.
+      const other = fakeListerWatcher();
+      other.scriptList(of(page([], '1')), of(page([], '1')));
+      other.scriptWatch(cold('a', { a: ev('ERROR', { kind: 'Status', code: 500 }) }), NEVER);
+      const sub: Subscription = reflector(other, { scheduler: ts }).subscribe((e) => { if (e.type === 'status' && e.status.phase === 'backingOff') sub.unsubscribe(); });
+      flush();
+      expect(seen).toEqual(['replace']);
+      expect(lw.watchCalls).toHaveLength(0);
+      expect(watch.subscriptions).toHaveLength(0);
+      expect(other.watchCalls).toHaveLength(1);
+      expect(other.listCalls).toHaveLength(1);
+      expect(ts.actions).toHaveLength(0); // no timer scheduled, none left
+    });
+  });
+
+  it('should clear the last error on the next good watch event or bookmark', () => {
+    setup(({ lw, start, flush, cold }) => {
+      lw.scriptList(of(page([], '1')));
+      lw.scriptWatch(throwError(() => new KubeApiError(500)), cold('-a', { a: ev('BOOKMARK', { metadata: { resourceVersion: '5' } }) }), NEVER);
+      const idle = { idleGraceMs: 0, minWatchTimeoutSeconds: 1 };
+      lw.scriptWatch(cold('a', { a: ev('ADDED', obj('x', '6')) }));
+      const r = start(idle, 5000);
+      flush();
+      const phases = statuses(r).map(([t, s]) => `${t} ${s.phase} ${s.lastError?.name ?? '-'}`);
+      // 500 → backoff → re-watch (error still shown) → bookmark clears it.
+      expect(phases).toContain('800 watching KubeApiError');
+      expect(phases).toContain('801 watching -');
+      // An idle watch is reported, then cleared by the next watch's event.
+      expect(statuses(r).some(([, s]) => s.lastError?.name === 'WatchIdleError')).toBe(true);
+      const added = data(r).find(([, d]) => d === 'added:x')![0] as number;
+      expect(statuses(r).filter(([t]) => t <= added).at(-1)?.[1].lastError).toBeUndefined();
+      expect(data(r).map(([, d]) => d)).toEqual(['replace@1:', 'bookmark@5', 'added:x']);
     });
   });
 

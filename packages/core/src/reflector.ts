@@ -26,6 +26,7 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
     const status = { ...m.status, ...patch };
     if (!('backoffMs' in patch) && status.phase !== 'backingOff') delete status.backoffMs;
     if (status.listProgress === undefined) delete status.listProgress;
+    if (status.lastError === undefined) delete status.lastError;
     outputs.push({ type: 'status', status });
     return { ...m, status };
   };
@@ -100,16 +101,18 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
       const known = event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK';
       const rv = known ? event.object?.metadata?.resourceVersion : undefined;
       const watching = state.phase === 'watching' ? { phase: 'watching' as const, rv: rv || state.rv, startedAt: state.startedAt, events: state.events + 1 } : state;
-      const next: ReflectorModel<T> = { ...model, backoff: backoffSuccess(model.backoff, ctx.now), state: watching, emptyWatches: 0 };
+      let next: ReflectorModel<T> = { ...model, backoff: backoffSuccess(model.backoff, ctx.now), state: watching, emptyWatches: 0 };
       if (rv) next.rv = rv;
       switch (event.type) {
         case 'ADDED': case 'MODIFIED': case 'DELETED':
+          // A good event ends the last failure's report (one status when there was one, none after).
+          if (next.status.lastError !== undefined) next = setStatus(next, { lastError: undefined });
           outputs.push({ type: event.type === 'ADDED' ? 'added' : event.type === 'MODIFIED' ? 'modified' : 'deleted', object: event.object });
           return { model: next, outputs, action: CONTINUE };
         case 'BOOKMARK': {
           if (!rv) return { model: setStatus(next, { lastError: new InvalidObjectError('bookmark without resourceVersion', event) }), outputs, action: CONTINUE };
           outputs.push({ type: 'bookmark', resourceVersion: rv });
-          return { model: setStatus(next, { lastSyncResourceVersion: rv }), outputs, action: CONTINUE };
+          return { model: setStatus(next, { lastSyncResourceVersion: rv, lastError: undefined }), outputs, action: CONTINUE };
         }
         case 'ERROR': {
           const status = event.object as Status;
@@ -169,7 +172,8 @@ export function reflector<T extends KubeObject>(lw: ListerWatcher<T>, options: R
     let draining = false;
 
     const run = (action: ReflectorAction): void => {
-      if (action.kind === 'continue') return;
+      // Nothing new once the subscriber left (it may leave while an output is being emitted).
+      if (action.kind === 'continue' || subscriber.closed) return;
       current?.unsubscribe();
       const gen = ++generation;
       const source: Observable<ReflectorInput<T>> =
@@ -194,7 +198,10 @@ export function reflector<T extends KubeObject>(lw: ListerWatcher<T>, options: R
       if (gen !== generation || subscriber.closed) return; // from a stream we already left
       const result = step(model, input, { options: resolved, now: scheduler.now(), random });
       model = result.model;
-      for (const out of result.outputs) subscriber.next(out);
+      for (const out of result.outputs) {
+        if (subscriber.closed) return;
+        subscriber.next(out);
+      }
       run(result.action);
     };
     // Inputs that arrive while one is being handled (a consumer reacting synchronously, a source

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { Observable, Subject, firstValueFrom, filter, of } from 'rxjs';
+import { NEVER, Observable, Subject, first, firstValueFrom, filter, of } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from './errors.ts';
 import { InformerShutdownError, createSharedInformer as create, type SharedInformer } from './sharedInformer.ts';
@@ -276,6 +276,43 @@ describe('createSharedInformer', () => {
     informer.stop();
     expect(open).toBe(0);
     expect((await firstValueFrom(informer.status$)).phase).toBe('stopped');
+  });
+
+  it('should leave no watch open when stopped from its own listener or left by its last refCount consumer', () => {
+    const counting = () => {
+      const lw = fakeListerWatcher();
+      const live = { open: 0 };
+      lw.scriptList(of(page([obj('a', '1')], '10')));
+      lw.scriptWatch(new Observable<WatchEvent>(() => { live.open++; return () => { live.open--; }; }));
+      return { lw, live };
+    };
+    // The last consumer leaves as the first store arrives (what firstValueFrom(store$…) does).
+    const left = counting();
+    const shared = createSharedInformer(left.lw, { mode: 'refCount' });
+    shared.store$.pipe(filter((s) => s.size > 0), first()).subscribe();
+    expect(shared.isRunning()).toBe(false);
+    expect(left.live.open).toBe(0);
+    // stop() from a store$ listener, in the middle of applying the list.
+    const stopped = counting();
+    const informer = createSharedInformer(stopped.lw);
+    informer.store$.subscribe((s) => { if (s.size > 0) informer.stop(); });
+    informer.start();
+    expect(informer.isRunning()).toBe(false);
+    expect(stopped.live.open).toBe(0);
+  });
+
+  it('should relist with a consistent read when restarted after a sync, even when asked to list at RV "0"', async () => {
+    const lw = fakeListerWatcher();
+    lw.scriptList(of(page([obj('a', '1')], '10')), of(page([obj('a', '12')], '12')));
+    lw.scriptWatch(NEVER, NEVER);
+    const informer = createSharedInformer(lw, { reflector: { initialListResourceVersion: '0' } });
+    informer.start();
+    informer.stop();
+    informer.start(); // a list at RV "0" could be older than the store: it must not roll it back
+    expect(lw.listCalls.map((c) => c.resourceVersion)).toEqual(['0', undefined]);
+    const status = await firstValueFrom(informer.status$);
+    expect(status).toMatchObject({ phase: 'watching', hasSynced: true, relistCount: 1 });
+    expect(informer.getStore().get('default/a')?.metadata?.resourceVersion).toBe('12');
   });
 
   it('should register a handler added to a stopped informer and deliver once it starts', async () => {

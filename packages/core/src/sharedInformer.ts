@@ -3,7 +3,7 @@
  * consumers (client-go's `SharedIndexInformer`). The store is updated before any handler hears of
  * a change; each handler has its own buffer.
  */
-import { BehaviorSubject, Observable, Subject, asyncScheduler, distinctUntilChanged, map, type SchedulerLike, type Subscription } from 'rxjs';
+import { BehaviorSubject, Observable, Subject, Subscription, asyncScheduler, distinctUntilChanged, map, type SchedulerLike } from 'rxjs';
 import { createDeltaReducer, initialDeltaState, type DeltaStoreOptions, type DeltaStoreState } from './deltaStore.ts';
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
 import { HandlerQueue, validateHandler, type EventHandler, type EventHandlerOptions, type HandlerError, type HandlerRegistration } from './eventHandler.ts';
@@ -68,7 +68,9 @@ export interface SharedInformer<T extends KubeObject> {
   /**
    * Stops the watch (aborting its request) and the resync timers. Idempotent. The cache and the
    * handlers stay: notifications already buffered are still delivered, so each handler ends
-   * consistent with the cache; `start()` again resumes with a relist.
+   * consistent with the cache; `start()` again resumes with a relist, a consistent read even when
+   * the first list was at RV "0" (which could be older than the cache), counted in `relistCount`.
+   * May be called from any listener, also while a change is being applied: nothing is left open.
    */
   stop(): void;
   /**
@@ -126,6 +128,11 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
     watch: (o) => lw.watch(o),
   };
   const source = reflector(preparingLw, { ...options.reflector, scheduler }); // validates reflector options now
+  // A restart after a sync lists with a consistent read, as any relist does: a list at RV "0" (the
+  // API server's cache) may be older than what the store already holds, and would roll it back.
+  const restartSource = options.reflector?.initialListResourceVersion === undefined ? source : reflector(preparingLw, { ...options.reflector, initialListResourceVersion: undefined, scheduler });
+  // A restarted reflector counts from zero: its status is reported on top of the earlier runs'.
+  let relistsBefore = 0;
   let state: DeltaStoreState<T> = initialDeltaState<T>(options);
   const store = new BehaviorSubject<StoreSnapshot<T>>(state.store);
   const events = new Subject<Delta<T>>();
@@ -163,11 +170,19 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
   const start = (): void => {
     if (isShutdown) throw new InformerShutdownError('start()');
     if (running) return;
-    running = source.subscribe((event) => {
-      if (event.type === 'status') status.next(event.status);
-      else apply(reducer(state, event));
-    });
+    const restarted = state.synced;
+    if (restarted) relistsBefore = status.value.relistCount + 1; // the restart's list is a relist
+    // Running before the reflector is subscribed: a listener may stop() while the source emits
+    // synchronously, and what the source still emits then is ignored and released.
+    const run = new Subscription();
+    running = run;
     running$.next(true);
+    run.add((restarted ? restartSource : source).subscribe((event) => {
+      if (running !== run) return;
+      if (event.type !== 'status') apply(reducer(state, event));
+      else if (!restarted) status.next(event.status);
+      else status.next({ ...event.status, relistCount: event.status.relistCount + relistsBefore, hasSynced: true });
+    }));
   };
   const stop = (): void => {
     if (!running) return;
