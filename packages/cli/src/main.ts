@@ -7,8 +7,11 @@
  *   npm start -- --kubeconfig ~/.kube/config -n default --resource deployments
  *   npm start -- --duration 10 | cat            # plain lines, exits 0 with a summary after 10 s
  *
- * Exit codes: 0 after --duration, Ctrl-C or SIGTERM; 2 for invalid options; 1 for anything else.
+ * Exit codes: 0 after --duration, Ctrl-C, SIGTERM or the reader of stdout going away (`| head`);
+ * 2 for invalid options or a resource that cannot be watched; 1 for anything else (an rxinformer
+ * error, e.g. a discovery timeout, as a one-line message).
  */
+import { RxInformerError } from '@rxinformer/core';
 import { LIVE_USAGE, LiveOptionsError, parseLiveOptions } from './live/liveOptions.ts';
 import { summaryLines } from './live/liveRender.ts';
 import { startLiveView, type LiveRun } from './live/liveView.ts';
@@ -19,6 +22,17 @@ const EXIT_GRACE_MS = 5000;
 function fail(code: number, message: string): void {
   process.stderr.write(`${message}\n`);
   process.exitCode = code;
+}
+
+/** The stdout side of the view: writes stop for good once the reader has gone (EPIPE: `| head`). */
+function stdoutWriter(onClosed: () => void): { write(text: string): void } {
+  let closed = false;
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
+    closed = true;
+    onClosed();
+  });
+  return { write: (text) => { if (!closed) process.stdout.write(text); } };
 }
 
 async function main(): Promise<void> {
@@ -33,30 +47,46 @@ async function main(): Promise<void> {
     process.stdout.write(`${LIVE_USAGE}\n`);
     return;
   }
+  // The ways to stop, armed before the start: --duration counts from now, and Ctrl-C while the
+  // simulator or discovery is starting still closes everything (the temporary kubeconfig included).
+  const stopRequested = new AbortController();
+  const stop = (reason: string) => { if (!stopRequested.signal.aborted) stopRequested.abort(reason); };
+  const timer = options.durationSeconds !== undefined ? setTimeout(() => stop(`${options.durationSeconds}s elapsed`), options.durationSeconds * 1000) : undefined;
+  const onSignal = (signal: NodeJS.Signals) => stop(signal);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const out = stdoutWriter(() => stop('output closed'));
   const stdout = process.stdout;
-  let run: LiveRun;
+
+  let run: LiveRun | undefined;
   try {
     run = await startLiveView(options, {
-      write: (text) => stdout.write(text),
+      write: out.write,
       isTTY: stdout.isTTY === true,
       size: () => ({ rows: stdout.rows || 24, columns: stdout.columns || 80 }),
+      signal: stopRequested.signal,
     });
   } catch (e) {
-    if (e instanceof LiveOptionsError) return fail(2, `error: ${e.message}`);
-    throw e;
+    if (!stopRequested.signal.aborted) { // once a stop is requested, a failed start is its doing
+      clearTimeout(timer);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      if (e instanceof LiveOptionsError) return fail(2, `error: ${e.message}`);
+      if (e instanceof RxInformerError) return fail(1, `error: ${e.message}`);
+      throw e;
+    }
   }
-
-  let cleanup = () => {};
-  const reason = await new Promise<string>((resolve) => {
-    const timer = options.durationSeconds !== undefined ? setTimeout(() => resolve(`${options.durationSeconds}s elapsed`), options.durationSeconds * 1000) : undefined;
-    const onSignal = (signal: NodeJS.Signals) => resolve(signal);
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    cleanup = () => { clearTimeout(timer); process.off('SIGINT', onSignal); process.off('SIGTERM', onSignal); };
-  });
-  cleanup();
-  const summary = await run.stop();
-  stdout.write(`stopped (${reason})\n${summaryLines(summary).map((l) => `${l}\n`).join('')}`);
+  if (!stopRequested.signal.aborted) await new Promise((resolve) => stopRequested.signal.addEventListener('abort', resolve, { once: true }));
+  clearTimeout(timer);
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  const reason = String(stopRequested.signal.reason);
+  if (run) {
+    const summary = await run.stop();
+    out.write(`stopped (${reason})\n${summaryLines(summary).map((l) => `${l}\n`).join('')}`);
+  } else {
+    out.write(`stopped (${reason}) before the view had started\n`);
+  }
   setTimeout(() => {
     process.stderr.write(`still running ${EXIT_GRACE_MS} ms after shutdown: ${process.getActiveResourcesInfo().join(', ')}\n`);
     process.exit(1);

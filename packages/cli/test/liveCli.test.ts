@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -102,6 +103,94 @@ describe('npm start (packages/cli/src/main.ts)', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/^stopped \(SIGTERM\)\nsummary: ran [\d.]+m?s, 5 objects cached/m);
+  });
+
+  it('should stop gracefully and exit 0, removing its kubeconfig, when the reader of its output goes away (| head)', async () => {
+    const cli = startCli(['--duration', '20', '--pods', '50']);
+    await cli.waitFor(/^watching pods in all namespaces$/m);
+    cli.child.stdout!.destroy(); // as `head -3` does after its third line
+    const started = Date.now();
+    const r = await cli.exit;
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const kubeconfig = /kubeconfig: (\S+)/.exec(r.stdout)![1];
+    expect(existsSync(kubeconfig)).toBe(false);
+  });
+
+  describe('against an API server that accepts connections but never answers', () => {
+    let silent: ReturnType<typeof createServer>;
+    const sockets = new Set<Socket>();
+    let dir: string;
+    let kubeconfig: string;
+    beforeAll(async () => {
+      silent = createServer((socket) => { sockets.add(socket); socket.on('close', () => sockets.delete(socket)); }); // accepts, reads, never writes
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      dir = mkdtempSync(join(tmpdir(), 'rxinformer-live-silent-'));
+      kubeconfig = join(dir, 'kubeconfig');
+      await writeKubeconfigFile(kubeconfig, { server: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` });
+    });
+    afterAll(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('should count --duration from the start, stopping a discovery that hangs, and exit 0', async () => {
+      const started = Date.now();
+      const r = await run(['--kubeconfig', kubeconfig, '--resource', 'example.com/v1/widgets', '--duration', '1']);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toMatch(/^stopped \(1s elapsed\) before the view had started$/m);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    }, 20_000);
+
+    it('should stop on Ctrl-C while discovery hangs, and exit 0', async () => {
+      const cli = startCli(['--kubeconfig', kubeconfig, '--resource', 'example.com/v1/widgets']);
+      await cli.waitFor(/^watching context /m);
+      cli.child.kill('SIGINT');
+      const r = await cli.exit;
+      expect([r.code, r.signal]).toEqual([0, null]);
+      expect(r.stdout).toMatch(/^stopped \(SIGINT\) before the view had started$/m);
+    }, 20_000);
+  });
+
+  describe('against an API server with unusual discovery answers', () => {
+    let api: ReturnType<typeof createHttpServer>;
+    let dir: string;
+    let kubeconfig: string;
+    beforeAll(async () => {
+      api = createHttpServer((req, res) => {
+        if (req.url === '/apis/metrics.k8s.io/v1beta1') {
+          res.setHeader('content-type', 'application/json');
+          res.end(JSON.stringify({ kind: 'APIResourceList', groupVersion: 'metrics.k8s.io/v1beta1', resources: [{ name: 'pods', namespaced: true, kind: 'PodMetrics', verbs: ['get', 'list'] }] }));
+        } else {
+          res.setHeader('content-type', 'text/html');
+          res.end('<html><body>Sign in to continue</body></html>'); // a gateway in the way
+        }
+      });
+      await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+      dir = mkdtempSync(join(tmpdir(), 'rxinformer-live-discovery-'));
+      kubeconfig = join(dir, 'kubeconfig');
+      await writeKubeconfigFile(kubeconfig, { server: `http://127.0.0.1:${(api.address() as AddressInfo).port}` });
+    });
+    afterAll(async () => {
+      api.closeAllConnections();
+      await new Promise((resolve) => api.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('should exit 2 with a clear message for a resource that cannot be watched, and 1 with a one-line message for an HTML answer', async () => {
+      const [metrics, html] = await Promise.all([
+        run(['--kubeconfig', kubeconfig, '--resource', 'metrics.k8s.io/v1beta1/pods']),
+        run(['--kubeconfig', kubeconfig, '--resource', 'example.com/v1/widgets']),
+      ]);
+      expect(metrics.code).toBe(2);
+      expect(metrics.stderr).toBe('error: metrics.k8s.io/v1beta1 pods cannot be listed and watched (the server allows only: get, list)\n');
+      expect(html.code).toBe(1);
+      expect(html.stderr).toMatch(/^error: the answer to \/apis\/example.com\/v1 is not JSON \(a proxy or gateway in the way\?\): <html>/);
+      expect(html.stderr.trim().split('\n')).toHaveLength(1); // no stack
+    });
   });
 
   describe('with --kubeconfig against a simulator seeded with known pods', () => {

@@ -5,6 +5,7 @@
  */
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { KubeApiError, RxInformerError, type KubeObject } from '@rxinformer/core';
+import { RequestTimeoutError } from './errors.ts';
 import { sharedKubeTransport, type KubeTransport } from './kubeTransport.ts';
 import { defineResource, type KubeResource } from './resources.ts';
 
@@ -24,6 +25,31 @@ export class ResourceNotFoundError extends RxInformerError {
   }
 }
 
+/**
+ * Discovery found the resource, but the server cannot list and watch it (e.g. `metrics.k8s.io`
+ * pods, `bindings`, `selfsubjectaccessreviews`): an informer of it would fail forever.
+ */
+export class ResourceNotWatchableError extends RxInformerError {
+  /** What was asked for. */
+  readonly ref: ResourceRef;
+  /** The verbs the server announced for it. */
+  readonly verbs: readonly string[];
+
+  constructor(ref: ResourceRef, verbs: readonly string[]) {
+    super('NotWatchable', `${describeRef(ref)} cannot be listed and watched (the server allows only: ${verbs.join(', ') || 'nothing'})`);
+    this.ref = ref;
+    this.verbs = verbs;
+  }
+}
+
+/** Options of `createDiscovery`. */
+export interface DiscoveryOptions {
+  /** Time limit of each discovery request, in ms; past it the lookup rejects with a `RequestTimeoutError`. Default 30,000. */
+  timeoutMs?: number;
+  /** Aborts every discovery request in flight and to come (e.g. when its factory closes). Default: none. */
+  signal?: AbortSignal;
+}
+
 /** The subset of `APIResourceList` discovery reads. */
 interface ApiResourceList {
   groupVersion?: string;
@@ -32,7 +58,10 @@ interface ApiResourceList {
 
 /** A discovery client with a per-groupVersion cache, refreshed when a lookup misses. */
 export interface Discovery {
-  /** The descriptor of `ref`; rejects with `ResourceNotFoundError` when the server has none. */
+  /**
+   * The descriptor of `ref`; rejects with `ResourceNotFoundError` when the server has none,
+   * `ResourceNotWatchableError` when its verbs lack `list` or `watch`.
+   */
   resolve<T extends KubeObject = KubernetesObject>(ref: ResourceRef): Promise<KubeResource<T>>;
   /** Forgets every cached groupVersion. */
   invalidate(): void;
@@ -42,19 +71,26 @@ export interface Discovery {
  * Creates a discovery client over a transport.
  *
  * Caveat: a cached answer is refetched only on a miss; a resource whose scope changed (a CRD deleted
- * and recreated cluster-scoped) needs `invalidate()`.
+ * and recreated cluster-scoped) needs `invalidate()`. The verbs are checked only when the server
+ * lists them (every real API server does).
  *
  * @example
- * const discovery = createDiscovery(sharedKubeTransport(kc));
+ * const discovery = createDiscovery(sharedKubeTransport(kc), { timeoutMs: 10_000 });
  * const widgets = await discovery.resolve({ apiVersion: 'example.com/v1', kind: 'Widget' });
  */
-export function createDiscovery(transport: KubeTransport): Discovery {
+export function createDiscovery(transport: KubeTransport, options: DiscoveryOptions = {}): Discovery {
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const cache = new Map<string, Promise<ApiResourceList>>();
-  const fetchList = (group: string, version: string): Promise<ApiResourceList> => {
+  const fetchList = async (group: string, version: string): Promise<ApiResourceList> => {
     const path = group ? `/apis/${encodeURIComponent(group)}/${encodeURIComponent(version)}` : `/api/${encodeURIComponent(version)}`;
-    const p = transport.getJson<ApiResourceList>(path);
-    p.catch(() => cache.delete(`${group}/${version}`));
-    return p;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    try {
+      return await transport.getJson<ApiResourceList>(path, options.signal ? AbortSignal.any([timeout, options.signal]) : timeout);
+    } catch (e) {
+      cache.delete(`${group}/${version}`);
+      if (timeout.aborted && !options.signal?.aborted) throw new RequestTimeoutError(path, timeoutMs, { cause: e });
+      throw e;
+    }
   };
   const lookup = async (group: string, version: string, fresh: boolean): Promise<ApiResourceList> => {
     const key = `${group}/${version}`;
@@ -81,6 +117,7 @@ export function createDiscovery(transport: KubeTransport): Discovery {
         if ((found = find(list))) break;
       }
       if (!found) throw new ResourceNotFoundError(ref, `${group ? `${group}/` : ''}${version} has no such ${'kind' in ref ? 'kind' : 'resource'}`);
+      if (found.verbs && !(found.verbs.includes('list') && found.verbs.includes('watch'))) throw new ResourceNotWatchableError(ref, found.verbs);
       return defineResource<T>({ group, version, resource: found.name, kind: found.kind, namespaced: found.namespaced });
     },
     invalidate: () => cache.clear(),

@@ -16,6 +16,8 @@ export interface KubeInformerFactoryOptions extends InformerFactoryOptions {
    * KubeConfig's current context (one keep-alive connection pool), closed by `close()`.
    */
   transport?: KubeTransport;
+  /** Time limit of each discovery request of `informerForRef` and `discovery`, in ms. Default 30,000. */
+  discoveryTimeoutMs?: number;
 }
 
 /** An informer factory over a KubeConfig. */
@@ -29,7 +31,7 @@ export interface KubeInformerFactory extends InformerFactory {
    * after discovery has resolved its plural name and scope.
    */
   informerForRef<T extends KubeObject = KubernetesObject>(ref: ResourceRef, options?: InformerForOptions<T>): Promise<SharedInformer<T>>;
-  /** `shutdown()`, then closes the factory's own connections; resolves when they are closed. */
+  /** Aborts discovery in flight, `shutdown()`, then closes the factory's own connections; resolves when they are closed. */
   close(): Promise<void>;
 }
 
@@ -48,7 +50,7 @@ export interface KubeInformerFactory extends InformerFactory {
  * await factory.close();
  */
 export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeInformerFactoryOptions = {}): KubeInformerFactory {
-  const { transport: given, ...factoryOptions } = options;
+  const { transport: given, discoveryTimeoutMs, ...factoryOptions } = options;
   const transport = given ?? createKubeTransport(kubeConfig);
   const source: ListerWatcherSource = (resource, scope) => kubeConfigListerWatcher(kubeConfig, {
     resource,
@@ -58,7 +60,8 @@ export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeI
     transport,
   });
   const factory = createInformerFactory(source, factoryOptions);
-  const discovery = createDiscovery(transport);
+  const closing = new AbortController();
+  const discovery = createDiscovery(transport, { timeoutMs: discoveryTimeoutMs, signal: closing.signal });
   return {
     ...factory,
     transport,
@@ -67,6 +70,7 @@ export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeI
       return factory.informerFor<T>(await discovery.resolve<T>(ref), informerOptions);
     },
     async close() {
+      closing.abort();
       factory.shutdown();
       if (!given) await transport.close();
     },

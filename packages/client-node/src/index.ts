@@ -32,5 +32,8 @@ export {
 export type { KubeResource } from './resources.ts';
 
 // Dynamic resources (discovery)
-export { createDiscovery, discoverResource, ResourceNotFoundError } from './dynamic.ts';
-export type { Discovery, ResourceRef } from './dynamic.ts';
+export { createDiscovery, discoverResource, ResourceNotFoundError, ResourceNotWatchableError } from './dynamic.ts';
+export type { Discovery, DiscoveryOptions, ResourceRef } from './dynamic.ts';
+
+// Errors
+export { CredentialError, RequestTimeoutError, ResponseDecodeError } from './errors.ts';

@@ -6,7 +6,9 @@
 import type { RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { apiErrorFromResponse, InvalidOptionsError, type HttpGet, type HttpResponse } from '@rxinformer/core';
-import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
+import { CredentialError, ResponseDecodeError } from './errors.ts';
+import { createTlsDispatcher } from './tlsDispatcher.ts';
 
 /** The HTTP side of a KubeConfig, as the ListerWatchers and discovery use it. */
 export interface KubeTransport {
@@ -16,23 +18,27 @@ export interface KubeTransport {
   readonly get: HttpGet;
   /** `GET` a path and parse its JSON body; an error answer rejects with a `KubeApiError`. */
   getJson<T>(path: string, signal?: AbortSignal): Promise<T>;
-  /** Closes the dispatcher's connections once their requests end. Later requests open a new one. */
+  /** Closes the connections once their requests end (waits for them). Later requests open new ones. */
   close(): Promise<void>;
 }
 
 /** Options of `createKubeTransport`. */
 export interface KubeTransportOptions {
-  /** The undici dispatcher to send through. Default: one keep-alive Agent (or ProxyAgent) built from the KubeConfig's TLS options. */
+  /** The undici dispatcher to send through, used as is (TLS changes are then up to it). Default: a keep-alive Agent (or ProxyAgent) built from the KubeConfig's TLS options, rebuilt when they change. */
   dispatcher?: Dispatcher;
   /** `User-Agent` header. Default `rxinformer/0.1.0`. */
   userAgent?: string;
 }
 
 /**
- * Creates the transport of the KubeConfig's current context (resolved now). Each request asks the
- * KubeConfig for its headers (so exec and OIDC tokens refresh); the TLS options are read once.
+ * Creates the transport of the KubeConfig's current context, pinned now: later
+ * `kc.setCurrentContext(...)` calls do not move it to another server or user. Each request asks the
+ * pinned user for its headers and TLS material (so exec and OIDC tokens refresh, and certificate
+ * files are re-read); a changed certificate, key or CA gets a new connection pool, the old one
+ * closing once its requests (watches included) end.
  *
- * Caveat: `http://` servers are refused unless the cluster sets `insecure-skip-tls-verify`, as in client-node.
+ * Caveat: `http://` servers are refused unless the cluster sets `insecure-skip-tls-verify`, as in
+ * client-node. Failing credentials (exec plugin, missing file) reject with a `CredentialError`.
  *
  * @example
  * const transport = createKubeTransport(kc);
@@ -40,19 +46,23 @@ export interface KubeTransportOptions {
  * await transport.close();
  */
 export function createKubeTransport(kc: KubeConfig, options: KubeTransportOptions = {}): KubeTransport {
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new InvalidOptionsError('the KubeConfig has no current cluster');
+  const pinned = pinCurrentContext(kc);
+  const cluster = pinned.getCurrentCluster()!;
   const server = cluster.server.replace(/\/+$/, '');
   if (server.startsWith('http:') && !cluster.skipTLSVerify) throw new InvalidOptionsError('HTTP servers need insecure-skip-tls-verify in the kubeconfig (as client-node requires)');
   if (cluster.proxyUrl?.startsWith('socks')) throw new InvalidOptionsError('SOCKS proxies are not supported; use an HTTP(S) proxy');
   const userAgent = options.userAgent ?? 'rxinformer/0.1.0';
-  let dispatcher: Dispatcher | undefined = options.dispatcher;
-  let closed: Promise<void> | undefined;
+  const userName = pinned.getCurrentUser()?.name ?? '';
+  const tls = createTlsDispatcher(cluster.proxyUrl);
 
   const prepare = async (): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher }> => {
     const opts: RequestOptions = {};
-    await kc.applyToHTTPSOptions(opts);
-    dispatcher ??= makeDispatcher(opts, cluster.proxyUrl);
+    try {
+      await pinned.applyToHTTPSOptions(opts);
+    } catch (e) {
+      throw new CredentialError(userName, { cause: e });
+    }
+    const dispatcher = options.dispatcher ?? tls.forMaterial(opts);
     const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': userAgent };
     for (const [name, value] of Object.entries(opts.headers ?? {})) {
       if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
@@ -62,9 +72,9 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
   };
 
   const get: HttpGet = async (pathAndQuery, signal, kind) => {
-    const { headers, dispatcher: d } = await prepare();
+    const { headers, dispatcher } = await prepare();
     // A watch body may stay silent for minutes: the reflector's idle check ends it, not undici.
-    const r = await request(server + pathAndQuery, { method: 'GET', headers, dispatcher: d, signal, bodyTimeout: kind === 'watch' ? 0 : 300_000 });
+    const r = await request(server + pathAndQuery, { method: 'GET', headers, dispatcher, signal, bodyTimeout: kind === 'watch' ? 0 : 300_000 });
     return undiciResponse(r);
   };
 
@@ -75,30 +85,29 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
       const r = await get(path, signal, 'list');
       const text = await r.text();
       if (r.status < 200 || r.status > 299) throw apiErrorFromResponse(r.status, text, r.header('retry-after'));
-      return JSON.parse(text) as T;
+      try {
+        return JSON.parse(text) as T;
+      } catch (e) {
+        throw new ResponseDecodeError(path, text, { cause: e });
+      }
     },
-    close() {
-      const d = dispatcher;
-      if (!d || options.dispatcher) return closed ??= Promise.resolve();
-      dispatcher = undefined;
-      return d.close();
-    },
+    close: () => tls.close(),
   };
 }
 
-function makeDispatcher(opts: RequestOptions, proxyUrl: string | undefined): Dispatcher {
-  const tls = {
-    ...(opts.ca !== undefined && { ca: opts.ca }),
-    ...(opts.cert !== undefined && { cert: opts.cert }),
-    ...(opts.key !== undefined && { key: opts.key }),
-    ...(opts.pfx !== undefined && { pfx: opts.pfx }),
-    ...(opts.passphrase !== undefined && { passphrase: opts.passphrase }),
-    ...(opts.rejectUnauthorized !== undefined && { rejectUnauthorized: opts.rejectUnauthorized }),
-    ...(opts.servername !== undefined && { servername: opts.servername }),
-  };
-  if (proxyUrl) return new ProxyAgent({ uri: proxyUrl, requestTls: tls });
-  // Keep-alive probes every 30 s, like client-go, so idle load-balancer timeouts do not cut watches.
-  return new Agent({ connect: { ...tls, keepAlive: true, keepAliveInitialDelay: 30_000 } });
+/**
+ * A view of `kc` fixed on its current context's cluster and user objects. It inherits `kc`'s
+ * authenticators (exec and OIDC caches, custom ones), so tokens are shared with `kc`, but
+ * `setCurrentContext` or a reload of `kc` no longer changes whom it authenticates as.
+ */
+function pinCurrentContext(kc: KubeConfig): KubeConfig {
+  const context = kc.getContextObject(kc.getCurrentContext());
+  const cluster = kc.getCurrentCluster();
+  if (!context || !cluster) throw new InvalidOptionsError('the KubeConfig has no current cluster');
+  const user = kc.getCurrentUser();
+  const pinned = Object.create(kc) as KubeConfig;
+  pinned.loadFromOptions({ clusters: [cluster], users: user ? [user] : [], contexts: [context], currentContext: context.name });
+  return pinned;
 }
 
 function undiciResponse(r: Dispatcher.ResponseData): HttpResponse {
@@ -113,11 +122,12 @@ function undiciResponse(r: Dispatcher.ResponseData): HttpResponse {
   };
 }
 
-const shared = new WeakMap<KubeConfig, Map<string, KubeTransport>>();
+const shared = new WeakMap<KubeConfig, Map<string, { cluster: object; user: object | null; transport: KubeTransport }>>();
 
 /**
  * The transport shared by every ListerWatcher of `kc` for its current cluster and user: one
- * dispatcher, so one pool of keep-alive connections, per KubeConfig.
+ * connection pool per KubeConfig, cluster and user. Switching the context gives another transport;
+ * the ones already handed out stay on the context they were made for.
  *
  * Caveat: it lives as long as `kc`; idle connections close after undici's keep-alive timeout (4 s).
  *
@@ -127,8 +137,13 @@ const shared = new WeakMap<KubeConfig, Map<string, KubeTransport>>();
 export function sharedKubeTransport(kc: KubeConfig): KubeTransport {
   let byContext = shared.get(kc);
   if (!byContext) shared.set(kc, (byContext = new Map()));
-  const key = JSON.stringify([kc.getCurrentCluster()?.name, kc.getCurrentCluster()?.server, kc.getCurrentUser()?.name]);
-  let transport = byContext.get(key);
-  if (!transport) byContext.set(key, (transport = createKubeTransport(kc)));
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  const key = JSON.stringify([cluster?.name, cluster?.server, user?.name]);
+  const entry = byContext.get(key);
+  // A reloaded kubeconfig has new cluster and user objects under the same names: a new transport.
+  if (entry && entry.cluster === cluster && entry.user === user) return entry.transport;
+  const transport = createKubeTransport(kc);
+  byContext.set(key, { cluster: cluster!, user, transport });
   return transport;
 }

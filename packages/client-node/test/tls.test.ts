@@ -6,15 +6,15 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createLoadGenerator, objectStoreTarget, startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
 import type { KubeObject, ReflectorStatus } from '@rxinformer/core';
-import { createKubeInformerFactory, pods, type KubeInformerFactory } from '../src/index.ts';
+import { createKubeInformerFactory, createKubeTransport, pods, type KubeInformerFactory } from '../src/index.ts';
 import { storeView, view, waitFor } from './simHarness.ts';
 
 // The KubeConfig's TLS options end to end: the simulator over HTTPS with a CA of the test's own
 // and client-certificate authentication, certificates made by openssl for this run.
 
-interface Pki { ca: string; cert: string; key: string; clientCert: string; clientKey: string; otherCa: string }
+interface Pki { ca: string; cert: string; key: string; clientCert: string; clientKey: string; client2Cert: string; client2Key: string; otherCa: string; otherKey: string }
 
-/** A CA, a server certificate for 127.0.0.1 and a client certificate, plus an unrelated CA. */
+/** A CA, a server certificate for 127.0.0.1 and two client certificates, plus an unrelated CA. */
 function makePki(dir: string): Pki {
   const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
@@ -22,12 +22,13 @@ function makePki(dir: string): Pki {
   ssl('req', '-x509', ...ec, '-keyout', 'other.key', '-out', 'other.crt', '-days', '2', '-subj', '/CN=someone-else');
   writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
   writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
-  for (const [name, subject] of [['server', '/CN=127.0.0.1'], ['client', '/CN=rxinformer-test/O=system:masters']]) {
+  writeFileSync(join(dir, 'client2.ext'), 'extendedKeyUsage=clientAuth\n');
+  for (const [name, subject] of [['server', '/CN=127.0.0.1'], ['client', '/CN=rxinformer-test/O=system:masters'], ['client2', '/CN=rxinformer-test-2/O=system:masters']]) {
     ssl('req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject);
     ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-out', `${name}.crt`, '-extfile', `${name}.ext`);
   }
   const read = (f: string) => readFileSync(join(dir, f), 'utf8');
-  return { ca: read('ca.crt'), cert: read('server.crt'), key: read('server.key'), clientCert: read('client.crt'), clientKey: read('client.key'), otherCa: read('other.crt') };
+  return { ca: read('ca.crt'), cert: read('server.crt'), key: read('server.key'), clientCert: read('client.crt'), clientKey: read('client.key'), client2Cert: read('client2.crt'), client2Key: read('client2.key'), otherCa: read('other.crt'), otherKey: read('other.key') };
 }
 
 const fast = { minWatchTimeoutSeconds: 2, idleGraceMs: 500, backoff: { initialMs: 50, maxMs: 200 } };
@@ -109,5 +110,44 @@ describe('createKubeInformerFactory over TLS', () => {
     const error = statuses.find((s) => s.phase === 'backingOff')!.lastError as Error & { code?: string };
     expect(`${error.message} ${error.code}`).toMatch(/closed|UND_ERR_SOCKET|certificate|ECONNRESET/i);
     expect(sim.tlsHandshakes).toBe(handshakesBefore);
+  });
+
+  it('should use a rotated client certificate for the next request, without cutting a watch opened with the old one', async () => {
+    const certFile = join(dir, 'rotating.crt');
+    const keyFile = join(dir, 'rotating.key');
+    const install = (cert: string, key: string) => { writeFileSync(certFile, cert); writeFileSync(keyFile, key); };
+    install(pki.clientCert, pki.clientKey);
+    const kc = new KubeConfig();
+    kc.loadFromString(sim.kubeconfigYaml());
+    kc.users[0] = { name: kc.users[0]!.name, certFile, keyFile }; // re-read by client-node on every request
+    const transport = createKubeTransport(kc);
+    const namespaces = () => transport.getJson<{ kind: string }>('/api/v1/namespaces').then((l) => l.kind);
+    try {
+      expect(await namespaces()).toBe('NamespaceList');
+      const watchAbort = new AbortController();
+      const watch = await transport.get('/api/v1/namespaces/tls/configmaps?watch=true&allowWatchBookmarks=false', watchAbort.signal, 'watch');
+      expect(watch.status).toBe(200);
+
+      // A certificate the server does not trust: refused, so it really is the one sent (the kept-alive
+      // connection made with the old certificate would have been accepted).
+      install(pki.otherCa, pki.otherKey);
+      await expect(namespaces()).rejects.toThrow();
+      const handshakes = sim.tlsHandshakes;
+      install(pki.client2Cert, pki.client2Key);
+      expect(await namespaces()).toBe('NamespaceList');
+      expect(sim.tlsHandshakes).toBe(handshakes + 1);
+
+      // The watch opened before both rotations still delivers.
+      sim.storage.create('configmaps', { metadata: { name: 'after-rotation' } }, 'tls');
+      let text = '';
+      for await (const chunk of watch.chunks()) {
+        text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+        if (text.includes('after-rotation')) break;
+      }
+      expect(text).toContain('"ADDED"');
+      watchAbort.abort();
+    } finally {
+      await transport.close();
+    }
   });
 });

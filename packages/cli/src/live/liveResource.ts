@@ -2,7 +2,7 @@
  * Resolves the `--resource` of the live view to a descriptor: one of client-node's typed built-ins
  * by plural name (optionally `.group`) or kind, else `group/version/resource` through discovery.
  */
-import { builtinResources, ResourceNotFoundError, type Discovery, type KubeResource } from '@rxinformer/client-node';
+import { builtinResources, ResourceNotFoundError, ResourceNotWatchableError, type Discovery, type KubeResource } from '@rxinformer/client-node';
 import { LiveOptionsError } from './liveOptions.ts';
 
 /** The built-in named `name`: its plural (`pods`), `plural.group` (`deployments.apps`) or lower-case kind (`pod`); core group first. */
@@ -17,8 +17,8 @@ export function builtinResource(name: string): KubeResource | undefined {
  * @example
  * await resolveLiveResource('apps/v1/deployments', factory.discovery);
  *
- * Caveat: an unknown built-in name and an undiscoverable resource are both `LiveOptionsError`s (exit 2),
- * while network failures of discovery reject as they are.
+ * Caveat: an unknown built-in name, an undiscoverable resource and one the server cannot list and
+ * watch are `LiveOptionsError`s (exit 2), while network failures of discovery reject as they are.
  */
 export async function resolveLiveResource(spec: string, discovery: Discovery): Promise<KubeResource> {
   const parts = spec.split('/');
@@ -32,7 +32,7 @@ export async function resolveLiveResource(spec: string, discovery: Discovery): P
   try {
     return await discovery.resolve({ group, version, resource });
   } catch (e) {
-    if (e instanceof ResourceNotFoundError) throw new LiveOptionsError(e.message, { cause: e });
+    if (e instanceof ResourceNotFoundError || e instanceof ResourceNotWatchableError) throw new LiveOptionsError(e.message, { cause: e });
     throw e;
   }
 }

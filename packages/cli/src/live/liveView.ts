@@ -3,6 +3,7 @@
  * embedded simulator's or a real cluster's: the same code), its events and counters drawn on a
  * terminal, or printed as plain lines when the output is not one.
  */
+import { unlinkSync } from 'node:fs';
 import { unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +28,11 @@ export interface LiveIo {
   size(): { rows: number; columns: number };
   /** Where the view's timers run. Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
+  /**
+   * Aborting it while `startLiveView` is still starting (e.g. discovery waiting on a silent server)
+   * closes what was started and rejects with the signal's reason. Default: none.
+   */
+  signal?: AbortSignal;
 }
 
 /** A running live view. */
@@ -62,7 +68,8 @@ async function kubeConfigFor(source: Extract<LiveOptions['source'], { kind: 'clu
  * process.once('SIGINT', async () => console.log(await run.stop()));
  *
  * Caveat: rejects with `LiveOptionsError` for what the options name but the cluster or kubeconfig
- * lacks (unknown context or resource); everything started so far is closed first.
+ * lacks (unknown context or resource, or one that cannot be watched), and with `io.signal`'s reason
+ * when aborted; everything started so far is closed first.
  */
 export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<LiveRun> {
   const scheduler = io.scheduler ?? asyncScheduler;
@@ -73,14 +80,21 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
   let factory: KubeInformerFactory | undefined;
   let kubeconfigFile: string | undefined;
   let lastFault: string | undefined;
+  // The kubeconfig file is removed on stop, and also when the process exits without one (process.exit).
+  const removeOnExit = () => { if (kubeconfigFile) try { unlinkSync(kubeconfigFile); } catch { /* already gone */ } };
+  const abortStart = () => { void factory?.close(); };
   const release = async () => {
+    io.signal?.removeEventListener('abort', abortStart);
     for (const s of subs) s.unsubscribe();
     await factory?.close();
     await demo?.close();
     if (kubeconfigFile) await unlink(kubeconfigFile).catch(() => undefined);
+    process.off('exit', removeOnExit);
   };
+  io.signal?.addEventListener('abort', abortStart, { once: true });
 
   try {
+    io.signal?.throwIfAborted();
     let kc: KubeConfig;
     let sourceText: string;
     if (options.source.kind === 'simulator') {
@@ -92,6 +106,7 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
       kc = new KubeConfig();
       kc.loadFromString(demo.sim.kubeconfigYaml());
       kubeconfigFile = join(tmpdir(), `rxinformer-live-${demo.sim.port}.kubeconfig`);
+      process.on('exit', removeOnExit);
       await writeFile(kubeconfigFile, demo.sim.kubeconfigYaml(), { mode: 0o600 });
       sourceText = `simulator ${demo.sim.url}`;
       out.line(`simulator running at ${demo.sim.url} (seed ${s.seed}, ${s.pods} pods, ${s.ratePerSecond} changes/s, faults ${s.faults ? 'on' : 'off'})`);
@@ -107,7 +122,9 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
       if (e instanceof InvalidOptionsError) throw new LiveOptionsError(`the kubeconfig cannot be used: ${e.message}`, { cause: e });
       throw e;
     }
+    io.signal?.throwIfAborted();
     const resource = await resolveLiveResource(options.resource, factory.discovery);
+    io.signal?.throwIfAborted();
     const scope = resource.namespaced ? (options.namespace ? `namespace ${options.namespace}` : 'all namespaces') : 'cluster-scoped';
     const selectors = [options.labelSelector, options.fieldSelector].filter(Boolean).join(', ');
     const title = `${resource.group ? `${resource.resource}.${resource.group}` : resource.resource} in ${scope}${selectors ? ` (${selectors})` : ''}`;

@@ -1,0 +1,54 @@
+/**
+ * The named errors of the client-node adapter (besides discovery's, in `dynamic.ts`). Each is an
+ * `RxInformerError` with a `reason` and, where there is one, the underlying error as `cause`.
+ */
+import { RxInformerError } from '@rxinformer/core';
+
+/**
+ * The KubeConfig could not give credentials or TLS material for a request: an exec plugin failed,
+ * a certificate or key file is missing, an OIDC refresh was refused… The `cause` says which.
+ *
+ * @example
+ * informer.status$.subscribe((s) => { if (s.lastError instanceof CredentialError) console.error(s.lastError.cause); });
+ */
+export class CredentialError extends RxInformerError {
+  /** The KubeConfig user whose credentials failed. */
+  readonly user: string;
+
+  constructor(user: string, options?: { cause?: unknown }) {
+    const detail = options?.cause instanceof Error ? options.cause.message : String(options?.cause);
+    super('CredentialUnavailable', `cannot get the credentials of kubeconfig user "${user}": ${detail}`, options);
+    this.user = user;
+  }
+}
+
+/**
+ * A successful answer whose body is not the JSON the API promises, e.g. the HTML page of a proxy
+ * or gateway in front of the API server.
+ */
+export class ResponseDecodeError extends RxInformerError {
+  /** The request path. */
+  readonly path: string;
+  /** The start of the body (200 characters). */
+  readonly body: string;
+
+  constructor(path: string, body: string, options?: { cause?: unknown }) {
+    super('MalformedResponse', `the answer to ${path} is not JSON (a proxy or gateway in the way?): ${body.slice(0, 200)}`, options);
+    this.path = path;
+    this.body = body.slice(0, 200);
+  }
+}
+
+/** A request that must answer quickly (discovery) did not answer within its time limit. */
+export class RequestTimeoutError extends RxInformerError {
+  /** The request path. */
+  readonly path: string;
+  /** The time limit, in milliseconds. */
+  readonly timeoutMs: number;
+
+  constructor(path: string, timeoutMs: number, options?: { cause?: unknown }) {
+    super('Timeout', `no answer to ${path} within ${timeoutMs} ms`, options);
+    this.path = path;
+    this.timeoutMs = timeoutMs;
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The undici dispatcher of a transport, rebuilt when the KubeConfig's TLS material changes: an exec
+ * plugin that returns a new client certificate, or certificate files rewritten on disk. The previous
+ * dispatcher closes once its requests have ended, so running watches are never cut.
+ */
+import type { RequestOptions } from 'node:https';
+import { Agent, ProxyAgent, type Dispatcher } from 'undici';
+
+/** The TLS fields of the options `KubeConfig.applyToHTTPSOptions` fills in. */
+export type TlsMaterial = Pick<RequestOptions, 'ca' | 'cert' | 'key' | 'pfx' | 'passphrase' | 'rejectUnauthorized' | 'servername'>;
+
+const TLS_FIELDS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const;
+
+/** Keep-alive probes every 30 s, like client-go, so idle load-balancer timeouts do not cut watches. */
+const KEEP_ALIVE = { keepAlive: true, keepAliveInitialDelay: 30_000 } as const;
+
+/** A dispatcher per TLS material, the latest one current. */
+export interface TlsDispatcher {
+  /**
+   * The dispatcher for `material`: the current one while the material is unchanged; otherwise a new
+   * one, and the previous one closes once its in-flight requests (watches included) end.
+   */
+  forMaterial(material: TlsMaterial): Dispatcher;
+  /** Closes the current dispatcher and waits for the retiring ones. Later requests build a new one. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the dispatcher holder of one cluster, through `proxyUrl` when set.
+ *
+ * @example
+ * const tls = createTlsDispatcher(cluster.proxyUrl);
+ * const opts = {}; await kc.applyToHTTPSOptions(opts);
+ * await request(url, { dispatcher: tls.forMaterial(opts) });
+ *
+ * Caveat: material is compared by content on every call (a few buffers), never by file times.
+ */
+export function createTlsDispatcher(proxyUrl: string | undefined): TlsDispatcher {
+  let current: { material: TlsMaterial; dispatcher: Dispatcher } | undefined;
+  const retiring = new Set<Promise<void>>();
+  const retire = (d: Dispatcher) => {
+    const p: Promise<void> = d.close().catch(() => undefined).finally(() => retiring.delete(p));
+    retiring.add(p);
+  };
+  return {
+    forMaterial(material) {
+      if (current && sameMaterial(current.material, material)) return current.dispatcher;
+      if (current) retire(current.dispatcher);
+      current = { material: pickTls(material), dispatcher: makeDispatcher(material, proxyUrl) };
+      return current.dispatcher;
+    },
+    async close() {
+      if (current) retire(current.dispatcher);
+      current = undefined;
+      await Promise.all(retiring);
+    },
+  };
+}
+
+function pickTls(opts: TlsMaterial): TlsMaterial {
+  const tls: Record<string, unknown> = {};
+  for (const field of TLS_FIELDS) if (opts[field] !== undefined) tls[field] = opts[field];
+  return tls as TlsMaterial;
+}
+
+function sameMaterial(a: TlsMaterial, b: TlsMaterial): boolean {
+  return TLS_FIELDS.every((field) => sameValue(a[field], b[field]));
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  return a === b;
+}
+
+function makeDispatcher(opts: TlsMaterial, proxyUrl: string | undefined): Dispatcher {
+  const tls = pickTls(opts);
+  // Through a proxy, the TCP socket is the one to the proxy (proxyTls's connector); the target's
+  // TLS runs inside the tunnel (requestTls). Both get the direct Agent's keep-alive.
+  if (proxyUrl) return new ProxyAgent({ uri: proxyUrl, requestTls: { ...tls, ...KEEP_ALIVE }, proxyTls: { ...KEEP_ALIVE } });
+  return new Agent({ connect: { ...tls, ...KEEP_ALIVE } });
+}
