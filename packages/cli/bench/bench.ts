@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
-import { measureApplyCost } from './applyCost.ts';
+import { BARE_MAP, measureApplyCost } from './applyCost.ts';
 import { renderChart } from './chart.ts';
 import { renderSection, runSummary, spliceSection, type RunMeta } from './docs.ts';
 import { measureHeapPerObject } from './heapPerObject.ts';
@@ -90,7 +90,7 @@ async function main(): Promise<void> {
     metrics.heapPerObjectTransformed = buildMetric('heapPerObjectTransformed', 'bytes/pod', 'lower', { rxinformer: heap.rxinformerTransformed, clientNode: heap.clientNode, limit: heap.limit });
 
     const cost = await measureApplyCost({ rounds: o.rounds, onRun: onRun('applyCost100kVs1k (delta store at 1k and 100k, own process)') });
-    metrics.applyCost100kVs1k = buildMetric('applyCost100kVs1k', 'ratio', 'lower', { rxinformer: cost });
+    metrics.applyCost100kVs1k = withReference(buildMetric('applyCost100kVs1k', 'ratio', 'lower', { rxinformer: cost.rxinformer }), 'bareMap', BARE_MAP, cost.bareMap);
 
     if (o.podsLarge > o.pods) {
       progress(`seeding ${o.podsLarge - o.pods} more pods`);

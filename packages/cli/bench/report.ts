@@ -127,7 +127,8 @@ export function renderReferences(metrics: Record<string, Metric>): string[] {
     for (const [refName, ref] of Object.entries(m.references ?? {})) {
       const ratio = (a: Figure, b: Figure): string => (typeof a === 'number' && typeof b === 'number' && b !== 0 ? (a / b).toFixed(2) : '?');
       const figure = formatFigure(ref.value, m.unit, ref.samples);
-      const tail = typeof ref.value === 'number' ? ` = ${ratio(ref.value, m.limit)}× the limit; rxinformer ${ratio(m.rxinformer, ref.value)}× of it` : '';
+      const ofLimit = typeof m.limit === 'number' ? ` = ${ratio(ref.value, m.limit)}× the limit;` : ';';
+      const tail = typeof ref.value === 'number' ? `${ofLimit} rxinformer ${ratio(m.rxinformer, ref.value)}× of it` : '';
       lines.push(`- ${name}, ${refName} (${ref.what}): ${figure} ${m.unit}${tail}`);
     }
   }

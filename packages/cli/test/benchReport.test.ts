@@ -143,6 +143,11 @@ describe('withReference and renderReferences', () => {
     ]);
   });
 
+  it('should print only the ratio to rxinformer for a metric without a limit (the bare-Map applyCost)', () => {
+    const m = withReference(buildMetric('applyCost100kVs1k', 'ratio', 'lower', { rxinformer: ok(1.5) }), 'bareMap', 'a Map', ok(3, 2.5, 4));
+    expect(renderReferences({ applyCost100kVs1k: m })).toEqual(['- applyCost100kVs1k, bareMap (a Map): 3.00 (2.50–4.00) ratio; rxinformer 0.50× of it']);
+  });
+
   it('should show a failed reference as such, with no ratios', () => {
     const m = withReference(buildMetric('watchThroughput10k', 'events/s', 'higher', { rxinformer: ok(1) }), 'bareCache', 'parse + Map', { error: 'timeout' });
     expect(renderReferences({ watchThroughput10k: m })).toEqual(['- watchThroughput10k, bareCache (parse + Map): failed: timeout events/s']);
