@@ -149,8 +149,12 @@ function isVarintType(type: string): boolean {
   return type === 'int32' || type === 'int64' || type === 'bool';
 }
 
+/** The JSON value of a map entry that carries no value field. */
 function zeroOf(type: string): unknown {
-  return type === 'string' || type === 'bytes' || type === 'quantity' ? '' : isVarintType(type) ? (type === 'bool' ? false : 0) : {};
+  if (type === 'string' || type === 'bytes') return '';
+  if (type === 'quantity') return '0';
+  if (type === 'bool') return false;
+  return isVarintType(type) ? 0 : {};
 }
 
 /** A zero scalar of an omitempty Go field, which `encoding/json` leaves out. */
