@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Status } from '@rxinformer/core';
 import { errors } from './status.ts';
+import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
 
 /** Largest accepted request body (3 MiB, like the API server). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -39,6 +40,11 @@ export function sendStatus(res: ServerResponse, status: Status & { code: number 
 
 /** Reads the whole request body as text (413 beyond `MAX_BODY_BYTES`). */
 export async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readBodyBytes(req)).toString('utf8');
+}
+
+/** Reads the whole request body as bytes (413 beyond `MAX_BODY_BYTES`). */
+export async function readBodyBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -51,7 +57,7 @@ export async function readBody(req: IncomingMessage): Promise<string> {
     }
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** Parses a JSON body; a 400 Status for anything that is not JSON. `allowEmpty` returns undefined for no body. */
@@ -65,6 +71,19 @@ export function parseJsonBody(text: string, allowEmpty = false): unknown {
   } catch (e) {
     throw errors.badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
   }
+}
+
+/**
+ * Reads an object body by its Content-Type: `application/vnd.kubernetes.protobuf` is decoded for
+ * the built-in kinds of `protobufSchemas.ts` (415 for others), anything else parsed as JSON.
+ * `allowEmpty` returns undefined for no body.
+ */
+export async function readObjectBody(req: IncomingMessage, allowEmpty = false): Promise<unknown> {
+  const bytes = await readBodyBytes(req);
+  const mediaType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (mediaType !== PROTOBUF_MEDIA_TYPE) return parseJsonBody(bytes.toString('utf8'), allowEmpty);
+  if (bytes.length === 0 && allowEmpty) return undefined;
+  return decodeProtobufObject(bytes);
 }
 
 /** Reads typed query parameters, with 400 answers for bad values. */

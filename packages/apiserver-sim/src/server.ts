@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { KubeObject, ListMeta } from '@rxinformer/core';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, OPENAPI_V2_JSON, OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_TYPE, versionInfo, type ServerVersion } from './discovery.ts';
 import { Faults, failureError, runFault, type AuthOptions, type RequestClass } from './faults.ts';
-import { parseJsonBody, parseResourcePath, Query, readBody, sendJson, sendJsonText, sendStatus, type ResourcePath } from './http.ts';
+import { parseJsonBody, parseResourcePath, Query, readBody, readObjectBody, sendJson, sendJsonText, sendStatus, type ResourcePath } from './http.ts';
 import { listJson } from './serialize.ts';
 import { kubeconfigYaml, writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.ts';
 import { listPage, parseResourceVersion, validateListQuery, waitForRevision, type ListQuery, type RevisionWait } from './list.ts';
@@ -333,12 +333,12 @@ async function resource(ctx: Ctx, req: IncomingMessage, res: ServerResponse, rou
       return one(ctx.objects.get(r, ns, route.name as string));
     case 'create': {
       if (route.name !== undefined) throw errors.methodNotAllowed();
-      const body = parseJsonBody(await readBody(req)) as KubeObject;
+      const body = (await readObjectBody(req)) as KubeObject;
       return one(ctx.objects.create(r, body, ns, { ...write, owned: true }), 201);
     }
     case 'update': {
       if (route.name === undefined) throw errors.methodNotAllowed();
-      const body = parseJsonBody(await readBody(req)) as KubeObject;
+      const body = (await readObjectBody(req)) as KubeObject;
       return one(ctx.objects.update(r, body, ns, route.name, { ...write, owned: true }));
     }
     case 'patch': {
@@ -349,7 +349,7 @@ async function resource(ctx: Ctx, req: IncomingMessage, res: ServerResponse, rou
       return one(object, created ? 201 : 200);
     }
     case 'delete': {
-      const opts = deleteOptions(parseJsonBody(await readBody(req), true), q);
+      const opts = deleteOptions(await readObjectBody(req, true), q);
       const before = ctx.objects.get(r, ns, route.name as string);
       const last = ctx.objects.delete(r, ns, route.name as string, { ...opts, ...(write.dryRun ? { dryRun: ['All'] } : {}) });
       const returnsObject = (r.group === '' && (r.resource === 'pods' || r.resource === 'namespaces')) || r.custom || r.resource === 'customresourcedefinitions' || last.metadata?.deletionTimestamp !== undefined;
@@ -357,7 +357,7 @@ async function resource(ctx: Ctx, req: IncomingMessage, res: ServerResponse, rou
       return sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: route.name, ...(r.group ? { group: r.group } : {}), kind: r.resource, uid: before.metadata?.uid } });
     }
     case 'deletecollection': {
-      const opts = deleteOptions(parseJsonBody(await readBody(req), true), q);
+      const opts = deleteOptions(await readObjectBody(req, true), q);
       const matcher = compileSelectors(r, q.str('labelSelector'), q.str('fieldSelector'));
       const doomed = ctx.objects.list(r, ns).filter((o) => matcher.matches(o));
       const items = doomed.map((o) => ctx.objects.delete(r, o.metadata?.namespace, o.metadata?.name as string, { ...opts, ...(write.dryRun ? { dryRun: ['All'] } : {}) }));

@@ -1,6 +1,7 @@
 /**
- * Real kubectl (v1.27 and v1.33 builds that sit beside the `kubectl` dispatcher on the PATH)
- * against the simulator. Skipped, with a message, when the binaries are absent.
+ * Real kubectl (v1.27, v1.32 and v1.33 builds that sit beside the `kubectl` dispatcher on the PATH)
+ * against the simulator. Skipped, with a message, when the binaries are absent. 1.32 and 1.33 send
+ * `kubectl create` bodies as protobuf; 1.27 sends JSON.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawn } from 'node:child_process';
@@ -19,9 +20,9 @@ function kubectlDir(): string | undefined {
 }
 
 const dir = kubectlDir();
-const builds = ['27', '33'].filter((minor) => dir !== undefined && existsSync(join(dir, `kubectl.1.${minor}`)));
+const builds = ['27', '32', '33'].filter((minor) => dir !== undefined && existsSync(join(dir, `kubectl.1.${minor}`)));
 if (builds.length === 0) {
-  console.warn('kubectl tests skipped: no kubectl.1.27 / kubectl.1.33 beside `kubectl` on the PATH');
+  console.warn('kubectl tests skipped: no kubectl.1.27 / kubectl.1.32 / kubectl.1.33 beside `kubectl` on the PATH');
 }
 const describeKubectl = builds.length > 0 ? describe : describe.skip;
 
@@ -309,5 +310,26 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('pod "web" deleted');
     expect(sim.storage.find('pods', 'default', 'web')).toBeUndefined();
+  });
+
+  it('should create objects with kubectl create and run (protobuf bodies from 1.32 on) and get them back with every field', async () => {
+    expect(await ok(['create', 'namespace', 'made'])).toContain('namespace/made created');
+    expect(await ok(['create', 'configmap', 'made', '--from-literal=a=1', '--from-literal=b=two'])).toContain('configmap/made created');
+    expect(await ok(['create', 'secret', 'generic', 'made', '--from-literal=p=secret'])).toContain('secret/made created');
+    expect(await ok(['create', 'deployment', 'made', '--image=nginx', '--port=80', '--replicas=2'])).toContain('deployment.apps/made created');
+    expect(await ok(['create', 'service', 'clusterip', 'made', '--tcp=80:8080'])).toContain('service/made created');
+    expect(await ok(['run', 'made', '--image=nginx', '--port=8080'])).toContain('pod/made created');
+    const get = async (...what: string[]) => JSON.parse(await ok(['get', ...what, '-o', 'json']));
+    expect((await get('namespace', 'made')).metadata.name).toBe('made');
+    expect((await get('configmap', 'made')).data).toEqual({ a: '1', b: 'two' });
+    expect((await get('secret', 'made')).data).toEqual({ p: Buffer.from('secret').toString('base64') });
+    expect((await get('deployment', 'made')).spec).toMatchObject({
+      replicas: 2,
+      selector: { matchLabels: { app: 'made' } },
+      template: { metadata: { labels: { app: 'made' } }, spec: { containers: [{ name: 'nginx', image: 'nginx', ports: [{ containerPort: 80 }], resources: {} }] } },
+    });
+    expect((await get('service', 'made')).spec).toMatchObject({ type: 'ClusterIP', selector: { app: 'made' }, ports: [{ name: '80-8080', protocol: 'TCP', port: 80, targetPort: 8080 }] });
+    expect((await get('pod', 'made')).spec.containers).toMatchObject([{ name: 'made', image: 'nginx', ports: [{ containerPort: 8080 }] }]);
+    expect(sim.storage.get('configmaps', 'default', 'made')).not.toHaveProperty('metadata.creationTimestamp', null);
   });
 });
