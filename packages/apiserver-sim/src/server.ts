@@ -222,7 +222,7 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
   const cls: RequestClass = !route ? 'discovery' : method === 'GET' ? (q.bool('watch') || route.legacyWatch ? 'watch' : 'list') : 'write';
   ctx.faults.authorize(req.headers.authorization, undefined, undefined, '', undefined);
   const delay = ctx.faults.delayMs();
-  if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+  if (delay > 0) await sleepCancellable(delay, ctx.wait);
   const failure = ctx.faults.takeFailure(cls as Exclude<RequestClass, 'any' | 'read'>);
   if (failure) throw failureError(failure);
   if (!route) return discovery(ctx, req, res, path, method);
@@ -231,6 +231,20 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
   if (route.subresource !== undefined && !resInfo.subresources.includes(route.subresource)) throw errors.unknownPath();
   if (!resInfo.namespaced && route.namespace !== undefined) throw errors.unknownPath();
   return resource(ctx, req, res, route, resInfo, q, method);
+}
+
+/** Waits `ms` (the latency fault); a closing server cancels the wait, which then fails with 503. */
+function sleepCancellable(ms: number, wait: RevisionWait): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const untrack = wait.track(() => {
+      clearTimeout(timer);
+      reject(errors.unavailable('the server is shutting down'));
+    });
+    const timer = setTimeout(() => {
+      untrack();
+      resolve();
+    }, ms);
+  });
 }
 
 function discovery(ctx: Ctx, req: IncomingMessage, res: ServerResponse, path: string, method: string): void {

@@ -83,10 +83,17 @@ export class WatchSession {
    * Writes the header and the initial events (history replay or current objects), then follows
    * the storage. The initial events go out in batches that wait for the socket to drain, so a
    * long replay or a large initial list never piles up in memory (nor trips `maxBufferedBytes`).
+   * A response already closed (the client left while the request waited for latency or a
+   * revision) starts nothing: no registration in the hub, no timer.
    */
   start(): void {
     const { spec } = this;
     const res = this.#res;
+    // the client left (or the server closed) while the request waited: nothing to register
+    if (res.destroyed || res.closed) {
+      this.#closed = true;
+      return;
+    }
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
     res.on('close', () => this.#cleanup());
