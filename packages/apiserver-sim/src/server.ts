@@ -35,7 +35,7 @@ export interface ApiServerOptions {
   history?: HistoryOptions;
   /** Interval of watch BOOKMARK events when `allowWatchBookmarks=true` (default 60,000 ms). */
   bookmarkIntervalMs?: number;
-  /** Watch duration when the client sends no `timeoutSeconds` (default 1800 s). */
+  /** Watch duration when the client sends no `timeoutSeconds`, or 0 (default 1800 s). */
   defaultWatchTimeoutSeconds?: number;
   /** How long a request for a future resourceVersion waits before 504 (default 3000 ms). */
   tooLargeWaitMs?: number;
@@ -417,7 +417,8 @@ async function startWatch(ctx: Ctx, res: ServerResponse, route: ResourcePath, r:
   if (lq.continue) throw errors.badRequest('continue is not supported for watch');
   const matcher = compileSelectors(r, q.str('labelSelector'), q.str('fieldSelector'), route.name);
   const allowBookmarks = q.bool('allowWatchBookmarks');
-  const timeoutSeconds = q.int('timeoutSeconds') ?? ctx.options.defaultWatchTimeoutSeconds ?? 1800;
+  // like the real server, timeoutSeconds=0 means unset
+  const timeoutSeconds = q.int('timeoutSeconds') || (ctx.options.defaultWatchTimeoutSeconds ?? 1800);
   const rv = lq.resourceVersion ?? '';
   let start: WatchStart;
   if (lq.sendInitialEvents === 'true') {

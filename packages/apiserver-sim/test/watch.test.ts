@@ -105,6 +105,14 @@ describe('WATCH', () => {
     expect(w.events).toEqual([]);
   });
 
+  it('should treat timeoutSeconds=0 as unset and keep the stream open', async () => {
+    const w = await watch(`resourceVersion=${sim.storage.resourceVersion}&timeoutSeconds=0`);
+    await new Promise((r) => setTimeout(r, 200));
+    sim.storage.delete('pods', 'default', 'a');
+    const evs = await w.waitFor(1);
+    expect(evs.map((e) => e.type)).toEqual(['DELETED']);
+  });
+
   it('should stream a list: ADDED for each object, the initial-events-end bookmark, then changes', async () => {
     const w = await watch('sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=');
     const evs = await w.waitFor(3);
