@@ -11,7 +11,7 @@ import { Faults, failureError, runFault, type AuthOptions, type RequestClass } f
 import { parseJsonBody, parseResourcePath, Query, readBody, sendJson, sendJsonText, sendStatus, type ResourcePath } from './http.ts';
 import { listJson } from './serialize.ts';
 import { kubeconfigYaml, writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.ts';
-import { listPage, parseResourceVersion, validateListQuery, waitForRevision, type ListQuery, type RevisionWait } from './list.ts';
+import { listPage, parseResourceVersion, sendInitialEventsOf, validateListQuery, waitForRevision, type ListQuery, type RevisionWait } from './list.ts';
 import { ObjectStore, type DeleteOptions } from './objects.ts';
 import { applyPatch } from './patching.ts';
 import { seededRandom } from './random.ts';
@@ -420,12 +420,15 @@ async function startWatch(ctx: Ctx, res: ServerResponse, route: ResourcePath, r:
   // like the real server, timeoutSeconds=0 means unset
   const timeoutSeconds = q.int('timeoutSeconds') || (ctx.options.defaultWatchTimeoutSeconds ?? 1800);
   const rv = lq.resourceVersion ?? '';
+  const initialEvents = sendInitialEventsOf(lq);
   let start: WatchStart;
-  if (lq.sendInitialEvents === 'true') {
+  if (initialEvents === true) {
     if (rv !== '' && rv !== '0') await waitForRevision(ctx.storage, parseResourceVersion(rv), ctx.wait);
     start = { kind: 'initialEvents' };
-  } else if (rv === '' || rv === '0') start = { kind: 'synthetic' };
-  else start = { kind: 'from', rv: parseResourceVersion(rv) };
+  } else if (rv !== '' && rv !== '0') start = { kind: 'from', rv: parseResourceVersion(rv) };
+  // sendInitialEvents=false: only changes from now on
+  else if (initialEvents === false) start = { kind: 'from', rv: ctx.storage.resourceVersion };
+  else start = { kind: 'synthetic' };
   const render =
     mode === 'table'
       ? (obj: KubeObject, v: string) => tableOf(r, [obj], { resourceVersion: v })

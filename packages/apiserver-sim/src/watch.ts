@@ -23,7 +23,7 @@ export type WatchStart =
   | { kind: 'synthetic' }
   /** Changes after this revision. */
   | { kind: 'from'; rv: number }
-  /** Streaming list: ADDED for every current match, then the initial-events-end bookmark. */
+  /** Streaming list: ADDED for every current match, then the initial-events-end bookmark (with `allowBookmarks`). */
   | { kind: 'initialEvents' };
 
 /** Everything a watch stream needs. */
@@ -223,7 +223,8 @@ export class WatchSession {
   }
 
   #bookmark(rv: string, initialEnd: boolean): void {
-    if (!this.spec.allowBookmarks && !initialEnd) return;
+    // a streaming list without allowWatchBookmarks gets its initial events but no end marker
+    if (!this.spec.allowBookmarks) return;
     const { res } = this.spec;
     const metadata: Record<string, unknown> = { resourceVersion: rv };
     if (initialEnd) metadata.annotations = { [INITIAL_EVENTS_END_ANNOTATION]: 'true' };

@@ -123,7 +123,27 @@ describe('WATCH', () => {
     expect(more[3].type).toBe('DELETED');
   });
 
+  it('should accept sendInitialEvents=false with resourceVersionMatch=NotOlderThan and send only later changes', async () => {
+    const w = await watch('sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true');
+    expect(w.code).toBe(200);
+    await new Promise((r) => setTimeout(r, 50));
+    sim.storage.delete('pods', 'default', 'a');
+    const evs = await w.waitFor(1);
+    expect(evs.map((e) => `${e.type} ${e.object.metadata?.name}`)).toEqual(['DELETED a']);
+  });
+
+  it('should stream a list without allowWatchBookmarks with no bookmark at all, the initial-events-end one included', async () => {
+    const w = await watch('sendInitialEvents=true&resourceVersionMatch=NotOlderThan');
+    expect(w.code).toBe(200);
+    await w.waitFor(2);
+    sim.storage.create('pods', pod('c'), 'default');
+    const evs = await w.waitFor(3);
+    expect(evs.map((e) => `${e.type} ${e.object.metadata?.name}`)).toEqual(['ADDED a', 'ADDED b', 'ADDED c']);
+  });
+
   it('should refuse bad watch options before streaming', async () => {
+    expect((await req(`${base}?watch=true&sendInitialEvents=maybe&resourceVersionMatch=NotOlderThan`)).code).toBe(400);
+    expect((await req(`${base}?watch=true&sendInitialEvents=true&resourceVersionMatch=Exact`)).code).toBe(422);
     expect((await req(`${base}?watch=true&sendInitialEvents=true`)).code).toBe(422);
     expect((await req(`${base}?watch=true&resourceVersionMatch=NotOlderThan&resourceVersion=1`)).code).toBe(422);
     expect((await req(`${base}?watch=true&labelSelector=${encodeURIComponent('a in (')}`)).code).toBe(400);
