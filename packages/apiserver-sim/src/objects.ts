@@ -370,24 +370,19 @@ export class ObjectStore {
       ? withManagedFields(base, options.applied ?? next, manager, 'Apply', unchanged ? undefined : now, options.subresource)
       : withUpdatedFields(base, current, next, manager, now, options.subresource);
     if (unchanged && sameOwnership(m.managedFields as ManagedFieldsEntry[], cur.managedFields as ManagedFieldsEntry[] | undefined)) return current;
-    m.resourceVersion = String(this.storage.nextRevision());
-    if (options.dryRun) return next;
     const gvr = gvrKey(res);
     const key = objectKey(ns, name);
-    if (m.deletionTimestamp !== undefined && (m.finalizers === undefined || (m.finalizers as string[]).length === 0) && !this.#pendingGrace(current)) {
-      // the last finalizer is gone: the deletion completes
-      this.storage.commit(gvr, 'DELETED', key, next);
-      this.#afterDelete(res, next);
+    if (deletesDuringUpdate(current, next)) {
+      // the last finalizer is gone: the update is not stored, the object is deleted instead (its
+      // DELETED event carries the stored state); the client gets the object it sent, as updated
+      if (!options.dryRun) this.#removeNow(res, gvr, key, current);
       return next;
     }
+    m.resourceVersion = String(this.storage.nextRevision());
+    if (options.dryRun) return next;
     this.storage.commit(gvr, 'MODIFIED', key, next);
     if (gvr === CRD_KEY) for (const r of resourcesOfCrd(next)) this.registry.add(r);
     return next;
-  }
-
-  #pendingGrace(obj: Obj): boolean {
-    const ts = obj.metadata?.deletionTimestamp;
-    return ts !== undefined && Date.parse(String(ts)) > Date.now() && (obj.metadata!.deletionGracePeriodSeconds as number | undefined ?? 0) > 0;
   }
 
   /**
@@ -435,8 +430,9 @@ export class ObjectStore {
           const now = this.storage.get(gvr, key) as Obj | undefined;
           if (!now || now.metadata?.uid !== current.metadata!.uid) return;
           const fins = (now.metadata!.finalizers as string[] | undefined) ?? [];
-          if (fins.length > 0) return;
-          this.#removeNow(res, gvr, key, now);
+          if (fins.length === 0) this.#removeNow(res, gvr, key, now);
+          // the kubelet's final delete (grace 0) only marks an object finalizers still hold
+          else this.storage.commit(gvr, 'MODIFIED', key, { ...now, metadata: { ...now.metadata, deletionGracePeriodSeconds: 0, resourceVersion: String(this.storage.nextRevision()) } });
         }, grace * this.#graceMs);
         timer.unref?.();
         this.#timers.add(timer);
@@ -480,6 +476,17 @@ export class ObjectStore {
       }
     }
   }
+}
+
+/**
+ * Whether an update deletes the object instead (the API server's rule): the new state has no
+ * finalizers and the stored one is being deleted with no grace period left (0 or none).
+ */
+function deletesDuringUpdate(current: Obj, next: Obj): boolean {
+  const fins = next.metadata?.finalizers as string[] | undefined;
+  if (fins !== undefined && fins.length > 0) return false;
+  const cur = current.metadata!;
+  return cur.deletionTimestamp !== undefined && ((cur.deletionGracePeriodSeconds as number | undefined) ?? 0) === 0;
 }
 
 /** Whether two objects are equal apart from the fields a write does not compare (resourceVersion, managedFields). */
