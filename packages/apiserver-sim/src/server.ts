@@ -51,6 +51,11 @@ export interface ApiServerOptions {
   defaultPodGracePeriodSeconds?: number;
   /** Milliseconds per second of grace period (default 1000). */
   graceMsPerSecond?: number;
+  /**
+   * Milliseconds a deleted namespace stays Terminating before the simulated namespace controller
+   * deletes its contents and then the namespace (default 0: right after the DELETE is answered).
+   */
+  namespaceDeletionDelayMs?: number;
   /** Unsent bytes after which a slow watcher is disconnected (default 64 MiB). */
   maxWatchBufferBytes?: number;
   /** Serve HTTPS instead of HTTP (default: plain HTTP). */
@@ -129,6 +134,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     namespaceLifecycle: options.namespaceLifecycle,
     defaultPodGracePeriodSeconds: options.defaultPodGracePeriodSeconds,
     graceMsPerSecond: options.graceMsPerSecond,
+    namespaceDeletionDelayMs: options.namespaceDeletionDelayMs,
   });
   for (const ns of options.namespaces ?? ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
     objects.create('namespaces', { metadata: { name: ns } });

@@ -88,6 +88,9 @@ export const errors = {
         retryAfterSeconds: 1,
       }),
     ),
+  /** 403 for an object (admission's wording: `pods "x" is forbidden: <why>`, or `pods is forbidden` without a name). */
+  forbiddenObject: (t: ErrorTarget, why: string, causes?: StatusCause[]) =>
+    new ApiStatusError(failure(403, 'Forbidden', `${qualified(t)}${t.name ? ` "${t.name}"` : ''} is forbidden: ${why}`, details({ ...t, name: t.name ?? '' }, causes ? { causes } : {}))),
   unauthorized: () => new ApiStatusError(failure(401, 'Unauthorized', 'Unauthorized')),
   forbidden: (verb: string, resource: string, group: string, namespace?: string) =>
     new ApiStatusError(

@@ -253,6 +253,8 @@ describe('CRUD', () => {
     await req(`${sim.url}/api/v1/namespaces`, { method: 'POST', body: { metadata: { name: 'doomed' } } });
     await req(`${sim.url}/api/v1/namespaces/doomed/pods`, { method: 'POST', body: pod('x') });
     expect((await req(`${sim.url}/api/v1/namespaces/doomed`, { method: 'DELETE' })).code).toBe(200);
+    await new Promise((r) => setTimeout(r, 20)); // the namespace controller's pass
     expect((await req(`${sim.url}/api/v1/namespaces/doomed/pods`)).body.items).toEqual([]);
+    expect((await req(`${sim.url}/api/v1/namespaces/doomed`)).code).toBe(404);
   });
 });
