@@ -131,7 +131,7 @@ export async function waitForRevision(storage: Storage, rv: number, wait: Revisi
         resolve();
       } else if (Date.now() >= deadline) {
         untrack();
-        reject(errors.tooLarge());
+        reject(errors.tooLarge(rv, storage.resourceVersion));
       } else timer = setTimeout(poll, Math.min(25, Math.max(1, deadline - Date.now())));
     };
     poll();

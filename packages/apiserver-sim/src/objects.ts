@@ -267,7 +267,7 @@ export class ObjectStore {
         ...(ns !== undefined ? { namespace: ns } : {}),
         uid: this.#random.uuid(),
         resourceVersion: rv,
-        ...(obj.spec !== undefined || res.hasSpec ? { generation: 1 } : {}),
+        ...(hasGeneration(res) ? { generation: 1 } : {}),
         creationTimestamp: now,
       },
     };
@@ -369,7 +369,7 @@ export class ObjectStore {
     // an apply that changes nothing but who owns what still writes its managedFields
     if (unchanged && options.operation !== 'Apply') return current;
     if (cur.generation !== undefined && !same(next.spec, current.spec)) m.generation = (cur.generation as number) + 1;
-    if (m.generation === undefined && next.spec !== undefined && !same(next.spec, current.spec)) m.generation = 1;
+    if (m.generation === undefined && hasGeneration(res) && !same(next.spec, current.spec)) m.generation = 1;
     const now = timestamp();
     const base = options.managedFields ?? (cur.managedFields as ManagedFieldsEntry[] | undefined);
     const manager = options.fieldManager ?? 'unknown';
@@ -542,6 +542,15 @@ export class ObjectStore {
 }
 
 const NAMESPACES_KEY = '/v1/namespaces';
+
+/**
+ * Whether the API server keeps `metadata.generation` for a resource: the kinds whose registry
+ * strategy sets it (workloads, CRDs, custom resources) and pods (since 1.33); not services,
+ * namespaces, nodes, config maps or secrets.
+ */
+function hasGeneration(res: ResourceInfo): boolean {
+  return res.hasSpec || (res.group === '' && res.resource === 'pods');
+}
 
 /** A namespace's `spec.finalizers`. */
 function specFinalizers(ns: Obj): string[] {

@@ -225,7 +225,7 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
   const method = req.method ?? 'GET';
   const route = parseResourcePath(path, (g, v, r) => ctx.registry.get(g, v, r)?.namespaced === true);
   const q = new Query(url.searchParams);
-  const cls: RequestClass = !route ? 'discovery' : method === 'GET' ? (q.bool('watch') || route.legacyWatch ? 'watch' : 'list') : 'write';
+  const cls: RequestClass = !route ? 'discovery' : method === 'GET' ? (isWatch(route, method, q) ? 'watch' : 'list') : 'write';
   ctx.faults.authorize(req.headers.authorization, undefined, undefined, '', undefined);
   const delay = ctx.faults.delayMs();
   if (delay > 0) await sleepCancellable(delay, ctx.wait);
@@ -305,6 +305,11 @@ function tableOf(r: ResourceInfo, objs: KubeObject[], meta: ListMeta): unknown {
   return toTable(r.resource, objs, meta, new Date());
 }
 
+/** A watch: the legacy `/watch/` path, or a GET of a collection with `watch=true` (a named GET ignores it). */
+function isWatch(route: ResourcePath, method: string, q: Query): boolean {
+  return route.legacyWatch || (method === 'GET' && route.name === undefined && q.bool('watch'));
+}
+
 function verbOf(method: string, route: ResourcePath, watch: boolean): Verb {
   switch (method) {
     case 'GET':
@@ -323,8 +328,9 @@ function verbOf(method: string, route: ResourcePath, watch: boolean): Verb {
 }
 
 async function resource(ctx: Ctx, req: IncomingMessage, res: ServerResponse, route: ResourcePath, r: ResourceInfo, q: Query, method: string): Promise<void> {
-  const watch = route.legacyWatch || (method === 'GET' && q.bool('watch'));
+  const watch = isWatch(route, method, q);
   const verb = verbOf(method, route, watch);
+  if (!r.verbs.includes(verb)) throw errors.methodNotAllowed();
   ctx.faults.authorize(req.headers.authorization, verb, r.resource, r.group, route.namespace);
   const ns = route.namespace;
   const fieldValidation = q.str('fieldValidation');
@@ -394,10 +400,17 @@ function listQuery(q: Query, namespace: string | undefined): ListQuery {
   };
   set('resourceVersion', q.str('resourceVersion'));
   set('resourceVersionMatch', q.str('resourceVersionMatch'));
-  set('limit', q.int('limit'));
+  set('limit', limitOf(q));
   set('continue', q.str('continue'));
   set('sendInitialEvents', q.str('sendInitialEvents'));
   return lq;
+}
+
+/** `limit`: a positive integer; 0 or a negative one means no limit, as on a real server. */
+function limitOf(q: Query): number | undefined {
+  const v = q.str('limit');
+  if (v !== undefined && /^-\d+$/.test(v)) return undefined;
+  return q.int('limit') || undefined;
 }
 
 function deleteOptions(body: unknown, q: Query): DeleteOptions {

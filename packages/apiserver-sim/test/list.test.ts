@@ -56,6 +56,16 @@ describe('LIST', () => {
     sim.storage.create('pods', pod('p5', { app: 'odd', idx: '5' }), 'default');
   });
 
+  it('should ignore a limit of 0 or below, as a real server does', async () => {
+    for (const limit of ['-1', '0']) {
+      const r = await req(`${base}?limit=${limit}`);
+      expect(r.code).toBe(200);
+      expect(r.body.items).toHaveLength(10);
+      expect(r.body.metadata.continue).toBeUndefined();
+    }
+    expect((await req(`${base}?limit=x`)).code).toBe(400);
+  });
+
   it('should ignore limit for resourceVersion=0', async () => {
     const r = await req(`${base}?limit=2&resourceVersion=0`);
     expect(r.body.items).toHaveLength(10);
@@ -90,7 +100,6 @@ describe('LIST', () => {
     expect(withRv.body.reason).toBe('BadRequest');
     expect((await req(`${base}?limit=2&continue=${c}&resourceVersion=0`)).code).toBe(200);
     expect((await req(`${base}?limit=2&continue=not-a-token`)).code).toBe(400);
-    expect((await req(`${base}?limit=-1`)).code).toBe(400);
     expect((await req(`${base}?resourceVersion=abc`)).code).toBe(400);
   });
 
@@ -99,6 +108,7 @@ describe('LIST', () => {
     const r = await req(`${base}?resourceVersion=${future}&resourceVersionMatch=NotOlderThan`);
     expect(r.code).toBe(504);
     expect(r.body.reason).toBe('Timeout');
+    expect(r.body.message).toBe(`Timeout: Too large resource version: ${future}, current: ${sim.storage.resourceVersion}`);
     expect(r.body.details.causes[0].reason).toBe('ResourceVersionTooLarge');
     expect(r.body.details.retryAfterSeconds).toBe(1);
     expect(r.headers.get('retry-after')).toBe('1');

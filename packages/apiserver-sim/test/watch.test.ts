@@ -153,7 +153,7 @@ describe('WATCH', () => {
 
   it('should watch one object by name and filter by namespace', async () => {
     sim.storage.create('namespaces', { metadata: { name: 'other' } });
-    const w = await openWatch(`${base}/a?watch=true`);
+    const w = await openWatch(`${sim.url}/api/v1/watch/namespaces/default/pods/a`);
     open.push(w);
     const all = await watch(`resourceVersion=${sim.storage.resourceVersion}`);
     sim.storage.create('pods', pod('a'), 'other');
@@ -163,6 +163,14 @@ describe('WATCH', () => {
     expect(evs.map((e) => `${e.type} ${e.object.metadata?.namespace}/${e.object.metadata?.name}`)).toEqual(['ADDED default/a', 'DELETED default/a']);
     const seen = await all.waitFor(2);
     expect(seen.map((e) => e.object.metadata?.name)).toEqual(['b', 'a']);
+  });
+
+  it('should answer a named GET with watch=true with the object: only collections are watched', async () => {
+    const r = await req(`${base}/a?watch=true`);
+    expect(r.code).toBe(200);
+    expect(r.headers.get('content-length')).not.toBeNull();
+    expect(r.body).toMatchObject({ kind: 'Pod', metadata: { name: 'a' } });
+    expect(sim.watches.sessions()).toEqual([]);
   });
 
   it('should emit nothing for a no-op update and keep the revision', async () => {
