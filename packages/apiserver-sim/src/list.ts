@@ -155,7 +155,7 @@ export async function listPage(storage: Storage, res: ResourceInfo, q: ListQuery
     startKey = token.start;
     if (token.rv === -1) snapshotRv = storage.resourceVersion;
     else {
-      if (token.rv < storage.compactedRevision) {
+      if (token.rv < storage.listCompactedRevision(gvr)) {
         const err = errors.expired(CONTINUE_TOO_OLD);
         err.status.metadata = { continue: encodeInconsistent(token.start) };
         throw err;
@@ -172,7 +172,7 @@ export async function listPage(storage: Storage, res: ResourceInfo, q: ListQuery
     const exact = q.resourceVersionMatch === 'Exact' || (limit !== undefined && (q.resourceVersionMatch ?? '') === '');
     await waitForRevision(storage, rv, wait);
     if (exact) {
-      if (rv < storage.compactedRevision) throw errors.expired('The resourceVersion for the provided list is too old.');
+      if (rv < storage.listCompactedRevision(gvr)) throw errors.expired('The resourceVersion for the provided list is too old.');
       snapshotRv = rv;
     } else snapshotRv = storage.resourceVersion;
   }

@@ -31,7 +31,10 @@ export interface ApiServerOptions {
   host?: string;
   /** Seed of every random choice: UIDs, generateName suffixes, fault targets (default 1). */
   seed?: number;
-  /** Watch history bounds (default 10,000 events, 5 minutes). */
+  /**
+   * Watch history bounds, per resource like the API server's watch cache (default 10,000 events of
+   * each resource, 5 minutes): churn of one kind never expires another kind's resourceVersions.
+   */
   history?: HistoryOptions;
   /** Interval of watch BOOKMARK events when `allowWatchBookmarks=true` (default 60,000 ms). */
   bookmarkIntervalMs?: number;

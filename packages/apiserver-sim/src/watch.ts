@@ -107,7 +107,7 @@ export class WatchSession {
     }, spec.timeoutSeconds * 1000);
     this.#timers.push(timeout);
     if (start.kind === 'from') {
-      const compacted = this.#storage.compactedRevision;
+      const compacted = this.#storage.watchCompactedRevision(gvr);
       if (start.rv < compacted) {
         this.#writeLine(JSON.stringify({ type: 'ERROR', object: tooOldStatus(start.rv, compacted) }));
         this.end();

@@ -176,6 +176,25 @@ describe('LIST with compaction', () => {
     }
   });
 
+  it('should keep serving a resource\'s continue tokens and exact revisions while another kind churns', async () => {
+    const sim = await startApiServer({ port: 0, history: { maxEvents: 5 } });
+    try {
+      for (let i = 0; i < 4; i++) sim.storage.create('configmaps', { metadata: { name: `c${i}` } }, 'default');
+      const base = `${sim.url}/api/v1/namespaces/default/configmaps`;
+      const first = await req(`${base}?limit=2`);
+      sim.storage.create('configmaps', { metadata: { name: 'c9' } }, 'default');
+      for (let i = 0; i < 10; i++) sim.storage.create('pods', pod(`p${i}`), 'default');
+      const next = await req(`${base}?limit=10&continue=${encodeURIComponent(first.body.metadata.continue)}`);
+      expect(next.code).toBe(200);
+      expect(next.body.items.map((c: any) => c.metadata.name)).toEqual(['c2', 'c3']);
+      const exact = await req(`${base}?resourceVersion=${first.body.metadata.resourceVersion}&resourceVersionMatch=Exact`);
+      expect(exact.code).toBe(200);
+      expect(exact.body.items).toHaveLength(4);
+    } finally {
+      await sim.close();
+    }
+  });
+
   it('should compact by age', async () => {
     const sim = await startApiServer({ port: 0, history: { maxAgeMs: 50 } });
     try {

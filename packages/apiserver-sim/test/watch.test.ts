@@ -54,7 +54,7 @@ describe('WATCH', () => {
 
   it('should answer a compacted resourceVersion with 200, one ERROR 410 event and the end of the stream', async () => {
     const rv = sim.storage.resourceVersion;
-    for (let i = 0; i < 60; i++) sim.storage.create('configmaps', { metadata: { name: `c${i}` } }, 'default');
+    for (let i = 0; i < 60; i++) sim.storage.create('pods', pod(`p${i}`), 'default');
     const w = await watch(`resourceVersion=${Number(rv) - 1}`);
     expect(w.code).toBe(200);
     await expect(w.ended).resolves.toEqual({ clean: true });
@@ -62,6 +62,17 @@ describe('WATCH', () => {
     expect(w.events[0].type).toBe('ERROR');
     expect(w.events[0].object).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 });
     expect(w.events[0].object.message).toMatch(/^too old resource version: \d+ \(\d+\)$/);
+  });
+
+  it('should keep a quiet resource\'s watch window while another kind churns past the history size', async () => {
+    sim.storage.create('configmaps', { metadata: { name: 'quiet' } }, 'default');
+    const listRv = sim.storage.resourceVersion;
+    for (let i = 0; i < 60; i++) sim.storage.create('pods', pod(`p${i}`), 'default');
+    const w = await openWatch(`${sim.url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${listRv}`);
+    open.push(w);
+    sim.storage.delete('configmaps', 'default', 'quiet');
+    const [ev] = await w.waitFor(1);
+    expect(`${ev.type} ${ev.object.metadata?.name}`).toBe('DELETED quiet');
   });
 
   it('should wait for a future resourceVersion and send only later changes', async () => {
