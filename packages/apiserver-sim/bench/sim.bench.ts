@@ -143,7 +143,7 @@ async function main(): Promise<void> {
     const pods = await watchThroughput(sim, 'pods', names);
     // history replay: a watch from the oldest revision still in the history (and after the pods'
     // creation), no writes meanwhile
-    const fromRv = Math.max(beforeChurn, sim.storage.storage.compactedRevision);
+    const fromRv = Math.max(beforeChurn, sim.storage.storage.watchCompactedRevision('/v1/pods'));
     const replay = await watchThroughput(sim, 'pods', names, { fromRv, events: sim.storage.storage.resourceVersion - fromRv });
     const cmNames: string[] = [];
     for (let i = 0; i < 1000; i++) cmNames.push(sim.storage.create('configmaps', { metadata: { name: `cm-${i}`, labels: { app: 'bench' } }, data: { key: 'value' } } as KubeObject, 'default', { owned: true }).metadata!.name!);

@@ -7,7 +7,7 @@ import type { KubeObject, ListMeta } from '@rxinformer/core';
 import type { ResourceInfo } from './resources.ts';
 import { gvrKey } from './resources.ts';
 import type { ObjectMatcher } from './selectors.ts';
-import { ApiStatusError, errors, failure } from './status.ts';
+import { ApiStatusError, errors, failure, type StatusCause } from './status.ts';
 import { CompactedError, type Storage } from './storage.ts';
 
 /** The list options of one request, as strings from the query. */
@@ -64,24 +64,46 @@ export function parseResourceVersion(rv: string, what = 'resourceVersion'): numb
 const CONTINUE_TOO_OLD =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
-/** Validates list options (422 for the option combinations the API forbids). */
+/**
+ * The `sendInitialEvents` option: undefined when absent or empty, else its boolean value (400 for
+ * anything but `true`/`1`/`false`/`0`).
+ */
+export function sendInitialEventsOf(q: ListQuery): boolean | undefined {
+  const v = q.sendInitialEvents;
+  if (v === undefined || v === '') return undefined;
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw errors.badRequest(`invalid value for sendInitialEvents: "${v}" (want true or false)`, [{ reason: 'FieldValueInvalid', message: `invalid boolean "${v}"`, field: 'sendInitialEvents' }]);
+}
+
+/**
+ * Validates list or watch options: a 422 for the combinations the API forbids. A watch may carry
+ * `resourceVersionMatch` (only NotOlderThan) exactly when it sets `sendInitialEvents`, true or false.
+ */
 export function validateListQuery(res: ResourceInfo, q: ListQuery, watch: boolean): void {
-  const invalid = (field: string, message: string) =>
-    errors.invalid('ListOptions', '', [{ reason: 'FieldValueForbidden', message, field }], 'meta.k8s.io');
-  const match = q.resourceVersionMatch;
-  if (match !== undefined && match !== '') {
-    if (match !== 'NotOlderThan' && match !== 'Exact') {
-      throw errors.invalid('ListOptions', '', [{ reason: 'FieldValueNotSupported', message: `Unsupported value: "${match}": supported values: "Exact", "NotOlderThan", ""`, field: 'resourceVersionMatch' }], 'meta.k8s.io');
+  const causes: StatusCause[] = [];
+  const forbid = (field: string, message: string) => causes.push({ reason: 'FieldValueForbidden', message: `Forbidden: ${message}`, field });
+  const notSupported = (value: string, supported: string) =>
+    causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: "${value}": supported values: ${supported}`, field: 'resourceVersionMatch' });
+  const match = q.resourceVersionMatch ?? '';
+  const initialEvents = sendInitialEventsOf(q);
+  if (watch) {
+    if (initialEvents !== undefined && match !== 'NotOlderThan') forbid('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    if (match !== '') {
+      if (initialEvents === undefined) forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+      if (match !== 'NotOlderThan') notSupported(match, '"NotOlderThan"');
+      if (q.continue) forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided');
     }
-    if (!watch && (q.resourceVersion === undefined || q.resourceVersion === '')) throw invalid('resourceVersionMatch', 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
-    if (!watch && q.continue) throw invalid('resourceVersionMatch', 'Forbidden: resourceVersionMatch is forbidden when continue is provided');
-    if (match === 'Exact' && q.resourceVersion === '0') throw invalid('resourceVersionMatch', 'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
-    if (watch && q.sendInitialEvents !== 'true') throw invalid('resourceVersionMatch', 'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  } else {
+    if (match !== '') {
+      if (q.resourceVersion === undefined || q.resourceVersion === '') forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided');
+      if (q.continue) forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided');
+      if (match !== 'NotOlderThan' && match !== 'Exact') notSupported(match, '"Exact", "NotOlderThan", ""');
+      if (match === 'Exact' && q.resourceVersion === '0') forbid('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
+    }
+    if (initialEvents !== undefined) forbid('sendInitialEvents', 'sendInitialEvents is forbidden for list');
   }
-  if (q.sendInitialEvents !== undefined && q.sendInitialEvents !== '') {
-    if (!watch) throw invalid('sendInitialEvents', 'Forbidden: sendInitialEvents is forbidden for list');
-    if (match !== 'NotOlderThan') throw invalid('resourceVersionMatch', `Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`);
-  }
+  if (causes.length > 0) throw errors.invalid('ListOptions', '', causes, 'meta.k8s.io');
   void res;
 }
 
@@ -109,7 +131,7 @@ export async function waitForRevision(storage: Storage, rv: number, wait: Revisi
         resolve();
       } else if (Date.now() >= deadline) {
         untrack();
-        reject(errors.tooLarge());
+        reject(errors.tooLarge(rv, storage.resourceVersion));
       } else timer = setTimeout(poll, Math.min(25, Math.max(1, deadline - Date.now())));
     };
     poll();
@@ -133,7 +155,7 @@ export async function listPage(storage: Storage, res: ResourceInfo, q: ListQuery
     startKey = token.start;
     if (token.rv === -1) snapshotRv = storage.resourceVersion;
     else {
-      if (token.rv < storage.compactedRevision) {
+      if (token.rv < storage.listCompactedRevision(gvr)) {
         const err = errors.expired(CONTINUE_TOO_OLD);
         err.status.metadata = { continue: encodeInconsistent(token.start) };
         throw err;
@@ -150,7 +172,7 @@ export async function listPage(storage: Storage, res: ResourceInfo, q: ListQuery
     const exact = q.resourceVersionMatch === 'Exact' || (limit !== undefined && (q.resourceVersionMatch ?? '') === '');
     await waitForRevision(storage, rv, wait);
     if (exact) {
-      if (rv < storage.compactedRevision) throw errors.expired('The resourceVersion for the provided list is too old.');
+      if (rv < storage.listCompactedRevision(gvr)) throw errors.expired('The resourceVersion for the provided list is too old.');
       snapshotRv = rv;
     } else snapshotRv = storage.resourceVersion;
   }

@@ -10,7 +10,7 @@ import { jsonEqual, sameOwnership, withManagedFields, type ManagedFieldsEntry } 
 import type { Random } from './random.ts';
 import { withUpdatedFields } from './updateOwnership.ts';
 import { CRD_KEY, gvrKey, groupVersion, resourcesOfCrd, type ResourceInfo, type ResourceRegistry } from './resources.ts';
-import { ApiStatusError, errors, failure, type StatusCause } from './status.ts';
+import { errors, type StatusCause } from './status.ts';
 import { objectKey, type Storage } from './storage.ts';
 import { generateNameSuffix, validateObjectName } from './validation.ts';
 
@@ -31,6 +31,12 @@ export interface ObjectStoreOptions {
   defaultPodGracePeriodSeconds?: number;
   /** Milliseconds per second of grace period (default 1000; tests shrink it). */
   graceMsPerSecond?: number;
+  /**
+   * Milliseconds between a namespace's DELETE (which marks it Terminating) and the simulated
+   * namespace controller's pass that deletes its contents, then the namespace (default 0: the next
+   * turn of the event loop, after the DELETE was answered).
+   */
+  namespaceDeletionDelayMs?: number;
 }
 
 /** The parts of DeleteOptions the simulator honours. */
@@ -102,6 +108,7 @@ export class ObjectStore {
   readonly #namespaceLifecycle: boolean;
   readonly #podGrace: number;
   readonly #graceMs: number;
+  readonly #namespaceDelayMs: number;
   readonly #timers = new Set<NodeJS.Timeout>();
 
   constructor(options: ObjectStoreOptions) {
@@ -111,6 +118,7 @@ export class ObjectStore {
     this.#namespaceLifecycle = options.namespaceLifecycle ?? true;
     this.#podGrace = options.defaultPodGracePeriodSeconds ?? 0;
     this.#graceMs = options.graceMsPerSecond ?? 1000;
+    this.#namespaceDelayMs = options.namespaceDeletionDelayMs ?? 0;
   }
 
   /** Cancels pending graceful deletions. */
@@ -209,14 +217,15 @@ export class ObjectStore {
     return ns;
   }
 
-  #requireNamespace(res: ResourceInfo, ns: string | undefined): void {
+  /** The NamespaceLifecycle admission of a create: the namespace must exist and not be terminating. */
+  #requireNamespace(res: ResourceInfo, ns: string | undefined, name: string): void {
     if (!this.#namespaceLifecycle || !res.namespaced || ns === undefined) return;
-    const nsRes = this.registry.get('', 'v1', 'namespaces');
-    if (!nsRes) return;
-    const namespace = this.find(nsRes, undefined, ns);
+    const namespace = this.storage.get(NAMESPACES_KEY, objectKey(undefined, ns)) as Obj | undefined;
     if (!namespace) throw errors.notFound({ resource: 'namespaces', group: '', name: ns });
-    if (namespace.metadata?.deletionTimestamp) {
-      throw new ApiStatusError(failure(403, 'Forbidden', `unable to create new content in namespace ${ns} because it is being terminated`));
+    if (namespace.status?.phase === 'Terminating') {
+      throw errors.forbiddenObject({ resource: res.resource, group: res.group, name }, `unable to create new content in namespace ${ns} because it is being terminated`, [
+        { reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' },
+      ]);
     }
   }
 
@@ -241,7 +250,7 @@ export class ObjectStore {
     }
     const causes: StatusCause[] = validateObjectName(res.resource, name, 'metadata.name');
     if (causes.length > 0) throw errors.invalid(res.kind, name, causes, res.group);
-    this.#requireNamespace(res, ns);
+    this.#requireNamespace(res, ns, name);
     if (this.storage.get(gvr, objectKey(ns, name))) throw errors.alreadyExists({ resource: res.resource, group: res.group, name });
     if (res.custom === false && res.resource === 'customresourcedefinitions') this.#validateCrd(obj);
 
@@ -258,7 +267,7 @@ export class ObjectStore {
         ...(ns !== undefined ? { namespace: ns } : {}),
         uid: this.#random.uuid(),
         resourceVersion: rv,
-        ...(obj.spec !== undefined || res.hasSpec ? { generation: 1 } : {}),
+        ...(hasGeneration(res) ? { generation: 1 } : {}),
         creationTimestamp: now,
       },
     };
@@ -360,7 +369,7 @@ export class ObjectStore {
     // an apply that changes nothing but who owns what still writes its managedFields
     if (unchanged && options.operation !== 'Apply') return current;
     if (cur.generation !== undefined && !same(next.spec, current.spec)) m.generation = (cur.generation as number) + 1;
-    if (m.generation === undefined && next.spec !== undefined && !same(next.spec, current.spec)) m.generation = 1;
+    if (m.generation === undefined && hasGeneration(res) && !same(next.spec, current.spec)) m.generation = 1;
     const now = timestamp();
     const base = options.managedFields ?? (cur.managedFields as ManagedFieldsEntry[] | undefined);
     const manager = options.fieldManager ?? 'unknown';
@@ -370,24 +379,19 @@ export class ObjectStore {
       ? withManagedFields(base, options.applied ?? next, manager, 'Apply', unchanged ? undefined : now, options.subresource)
       : withUpdatedFields(base, current, next, manager, now, options.subresource);
     if (unchanged && sameOwnership(m.managedFields as ManagedFieldsEntry[], cur.managedFields as ManagedFieldsEntry[] | undefined)) return current;
-    m.resourceVersion = String(this.storage.nextRevision());
-    if (options.dryRun) return next;
     const gvr = gvrKey(res);
     const key = objectKey(ns, name);
-    if (m.deletionTimestamp !== undefined && (m.finalizers === undefined || (m.finalizers as string[]).length === 0) && !this.#pendingGrace(current)) {
-      // the last finalizer is gone: the deletion completes
-      this.storage.commit(gvr, 'DELETED', key, next);
-      this.#afterDelete(res, next);
+    if (deletesDuringUpdate(gvr, current, next)) {
+      // the last finalizer is gone: the update is not stored, the object is deleted instead (its
+      // DELETED event carries the stored state); the client gets the object it sent, as updated
+      if (!options.dryRun) this.#removeNow(res, gvr, key, current);
       return next;
     }
+    m.resourceVersion = String(this.storage.nextRevision());
+    if (options.dryRun) return next;
     this.storage.commit(gvr, 'MODIFIED', key, next);
     if (gvr === CRD_KEY) for (const r of resourcesOfCrd(next)) this.registry.add(r);
     return next;
-  }
-
-  #pendingGrace(obj: Obj): boolean {
-    const ts = obj.metadata?.deletionTimestamp;
-    return ts !== undefined && Date.parse(String(ts)) > Date.now() && (obj.metadata!.deletionGracePeriodSeconds as number | undefined ?? 0) > 0;
   }
 
   /**
@@ -410,9 +414,13 @@ export class ObjectStore {
     if (options.gracePeriodSeconds !== undefined && (!Number.isInteger(options.gracePeriodSeconds) || options.gracePeriodSeconds < 0)) {
       throw errors.invalid('DeleteOptions', '', [{ reason: 'FieldValueInvalid', message: 'Invalid value: must be >= 0', field: 'gracePeriodSeconds' }]);
     }
-    if (options.dryRun?.includes('All')) return current;
     const gvr = gvrKey(res);
     const key = objectKey(ns, name);
+    if (gvr === NAMESPACES_KEY) {
+      const terminating = this.#terminateNamespace(key, current, options.dryRun?.includes('All') === true);
+      if (terminating) return terminating;
+    }
+    if (options.dryRun?.includes('All')) return current;
     const finalizers = (current.metadata!.finalizers as string[] | undefined) ?? [];
     const grace = res.resource === 'pods' && res.group === '' ? (options.gracePeriodSeconds ?? this.#podGrace) : 0;
     if (current.metadata!.deletionTimestamp !== undefined) {
@@ -430,16 +438,14 @@ export class ObjectStore {
       };
       this.storage.commit(gvr, 'MODIFIED', key, marked);
       if (grace > 0) {
-        const timer = setTimeout(() => {
-          this.#timers.delete(timer);
+        this.#later(grace * this.#graceMs, () => {
           const now = this.storage.get(gvr, key) as Obj | undefined;
           if (!now || now.metadata?.uid !== current.metadata!.uid) return;
           const fins = (now.metadata!.finalizers as string[] | undefined) ?? [];
-          if (fins.length > 0) return;
-          this.#removeNow(res, gvr, key, now);
-        }, grace * this.#graceMs);
-        timer.unref?.();
-        this.#timers.add(timer);
+          if (fins.length === 0) this.#removeNow(res, gvr, key, now);
+          // the kubelet's final delete (grace 0) only marks an object finalizers still hold
+          else this.storage.commit(gvr, 'MODIFIED', key, { ...now, metadata: { ...now.metadata, deletionGracePeriodSeconds: 0, resourceVersion: String(this.storage.nextRevision()) } });
+        });
       }
       return marked;
     }
@@ -447,7 +453,6 @@ export class ObjectStore {
   }
 
   #removeNow(res: ResourceInfo, gvr: string, key: string, current: Obj): KubeObject {
-    if (gvr === '/v1/namespaces') this.#deleteNamespaceContents(current.metadata!.name as string);
     if (gvr === CRD_KEY) this.#deleteCustomResources(current);
     const last: Obj = { ...current, metadata: { ...current.metadata, resourceVersion: String(this.storage.nextRevision()) } };
     this.storage.commit(gvr, 'DELETED', key, last);
@@ -459,16 +464,70 @@ export class ObjectStore {
     if (gvrKey(res) === CRD_KEY) for (const r of resourcesOfCrd(obj)) this.registry.remove(gvrKey(r));
   }
 
-  #deleteNamespaceContents(ns: string): void {
+  /**
+   * The namespace's own DELETE: the first one marks it Terminating (deletionTimestamp and
+   * status.phase, a MODIFIED) and schedules the namespace controller; a later one, while
+   * spec.finalizers remain, is a 409. Returns undefined when the generic deletion applies.
+   */
+  #terminateNamespace(key: string, current: Obj, dryRun: boolean): KubeObject | undefined {
+    const name = current.metadata!.name as string;
+    if (current.metadata!.deletionTimestamp === undefined) {
+      const marked: Obj = {
+        ...current,
+        metadata: { ...current.metadata, deletionTimestamp: timestamp(), resourceVersion: String(this.storage.nextRevision()) },
+        status: { ...current.status, phase: 'Terminating' },
+      };
+      if (dryRun) return marked;
+      this.storage.commit(NAMESPACES_KEY, 'MODIFIED', key, marked);
+      this.#later(this.#namespaceDelayMs, () => this.#namespaceController(name, current.metadata!.uid as string));
+      return marked;
+    }
+    if (specFinalizers(current).length > 0) {
+      throw errors.conflict({ resource: 'namespaces', group: '', name }, 'The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.');
+    }
+    return undefined;
+  }
+
+  /**
+   * One pass of the simulated namespace controller over a terminating namespace: deletes its
+   * contents (graceful pods and finalizers are honoured), and once nothing is left removes its
+   * `kubernetes` finalizer, which deletes the namespace when no other finalizer holds it. With
+   * contents left, it tries again one simulated second later.
+   */
+  #namespaceController(ns: string, uid: string): void {
+    const key = objectKey(undefined, ns);
+    const current = this.storage.get(NAMESPACES_KEY, key) as Obj | undefined;
+    if (!current || current.metadata?.uid !== uid) return;
+    let left = 0;
     for (const r of this.registry.all()) {
       if (!r.namespaced) continue;
-      const gvr = gvrKey(r);
-      const doomed = [...this.storage.values(gvr)].filter((o) => o.metadata?.namespace === ns);
-      for (const o of doomed) {
-        const last = { ...o, metadata: { ...o.metadata, resourceVersion: String(this.storage.nextRevision()) } };
-        this.storage.commit(gvr, 'DELETED', objectKey(ns, o.metadata!.name as string), last);
+      for (const o of [...this.storage.values(gvrKey(r))]) {
+        if (o.metadata?.namespace !== ns) continue;
+        if (this.storage.get(gvrKey(r), objectKey(ns, o.metadata.name as string)) !== o) continue;
+        left += this.delete(r, ns, o.metadata.name as string, {}).metadata?.deletionTimestamp !== undefined ? 1 : 0;
       }
     }
+    if (left > 0) {
+      this.#later(this.#graceMs, () => this.#namespaceController(ns, uid));
+      return;
+    }
+    const fins = specFinalizers(current);
+    const finalized: Obj = { ...current, spec: { ...(current.spec as object), finalizers: fins.filter((f) => f !== 'kubernetes') } };
+    if (deletesDuringUpdate(NAMESPACES_KEY, current, finalized)) {
+      this.#removeNow(this.resolve('v1/namespaces'), NAMESPACES_KEY, key, current);
+      return;
+    }
+    if (fins.includes('kubernetes')) this.storage.commit(NAMESPACES_KEY, 'MODIFIED', key, { ...finalized, metadata: { ...finalized.metadata, resourceVersion: String(this.storage.nextRevision()) } });
+  }
+
+  /** Runs `fn` after `ms` on a timer that `close()` cancels. */
+  #later(ms: number, fn: () => void): void {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      fn();
+    }, ms);
+    timer.unref?.();
+    this.#timers.add(timer);
   }
 
   #deleteCustomResources(crd: Obj): void {
@@ -480,6 +539,35 @@ export class ObjectStore {
       }
     }
   }
+}
+
+const NAMESPACES_KEY = '/v1/namespaces';
+
+/**
+ * Whether the API server keeps `metadata.generation` for a resource: the kinds whose registry
+ * strategy sets it (workloads, CRDs, custom resources) and pods (since 1.33); not services,
+ * namespaces, nodes, config maps or secrets.
+ */
+function hasGeneration(res: ResourceInfo): boolean {
+  return res.hasSpec || (res.group === '' && res.resource === 'pods');
+}
+
+/** A namespace's `spec.finalizers`. */
+function specFinalizers(ns: Obj): string[] {
+  return ((ns.spec as { finalizers?: string[] } | undefined)?.finalizers) ?? [];
+}
+
+/**
+ * Whether an update deletes the object instead (the API server's rule): the new state has no
+ * finalizers and the stored one is being deleted with no grace period left (0 or none).
+ */
+function deletesDuringUpdate(gvr: string, current: Obj, next: Obj): boolean {
+  const fins = next.metadata?.finalizers as string[] | undefined;
+  if (fins !== undefined && fins.length > 0) return false;
+  // a namespace also waits for its spec.finalizers
+  if (gvr === NAMESPACES_KEY && specFinalizers(next).length > 0) return false;
+  const cur = current.metadata!;
+  return cur.deletionTimestamp !== undefined && ((cur.deletionGracePeriodSeconds as number | undefined) ?? 0) === 0;
 }
 
 /** Whether two objects are equal apart from the fields a write does not compare (resourceVersion, managedFields). */

@@ -73,7 +73,8 @@ function builtin(
 
 /** The resources every simulator serves from the start. */
 export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
-  builtin('', 'namespaces', 'Namespace', false, { shortNames: ['ns'], subresources: ['status'] }),
+  // namespaces are deleted one by one (no deletecollection), as on a real server
+  { ...builtin('', 'namespaces', 'Namespace', false, { shortNames: ['ns'], subresources: ['status'] }), verbs: ALL_VERBS.filter((v) => v !== 'deletecollection') },
   builtin('', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'], subresources: ['status'] }),
   builtin('', 'services', 'Service', true, { shortNames: ['svc'], categories: ['all'], subresources: ['status'] }),
   builtin('', 'configmaps', 'ConfigMap', true, { shortNames: ['cm'] }),

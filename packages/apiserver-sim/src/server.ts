@@ -11,7 +11,7 @@ import { Faults, failureError, runFault, type AuthOptions, type RequestClass } f
 import { parseJsonBody, parseResourcePath, Query, readBody, readObjectBody, sendJson, sendJsonText, sendStatus, type ResourcePath } from './http.ts';
 import { listJson } from './serialize.ts';
 import { kubeconfigYaml, writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.ts';
-import { listPage, parseResourceVersion, validateListQuery, waitForRevision, type ListQuery, type RevisionWait } from './list.ts';
+import { listPage, parseResourceVersion, sendInitialEventsOf, validateListQuery, waitForRevision, type ListQuery, type RevisionWait } from './list.ts';
 import { ObjectStore, type DeleteOptions } from './objects.ts';
 import { applyPatch } from './patching.ts';
 import { seededRandom } from './random.ts';
@@ -31,11 +31,14 @@ export interface ApiServerOptions {
   host?: string;
   /** Seed of every random choice: UIDs, generateName suffixes, fault targets (default 1). */
   seed?: number;
-  /** Watch history bounds (default 10,000 events, 5 minutes). */
+  /**
+   * Watch history bounds, per resource like the API server's watch cache (default 10,000 events of
+   * each resource, 5 minutes): churn of one kind never expires another kind's resourceVersions.
+   */
   history?: HistoryOptions;
   /** Interval of watch BOOKMARK events when `allowWatchBookmarks=true` (default 60,000 ms). */
   bookmarkIntervalMs?: number;
-  /** Watch duration when the client sends no `timeoutSeconds` (default 1800 s). */
+  /** Watch duration when the client sends no `timeoutSeconds`, or 0 (default 1800 s). */
   defaultWatchTimeoutSeconds?: number;
   /** How long a request for a future resourceVersion waits before 504 (default 3000 ms). */
   tooLargeWaitMs?: number;
@@ -51,6 +54,11 @@ export interface ApiServerOptions {
   defaultPodGracePeriodSeconds?: number;
   /** Milliseconds per second of grace period (default 1000). */
   graceMsPerSecond?: number;
+  /**
+   * Milliseconds a deleted namespace stays Terminating before the simulated namespace controller
+   * deletes its contents and then the namespace (default 0: right after the DELETE is answered).
+   */
+  namespaceDeletionDelayMs?: number;
   /** Unsent bytes after which a slow watcher is disconnected (default 64 MiB). */
   maxWatchBufferBytes?: number;
   /** Serve HTTPS instead of HTTP (default: plain HTTP). */
@@ -129,6 +137,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     namespaceLifecycle: options.namespaceLifecycle,
     defaultPodGracePeriodSeconds: options.defaultPodGracePeriodSeconds,
     graceMsPerSecond: options.graceMsPerSecond,
+    namespaceDeletionDelayMs: options.namespaceDeletionDelayMs,
   });
   for (const ns of options.namespaces ?? ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
     objects.create('namespaces', { metadata: { name: ns } });
@@ -219,10 +228,10 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
   const method = req.method ?? 'GET';
   const route = parseResourcePath(path, (g, v, r) => ctx.registry.get(g, v, r)?.namespaced === true);
   const q = new Query(url.searchParams);
-  const cls: RequestClass = !route ? 'discovery' : method === 'GET' ? (q.bool('watch') || route.legacyWatch ? 'watch' : 'list') : 'write';
+  const cls: RequestClass = !route ? 'discovery' : method === 'GET' ? (isWatch(route, method, q) ? 'watch' : 'list') : 'write';
   ctx.faults.authorize(req.headers.authorization, undefined, undefined, '', undefined);
   const delay = ctx.faults.delayMs();
-  if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+  if (delay > 0) await sleepCancellable(delay, ctx.wait);
   const failure = ctx.faults.takeFailure(cls as Exclude<RequestClass, 'any' | 'read'>);
   if (failure) throw failureError(failure);
   if (!route) return discovery(ctx, req, res, path, method);
@@ -231,6 +240,20 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
   if (route.subresource !== undefined && !resInfo.subresources.includes(route.subresource)) throw errors.unknownPath();
   if (!resInfo.namespaced && route.namespace !== undefined) throw errors.unknownPath();
   return resource(ctx, req, res, route, resInfo, q, method);
+}
+
+/** Waits `ms` (the latency fault); a closing server cancels the wait, which then fails with 503. */
+function sleepCancellable(ms: number, wait: RevisionWait): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const untrack = wait.track(() => {
+      clearTimeout(timer);
+      reject(errors.unavailable('the server is shutting down'));
+    });
+    const timer = setTimeout(() => {
+      untrack();
+      resolve();
+    }, ms);
+  });
 }
 
 function discovery(ctx: Ctx, req: IncomingMessage, res: ServerResponse, path: string, method: string): void {
@@ -285,6 +308,11 @@ function tableOf(r: ResourceInfo, objs: KubeObject[], meta: ListMeta): unknown {
   return toTable(r.resource, objs, meta, new Date());
 }
 
+/** A watch: the legacy `/watch/` path, or a GET of a collection with `watch=true` (a named GET ignores it). */
+function isWatch(route: ResourcePath, method: string, q: Query): boolean {
+  return route.legacyWatch || (method === 'GET' && route.name === undefined && q.bool('watch'));
+}
+
 function verbOf(method: string, route: ResourcePath, watch: boolean): Verb {
   switch (method) {
     case 'GET':
@@ -303,8 +331,9 @@ function verbOf(method: string, route: ResourcePath, watch: boolean): Verb {
 }
 
 async function resource(ctx: Ctx, req: IncomingMessage, res: ServerResponse, route: ResourcePath, r: ResourceInfo, q: Query, method: string): Promise<void> {
-  const watch = route.legacyWatch || (method === 'GET' && q.bool('watch'));
+  const watch = isWatch(route, method, q);
   const verb = verbOf(method, route, watch);
+  if (!r.verbs.includes(verb)) throw errors.methodNotAllowed();
   ctx.faults.authorize(req.headers.authorization, verb, r.resource, r.group, route.namespace);
   const ns = route.namespace;
   const fieldValidation = q.str('fieldValidation');
@@ -374,10 +403,17 @@ function listQuery(q: Query, namespace: string | undefined): ListQuery {
   };
   set('resourceVersion', q.str('resourceVersion'));
   set('resourceVersionMatch', q.str('resourceVersionMatch'));
-  set('limit', q.int('limit'));
+  set('limit', limitOf(q));
   set('continue', q.str('continue'));
   set('sendInitialEvents', q.str('sendInitialEvents'));
   return lq;
+}
+
+/** `limit`: a positive integer; 0 or a negative one means no limit, as on a real server. */
+function limitOf(q: Query): number | undefined {
+  const v = q.str('limit');
+  if (v !== undefined && /^-\d+$/.test(v)) return undefined;
+  return q.int('limit') || undefined;
 }
 
 function deleteOptions(body: unknown, q: Query): DeleteOptions {
@@ -403,14 +439,18 @@ async function startWatch(ctx: Ctx, res: ServerResponse, route: ResourcePath, r:
   if (lq.continue) throw errors.badRequest('continue is not supported for watch');
   const matcher = compileSelectors(r, q.str('labelSelector'), q.str('fieldSelector'), route.name);
   const allowBookmarks = q.bool('allowWatchBookmarks');
-  const timeoutSeconds = q.int('timeoutSeconds') ?? ctx.options.defaultWatchTimeoutSeconds ?? 1800;
+  // like the real server, timeoutSeconds=0 means unset
+  const timeoutSeconds = q.int('timeoutSeconds') || (ctx.options.defaultWatchTimeoutSeconds ?? 1800);
   const rv = lq.resourceVersion ?? '';
+  const initialEvents = sendInitialEventsOf(lq);
   let start: WatchStart;
-  if (lq.sendInitialEvents === 'true') {
+  if (initialEvents === true) {
     if (rv !== '' && rv !== '0') await waitForRevision(ctx.storage, parseResourceVersion(rv), ctx.wait);
     start = { kind: 'initialEvents' };
-  } else if (rv === '' || rv === '0') start = { kind: 'synthetic' };
-  else start = { kind: 'from', rv: parseResourceVersion(rv) };
+  } else if (rv !== '' && rv !== '0') start = { kind: 'from', rv: parseResourceVersion(rv) };
+  // sendInitialEvents=false: only changes from now on
+  else if (initialEvents === false) start = { kind: 'from', rv: ctx.storage.resourceVersion };
+  else start = { kind: 'synthetic' };
   const render =
     mode === 'table'
       ? (obj: KubeObject, v: string) => tableOf(r, [obj], { resourceVersion: v })

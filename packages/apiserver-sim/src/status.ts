@@ -81,13 +81,17 @@ export const errors = {
   notAcceptable: () => new ApiStatusError(failure(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml')),
   internal: (message: string) => new ApiStatusError(failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] })),
   unavailable: (message: string) => new ApiStatusError(failure(503, 'ServiceUnavailable', message)),
-  tooLarge: () =>
+  /** 504 for a resourceVersion the server has not reached (the storage layer's wording). */
+  tooLarge: (requested: number, current: number) =>
     new ApiStatusError(
-      failure(504, 'Timeout', 'Too large resource version', {
+      failure(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
         causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
         retryAfterSeconds: 1,
       }),
     ),
+  /** 403 for an object (admission's wording: `pods "x" is forbidden: <why>`, or `pods is forbidden` without a name). */
+  forbiddenObject: (t: ErrorTarget, why: string, causes?: StatusCause[]) =>
+    new ApiStatusError(failure(403, 'Forbidden', `${qualified(t)}${t.name ? ` "${t.name}"` : ''} is forbidden: ${why}`, details({ ...t, name: t.name ?? '' }, causes ? { causes } : {}))),
   unauthorized: () => new ApiStatusError(failure(401, 'Unauthorized', 'Unauthorized')),
   forbidden: (verb: string, resource: string, group: string, namespace?: string) =>
     new ApiStatusError(

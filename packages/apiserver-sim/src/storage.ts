@@ -1,7 +1,8 @@
 /**
- * The simulator's etcd: one global resource-version counter, objects keyed by
- * group/version/resource + `namespace/name`, a bounded history of changes (by count and by age)
- * with compaction, point-in-time snapshots for consistent paging, and watchers.
+ * The simulator's etcd and watch cache: one global resource-version counter, objects keyed by
+ * group/version/resource + `namespace/name`, a history window per resource (bounded by count and
+ * by age, like the API server's per-resource watch cache: churn of one kind never expires another
+ * kind's window), compaction, point-in-time snapshots for consistent paging, and watchers.
  *
  * This layer stores what it is given: metadata defaults, validation and conflicts live in
  * `objects.ts`. Stored objects are never mutated; every change stores a new object.
@@ -29,12 +30,55 @@ export interface StoredEvent {
   readonly time: number;
 }
 
-/** Watch history bounds. */
+/** Watch history bounds, applied to each resource's window. */
 export interface HistoryOptions {
-  /** Most events kept (default 10,000). */
+  /** Most events kept per resource (default 10,000). */
   maxEvents?: number;
-  /** Oldest event age kept in ms (default 300,000: etcd's 5-minute compaction). */
+  /**
+   * Oldest event age kept in ms (default 300,000: etcd's 5-minute compaction). Events aging out
+   * also compact the revisions that lists at an old revision and continue tokens can use.
+   */
   maxAgeMs?: number;
+}
+
+/** One resource's history window: events oldest first from `head`. */
+class Window {
+  readonly events: StoredEvent[] = [];
+  head = 0;
+  /** The highest revision of an event of this resource no longer in the window. */
+  evictedRv = 0;
+
+  get size(): number {
+    return this.events.length - this.head;
+  }
+
+  evict(): StoredEvent {
+    const e = this.events[this.head];
+    this.head += 1;
+    this.evictedRv = e.rv;
+    return e;
+  }
+
+  /** Drops evicted events from the array once they are the larger part of it. */
+  gc(): void {
+    if (this.head > 4096 && this.head * 2 > this.events.length) {
+      this.events.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  /** Index of the first event with rv > `rv`. */
+  firstAfter(rv: number): number {
+    const h = this.events;
+    let lo = this.head;
+    let hi = h.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (h[mid].rv <= rv) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
 }
 
 /** A listener of committed changes. */
@@ -95,10 +139,12 @@ export interface Snapshot {
 export class Storage {
   /** The current revision (the last committed change). */
   #rv: number;
-  /** Every event with rv > compactedRv is in the history. */
+  /** The etcd compaction: explicit (`compact()`) or by age. */
   #compactedRv: number;
-  readonly #history: StoredEvent[] = [];
-  #head = 0;
+  /** The last explicit compaction, which empties every window. */
+  #explicitRv: number;
+  readonly #windows = new Map<string, Window>();
+  #historySize = 0;
   readonly #collections = new Map<string, Collection>();
   readonly #listeners = new Map<string, Set<ChangeListener>>();
   #maxEvents: number;
@@ -110,6 +156,7 @@ export class Storage {
     this.#maxAgeMs = options.maxAgeMs ?? 300_000;
     this.#rv = options.initialRv ?? 1;
     this.#compactedRv = this.#rv;
+    this.#explicitRv = this.#rv;
     this.#now = options.now ?? Date.now;
   }
 
@@ -118,22 +165,40 @@ export class Storage {
     return this.#rv;
   }
 
-  /** The highest revision no longer in the history: watches and snapshots need rv >= this. */
+  /**
+   * The compacted revision (etcd's): explicit compactions and events aged out of any window. Lists
+   * at an older revision and continue tokens from before it answer 410.
+   */
   get compactedRevision(): number {
-    this.#trim();
+    this.#trimAge();
     return this.#compactedRv;
   }
 
-  /** Number of events currently retained. */
+  /**
+   * The highest revision a watch of `gvr` can no longer start from: the newest event of that
+   * resource evicted from its window (by count or age), or the last explicit compaction.
+   */
+  watchCompactedRevision(gvr: string): number {
+    this.#trimAge();
+    return Math.max(this.#explicitRv, this.#windows.get(gvr)?.evictedRv ?? 0);
+  }
+
+  /** The highest revision a view of `gvr` can no longer be taken at (the larger of the two above). */
+  listCompactedRevision(gvr: string): number {
+    return Math.max(this.compactedRevision, this.watchCompactedRevision(gvr));
+  }
+
+  /** Number of events currently retained, all resources together. */
   get historySize(): number {
-    return this.#history.length - this.#head;
+    return this.#historySize;
   }
 
   /** Changes the history bounds (applied at the next commit or read). */
   setHistoryLimits(options: HistoryOptions): void {
     if (options.maxEvents !== undefined) this.#maxEvents = options.maxEvents;
     if (options.maxAgeMs !== undefined) this.#maxAgeMs = options.maxAgeMs;
-    this.#trim();
+    for (const w of this.#windows.values()) this.#trimCount(w);
+    this.#trimAge();
   }
 
   /** Takes the next revision without a change (used when an object's revision must be known first). */
@@ -178,8 +243,15 @@ export class Storage {
       col.objects.set(key, object);
     }
     const event: StoredEvent = prev ? { rv: this.#rv, gvr, type, key, object, prev, time: this.#now() } : { rv: this.#rv, gvr, type, key, object, time: this.#now() };
-    this.#history.push(event);
-    this.#trim();
+    let w = this.#windows.get(gvr);
+    if (!w) {
+      w = new Window();
+      this.#windows.set(gvr, w);
+    }
+    w.events.push(event);
+    this.#historySize += 1;
+    this.#trimCount(w);
+    this.#trimAge();
     const listeners = this.#listeners.get(gvr);
     if (listeners) for (const l of [...listeners]) l(event);
     return event;
@@ -187,48 +259,45 @@ export class Storage {
 
   /** Drops every history event up to the current revision. */
   compact(): void {
-    this.#head = this.#history.length;
+    for (const w of this.#windows.values()) {
+      w.head = w.events.length;
+      w.gc();
+    }
+    this.#historySize = 0;
     this.#compactedRv = this.#rv;
-    this.#gc();
+    this.#explicitRv = this.#rv;
   }
 
-  #trim(): void {
+  #trimCount(w: Window): void {
+    while (w.size > this.#maxEvents) {
+      w.evict();
+      this.#historySize -= 1;
+    }
+    w.gc();
+  }
+
+  /** Evicts events older than `maxAgeMs` from every window; that much of etcd is compacted too. */
+  #trimAge(): void {
     const cutoff = this.#now() - this.#maxAgeMs;
-    const h = this.#history;
-    while (this.#head < h.length && (h.length - this.#head > this.#maxEvents || h[this.#head].time < cutoff)) {
-      this.#compactedRv = h[this.#head].rv;
-      this.#head += 1;
+    for (const w of this.#windows.values()) {
+      if (w.size === 0 || w.events[w.head].time >= cutoff) continue;
+      while (w.size > 0 && w.events[w.head].time < cutoff) {
+        const e = w.evict();
+        this.#historySize -= 1;
+        if (e.rv > this.#compactedRv) this.#compactedRv = e.rv;
+      }
+      w.gc();
     }
-    this.#gc();
-  }
-
-  #gc(): void {
-    if (this.#head > 4096 && this.#head * 2 > this.#history.length) {
-      this.#history.splice(0, this.#head);
-      this.#head = 0;
-    }
-  }
-
-  /** Index in the history of the first event with rv > `rv`. */
-  #firstAfter(rv: number): number {
-    const h = this.#history;
-    let lo = this.#head;
-    let hi = h.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (h[mid].rv <= rv) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   }
 
   /** History events of `gvr` with rv > `rv`, oldest first, at most `limit` of them. Throws if `rv` is compacted. */
   eventsSince(gvr: string, rv: number, limit = Infinity): StoredEvent[] {
-    if (rv < this.compactedRevision) throw new CompactedError(rv, this.#compactedRv);
-    const out: StoredEvent[] = [];
-    const h = this.#history;
-    for (let i = this.#firstAfter(rv); i < h.length && out.length < limit; i++) if (h[i].gvr === gvr) out.push(h[i]);
-    return out;
+    const compacted = this.watchCompactedRevision(gvr);
+    if (rv < compacted) throw new CompactedError(rv, compacted);
+    const w = this.#windows.get(gvr);
+    if (!w) return [];
+    const from = w.firstAfter(rv);
+    return w.events.slice(from, Math.min(w.events.length, from + limit));
   }
 
   /**
@@ -238,6 +307,8 @@ export class Storage {
   snapshot(gvr: string, rv: number = this.#rv): Snapshot {
     const col = this.#collections.get(gvr) ?? new Collection();
     if (rv >= this.#rv) return liveSnapshot(col, this.#rv);
+    const compacted = this.listCompactedRevision(gvr);
+    if (rv < compacted) throw new CompactedError(rv, compacted);
     // Undo the changes made after rv: the first later event of each key holds its state at rv.
     const overlay = new Map<string, KubeObject | null>();
     for (const e of this.eventsSince(gvr, rv)) if (!overlay.has(e.key)) overlay.set(e.key, e.type === 'ADDED' ? null : (e.prev ?? null));

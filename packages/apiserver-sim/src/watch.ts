@@ -23,7 +23,7 @@ export type WatchStart =
   | { kind: 'synthetic' }
   /** Changes after this revision. */
   | { kind: 'from'; rv: number }
-  /** Streaming list: ADDED for every current match, then the initial-events-end bookmark. */
+  /** Streaming list: ADDED for every current match, then the initial-events-end bookmark (with `allowBookmarks`). */
   | { kind: 'initialEvents' };
 
 /** Everything a watch stream needs. */
@@ -83,10 +83,17 @@ export class WatchSession {
    * Writes the header and the initial events (history replay or current objects), then follows
    * the storage. The initial events go out in batches that wait for the socket to drain, so a
    * long replay or a large initial list never piles up in memory (nor trips `maxBufferedBytes`).
+   * A response already closed (the client left while the request waited for latency or a
+   * revision) starts nothing: no registration in the hub, no timer.
    */
   start(): void {
     const { spec } = this;
     const res = this.#res;
+    // the client left (or the server closed) while the request waited: nothing to register
+    if (res.destroyed || res.closed) {
+      this.#closed = true;
+      return;
+    }
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
     res.on('close', () => this.#cleanup());
@@ -100,7 +107,7 @@ export class WatchSession {
     }, spec.timeoutSeconds * 1000);
     this.#timers.push(timeout);
     if (start.kind === 'from') {
-      const compacted = this.#storage.compactedRevision;
+      const compacted = this.#storage.watchCompactedRevision(gvr);
       if (start.rv < compacted) {
         this.#writeLine(JSON.stringify({ type: 'ERROR', object: tooOldStatus(start.rv, compacted) }));
         this.end();
@@ -216,7 +223,8 @@ export class WatchSession {
   }
 
   #bookmark(rv: string, initialEnd: boolean): void {
-    if (!this.spec.allowBookmarks && !initialEnd) return;
+    // a streaming list without allowWatchBookmarks gets its initial events but no end marker
+    if (!this.spec.allowBookmarks) return;
     const { res } = this.spec;
     const metadata: Record<string, unknown> = { resourceVersion: rv };
     if (initialEnd) metadata.annotations = { [INITIAL_EVENTS_END_ANNOTATION]: 'true' };

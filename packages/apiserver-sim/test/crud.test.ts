@@ -224,6 +224,26 @@ describe('CRUD', () => {
     expect(bad.code).toBe(422);
   });
 
+  it('should set metadata.generation only for kinds whose registry keeps it (not services)', async () => {
+    const svc = await req(`${sim.url}/api/v1/namespaces/default/services`, { method: 'POST', body: { metadata: { name: 'svc1' }, spec: { ports: [{ port: 80 }] } } });
+    expect(svc.code).toBe(201);
+    expect(svc.body.metadata.generation).toBeUndefined();
+    const changed = await req(`${sim.url}/api/v1/namespaces/default/services/svc1`, { method: 'PUT', body: { ...svc.body, spec: { ports: [{ port: 81 }] } } });
+    expect(changed.body.metadata.generation).toBeUndefined();
+    const deploy = await req(`${sim.url}/apis/apps/v1/namespaces/default/deployments`, { method: 'POST', body: { metadata: { name: 'd1' }, spec: { replicas: 1 } } });
+    expect(deploy.body.metadata.generation).toBe(1);
+  });
+
+  it('should serve namespaces without deletecollection', async () => {
+    const core = await req(`${sim.url}/api/v1`);
+    const ns = core.body.resources.find((r: any) => r.name === 'namespaces');
+    expect(ns.verbs).toEqual(['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']);
+    const all = await req(`${sim.url}/api/v1/namespaces`, { method: 'DELETE' });
+    expect(all.code).toBe(405);
+    expect(all.body.reason).toBe('MethodNotAllowed');
+    expect((await req(`${sim.url}/api/v1/namespaces/default`)).code).toBe(200);
+  });
+
   it('should serve discovery and the minimal OpenAPI document', async () => {
     const v = await req(`${sim.url}/version`);
     expect(v.body).toMatchObject({ major: '1', minor: '33', gitVersion: 'v1.33.0' });
@@ -253,6 +273,8 @@ describe('CRUD', () => {
     await req(`${sim.url}/api/v1/namespaces`, { method: 'POST', body: { metadata: { name: 'doomed' } } });
     await req(`${sim.url}/api/v1/namespaces/doomed/pods`, { method: 'POST', body: pod('x') });
     expect((await req(`${sim.url}/api/v1/namespaces/doomed`, { method: 'DELETE' })).code).toBe(200);
+    await new Promise((r) => setTimeout(r, 20)); // the namespace controller's pass
     expect((await req(`${sim.url}/api/v1/namespaces/doomed/pods`)).body.items).toEqual([]);
+    expect((await req(`${sim.url}/api/v1/namespaces/doomed`)).code).toBe(404);
   });
 });

@@ -56,6 +56,16 @@ describe('LIST', () => {
     sim.storage.create('pods', pod('p5', { app: 'odd', idx: '5' }), 'default');
   });
 
+  it('should ignore a limit of 0 or below, as a real server does', async () => {
+    for (const limit of ['-1', '0']) {
+      const r = await req(`${base}?limit=${limit}`);
+      expect(r.code).toBe(200);
+      expect(r.body.items).toHaveLength(10);
+      expect(r.body.metadata.continue).toBeUndefined();
+    }
+    expect((await req(`${base}?limit=x`)).code).toBe(400);
+  });
+
   it('should ignore limit for resourceVersion=0', async () => {
     const r = await req(`${base}?limit=2&resourceVersion=0`);
     expect(r.body.items).toHaveLength(10);
@@ -90,7 +100,6 @@ describe('LIST', () => {
     expect(withRv.body.reason).toBe('BadRequest');
     expect((await req(`${base}?limit=2&continue=${c}&resourceVersion=0`)).code).toBe(200);
     expect((await req(`${base}?limit=2&continue=not-a-token`)).code).toBe(400);
-    expect((await req(`${base}?limit=-1`)).code).toBe(400);
     expect((await req(`${base}?resourceVersion=abc`)).code).toBe(400);
   });
 
@@ -99,6 +108,7 @@ describe('LIST', () => {
     const r = await req(`${base}?resourceVersion=${future}&resourceVersionMatch=NotOlderThan`);
     expect(r.code).toBe(504);
     expect(r.body.reason).toBe('Timeout');
+    expect(r.body.message).toBe(`Timeout: Too large resource version: ${future}, current: ${sim.storage.resourceVersion}`);
     expect(r.body.details.causes[0].reason).toBe('ResourceVersionTooLarge');
     expect(r.body.details.retryAfterSeconds).toBe(1);
     expect(r.headers.get('retry-after')).toBe('1');
@@ -161,6 +171,25 @@ describe('LIST with compaction', () => {
       const exact = await req(`${base}?resourceVersion=${oldRv}&resourceVersionMatch=Exact`);
       expect(exact.code).toBe(410);
       expect(exact.body.reason).toBe('Expired');
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('should keep serving a resource\'s continue tokens and exact revisions while another kind churns', async () => {
+    const sim = await startApiServer({ port: 0, history: { maxEvents: 5 } });
+    try {
+      for (let i = 0; i < 4; i++) sim.storage.create('configmaps', { metadata: { name: `c${i}` } }, 'default');
+      const base = `${sim.url}/api/v1/namespaces/default/configmaps`;
+      const first = await req(`${base}?limit=2`);
+      sim.storage.create('configmaps', { metadata: { name: 'c9' } }, 'default');
+      for (let i = 0; i < 10; i++) sim.storage.create('pods', pod(`p${i}`), 'default');
+      const next = await req(`${base}?limit=10&continue=${encodeURIComponent(first.body.metadata.continue)}`);
+      expect(next.code).toBe(200);
+      expect(next.body.items.map((c: any) => c.metadata.name)).toEqual(['c2', 'c3']);
+      const exact = await req(`${base}?resourceVersion=${first.body.metadata.resourceVersion}&resourceVersionMatch=Exact`);
+      expect(exact.code).toBe(200);
+      expect(exact.body.items).toHaveLength(4);
     } finally {
       await sim.close();
     }

@@ -54,7 +54,7 @@ describe('WATCH', () => {
 
   it('should answer a compacted resourceVersion with 200, one ERROR 410 event and the end of the stream', async () => {
     const rv = sim.storage.resourceVersion;
-    for (let i = 0; i < 60; i++) sim.storage.create('configmaps', { metadata: { name: `c${i}` } }, 'default');
+    for (let i = 0; i < 60; i++) sim.storage.create('pods', pod(`p${i}`), 'default');
     const w = await watch(`resourceVersion=${Number(rv) - 1}`);
     expect(w.code).toBe(200);
     await expect(w.ended).resolves.toEqual({ clean: true });
@@ -62,6 +62,17 @@ describe('WATCH', () => {
     expect(w.events[0].type).toBe('ERROR');
     expect(w.events[0].object).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 });
     expect(w.events[0].object.message).toMatch(/^too old resource version: \d+ \(\d+\)$/);
+  });
+
+  it('should keep a quiet resource\'s watch window while another kind churns past the history size', async () => {
+    sim.storage.create('configmaps', { metadata: { name: 'quiet' } }, 'default');
+    const listRv = sim.storage.resourceVersion;
+    for (let i = 0; i < 60; i++) sim.storage.create('pods', pod(`p${i}`), 'default');
+    const w = await openWatch(`${sim.url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${listRv}`);
+    open.push(w);
+    sim.storage.delete('configmaps', 'default', 'quiet');
+    const [ev] = await w.waitFor(1);
+    expect(`${ev.type} ${ev.object.metadata?.name}`).toBe('DELETED quiet');
   });
 
   it('should wait for a future resourceVersion and send only later changes', async () => {
@@ -105,6 +116,14 @@ describe('WATCH', () => {
     expect(w.events).toEqual([]);
   });
 
+  it('should treat timeoutSeconds=0 as unset and keep the stream open', async () => {
+    const w = await watch(`resourceVersion=${sim.storage.resourceVersion}&timeoutSeconds=0`);
+    await new Promise((r) => setTimeout(r, 200));
+    sim.storage.delete('pods', 'default', 'a');
+    const evs = await w.waitFor(1);
+    expect(evs.map((e) => e.type)).toEqual(['DELETED']);
+  });
+
   it('should stream a list: ADDED for each object, the initial-events-end bookmark, then changes', async () => {
     const w = await watch('sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=');
     const evs = await w.waitFor(3);
@@ -115,7 +134,27 @@ describe('WATCH', () => {
     expect(more[3].type).toBe('DELETED');
   });
 
+  it('should accept sendInitialEvents=false with resourceVersionMatch=NotOlderThan and send only later changes', async () => {
+    const w = await watch('sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true');
+    expect(w.code).toBe(200);
+    await new Promise((r) => setTimeout(r, 50));
+    sim.storage.delete('pods', 'default', 'a');
+    const evs = await w.waitFor(1);
+    expect(evs.map((e) => `${e.type} ${e.object.metadata?.name}`)).toEqual(['DELETED a']);
+  });
+
+  it('should stream a list without allowWatchBookmarks with no bookmark at all, the initial-events-end one included', async () => {
+    const w = await watch('sendInitialEvents=true&resourceVersionMatch=NotOlderThan');
+    expect(w.code).toBe(200);
+    await w.waitFor(2);
+    sim.storage.create('pods', pod('c'), 'default');
+    const evs = await w.waitFor(3);
+    expect(evs.map((e) => `${e.type} ${e.object.metadata?.name}`)).toEqual(['ADDED a', 'ADDED b', 'ADDED c']);
+  });
+
   it('should refuse bad watch options before streaming', async () => {
+    expect((await req(`${base}?watch=true&sendInitialEvents=maybe&resourceVersionMatch=NotOlderThan`)).code).toBe(400);
+    expect((await req(`${base}?watch=true&sendInitialEvents=true&resourceVersionMatch=Exact`)).code).toBe(422);
     expect((await req(`${base}?watch=true&sendInitialEvents=true`)).code).toBe(422);
     expect((await req(`${base}?watch=true&resourceVersionMatch=NotOlderThan&resourceVersion=1`)).code).toBe(422);
     expect((await req(`${base}?watch=true&labelSelector=${encodeURIComponent('a in (')}`)).code).toBe(400);
@@ -125,7 +164,7 @@ describe('WATCH', () => {
 
   it('should watch one object by name and filter by namespace', async () => {
     sim.storage.create('namespaces', { metadata: { name: 'other' } });
-    const w = await openWatch(`${base}/a?watch=true`);
+    const w = await openWatch(`${sim.url}/api/v1/watch/namespaces/default/pods/a`);
     open.push(w);
     const all = await watch(`resourceVersion=${sim.storage.resourceVersion}`);
     sim.storage.create('pods', pod('a'), 'other');
@@ -135,6 +174,14 @@ describe('WATCH', () => {
     expect(evs.map((e) => `${e.type} ${e.object.metadata?.namespace}/${e.object.metadata?.name}`)).toEqual(['ADDED default/a', 'DELETED default/a']);
     const seen = await all.waitFor(2);
     expect(seen.map((e) => e.object.metadata?.name)).toEqual(['b', 'a']);
+  });
+
+  it('should answer a named GET with watch=true with the object: only collections are watched', async () => {
+    const r = await req(`${base}/a?watch=true`);
+    expect(r.code).toBe(200);
+    expect(r.headers.get('content-length')).not.toBeNull();
+    expect(r.body).toMatchObject({ kind: 'Pod', metadata: { name: 'a' } });
+    expect(sim.watches.sessions()).toEqual([]);
   });
 
   it('should emit nothing for a no-op update and keep the revision', async () => {
