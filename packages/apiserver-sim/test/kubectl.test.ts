@@ -319,6 +319,10 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
     expect(await ok(['create', 'deployment', 'made', '--image=nginx', '--port=80', '--replicas=2'])).toContain('deployment.apps/made created');
     expect(await ok(['create', 'service', 'clusterip', 'made', '--tcp=80:8080'])).toContain('service/made created');
     expect(await ok(['run', 'made', '--image=nginx', '--port=8080'])).toContain('pod/made created');
+    expect(await ok(['create', 'serviceaccount', 'made'])).toContain('serviceaccount/made created');
+    expect(await ok(['create', 'quota', 'made', '--hard=pods=10,requests.cpu=2'])).toContain('resourcequota/made created');
+    expect(await ok(['create', 'job', 'made', '--image=busybox', '--', 'date'])).toContain('job.batch/made created');
+    expect(await ok(['create', 'cronjob', 'made', '--image=busybox', '--schedule=*/5 * * * *', '--', 'date'])).toContain('cronjob.batch/made created');
     const get = async (...what: string[]) => JSON.parse(await ok(['get', ...what, '-o', 'json']));
     expect((await get('namespace', 'made')).metadata.name).toBe('made');
     expect((await get('configmap', 'made')).data).toEqual({ a: '1', b: 'two' });
@@ -330,6 +334,10 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
     });
     expect((await get('service', 'made')).spec).toMatchObject({ type: 'ClusterIP', selector: { app: 'made' }, ports: [{ name: '80-8080', protocol: 'TCP', port: 80, targetPort: 8080 }] });
     expect((await get('pod', 'made')).spec.containers).toMatchObject([{ name: 'made', image: 'nginx', ports: [{ containerPort: 8080 }] }]);
+    expect((await get('resourcequota', 'made')).spec.hard).toEqual({ pods: '10', 'requests.cpu': '2' });
+    expect((await get('job', 'made')).spec.template.spec.containers).toMatchObject([{ name: 'made', image: 'busybox', command: ['date'] }]);
+    expect((await get('cronjob', 'made')).spec).toMatchObject({ schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: { containers: [{ image: 'busybox', command: ['date'] }] } } } } });
+    expect((await get('serviceaccount', 'made')).metadata.name).toBe('made');
     expect(sim.storage.get('configmaps', 'default', 'made')).not.toHaveProperty('metadata.creationTimestamp', null);
   });
 });

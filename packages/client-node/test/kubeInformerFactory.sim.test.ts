@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import { createLoadGenerator, objectStoreTarget, startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
 import { KubeApiError, type KubeObject, type ReflectorStatus, type SharedInformer } from '@rxinformer/core';
-import { configMaps, createKubeInformerFactory, pods, ResourceNotFoundError, type KubeInformerFactory } from '../src/index.ts';
+import { builtinResources, configMaps, createKubeInformerFactory, pods, ResourceNotFoundError, type KubeInformerFactory } from '../src/index.ts';
 import { jsonAnswer, recordingTransport, simKubeConfig, storeView, view, waitFor, type RecordingTransport } from './simHarness.ts';
 
 // The KubeConfig informer factory end to end over real HTTP against the simulator.
@@ -180,6 +180,25 @@ describe('createKubeInformerFactory against the simulator', () => {
     const cmPaths = transport.paths.filter((p) => p.startsWith('/api/v1/namespaces/sel/configmaps'));
     expect(cmPaths.length).toBeGreaterThanOrEqual(2);
     expect(cmPaths.every((p) => p.includes('fieldSelector=metadata.name%3Dp2'))).toBe(true);
+    factory.shutdown();
+  });
+
+  it('should list and watch every built-in descriptor (events.k8s.io aside: the simulator does not serve it)', async () => {
+    const factory = open(recordingTransport(simKubeConfig(sim)));
+    const served = builtinResources.filter((r) => r.group !== 'events.k8s.io' && r.resource !== 'customresourcedefinitions'); // CRDs: their own test
+    const informers = served.map((r) => {
+      const ref = `${r.group}/${r.version}/${r.resource}`;
+      const name = `every-${r.resource}`;
+      sim.storage.create(ref, { apiVersion: r.group ? `${r.group}/${r.version}` : r.version, kind: r.kind, metadata: { name } } as KubeObject, r.namespaced ? 'quiet' : undefined);
+      return { r, ref, name, informer: factory.informerFor(r, { reflector: fast }) };
+    });
+    factory.start();
+    await factory.waitForCacheSync();
+    for (const { r, name, informer } of informers) {
+      expect([r.resource, informer.getStore().get(r.namespaced ? `quiet/${name}` : name)?.kind]).toEqual([r.resource, r.kind]);
+    }
+    for (const { r, ref, name } of informers) sim.storage.delete(ref, r.namespaced ? 'quiet' : undefined, name);
+    expect(await waitFor(() => informers.every(({ r, name, informer }) => informer.getStore().get(r.namespaced ? `quiet/${name}` : name) === undefined))).toBe(true);
     factory.shutdown();
   });
 
