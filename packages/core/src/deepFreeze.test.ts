@@ -99,6 +99,11 @@ describe('freezeReusing', () => {
     expect(next.when).not.toBe(date);
     expect(next.list).toEqual([1, 2, 3]);
     expect(Object.isFrozen(next.list)).toBe(true);
+    // An empty plain object is not "equal" to an empty Map, array or class instance it replaces.
+    for (const other of [new Map(), [], new (class Empty {})()]) {
+      const fresh = {};
+      expect(freezeReusing({ v: fresh }, deepFreeze({ v: other })).v).toBe(fresh);
+    }
   });
 
   it('should give a deeply frozen document equal to the fresh one, sharing only equal subtrees, whatever the two documents', () => {

@@ -106,7 +106,9 @@ function shareObject(fresh: object, old: object): object {
     Object.freeze(fresh);
     return fresh;
   }
-  if (Array.isArray(old) || !isPlain(fresh) || !isPlain(old)) return deepFreeze(fresh);
+  // Both plain objects of one prototype (an array's is Array.prototype, so arrays are ruled out too).
+  const proto: unknown = Object.getPrototypeOf(fresh);
+  if ((proto !== Object.prototype && proto !== null) || Object.getPrototypeOf(old) !== proto) return deepFreeze(fresh);
   const record = fresh as Record<string, unknown>;
   const before = old as Record<string, unknown>;
   let same = true;
