@@ -58,6 +58,44 @@ describe('httpListerWatcher list prefetch', () => {
     expect(requestsAtHandover).toEqual([2, 3, 3]); // the next page was on its way before this one was handed over
   });
 
+  it('should hand a page over only after the event loop had a turn to write the next page\'s request', async () => {
+    const { get: answer } = server(pages);
+    const written = new Set<string>();
+    // A transport that writes each request in a later task, as a socket does.
+    const get: HttpGet = (url, signal, kind) => {
+      setTimeout(() => written.add(url), 0);
+      return answer(url, signal, kind);
+    };
+    const lw = httpListerWatcher(get, { path: '/api/v1/pods' });
+    let nextWritten: boolean | undefined;
+    let sub: { unsubscribe(): void } | undefined;
+    await new Promise<void>((resolve, reject) => {
+      sub = lw.list({ limit: 2 }).subscribe({
+        next: () => { nextWritten = written.has('/api/v1/pods?limit=2&continue=tok-2'); resolve(); },
+        error: reject,
+      });
+    });
+    sub?.unsubscribe();
+    expect(nextWritten).toBe(true);
+  });
+
+  it('should abort the prefetch, and hand nothing over, when the consumer leaves before the hand-over', async () => {
+    const { get: answer, requests } = server(pages);
+    let prefetched!: () => void;
+    const started = new Promise<void>((r) => { prefetched = r; });
+    const get: HttpGet = (url, signal, kind) => {
+      if (url.includes('continue')) prefetched();
+      return answer(url, signal, kind);
+    };
+    const seen: unknown[] = [];
+    const sub = httpListerWatcher(get, { path: '/api/v1/pods' }).list({ limit: 2 }).subscribe((p) => seen.push(p));
+    await started; // page 1 is read and its next page requested; the hand-over waits a task
+    sub.unsubscribe();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(seen).toEqual([]);
+    expect(requests.map((r) => r.signal.aborted)).toEqual([true, true]);
+  });
+
   it('should abort a prefetched page nobody asks for at once', async () => {
     const { get, requests } = server(pages);
     const lw = httpListerWatcher(get, { path: '/api/v1/pods' });

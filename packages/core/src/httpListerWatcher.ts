@@ -82,6 +82,12 @@ export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGe
         prefetched = mine = { url: nextUrl, ac, answer: nextAnswer };
       }
       try {
+        // One task boundary, so that the transport writes the prefetch request before this page's
+        // synchronous parse and hand-over (the consumer's work on 500 objects takes milliseconds).
+        if (mine !== undefined) {
+          await nextTask(signal);
+          if (signal.aborted) return;
+        }
         emit(parseListBody<T>(text)); // a consumer asking for the next page now adopts `mine`
       } finally {
         if (mine !== undefined && prefetched === mine) {
@@ -105,13 +111,30 @@ export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGe
 
 /**
  * A list page requested ahead. When a page has a continue token, the request for the next page goes
- * out before this page is parsed, so the server prepares it while the client parses; the consumer's
+ * out before this page is parsed (the page is handed over a task later, once the request has been
+ * written), so the server prepares it while the client parses and stores this one; the consumer's
  * request for it (made while this page is handed over, as the reflector does) adopts the answer
  * instead of sending another. A prefetch not asked for by then is aborted at once: it never
- * outlives the page that started it, and no timer is involved. The adopted request is matched by
+ * outlives the page that started it. The adopted request is matched by
  * its full URL, so a wrong guess costs one aborted request and never a wrong page.
  */
 interface Prefetch { url: string; ac: AbortController; answer: Promise<HttpResponse> }
+
+/**
+ * Resolves in a later task (after a zero timer: the event loop writes pending requests first), or
+ * at once, with the timer cleared, when `signal` aborts. Browser-safe.
+ */
+function nextTask(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, 0);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
 
 /**
  * The `metadata.continue` of a list body, read from its first bytes without parsing the whole body
