@@ -86,6 +86,14 @@ describe('decodeProtobufObject', () => {
     expect(statusOf(() => decodeProtobufObject(envelope('v1', 'Namespace', [int(1, 3)])))?.message).toContain('Namespace.metadata: expected a length-delimited field');
     expect(statusOf(() => decodeProtobufObject(envelope('v1', 'Namespace', [msg(1, bytes(1, 'n'))], [bytes(3, 'gzip')])))?.message).toContain('content encoding "gzip"');
   });
+
+  it('should answer 415, not fail, for a time out of the RFC 3339 range', () => {
+    const at = (seconds: number | bigint) => () => decodeProtobufObject(envelope('v1', 'Namespace', [msg(1, bytes(1, 'n'), msg(8, int(1, seconds)))]));
+    expect(statusOf(at(1e15))).toMatchObject({ code: 415 });
+    expect(statusOf(at(1e15))?.message).toContain('time out of range');
+    expect(statusOf(at(-62_135_596_801))).toMatchObject({ code: 415 });
+    expect((at(253_402_300_799)().metadata as { creationTimestamp?: string }).creationTimestamp).toBe('9999-12-31T23:59:59Z');
+  });
 });
 
 describe('readEnvelope', () => {

@@ -141,6 +141,10 @@ function timeOf(t: Record<string, unknown>, micro: boolean): string | undefined 
   const seconds = (t.seconds as number | undefined) ?? 0;
   const nanos = (t.nanos as number | undefined) ?? 0;
   if (seconds === 0 && nanos === 0) return undefined;
+  // RFC 3339 years 0001–9999, as Go's time marshalling allows.
+  if (!Number.isInteger(seconds) || seconds < -62_135_596_800 || seconds > 253_402_300_799 || !Number.isInteger(nanos) || nanos < 0 || nanos > 999_999_999) {
+    throw new WireFormatError(`time out of range: seconds ${seconds}, nanos ${nanos}`);
+  }
   const iso = new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, '');
   return micro ? `${iso}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${iso}Z`;
 }

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '@rxinformer/core';
 import { startApiServer, writeKubeconfigFile, type ApiServer } from '@rxinformer/apiserver-sim';
@@ -64,7 +64,8 @@ describe('npm start (packages/cli/src/main.ts)', () => {
     expect(r.stdout).toMatch(/^stopped \(3s elapsed\)\nsummary: ran [\d.]+s, \d+ objects cached\nevents: ADDED=\d+ MODIFIED=\d+ DELETED=\d+ .*\nrelists=\d+ reflector errors=\d+.* faults injected=1/m);
     expect(r.stdout).not.toMatch(/\u001b/); // never an escape code when not a terminal
     const kubeconfig = /kubeconfig: (\S+)/.exec(r.stdout)![1];
-    expect(existsSync(kubeconfig)).toBe(false); // removed on shutdown
+    expect(existsSync(kubeconfig)).toBe(false); // removed on shutdown, with its private directory
+    expect(existsSync(dirname(kubeconfig))).toBe(false);
   });
 
   // util-linux `script` gives the CLI a real pseudo-terminal of 20 rows × 90 columns.

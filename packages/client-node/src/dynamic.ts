@@ -87,7 +87,6 @@ export function createDiscovery(transport: KubeTransport, options: DiscoveryOpti
     try {
       return await transport.getJson<ApiResourceList>(path, options.signal ? AbortSignal.any([timeout, options.signal]) : timeout);
     } catch (e) {
-      cache.delete(`${group}/${version}`);
       if (timeout.aborted && !options.signal?.aborted) throw new RequestTimeoutError(path, timeoutMs, { cause: e });
       throw e;
     }
@@ -95,7 +94,13 @@ export function createDiscovery(transport: KubeTransport, options: DiscoveryOpti
   const lookup = async (group: string, version: string, fresh: boolean): Promise<ApiResourceList> => {
     const key = `${group}/${version}`;
     let p = fresh ? undefined : cache.get(key);
-    if (!p) cache.set(key, (p = fetchList(group, version)));
+    if (!p) {
+      const fetched = fetchList(group, version);
+      cache.set(key, fetched);
+      // A failure is not cached, unless a newer lookup has replaced it meanwhile (that one stays).
+      fetched.catch(() => { if (cache.get(key) === fetched) cache.delete(key); });
+      p = fetched;
+    }
     return p;
   };
   return {

@@ -4,9 +4,10 @@
  * dynamic resources resolved through discovery.
  */
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { createInformerFactory, type InformerFactory, type InformerFactoryOptions, type InformerForOptions, type KubeObject, type ListerWatcherSource, type SharedInformer } from '@rxinformer/core';
+import { createInformerFactory, FactoryShutdownError, type InformerFactory, type InformerFactoryOptions, type InformerForOptions, type KubeObject, type ListerWatcherSource, type SharedInformer } from '@rxinformer/core';
 import { createDiscovery, type Discovery, type ResourceRef } from './dynamic.ts';
 import { kubeConfigListerWatcher } from './kubeConfigListerWatcher.ts';
+import type { KubeResource } from './resources.ts';
 import { createKubeTransport, type KubeTransport } from './kubeTransport.ts';
 
 /** Options of `createKubeInformerFactory`: core's factory options plus the transport. */
@@ -28,7 +29,8 @@ export interface KubeInformerFactory extends InformerFactory {
   readonly discovery: Discovery;
   /**
    * The informer of a resource known only at run time (a CRD, or anything by apiVersion + kind),
-   * after discovery has resolved its plural name and scope.
+   * after discovery has resolved its plural name and scope. Rejects with `FactoryShutdownError`
+   * when `close()` is called meanwhile (discovery is aborted, even while credentials are read).
    */
   informerForRef<T extends KubeObject = KubernetesObject>(ref: ResourceRef, options?: InformerForOptions<T>): Promise<SharedInformer<T>>;
   /** Aborts discovery in flight, `shutdown()`, then closes the factory's own connections; resolves when they are closed. */
@@ -67,7 +69,14 @@ export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeI
     transport,
     discovery,
     async informerForRef<T extends KubeObject = KubernetesObject>(ref: ResourceRef, informerOptions?: InformerForOptions<T>): Promise<SharedInformer<T>> {
-      return factory.informerFor<T>(await discovery.resolve<T>(ref), informerOptions);
+      let resource: KubeResource<T>;
+      try {
+        resource = await discovery.resolve<T>(ref);
+      } catch (e) {
+        if (closing.signal.aborted) throw new FactoryShutdownError(); // the abort `close()` made
+        throw e;
+      }
+      return factory.informerFor<T>(resource, informerOptions);
     },
     async close() {
       closing.abort();

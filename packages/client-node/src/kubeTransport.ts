@@ -18,7 +18,10 @@ export interface KubeTransport {
   readonly get: HttpGet;
   /** `GET` a path and parse its JSON body; an error answer rejects with a `KubeApiError`. */
   getJson<T>(path: string, signal?: AbortSignal): Promise<T>;
-  /** Closes the connections once their requests end (waits for them). Later requests open new ones. */
+  /**
+   * Closes the connections once their requests end (waits for them, and for requests still reading
+   * credentials, which dispatch first). Later requests open new ones.
+   */
   close(): Promise<void>;
 }
 
@@ -55,27 +58,42 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
   const userName = pinned.getCurrentUser()?.name ?? '';
   const tls = createTlsDispatcher(cluster.proxyUrl);
 
-  const prepare = async (): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher }> => {
+  // Credential reads in order (see `forMaterial`), and the requests not dispatched yet (still
+  // reading credentials), which `close()` waits for.
+  let reads = 0;
+  const undispatched = new Set<Promise<void>>();
+
+  /** Headers and TLS material of the pinned user, read now; an abort ends the wait at once. */
+  const credentials = async (signal: AbortSignal): Promise<{ headers: Record<string, string>; opts: RequestOptions; readAt: number }> => {
+    const readAt = ++reads;
     const opts: RequestOptions = {};
-    try {
-      await pinned.applyToHTTPSOptions(opts);
-    } catch (e) {
-      throw new CredentialError(userName, { cause: e });
-    }
-    const dispatcher = options.dispatcher ?? tls.forMaterial(opts);
+    const read = pinned.applyToHTTPSOptions(opts).catch((e: unknown) => { throw new CredentialError(userName, { cause: e }); });
+    await untilAborted(read, signal);
     const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': userAgent };
     for (const [name, value] of Object.entries(opts.headers ?? {})) {
       if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
     }
     if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
-    return { headers, dispatcher };
+    return { headers, opts, readAt };
   };
 
   const get: HttpGet = async (pathAndQuery, signal, kind) => {
-    const { headers, dispatcher } = await prepare();
-    // A watch body may stay silent for minutes: the reflector's idle check ends it, not undici.
-    const r = await request(server + pathAndQuery, { method: 'GET', headers, dispatcher, signal, bodyTimeout: kind === 'watch' ? 0 : 300_000 });
-    return undiciResponse(r);
+    let dispatched!: () => void;
+    const mark = new Promise<void>((resolve) => { dispatched = resolve; });
+    undispatched.add(mark);
+    let answer: Promise<Dispatcher.ResponseData>;
+    try {
+      const { headers, opts, readAt } = await credentials(signal);
+      // The dispatcher is chosen and the request dispatched in one step: a dispatcher retired by a
+      // concurrent rotation (or `close()`) still finishes the requests it has, but takes no new one.
+      const dispatcher = options.dispatcher ?? tls.forMaterial(opts, readAt);
+      // A watch body may stay silent for minutes: the reflector's idle check ends it, not undici.
+      answer = request(server + pathAndQuery, { method: 'GET', headers, dispatcher, signal, bodyTimeout: kind === 'watch' ? 0 : 300_000 });
+    } finally {
+      undispatched.delete(mark);
+      dispatched();
+    }
+    return undiciResponse(await answer);
   };
 
   return {
@@ -91,7 +109,11 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
         throw new ResponseDecodeError(path, text, { cause: e });
       }
     },
-    close: () => tls.close(),
+    async close() {
+      // Requests still reading credentials dispatch first (on the pool being closed), not after.
+      await Promise.all(undispatched);
+      await tls.close();
+    },
   };
 }
 
@@ -108,6 +130,19 @@ function pinCurrentContext(kc: KubeConfig): KubeConfig {
   const pinned = Object.create(kc) as KubeConfig;
   pinned.loadFromOptions({ clusters: [cluster], users: user ? [user] : [], contexts: [context], currentContext: context.name });
   return pinned;
+}
+
+/** `p`, or a rejection with the abort reason as soon as `signal` aborts (`p` then runs on, unobserved). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (value) => { signal.removeEventListener('abort', onAbort); resolve(value); },
+      (error: unknown) => { signal.removeEventListener('abort', onAbort); reject(error); },
+    );
+  });
 }
 
 function undiciResponse(r: Dispatcher.ResponseData): HttpResponse {

@@ -18,9 +18,12 @@ const KEEP_ALIVE = { keepAlive: true, keepAliveInitialDelay: 30_000 } as const;
 export interface TlsDispatcher {
   /**
    * The dispatcher for `material`: the current one while the material is unchanged; otherwise a new
-   * one, and the previous one closes once its in-flight requests (watches included) end.
+   * one, and the previous one closes once its in-flight requests (watches included) end. `readAt`
+   * orders the credential reads (a counter taken when each read started): material read before the
+   * current dispatcher's never replaces it, so a slow read of a certificate that has since rotated
+   * does not switch the pool back. Dispatch on the returned dispatcher at once (in the same task).
    */
-  forMaterial(material: TlsMaterial): Dispatcher;
+  forMaterial(material: TlsMaterial, readAt?: number): Dispatcher;
   /** Closes the current dispatcher and waits for the retiring ones. Later requests build a new one. */
   close(): Promise<void>;
 }
@@ -36,17 +39,17 @@ export interface TlsDispatcher {
  * Caveat: material is compared by content on every call (a few buffers), never by file times.
  */
 export function createTlsDispatcher(proxyUrl: string | undefined): TlsDispatcher {
-  let current: { material: TlsMaterial; dispatcher: Dispatcher } | undefined;
+  let current: { material: TlsMaterial; dispatcher: Dispatcher; readAt: number } | undefined;
   const retiring = new Set<Promise<void>>();
   const retire = (d: Dispatcher) => {
     const p: Promise<void> = d.close().catch(() => undefined).finally(() => retiring.delete(p));
     retiring.add(p);
   };
   return {
-    forMaterial(material) {
-      if (current && sameMaterial(current.material, material)) return current.dispatcher;
+    forMaterial(material, readAt = Number.MAX_SAFE_INTEGER) {
+      if (current && (readAt < current.readAt || sameMaterial(current.material, material))) return current.dispatcher;
       if (current) retire(current.dispatcher);
-      current = { material: pickTls(material), dispatcher: makeDispatcher(material, proxyUrl) };
+      current = { material: pickTls(material), dispatcher: makeDispatcher(material, proxyUrl), readAt };
       return current.dispatcher;
     },
     async close() {

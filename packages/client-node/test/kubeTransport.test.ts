@@ -3,8 +3,8 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { Socket, type AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
-import type { ReflectorStatus } from '@rxinformer/core';
-import { configMaps, createKubeInformerFactory, createKubeTransport, CredentialError, ResponseDecodeError, sharedKubeTransport, type KubeTransport } from '../src/index.ts';
+import { FactoryShutdownError, type ReflectorStatus } from '@rxinformer/core';
+import { configMaps, createKubeInformerFactory, createKubeTransport, CredentialError, RequestTimeoutError, ResponseDecodeError, sharedKubeTransport, type KubeTransport } from '../src/index.ts';
 import { waitFor } from './simHarness.ts';
 
 // The transport's binding to one context and user, and its typed failures, against the simulator
@@ -162,3 +162,107 @@ describe('sharedKubeTransport', () => {
   });
 });
 
+
+describe('createKubeTransport credentials and close', () => {
+  /** A plain HTTP server that answers `{}` and keeps idle connections for a minute; counts them. */
+  async function countingServer() {
+    let opened = 0;
+    const open = new Set<Socket>();
+    const server = createServer((_req, res) => { res.setHeader('content-type', 'application/json'); res.end('{}'); });
+    server.keepAliveTimeout = 60_000;
+    server.on('connection', (s: Socket) => { opened++; open.add(s); s.on('close', () => open.delete(s)); });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      opened: () => opened,
+      open: () => open.size,
+      close: () => { server.closeAllConnections(); server.close(); },
+    };
+  }
+  /** A KubeConfig for `url` whose user's credentials come from `apply` (an exec plugin's stand-in). */
+  function withAuthenticator(url: string, apply: (opts: { cert?: Buffer; key?: Buffer; headers?: Record<string, string> }) => Promise<void>): KubeConfig {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({ clusters: [{ name: 'c', server: url, skipTLSVerify: true }], users: [{ name: 'plugin' }], contexts: [{ name: 'c', cluster: 'c', user: 'plugin' }], currentContext: 'c' });
+    kc.addAuthenticator({ isAuthProvider: (u: { name: string }) => u.name === 'plugin', applyAuthentication: (_u: unknown, opts: never) => apply(opts) } as never);
+    return kc;
+  }
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('should finish every concurrent request when the client certificate rotates in their midst', async () => {
+    const server = await countingServer();
+    try {
+      let calls = 0;
+      const gate = sleep(20);
+      const kc = withAuthenticator(server.url, async (opts) => { const n = ++calls; await gate; opts.cert = Buffer.from(n <= 2 ? 'cert-1' : 'cert-2'); opts.key = Buffer.from('k'); });
+      const transport = track(createKubeTransport(kc));
+      const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => transport.getJson(`/p${i}`)));
+      expect(results.map((r) => r.status)).toEqual(Array(6).fill('fulfilled'));
+    } finally {
+      server.close();
+    }
+  });
+
+  it('should not switch back to an older certificate that a slow credential read returns after a newer one', async () => {
+    const server = await countingServer();
+    try {
+      let calls = 0;
+      const kc = withAuthenticator(server.url, async (opts) => {
+        const n = ++calls;
+        if (n === 1) await sleep(200); // started first, answers last, with the certificate of before
+        opts.cert = Buffer.from(n === 1 ? 'cert-1' : 'cert-2');
+        opts.key = Buffer.from('k');
+      });
+      const transport = track(createKubeTransport(kc));
+      const slow = transport.getJson('/slow');
+      await sleep(20);
+      await transport.getJson('/fast'); // cert-2: a new pool, one connection
+      const afterFast = server.opened();
+      await slow; // cert-1, read before cert-2 was adopted: the cert-2 pool, its idle connection
+      const afterSlow = server.opened();
+      await sleep(50); // undici takes the connection back as idle a moment after the body ends
+      await transport.getJson('/later'); // cert-2 again: the same pool and connection
+      expect([afterFast, afterSlow, server.opened()]).toEqual([1, 1, 1]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('should dispatch a request still reading credentials before close() closes the pool, leaving no connection', async () => {
+    const server = await countingServer();
+    try {
+      const kc = withAuthenticator(server.url, async () => { await sleep(300); });
+      const transport = createKubeTransport(kc);
+      const answer = transport.getJson('/version');
+      await sleep(50);
+      await transport.close();
+      await expect(answer).resolves.toEqual({});
+      expect(await waitFor(() => server.open() === 0, 2000)).toBe(true);
+      expect(server.opened()).toBe(1);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('should stop waiting for credentials at once on abort, the discovery timeout and the factory close', async () => {
+    // Credentials that never come while the test runs: each wait below can only end by its abort.
+    let release!: () => void;
+    const never = new Promise<void>((r) => { release = r; });
+    const kc = withAuthenticator(sim.url, async () => { await never; });
+    const transport = track(createKubeTransport(kc));
+    try {
+      const ac = new AbortController();
+      const aborted = transport.getJson('/version', ac.signal);
+      setTimeout(() => ac.abort(), 20);
+      await expect(aborted).rejects.toMatchObject({ name: 'AbortError' });
+
+      const factory = createKubeInformerFactory(kc, { transport, discoveryTimeoutMs: 100 });
+      await expect(factory.informerForRef({ apiVersion: 'v1', kind: 'ConfigMap' })).rejects.toBeInstanceOf(RequestTimeoutError);
+
+      const pending = factory.informerForRef({ apiVersion: 'apps/v1', kind: 'Deployment' });
+      setTimeout(() => void factory.close(), 20);
+      await expect(pending).rejects.toBeInstanceOf(FactoryShutdownError);
+    } finally {
+      release();
+    }
+  });
+});

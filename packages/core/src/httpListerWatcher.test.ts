@@ -96,6 +96,14 @@ describe('httpListerWatcher list prefetch', () => {
     expect(requests.map((r) => r.signal.aborted)).toEqual([true, true]);
   });
 
+  it('should not prefetch for a "continue" key inside an item of the last page', async () => {
+    const last = JSON.stringify({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items: [{ metadata: { name: 'c', namespace: 'a', resourceVersion: '7' }, data: { continue: 'not-a-token' } }] });
+    const { get, requests } = server({ '/api/v1/configmaps?limit=2': last });
+    const page = await firstValueFrom(httpListerWatcher(get, { path: '/api/v1/configmaps' }).list({ limit: 2 }));
+    expect(page.items).toHaveLength(1);
+    expect(requests.map((r) => r.url)).toEqual(['/api/v1/configmaps?limit=2']);
+  });
+
   it('should abort a prefetched page nobody asks for at once', async () => {
     const { get, requests } = server(pages);
     const lw = httpListerWatcher(get, { path: '/api/v1/pods' });

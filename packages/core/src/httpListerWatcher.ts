@@ -142,7 +142,10 @@ function nextTask(signal: AbortSignal): Promise<void> {
  * wastes a prefetch.
  */
 function peekContinue(body: string): string | undefined {
-  const m = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(body.slice(0, 4096));
+  // Only the list's own metadata: an item may carry a "continue" key of its own (a label, a field).
+  const head = body.slice(0, 4096);
+  const itemsAt = head.indexOf('"items"');
+  const m = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(itemsAt >= 0 ? head.slice(0, itemsAt) : head);
   if (!m || !m[1]) return undefined;
   try {
     return JSON.parse(`"${m[1]}"`) as string;

@@ -3,8 +3,8 @@
  * embedded simulator's or a real cluster's: the same code), its events and counters drawn on a
  * terminal, or printed as plain lines when the output is not one.
  */
-import { unlinkSync } from 'node:fs';
-import { unlink, writeFile } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -78,17 +78,19 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
   const subs: Subscription[] = [];
   let demo: DemoCluster | undefined;
   let factory: KubeInformerFactory | undefined;
+  let kubeconfigDir: string | undefined;
   let kubeconfigFile: string | undefined;
   let lastFault: string | undefined;
-  // The kubeconfig file is removed on stop, and also when the process exits without one (process.exit).
-  const removeOnExit = () => { if (kubeconfigFile) try { unlinkSync(kubeconfigFile); } catch { /* already gone */ } };
+  // The kubeconfig file (in a private directory of its own) is removed on stop, and also when the
+  // process exits without one (process.exit).
+  const removeOnExit = () => { if (kubeconfigDir) rmSync(kubeconfigDir, { recursive: true, force: true }); };
   const abortStart = () => { void factory?.close(); };
   const release = async () => {
     io.signal?.removeEventListener('abort', abortStart);
     for (const s of subs) s.unsubscribe();
     await factory?.close();
     await demo?.close();
-    if (kubeconfigFile) await unlink(kubeconfigFile).catch(() => undefined);
+    if (kubeconfigDir) await rm(kubeconfigDir, { recursive: true, force: true }).catch(() => undefined);
     process.off('exit', removeOnExit);
   };
   io.signal?.addEventListener('abort', abortStart, { once: true });
@@ -105,9 +107,12 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
       });
       kc = new KubeConfig();
       kc.loadFromString(demo.sim.kubeconfigYaml());
-      kubeconfigFile = join(tmpdir(), `rxinformer-live-${demo.sim.port}.kubeconfig`);
+      // A fresh directory only this user can enter (mkdtemp: mode 0700, unpredictable name), so no
+      // one else can plant or read the file holding the simulator's token.
+      kubeconfigDir = await mkdtemp(join(tmpdir(), 'rxinformer-live-'));
       process.on('exit', removeOnExit);
-      await writeFile(kubeconfigFile, demo.sim.kubeconfigYaml(), { mode: 0o600 });
+      kubeconfigFile = join(kubeconfigDir, 'kubeconfig');
+      await writeFile(kubeconfigFile, demo.sim.kubeconfigYaml(), { mode: 0o600, flag: 'wx' });
       sourceText = `simulator ${demo.sim.url}`;
       out.line(`simulator running at ${demo.sim.url} (seed ${s.seed}, ${s.pods} pods, ${s.ratePerSecond} changes/s, faults ${s.faults ? 'on' : 'off'})`);
       out.line(`kubeconfig: ${kubeconfigFile}  (try: kubectl --kubeconfig ${kubeconfigFile} get pods -A -w)`);
