@@ -79,6 +79,34 @@ describe('httpListerWatcher list prefetch', () => {
     expect(nextWritten).toBe(true);
   });
 
+  it('should hand pages over through a MessageChannel in a web page (timers are throttled in background tabs)', async () => {
+    const g = globalThis as { document?: unknown; MessageChannel?: unknown };
+    let channels = 0;
+    const Real = g.MessageChannel as new () => MessageChannel;
+    g.document = {};
+    g.MessageChannel = class extends Real { constructor() { super(); channels++; } };
+    try {
+      const { get, requests } = server(pages);
+      const lw = httpListerWatcher(get, { path: '/api/v1/pods' });
+      const seen = await new Promise<string[][]>((resolve, reject) => {
+        const all: string[][] = [];
+        const listFrom = (token?: string): void => {
+          lw.list({ limit: 2, ...(token !== undefined && { continue: token }) }).subscribe({
+            next: (page) => { all.push(names(page)); if (page.metadata?.continue) listFrom(page.metadata.continue); else resolve(all); },
+            error: reject,
+          });
+        };
+        listFrom();
+      });
+      expect(seen).toEqual([['p1', 'p2'], ['p3', 'p4'], ['p5']]);
+      expect(requests.map((r) => r.url)).toEqual(Object.keys(pages));
+      expect(channels).toBe(2); // one hand-over per page with a next page
+    } finally {
+      delete g.document;
+      g.MessageChannel = Real;
+    }
+  });
+
   it('should abort the prefetch, and hand nothing over, when the consumer leaves before the hand-over', async () => {
     const { get: answer, requests } = server(pages);
     let prefetched!: () => void;

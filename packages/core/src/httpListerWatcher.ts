@@ -121,19 +121,37 @@ export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGe
 interface Prefetch { url: string; ac: AbortController; answer: Promise<HttpResponse> }
 
 /**
- * Resolves in a later task (after a zero timer: the event loop writes pending requests first), or
- * at once, with the timer cleared, when `signal` aborts. Browser-safe.
+ * Resolves in a later task, once pending I/O had its turn (the event loop writes queued requests
+ * first), or at once, with the task cancelled, when `signal` aborts. See `laterTask`.
  */
 function nextTask(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
-      clearTimeout(timer);
+      cancel();
       signal.removeEventListener('abort', done);
       resolve();
     };
-    const timer = setTimeout(done, 0);
+    const cancel = laterTask(done);
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/**
+ * Runs `fn` in a later macrotask; returns its cancellation. A zero timer, except in a web page: a
+ * `MessageChannel` message there, since background tabs throttle timers to one a second. (In Node
+ * a zero timer measured best: 0.44–0.47× client-node's initial sync, against 0.48–0.50 with a
+ * MessageChannel and 0.55–0.57 with `setImmediate`, which is no better than no hand-over at all.)
+ */
+function laterTask(fn: () => void): () => void {
+  const page = globalThis as { document?: unknown; MessageChannel?: typeof MessageChannel };
+  if (page.document !== undefined && typeof page.MessageChannel === 'function') {
+    const channel = new page.MessageChannel();
+    channel.port1.onmessage = () => { channel.port1.close(); fn(); };
+    channel.port2.postMessage(undefined);
+    return () => channel.port1.close();
+  }
+  const timer = setTimeout(fn, 0);
+  return () => clearTimeout(timer);
 }
 
 /**
