@@ -6,6 +6,7 @@
  * waits out the rest.
  */
 import { Observable, type MonoTypeOperatorFunction, type SchedulerAction, type SchedulerLike } from 'rxjs';
+import { MAX_TIMER_MS } from './longTimer.ts';
 
 /**
  * Errors with `error()` when the source has emitted nothing for `ms` (counted from the subscription,
@@ -25,9 +26,9 @@ export function idleTimeout<T>(ms: number, scheduler: SchedulerLike, error: () =
     const check = function (this: SchedulerAction<undefined>): void {
       const idle = scheduler.now() - last;
       if (idle >= ms) subscriber.error(error());
-      else this.schedule(undefined, ms - idle);
+      else this.schedule(undefined, Math.min(ms - idle, MAX_TIMER_MS)); // a longer timer would fire at once
     };
-    subscriber.add(scheduler.schedule(check, ms));
+    subscriber.add(scheduler.schedule(check, Math.min(ms, MAX_TIMER_MS)));
     subscriber.add(source.subscribe({
       next: (value) => {
         last = scheduler.now();

@@ -66,6 +66,28 @@ describe('createInformerFactory', () => {
     expect(synced).toBe(true);
   });
 
+  it('should stop waiting for an informer shut down on its own, and make a new one when it is asked for again', async () => {
+    const { source, answer } = controllableSource();
+    const factory = make(source);
+    const dead = factory.informerFor(pods);
+    factory.informerFor(nodes);
+    factory.start();
+    const waiting = factory.waitForCacheSync();
+    dead.shutdown();
+    answer('nodes');
+    await waiting; // resolves with nodes synced: pods left the factory
+    const fresh = factory.informerFor(pods);
+    expect(fresh).not.toBe(dead);
+    expect(fresh.isRunning()).toBe(true);
+    expect(() => fresh.addEventHandler({ onAdd: () => {} })).not.toThrow();
+    let synced = false;
+    const again = factory.waitForCacheSync().then(() => { synced = true; });
+    await Promise.resolve();
+    expect(synced).toBe(false); // the new pods informer has not listed yet
+    answer('pods');
+    await again;
+  });
+
   it('should let waitForCacheSync be called before start and before any informer is requested', async () => {
     const { source, answer } = controllableSource();
     const factory = make(source);
@@ -96,6 +118,8 @@ describe('createInformerFactory', () => {
     expect(() => createInformerFactory('nope' as never)).toThrow(InvalidOptionsError);
     const factory = make(controllableSource().source);
     expect(() => factory.informerFor({} as never)).toThrow(InvalidOptionsError);
+    // Without `namespaced`, a namespaced resource would be watched in every namespace.
+    expect(() => factory.informerFor({ group: '', version: 'v1', resource: 'pods' } as never)).toThrow(/namespaced/);
     expect(() => factory.informerFor(pods, { resyncPeriodMs: 10 })).toThrow(InvalidOptionsError);
   });
 

@@ -63,7 +63,8 @@ export interface InformerFactory {
   /**
    * The informer of `resource` in the factory's (or the given) scope, made on first request and
    * started at once if the factory has started. A later request for the same resource and scope
-   * returns the same informer and ignores its options (the first request's options hold).
+   * returns the same informer and ignores its options (the first request's options hold), unless
+   * that one was shut down on its own: it then leaves the factory and a new one is made.
    * Throws `FactoryShutdownError` after `shutdown()`, `InvalidOptionsError` for bad options.
    */
   informerFor<T extends KubeObject>(resource: ResourceDescriptor<T>, options?: InformerForOptions<T>): SharedInformer<T>;
@@ -71,7 +72,8 @@ export interface InformerFactory {
   start(): void;
   /**
    * Resolves once every informer requested so far, and any requested while waiting, has synced
-   * (with none requested yet, it waits for the first). Rejects with `FactoryShutdownError` on
+   * (with none requested yet, it waits for the first). An informer shut down on its own is no
+   * longer waited for. Rejects with `FactoryShutdownError` on
    * `shutdown()`. Safe to call before `start()`; it does not start anything itself.
    */
   waitForCacheSync(): Promise<void>;
@@ -105,6 +107,8 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
     if (!resource || typeof resource.group !== 'string' || typeof resource.resource !== 'string' || !resource.resource || typeof resource.version !== 'string' || !resource.version) {
       throw new InvalidOptionsError('a resource descriptor needs string group, version and resource');
     }
+    // Without it a namespaced resource would silently be watched in every namespace.
+    if (typeof resource.namespaced !== 'boolean') throw new InvalidOptionsError(`the descriptor of ${resource.resource} needs namespaced: true or false`);
     validateScope(perInformer ?? {});
     const scope: InformerScope = {
       namespace: resource.namespaced ? perInformer.namespace ?? options.namespace : undefined,
@@ -122,6 +126,13 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
       scheduler: options.scheduler,
     });
     informers.set(key, informer as unknown as SharedInformer<KubeObject>);
+    // An informer shut down on its own leaves the factory: waits no longer count it, and the next
+    // request for its resource and scope makes a new one.
+    informer.synced$.subscribe({ complete: () => {
+      if (stopped || informers.get(key) !== (informer as unknown as SharedInformer<KubeObject>)) return;
+      informers.delete(key);
+      requested.next();
+    } });
     if (started) informer.start(); // requested after start: starts at once
     requested.next();
     return informer;

@@ -4,10 +4,11 @@
  * `step` function; `reflector()` unfolds it into an Observable that never completes on its own.
  * The states, inputs, options and errors are in `reflectorModel.ts`.
  */
-import { Observable, asyncScheduler, defer, map, timer, type Subscription } from 'rxjs';
+import { Observable, asyncScheduler, defer, map, type Subscription } from 'rxjs';
 import { backoffSuccess, nextBackoff } from './backoff.ts';
 import { InvalidObjectError, KubeApiError } from './errors.ts';
 import { idleTimeout } from './idleTimeout.ts';
+import { timerAfter } from './longTimer.ts';
 import {
   UnknownWatchEventError, WatchClosedError, WatchIdleError, asError, initialReflectorModel, listOptions, resolveOptions, selectors, streamingOptions,
   type ReflectorAction, type ReflectorInput, type ReflectorModel, type ReflectorOptions, type StepContext, type StepResult,
@@ -86,6 +87,10 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
     }
     case 'event': {
       const event = input.event;
+      if (event === null || typeof event !== 'object') {
+        // A ListerWatcher that emits no object: skipped and reported, like an unknown type.
+        return { model: setStatus(model, { lastError: new InvalidObjectError('watch event is not an object; skipped', event) }), outputs, action: CONTINUE };
+      }
       if (state.phase === 'streaming') {
         // The accumulator belongs to this streaming state alone; appending avoids O(n²) copies.
         if (event.type === 'ADDED') { state.items.push(event.object); return { model, outputs, action: CONTINUE }; }
@@ -177,7 +182,7 @@ export function reflector<T extends KubeObject>(lw: ListerWatcher<T>, options: R
       current?.unsubscribe();
       const gen = ++generation;
       const source: Observable<ReflectorInput<T>> =
-        action.kind === 'wait' ? timer(action.ms, scheduler).pipe(map(() => ({ kind: 'waited' as const })))
+        action.kind === 'wait' ? timerAfter(action.ms, scheduler).pipe(map(() => ({ kind: 'waited' as const })))
         : action.kind === 'list' ? defer(() => lw.list(action.options)).pipe(map((page) => ({ kind: 'page' as const, page })))
         : defer(() => lw.watch(action.options)).pipe(
             idleTimeout(action.idleMs, scheduler, () => new WatchIdleError(action.idleMs)),

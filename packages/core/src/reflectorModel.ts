@@ -151,23 +151,25 @@ export function asError(e: unknown): Error {
 
 /** @internal */
 export function resolveOptions(options: ReflectorOptions): ResolvedReflectorOptions {
-  const positive = (name: string, value: number | undefined, dflt: number, min = 1): number => {
+  const positive = (name: string, value: number | undefined, dflt: number, min = 1, integer = false): number => {
     const v = value ?? dflt;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < min) throw new InvalidOptionsError(`${name} must be a number >= ${min}, got ${value}`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || (integer && !Number.isInteger(v))) {
+      throw new InvalidOptionsError(`${name} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ${value}`);
+    }
     return v;
   };
   if (options.initialListResourceVersion !== undefined && options.initialListResourceVersion !== '0') {
     throw new InvalidOptionsError(`initialListResourceVersion must be "0" or unset, got ${JSON.stringify(options.initialListResourceVersion)}`);
   }
   return {
-    pageSize: positive('pageSize', options.pageSize, 500),
+    pageSize: positive('pageSize', options.pageSize, 500, 1, true), // the API's limit is an integer
     labelSelector: options.labelSelector,
     fieldSelector: options.fieldSelector,
     initialListResourceVersion: options.initialListResourceVersion,
     useStreamingList: options.useStreamingList ?? false,
     minWatchTimeoutSeconds: positive('minWatchTimeoutSeconds', options.minWatchTimeoutSeconds, 300),
     idleGraceMs: positive('idleGraceMs', options.idleGraceMs, 30_000, 0),
-    maxEmptyWatches: positive('maxEmptyWatches', options.maxEmptyWatches, 3),
+    maxEmptyWatches: positive('maxEmptyWatches', options.maxEmptyWatches, 3, 1, true),
     backoff: resolveBackoff(options.backoff),
   };
 }

@@ -7,13 +7,14 @@
  */
 import { EMPTY, asyncScheduler, distinctUntilChanged, filter, interval, map, switchMap, type Observable, type SchedulerLike } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
+import { MAX_TIMER_MS } from './longTimer.ts';
 import type { Delta, KubeObject, Store } from './types.ts';
 
 /** The shortest resync period accepted, in ms (anything shorter is a busy loop over the cache). */
 export const MIN_RESYNC_PERIOD_MS = 1000;
 
 /**
- * Checks a resync period: `0` (off) or a finite number of ms `>= MIN_RESYNC_PERIOD_MS`.
+ * Checks a resync period: `0` (off) or a number of ms from `MIN_RESYNC_PERIOD_MS` to `MAX_TIMER_MS`.
  * Returns it (`0` for `undefined`); throws `InvalidOptionsError` naming `field` otherwise.
  */
 export function validateResyncPeriod(value: unknown, field = 'resyncPeriodMs'): number {
@@ -21,6 +22,7 @@ export function validateResyncPeriod(value: unknown, field = 'resyncPeriodMs'): 
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
     throw new InvalidOptionsError(`${field} must be a number >= 0, got ${String(value)}`);
   }
+  if (value > MAX_TIMER_MS) throw new InvalidOptionsError(`${field} must be at most ${MAX_TIMER_MS} (a timer's limit, ~24.8 days), got ${value}`);
   if (value > 0 && value < MIN_RESYNC_PERIOD_MS) {
     throw new InvalidOptionsError(`${field} must be 0 (off) or at least ${MIN_RESYNC_PERIOD_MS}, got ${value}`);
   }

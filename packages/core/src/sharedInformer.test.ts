@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { NEVER, Observable, Subject, first, firstValueFrom, filter, of } from 'rxjs';
+import { NEVER, Observable, Subject, first, firstValueFrom, filter, of, throwError } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { InvalidOptionsError } from './errors.ts';
+import { InvalidObjectError, InvalidOptionsError, KubeApiError } from './errors.ts';
 import { InformerShutdownError, createSharedInformer as create, type SharedInformer } from './sharedInformer.ts';
-import type { KubeObject, WatchEvent } from './types.ts';
+import type { KubeObject, ReflectorStatus, WatchEvent } from './types.ts';
 import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWatcher.ts';
 
 // Every informer a test makes is stopped afterwards, even when the test fails: no timer outlives it.
@@ -313,6 +313,53 @@ describe('createSharedInformer', () => {
     const status = await firstValueFrom(informer.status$);
     expect(status).toMatchObject({ phase: 'watching', hasSynced: true, relistCount: 1 });
     expect(informer.getStore().get('default/a')?.metadata?.resourceVersion).toBe('12');
+  });
+
+  it('should keep the last resource version on the status of a restart until its list lands', () => {
+    const lw = fakeListerWatcher();
+    const watch = new Subject<WatchEvent>();
+    lw.scriptList(of(page([obj('a', '1')], '10')), NEVER);
+    lw.scriptWatch(watch);
+    const informer = createSharedInformer(lw);
+    const seen: ReflectorStatus[] = [];
+    informer.status$.subscribe((s) => seen.push(s));
+    informer.start();
+    watch.next({ type: 'MODIFIED', object: obj('a', '12') });
+    informer.stop();
+    informer.start(); // its list never answers
+    expect(informer.lastSyncResourceVersion).toBe('12');
+    expect(seen.at(-1)).toMatchObject({ phase: 'listing', hasSynced: true, lastSyncResourceVersion: '12' });
+  });
+
+  it('should not report a backoff delay or list progress once stopped', () => {
+    const lw = fakeListerWatcher();
+    lw.scriptList(throwError(() => new KubeApiError(500, { reason: 'InternalError' })));
+    const informer = createSharedInformer(lw);
+    informer.start();
+    let last: ReflectorStatus | undefined;
+    informer.status$.subscribe((s) => { last = s; });
+    expect(last).toMatchObject({ phase: 'backingOff' });
+    expect(last?.backoffMs).toBeGreaterThan(0);
+    informer.stop();
+    expect(last?.phase).toBe('stopped');
+    expect(last && 'backoffMs' in last).toBe(false);
+    expect(last && 'listProgress' in last).toBe(false);
+  });
+
+  it('should report a watch event that is not an object and go on with the next one', () => {
+    const lw = fakeListerWatcher();
+    const watch = new Subject<WatchEvent>();
+    lw.scriptList(of(page([obj('a', '1')], '10')));
+    lw.scriptWatch(watch);
+    const informer = createSharedInformer(lw);
+    let last: ReflectorStatus | undefined;
+    informer.status$.subscribe((s) => { last = s; });
+    informer.start();
+    watch.next(undefined as unknown as WatchEvent); // a custom ListerWatcher's bug: no crash, a report
+    expect(last?.lastError).toBeInstanceOf(InvalidObjectError);
+    watch.next({ type: 'MODIFIED', object: obj('a', '2') });
+    expect(informer.getStore().get('default/a')?.metadata?.resourceVersion).toBe('2');
+    expect(last?.lastError).toBeUndefined();
   });
 
   it('should register a handler added to a stopped informer and deliver once it starts', async () => {

@@ -181,7 +181,12 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
       if (running !== run) return;
       if (event.type !== 'status') apply(reducer(state, event));
       else if (!restarted) status.next(event.status);
-      else status.next({ ...event.status, relistCount: event.status.relistCount + relistsBefore, hasSynced: true });
+      else {
+        // Counted on top of the earlier runs, synced since the first, at the last version known
+        // until the restart's own list lands.
+        const { lastSyncResourceVersion = state.resourceVersion } = event.status;
+        status.next({ ...event.status, relistCount: event.status.relistCount + relistsBefore, hasSynced: true, ...(lastSyncResourceVersion !== undefined && { lastSyncResourceVersion }) });
+      }
     }));
   };
   const stop = (): void => {
@@ -189,7 +194,8 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
     running.unsubscribe();
     running = undefined;
     running$.next(false);
-    status.next({ ...status.value, phase: 'stopped' });
+    const { backoffMs: _b, listProgress: _p, ...rest } = status.value; // only while backing off / listing
+    status.next({ ...rest, phase: 'stopped' });
   };
   const acquire = (): void => { if (options.mode === 'refCount' && consumers++ === 0 && !isShutdown) start(); };
   const release = (): void => { if (options.mode === 'refCount' && --consumers === 0) stop(); };

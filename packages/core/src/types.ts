@@ -197,7 +197,10 @@ export interface ReflectorStatus {
   lastError?: Error;
   /** How many times the reflector has listed after its first list. */
   relistCount: number;
-  /** The resource version of the last list, watch event or bookmark applied. */
+  /**
+   * The resource version of the last complete list or bookmark. Watch events do not emit a status
+   * (the hot path): the informer's `lastSyncResourceVersion` follows every event.
+   */
   lastSyncResourceVersion?: string;
   /** True once the first complete list has been emitted. */
   hasSynced: boolean;

@@ -5,6 +5,7 @@
  */
 import { BehaviorSubject, Observable, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
+import { scheduleAfter } from './longTimer.ts';
 import { checkNumber, defaultControllerRateLimiter, type RateLimiter } from './rateLimiter.ts';
 
 /** Options of `WorkQueue`. */
@@ -116,21 +117,23 @@ export class WorkQueue<K = string> {
   }
 
   /**
-   * Queues `key` once `ms` have passed. Several delayed adds of one key keep only the earliest.
+   * Queues `key` once `ms` have passed (any finite delay, also past a JavaScript timer's 24.8
+   * days; `InvalidOptionsError` otherwise). Several delayed adds of one key keep only the earliest.
    * Pending delays are cancelled by shutdown.
    */
   addAfter(key: K, ms: number): void {
-    if (typeof ms !== 'number' || Number.isNaN(ms)) throw new InvalidOptionsError(`addAfter needs a delay in ms, got ${String(ms)}`);
+    if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new InvalidOptionsError(`addAfter needs a finite delay in ms, got ${String(ms)}`);
     if (this.#shuttingDown) return;
     if (ms <= 0) { this.add(key); return; }
     const at = this.#scheduler.now() + ms;
     const pending = this.#delayed.get(key);
     if (pending !== undefined && pending.at <= at) return;
     pending?.timer.unsubscribe();
-    const timer = this.#scheduler.schedule(() => {
+    // Any length: a delay past a JavaScript timer's 24.8 days is split, never fired at once.
+    const timer = scheduleAfter(this.#scheduler, ms, () => {
       this.#delayed.delete(key);
       this.add(key);
-    }, ms);
+    });
     this.#delayed.set(key, { at, timer });
   }
 
