@@ -57,6 +57,30 @@ async function withTransport(run: (t: KubeTransport) => Promise<void>): Promise<
 }
 
 describe('createDiscovery', () => {
+  it('should keep a newer cached answer when an older fetch of the same group version fails later', async () => {
+    const withPods = { kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'pods', namespaced: true, kind: 'Pod', verbs: ['list', 'watch'] }] };
+    const full = { ...withPods, resources: [...withPods.resources, { name: 'services', namespaced: true, kind: 'Service', verbs: ['list', 'watch'] }, { name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['list', 'watch'] }] };
+    let requests = 0;
+    handler = (req, res) => {
+      if (req.url !== '/api/v1') return discoveryDocs(req, res);
+      const n = ++requests;
+      if (n === 1) return json(res, withPods);
+      if (n === 2) { setTimeout(() => { res.statusCode = 500; json(res, { kind: 'Status', status: 'Failure', reason: 'InternalError', code: 500 }); }, 100); return; }
+      json(res, full);
+    };
+    await withTransport(async (transport) => {
+      const discovery = createDiscovery(transport);
+      await discovery.resolve({ apiVersion: 'v1', kind: 'Pod' }); // caches the list without the others
+      // Both miss in that list at once: two fresh fetches, the first slow and failing, the second good.
+      const [service, configMap] = await Promise.allSettled([discovery.resolve({ apiVersion: 'v1', kind: 'Service' }), discovery.resolve({ apiVersion: 'v1', kind: 'ConfigMap' })]);
+      expect(service.status).toBe('rejected');
+      expect(configMap.status).toBe('fulfilled');
+      // The failure must not have dropped the good answer cached after it.
+      await discovery.resolve({ apiVersion: 'v1', kind: 'ConfigMap' });
+      expect(requests).toBe(3);
+    });
+  });
+
   it('should refuse resources whose verbs lack list or watch with a ResourceNotWatchableError', async () => {
     handler = discoveryDocs;
     await withTransport(async (t) => {
