@@ -16,10 +16,15 @@ export const PROTOBUF_MAGIC = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
 
 /** The runtime.Unknown envelope around a protobuf object. */
 export interface ProtobufEnvelope {
+  /** `typeMeta.apiVersion`, e.g. `apps/v1`. */
   apiVersion: string;
+  /** `typeMeta.kind`, e.g. `Deployment`. */
   kind: string;
+  /** The object's own protobuf message. */
   raw: Uint8Array;
+  /** How `raw` is encoded; empty for none (the only one accepted). */
   contentEncoding: string;
+  /** The media type of `raw`; empty means protobuf. */
   contentType: string;
 }
 

@@ -17,6 +17,7 @@ export type WireField =
  * in `message`; the decoder turns it into a 415 Status.
  */
 export class WireFormatError extends Error {
+  /** Always `WireFormatError`. */
   override readonly name = 'WireFormatError';
 }
 

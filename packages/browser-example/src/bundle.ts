@@ -23,6 +23,7 @@ export interface BuildPageOptions {
 
 /** Failure to bundle the page (a type-free build error from esbuild, or a missing file). */
 export class PageBuildError extends Error {
+  /** Always `PageBuildError`. */
   override readonly name = 'PageBuildError';
   /** `bundle` (esbuild failed) or `html` (index.html unreadable). */
   readonly reason: 'bundle' | 'html';
