@@ -133,6 +133,16 @@ export class Faults {
     if (this.#auth) this.#auth.forbidden = (this.#auth.forbidden ?? []).filter((f) => f.resource !== resource);
   }
 
+  /**
+   * Forgets the faults still waiting for a request (`failNext`) or for a watch to open (`next`),
+   * and says how many there were: what a scheduled fault never got to hit.
+   */
+  clearPending(): { failures: number; watchFaults: number } {
+    const failures = this.#failures.reduce((n, f) => n + f.remaining, 0);
+    this.#failures = [];
+    return { failures, watchFaults: this.#hub.clearPending() };
+  }
+
   /** Clears every fault (failures, latency, pending watch faults); auth stays as configured. */
   reset(): void {
     this.#failures = [];

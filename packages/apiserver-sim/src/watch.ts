@@ -106,6 +106,17 @@ export class WatchSession {
       this.end();
     }, spec.timeoutSeconds * 1000);
     this.#timers.push(timeout);
+    // The history after `rv`, in batches: the whole stream of a watch from a revision, and the tail
+    // of one that starts with the current objects (changes committed while those went out).
+    const replaySince = (rv: number): (() => boolean) => () => {
+      const events = this.#storage.eventsSince(gvr, rv, INITIAL_BATCH);
+      for (const e of events) {
+        this.#onEvent(e);
+        rv = e.rv;
+        if (this.#pendingBytes >= this.#highWater) return false;
+      }
+      return events.length < INITIAL_BATCH;
+    };
     if (start.kind === 'from') {
       const compacted = this.#storage.watchCompactedRevision(gvr);
       if (start.rv < compacted) {
@@ -114,22 +125,16 @@ export class WatchSession {
         return;
       }
       this.#after = start.rv;
-      let rv = start.rv;
-      this.#inBatches(() => {
-        const events = this.#storage.eventsSince(gvr, rv, INITIAL_BATCH);
-        for (const e of events) {
-          this.#onEvent(e);
-          rv = e.rv;
-          if (this.#pendingBytes >= this.#highWater) return false;
-        }
-        return events.length < INITIAL_BATCH;
-      });
+      this.#inBatches(replaySince(start.rv));
     } else {
       const rv = this.#storage.resourceVersion;
       this.#after = rv;
       const prefix = spec.res.namespaced && spec.namespace !== undefined ? `${spec.namespace}/` : undefined;
       let from = '';
+      let listed = false;
+      const changesSince = replaySince(rv);
       this.#inBatches(() => {
+        if (listed) return changesSince();
         // the view at the watch's start revision, also once later changes were committed
         const snapshot = this.#storage.snapshot(gvr, rv);
         let n = 0;
@@ -143,7 +148,10 @@ export class WatchSession {
           if (obj && spec.matcher.matches(obj)) this.#send('ADDED', obj, obj.metadata?.resourceVersion ?? '');
         }
         if (start.kind === 'initialEvents') this.#bookmark(String(rv), true);
-        return true;
+        // Then every change after `rv`, as a real server does: those committed between the batches
+        // above are in the history, not yet in the storage's live feed this stream follows.
+        listed = true;
+        return changesSince();
       });
     }
   }

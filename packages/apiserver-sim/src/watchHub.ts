@@ -48,8 +48,10 @@ export class WatchHub {
     return hit.length;
   }
 
-  /** Forgets pending `next` faults. */
-  clearPending(): void {
+  /** Forgets pending `next` faults; returns how many there were. */
+  clearPending(): number {
+    const n = this.#pending.length;
     this.#pending.length = 0;
+    return n;
   }
 }

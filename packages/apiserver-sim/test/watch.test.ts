@@ -22,6 +22,44 @@ describe('WATCH', () => {
     await sim.close();
   });
 
+  it('should send every change committed while the initial events go out in batches, after them', async () => {
+    const big = await startApiServer({ port: 0, seed: 6 });
+    try {
+      for (let i = 0; i < 1600; i++) big.storage.create('pods', pod(`p-${String(i).padStart(4, '0')}`), 'default');
+      const url = `${big.url}/api/v1/namespaces/default/pods?watch=true`;
+      for (const query of ['', '&resourceVersion=0', '&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true']) {
+        const w = await openWatch(url + query);
+        open.push(w);
+        // Creates between the batches of 500 initial events (each batch waits a task).
+        const created: string[] = [];
+        for (let i = 0; i < 4; i++) {
+          await new Promise((r) => setImmediate(r));
+          const name = `new-${created.length}-${query.length}`;
+          big.storage.create('pods', pod(name), 'default');
+          created.push(name);
+        }
+        const total = big.storage.list('pods').length;
+        const isBookmark = (e: { type: string }) => e.type === 'BOOKMARK';
+        const deadline = Date.now() + 10_000;
+        while (w.events.filter((e) => !isBookmark(e)).length < total && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        const names = w.events.filter((e) => !isBookmark(e)).map((e) => e.object.metadata?.name);
+        expect(new Set(names).size).toBe(total);
+        for (const name of created) expect(names).toContain(name);
+        if (query.includes('sendInitialEvents')) {
+          // The end-of-initial-events bookmark comes before the changes made after its revision.
+          const end = w.events.findIndex(isBookmark);
+          const rv = Number(w.events[end].object.metadata?.resourceVersion);
+          const later = w.events.filter((e) => Number(e.object.metadata?.resourceVersion) > rv);
+          expect(later.length).toBeGreaterThan(0);
+          expect(w.events.indexOf(later[0])).toBeGreaterThan(end);
+        }
+        w.close();
+      }
+    } finally {
+      await big.close();
+    }
+  });
+
   it('should send synthetic ADDED for every object when resourceVersion is unset or 0, then changes', async () => {
     for (const rv of ['', 'resourceVersion=0']) {
       const w = await watch(rv);

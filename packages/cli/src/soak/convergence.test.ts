@@ -60,6 +60,22 @@ describe('HandlerView', () => {
     expect(view.violationSamples[0]).toContain('a/p1: update from uid u1 to u2');
   });
 
+  it('should judge by what the handler holds: an update of another incarnation, or an add over a live key, is a violation', () => {
+    const view = new HandlerView('h');
+    view.add(pod('a', 'p1', 'u1', '1'));
+    // The library's old object agrees with the new one, but the handler never heard of u2's add.
+    view.update(pod('a', 'p1', 'u2', '3'), pod('a', 'p1', 'u2', '2'));
+    expect(view.uidViolations).toBe(1);
+    // An add of another incarnation over a key still held: its delete never came.
+    view.add(pod('a', 'p1', 'u3', '4'));
+    expect(view.uidViolations).toBe(2);
+    expect(view.violationSamples[1]).toContain('add of uid u3 over uid u2');
+    // A delete then an add of the next incarnation is the right way.
+    view.delete(pod('a', 'p1', 'u3', '5'));
+    view.add(pod('a', 'p1', 'u4', '6'));
+    expect(view.uidViolations).toBe(2);
+  });
+
   it('should compare with its own previous object when the library passes no old object', () => {
     const view = new HandlerView('h');
     view.add(pod('a', 'p1', 'u1', '1'));

@@ -103,23 +103,34 @@ export class HandlerView {
     this.name = name;
   }
 
-  /** An add (a new key, or a recreated object after its delete). */
+  /** An add (a new key, or a recreated object after its delete). An add over a key the view holds is a missed delete. */
   add(obj: KubeObject): void {
     this.events++;
-    this.#objects.set(objectKey(obj), identityOf(obj));
+    const key = objectKey(obj);
+    const held = this.#objects.get(key);
+    if (held !== undefined && held.uid !== identityOf(obj).uid) this.#violation(`${key}: add of uid ${identityOf(obj).uid} over uid ${held.uid}, no delete between`);
+    this.#objects.set(key, identityOf(obj));
   }
 
-  /** An update; `oldObj` when the library passes it, else the view's own previous object is the old one. */
+  /**
+   * An update. A violation when the UID differs from what this handler holds for the key (from the
+   * events it received), and also from the library's `oldObj` when it passes one: both must be the
+   * same incarnation as the new object.
+   */
   update(obj: KubeObject, oldObj?: KubeObject): void {
     this.events++;
     const key = objectKey(obj);
     const next = identityOf(obj);
-    const oldUid = oldObj ? identityOf(oldObj).uid : this.#objects.get(key)?.uid;
-    if (oldUid !== undefined && oldUid !== next.uid) {
-      this.uidViolations++;
-      if (this.violationSamples.length < 5) this.violationSamples.push(`${key}: update from uid ${oldUid} to ${next.uid}`);
-    }
+    const held = this.#objects.get(key)?.uid;
+    const passed = oldObj ? identityOf(oldObj).uid : undefined;
+    if (held !== undefined && held !== next.uid) this.#violation(`${key}: update from uid ${held} to ${next.uid}`);
+    else if (passed !== undefined && passed !== next.uid) this.#violation(`${key}: update whose old object has uid ${passed}, new ${next.uid}`);
     this.#objects.set(key, next);
+  }
+
+  #violation(sample: string): void {
+    this.uidViolations++;
+    if (this.violationSamples.length < 5) this.violationSamples.push(sample);
   }
 
   /** A delete (also a tombstone). */

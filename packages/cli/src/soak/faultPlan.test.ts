@@ -51,6 +51,13 @@ describe('runFaultPlan', () => {
     expect(sim.faults.token).toBe('t'); // the last 401 phase restored the token
     const watchSteps = applied.filter((a) => a.fault.action.fault === 'stallWatches');
     expect(watchSteps[0].fault.watchesHit).toBe(0); // no watch open here
+    // With no client, every failure and watch fault waits unused until its slot ends, is counted
+    // there and dropped: nothing leaks into the next slot or past the plan.
+    const ends = (kind: string) => applied.filter((a) => a.fault.action.fault === kind && a.fault.action.endsSlot).map((a) => a.fault.unused);
+    expect(ends('stallWatches')).toEqual([1]);
+    expect(ends('fail500')[0]).toBe(2);
+    expect(ends('fail429')[0]).toBe(1);
+    expect(sim.faults.clearPending()).toEqual({ failures: 0, watchFaults: 0 });
   });
 
   it('should stop applying actions when unsubscribed', () => {

@@ -25,14 +25,24 @@ export interface FaultAction {
   fault: FaultKind;
   /** What the step does, e.g. `latency on` or `latency off`. */
   step: string;
-  /** Applies the step; returns how many open watches it hit, for steps aimed at watches. */
+  /**
+   * Applies the step; returns how many open watches it hit, for steps aimed at watches, or, for
+   * the step that ends a fault's slot (`endsSlot`), how many of its parts were never used.
+   */
   run(sim: ApiServer): number | void;
+  /** The last step of a fault that waits for requests or watches: drops what is still waiting. */
+  endsSlot?: boolean;
 }
 
-/** An applied action and the open watches it hit (0: it waits for the next watch; `undefined` for steps not aimed at watches). */
+/**
+ * An applied action and the open watches it hit (0: it waits for the next watch; `undefined` for
+ * steps not aimed at watches); for the step ending a slot, `unused`: the failures and watch faults
+ * that found no request or watch within the slot, dropped so they never leak into the next one.
+ */
 export interface AppliedFault {
   action: FaultAction;
   watchesHit?: number;
+  unused?: number;
 }
 
 /** Options of `planFaults`. */
@@ -61,11 +71,17 @@ function stepsOf(kind: FaultKind, at: number, lastMs: number, options: FaultPlan
   };
   const failing = (step: string, fail: (sim: ApiServer) => void): FaultAction[] => [
     one(`${step}, drop watches`, (s) => { fail(s); return s.faults.dropWatches('all'); }),
+    endOfSlot(),
   ];
+  // What waits for a request or a watch belongs to its slot: dropped (and counted) at its end.
+  function endOfSlot(): FaultAction {
+    return { ...one('end of slot: drop what waits unused', (s) => { const { failures, watchFaults } = s.faults.clearPending(); return failures + watchFaults; }, lastMs), endsSlot: true };
+  }
+  const aimed = (action: FaultAction): FaultAction[] => [action, endOfSlot()];
   switch (kind) {
-    case 'dropAllWatches': return [one('drop all watches', (s) => atWatch((t) => s.faults.dropWatches(t)))];
-    case 'dropOneWatch': return [one('drop one watch', (s) => atWatch((t) => s.faults.dropWatches(t), 'one'))];
-    case 'watchError410': return [one('ERROR 410 on every watch', (s) => atWatch((t) => s.faults.injectWatchError(undefined, t)))];
+    case 'dropAllWatches': return aimed(one('drop all watches', (s) => atWatch((t) => s.faults.dropWatches(t))));
+    case 'dropOneWatch': return aimed(one('drop one watch', (s) => atWatch((t) => s.faults.dropWatches(t), 'one')));
+    case 'watchError410': return aimed(one('ERROR 410 on every watch', (s) => atWatch((t) => s.faults.injectWatchError(undefined, t))));
     case 'compact': return [one('compact', (s) => s.faults.compact())];
     case 'compactDuringList': return [
       // Slow responses, then a 410 forces a relist; compacting every 200 ms while its pages are in
@@ -73,6 +89,7 @@ function stepsOf(kind: FaultKind, at: number, lastMs: number, options: FaultPlan
       one('latency 100±50 ms on, ERROR 410', (s) => { s.faults.latency(100, 50); return atWatch((t) => s.faults.injectWatchError(undefined, t)); }),
       ...Array.from({ length: Math.max(1, Math.floor(lastMs / 200) - 1) }, (_, i) => one('compact during the relist', (s) => s.faults.compact(), 150 + i * 200)),
       one('latency off', (s) => s.faults.latency(0), lastMs),
+      endOfSlot(),
     ];
     // A failure waits for the next request, and an open watch makes none: drop the watches so the
     // reconnects meet it (and consume it, so failures do not pile up).
@@ -84,8 +101,8 @@ function stepsOf(kind: FaultKind, at: number, lastMs: number, options: FaultPlan
       one('latency 150±100 ms on', (s) => s.faults.latency(150, 100)),
       one('latency off', (s) => s.faults.latency(0), lastMs),
     ];
-    case 'stallWatches': return [one('stall every watch', (s) => atWatch((t) => s.faults.stallWatches(t)))];
-    case 'malformedLine': return [one('malformed line on every watch', (s) => atWatch((t) => s.faults.malformedLine(t)))];
+    case 'stallWatches': return aimed(one('stall every watch', (s) => atWatch((t) => s.faults.stallWatches(t))));
+    case 'malformedLine': return aimed(one('malformed line on every watch', (s) => atWatch((t) => s.faults.malformedLine(t))));
     case 'restart': return [one('restart', (s) => s.faults.restart())];
     case 'unauthorized401': return [
       // Open watches were authorized when they started: drop them so the reconnects meet the new token.
@@ -140,6 +157,7 @@ export function runFaultPlan(sim: ApiServer, plan: readonly FaultAction[], sched
     return from(sorted).pipe(
       concatMap((action) => timer(Math.max(0, start + action.atMs - scheduler.now()), scheduler).pipe(map((): AppliedFault => {
         const hit = action.run(sim);
+        if (action.endsSlot) return { action, unused: typeof hit === 'number' ? hit : 0 };
         return typeof hit === 'number' ? { action, watchesHit: hit } : { action };
       }))),
     );

@@ -38,6 +38,8 @@ export interface LibrarySummary {
   meanConvergeMs?: number;
   maxConvergeMs?: number;
   faultsApplied: number;
+  /** Failures and watch faults that met no request or watch within their slot, over all runs (dropped there). */
+  faultsUnused: number;
   failures: { run: number; seed: number; reason: string }[];
   results: SoakRunResult[];
 }
@@ -66,6 +68,7 @@ export function summarize(results: readonly SoakRunResult[]): LibrarySummary {
     restarts: sum((r) => r.stats.restarts),
     ...(times.length > 0 ? { meanConvergeMs: Math.round(times.reduce((a, b) => a + b, 0) / times.length), maxConvergeMs: Math.max(...times) } : {}),
     faultsApplied: sum((r) => r.faultsApplied),
+    faultsUnused: sum((r) => Object.values(r.faults).reduce((n, f) => n + (f?.unused ?? 0), 0)),
     failures: results.flatMap((r, run) => (r.failure !== undefined ? [{ run, seed: r.seed, reason: r.failure }] : [])),
     results: [...results],
   };

@@ -13,7 +13,7 @@ export function soakJson(summary: SoakSummary): string {
 /** One progress line per run, e.g. `run 1 rxinformer seed 123: converged in 812 ms, 0 UID violations`. */
 export function runLine(result: SoakRunResult, run: number): string {
   const outcome = result.converged ? `converged in ${result.convergeMs} ms` : `NOT converged: ${result.failure}`;
-  return `run ${run + 1} ${result.library} seed ${result.seed}: ${outcome}; ${result.uidViolations} UID violations, ${result.stats.relists} relists, ${result.stats.errorsSeen} errors, ${result.faultsApplied} fault actions`;
+  return `run ${run + 1} ${result.library} seed ${result.seed}: ${outcome}; ${result.uidViolations} UID violations, ${result.stats.relists} relists, ${result.stats.errorsSeen} errors, ${result.faultsApplied} fault actions (${Object.values(result.faults).reduce((n, f) => n + (f?.unused ?? 0), 0)} unused in their slot)`;
 }
 
 /** The summary as a Markdown-style table, then the failures. */

@@ -45,8 +45,11 @@ export interface SoakRunResult {
   handlerEvents: number;
   /** Fault actions applied during the chaos. */
   faultsApplied: number;
-  /** Per kind of fault: actions applied and, for watch faults, the open watches they hit. */
-  faults: Partial<Record<FaultKind, { applied: number; watchesHit?: number }>>;
+  /**
+   * Per kind of fault: actions applied; for watch faults, the open watches they hit; `unused`, the
+   * failures that met no request and watch faults that met no watch before their slot ended.
+   */
+  faults: Partial<Record<FaultKind, { applied: number; watchesHit?: number; unused?: number }>>;
   /** What the load generator did. */
   churn: LoadCounters;
   /** Pods on the server at the end. */
@@ -101,9 +104,14 @@ export async function soakRun(makeClient: (sim: ApiServer) => SoakClient, option
   let client: SoakClient | undefined;
   let faultsApplied = 0;
   const faults: SoakRunResult['faults'] = {};
-  const count = ({ action, watchesHit }: AppliedFault) => {
-    faultsApplied++;
+  const count = ({ action, watchesHit, unused }: AppliedFault) => {
     const entry = (faults[action.fault] ??= { applied: 0 });
+    if (action.endsSlot) {
+      // Failures no request met and watch faults no watch met within the slot: not injected.
+      if (unused) entry.unused = (entry.unused ?? 0) + unused;
+      return;
+    }
+    faultsApplied++;
     entry.applied++;
     if (watchesHit !== undefined) entry.watchesHit = (entry.watchesHit ?? 0) + watchesHit;
   };
