@@ -218,10 +218,7 @@ describe('createKubeTransport credentials and close', () => {
       await transport.getJson('/fast'); // cert-2: a new pool, one connection
       const afterFast = server.opened();
       await slow; // cert-1, read before cert-2 was adopted: the cert-2 pool, its idle connection
-      const afterSlow = server.opened();
-      await sleep(50); // undici takes the connection back as idle a moment after the body ends
-      await transport.getJson('/later'); // cert-2 again: the same pool and connection
-      expect([afterFast, afterSlow, server.opened()]).toEqual([1, 1, 1]);
+      expect([afterFast, server.opened()]).toEqual([1, 1]); // a switch back would have opened a second
     } finally {
       server.close();
     }
