@@ -61,6 +61,24 @@ describeInBrowser('startBrowserExample, in headless Chromium', () => {
     expect(consoleErrors).toEqual([]);
   });
 
+  it('should list in pages of one (each handed over through a MessageChannel after the next one is requested)', async () => {
+    const paged = await browser!.newPage();
+    const requests: string[] = [];
+    paged.on('request', (r) => { if (r.url().includes('/api/v1/pods') && !r.url().includes('watch=')) requests.push(new URL(r.url()).search); });
+    paged.on('pageerror', (e) => pageErrors.push(e.message));
+    try {
+      await paged.goto(`${example!.url}?pageSize=1`);
+      await paged.waitForSelector('#status[data-phase="watching"]');
+      const expected = example!.sim.storage.list('pods').map((p) => `${p.metadata!.namespace}/${p.metadata!.name}`).sort();
+      await paged.waitForFunction((n) => document.querySelectorAll('#pods tr').length === n, expected.length);
+      expect(await paged.$$eval('#pods tr', (rows) => rows.map((r) => (r as HTMLElement).dataset.key))).toEqual(expected);
+      expect(requests.length).toBe(expected.length); // one request per page, none twice
+      expect(requests.filter((q) => q.includes('continue='))).toHaveLength(expected.length - 1);
+    } finally {
+      await paged.close();
+    }
+  });
+
   it('should add a row when a pod is created, and remove it when the pod is deleted', async () => {
     const { storage } = example!.sim;
     storage.create('pods', pod('browser-test', 'Pending'), 'default');

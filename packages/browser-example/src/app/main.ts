@@ -14,12 +14,16 @@ const EVENTS_SHOWN = 12;
 
 const podsResource: ResourceDescriptor<Pod> = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
 
+// `?pageSize=N` lists in pages of N (default 500): small pages show the paged list at work.
+const pageSize = Number(new URLSearchParams(location.search).get('pageSize')) || undefined;
+
 const informer = createSharedInformer<Pod>(fetchListerWatcher<Pod>({ baseUrl: location.origin, resource: podsResource }), {
   // The page never shows managedFields: dropping them before caching saves most of each pod's memory.
   transform: (pod) => {
     if (pod.metadata) delete pod.metadata.managedFields;
     return pod;
   },
+  ...(pageSize !== undefined && { reflector: { pageSize } }),
 });
 
 const element = <E extends HTMLElement>(id: string): E => {
