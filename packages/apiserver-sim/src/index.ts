@@ -19,7 +19,7 @@ export type { ApiServer, ApiServerOptions, TlsOptions } from './server.ts';
 export { Storage, CompactedError, objectKey } from './storage.ts';
 export type { ChangeType, HistoryOptions, StoredEvent, Snapshot, ChangeListener } from './storage.ts';
 export { ObjectStore, timestamp } from './objects.ts';
-export type { DeleteOptions, ObjectStoreOptions, ResourceRef, WriteOptions } from './objects.ts';
+export type { DeleteOptions, ObjectInput, ObjectStoreOptions, ResourceRef, WriteOptions } from './objects.ts';
 export { ResourceRegistry, BUILTIN_RESOURCES, gvrKey, groupVersion, resourcesOfCrd } from './resources.ts';
 export type { ResourceInfo } from './resources.ts';
 

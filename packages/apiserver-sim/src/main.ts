@@ -6,6 +6,7 @@
  *
  * Prints the URL and the kubeconfig path; stops cleanly on SIGINT/SIGTERM.
  */
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -55,6 +56,9 @@ async function main(): Promise<void> {
     ...(values.token ? { auth: { token: values.token } } : {}),
   });
   const kubeconfig = values.kubeconfig ?? join(tmpdir(), `rxinformer-sim-${sim.port}.kubeconfig`);
+  // A kubeconfig of our own choosing is removed on exit (it may carry --token); one at a path the
+  // user gave stays.
+  if (values.kubeconfig === undefined) process.on('exit', () => rmSync(kubeconfig, { force: true }));
   await sim.writeKubeconfig(kubeconfig);
   console.log(`apiserver-sim listening on ${sim.url}`);
   console.log(`kubeconfig written to ${kubeconfig}`);

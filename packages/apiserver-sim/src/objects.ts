@@ -17,6 +17,9 @@ import { generateNameSuffix, validateObjectName } from './validation.ts';
 /** A resource: its `ResourceInfo`, `pods`, `deployments.apps` or `apps/v1/deployments`. */
 export type ResourceRef = ResourceInfo | string;
 
+/** An object to write: `apiVersion`, `kind`, `metadata`, and any other field (`spec`, `data`…). */
+export type ObjectInput = KubeObject | (KubeObject & Record<string, unknown>);
+
 /** Options of `ObjectStore`. */
 export interface ObjectStoreOptions {
   /** Revisions, history and watch fan-out. */
@@ -233,7 +236,7 @@ export class ObjectStore {
    * Creates an object: fills its metadata and stores it at the next revision.
    * Throws `ApiStatusError` (400, 404, 409, 422) without storing anything.
    */
-  create(ref: ResourceRef, input: KubeObject, namespace?: string, options: WriteOptions = {}): KubeObject {
+  create(ref: ResourceRef, input: ObjectInput, namespace?: string, options: WriteOptions = {}): KubeObject {
     const res = this.resolve(ref);
     const { obj, meta } = this.#writeInput(res, input, options);
     const ns = this.#checkNamespace(res, meta, namespace);
@@ -322,7 +325,7 @@ export class ObjectStore {
    * Replaces an object (PUT). A `metadata.resourceVersion` that is not the current one → 409
    * Conflict; none → unconditional update. A no-op update keeps the revision and emits nothing.
    */
-  update(ref: ResourceRef, input: KubeObject, namespace: string | undefined, name: string, options: WriteOptions = {}): KubeObject {
+  update(ref: ResourceRef, input: ObjectInput, namespace: string | undefined, name: string, options: WriteOptions = {}): KubeObject {
     const res = this.resolve(ref);
     const { obj, meta } = this.#writeInput(res, input, options);
     if (meta.name !== undefined && meta.name !== name) {

@@ -50,7 +50,7 @@ describe('@kubernetes/client-node', () => {
         const r = (i * 7 + n) % 10;
         if (r < 4 || names.length < 5) {
           const name = `churn-${n++}`;
-          sim.storage.create('pods', { metadata: { name, labels: { step: String(i) } }, spec: { containers: [{ name: 'c', image: 'x' }] } } as never, namespace);
+          sim.storage.create('pods', { metadata: { name, labels: { step: String(i) } }, spec: { containers: [{ name: 'c', image: 'x' }] } }, namespace);
           names.push(name);
         } else if (r < 7) {
           const name = names[(i * 3) % names.length];
@@ -63,7 +63,7 @@ describe('@kubernetes/client-node', () => {
           // delete then recreate under the same name: a new UID
           const name = names[(i * 11) % names.length];
           sim.storage.delete('pods', namespace, name);
-          sim.storage.create('pods', { metadata: { name, labels: { recreated: 'yes' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } as never, namespace);
+          sim.storage.create('pods', { metadata: { name, labels: { recreated: 'yes' } }, spec: { containers: [{ name: 'c', image: 'x' }] } }, namespace);
         }
       }
     };

@@ -1,7 +1,7 @@
 /** `npm run apiserver` (src/main.ts) as its own process: start, kubeconfig, clean stop on signals. */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,6 +58,17 @@ describe('main (npm run apiserver)', () => {
     await watch.ended;
     expect(r.out()).toContain(`received ${signal}, shutting down`);
     await expect(fetch(`${url}/version`)).rejects.toThrow();
+    expect(existsSync(kubeconfig)).toBe(true); // the user's path is theirs
+  });
+
+  it('should remove the kubeconfig it chose on exit, and keep one at a path given with --kubeconfig', async () => {
+    const r = run(['--port', '0', '--token', 'secret']);
+    started.push(r);
+    const [, path] = await waitForOutput(r, /kubeconfig written to (\S+)/);
+    expect(readFileSync(path, 'utf8')).toContain('secret');
+    r.child.kill('SIGINT');
+    expect((await r.exited).code).toBe(0);
+    expect(existsSync(path)).toBe(false); // the token does not stay behind in the temporary directory
   });
 
   it('should require the token given with --token', async () => {

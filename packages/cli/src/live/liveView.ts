@@ -146,8 +146,8 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
     };
     track(informer.addEventHandler(state.handler, { name: 'view' }));
     if (demo) {
-      // A deliberately slow consumer (5 ms of async work per event): its lag and depth grow on their
-      // own while the store and the view stay current.
+      // A deliberately slow consumer (5 ms of async work per event): it falls behind on the bursts
+      // of a list or relist and drains after, while the store and the view stay current.
       const work = () => firstValueFrom(timer(5, scheduler)).then(() => undefined);
       track(informer.addEventHandler({ onAdd: work, onUpdate: work, onDelete: work }, { name: 'slow-audit' }));
     }
