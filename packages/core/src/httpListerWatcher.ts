@@ -115,8 +115,8 @@ export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGe
  * written), so the server prepares it while the client parses and stores this one; the consumer's
  * request for it (made while this page is handed over, as the reflector does) adopts the answer
  * instead of sending another. A prefetch not asked for by then is aborted at once: it never
- * outlives the page that started it. The adopted request is matched by
- * its full URL, so a wrong guess costs one aborted request and never a wrong page.
+ * outlives the page that started it. The adopted request is matched by its full URL, so a wrong
+ * guess costs one aborted request and never a wrong page.
  */
 interface Prefetch { url: string; ac: AbortController; answer: Promise<HttpResponse> }
 
