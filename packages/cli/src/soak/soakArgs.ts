@@ -1,6 +1,6 @@
 /**
  * The command line of `npm run soak`: `--runs N [--json] [--objects 2000] [--seed S]
- * [--chaos-seconds 20] [--deadline-seconds 60] [--rate 200] [--only rxinformer|clientNode]`.
+ * [--chaos-seconds 40] [--deadline-seconds 60] [--rate 200] [--only rxinformer|clientNode]`.
  */
 import { RxInformerError } from '@rxinformer/core';
 import type { SoakOptions } from './soak.ts';
@@ -19,7 +19,7 @@ export interface SoakArgs {
   json: boolean;
 }
 
-export const SOAK_USAGE = 'usage: npm run soak -- [--runs N] [--json] [--objects 2000] [--seed S] [--chaos-seconds 20] [--deadline-seconds 60] [--rate 200] [--only rxinformer|clientNode]';
+export const SOAK_USAGE = 'usage: npm run soak -- [--runs N] [--json] [--objects 2000] [--seed S] [--chaos-seconds 40] [--deadline-seconds 60] [--rate 200] [--only rxinformer|clientNode]';
 
 /**
  * Parses the soak's arguments; throws `SoakArgsError` for an unknown flag or a bad value.

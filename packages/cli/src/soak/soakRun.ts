@@ -95,7 +95,7 @@ function divergence(expected: IdentityMap, client: SoakClient): string | undefin
  * console.log(result.converged, result.convergeMs, result.uidViolations);
  */
 export async function soakRun(makeClient: (sim: ApiServer) => SoakClient, options: SoakRunOptions): Promise<SoakRunResult> {
-  const o = { objects: 2000, namespaces: 4, chaosMs: 20_000, churnPerSecond: 200, syncTimeoutMs: 60_000, convergeTimeoutMs: 60_000, pollMs: 100, ...options };
+  const o = { objects: 2000, namespaces: 4, chaosMs: 40_000, churnPerSecond: 200, syncTimeoutMs: 60_000, convergeTimeoutMs: 60_000, pollMs: 100, ...options };
   const sim = await startApiServer({ port: 0, seed: o.seed, auth: { token: TOKEN }, bookmarkIntervalMs: 1000 });
   const namespaces = Array.from({ length: o.namespaces }, (_, i) => `soak-${i}`);
   for (const name of namespaces) sim.storage.create('namespaces', { metadata: { name } });
