@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     const fromRv = Math.max(beforeChurn, sim.storage.storage.watchCompactedRevision('/v1/pods'));
     const replay = await watchThroughput(sim, 'pods', names, { fromRv, events: sim.storage.storage.resourceVersion - fromRv });
     const cmNames: string[] = [];
-    for (let i = 0; i < 1000; i++) cmNames.push(sim.storage.create('configmaps', { metadata: { name: `cm-${i}`, labels: { app: 'bench' } }, data: { key: 'value' } } as KubeObject, 'default', { owned: true }).metadata!.name!);
+    for (let i = 0; i < 1000; i++) cmNames.push(sim.storage.create('configmaps', { metadata: { name: `cm-${i}`, labels: { app: 'bench' } }, data: { key: 'value' } }, 'default', { owned: true }).metadata!.name!);
     const small = await watchThroughput(sim, 'configmaps', cmNames);
     for (const [k, v] of Object.entries(pods)) results[`watch${k}`] = v;
     for (const [k, v] of Object.entries(small)) results[`watchSmall${k}`] = v;

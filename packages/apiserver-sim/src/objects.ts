@@ -430,15 +430,7 @@ export class ObjectStore {
       if (finalizers.length > 0 || grace > 0) return current;
     }
     if (finalizers.length > 0 || grace > 0) {
-      const marked: Obj = {
-        ...current,
-        metadata: {
-          ...current.metadata,
-          deletionTimestamp: timestamp(Date.now() + grace * 1000),
-          deletionGracePeriodSeconds: grace,
-          resourceVersion: String(this.storage.nextRevision()),
-        },
-      };
+      const marked = this.#atNextRevision(current, { deletionTimestamp: timestamp(Date.now() + grace * 1000), deletionGracePeriodSeconds: grace });
       this.storage.commit(gvr, 'MODIFIED', key, marked);
       if (grace > 0) {
         this.#later(grace * this.#graceMs, () => {
@@ -447,7 +439,7 @@ export class ObjectStore {
           const fins = (now.metadata!.finalizers as string[] | undefined) ?? [];
           if (fins.length === 0) this.#removeNow(res, gvr, key, now);
           // the kubelet's final delete (grace 0) only marks an object finalizers still hold
-          else this.storage.commit(gvr, 'MODIFIED', key, { ...now, metadata: { ...now.metadata, deletionGracePeriodSeconds: 0, resourceVersion: String(this.storage.nextRevision()) } });
+          else this.storage.commit(gvr, 'MODIFIED', key, this.#atNextRevision(now, { deletionGracePeriodSeconds: 0 }));
         });
       }
       return marked;
@@ -457,7 +449,7 @@ export class ObjectStore {
 
   #removeNow(res: ResourceInfo, gvr: string, key: string, current: Obj): KubeObject {
     if (gvr === CRD_KEY) this.#deleteCustomResources(current);
-    const last: Obj = { ...current, metadata: { ...current.metadata, resourceVersion: String(this.storage.nextRevision()) } };
+    const last = this.#atNextRevision(current);
     this.storage.commit(gvr, 'DELETED', key, last);
     this.#afterDelete(res, last);
     return last;
@@ -475,11 +467,7 @@ export class ObjectStore {
   #terminateNamespace(key: string, current: Obj, dryRun: boolean): KubeObject | undefined {
     const name = current.metadata!.name as string;
     if (current.metadata!.deletionTimestamp === undefined) {
-      const marked: Obj = {
-        ...current,
-        metadata: { ...current.metadata, deletionTimestamp: timestamp(), resourceVersion: String(this.storage.nextRevision()) },
-        status: { ...current.status, phase: 'Terminating' },
-      };
+      const marked: Obj = { ...this.#atNextRevision(current, { deletionTimestamp: timestamp() }), status: { ...current.status, phase: 'Terminating' } };
       if (dryRun) return marked;
       this.storage.commit(NAMESPACES_KEY, 'MODIFIED', key, marked);
       this.#later(this.#namespaceDelayMs, () => this.#namespaceController(name, current.metadata!.uid as string));
@@ -520,7 +508,12 @@ export class ObjectStore {
       this.#removeNow(this.resolve('v1/namespaces'), NAMESPACES_KEY, key, current);
       return;
     }
-    if (fins.includes('kubernetes')) this.storage.commit(NAMESPACES_KEY, 'MODIFIED', key, { ...finalized, metadata: { ...finalized.metadata, resourceVersion: String(this.storage.nextRevision()) } });
+    if (fins.includes('kubernetes')) this.storage.commit(NAMESPACES_KEY, 'MODIFIED', key, this.#atNextRevision(finalized));
+  }
+
+  /** `obj` with `changes` to its metadata, at the next revision (a new object: stored ones never change). */
+  #atNextRevision(obj: Obj, changes: Record<string, unknown> = {}): Obj {
+    return { ...obj, metadata: { ...obj.metadata, ...changes, resourceVersion: String(this.storage.nextRevision()) } };
   }
 
   /** Runs `fn` after `ms` on a timer that `close()` cancels. */
@@ -537,7 +530,7 @@ export class ObjectStore {
     for (const r of resourcesOfCrd(crd)) {
       const gvr = gvrKey(r);
       for (const o of [...this.storage.values(gvr)]) {
-        const last = { ...o, metadata: { ...o.metadata, resourceVersion: String(this.storage.nextRevision()) } };
+        const last = this.#atNextRevision(o as Obj);
         this.storage.commit(gvr, 'DELETED', objectKey(o.metadata?.namespace, o.metadata!.name as string), last);
       }
     }

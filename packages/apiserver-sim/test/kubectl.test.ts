@@ -262,7 +262,7 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
 
   it('should list across namespaces with labels', async () => {
     sim.storage.create('namespaces', { metadata: { name: 'team-a' } });
-    sim.storage.create('pods', { metadata: { name: 'other', labels: { team: 'a' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } as never, 'team-a');
+    sim.storage.create('pods', { metadata: { name: 'other', labels: { team: 'a' } }, spec: { containers: [{ name: 'c', image: 'x' }] } }, 'team-a');
     const lines = (await ok(['get', 'pods', '-A', '--show-labels'])).trim().split('\n');
     expect(lines[0].split(/\s+/)).toEqual(['NAMESPACE', 'NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'LABELS']);
     expect(lines.slice(1).map((l) => l.split(/\s+/)).map((c) => `${c[0]}/${c[1]} ${c[c.length - 1]}`)).toEqual(['default/web app=web,tier=front', 'team-a/other team=a']);
@@ -274,7 +274,7 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
   });
 
   it('should page with get --raw', async () => {
-    for (let i = 0; i < 5; i++) sim.storage.create('configmaps', { metadata: { name: `cm-${i}` } } as never, 'default');
+    for (let i = 0; i < 5; i++) sim.storage.create('configmaps', { metadata: { name: `cm-${i}` } }, 'default');
     const first = JSON.parse(await ok(['get', '--raw', '/api/v1/namespaces/default/configmaps?limit=2']));
     expect(first.items.map((c: any) => c.metadata.name)).toEqual(['cm-0', 'cm-1']);
     const second = JSON.parse(await ok(['get', '--raw', `/api/v1/namespaces/default/configmaps?limit=2&continue=${encodeURIComponent(first.metadata.continue)}`]));
@@ -290,7 +290,7 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
         if (!changed && rows.length >= 2) {
           changed = true;
           const cur = sim.storage.get('pods', 'default', 'web');
-          sim.storage.update('pods', { ...cur, status: { phase: 'Running' } } as never, 'default', 'web', { subresource: 'status' });
+          sim.storage.update('pods', { ...cur, status: { phase: 'Running' } }, 'default', 'web', { subresource: 'status' });
         } else if (rows.length >= 3) {
           for (const s of sim.watches.sessions()) s.end();
         }

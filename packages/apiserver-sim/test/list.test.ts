@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { KubeObject } from '@rxinformer/core';
 import { startApiServer, type ApiServer } from '../src/index.ts';
 import { pod, req } from './helpers.ts';
 
@@ -159,7 +158,7 @@ describe('LIST with compaction', () => {
       const base = `${sim.url}/api/v1/namespaces/default/configmaps`;
       const first = await req(`${base}?limit=2`);
       const oldRv = first.body.metadata.resourceVersion;
-      for (let i = 0; i < 6; i++) sim.storage.update('configmaps', { metadata: { name: 'c0' }, data: { n: String(i) } } as KubeObject, 'default', 'c0');
+      for (let i = 0; i < 6; i++) sim.storage.update('configmaps', { metadata: { name: 'c0' }, data: { n: String(i) } }, 'default', 'c0');
       const next = await req(`${base}?limit=2&continue=${encodeURIComponent(first.body.metadata.continue)}`);
       expect(next.code).toBe(410);
       expect(next.body.reason).toBe('Expired');

@@ -31,10 +31,10 @@ describe('shared informer over fetch against the simulator', () => {
       for (let i = 0; i < 15; i++) {
         const name = `cm-${n++ % 20}`;
         const cur = sim.storage.find('configmaps', 'default', name);
-        if (!cur) sim.storage.create('configmaps', { metadata: { name }, data: { v: String(n) } } as KubeObject, 'default');
+        if (!cur) sim.storage.create('configmaps', { metadata: { name }, data: { v: String(n) } }, 'default');
         else if (n % 5 === 0) sim.storage.delete('configmaps', 'default', name);
-        else if (n % 7 === 0) { sim.storage.delete('configmaps', 'default', name); sim.storage.create('configmaps', { metadata: { name }, data: { v: 'again' } } as KubeObject, 'default'); }
-        else sim.storage.update('configmaps', { ...cur, data: { v: String(n) } } as KubeObject, 'default', name);
+        else if (n % 7 === 0) { sim.storage.delete('configmaps', 'default', name); sim.storage.create('configmaps', { metadata: { name }, data: { v: 'again' } }, 'default'); }
+        else sim.storage.update('configmaps', { ...cur, data: { v: String(n) } }, 'default', name);
       }
     };
     churn();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import { createLoadGenerator, objectStoreTarget, startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
-import { KubeApiError, type KubeObject, type ReflectorStatus, type SharedInformer } from '@rxinformer/core';
+import { KubeApiError, type ReflectorStatus, type SharedInformer } from '@rxinformer/core';
 import { builtinResources, configMaps, createKubeInformerFactory, pods, ResourceNotFoundError, type KubeInformerFactory } from '../src/index.ts';
 import { jsonAnswer, recordingTransport, simKubeConfig, storeView, view, waitFor, type RecordingTransport } from './simHarness.ts';
 
@@ -108,14 +108,14 @@ describe('createKubeInformerFactory against the simulator', () => {
   });
 
   it('should advance the resume resource version with bookmarks', async () => {
-    sim.storage.create('configmaps', { metadata: { name: 'only' }, data: { a: '1' } } as KubeObject, 'quiet');
+    sim.storage.create('configmaps', { metadata: { name: 'only' }, data: { a: '1' } }, 'quiet');
     const transport = recordingTransport(simKubeConfig(sim));
     const factory = open(transport, { namespace: 'quiet' });
     const informer: SharedInformer<V1ConfigMap> = factory.informerFor(configMaps, { reflector: { ...fast, minWatchTimeoutSeconds: 60 } });
     factory.start();
     await factory.waitForCacheSync();
     const synced = informer.lastSyncResourceVersion;
-    for (let i = 0; i < 5; i++) sim.storage.create('configmaps', { metadata: { name: `elsewhere-${i}` } } as KubeObject, 'default');
+    for (let i = 0; i < 5; i++) sim.storage.create('configmaps', { metadata: { name: `elsewhere-${i}` } }, 'default');
     const target = sim.storage.resourceVersion;
     expect(target).not.toBe(synced);
     expect(await waitFor(() => informer.lastSyncResourceVersion === target)).toBe(true);
@@ -156,8 +156,8 @@ describe('createKubeInformerFactory against the simulator', () => {
 
   it('should apply label and field selectors to both list and watch', async () => {
     for (const [name, tier] of [['p1', 'frontend'], ['p2', 'backend'], ['p3', 'frontend']]) {
-      sim.storage.create('pods', { metadata: { name, labels: { tier } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } as KubeObject, 'sel');
-      sim.storage.create('configmaps', { metadata: { name } } as KubeObject, 'sel');
+      sim.storage.create('pods', { metadata: { name, labels: { tier } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }, 'sel');
+      sim.storage.create('configmaps', { metadata: { name } }, 'sel');
     }
     const transport = recordingTransport(simKubeConfig(sim));
     const factory = open(transport, { namespace: 'sel' });
@@ -189,7 +189,7 @@ describe('createKubeInformerFactory against the simulator', () => {
     const informers = served.map((r) => {
       const ref = `${r.group}/${r.version}/${r.resource}`;
       const name = `every-${r.resource}`;
-      sim.storage.create(ref, { apiVersion: r.group ? `${r.group}/${r.version}` : r.version, kind: r.kind, metadata: { name } } as KubeObject, r.namespaced ? 'quiet' : undefined);
+      sim.storage.create(ref, { apiVersion: r.group ? `${r.group}/${r.version}` : r.version, kind: r.kind, metadata: { name } }, r.namespaced ? 'quiet' : undefined);
       return { r, ref, name, informer: factory.informerFor(r, { reflector: fast }) };
     });
     factory.start();
@@ -209,14 +209,14 @@ describe('createKubeInformerFactory against the simulator', () => {
     sim.storage.create('customresourcedefinitions', {
       apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' },
       spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' }, versions: [{ name: 'v1', served: true, storage: true }] },
-    } as KubeObject);
+    });
     const widgets = await factory.informerForRef({ apiVersion: 'example.com/v1', kind: 'Widget' }, { namespace: 'a', reflector: fast });
     const byName = await factory.discovery.resolve({ group: 'example.com', version: 'v1', resource: 'widgets' });
     expect(byName).toEqual({ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true });
-    sim.storage.create('widgets.example.com', { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 1 } } as KubeObject, 'a');
+    sim.storage.create('widgets.example.com', { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 1 } }, 'a');
     factory.start();
     await factory.waitForCacheSync();
-    sim.storage.create('widgets.example.com', { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w2' }, spec: { size: 2 } } as KubeObject, 'a');
+    sim.storage.create('widgets.example.com', { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w2' }, spec: { size: 2 } }, 'a');
     expect(await waitFor(() => widgets.getStore().size === 2)).toBe(true);
     expect(transport.paths.some((p) => p.startsWith('/apis/example.com/v1/namespaces/a/widgets?watch=true'))).toBe(true);
     factory.shutdown();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createLoadGenerator, objectStoreTarget, startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
-import type { KubeObject, ReflectorStatus } from '@rxinformer/core';
+import type { ReflectorStatus } from '@rxinformer/core';
 import { createKubeInformerFactory, createKubeTransport, pods, type KubeInformerFactory } from '../src/index.ts';
 import { storeView, view, waitFor } from './simHarness.ts';
 
@@ -70,7 +70,7 @@ describe('createKubeInformerFactory over TLS', () => {
     expect(storeView(informer.getStore())).toEqual(view(sim.storage.list('pods')));
     expect(informer.getStore().size).toBe(1200);
     // A live change arrives over the watch.
-    const created = sim.storage.create('pods', { metadata: { name: 'over-tls' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } as KubeObject, 'tls');
+    const created = sim.storage.create('pods', { metadata: { name: 'over-tls' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }, 'tls');
     expect(await waitFor(() => informer.getStore().get('tls/over-tls')?.metadata?.uid === created.metadata?.uid)).toBe(true);
     // Four list pages and a watch: connections are kept alive and reused, not one per request
     // (client-node makes a new agent, so a new handshake, per request when TLS options are set).

@@ -67,7 +67,7 @@ function phasedPods(sim: ApiServer): ChurnTarget {
       const current = sim.storage.find('pods', namespace, name) as (KubeObject & { status?: { phase?: string } }) | undefined;
       const n = ++changes;
       const phase = current?.status?.phase === 'Pending' ? 'Running' : n % 9 === 0 ? 'Failed' : n % 7 === 0 ? 'Succeeded' : undefined;
-      if (current && phase) return sim.storage.update('pods', { ...current, status: { ...current.status, phase } } as KubeObject, namespace, name, { subresource: 'status' });
+      if (current && phase) return sim.storage.update('pods', { ...current, status: { ...current.status, phase } }, namespace, name, { subresource: 'status' });
       return base.update(obj, namespace, name);
     },
   };
