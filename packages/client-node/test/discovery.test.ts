@@ -106,11 +106,9 @@ describe('createDiscovery', () => {
   it('should give up on a server that accepts but never answers with a RequestTimeoutError after timeoutMs', async () => {
     handler = () => undefined; // never answers
     await withTransport(async (t) => {
-      const started = Date.now();
       const e = await createDiscovery(t, { timeoutMs: 300 }).resolve({ version: 'v1', resource: 'pods' }).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(RequestTimeoutError);
       expect(e).toMatchObject({ reason: 'Timeout', path: '/api/v1', timeoutMs: 300 });
-      expect(Date.now() - started).toBeLessThan(5000);
     });
     server.closeAllConnections();
   });
@@ -122,11 +120,9 @@ describe('createKubeInformerFactory', () => {
     const factory = createKubeInformerFactory(kubeConfig());
     const pending = factory.informerForRef({ apiVersion: 'example.com/v1', kind: 'Widget' }).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 100));
-    const started = Date.now();
     await factory.close();
     const e = await pending;
     expect(e).toBeInstanceOf(FactoryShutdownError); // not a timeout: the caller closed
-    expect(Date.now() - started).toBeLessThan(2000);
     server.closeAllConnections();
   });
 });
