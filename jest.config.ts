@@ -23,7 +23,7 @@ const project = (displayName: string, rootDir: string, testMatch: string[]) => (
 const config: Config = {
   projects: [
     ...packages.map((name) => project(name, `<rootDir>/packages/${name}`, ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'])),
-    project('docs', '<rootDir>/docs', ['<rootDir>/recipes/**/*.test.ts']), // the recipes' code, run against the simulator
+    project('docs', '<rootDir>/docs', ['<rootDir>/recipes/**/*.test.ts', '<rootDir>/test/**/*.test.ts']), // the recipes' code, run against the simulator; docs/api up to date
   ],
   testTimeout: 60_000,
 };

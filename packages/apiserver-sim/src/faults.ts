@@ -39,6 +39,14 @@ interface PendingFailure {
   on: RequestClass;
 }
 
+/** What `Faults.clearPending` forgot: faults that never met what they were waiting for. */
+export interface PendingFaults {
+  /** Request failures (`failNext`) still to be served. */
+  failures: number;
+  /** Watch faults (`next`) still waiting for a watch to open. */
+  watchFaults: number;
+}
+
 /**
  * The fault controller of one simulator (`sim.faults`).
  *
@@ -137,7 +145,7 @@ export class Faults {
    * Forgets the faults still waiting for a request (`failNext`) or for a watch to open (`next`),
    * and says how many there were: what a scheduled fault never got to hit.
    */
-  clearPending(): { failures: number; watchFaults: number } {
+  clearPending(): PendingFaults {
     const failures = this.#failures.reduce((n, f) => n + f.remaining, 0);
     this.#failures = [];
     return { failures, watchFaults: this.#hub.clearPending() };

@@ -25,7 +25,7 @@ export type { ResourceInfo } from './resources.ts';
 
 // faults
 export { Faults, FAULT_ENDPOINTS } from './faults.ts';
-export type { AuthOptions, FailOptions, RequestClass } from './faults.ts';
+export type { AuthOptions, FailOptions, PendingFaults, RequestClass } from './faults.ts';
 export type { WatchTarget } from './watchHub.ts';
 
 // protocol helpers
