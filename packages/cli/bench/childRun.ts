@@ -87,6 +87,10 @@ export async function startChildServer(script: string, args: string[], options: 
     exited = `${script} ${args.join(' ')} exited (${signal ?? `exit code ${code}`})`;
     process.off('exit', killOnExit);
   });
+  // A child that cannot start, or a write to one that died (EPIPE), surfaces as the next answer's
+  // failure ("closed its output" / "exited"), not as an unhandled 'error' event.
+  child.once('error', (e) => { exited = `${script} ${args.join(' ')} failed: ${e.message}`; });
+  child.stdin!.on('error', () => undefined);
   const next = async (): Promise<string> => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
