@@ -25,7 +25,7 @@
  * much of the ratio is the runtime's and how much the store's.
  */
 import { createInterface } from 'node:readline';
-import { mapRounds, roundRunner, storeRounds, type LoopCost } from './core.bench.ts';
+import { cpuMs, mapRounds, roundRunner, storeRounds, type LoopCost } from './core.bench.ts';
 import { startChildServer, type ChildServer } from './childRun.ts';
 import { median, rotation, runRotating, type Outcome, type RotatingOptions } from './rounds.ts';
 
@@ -91,7 +91,7 @@ async function serveLoops(n: number, mode: 'store' | 'map' | 'decodeOnly'): Prom
   if (!Number.isInteger(n) || n < 1) throw new Error(`--serve needs a positive whole number of objects, not ${process.argv[process.argv.indexOf('--serve') + 1]}`);
   const cache = mode === 'store' ? storeRounds(n, EVENTS) : mode === 'map' ? mapRounds(n, EVENTS) : { run: roundRunner(n, EVENTS), check() {} };
   const shape = mode === 'decodeOnly' ? 'decodeOnly' : 'both';
-  const cpuNs = (): number => { const u = process.cpuUsage(); return (u.user + u.system) * 1000; };
+  const cpuNs = (): number => cpuMs() * 1e6;
   process.stdout.write(`${JSON.stringify({ ready: n })}\n`);
   let idleSince = cpuNs();
   for await (const line of createInterface({ input: process.stdin })) {

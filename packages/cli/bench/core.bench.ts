@@ -99,7 +99,8 @@ export function updatedPodLines(): (i: number, serial: number, rv: number) => st
   };
 }
 
-const cpuMs = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+/** This process's CPU time so far (user + system, GC threads included), in ms. */
+export const cpuMs = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 
 /**
  * Per-event cost of one loop shape, in ns: the median round's CPU and wall time, the range of the
