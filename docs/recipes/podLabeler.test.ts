@@ -5,10 +5,15 @@ import type { ControllerError, KubeObject, Store } from '@rxinformer/core';
 import { filter, firstValueFrom, timeout, type Observable } from 'rxjs';
 import { startPodLabeler, type PodLabeler } from './podLabeler.ts';
 
-const pod = (name: string, labels: Record<string, string> = {}): KubeObject & { spec: object } => ({ metadata: { name, labels }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+const pod = (name: string, labels: Record<string, string> = {}): KubeObject & { spec: object } => ({
+  metadata: { name, labels },
+  spec: { containers: [{ name: 'c', image: 'nginx' }] },
+});
 /** The first value of `source` that passes `check`, or a TimeoutError after 15 s. */
-const until = <T>(source: Observable<T>, check: (value: T) => boolean) => firstValueFrom(source.pipe(filter(check), timeout({ first: 15_000 })));
-const labelled = (store: Store<KubeObject>, names: string[]) => names.every((n) => store.get(`shop/${n}`)?.metadata?.labels?.['example.com/seen'] === 'true');
+const until = <T>(source: Observable<T>, check: (value: T) => boolean) =>
+  firstValueFrom(source.pipe(filter(check), timeout({ first: 15_000 })));
+const labelled = (store: Store<KubeObject>, names: string[]) =>
+  names.every((n) => store.get(`shop/${n}`)?.metadata?.labels?.['example.com/seen'] === 'true');
 
 describe('startPodLabeler', () => {
   let sim: ApiServer;
@@ -32,7 +37,11 @@ describe('startPodLabeler', () => {
     labeler = startPodLabeler(kc, { namespace: 'shop', retryBaseDelayMs: 20, onError: (e) => errors.push(e) });
 
     await until(labeler.pods.store$, (s) => labelled(s, ['a', 'b', 'c']));
-    expect(sim.storage.list('pods', 'shop').map((p) => p.metadata!.labels)).toEqual([{ 'example.com/seen': 'true' }, { 'example.com/seen': 'true' }, { 'example.com/seen': 'true' }]);
+    expect(sim.storage.list('pods', 'shop').map((p) => p.metadata!.labels)).toEqual([
+      { 'example.com/seen': 'true' },
+      { 'example.com/seen': 'true' },
+      { 'example.com/seen': 'true' },
+    ]);
     expect(errors.map((e) => e.dropped)).toEqual([false, false]);
     expect(labeler.controller.queue.metrics().retries).toBe(2);
     expect(sim.storage.get('pods', 'default', 'other').metadata!.labels).toEqual({});

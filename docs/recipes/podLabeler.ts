@@ -8,7 +8,15 @@
  */
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { createKubeInformerFactory, pods } from '@rxinformer/client-node';
-import { runController, splitMetaNamespaceKey, toKeys, WorkQueue, type ControllerError, type ControllerHandle, type SharedInformer } from '@rxinformer/core';
+import {
+  runController,
+  splitMetaNamespaceKey,
+  toKeys,
+  WorkQueue,
+  type ControllerError,
+  type ControllerHandle,
+  type SharedInformer,
+} from '@rxinformer/core';
 
 /** Options of `startPodLabeler`. */
 export interface PodLabelerOptions {

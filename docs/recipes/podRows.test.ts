@@ -5,12 +5,19 @@ import { createSharedInformer, fetchListerWatcher, type KubeObject } from '@rxin
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { podRows, podsResource, type PodRow } from './podRows.ts';
 
-const pod = (name: string): KubeObject & { spec: object } => ({ metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+const pod = (name: string): KubeObject & { spec: object } => ({
+  metadata: { name },
+  spec: { containers: [{ name: 'c', image: 'nginx' }] },
+});
 
 describe('podRows', () => {
   let sim: ApiServer;
-  beforeAll(async () => { sim = await startApiServer({ port: 0, seed: 13 }); });
-  afterAll(async () => { await sim.close(); });
+  beforeAll(async () => {
+    sim = await startApiServer({ port: 0, seed: 13 });
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
 
   it('should emit the rows of the browser-safe informer when a pod comes or goes, and not for a change the rows do not show', async () => {
     sim.storage.create('pods', pod('b'), 'default');
@@ -18,7 +25,12 @@ describe('podRows', () => {
     const emitted: (readonly PodRow[])[] = [];
     const subscription = podRows(informer.store$).subscribe((rows) => emitted.push(rows));
     const storeWhere = (check: (pod: V1Pod | undefined) => boolean, key: string) =>
-      firstValueFrom(informer.store$.pipe(filter((s) => check(s.get(key))), timeout({ first: 15_000 })));
+      firstValueFrom(
+        informer.store$.pipe(
+          filter((s) => check(s.get(key))),
+          timeout({ first: 15_000 }),
+        ),
+      );
     try {
       informer.start();
       await firstValueFrom(informer.synced$.pipe(filter(Boolean), timeout({ first: 15_000 })));
@@ -30,7 +42,12 @@ describe('podRows', () => {
 
       const before = emitted.length;
       const b = sim.storage.get('pods', 'default', 'b');
-      const { resourceVersion } = sim.storage.update('pods', { ...b, metadata: { ...b.metadata, labels: { tier: 'web' } } }, 'default', 'b').metadata!;
+      const { resourceVersion } = sim.storage.update(
+        'pods',
+        { ...b, metadata: { ...b.metadata, labels: { tier: 'web' } } },
+        'default',
+        'b',
+      ).metadata!;
       await storeWhere((p) => p?.metadata?.resourceVersion === resourceVersion, 'default/b');
       expect(emitted.length).toBe(before); // a label is not in the rows: no new value, no re-render
 

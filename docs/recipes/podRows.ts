@@ -20,8 +20,14 @@ export interface PodRow {
 
 /** The rows of a snapshot, sorted by key. */
 export function toPodRows(store: Store<V1Pod>): readonly PodRow[] {
-  return store.list()
-    .map((p) => ({ key: `${p.metadata?.namespace}/${p.metadata?.name}`, name: p.metadata?.name ?? '', namespace: p.metadata?.namespace ?? '', phase: p.status?.phase ?? 'Unknown' }))
+  return store
+    .list()
+    .map((p) => ({
+      key: `${p.metadata?.namespace}/${p.metadata?.name}`,
+      name: p.metadata?.name ?? '',
+      namespace: p.metadata?.namespace ?? '',
+      phase: p.status?.phase ?? 'Unknown',
+    }))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 

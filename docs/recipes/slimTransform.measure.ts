@@ -18,7 +18,12 @@ let listText: string;
 try {
   for (let i = 0; i < count; i++) {
     const pod = realisticPod(i);
-    const manifest = { apiVersion: 'v1', kind: 'Pod', metadata: { name: pod.metadata!.name, labels: pod.metadata!.labels }, spec: (pod as { spec?: unknown }).spec };
+    const manifest = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: pod.metadata!.name, labels: pod.metadata!.labels },
+      spec: (pod as { spec?: unknown }).spec,
+    };
     pod.metadata!.annotations = { ...pod.metadata!.annotations, [LAST_APPLIED_ANNOTATION]: JSON.stringify(manifest) + '\n' };
     sim.storage.create('pods', pod, 'default');
   }
@@ -27,13 +32,21 @@ try {
   await sim.close();
 }
 
-const heapUsed = () => { gc(); gc(); return process.memoryUsage().heapUsed; };
+const heapUsed = () => {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+};
 
 /** Retained bytes of a store holding the list, decoded afresh, with `transform` (if any). */
 function retainedPerObject(transform?: (o: KubeObject) => KubeObject): { heap: number; json: number; store: DeltaStoreState<KubeObject> } {
   const base = heapUsed();
   const { items, metadata } = JSON.parse(listText) as { items: KubeObject[]; metadata: { resourceVersion: string } };
-  const store = createDeltaReducer({ transform })(initialDeltaState(), { type: 'replace', items, resourceVersion: metadata.resourceVersion });
+  const store = createDeltaReducer({ transform })(initialDeltaState(), {
+    type: 'replace',
+    items,
+    resourceVersion: metadata.resourceVersion,
+  });
   const heap = (heapUsed() - base) / count;
   const json = store.store.list().reduce((n, o) => n + Buffer.byteLength(JSON.stringify(o)), 0) / count;
   return { heap, json, store };
@@ -52,5 +65,9 @@ for (let r = 0; r < rounds; r++) {
 }
 const fmt = (xs: number[]) => `${Math.round(median(xs))} B (min ${Math.round(Math.min(...xs))}, max ${Math.round(Math.max(...xs))})`;
 console.log(`${count} pods, ${rounds} rounds`);
-console.log(`JSON per pod:           full ${Math.round(json.full)} B, slim ${Math.round(json.slim)} B (${(json.slim / json.full).toFixed(2)}x)`);
-console.log(`retained heap per pod:  full ${fmt(runs.full)}, slim ${fmt(runs.slim)} (${(median(runs.slim) / median(runs.full)).toFixed(2)}x)`);
+console.log(
+  `JSON per pod:           full ${Math.round(json.full)} B, slim ${Math.round(json.slim)} B (${(json.slim / json.full).toFixed(2)}x)`,
+);
+console.log(
+  `retained heap per pod:  full ${fmt(runs.full)}, slim ${fmt(runs.slim)} (${(median(runs.slim) / median(runs.full)).toFixed(2)}x)`,
+);

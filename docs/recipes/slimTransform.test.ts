@@ -22,7 +22,11 @@ describe('slimTransform', () => {
     const slim = slimTransform()(pod);
     expect(slim).toBe(pod); // mutated in place: the store freezes it next
     expect(slim.metadata!.managedFields).toBeUndefined();
-    expect(Object.keys(slim.metadata!.annotations!).sort()).toEqual(Object.keys(before.metadata!.annotations!).filter((k) => k !== LAST_APPLIED_ANNOTATION).sort());
+    expect(Object.keys(slim.metadata!.annotations!).sort()).toEqual(
+      Object.keys(before.metadata!.annotations!)
+        .filter((k) => k !== LAST_APPLIED_ANNOTATION)
+        .sort(),
+    );
     const { managedFields: _m, annotations: _a, ...restBefore } = before.metadata!;
     const { annotations: _b, ...restAfter } = slim.metadata!;
     expect(restAfter).toEqual(restBefore);
@@ -30,7 +34,9 @@ describe('slimTransform', () => {
   });
 
   it('should drop annotations longer than maxAnnotationLength, and keep managedFields when asked', () => {
-    const pod: KubeObject = { metadata: { name: 'p', managedFields: [{ manager: 'm' }], annotations: { small: 'x', big: 'y'.repeat(5000) } } };
+    const pod: KubeObject = {
+      metadata: { name: 'p', managedFields: [{ manager: 'm' }], annotations: { small: 'x', big: 'y'.repeat(5000) } },
+    };
     slimTransform({ dropManagedFields: false, dropAnnotations: [], maxAnnotationLength: 4096 })(pod);
     expect(pod.metadata).toEqual({ name: 'p', managedFields: [{ manager: 'm' }], annotations: { small: 'x' } });
   });
@@ -75,8 +81,10 @@ describe('slimTransform in an informer factory against the simulator', () => {
       expect(f.metadata!.annotations![LAST_APPLIED_ANNOTATION]).toBeDefined();
       expect(s.metadata!.managedFields).toBeUndefined();
       expect(s.metadata!.annotations![LAST_APPLIED_ANNOTATION]).toBeUndefined();
-      expect({ ...s, metadata: { ...s.metadata, annotations: undefined } })
-        .toEqual({ ...f, metadata: { ...f.metadata, managedFields: undefined, annotations: undefined } });
+      expect({ ...s, metadata: { ...s.metadata, annotations: undefined } }).toEqual({
+        ...f,
+        metadata: { ...f.metadata, managedFields: undefined, annotations: undefined },
+      });
       expect(Object.isFrozen(s.metadata)).toBe(true);
     }
     // What it saves, in JSON bytes of the cached objects (the retained heap follows the same shape).

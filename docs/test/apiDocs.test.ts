@@ -26,7 +26,10 @@ describe('docs/api', () => {
   it('should be what `npm run docs:api` generates from the code today, with every public API documented', () => {
     const out = mkdtempSync(join(tmpdir(), 'rxinformer-api-'));
     try {
-      const run = spawnSync(process.execPath, [typedoc, '--options', 'typedoc.json', '--out', out, '--treatWarningsAsErrors'], { cwd: docs, encoding: 'utf8' });
+      const run = spawnSync(process.execPath, [typedoc, '--options', 'typedoc.json', '--out', out, '--treatWarningsAsErrors'], {
+        cwd: docs,
+        encoding: 'utf8',
+      });
       expect({ status: run.status, output: run.status === 0 ? '' : `${run.stdout}${run.stderr}` }).toEqual({ status: 0, output: '' });
       const fresh = files(out);
       const committed = files(join(docs, 'api'));

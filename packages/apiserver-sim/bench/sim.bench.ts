@@ -18,7 +18,9 @@ import type { KubeObject } from '@rxinformer/core';
 import { startApiServer, type ApiServer } from '../src/index.ts';
 import { realisticPod as benchPod } from '../src/realisticPod.ts';
 
-const { values } = parseArgs({ options: { pods: { type: 'string' }, events: { type: 'string' }, json: { type: 'boolean' }, limit: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { pods: { type: 'string' }, events: { type: 'string' }, json: { type: 'boolean' }, limit: { type: 'string' } },
+});
 const POD_COUNT = Number(values.pods ?? 100_000);
 const EVENT_COUNT = Number(values.events ?? 200_000);
 const LIMIT = Number(values.limit ?? 500);
@@ -43,12 +45,21 @@ function getJson(url: string): Promise<any> {
  * arriving, parsed, in a watcher process. The producer pauses while 8 MiB wait unsent (the server
  * drops a watcher 64 MiB behind).
  */
-async function watchThroughput(sim: ApiServer, resource: string, names: string[], replay?: { fromRv: number; events: number }): Promise<Record<string, number>> {
+async function watchThroughput(
+  sim: ApiServer,
+  resource: string,
+  names: string[],
+  replay?: { fromRv: number; events: number },
+): Promise<Record<string, number>> {
   const base = `${sim.url}/api/v1/namespaces/default/${resource}`;
   const rv = replay?.fromRv ?? sim.storage.resourceVersion;
   const want = replay?.events ?? EVENT_COUNT;
   const cpu0 = process.cpuUsage();
-  const client = spawn(process.execPath, [fileURLToPath(new URL('./watchClient.ts', import.meta.url)), `${base}?watch=true&resourceVersion=${rv}`, String(want)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const client = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('./watchClient.ts', import.meta.url)), `${base}?watch=true&resourceVersion=${rv}`, String(want)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const lines = createInterface({ input: client.stdout! });
   const messages: string[] = [];
   let wake: (() => void) | undefined;
@@ -79,7 +90,13 @@ async function watchThroughput(sim: ApiServer, resource: string, names: string[]
       const name = names[produced % names.length];
       const cur = sim.storage.get(resource, 'default', name) as KubeObject & { metadata: Record<string, unknown> };
       // owned: the bench never mutates what it hands over, so the store skips its defensive copy
-      sim.storage.update(resource, { ...cur, metadata: { ...cur.metadata, annotations: { ...(cur.metadata.annotations as object), 'bench/step': String(produced) } } }, 'default', name, { owned: true });
+      sim.storage.update(
+        resource,
+        { ...cur, metadata: { ...cur.metadata, annotations: { ...(cur.metadata.annotations as object), 'bench/step': String(produced) } } },
+        'default',
+        name,
+        { owned: true },
+      );
     }
     if (produced < EVENT_COUNT) setImmediate(produce);
   };
@@ -146,7 +163,12 @@ async function main(): Promise<void> {
     const fromRv = Math.max(beforeChurn, sim.storage.storage.watchCompactedRevision('/v1/pods'));
     const replay = await watchThroughput(sim, 'pods', names, { fromRv, events: sim.storage.storage.resourceVersion - fromRv });
     const cmNames: string[] = [];
-    for (let i = 0; i < 1000; i++) cmNames.push(sim.storage.create('configmaps', { metadata: { name: `cm-${i}`, labels: { app: 'bench' } }, data: { key: 'value' } }, 'default', { owned: true }).metadata!.name!);
+    for (let i = 0; i < 1000; i++)
+      cmNames.push(
+        sim.storage.create('configmaps', { metadata: { name: `cm-${i}`, labels: { app: 'bench' } }, data: { key: 'value' } }, 'default', {
+          owned: true,
+        }).metadata!.name!,
+      );
     const small = await watchThroughput(sim, 'configmaps', cmNames);
     for (const [k, v] of Object.entries(pods)) results[`watch${k}`] = v;
     for (const [k, v] of Object.entries(small)) results[`watchSmall${k}`] = v;
@@ -157,9 +179,17 @@ async function main(): Promise<void> {
   if (values.json) console.log(JSON.stringify(results));
   else {
     console.log(`pods: ${POD_COUNT} (${results.podBytes} bytes each), populated in ${results.populateMs} ms`);
-    console.log(`paged list (limit ${LIMIT}): ${results.listPods} pods in ${results.listPages} pages, ${results.listMs} ms = ${results.listPodsPerSec} pods/s`);
-    console.log('watcher (own process): reads every byte, splits/counts every line, checks each starts as MODIFIED, JSON.parses every 100th line and checks those RVs strictly increase');
-    for (const [label, p] of [['live churn, pods', 'watch'], ['live churn, configmaps', 'watchSmall'], ['history replay, pods', 'watchReplay']] as const) {
+    console.log(
+      `paged list (limit ${LIMIT}): ${results.listPods} pods in ${results.listPages} pages, ${results.listMs} ms = ${results.listPodsPerSec} pods/s`,
+    );
+    console.log(
+      'watcher (own process): reads every byte, splits/counts every line, checks each starts as MODIFIED, JSON.parses every 100th line and checks those RVs strictly increase',
+    );
+    for (const [label, p] of [
+      ['live churn, pods', 'watch'],
+      ['live churn, configmaps', 'watchSmall'],
+      ['history replay, pods', 'watchReplay'],
+    ] as const) {
       console.log(
         `watch, ${label} (${results[`${p}Bytes`]} B/event): ${results[`${p}Events`]} events to one watcher in ${results[`${p}Ms`]} ms = ${results[`${p}EventsPerSec`]} events/s; ` +
           `server CPU ${results[`${p}ServerCpuUsPerEvent`]} µs/event${p === 'watchReplay' ? '' : ' (write path included)'}, watcher CPU ${results[`${p}ClientCpuUsPerEvent`]} µs/event, ${results[`${p}ParsedLines`]} lines parsed in full`,

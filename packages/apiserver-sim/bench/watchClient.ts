@@ -79,7 +79,8 @@ const req = request(url, { agent: false }, (res) => {
       start = i + 1;
       i = chunk.indexOf(10, start);
     }
-    if (start < chunk.length) carry = carry === undefined ? Buffer.from(chunk.subarray(start)) : Buffer.concat([carry, chunk.subarray(start)]);
+    if (start < chunk.length)
+      carry = carry === undefined ? Buffer.from(chunk.subarray(start)) : Buffer.concat([carry, chunk.subarray(start)]);
     if (received >= want) finish('done');
   });
   res.on('end', () => finish('ended'));

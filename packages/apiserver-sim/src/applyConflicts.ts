@@ -30,11 +30,20 @@ type Node = Record<string, unknown>;
 const isObject = isJsonObject;
 
 /** Walks the applied value beside the current one and one owner's FieldsV1 node, at `scope` (see `listTypes.ts`). */
-function walk(applied: unknown, current: unknown, owned: Node, scope: string | undefined, field: string, keys: string[], found: (field: string, keys: string[]) => void): void {
+function walk(
+  applied: unknown,
+  current: unknown,
+  owned: Node,
+  scope: string | undefined,
+  field: string,
+  keys: string[],
+  found: (field: string, keys: string[]) => void,
+): void {
   if (isObject(applied)) {
     for (const [k, v] of Object.entries(applied)) {
       const child = owned[`f:${k}`];
-      if (isObject(child)) walk(v, isObject(current) ? current[k] : undefined, child, childScope(scope, k), `${field}.${k}`, [...keys, `f:${k}`], found);
+      if (isObject(child))
+        walk(v, isObject(current) ? current[k] : undefined, child, childScope(scope, k), `${field}.${k}`, [...keys, `f:${k}`], found);
     }
     return;
   }
@@ -77,10 +86,18 @@ export function findApplyConflicts(current: KubeObject, applied: KubeObject, man
   for (const entry of (current.metadata?.managedFields ?? []) as ManagedFieldsEntry[]) {
     if (entry.manager === manager || !isObject(entry.fieldsV1)) continue;
     const found = (field: string, keys: string[]) =>
-      out.push({ manager: entry.manager, operation: entry.operation, apiVersion: entry.apiVersion, ...(entry.subresource ? { subresource: entry.subresource } : {}), field, keys });
+      out.push({
+        manager: entry.manager,
+        operation: entry.operation,
+        apiVersion: entry.apiVersion,
+        ...(entry.subresource ? { subresource: entry.subresource } : {}),
+        field,
+        keys,
+      });
     if (subresource === 'status') {
       const owned = entry.fieldsV1['f:status'];
-      if (a.status !== undefined && isObject(owned)) walk(a.status, c.status, owned, childScope(root, 'status'), '.status', ['f:status'], found);
+      if (a.status !== undefined && isObject(owned))
+        walk(a.status, c.status, owned, childScope(root, 'status'), '.status', ['f:status'], found);
       continue;
     }
     const ownedMeta = entry.fieldsV1['f:metadata'];
@@ -89,7 +106,15 @@ export function findApplyConflicts(current: KubeObject, applied: KubeObject, man
       for (const f of METADATA_FIELDS) {
         const owned = ownedMeta[`f:${f}`];
         if (appliedMeta[f] !== undefined && isObject(owned)) {
-          walk(appliedMeta[f], (current.metadata as Record<string, unknown>)[f], owned, childScope(metaScope, f), `.metadata.${f}`, ['f:metadata', `f:${f}`], found);
+          walk(
+            appliedMeta[f],
+            (current.metadata as Record<string, unknown>)[f],
+            owned,
+            childScope(metaScope, f),
+            `.metadata.${f}`,
+            ['f:metadata', `f:${f}`],
+            found,
+          );
         }
       }
     }
@@ -113,7 +138,11 @@ export function applyConflictError(conflicts: readonly ApplyConflict[]): ApiStat
   const n = conflicts.length;
   const lines = conflicts.map((c) => `${who(c)}: ${c.field}`);
   const message = n === 1 ? `Apply failed with 1 conflict: ${lines[0]}` : `Apply failed with ${n} conflicts: ${lines.join('\n')}`;
-  return new ApiStatusError(failure(409, 'Conflict', message, { causes: conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: who(c), field: c.field })) }));
+  return new ApiStatusError(
+    failure(409, 'Conflict', message, {
+      causes: conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: who(c), field: c.field })),
+    }),
+  );
 }
 
 function without(node: Node, keys: readonly string[]): Node {
@@ -138,7 +167,8 @@ export function releaseFields(entries: readonly ManagedFieldsEntry[], conflicts:
   const out: ManagedFieldsEntry[] = [];
   for (const e of entries) {
     let fields = e.fieldsV1;
-    for (const c of conflicts) if (c.manager === e.manager && c.operation === e.operation && c.subresource === e.subresource) fields = without(fields, c.keys);
+    for (const c of conflicts)
+      if (c.manager === e.manager && c.operation === e.operation && c.subresource === e.subresource) fields = without(fields, c.keys);
     if (fields === e.fieldsV1) out.push(e);
     else if (Object.keys(fields).length > 0) out.push({ ...e, fieldsV1: fields });
   }

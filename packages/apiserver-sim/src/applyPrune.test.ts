@@ -7,14 +7,22 @@ const T = '2025-01-01T00:00:00Z';
 const cm = (data: Record<string, string>, labels?: Record<string, string>): KubeObject =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', ...(labels ? { labels } : {}) }, data }) as KubeObject;
 const deployment = (env: { name: string; value: string }[], labels: Record<string, string>): KubeObject =>
-  ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', labels }, spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx', env }] } } } }) as KubeObject;
+  ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'd', labels },
+    spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx', env }] } } },
+  }) as KubeObject;
 /** The managedFields after `manager` wrote `obj` (`operation`), starting from `entries`. */
-const wrote = (entries: ManagedFieldsEntry[], obj: KubeObject, manager: string, operation: 'Apply' | 'Update') => withManagedFields(entries, obj, manager, operation, T);
+const wrote = (entries: ManagedFieldsEntry[], obj: KubeObject, manager: string, operation: 'Apply' | 'Update') =>
+  withManagedFields(entries, obj, manager, operation, T);
 
 describe('removedFields', () => {
   it('should list the fields the applier owned before and no longer applies', () => {
     const previous = { 'f:data': { 'f:a': {}, 'f:b': {} } };
-    expect(removedFields(previous, { 'f:data': { 'f:a': {} } }, [])).toEqual({ 'f:data': { dropIfEmpty: false, children: { 'f:b': 'all' } } });
+    expect(removedFields(previous, { 'f:data': { 'f:a': {} } }, [])).toEqual({
+      'f:data': { dropIfEmpty: false, children: { 'f:b': 'all' } },
+    });
   });
 
   it('should keep fields another manager owns, and list items under which another manager owns a field', () => {
@@ -23,7 +31,12 @@ describe('removedFields', () => {
     const other = { 'f:data': { 'f:b': {} }, 'f:spec': { 'f:env': { 'k:{"name":"X"}': { '.': {}, 'f:value': {} } } } };
     expect(removedFields(previous, {}, [other])).toEqual({
       'f:data': { dropIfEmpty: false, children: { 'f:a': 'all' } },
-      'f:spec': { dropIfEmpty: false, children: { 'f:env': { dropIfEmpty: false, children: { 'k:{"name":"X"}': { dropIfEmpty: false, children: { 'f:name': 'all' } } } } } },
+      'f:spec': {
+        dropIfEmpty: false,
+        children: {
+          'f:env': { dropIfEmpty: false, children: { 'k:{"name":"X"}': { dropIfEmpty: false, children: { 'f:name': 'all' } } } },
+        },
+      },
     });
   });
 
@@ -34,7 +47,14 @@ describe('removedFields', () => {
 
 describe('withoutFields', () => {
   it('should delete map keys, drop keyed list items and scalar set items, and not mutate its input', () => {
-    const obj = { data: { a: '1', b: '2' }, env: [{ name: 'X', value: '1' }, { name: 'Y', value: '2' }], finalizers: ['f1', 'f2'] };
+    const obj = {
+      data: { a: '1', b: '2' },
+      env: [
+        { name: 'X', value: '1' },
+        { name: 'Y', value: '2' },
+      ],
+      finalizers: ['f1', 'f2'],
+    };
     const before = JSON.stringify(obj);
     const out = withoutFields(obj, {
       'f:data': { dropIfEmpty: false, children: { 'f:b': 'all' } },
@@ -58,8 +78,19 @@ describe('pruneDroppedFields', () => {
   });
 
   it('should remove a dropped env var and label but keep a label another manager also owns', () => {
-    const first = deployment([{ name: 'A', value: '1' }, { name: 'B', value: '2' }], { app: 'd', tier: 'web' });
-    const entries = wrote(wrote([], first, 'ci', 'Apply'), { metadata: { labels: { tier: 'web' } } } as KubeObject, 'kubectl-label', 'Update');
+    const first = deployment(
+      [
+        { name: 'A', value: '1' },
+        { name: 'B', value: '2' },
+      ],
+      { app: 'd', tier: 'web' },
+    );
+    const entries = wrote(
+      wrote([], first, 'ci', 'Apply'),
+      { metadata: { labels: { tier: 'web' } } } as KubeObject,
+      'kubectl-label',
+      'Update',
+    );
     const next = deployment([{ name: 'A', value: '1' }], {});
     const out = pruneDroppedFields(first, entries, next, 'ci') as any;
     expect(out.spec.template.spec.containers[0].env).toEqual([{ name: 'A', value: '1' }]);

@@ -96,7 +96,13 @@ export function withoutFields(value: unknown, removals: Removals, scope?: string
  * const merged = applyStrategicMergePatch(current, applied);
  * const stored = pruneDroppedFields(merged, current.metadata.managedFields, applied, 'kubectl');
  */
-export function pruneDroppedFields(merged: KubeObject, entries: readonly ManagedFieldsEntry[], applied: KubeObject, manager: string, subresource?: string): KubeObject {
+export function pruneDroppedFields(
+  merged: KubeObject,
+  entries: readonly ManagedFieldsEntry[],
+  applied: KubeObject,
+  manager: string,
+  subresource?: string,
+): KubeObject {
   const mine = entries.find((e) => e.manager === manager && e.operation === 'Apply' && e.subresource === subresource);
   if (!mine || !isObject(mine.fieldsV1)) return merged;
   const others = entries.filter((e) => e !== mine && isObject(e.fieldsV1)).map((e) => e.fieldsV1);

@@ -61,7 +61,9 @@ function entry(r: ResourceInfo): Record<string, unknown> {
     verbs: r.verbs,
     ...(r.shortNames.length > 0 ? { shortNames: r.shortNames } : {}),
     ...(r.categories.length > 0 ? { categories: r.categories } : {}),
-    storageVersionHash: Buffer.from(`${groupVersion(r)}/${r.kind}`).toString('base64').slice(0, 11),
+    storageVersionHash: Buffer.from(`${groupVersion(r)}/${r.kind}`)
+      .toString('base64')
+      .slice(0, 11),
   };
 }
 
@@ -73,7 +75,13 @@ export function apiResourceList(registry: ResourceRegistry, groupName: string, v
   for (const r of rs.sort((a, b) => a.resource.localeCompare(b.resource))) {
     resources.push(entry(r));
     for (const sub of r.subresources) {
-      resources.push({ name: `${r.resource}/${sub}`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] });
+      resources.push({
+        name: `${r.resource}/${sub}`,
+        singularName: '',
+        namespaced: r.namespaced,
+        kind: r.kind,
+        verbs: ['get', 'patch', 'update'],
+      });
     }
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupName ? `${groupName}/${version}` : version, resources };
@@ -84,4 +92,9 @@ export const OPENAPI_V2_PROTOBUF = Buffer.from([0x0a, 0x03, 0x32, 0x2e, 0x30]);
 /** Its content type (a dot, not `@`). */
 export const OPENAPI_V2_PROTOBUF_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 /** The JSON form, for clients that ask for JSON. */
-export const OPENAPI_V2_JSON = { swagger: '2.0', info: { title: 'Kubernetes (rxinformer simulator)', version: 'v1.33.0' }, paths: {}, definitions: {} };
+export const OPENAPI_V2_JSON = {
+  swagger: '2.0',
+  info: { title: 'Kubernetes (rxinformer simulator)', version: 'v1.33.0' },
+  paths: {},
+  definitions: {},
+};

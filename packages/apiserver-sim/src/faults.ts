@@ -74,14 +74,22 @@ export class Faults {
 
   /** Abruptly closes every open watch (`all`), a seeded-random one (`one`), or the next to open (`next`). Returns how many were hit now. */
   dropWatches(target: WatchTarget = 'all'): number {
-    return this.#hub.apply(target, (n) => this.#random.int(n), (s) => s.drop());
+    return this.#hub.apply(
+      target,
+      (n) => this.#random.int(n),
+      (s) => s.drop(),
+    );
   }
 
   /** Sends an ERROR event (default: 410 Expired "too old resource version") and ends the stream. */
   injectWatchError(status?: Status, target: WatchTarget = 'all'): number {
     const rv = this.#storage.resourceVersion;
     const body = status ?? tooOldStatus(rv, rv);
-    return this.#hub.apply(target, (n) => this.#random.int(n), (s) => s.error({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', ...body }));
+    return this.#hub.apply(
+      target,
+      (n) => this.#random.int(n),
+      (s) => s.error({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', ...body }),
+    );
   }
 
   /** Compacts the history now: watches and continue tokens older than the current revision get 410. */
@@ -104,14 +112,22 @@ export class Faults {
 
   /** Stalls watches: the connection stays open and no byte is sent again. */
   stallWatches(target: WatchTarget = 'all'): number {
-    return this.#hub.apply(target, (n) => this.#random.int(n), (s) => {
-      s.stalled = true;
-    });
+    return this.#hub.apply(
+      target,
+      (n) => this.#random.int(n),
+      (s) => {
+        s.stalled = true;
+      },
+    );
   }
 
   /** Writes a line that is not JSON into watches; the streams go on. */
   malformedLine(target: WatchTarget = 'all', text = '{"type":"MODIFIED","object":{"kind":'): number {
-    return this.#hub.apply(target, (n) => this.#random.int(n), (s) => s.writeRaw(`${text}\n`));
+    return this.#hub.apply(
+      target,
+      (n) => this.#random.int(n),
+      (s) => s.writeRaw(`${text}\n`),
+    );
   }
 
   /** Simulates an API server restart: every connection dropped, the watch history forgotten; revisions continue. */
@@ -169,7 +185,9 @@ export class Faults {
 
   /** Consumes a pending failure for a request of class `cls`, if one applies. */
   takeFailure(cls: Exclude<RequestClass, 'any' | 'read'>): PendingFailure | undefined {
-    const i = this.#failures.findIndex((f) => f.on === cls || (f.on === 'any' && cls !== 'discovery') || (f.on === 'read' && (cls === 'list')));
+    const i = this.#failures.findIndex(
+      (f) => f.on === cls || (f.on === 'any' && cls !== 'discovery') || (f.on === 'read' && cls === 'list'),
+    );
     if (i < 0) return undefined;
     const f = this.#failures[i];
     f.remaining -= 1;
@@ -178,13 +196,21 @@ export class Faults {
   }
 
   /** Checks the bearer token (401) and the denials (403). */
-  authorize(authorization: string | undefined, verb: string | undefined, resource: string | undefined, group: string, namespace: string | undefined): void {
+  authorize(
+    authorization: string | undefined,
+    verb: string | undefined,
+    resource: string | undefined,
+    group: string,
+    namespace: string | undefined,
+  ): void {
     const auth = this.#auth;
     if (!auth) return;
     if (authorization !== `Bearer ${auth.token}`) throw errors.unauthorized();
     if (verb === undefined || resource === undefined) return;
     const qualified = group ? `${resource}.${group}` : resource;
-    const denied = (auth.forbidden ?? []).some((f) => (f.resource === qualified || f.resource === resource) && (!f.verbs || f.verbs.includes(verb)));
+    const denied = (auth.forbidden ?? []).some(
+      (f) => (f.resource === qualified || f.resource === resource) && (!f.verbs || f.verbs.includes(verb)),
+    );
     if (denied) throw errors.forbidden(verb, resource, group, namespace);
   }
 }
@@ -196,18 +222,40 @@ export function failureError(f: { code: number; retryAfterSeconds?: number }): A
     case 429:
       return new ApiStatusError(failure(429, 'TooManyRequests', 'Too many requests, please try again later.', details));
     case 503:
-      return new ApiStatusError(failure(503, 'ServiceUnavailable', 'the server is currently unable to handle the request (injected fault)', details));
+      return new ApiStatusError(
+        failure(503, 'ServiceUnavailable', 'the server is currently unable to handle the request (injected fault)', details),
+      );
     case 410:
       return new ApiStatusError(failure(410, 'Expired', 'too old resource version (injected fault)', details));
     case 504:
-      return new ApiStatusError(failure(504, 'Timeout', 'the server was unable to return a response in the time allotted (injected fault)', details));
+      return new ApiStatusError(
+        failure(504, 'Timeout', 'the server was unable to return a response in the time allotted (injected fault)', details),
+      );
     default:
-      return new ApiStatusError(failure(f.code, 'InternalError', 'Internal error occurred: injected fault', { ...details, causes: [{ message: 'injected fault' }] }));
+      return new ApiStatusError(
+        failure(f.code, 'InternalError', 'Internal error occurred: injected fault', {
+          ...details,
+          causes: [{ message: 'injected fault' }],
+        }),
+      );
   }
 }
 
 /** The names accepted by `POST /_sim/faults/<name>`. */
-export const FAULT_ENDPOINTS = ['dropWatches', 'injectWatchError', 'compact', 'failNext', 'latency', 'stallWatches', 'malformedLine', 'restart', 'auth', 'forbid', 'allow', 'reset'] as const;
+export const FAULT_ENDPOINTS = [
+  'dropWatches',
+  'injectWatchError',
+  'compact',
+  'failNext',
+  'latency',
+  'stallWatches',
+  'malformedLine',
+  'restart',
+  'auth',
+  'forbid',
+  'allow',
+  'reset',
+] as const;
 
 /**
  * Runs a fault named by an HTTP control request. Body fields: `target` (all|one|next), `status`,
@@ -235,9 +283,14 @@ export function runFault(faults: Faults, name: string, body: Record<string, unkn
       const code = num('code', 500) as number;
       if (![500, 503, 429, 410, 504].includes(code)) throw errors.badRequest('code must be one of 500, 503, 429, 410, 504');
       const on = (body.on as RequestClass | undefined) ?? 'any';
-      if (!['any', 'read', 'list', 'watch', 'write', 'discovery'].includes(on)) throw errors.badRequest(`on must be any, read, list, watch, write or discovery`);
+      if (!['any', 'read', 'list', 'watch', 'write', 'discovery'].includes(on))
+        throw errors.badRequest(`on must be any, read, list, watch, write or discovery`);
       const retry = num('retryAfterSeconds');
-      faults.failNext(num('count', 1) as number, { code: code as FailOptions['code'], on, ...(retry !== undefined ? { retryAfterSeconds: retry } : {}) });
+      faults.failNext(num('count', 1) as number, {
+        code: code as FailOptions['code'],
+        on,
+        ...(retry !== undefined ? { retryAfterSeconds: retry } : {}),
+      });
       return {};
     }
     case 'latency':
@@ -251,7 +304,8 @@ export function runFault(faults: Faults, name: string, body: Record<string, unkn
       return {};
     case 'auth':
       if (body.token === undefined || body.token === null) faults.setAuth(undefined);
-      else if (typeof body.token !== 'string' || body.token === '') throw errors.badRequest('token must be a non-empty string (or null to turn auth off)');
+      else if (typeof body.token !== 'string' || body.token === '')
+        throw errors.badRequest('token must be a non-empty string (or null to turn auth off)');
       else faults.setAuth({ token: body.token, forbidden: (body.forbidden as AuthOptions['forbidden']) ?? [] });
       return {};
     case 'forbid':

@@ -14,12 +14,37 @@ export class FieldSelectorError extends Error {
 }
 
 /** One requirement. */
-export interface FieldRequirement { field: string; negate: boolean; value: string }
+export interface FieldRequirement {
+  field: string;
+  negate: boolean;
+  value: string;
+}
 
 const COMMON = ['metadata.name', 'metadata.namespace'];
 const EXTRA: Record<string, string[]> = {
-  pods: ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.nominatedNodeName'],
-  events: ['involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid', 'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'source', 'type'],
+  pods: [
+    'spec.nodeName',
+    'spec.restartPolicy',
+    'spec.schedulerName',
+    'spec.serviceAccountName',
+    'spec.hostNetwork',
+    'status.phase',
+    'status.podIP',
+    'status.nominatedNodeName',
+  ],
+  events: [
+    'involvedObject.kind',
+    'involvedObject.namespace',
+    'involvedObject.name',
+    'involvedObject.uid',
+    'involvedObject.apiVersion',
+    'involvedObject.resourceVersion',
+    'involvedObject.fieldPath',
+    'reason',
+    'reportingComponent',
+    'source',
+    'type',
+  ],
   secrets: ['type'],
   namespaces: ['status.phase'],
   nodes: ['spec.unschedulable'],
@@ -37,8 +62,16 @@ function splitUnescaped(text: string, sep: string): string[] {
   const out: string[] = [];
   let cur = '';
   for (let i = 0; i < text.length; i++) {
-    if (text[i] === '\\' && i + 1 < text.length) { cur += text[i] + text[i + 1]; i++; continue; }
-    if (text[i] === sep) { out.push(cur); cur = ''; continue; }
+    if (text[i] === '\\' && i + 1 < text.length) {
+      cur += text[i] + text[i + 1];
+      i++;
+      continue;
+    }
+    if (text[i] === sep) {
+      out.push(cur);
+      cur = '';
+      continue;
+    }
     cur += text[i];
   }
   out.push(cur);
@@ -49,12 +82,14 @@ const unescape = (v: string): string => v.replace(/\\(.)/g, '$1');
 
 /** Parses `text`; throws `FieldSelectorError` for bad syntax or an unsupported field. */
 export function parseFieldSelector(text: string, allowed: ReadonlySet<string>): FieldRequirement[] {
-  return splitUnescaped(text, ',').filter((p) => p.trim() !== '').map((part) => {
-    const m = /^\s*([A-Za-z0-9_.-]+)\s*(==|!=|=)(.*)$/s.exec(part);
-    if (!m) throw new FieldSelectorError(`invalid selector: '${text}'; can't understand '${part}'`);
-    if (!allowed.has(m[1])) throw new FieldSelectorError(`field label not supported: ${m[1]}`);
-    return { field: m[1], negate: m[2] === '!=', value: unescape(m[3].trim()) };
-  });
+  return splitUnescaped(text, ',')
+    .filter((p) => p.trim() !== '')
+    .map((part) => {
+      const m = /^\s*([A-Za-z0-9_.-]+)\s*(==|!=|=)(.*)$/s.exec(part);
+      if (!m) throw new FieldSelectorError(`invalid selector: '${text}'; can't understand '${part}'`);
+      if (!allowed.has(m[1])) throw new FieldSelectorError(`field label not supported: ${m[1]}`);
+      return { field: m[1], negate: m[2] === '!=', value: unescape(m[3].trim()) };
+    });
 }
 
 /** The string value of a dotted field path of `obj` (`""` when absent), as the server compares it. */

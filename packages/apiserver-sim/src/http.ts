@@ -17,7 +17,12 @@ export function sendJson(res: ServerResponse, code: number, body: unknown, heade
 
 /** Sends JSON that is already serialized. */
 export function sendJsonText(res: ServerResponse, code: number, text: string, headers: Record<string, string> = {}): void {
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private', ...headers });
+  res.writeHead(code, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-cache, private',
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -31,7 +36,12 @@ export function sendStatus(res: ServerResponse, status: Status & { code: number 
   }
   if (status.code === 429) {
     const text = 'Too many requests, please try again later.\n';
-    res.writeHead(429, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Content-Type-Options': 'nosniff', ...headers });
+    res.writeHead(429, {
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Content-Length': Buffer.byteLength(text),
+      'X-Content-Type-Options': 'nosniff',
+      ...headers,
+    });
     res.end(text);
     return;
   }
@@ -104,7 +114,9 @@ export class Query {
     const v = this.params.get(name);
     if (v === null || v === '' || v === 'false' || v === '0') return false;
     if (v === 'true' || v === '1') return true;
-    throw errors.badRequest(`invalid value for ${name}: "${v}" (want true or false)`, [{ reason: 'FieldValueInvalid', message: `invalid boolean "${v}"`, field: name }]);
+    throw errors.badRequest(`invalid value for ${name}: "${v}" (want true or false)`, [
+      { reason: 'FieldValueInvalid', message: `invalid boolean "${v}"`, field: name },
+    ]);
   }
 
   /** A non-negative integer parameter. */
@@ -112,7 +124,9 @@ export class Query {
     const v = this.params.get(name);
     if (v === null || v === '') return undefined;
     if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) {
-      throw errors.badRequest(`invalid value for ${name}: "${v}" is not a non-negative integer`, [{ reason: 'FieldValueInvalid', message: `Invalid value: "${v}"`, field: name }]);
+      throw errors.badRequest(`invalid value for ${name}: "${v}" is not a non-negative integer`, [
+        { reason: 'FieldValueInvalid', message: `Invalid value: "${v}"`, field: name },
+      ]);
     }
     return Number(v);
   }
@@ -135,8 +149,14 @@ export interface ResourcePath {
  * disambiguates `namespaces/{ns}/{resource}` from `namespaces/{name}/{subresource}`.
  * Returns undefined for a path that names no resource.
  */
-export function parseResourcePath(path: string, isNamespaced: (group: string, version: string, resource: string) => boolean): ResourcePath | undefined {
-  const segs = path.split('/').filter((s) => s !== '').map(decodeURIComponent);
+export function parseResourcePath(
+  path: string,
+  isNamespaced: (group: string, version: string, resource: string) => boolean,
+): ResourcePath | undefined {
+  const segs = path
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decodeURIComponent);
   let group: string;
   let version: string;
   let rest: string[];

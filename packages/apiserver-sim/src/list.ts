@@ -49,14 +49,19 @@ export function decodeContinue(token: string): ContinueToken {
   if (!t || t.v !== 'meta.k8s.io/v1' || typeof t.rv !== 'number' || typeof t.start !== 'string' || !Number.isInteger(t.rv)) {
     throw errors.badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   }
-  if (t.rv === 0 || t.rv < -1) throw errors.badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  if (t.rv === 0 || t.rv < -1)
+    throw errors.badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   return t as ContinueToken;
 }
 
 /** Parses a resource version given by a client; a 400 when it is not a number. */
 export function parseResourceVersion(rv: string, what = 'resourceVersion'): number {
   if (!/^\d+$/.test(rv)) {
-    throw new ApiStatusError(failure(400, 'BadRequest', `invalid resource version "${rv}": strconv.ParseUint: parsing "${rv}": invalid syntax`, { causes: [{ reason: 'FieldValueInvalid', message: `invalid ${what}`, field: what }] }));
+    throw new ApiStatusError(
+      failure(400, 'BadRequest', `invalid resource version "${rv}": strconv.ParseUint: parsing "${rv}": invalid syntax`, {
+        causes: [{ reason: 'FieldValueInvalid', message: `invalid ${what}`, field: what }],
+      }),
+    );
   }
   return Number(rv);
 }
@@ -73,7 +78,9 @@ export function sendInitialEventsOf(q: ListQuery): boolean | undefined {
   if (v === undefined || v === '') return undefined;
   if (v === 'true' || v === '1') return true;
   if (v === 'false' || v === '0') return false;
-  throw errors.badRequest(`invalid value for sendInitialEvents: "${v}" (want true or false)`, [{ reason: 'FieldValueInvalid', message: `invalid boolean "${v}"`, field: 'sendInitialEvents' }]);
+  throw errors.badRequest(`invalid value for sendInitialEvents: "${v}" (want true or false)`, [
+    { reason: 'FieldValueInvalid', message: `invalid boolean "${v}"`, field: 'sendInitialEvents' },
+  ]);
 }
 
 /**
@@ -82,24 +89,33 @@ export function sendInitialEventsOf(q: ListQuery): boolean | undefined {
  */
 export function validateListQuery(res: ResourceInfo, q: ListQuery, watch: boolean): void {
   const causes: StatusCause[] = [];
-  const forbid = (field: string, message: string) => causes.push({ reason: 'FieldValueForbidden', message: `Forbidden: ${message}`, field });
+  const forbid = (field: string, message: string) =>
+    causes.push({ reason: 'FieldValueForbidden', message: `Forbidden: ${message}`, field });
   const notSupported = (value: string, supported: string) =>
-    causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: "${value}": supported values: ${supported}`, field: 'resourceVersionMatch' });
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: "${value}": supported values: ${supported}`,
+      field: 'resourceVersionMatch',
+    });
   const match = q.resourceVersionMatch ?? '';
   const initialEvents = sendInitialEventsOf(q);
   if (watch) {
-    if (initialEvents !== undefined && match !== 'NotOlderThan') forbid('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    if (initialEvents !== undefined && match !== 'NotOlderThan')
+      forbid('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
     if (match !== '') {
-      if (initialEvents === undefined) forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+      if (initialEvents === undefined)
+        forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
       if (match !== 'NotOlderThan') notSupported(match, '"NotOlderThan"');
       if (q.continue) forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided');
     }
   } else {
     if (match !== '') {
-      if (q.resourceVersion === undefined || q.resourceVersion === '') forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided');
+      if (q.resourceVersion === undefined || q.resourceVersion === '')
+        forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided');
       if (q.continue) forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided');
       if (match !== 'NotOlderThan' && match !== 'Exact') notSupported(match, '"Exact", "NotOlderThan", ""');
-      if (match === 'Exact' && q.resourceVersion === '0') forbid('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
+      if (match === 'Exact' && q.resourceVersion === '0')
+        forbid('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
     }
     if (initialEvents !== undefined) forbid('sendInitialEvents', 'sendInitialEvents is forbidden for list');
   }
@@ -142,7 +158,13 @@ export async function waitForRevision(storage: Storage, rv: number, wait: Revisi
  * Serves one list request (one page). Selectors are applied after the snapshot is taken;
  * `remainingItemCount` is set only without selectors.
  */
-export async function listPage(storage: Storage, res: ResourceInfo, q: ListQuery, matcher: ObjectMatcher, wait: RevisionWait): Promise<ListResult> {
+export async function listPage(
+  storage: Storage,
+  res: ResourceInfo,
+  q: ListQuery,
+  matcher: ObjectMatcher,
+  wait: RevisionWait,
+): Promise<ListResult> {
   validateListQuery(res, q, false);
   const gvr = gvrKey(res);
   const rvParam = q.resourceVersion ?? '';

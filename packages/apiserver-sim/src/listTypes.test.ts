@@ -26,7 +26,10 @@ const pod = (opts: { cachePath?: string; readOnly?: boolean } = {}): KubeObject 
           name: 'web',
           image: 'nginx:1.27',
           args: ['--port', '8080'],
-          ports: [{ containerPort: 8080, protocol: 'TCP', name: 'http' }, { containerPort: 8080, protocol: 'UDP' }],
+          ports: [
+            { containerPort: 8080, protocol: 'TCP', name: 'http' },
+            { containerPort: 8080, protocol: 'UDP' },
+          ],
           volumeMounts: [
             { name: 'data', mountPath: '/data', readOnly: opts.readOnly ?? false },
             { name: 'data', mountPath: opts.cachePath ?? '/cache', subPath: 'cache' },
@@ -108,8 +111,19 @@ describe('fieldsOf with the list types', () => {
     });
   });
 
-  it('should key a Service\'s ports by port and protocol', () => {
-    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { clusterIPs: ['10.96.0.10'], ports: [{ name: 'dns', port: 53, protocol: 'UDP' }, { name: 'dns-tcp', port: 53, protocol: 'TCP', targetPort: 53 }] } } as KubeObject;
+  it("should key a Service's ports by port and protocol", () => {
+    const svc = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 's' },
+      spec: {
+        clusterIPs: ['10.96.0.10'],
+        ports: [
+          { name: 'dns', port: 53, protocol: 'UDP' },
+          { name: 'dns-tcp', port: 53, protocol: 'TCP', targetPort: 53 },
+        ],
+      },
+    } as KubeObject;
     expect(fieldsOf(svc)).toEqual({
       'f:spec': {
         'f:clusterIPs': {},
@@ -121,35 +135,87 @@ describe('fieldsOf with the list types', () => {
     });
   });
 
-  it('should keep the guess for a custom resource\'s lists', () => {
-    const widget = { apiVersion: 'example.com/v1', kind: 'Pod', metadata: { name: 'w' }, spec: { ports: [{ containerPort: 1, protocol: 'TCP' }] } } as KubeObject;
-    expect(fieldsOf(widget)).toEqual({ 'f:spec': { 'f:ports': { 'k:{"containerPort":1}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} } } } });
+  it("should keep the guess for a custom resource's lists", () => {
+    const widget = {
+      apiVersion: 'example.com/v1',
+      kind: 'Pod',
+      metadata: { name: 'w' },
+      spec: { ports: [{ containerPort: 1, protocol: 'TCP' }] },
+    } as KubeObject;
+    expect(fieldsOf(widget)).toEqual({
+      'f:spec': { 'f:ports': { 'k:{"containerPort":1}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} } } },
+    });
   });
 });
 
 describe('apply conflicts, pruning and update ownership with the list types', () => {
-  const owned = (obj: KubeObject, manager: string) => ({ ...obj, metadata: { ...obj.metadata, managedFields: withManagedFields(undefined, obj, manager, 'Apply', T) } }) as KubeObject;
+  const owned = (obj: KubeObject, manager: string) =>
+    ({ ...obj, metadata: { ...obj.metadata, managedFields: withManagedFields(undefined, obj, manager, 'Apply', T) } }) as KubeObject;
 
   it('should name a keyed port field as the API server prints it', () => {
     const current = owned(pod(), 'ci');
-    const applied = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-0' }, spec: { containers: [{ name: 'web', ports: [{ containerPort: 8080, protocol: 'UDP', name: 'metrics' }] }] } } as KubeObject;
-    const current2 = owned({ ...pod(), spec: { ...(pod() as unknown as { spec: object }).spec, containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 8080, protocol: 'TCP', name: 'http' }, { containerPort: 8080, protocol: 'UDP', name: 'dns' }] }] } } as KubeObject, 'ci');
+    const applied = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web-0' },
+      spec: { containers: [{ name: 'web', ports: [{ containerPort: 8080, protocol: 'UDP', name: 'metrics' }] }] },
+    } as KubeObject;
+    const current2 = owned(
+      {
+        ...pod(),
+        spec: {
+          ...(pod() as unknown as { spec: object }).spec,
+          containers: [
+            {
+              name: 'web',
+              image: 'nginx:1.27',
+              ports: [
+                { containerPort: 8080, protocol: 'TCP', name: 'http' },
+                { containerPort: 8080, protocol: 'UDP', name: 'dns' },
+              ],
+            },
+          ],
+        },
+      } as KubeObject,
+      'ci',
+    );
     expect(findApplyConflicts(current, applied, 'other')).toEqual([]); // the UDP port has no name yet: adding one is no conflict
     const conflicts = findApplyConflicts(current2, applied, 'other');
     expect(conflicts.map((c) => c.field)).toEqual(['.spec.containers[name="web"].ports[containerPort=8080,protocol="UDP"].name']);
-    expect(conflicts[0].keys).toEqual(['f:spec', 'f:containers', 'k:{"name":"web"}', 'f:ports', 'k:{"containerPort":8080,"protocol":"UDP"}', 'f:name']);
-    expect(applyConflictError(conflicts).status.message).toBe('Apply failed with 1 conflict: conflict with "ci": .spec.containers[name="web"].ports[containerPort=8080,protocol="UDP"].name');
+    expect(conflicts[0].keys).toEqual([
+      'f:spec',
+      'f:containers',
+      'k:{"name":"web"}',
+      'f:ports',
+      'k:{"containerPort":8080,"protocol":"UDP"}',
+      'f:name',
+    ]);
+    expect(applyConflictError(conflicts).status.message).toBe(
+      'Apply failed with 1 conflict: conflict with "ci": .spec.containers[name="web"].ports[containerPort=8080,protocol="UDP"].name',
+    );
   });
 
   it('should conflict on the mount whose path matches, not on another mount of the same volume', () => {
     const current = owned(pod(), 'ci');
-    const applied = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-0' }, spec: { containers: [{ name: 'web', volumeMounts: [{ name: 'data', mountPath: '/data', readOnly: true }] }] } } as KubeObject;
-    expect(findApplyConflicts(current, applied, 'other').map((c) => c.field)).toEqual(['.spec.containers[name="web"].volumeMounts[mountPath="/data"].readOnly']);
+    const applied = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web-0' },
+      spec: { containers: [{ name: 'web', volumeMounts: [{ name: 'data', mountPath: '/data', readOnly: true }] }] },
+    } as KubeObject;
+    expect(findApplyConflicts(current, applied, 'other').map((c) => c.field)).toEqual([
+      '.spec.containers[name="web"].volumeMounts[mountPath="/data"].readOnly',
+    ]);
   });
 
   it('should conflict on an atomic list as a whole', () => {
     const current = owned(pod(), 'ci');
-    const applied = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-0' }, spec: { tolerations: [{ key: 'x', operator: 'Exists' }] } } as KubeObject;
+    const applied = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web-0' },
+      spec: { tolerations: [{ key: 'x', operator: 'Exists' }] },
+    } as KubeObject;
     expect(findApplyConflicts(current, applied, 'other').map((c) => c.field)).toEqual(['.spec.tolerations']);
   });
 
@@ -157,39 +223,88 @@ describe('apply conflicts, pruning and update ownership with the list types', ()
     const current = owned(pod(), 'ci');
     const applied = pod();
     (applied as unknown as { spec: { containers: { volumeMounts: unknown[] }[] } }).spec.containers[0].volumeMounts.pop();
-    const pruned = pruneDroppedFields(current, current.metadata!.managedFields as never, applied, 'ci') as { spec: { containers: { volumeMounts: unknown[] }[] } };
+    const pruned = pruneDroppedFields(current, current.metadata!.managedFields as never, applied, 'ci') as {
+      spec: { containers: { volumeMounts: unknown[] }[] };
+    };
     expect(pruned.spec.containers[0].volumeMounts).toEqual([{ name: 'data', mountPath: '/data', readOnly: false }]);
   });
 
   it('should give an update the one mount it changed, and an atomic list whole', () => {
     const before = pod();
-    const after = { ...pod({ cachePath: '/tmp/cache' }), spec: { ...(pod({ cachePath: '/tmp/cache' }) as unknown as { spec: object }).spec, tolerations: [] } } as KubeObject;
+    const after = {
+      ...pod({ cachePath: '/tmp/cache' }),
+      spec: { ...(pod({ cachePath: '/tmp/cache' }) as unknown as { spec: object }).spec, tolerations: [] },
+    } as KubeObject;
     const { changed, removed } = changedFields(before, after);
     expect(changed).toEqual({
       'f:spec': {
-        'f:containers': { 'k:{"name":"web"}': { 'f:volumeMounts': { 'k:{"mountPath":"/tmp/cache"}': { '.': {}, 'f:name': {}, 'f:mountPath': {}, 'f:subPath': {} } } } },
+        'f:containers': {
+          'k:{"name":"web"}': {
+            'f:volumeMounts': { 'k:{"mountPath":"/tmp/cache"}': { '.': {}, 'f:name': {}, 'f:mountPath': {}, 'f:subPath': {} } },
+          },
+        },
         'f:tolerations': {},
       },
     });
-    expect(removed).toEqual({ 'f:spec': { 'f:containers': { 'k:{"name":"web"}': { 'f:volumeMounts': { 'k:{"mountPath":"/cache"}': {} } } }, 'f:tolerations': {} } });
+    expect(removed).toEqual({
+      'f:spec': { 'f:containers': { 'k:{"name":"web"}': { 'f:volumeMounts': { 'k:{"mountPath":"/cache"}': {} } } }, 'f:tolerations': {} },
+    });
   });
 });
 
 describe('strategic merge patch with the list types', () => {
   it('should replace tolerations, merge container ports by containerPort and Service ports by port', () => {
-    const patched = applyStrategicMergePatch(pod(), { spec: { tolerations: [{ key: 'a', operator: 'Exists' }], containers: [{ name: 'web', ports: [{ containerPort: 9090, protocol: 'TCP' }] }] } }) as { spec: { tolerations: unknown[]; containers: { ports: unknown[] }[] } };
+    const patched = applyStrategicMergePatch(pod(), {
+      spec: {
+        tolerations: [{ key: 'a', operator: 'Exists' }],
+        containers: [{ name: 'web', ports: [{ containerPort: 9090, protocol: 'TCP' }] }],
+      },
+    }) as { spec: { tolerations: unknown[]; containers: { ports: unknown[] }[] } };
     expect(patched.spec.tolerations).toEqual([{ key: 'a', operator: 'Exists' }]);
     expect(patched.spec.containers[0].ports).toHaveLength(3);
-    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ name: 'http', port: 80, protocol: 'TCP' }] } };
-    const merged = applyStrategicMergePatch(svc, { spec: { ports: [{ port: 80, targetPort: 8080 }, { name: 'https', port: 443 }] } });
-    expect(merged.spec.ports).toEqual([{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }, { name: 'https', port: 443 }]);
+    const svc = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 's' },
+      spec: { ports: [{ name: 'http', port: 80, protocol: 'TCP' }] },
+    };
+    const merged = applyStrategicMergePatch(svc, {
+      spec: {
+        ports: [
+          { port: 80, targetPort: 8080 },
+          { name: 'https', port: 443 },
+        ],
+      },
+    });
+    expect(merged.spec.ports).toEqual([
+      { name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 },
+      { name: 'https', port: 443 },
+    ]);
   });
 
   it('should merge an applied configuration by the list-map keys: a TCP and a UDP port of one number stay two items', () => {
-    const applied = { spec: { containers: [{ name: 'web', ports: [{ containerPort: 8080, protocol: 'TCP', name: 'web' }, { containerPort: 8080, protocol: 'UDP', name: 'udp' }] }] } };
+    const applied = {
+      spec: {
+        containers: [
+          {
+            name: 'web',
+            ports: [
+              { containerPort: 8080, protocol: 'TCP', name: 'web' },
+              { containerPort: 8080, protocol: 'UDP', name: 'udp' },
+            ],
+          },
+        ],
+      },
+    };
     const merged = mergeAppliedConfiguration(pod(), applied) as unknown as { spec: { containers: { ports: unknown[] }[] } };
-    expect(merged.spec.containers[0].ports).toEqual([{ containerPort: 8080, protocol: 'TCP', name: 'web' }, { containerPort: 8080, protocol: 'UDP', name: 'udp' }]);
+    expect(merged.spec.containers[0].ports).toEqual([
+      { containerPort: 8080, protocol: 'TCP', name: 'web' },
+      { containerPort: 8080, protocol: 'UDP', name: 'udp' },
+    ]);
     const patched = applyStrategicMergePatch(pod(), applied) as unknown as { spec: { containers: { ports: unknown[] }[] } };
-    expect(patched.spec.containers[0].ports).toEqual([{ containerPort: 8080, protocol: 'UDP', name: 'udp' }, { containerPort: 8080, protocol: 'UDP' }]); // by containerPort alone, as a real strategic merge patch
+    expect(patched.spec.containers[0].ports).toEqual([
+      { containerPort: 8080, protocol: 'UDP', name: 'udp' },
+      { containerPort: 8080, protocol: 'UDP' },
+    ]); // by containerPort alone, as a real strategic merge patch
   });
 });

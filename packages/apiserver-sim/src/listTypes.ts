@@ -38,7 +38,8 @@ const SET: ListType = { type: 'set' };
 const ATOMIC: ListType = { type: 'atomic' };
 
 const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'];
-const perContainerList = <T>(field: string, v: T): Record<string, T> => Object.fromEntries(CONTAINER_LISTS.map((c) => [`${c}.${field}`, v]));
+const perContainerList = <T>(field: string, v: T): Record<string, T> =>
+  Object.fromEntries(CONTAINER_LISTS.map((c) => [`${c}.${field}`, v]));
 
 /**
  * The list types of the built-in kinds' lists (`+listType`, `+listMapKey` in k8s.io/api), by scope
@@ -123,7 +124,19 @@ export const PATCH_MERGE_KEYS: Readonly<Record<string, string>> = {
 };
 
 /** The kinds the tables describe (of the core and `apps` groups). */
-const DESCRIBED_KINDS = new Set(['Pod', 'Service', 'ConfigMap', 'Secret', 'Node', 'Namespace', 'Event', 'Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet']);
+const DESCRIBED_KINDS = new Set([
+  'Pod',
+  'Service',
+  'ConfigMap',
+  'Secret',
+  'Node',
+  'Namespace',
+  'Event',
+  'Deployment',
+  'ReplicaSet',
+  'StatefulSet',
+  'DaemonSet',
+]);
 
 /**
  * The scope of an object's root: its kind when the tables describe it (a built-in kind of `v1` or
@@ -156,7 +169,7 @@ function lookup<T>(table: Readonly<Record<string, T>>, memo: Map<string, T | nul
   if (found === undefined) {
     found = null;
     // the longest suffix at a field boundary: the whole scope, then after each dot in turn
-    for (let i = 0; ; ) {
+    for (let i = 0; ;) {
       const suffix = i === 0 ? scope : scope.slice(i);
       if (Object.hasOwn(table, suffix)) {
         found = table[suffix];

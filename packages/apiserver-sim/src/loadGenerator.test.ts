@@ -11,9 +11,20 @@ function mapTarget() {
   let uid = 0;
   const log: string[] = [];
   const target: ChurnTarget = {
-    create: (o, ns) => { const k = `${ns}/${o.metadata!.name}`; if (objects.has(k)) throw new Error('exists'); objects.set(k, { ...o, metadata: { ...o.metadata, uid: `u${++uid}` } }); log.push(`create ${k}`); },
-    update: (o, ns, name) => { objects.set(`${ns}/${name}`, o); log.push(`update ${ns}/${name}`); },
-    delete: (ns, name) => { objects.delete(`${ns}/${name}`); log.push(`delete ${ns}/${name}`); },
+    create: (o, ns) => {
+      const k = `${ns}/${o.metadata!.name}`;
+      if (objects.has(k)) throw new Error('exists');
+      objects.set(k, { ...o, metadata: { ...o.metadata, uid: `u${++uid}` } });
+      log.push(`create ${k}`);
+    },
+    update: (o, ns, name) => {
+      objects.set(`${ns}/${name}`, o);
+      log.push(`update ${ns}/${name}`);
+    },
+    delete: (ns, name) => {
+      objects.delete(`${ns}/${name}`);
+      log.push(`delete ${ns}/${name}`);
+    },
     get: (ns, name) => objects.get(`${ns}/${name}`),
   };
   return { target, objects, log };
@@ -38,7 +49,10 @@ describe('createLoadGenerator', () => {
         const load = createLoadGenerator({ target, namespaces: ['a', 'b'], seed: 3, scheduler: ts });
         load.seed(50);
         const churn = load.churn({ ratePerSecond: 200, count: 400 });
-        ts.schedule(() => expect(churn.counters.created + churn.counters.updated + churn.counters.deleted + churn.counters.recreated - 50).toBe(200), 1002); // 200 changes in the first second
+        ts.schedule(
+          () => expect(churn.counters.created + churn.counters.updated + churn.counters.deleted + churn.counters.recreated - 50).toBe(200),
+          1002,
+        ); // 200 changes in the first second
         flush();
         counters = { ...churn.counters };
       });
@@ -57,8 +71,12 @@ describe('createLoadGenerator', () => {
 
 describe('objectStoreTarget', () => {
   let sim: ApiServer;
-  beforeAll(async () => { sim = await startApiServer({ port: 0, seed: 2 }); });
-  afterAll(async () => { await sim.close(); });
+  beforeAll(async () => {
+    sim = await startApiServer({ port: 0, seed: 2 });
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
 
   it('should drive the simulator: a recreated pod gets a new UID under the same name', () => {
     const target = objectStoreTarget(sim.storage);

@@ -22,7 +22,12 @@ export interface ChurnTarget {
 }
 
 /** The share of each kind of change in the churn; need not sum to 1. Default 2:5:2:1. */
-export interface ChurnMix { create?: number; update?: number; delete?: number; recreate?: number }
+export interface ChurnMix {
+  create?: number;
+  update?: number;
+  delete?: number;
+  recreate?: number;
+}
 
 /** Options of `createLoadGenerator`. */
 export interface LoadGeneratorOptions {
@@ -37,7 +42,12 @@ export interface LoadGeneratorOptions {
 }
 
 /** Counters of what the generator did. */
-export interface LoadCounters { created: number; updated: number; deleted: number; recreated: number }
+export interface LoadCounters {
+  created: number;
+  updated: number;
+  deleted: number;
+  recreated: number;
+}
 
 /** A running churn. */
 export interface ChurnHandle {
@@ -71,7 +81,11 @@ export function createLoadGenerator(options: LoadGeneratorOptions) {
     return { ...pod, metadata: { ...pod.metadata, namespace: place(slot).namespace } };
   };
 
-  const create = (slot: number) => { const { namespace } = place(slot); target.create(podFor(slot), namespace); counters.created++; };
+  const create = (slot: number) => {
+    const { namespace } = place(slot);
+    target.create(podFor(slot), namespace);
+    counters.created++;
+  };
 
   /** One random change on a random slot. */
   const change = (mix: Required<ChurnMix>) => {
@@ -80,11 +94,21 @@ export function createLoadGenerator(options: LoadGeneratorOptions) {
     const slot = Math.floor(random() * Math.max(1, slots));
     const { namespace, name } = place(slot);
     const current = target.get(namespace, name);
-    if (!current) { create(slot); return; } // an empty slot: whatever was picked, fill it
-    if ((pick -= mix.create) < 0) { create(slots++); return; }
+    if (!current) {
+      create(slot);
+      return;
+    } // an empty slot: whatever was picked, fill it
+    if ((pick -= mix.create) < 0) {
+      create(slots++);
+      return;
+    }
     if ((pick -= mix.update) < 0) {
       const meta = current.metadata!;
-      target.update({ ...current, metadata: { ...meta, annotations: { ...meta.annotations, 'loadgen/serial': String(++serial) } } }, namespace, name);
+      target.update(
+        { ...current, metadata: { ...meta, annotations: { ...meta.annotations, 'loadgen/serial': String(++serial) } } },
+        namespace,
+        name,
+      );
       counters.updated++;
     } else if ((pick -= mix.delete) < 0) {
       target.delete(namespace, name);
@@ -112,11 +136,17 @@ export function createLoadGenerator(options: LoadGeneratorOptions) {
       let done = 0;
       const limit = churnOptions.count ?? Infinity;
       let sub: Subscription | undefined;
-      sub = interval(tickMs, scheduler).pipe(take(Number.isFinite(limit) ? Math.ceil(limit / perTick) + 1 : Infinity)).subscribe(() => {
-        owed += perTick;
-        while (owed >= 1 && done < limit) { change(mix); owed--; done++; }
-        if (done >= limit) sub?.unsubscribe();
-      });
+      sub = interval(tickMs, scheduler)
+        .pipe(take(Number.isFinite(limit) ? Math.ceil(limit / perTick) + 1 : Infinity))
+        .subscribe(() => {
+          owed += perTick;
+          while (owed >= 1 && done < limit) {
+            change(mix);
+            owed--;
+            done++;
+          }
+          if (done >= limit) sub?.unsubscribe();
+        });
       return { counters, stop: () => sub?.unsubscribe() };
     },
   };

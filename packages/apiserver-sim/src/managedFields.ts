@@ -163,5 +163,14 @@ export function sameOwnership(a: readonly ManagedFieldsEntry[] | undefined, b: r
   const x = a ?? [];
   const y = b ?? [];
   if (x.length !== y.length) return false;
-  return x.every((e) => y.some((f) => f.manager === e.manager && f.operation === e.operation && f.subresource === e.subresource && f.apiVersion === e.apiVersion && jsonEqual(f.fieldsV1, e.fieldsV1)));
+  return x.every((e) =>
+    y.some(
+      (f) =>
+        f.manager === e.manager &&
+        f.operation === e.operation &&
+        f.subresource === e.subresource &&
+        f.apiVersion === e.apiVersion &&
+        jsonEqual(f.fieldsV1, e.fieldsV1),
+    ),
+  );
 }

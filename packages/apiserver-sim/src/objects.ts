@@ -195,7 +195,8 @@ export class ObjectStore {
 
   /** The body of a create or update: a JSON object of the resource's kind (cloned unless owned), and its metadata. */
   #writeInput(res: ResourceInfo, input: KubeObject, options: WriteOptions): { obj: Obj; meta: ObjectMeta } {
-    if (!input || typeof input !== 'object' || Array.isArray(input)) throw errors.badRequest('the body of the request must be a JSON object');
+    if (!input || typeof input !== 'object' || Array.isArray(input))
+      throw errors.badRequest('the body of the request must be a JSON object');
     const obj = (options.owned ? input : clone(input)) as Obj;
     this.#checkKind(res, obj);
     return { obj, meta: obj.metadata && typeof obj.metadata === 'object' ? obj.metadata : {} };
@@ -206,7 +207,9 @@ export class ObjectStore {
       throw errors.badRequest(`the kind of the object (${String(obj.kind)}) does not match the kind of the resource (${res.kind})`);
     }
     if (obj.apiVersion !== undefined && obj.apiVersion !== groupVersion(res)) {
-      throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${groupVersion(res)})`);
+      throw errors.badRequest(
+        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${groupVersion(res)})`,
+      );
     }
   }
 
@@ -226,9 +229,11 @@ export class ObjectStore {
     const namespace = this.storage.get(NAMESPACES_KEY, objectKey(undefined, ns)) as Obj | undefined;
     if (!namespace) throw errors.notFound({ resource: 'namespaces', group: '', name: ns });
     if (namespace.status?.phase === 'Terminating') {
-      throw errors.forbiddenObject({ resource: res.resource, group: res.group, name }, `unable to create new content in namespace ${ns} because it is being terminated`, [
-        { reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' },
-      ]);
+      throw errors.forbiddenObject(
+        { resource: res.resource, group: res.group, name },
+        `unable to create new content in namespace ${ns} because it is being terminated`,
+        [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
+      );
     }
   }
 
@@ -249,7 +254,12 @@ export class ObjectStore {
       while (this.storage.get(gvr, objectKey(ns, name)));
     }
     if (!name) {
-      throw errors.invalid(res.kind, '', [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }], res.group);
+      throw errors.invalid(
+        res.kind,
+        '',
+        [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }],
+        res.group,
+      );
     }
     const causes: StatusCause[] = validateObjectName(res.resource, name, 'metadata.name');
     if (causes.length > 0) throw errors.invalid(res.kind, name, causes, res.group);
@@ -259,7 +269,17 @@ export class ObjectStore {
 
     const now = timestamp();
     const rv = String(this.storage.nextRevision());
-    const { deletionTimestamp: _d, deletionGracePeriodSeconds: _g, resourceVersion: _r, uid: _u, creationTimestamp: _c, generation: _gen, managedFields: _m, selfLink: _s, ...userMeta } = meta;
+    const {
+      deletionTimestamp: _d,
+      deletionGracePeriodSeconds: _g,
+      resourceVersion: _r,
+      uid: _u,
+      creationTimestamp: _c,
+      generation: _gen,
+      managedFields: _m,
+      selfLink: _s,
+      ...userMeta
+    } = meta;
     const out: Obj = {
       ...obj,
       apiVersion: groupVersion(res),
@@ -278,7 +298,13 @@ export class ObjectStore {
     this.#defaults(res, out);
     // status is not writable through the main resource (pods keep theirs: there is no kubelet to set it)
     if (res.subresources.includes('status') && res.group !== '' && res.resource !== 'customresourcedefinitions') delete out.status;
-    out.metadata!.managedFields = withManagedFields(undefined, options.applied ?? out, options.fieldManager ?? 'unknown', options.operation ?? 'Update', now);
+    out.metadata!.managedFields = withManagedFields(
+      undefined,
+      options.applied ?? out,
+      options.fieldManager ?? 'unknown',
+      options.operation ?? 'Update',
+      now,
+    );
     if (options.dryRun) return out;
     this.storage.commit(gvr, 'ADDED', objectKey(ns, name), out);
     if (gvr === CRD_KEY) for (const r of resourcesOfCrd(out)) this.registry.add(r);
@@ -288,7 +314,13 @@ export class ObjectStore {
   #defaults(res: ResourceInfo, obj: Obj): void {
     const key = gvrKey(res);
     if (key === '/v1/pods') {
-      obj.spec = { restartPolicy: 'Always', terminationGracePeriodSeconds: 30, dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler', ...(obj.spec as object) };
+      obj.spec = {
+        restartPolicy: 'Always',
+        terminationGracePeriodSeconds: 30,
+        dnsPolicy: 'ClusterFirst',
+        schedulerName: 'default-scheduler',
+        ...(obj.spec as object),
+      };
       obj.status = { phase: 'Pending', qosClass: 'BestEffort', ...(obj.status ?? {}) };
     } else if (key === '/v1/namespaces') {
       obj.metadata!.labels = { ...obj.metadata!.labels, 'kubernetes.io/metadata.name': obj.metadata!.name as string };
@@ -299,10 +331,18 @@ export class ObjectStore {
       obj.status = {
         conditions: [
           { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found', lastTransitionTime: timestamp() },
-          { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted', lastTransitionTime: timestamp() },
+          {
+            type: 'Established',
+            status: 'True',
+            reason: 'InitialNamesAccepted',
+            message: 'the initial names have been accepted',
+            lastTransitionTime: timestamp(),
+          },
         ],
         acceptedNames: names,
-        storedVersions: ((obj.spec as { versions?: { name: string; storage?: boolean }[] }).versions ?? []).filter((v) => v.storage).map((v) => v.name),
+        storedVersions: ((obj.spec as { versions?: { name: string; storage?: boolean }[] }).versions ?? [])
+          .filter((v) => v.storage)
+          .map((v) => v.name),
       };
     }
   }
@@ -313,10 +353,19 @@ export class ObjectStore {
     if (!spec.group) causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.group' });
     if (!spec.names?.plural) causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.names.plural' });
     if (!spec.names?.kind) causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.names.kind' });
-    if (!Array.isArray(spec.versions) || spec.versions.length === 0) causes.push({ reason: 'FieldValueRequired', message: 'Required value: must have exactly one version marked as storage version', field: 'spec.versions' });
+    if (!Array.isArray(spec.versions) || spec.versions.length === 0)
+      causes.push({
+        reason: 'FieldValueRequired',
+        message: 'Required value: must have exactly one version marked as storage version',
+        field: 'spec.versions',
+      });
     const name = obj.metadata?.name ?? '';
     if (causes.length === 0 && name !== `${spec.names!.plural}.${spec.group}`) {
-      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${name}": must be spec.names.plural+"."+spec.group`, field: 'metadata.name' });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${name}": must be spec.names.plural+"."+spec.group`,
+        field: 'metadata.name',
+      });
     }
     if (causes.length > 0) throw errors.invalid('CustomResourceDefinition', name, causes, 'apiextensions.k8s.io');
   }
@@ -335,7 +384,8 @@ export class ObjectStore {
     const target = { resource: res.resource, group: res.group, name };
     const current = this.find(res, ns, name) as Obj | undefined;
     if (!current) throw errors.notFound(target);
-    if (meta.resourceVersion !== undefined && meta.resourceVersion !== '' && meta.resourceVersion !== current.metadata!.resourceVersion) throw errors.conflict(target);
+    if (meta.resourceVersion !== undefined && meta.resourceVersion !== '' && meta.resourceVersion !== current.metadata!.resourceVersion)
+      throw errors.conflict(target);
     if (meta.uid !== undefined && meta.uid !== '' && meta.uid !== current.metadata!.uid) {
       throw errors.conflict(target, `Precondition failed: UID in precondition: ${current.metadata!.uid}, UID in object meta: ${meta.uid}`);
     }
@@ -378,10 +428,12 @@ export class ObjectStore {
     const manager = options.fieldManager ?? 'unknown';
     // an apply owns its applied configuration (stamped only when it changed the object); a plain
     // update owns what it changed
-    m.managedFields = options.operation === 'Apply'
-      ? withManagedFields(base, options.applied ?? next, manager, 'Apply', unchanged ? undefined : now, options.subresource)
-      : withUpdatedFields(base, current, next, manager, now, options.subresource);
-    if (unchanged && sameOwnership(m.managedFields as ManagedFieldsEntry[], cur.managedFields as ManagedFieldsEntry[] | undefined)) return current;
+    m.managedFields =
+      options.operation === 'Apply'
+        ? withManagedFields(base, options.applied ?? next, manager, 'Apply', unchanged ? undefined : now, options.subresource)
+        : withUpdatedFields(base, current, next, manager, now, options.subresource);
+    if (unchanged && sameOwnership(m.managedFields as ManagedFieldsEntry[], cur.managedFields as ManagedFieldsEntry[] | undefined))
+      return current;
     const gvr = gvrKey(res);
     const key = objectKey(ns, name);
     if (deletesDuringUpdate(gvr, current, next)) {
@@ -412,10 +464,15 @@ export class ObjectStore {
       throw errors.conflict(target, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata!.uid}`);
     }
     if (pre.resourceVersion !== undefined && pre.resourceVersion !== current.metadata!.resourceVersion) {
-      throw errors.conflict(target, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata!.resourceVersion}`);
+      throw errors.conflict(
+        target,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata!.resourceVersion}`,
+      );
     }
     if (options.gracePeriodSeconds !== undefined && (!Number.isInteger(options.gracePeriodSeconds) || options.gracePeriodSeconds < 0)) {
-      throw errors.invalid('DeleteOptions', '', [{ reason: 'FieldValueInvalid', message: 'Invalid value: must be >= 0', field: 'gracePeriodSeconds' }]);
+      throw errors.invalid('DeleteOptions', '', [
+        { reason: 'FieldValueInvalid', message: 'Invalid value: must be >= 0', field: 'gracePeriodSeconds' },
+      ]);
     }
     const gvr = gvrKey(res);
     const key = objectKey(ns, name);
@@ -430,7 +487,10 @@ export class ObjectStore {
       if (finalizers.length > 0 || grace > 0) return current;
     }
     if (finalizers.length > 0 || grace > 0) {
-      const marked = this.#atNextRevision(current, { deletionTimestamp: timestamp(Date.now() + grace * 1000), deletionGracePeriodSeconds: grace });
+      const marked = this.#atNextRevision(current, {
+        deletionTimestamp: timestamp(Date.now() + grace * 1000),
+        deletionGracePeriodSeconds: grace,
+      });
       this.storage.commit(gvr, 'MODIFIED', key, marked);
       if (grace > 0) {
         this.#later(grace * this.#graceMs, () => {
@@ -467,14 +527,20 @@ export class ObjectStore {
   #terminateNamespace(key: string, current: Obj, dryRun: boolean): KubeObject | undefined {
     const name = current.metadata!.name as string;
     if (current.metadata!.deletionTimestamp === undefined) {
-      const marked: Obj = { ...this.#atNextRevision(current, { deletionTimestamp: timestamp() }), status: { ...current.status, phase: 'Terminating' } };
+      const marked: Obj = {
+        ...this.#atNextRevision(current, { deletionTimestamp: timestamp() }),
+        status: { ...current.status, phase: 'Terminating' },
+      };
       if (dryRun) return marked;
       this.storage.commit(NAMESPACES_KEY, 'MODIFIED', key, marked);
       this.#later(this.#namespaceDelayMs, () => this.#namespaceController(name, current.metadata!.uid as string));
       return marked;
     }
     if (specFinalizers(current).length > 0) {
-      throw errors.conflict({ resource: 'namespaces', group: '', name }, 'The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.');
+      throw errors.conflict(
+        { resource: 'namespaces', group: '', name },
+        'The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.',
+      );
     }
     return undefined;
   }
@@ -550,7 +616,7 @@ function hasGeneration(res: ResourceInfo): boolean {
 
 /** A namespace's `spec.finalizers`. */
 function specFinalizers(ns: Obj): string[] {
-  return ((ns.spec as { finalizers?: string[] } | undefined)?.finalizers) ?? [];
+  return (ns.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
 }
 
 /**

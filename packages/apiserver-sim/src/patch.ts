@@ -28,12 +28,20 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const clone = <T>(v: T): T => (v === undefined ? v : JSON.parse(JSON.stringify(v)));
 
 /** One RFC 6902 operation. */
-export interface JsonPatchOp { op: string; path: string; value?: unknown; from?: string }
+export interface JsonPatchOp {
+  op: string;
+  path: string;
+  value?: unknown;
+  from?: string;
+}
 
 function pointer(path: string): string[] {
   if (path === '') return [];
   if (!path.startsWith('/')) throw new PatchError('BadRequest', `invalid JSON pointer "${path}"`);
-  return path.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return path
+    .slice(1)
+    .split('/')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function parentOf(doc: Json, tokens: string[], path: string): { parent: Json; last: string } {
@@ -92,16 +100,37 @@ export function applyJsonPatch<T>(doc: T, ops: readonly JsonPatchOp[]): T {
   if (!Array.isArray(ops)) throw new PatchError('BadRequest', 'a JSON patch must be an array of operations');
   let out = clone(doc) as Json;
   for (const o of ops) {
-    if (!isObj(o as unknown) || typeof o.op !== 'string' || typeof o.path !== 'string') throw new PatchError('BadRequest', 'each JSON patch operation needs "op" and "path"');
+    if (!isObj(o as unknown) || typeof o.op !== 'string' || typeof o.path !== 'string')
+      throw new PatchError('BadRequest', 'each JSON patch operation needs "op" and "path"');
     const value = clone(o.value) as Json;
     switch (o.op) {
-      case 'add': if (!('value' in o)) throw new PatchError('BadRequest', 'add needs a value'); out = add(out, o.path, value); break;
-      case 'replace': if (!('value' in o)) throw new PatchError('BadRequest', 'replace needs a value'); out = pointer(o.path).length === 0 ? value : add(out, o.path, value, true); break;
-      case 'remove': remove(out, o.path); break;
-      case 'move': { if (typeof o.from !== 'string') throw new PatchError('BadRequest', 'move needs "from"'); const v = remove(out, o.from); out = add(out, o.path, v); break; }
-      case 'copy': { if (typeof o.from !== 'string') throw new PatchError('BadRequest', 'copy needs "from"'); out = add(out, o.path, clone(get(out, o.from))); break; }
-      case 'test': if (JSON.stringify(get(out, o.path)) !== JSON.stringify(o.value)) throw new PatchError('Invalid', `test failed at "${o.path}"`); break;
-      default: throw new PatchError('BadRequest', `unknown JSON patch operation "${o.op}"`);
+      case 'add':
+        if (!('value' in o)) throw new PatchError('BadRequest', 'add needs a value');
+        out = add(out, o.path, value);
+        break;
+      case 'replace':
+        if (!('value' in o)) throw new PatchError('BadRequest', 'replace needs a value');
+        out = pointer(o.path).length === 0 ? value : add(out, o.path, value, true);
+        break;
+      case 'remove':
+        remove(out, o.path);
+        break;
+      case 'move': {
+        if (typeof o.from !== 'string') throw new PatchError('BadRequest', 'move needs "from"');
+        const v = remove(out, o.from);
+        out = add(out, o.path, v);
+        break;
+      }
+      case 'copy': {
+        if (typeof o.from !== 'string') throw new PatchError('BadRequest', 'copy needs "from"');
+        out = add(out, o.path, clone(get(out, o.from)));
+        break;
+      }
+      case 'test':
+        if (JSON.stringify(get(out, o.path)) !== JSON.stringify(o.value)) throw new PatchError('Invalid', `test failed at "${o.path}"`);
+        break;
+      default:
+        throw new PatchError('BadRequest', `unknown JSON patch operation "${o.op}"`);
     }
   }
   return out as T;
@@ -166,13 +195,18 @@ function strategic(target: Json, patch: Obj, scope: string, merge: 'apply' | 'pa
     if (k.startsWith(DELETE_PRIMITIVE)) {
       const field = k.slice(DELETE_PRIMITIVE.length);
       if (!Array.isArray(v)) throw new PatchError('BadRequest', `${k} must be a list`);
-      if (Array.isArray(out[field])) out[field] = (out[field] as Json[]).filter((x) => !v.some((d) => JSON.stringify(d) === JSON.stringify(x)));
+      if (Array.isArray(out[field]))
+        out[field] = (out[field] as Json[]).filter((x) => !v.some((d) => JSON.stringify(d) === JSON.stringify(x)));
       continue;
     }
-    if (v === null) { delete out[k]; continue; }
+    if (v === null) {
+      delete out[k];
+      continue;
+    }
     const at = `${scope}.${k}`;
     const keys = Array.isArray(v) ? mergeKeysAt(at, merge) : undefined;
-    if (Array.isArray(v) && keys !== undefined) out[k] = mergeList(Array.isArray(out[k]) ? out[k] as Json[] : [], v, keys, patch[`${SET_ORDER}${k}`], at, merge);
+    if (Array.isArray(v) && keys !== undefined)
+      out[k] = mergeList(Array.isArray(out[k]) ? (out[k] as Json[]) : [], v, keys, patch[`${SET_ORDER}${k}`], at, merge);
     else if (isObj(v)) {
       const merged = strategic(out[k] ?? null, v, at, merge);
       if (merged === null) delete out[k];
@@ -182,11 +216,21 @@ function strategic(target: Json, patch: Obj, scope: string, merge: 'apply' | 'pa
   return out;
 }
 
-function mergeList(current: Json[], patch: Json[], keys: readonly string[], order: Json | undefined, scope: string, merge: 'apply' | 'patch'): Json[] {
-  if (patch.some((p) => isObj(p) && p.$patch === 'replace')) return patch.filter((p) => !(isObj(p) && p.$patch === 'replace')).map(stripDirectives);
+function mergeList(
+  current: Json[],
+  patch: Json[],
+  keys: readonly string[],
+  order: Json | undefined,
+  scope: string,
+  merge: 'apply' | 'patch',
+): Json[] {
+  if (patch.some((p) => isObj(p) && p.$patch === 'replace'))
+    return patch.filter((p) => !(isObj(p) && p.$patch === 'replace')).map(stripDirectives);
   // the same item: equal scalars of a set, or objects with equal key fields
   const same = (x: Json, y: Json): boolean =>
-    keys.length === 0 ? JSON.stringify(x) === JSON.stringify(y) : isObj(x) && isObj(y) && keys.every((k) => JSON.stringify(x[k]) === JSON.stringify(y[k]));
+    keys.length === 0
+      ? JSON.stringify(x) === JSON.stringify(y)
+      : isObj(x) && isObj(y) && keys.every((k) => JSON.stringify(x[k]) === JSON.stringify(y[k]));
   let out: Json[] = [...current];
   if (keys.length === 0) {
     for (const p of patch) if (!out.some((x) => same(x, p))) out.push(clone(p));
@@ -194,14 +238,20 @@ function mergeList(current: Json[], patch: Json[], keys: readonly string[], orde
     for (const p of patch) {
       if (!isObj(p) || !keys.some((k) => k in p)) throw new PatchError('Invalid', `list item needs its merge key "${keys.join('", "')}"`);
       const i = out.findIndex((x) => same(x, p));
-      if (p.$patch === 'delete') { if (i >= 0) out.splice(i, 1); continue; }
+      if (p.$patch === 'delete') {
+        if (i >= 0) out.splice(i, 1);
+        continue;
+      }
       if (i >= 0) out[i] = strategic(out[i], p, scope, merge);
       else out.push(stripDirectives(p));
     }
   }
   if (Array.isArray(order)) {
     const rank = (x: Json) => order.findIndex((o) => same(o, x));
-    out = out.map((x, i) => ({ x, i, r: rank(x) })).sort((a, b) => (a.r < 0 || b.r < 0 ? a.i - b.i : a.r - b.r)).map((e) => e.x);
+    out = out
+      .map((x, i) => ({ x, i, r: rank(x) }))
+      .sort((a, b) => (a.r < 0 || b.r < 0 ? a.i - b.i : a.r - b.r))
+      .map((e) => e.x);
   }
   return out;
 }
@@ -209,5 +259,9 @@ function mergeList(current: Json[], patch: Json[], keys: readonly string[], orde
 function stripDirectives(v: Json): Json {
   if (Array.isArray(v)) return v.map(stripDirectives);
   if (!isObj(v)) return v;
-  return Object.fromEntries(Object.entries(v).filter(([k]) => !k.startsWith('$')).map(([k, x]) => [k, stripDirectives(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => !k.startsWith('$'))
+      .map(([k, x]) => [k, stripDirectives(x)]),
+  );
 }

@@ -8,7 +8,14 @@ import { applyConflictError, findApplyConflicts, releaseFields } from './applyCo
 import { pruneDroppedFields } from './applyPrune.ts';
 import type { ManagedFieldsEntry } from './managedFields.ts';
 import type { ObjectStore, WriteOptions } from './objects.ts';
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, mergeAppliedConfiguration, PatchError, type JsonPatchOp } from './patch.ts';
+import {
+  applyJsonPatch,
+  applyMergePatch,
+  applyStrategicMergePatch,
+  mergeAppliedConfiguration,
+  PatchError,
+  type JsonPatchOp,
+} from './patch.ts';
 import type { ResourceInfo } from './resources.ts';
 import { errors } from './status.ts';
 import { parseJsonBody } from './http.ts';
@@ -54,13 +61,21 @@ export function applyPatch(
   const { force: _force, ...write } = options;
   const current = objects.find(res, namespace, name);
   if (contentType === PATCH_TYPES.apply) {
-    if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw errors.badRequest('an apply patch must be a JSON or YAML object');
+    if (!patch || typeof patch !== 'object' || Array.isArray(patch))
+      throw errors.badRequest('an apply patch must be a JSON or YAML object');
     if (!options.fieldManager) throw errors.badRequest('fieldManager is required for apply requests');
     if (!current) {
       // a subresource exists only with its object: applying to it never creates one
       if (options.subresource !== undefined) throw errors.notFound({ resource: res.resource, group: res.group, name });
       const obj = patch as KubeObject;
-      return { object: objects.create(res, { ...obj, metadata: { ...obj.metadata, name } }, namespace, { ...write, operation: 'Apply', applied: patch as KubeObject }), created: true };
+      return {
+        object: objects.create(res, { ...obj, metadata: { ...obj.metadata, name } }, namespace, {
+          ...write,
+          operation: 'Apply',
+          applied: patch as KubeObject,
+        }),
+        created: true,
+      };
     }
     const conflicts = findApplyConflicts(current, patch as KubeObject, options.fieldManager, options.subresource);
     if (conflicts.length > 0 && !options.force) throw applyConflictError(conflicts);
@@ -73,10 +88,25 @@ export function applyPatch(
       patchFailure(e);
     }
     // fields the manager stopped applying go, unless another manager owns them
-    const m = pruneDroppedFields(merged as KubeObject, write.managedFields ?? entries, patch as KubeObject, options.fieldManager, options.subresource);
+    const m = pruneDroppedFields(
+      merged as KubeObject,
+      write.managedFields ?? entries,
+      patch as KubeObject,
+      options.fieldManager,
+      options.subresource,
+    );
     // apply never carries a precondition unless the applied config names one
     const rv = (patch as KubeObject).metadata?.resourceVersion;
-    return { object: objects.update(res, { ...m, metadata: { ...m.metadata, resourceVersion: rv ?? current.metadata?.resourceVersion } }, namespace, name, { ...write, operation: 'Apply', applied: patch as KubeObject }), created: false };
+    return {
+      object: objects.update(
+        res,
+        { ...m, metadata: { ...m.metadata, resourceVersion: rv ?? current.metadata?.resourceVersion } },
+        namespace,
+        name,
+        { ...write, operation: 'Apply', applied: patch as KubeObject },
+      ),
+      created: false,
+    };
   }
   if (!current) throw errors.notFound({ resource: res.resource, group: res.group, name });
   let result: unknown;
@@ -97,7 +127,13 @@ export function applyPatch(
   // a patch is unconditional unless it names a resourceVersion itself
   const patchRv = Array.isArray(patch) ? requestedRv : (patch as KubeObject).metadata?.resourceVersion;
   return {
-    object: objects.update(res, { ...patched, metadata: { ...patched.metadata, resourceVersion: patchRv ?? current.metadata?.resourceVersion } }, namespace, name, write),
+    object: objects.update(
+      res,
+      { ...patched, metadata: { ...patched.metadata, resourceVersion: patchRv ?? current.metadata?.resourceVersion } },
+      namespace,
+      name,
+      write,
+    ),
     created: false,
   };
 }

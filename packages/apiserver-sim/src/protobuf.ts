@@ -64,7 +64,8 @@ export function decodeProtobufObject(body: Uint8Array): Record<string, unknown> 
   try {
     env = readEnvelope(body);
     if (env.contentEncoding !== '') throw new WireFormatError(`content encoding "${env.contentEncoding}" is not supported`);
-    if (env.contentType !== '' && env.contentType !== PROTOBUF_MEDIA_TYPE) throw new WireFormatError(`raw content type "${env.contentType}" is not supported`);
+    if (env.contentType !== '' && env.contentType !== PROTOBUF_MEDIA_TYPE)
+      throw new WireFormatError(`raw content type "${env.contentType}" is not supported`);
     const message = PROTOBUF_KINDS[`${env.apiVersion}/${env.kind}`];
     if (message === undefined) throw new WireFormatError('the simulator has no protobuf schema for this kind');
     return { apiVersion: env.apiVersion, kind: env.kind, ...decodeMessage(message, env.raw) };
@@ -72,10 +73,15 @@ export function decodeProtobufObject(body: Uint8Array): Record<string, unknown> 
     if (!(e instanceof WireFormatError)) throw e;
     const kind = env?.kind ? `${env.apiVersion}, Kind=${env.kind}` : 'unknown kind';
     throw new ApiStatusError(
-      failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - cannot decode ${PROTOBUF_MEDIA_TYPE} for ${kind}: ${e.message}; accepted media types include: application/json`, {
-        ...(env?.kind ? { kind: env.kind } : {}),
-        ...(env?.apiVersion.includes('/') ? { group: env.apiVersion.split('/')[0] } : {}),
-      }),
+      failure(
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - cannot decode ${PROTOBUF_MEDIA_TYPE} for ${kind}: ${e.message}; accepted media types include: application/json`,
+        {
+          ...(env?.kind ? { kind: env.kind } : {}),
+          ...(env?.apiVersion.includes('/') ? { group: env.apiVersion.split('/')[0] } : {}),
+        },
+      ),
     );
   }
 }
@@ -99,7 +105,8 @@ function decodeMessage(name: string, bytes: Uint8Array): Record<string, unknown>
       ((out[json] ??= {}) as Record<string, unknown>)[key] = value ?? zeroOf(type);
     } else if (flags.includes('repeated')) {
       const list = (out[json] ??= []) as unknown[];
-      if (f.wire === 2 && isVarintType(type)) list.push(...readPackedVarints(f.value).map((v) => decodeValue(type, { num: f.num, wire: 0, value: v }, json)));
+      if (f.wire === 2 && isVarintType(type))
+        list.push(...readPackedVarints(f.value).map((v) => decodeValue(type, { num: f.num, wire: 0, value: v }, json)));
       else list.push(decodeValue(type, f, `${name}.${json}`));
     } else {
       const value = decodeValue(type, f, `${name}.${json}`);
@@ -147,7 +154,14 @@ function timeOf(t: Record<string, unknown>, micro: boolean): string | undefined 
   const nanos = (t.nanos as number | undefined) ?? 0;
   if (seconds === 0 && nanos === 0) return undefined;
   // RFC 3339 years 0001–9999, as Go's time marshalling allows.
-  if (!Number.isInteger(seconds) || seconds < -62_135_596_800 || seconds > 253_402_300_799 || !Number.isInteger(nanos) || nanos < 0 || nanos > 999_999_999) {
+  if (
+    !Number.isInteger(seconds) ||
+    seconds < -62_135_596_800 ||
+    seconds > 253_402_300_799 ||
+    !Number.isInteger(nanos) ||
+    nanos < 0 ||
+    nanos > 999_999_999
+  ) {
     throw new WireFormatError(`time out of range: seconds ${seconds}, nanos ${nanos}`);
   }
   const iso = new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, '');
@@ -168,7 +182,9 @@ function zeroOf(type: string): unknown {
 
 /** A zero scalar of an omitempty Go field, which `encoding/json` leaves out. */
 function isOmittedZero(type: string, value: unknown): boolean {
-  return (type === 'string' || type === 'bytes' || isVarintType(type) || type === 'double') && (value === '' || value === 0 || value === false);
+  return (
+    (type === 'string' || type === 'bytes' || isVarintType(type) || type === 'double') && (value === '' || value === 0 || value === false)
+  );
 }
 
 function bytesOf(f: WireField, where = 'envelope'): Uint8Array {

@@ -10,7 +10,12 @@ describe('readFields', () => {
     f32.writeInt32LE(-7);
     const buf = Uint8Array.from([...int(1, 300), ...varint((2 << 3) | 1), ...f64, ...bytes(3, 'hé'), ...varint((4 << 3) | 5), ...f32]);
     const fields = [...readFields(buf)];
-    expect(fields.map((f) => [f.num, f.wire])).toEqual([[1, 0], [2, 1], [3, 2], [4, 5]]);
+    expect(fields.map((f) => [f.num, f.wire])).toEqual([
+      [1, 0],
+      [2, 1],
+      [3, 2],
+      [4, 5],
+    ]);
     expect(fields[0].value).toBe(300n);
     expect(float64(fields[1].value as Uint8Array)).toBe(1.5);
     expect(decodeUtf8(fields[2].value as Uint8Array)).toBe('hé');
@@ -28,7 +33,11 @@ describe('readFields', () => {
 
 describe('readPackedVarints', () => {
   it('should read a run of varints, including 10-byte negative ones', () => {
-    expect(readPackedVarints(Uint8Array.from([...varint(1), ...varint(150), ...varint(-1)])).map((v) => BigInt.asIntN(64, v))).toEqual([1n, 150n, -1n]);
+    expect(readPackedVarints(Uint8Array.from([...varint(1), ...varint(150), ...varint(-1)])).map((v) => BigInt.asIntN(64, v))).toEqual([
+      1n,
+      150n,
+      -1n,
+    ]);
   });
 });
 

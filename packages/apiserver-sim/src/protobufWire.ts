@@ -8,9 +8,7 @@ export type WireType = 0 | 1 | 2 | 5;
 
 /** One field read from a message: its number, wire type and raw value. */
 export type WireField =
-  | { num: number; wire: 0; value: bigint }
-  | { num: number; wire: 1 | 5; value: Uint8Array }
-  | { num: number; wire: 2; value: Uint8Array };
+  { num: number; wire: 0; value: bigint } | { num: number; wire: 1 | 5; value: Uint8Array } | { num: number; wire: 2; value: Uint8Array };
 
 /**
  * A body that is not valid protobuf (truncated, a bad tag or wire type). Carries what went wrong
@@ -79,7 +77,7 @@ export function readVarint(buf: Uint8Array, pos: number): { value: bigint; next:
 /** The varints of a packed repeated field's payload. */
 export function readPackedVarints(buf: Uint8Array): bigint[] {
   const out: bigint[] = [];
-  for (let pos = 0; pos < buf.length; ) {
+  for (let pos = 0; pos < buf.length;) {
     const read = readVarint(buf, pos);
     out.push(read.value);
     pos = read.next;

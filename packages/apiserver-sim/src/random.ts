@@ -36,7 +36,6 @@ export function seededRandom(seed: number): Random {
   return {
     next,
     int: (n) => Math.floor(next() * n),
-    uuid: () =>
-      `${hex(8)}-${hex(4)}-4${hex(3)}-${((8 + Math.floor(next() * 4)) as number).toString(16)}${hex(3)}-${hex(12)}`,
+    uuid: () => `${hex(8)}-${hex(4)}-4${hex(3)}-${((8 + Math.floor(next() * 4)) as number).toString(16)}${hex(3)}-${hex(12)}`,
   };
 }

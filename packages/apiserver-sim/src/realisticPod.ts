@@ -19,7 +19,16 @@ export function realisticPod(i: number): KubeObject {
       name,
       labels: { app: 'web', 'pod-template-hash': '7d9f8b6c5d', tier: i % 2 === 0 ? 'frontend' : 'backend' },
       annotations: { 'kubectl.kubernetes.io/restartedAt': rolloutTime, 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9102' },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7d9f8b6c5d', uid: '5f0c8a52-8f3e-4c7a-9d1b-2e6f4a3b1c0d', controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: 'web-7d9f8b6c5d',
+          uid: '5f0c8a52-8f3e-4c7a-9d1b-2e6f4a3b1c0d',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
       managedFields: [
         {
           manager: 'kube-controller-manager',
@@ -28,9 +37,26 @@ export function realisticPod(i: number): KubeObject {
           time,
           fieldsType: 'FieldsV1',
           fieldsV1: {
-            'f:metadata': { 'f:generateName': {}, 'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {}, 'f:tier': {} }, 'f:ownerReferences': { '.': {}, 'k:{"uid":"5f0c8a52-8f3e-4c7a-9d1b-2e6f4a3b1c0d"}': {} } },
+            'f:metadata': {
+              'f:generateName': {},
+              'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {}, 'f:tier': {} },
+              'f:ownerReferences': { '.': {}, 'k:{"uid":"5f0c8a52-8f3e-4c7a-9d1b-2e6f4a3b1c0d"}': {} },
+            },
             'f:spec': {
-              'f:containers': { 'k:{"name":"web"}': { '.': {}, 'f:image': {}, 'f:imagePullPolicy': {}, 'f:name': {}, 'f:ports': { '.': {}, 'k:{"containerPort":8080,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} } }, 'f:resources': { '.': {}, 'f:limits': { '.': {}, 'f:cpu': {}, 'f:memory': {} }, 'f:requests': { '.': {}, 'f:cpu': {}, 'f:memory': {} } } } },
+              'f:containers': {
+                'k:{"name":"web"}': {
+                  '.': {},
+                  'f:image': {},
+                  'f:imagePullPolicy': {},
+                  'f:name': {},
+                  'f:ports': { '.': {}, 'k:{"containerPort":8080,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} } },
+                  'f:resources': {
+                    '.': {},
+                    'f:limits': { '.': {}, 'f:cpu': {}, 'f:memory': {} },
+                    'f:requests': { '.': {}, 'f:cpu': {}, 'f:memory': {} },
+                  },
+                },
+              },
               'f:dnsPolicy': {},
               'f:restartPolicy': {},
               'f:schedulerName': {},
@@ -45,7 +71,19 @@ export function realisticPod(i: number): KubeObject {
           time,
           fieldsType: 'FieldsV1',
           subresource: 'status',
-          fieldsV1: { 'f:status': { 'f:conditions': { 'k:{"type":"Ready"}': { '.': {}, 'f:lastProbeTime': {}, 'f:lastTransitionTime': {}, 'f:status': {}, 'f:type': {} } }, 'f:containerStatuses': {}, 'f:hostIP': {}, 'f:phase': {}, 'f:podIP': {}, 'f:podIPs': { '.': {}, 'k:{"ip":"10.244.1.5"}': { '.': {}, 'f:ip': {} } }, 'f:startTime': {} } },
+          fieldsV1: {
+            'f:status': {
+              'f:conditions': {
+                'k:{"type":"Ready"}': { '.': {}, 'f:lastProbeTime': {}, 'f:lastTransitionTime': {}, 'f:status': {}, 'f:type': {} },
+              },
+              'f:containerStatuses': {},
+              'f:hostIP': {},
+              'f:phase': {},
+              'f:podIP': {},
+              'f:podIPs': { '.': {}, 'k:{"ip":"10.244.1.5"}': { '.': {}, 'f:ip': {} } },
+              'f:startTime': {},
+            },
+          },
         },
       ],
     },
@@ -66,7 +104,18 @@ export function realisticPod(i: number): KubeObject {
           terminationMessagePolicy: 'File',
         },
       ],
-      volumes: [{ name: 'kube-api-access', projected: { defaultMode: 420, sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: 'token' } }, { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } }] } }],
+      volumes: [
+        {
+          name: 'kube-api-access',
+          projected: {
+            defaultMode: 420,
+            sources: [
+              { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+              { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+            ],
+          },
+        },
+      ],
       nodeName: `node-${i % 50}`,
       restartPolicy: 'Always',
       terminationGracePeriodSeconds: 30,
@@ -87,7 +136,18 @@ export function realisticPod(i: number): KubeObject {
       podIP: `10.244.${(i >> 8) & 255}.${i & 255}`,
       podIPs: [{ ip: `10.244.${(i >> 8) & 255}.${i & 255}` }],
       startTime: time,
-      containerStatuses: [{ name: 'web', state: { running: { startedAt: time } }, ready: true, restartCount: 0, image: 'registry.example.com/team/web:1.27.3', imageID: 'registry.example.com/team/web@sha256:4f2a1b3c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708', containerID: `containerd://${containerId}`, started: true }],
+      containerStatuses: [
+        {
+          name: 'web',
+          state: { running: { startedAt: time } },
+          ready: true,
+          restartCount: 0,
+          image: 'registry.example.com/team/web:1.27.3',
+          imageID: 'registry.example.com/team/web@sha256:4f2a1b3c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708',
+          containerID: `containerd://${containerId}`,
+          started: true,
+        },
+      ],
       qosClass: 'Burstable',
     },
   } as KubeObject;

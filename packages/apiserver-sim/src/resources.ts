@@ -74,7 +74,10 @@ function builtin(
 /** The resources every simulator serves from the start. */
 export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
   // namespaces are deleted one by one (no deletecollection), as on a real server
-  { ...builtin('', 'namespaces', 'Namespace', false, { shortNames: ['ns'], subresources: ['status'] }), verbs: ALL_VERBS.filter((v) => v !== 'deletecollection') },
+  {
+    ...builtin('', 'namespaces', 'Namespace', false, { shortNames: ['ns'], subresources: ['status'] }),
+    verbs: ALL_VERBS.filter((v) => v !== 'deletecollection'),
+  },
   builtin('', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'], subresources: ['status'] }),
   builtin('', 'services', 'Service', true, { shortNames: ['svc'], categories: ['all'], subresources: ['status'] }),
   builtin('', 'configmaps', 'ConfigMap', true, { shortNames: ['cm'] }),
@@ -86,9 +89,19 @@ export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
   builtin('', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, { shortNames: ['pvc'], subresources: ['status'] }),
   builtin('', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'] }),
   builtin('', 'resourcequotas', 'ResourceQuota', true, { shortNames: ['quota'], subresources: ['status'] }),
-  builtin('apps', 'deployments', 'Deployment', true, { shortNames: ['deploy'], categories: ['all'], subresources: ['status'], hasSpec: true }),
+  builtin('apps', 'deployments', 'Deployment', true, {
+    shortNames: ['deploy'],
+    categories: ['all'],
+    subresources: ['status'],
+    hasSpec: true,
+  }),
   builtin('apps', 'replicasets', 'ReplicaSet', true, { shortNames: ['rs'], categories: ['all'], subresources: ['status'], hasSpec: true }),
-  builtin('apps', 'statefulsets', 'StatefulSet', true, { shortNames: ['sts'], categories: ['all'], subresources: ['status'], hasSpec: true }),
+  builtin('apps', 'statefulsets', 'StatefulSet', true, {
+    shortNames: ['sts'],
+    categories: ['all'],
+    subresources: ['status'],
+    hasSpec: true,
+  }),
   builtin('apps', 'daemonsets', 'DaemonSet', true, { shortNames: ['ds'], categories: ['all'], subresources: ['status'], hasSpec: true }),
   builtin('batch', 'jobs', 'Job', true, { categories: ['all'], subresources: ['status'], hasSpec: true }),
   builtin('batch', 'cronjobs', 'CronJob', true, { shortNames: ['cj'], categories: ['all'], subresources: ['status'], hasSpec: true }),

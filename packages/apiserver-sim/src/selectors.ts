@@ -22,7 +22,12 @@ const message = (e: unknown): string => (e instanceof Error ? e.message : String
  * Compiles the selectors of a request; `extraName` adds `metadata.name=<name>` (a watch on one object).
  * Throws a 400 `ApiStatusError` naming the bad selector.
  */
-export function compileSelectors(res: ResourceInfo, labelSelector: string | undefined, fieldSelector: string | undefined, extraName?: string): ObjectMatcher {
+export function compileSelectors(
+  res: ResourceInfo,
+  labelSelector: string | undefined,
+  fieldSelector: string | undefined,
+  extraName?: string,
+): ObjectMatcher {
   let labels: ReturnType<typeof parseLabelSelector> | undefined;
   let fields: ReturnType<typeof parseFieldSelector> | undefined;
   if (labelSelector !== undefined && labelSelector.trim() !== '') {

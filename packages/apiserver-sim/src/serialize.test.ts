@@ -7,7 +7,12 @@ describe('stringifyStored', () => {
   it('should equal JSON.stringify for any JSON object', () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.jsonValue(), fc.array(fc.jsonValue()), (spec, meta, fields) => {
-        const obj = { apiVersion: 'v1', kind: 'X', metadata: { name: 'a', extra: meta, managedFields: fields.map((f) => ({ manager: 'm', fieldsV1: { 'f:x': f } })) }, spec };
+        const obj = {
+          apiVersion: 'v1',
+          kind: 'X',
+          metadata: { name: 'a', extra: meta, managedFields: fields.map((f) => ({ manager: 'm', fieldsV1: { 'f:x': f } })) },
+          spec,
+        };
         expect(stringifyStored(obj)).toBe(JSON.stringify(obj));
       }),
     );
@@ -37,8 +42,15 @@ describe('stringifyStored', () => {
     let pod = realisticPod(1) as any;
     for (let i = 0; i < 20; i++) {
       expect(stringifyStored(pod)).toBe(JSON.stringify(pod));
-      const entry = { ...pod.metadata.managedFields[0], time: `t${i}`, fieldsV1: { ...pod.metadata.managedFields[0].fieldsV1, 'f:metadata': { i: {} } } };
-      pod = { ...pod, metadata: { ...pod.metadata, resourceVersion: String(i), managedFields: [entry, ...pod.metadata.managedFields.slice(1)] } };
+      const entry = {
+        ...pod.metadata.managedFields[0],
+        time: `t${i}`,
+        fieldsV1: { ...pod.metadata.managedFields[0].fieldsV1, 'f:metadata': { i: {} } },
+      };
+      pod = {
+        ...pod,
+        metadata: { ...pod.metadata, resourceVersion: String(i), managedFields: [entry, ...pod.metadata.managedFields.slice(1)] },
+      };
     }
   });
 

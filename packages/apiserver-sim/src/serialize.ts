@@ -66,7 +66,9 @@ function metadata(m: Record<string, unknown>): string {
  */
 export function stringifyStored(obj: unknown): string {
   if (!isPlain(obj)) return JSON.stringify(obj) ?? 'null';
-  return join(obj, (k, v) => (k === 'metadata' && isPlain(v) ? metadata(v) : k === 'apiVersion' || k === 'kind' ? JSON.stringify(v) : cached(v)));
+  return join(obj, (k, v) =>
+    k === 'metadata' && isPlain(v) ? metadata(v) : k === 'apiVersion' || k === 'kind' ? JSON.stringify(v) : cached(v),
+  );
 }
 
 /** The watch line (without newline) of one event. */

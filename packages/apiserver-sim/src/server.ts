@@ -6,12 +6,40 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { KubeObject, ListMeta } from '@rxinformer/core';
-import { apiGroup, apiGroupList, apiResourceList, apiVersions, OPENAPI_V2_JSON, OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_TYPE, versionInfo, type ServerVersion } from './discovery.ts';
+import {
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  OPENAPI_V2_JSON,
+  OPENAPI_V2_PROTOBUF,
+  OPENAPI_V2_PROTOBUF_TYPE,
+  versionInfo,
+  type ServerVersion,
+} from './discovery.ts';
 import { Faults, failureError, runFault, type AuthOptions, type RequestClass } from './faults.ts';
-import { parseJsonBody, parseResourcePath, Query, readBody, readObjectBody, sendJson, sendJsonText, sendStatus, type ResourcePath } from './http.ts';
+import {
+  parseJsonBody,
+  parseResourcePath,
+  Query,
+  readBody,
+  readObjectBody,
+  sendJson,
+  sendJsonText,
+  sendStatus,
+  type ResourcePath,
+} from './http.ts';
 import { listJson } from './serialize.ts';
 import { kubeconfigYaml, writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.ts';
-import { listPage, parseResourceVersion, sendInitialEventsOf, validateListQuery, waitForRevision, type ListQuery, type RevisionWait } from './list.ts';
+import {
+  listPage,
+  parseResourceVersion,
+  sendInitialEventsOf,
+  validateListQuery,
+  waitForRevision,
+  type ListQuery,
+  type RevisionWait,
+} from './list.ts';
 import { ObjectStore, type DeleteOptions } from './objects.ts';
 import { applyPatch } from './patching.ts';
 import { seededRandom } from './random.ts';
@@ -168,11 +196,19 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const tls = options.tls;
   let tlsHandshakes = 0;
   if (tls) {
-    const secure = createTlsServer({
-      keepAliveTimeout: 5000, noDelay: true, cert: tls.cert, key: tls.key,
-      ...(tls.clientCa !== undefined && { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true }),
-    }, onRequest);
-    secure.on('secureConnection', () => { tlsHandshakes++; });
+    const secure = createTlsServer(
+      {
+        keepAliveTimeout: 5000,
+        noDelay: true,
+        cert: tls.cert,
+        key: tls.key,
+        ...(tls.clientCa !== undefined && { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true }),
+      },
+      onRequest,
+    );
+    secure.on('secureConnection', () => {
+      tlsHandshakes++;
+    });
     server = secure;
   } else {
     server = createServer({ keepAliveTimeout: 5000, noDelay: true }, onRequest);
@@ -192,7 +228,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   return {
     url,
     port,
-    get tlsHandshakes() { return tlsHandshakes; },
+    get tlsHandshakes() {
+      return tlsHandshakes;
+    },
     storage: objects,
     faults,
     watches: hub,
@@ -330,7 +368,15 @@ function verbOf(method: string, route: ResourcePath, watch: boolean): Verb {
   }
 }
 
-async function resource(ctx: Ctx, req: IncomingMessage, res: ServerResponse, route: ResourcePath, r: ResourceInfo, q: Query, method: string): Promise<void> {
+async function resource(
+  ctx: Ctx,
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: ResourcePath,
+  r: ResourceInfo,
+  q: Query,
+  method: string,
+): Promise<void> {
   const watch = isWatch(route, method, q);
   const verb = verbOf(method, route, watch);
   if (!r.verbs.includes(verb)) throw errors.methodNotAllowed();
@@ -342,10 +388,18 @@ async function resource(ctx: Ctx, req: IncomingMessage, res: ServerResponse, rou
   }
   const dryRun = q.params.getAll('dryRun');
   if (dryRun.some((d) => d !== 'All')) throw errors.badRequest(`dryRun must be "All"`);
-  const write = { fieldManager: q.str('fieldManager') ?? userAgentManager(req), dryRun: dryRun.includes('All'), ...(route.subresource ? { subresource: route.subresource } : {}) };
+  const write = {
+    fieldManager: q.str('fieldManager') ?? userAgentManager(req),
+    dryRun: dryRun.includes('All'),
+    ...(route.subresource ? { subresource: route.subresource } : {}),
+  };
   const mode = rendering(req);
   const one = (obj: KubeObject, code = 200) =>
-    sendJson(res, code, mode === 'table' ? tableOf(r, [obj], { resourceVersion: obj.metadata?.resourceVersion }) : mode === 'metadata' ? partial(obj) : obj);
+    sendJson(
+      res,
+      code,
+      mode === 'table' ? tableOf(r, [obj], { resourceVersion: obj.metadata?.resourceVersion }) : mode === 'metadata' ? partial(obj) : obj,
+    );
 
   switch (verb) {
     case 'watch':
@@ -355,7 +409,13 @@ async function resource(ctx: Ctx, req: IncomingMessage, res: ServerResponse, rou
       const matcher = compileSelectors(r, q.str('labelSelector'), q.str('fieldSelector'));
       const page = await listPage(ctx.storage, r, lq, matcher, ctx.wait);
       if (mode === 'table') return sendJson(res, 200, tableOf(r, page.items, page.metadata));
-      if (mode === 'metadata') return sendJson(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: page.metadata, items: page.items.map(partial) });
+      if (mode === 'metadata')
+        return sendJson(res, 200, {
+          kind: 'PartialObjectMetadataList',
+          apiVersion: 'meta.k8s.io/v1',
+          metadata: page.metadata,
+          items: page.items.map(partial),
+        });
       return sendJsonText(res, 200, listJson(r.listKind, groupVersion(r), page.metadata, page.items));
     }
     case 'get':
@@ -381,16 +441,33 @@ async function resource(ctx: Ctx, req: IncomingMessage, res: ServerResponse, rou
       const opts = deleteOptions(await readObjectBody(req, true), q);
       const before = ctx.objects.get(r, ns, route.name as string);
       const last = ctx.objects.delete(r, ns, route.name as string, { ...opts, ...(write.dryRun ? { dryRun: ['All'] } : {}) });
-      const returnsObject = (r.group === '' && (r.resource === 'pods' || r.resource === 'namespaces')) || r.custom || r.resource === 'customresourcedefinitions' || last.metadata?.deletionTimestamp !== undefined;
+      const returnsObject =
+        (r.group === '' && (r.resource === 'pods' || r.resource === 'namespaces')) ||
+        r.custom ||
+        r.resource === 'customresourcedefinitions' ||
+        last.metadata?.deletionTimestamp !== undefined;
       if (returnsObject) return one(last);
-      return sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: route.name, ...(r.group ? { group: r.group } : {}), kind: r.resource, uid: before.metadata?.uid } });
+      return sendJson(res, 200, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Success',
+        details: { name: route.name, ...(r.group ? { group: r.group } : {}), kind: r.resource, uid: before.metadata?.uid },
+      });
     }
     case 'deletecollection': {
       const opts = deleteOptions(await readObjectBody(req, true), q);
       const matcher = compileSelectors(r, q.str('labelSelector'), q.str('fieldSelector'));
       const doomed = ctx.objects.list(r, ns).filter((o) => matcher.matches(o));
-      const items = doomed.map((o) => ctx.objects.delete(r, o.metadata?.namespace, o.metadata?.name as string, { ...opts, ...(write.dryRun ? { dryRun: ['All'] } : {}) }));
-      return sendJson(res, 200, { kind: r.listKind, apiVersion: groupVersion(r), metadata: { resourceVersion: String(ctx.storage.resourceVersion) }, items });
+      const items = doomed.map((o) =>
+        ctx.objects.delete(r, o.metadata?.namespace, o.metadata?.name as string, { ...opts, ...(write.dryRun ? { dryRun: ['All'] } : {}) }),
+      );
+      return sendJson(res, 200, {
+        kind: r.listKind,
+        apiVersion: groupVersion(r),
+        metadata: { resourceVersion: String(ctx.storage.resourceVersion) },
+        items,
+      });
     }
   }
 }
@@ -417,7 +494,8 @@ function limitOf(q: Query): number | undefined {
 }
 
 function deleteOptions(body: unknown, q: Query): DeleteOptions {
-  if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) throw errors.badRequest('DeleteOptions must be a JSON object');
+  if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body)))
+    throw errors.badRequest('DeleteOptions must be a JSON object');
   const b = (body ?? {}) as DeleteOptions & { kind?: string };
   const out: DeleteOptions = {};
   const grace = q.int('gracePeriodSeconds') ?? b.gracePeriodSeconds;
@@ -426,7 +504,13 @@ function deleteOptions(body: unknown, q: Query): DeleteOptions {
   const policy = q.str('propagationPolicy') ?? b.propagationPolicy;
   if (policy !== undefined) {
     if (!['Orphan', 'Background', 'Foreground'].includes(policy)) {
-      throw errors.invalid('DeleteOptions', '', [{ reason: 'FieldValueNotSupported', message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`, field: 'propagationPolicy' }]);
+      throw errors.invalid('DeleteOptions', '', [
+        {
+          reason: 'FieldValueNotSupported',
+          message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
+          field: 'propagationPolicy',
+        },
+      ]);
     }
     out.propagationPolicy = policy;
   }
@@ -483,8 +567,17 @@ async function control(ctx: Ctx, req: IncomingMessage, res: ServerResponse, path
       resourceVersion: String(ctx.storage.resourceVersion),
       compactedRevision: String(ctx.storage.compactedRevision),
       historySize: ctx.storage.historySize,
-      watches: ctx.hub.sessions().map((s) => ({ id: s.id, resource: s.spec.res.resource, namespace: s.spec.namespace, stalled: s.stalled, sent: s.sent })),
-      resources: ctx.registry.all().map((r) => ({ group: r.group, version: r.version, resource: r.resource, count: ctx.storage.count(`${r.group}/${r.version}/${r.resource}`) })),
+      watches: ctx.hub
+        .sessions()
+        .map((s) => ({ id: s.id, resource: s.spec.res.resource, namespace: s.spec.namespace, stalled: s.stalled, sent: s.sent })),
+      resources: ctx.registry
+        .all()
+        .map((r) => ({
+          group: r.group,
+          version: r.version,
+          resource: r.resource,
+          count: ctx.storage.count(`${r.group}/${r.version}/${r.resource}`),
+        })),
     });
   }
   const m = /^\/_sim\/faults\/([A-Za-z]+)$/.exec(path);

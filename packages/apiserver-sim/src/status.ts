@@ -54,8 +54,7 @@ const details = (t: ErrorTarget, extra: Status['details'] = {}): Status['details
 
 /** Typed builders of the errors the simulator answers. */
 export const errors = {
-  notFound: (t: ErrorTarget) =>
-    new ApiStatusError(failure(404, 'NotFound', `${qualified(t)} "${t.name ?? ''}" not found`, details(t))),
+  notFound: (t: ErrorTarget) => new ApiStatusError(failure(404, 'NotFound', `${qualified(t)} "${t.name ?? ''}" not found`, details(t))),
   unknownPath: () => new ApiStatusError(failure(404, 'NotFound', 'the server could not find the requested resource', {})),
   alreadyExists: (t: ErrorTarget) =>
     new ApiStatusError(failure(409, 'AlreadyExists', `${qualified(t)} "${t.name ?? ''}" already exists`, details(t))),
@@ -77,9 +76,17 @@ export const errors = {
   methodNotAllowed: (message = 'the server does not allow this method on the requested resource') =>
     new ApiStatusError(failure(405, 'MethodNotAllowed', message)),
   unsupportedMediaType: (contentType: string) =>
-    new ApiStatusError(failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got ${contentType || 'none'})`)),
-  notAcceptable: () => new ApiStatusError(failure(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml')),
-  internal: (message: string) => new ApiStatusError(failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] })),
+    new ApiStatusError(
+      failure(
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got ${contentType || 'none'})`,
+      ),
+    ),
+  notAcceptable: () =>
+    new ApiStatusError(failure(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml')),
+  internal: (message: string) =>
+    new ApiStatusError(failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] })),
   unavailable: (message: string) => new ApiStatusError(failure(503, 'ServiceUnavailable', message)),
   /** 504 for a resourceVersion the server has not reached (the storage layer's wording). */
   tooLarge: (requested: number, current: number) =>
@@ -91,7 +98,14 @@ export const errors = {
     ),
   /** 403 for an object (admission's wording: `pods "x" is forbidden: <why>`, or `pods is forbidden` without a name). */
   forbiddenObject: (t: ErrorTarget, why: string, causes?: StatusCause[]) =>
-    new ApiStatusError(failure(403, 'Forbidden', `${qualified(t)}${t.name ? ` "${t.name}"` : ''} is forbidden: ${why}`, details({ ...t, name: t.name ?? '' }, causes ? { causes } : {}))),
+    new ApiStatusError(
+      failure(
+        403,
+        'Forbidden',
+        `${qualified(t)}${t.name ? ` "${t.name}"` : ''} is forbidden: ${why}`,
+        details({ ...t, name: t.name ?? '' }, causes ? { causes } : {}),
+      ),
+    ),
   unauthorized: () => new ApiStatusError(failure(401, 'Unauthorized', 'Unauthorized')),
   forbidden: (verb: string, resource: string, group: string, namespace?: string) =>
     new ApiStatusError(

@@ -242,7 +242,9 @@ export class Storage {
       if (!prev) col.insert(key);
       col.objects.set(key, object);
     }
-    const event: StoredEvent = prev ? { rv: this.#rv, gvr, type, key, object, prev, time: this.#now() } : { rv: this.#rv, gvr, type, key, object, time: this.#now() };
+    const event: StoredEvent = prev
+      ? { rv: this.#rv, gvr, type, key, object, prev, time: this.#now() }
+      : { rv: this.#rv, gvr, type, key, object, time: this.#now() };
     let w = this.#windows.get(gvr);
     if (!w) {
       w = new Window();

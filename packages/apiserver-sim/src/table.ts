@@ -5,8 +5,20 @@
  */
 import { humanDuration, type KubeObject, type ListMeta } from '@rxinformer/core';
 
-interface Column { name: string; type: string; format: string; description: string; priority: number }
-const col = (name: string, type: string, description: string, priority = 0, format = ''): Column => ({ name, type, format, description, priority });
+interface Column {
+  name: string;
+  type: string;
+  format: string;
+  description: string;
+  priority: number;
+}
+const col = (name: string, type: string, description: string, priority = 0, format = ''): Column => ({
+  name,
+  type,
+  format,
+  description,
+  priority,
+});
 
 interface PodLike extends KubeObject {
   spec?: { containers?: unknown[]; nodeName?: string };
@@ -28,7 +40,7 @@ function podCells(p: PodLike, now: Date): unknown[] {
   const total = p.spec?.containers?.length ?? statuses.length;
   const ready = statuses.filter((c) => c.ready).length;
   const restarts = statuses.reduce((n, c) => n + (c.restartCount ?? 0), 0);
-  const status = p.metadata?.deletionTimestamp ? 'Terminating' : p.status?.reason ?? p.status?.phase ?? 'Pending';
+  const status = p.metadata?.deletionTimestamp ? 'Terminating' : (p.status?.reason ?? p.status?.phase ?? 'Pending');
   return [p.metadata?.name, `${ready}/${total}`, status, restarts, age(p, now), p.status?.podIP ?? '<none>', p.spec?.nodeName ?? '<none>'];
 }
 
@@ -36,11 +48,19 @@ function podCells(p: PodLike, now: Date): unknown[] {
 export function toTable(resource: string, objects: readonly KubeObject[], listMeta: ListMeta, now: Date): unknown {
   const pods = resource === 'pods';
   const columnDefinitions = pods
-    ? [col('Name', 'string', 'Name must be unique within a namespace.', 0, 'name'), col('Ready', 'string', 'The aggregate readiness state of this pod for accepting traffic.'),
-      col('Status', 'string', 'The aggregate status of the containers in this pod.'), col('Restarts', 'string', 'The number of times the containers in this pod have been restarted.'),
-      col('Age', 'string', 'CreationTimestamp is a timestamp representing the server time when this object was created.'),
-      col('IP', 'string', 'IP address allocated to the pod.', 1), col('Node', 'string', 'Name of the Node the pod is assigned to.', 1)]
-    : [col('Name', 'string', 'Name must be unique within a namespace.', 0, 'name'), col('Age', 'string', 'CreationTimestamp is a timestamp representing the server time when this object was created.')];
+    ? [
+        col('Name', 'string', 'Name must be unique within a namespace.', 0, 'name'),
+        col('Ready', 'string', 'The aggregate readiness state of this pod for accepting traffic.'),
+        col('Status', 'string', 'The aggregate status of the containers in this pod.'),
+        col('Restarts', 'string', 'The number of times the containers in this pod have been restarted.'),
+        col('Age', 'string', 'CreationTimestamp is a timestamp representing the server time when this object was created.'),
+        col('IP', 'string', 'IP address allocated to the pod.', 1),
+        col('Node', 'string', 'Name of the Node the pod is assigned to.', 1),
+      ]
+    : [
+        col('Name', 'string', 'Name must be unique within a namespace.', 0, 'name'),
+        col('Age', 'string', 'CreationTimestamp is a timestamp representing the server time when this object was created.'),
+      ];
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',

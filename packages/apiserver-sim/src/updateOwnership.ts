@@ -157,6 +157,14 @@ export function withUpdatedFields(
   const fields = unionFields(subtractFields(mine?.fieldsV1 ?? {}, removed), changed);
   if (isEmpty(fields)) return out;
   const stamp = isEmpty(changed) ? mine?.time : time;
-  out.push({ manager, operation: 'Update', apiVersion: after.apiVersion ?? 'v1', ...(stamp !== undefined ? { time: stamp } : {}), fieldsType: 'FieldsV1', fieldsV1: fields, ...(subresource ? { subresource } : {}) });
+  out.push({
+    manager,
+    operation: 'Update',
+    apiVersion: after.apiVersion ?? 'v1',
+    ...(stamp !== undefined ? { time: stamp } : {}),
+    fieldsType: 'FieldsV1',
+    fieldsV1: fields,
+    ...(subresource ? { subresource } : {}),
+  });
   return out;
 }

@@ -3,7 +3,11 @@
  */
 
 /** A validation failure, as it goes into a 422 Status's `details.causes`. */
-export interface Cause { reason: string; message: string; field: string }
+export interface Cause {
+  reason: string;
+  message: string;
+  field: string;
+}
 
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -13,9 +17,25 @@ const LABEL_NAMED = new Set(['namespaces', 'services']);
 /** The causes refusing `name` for `resource` (plural); empty when valid. */
 export function validateObjectName(resource: string, name: string, field = 'metadata.name'): Cause[] {
   if (LABEL_NAMED.has(resource)) {
-    return name.length <= 63 && LABEL.test(name) ? [] : [{ reason: 'FieldValueInvalid', field, message: `Invalid value: "${name}": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')` }];
+    return name.length <= 63 && LABEL.test(name)
+      ? []
+      : [
+          {
+            reason: 'FieldValueInvalid',
+            field,
+            message: `Invalid value: "${name}": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+          },
+        ];
   }
-  return name.length <= 253 && SUBDOMAIN.test(name) ? [] : [{ reason: 'FieldValueInvalid', field, message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')` }];
+  return name.length <= 253 && SUBDOMAIN.test(name)
+    ? []
+    : [
+        {
+          reason: 'FieldValueInvalid',
+          field,
+          message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+        },
+      ];
 }
 
 const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';

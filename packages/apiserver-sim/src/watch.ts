@@ -108,15 +108,17 @@ export class WatchSession {
     this.#timers.push(timeout);
     // The history after `rv`, in batches: the whole stream of a watch from a revision, and the tail
     // of one that starts with the current objects (changes committed while those went out).
-    const replaySince = (rv: number): (() => boolean) => () => {
-      const events = this.#storage.eventsSince(gvr, rv, INITIAL_BATCH);
-      for (const e of events) {
-        this.#onEvent(e);
-        rv = e.rv;
-        if (this.#pendingBytes >= this.#highWater) return false;
-      }
-      return events.length < INITIAL_BATCH;
-    };
+    const replaySince =
+      (rv: number): (() => boolean) =>
+      () => {
+        const events = this.#storage.eventsSince(gvr, rv, INITIAL_BATCH);
+        for (const e of events) {
+          this.#onEvent(e);
+          rv = e.rv;
+          if (this.#pendingBytes >= this.#highWater) return false;
+        }
+        return events.length < INITIAL_BATCH;
+      };
     if (start.kind === 'from') {
       const compacted = this.#storage.watchCompactedRevision(gvr);
       if (start.rv < compacted) {

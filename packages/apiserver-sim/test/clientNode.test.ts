@@ -18,7 +18,10 @@ describe('@kubernetes/client-node', () => {
 
   it('should create, list, read, replace, patch and delete pods with CoreV1Api', async () => {
     const namespace = 'default';
-    const created = await api.createNamespacedPod({ namespace, body: { metadata: { name: 'cn', labels: { a: '1' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } });
+    const created = await api.createNamespacedPod({
+      namespace,
+      body: { metadata: { name: 'cn', labels: { a: '1' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+    });
     expect(created.metadata?.uid).toBeDefined();
     expect(created.status?.phase).toBe('Pending');
     const list = await api.listNamespacedPod({ namespace, labelSelector: 'a=1' });
@@ -30,9 +33,15 @@ describe('@kubernetes/client-node', () => {
     const replaced = await api.replaceNamespacedPod({ name: 'cn', namespace, body: read });
     expect(replaced.metadata?.labels).toEqual({ a: '2' });
     await expect(api.replaceNamespacedPod({ name: 'cn', namespace, body: read })).rejects.toMatchObject({ code: 409 });
-    const patched = await api.patchNamespacedPod({ name: 'cn', namespace, body: { metadata: { labels: { b: 'x' } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    const patched = await api.patchNamespacedPod(
+      { name: 'cn', namespace, body: { metadata: { labels: { b: 'x' } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
     expect(patched.metadata?.labels).toEqual({ a: '2', b: 'x' });
-    const smp = await api.patchNamespacedPod({ name: 'cn', namespace, body: { spec: { containers: [{ name: 'c', image: 'nginx:2' }] } } }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch));
+    const smp = await api.patchNamespacedPod(
+      { name: 'cn', namespace, body: { spec: { containers: [{ name: 'c', image: 'nginx:2' }] } } },
+      setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+    );
     expect(smp.spec?.containers[0].image).toBe('nginx:2');
     await api.deleteNamespacedPod({ name: 'cn', namespace });
     await expect(api.readNamespacedPod({ name: 'cn', namespace })).rejects.toMatchObject({ code: 404 });
@@ -50,7 +59,11 @@ describe('@kubernetes/client-node', () => {
         const r = (i * 7 + n) % 10;
         if (r < 4 || names.length < 5) {
           const name = `churn-${n++}`;
-          sim.storage.create('pods', { metadata: { name, labels: { step: String(i) } }, spec: { containers: [{ name: 'c', image: 'x' }] } }, namespace);
+          sim.storage.create(
+            'pods',
+            { metadata: { name, labels: { step: String(i) } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+            namespace,
+          );
           names.push(name);
         } else if (r < 7) {
           const name = names[(i * 3) % names.length];
@@ -63,14 +76,20 @@ describe('@kubernetes/client-node', () => {
           // delete then recreate under the same name: a new UID
           const name = names[(i * 11) % names.length];
           sim.storage.delete('pods', namespace, name);
-          sim.storage.create('pods', { metadata: { name, labels: { recreated: 'yes' } }, spec: { containers: [{ name: 'c', image: 'x' }] } }, namespace);
+          sim.storage.create(
+            'pods',
+            { metadata: { name, labels: { recreated: 'yes' } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+            namespace,
+          );
         }
       }
     };
     churn(30);
     await informer.start();
     const inSync = async () => {
-      const want = new Map(sim.storage.list('pods', namespace).map((p) => [p.metadata!.name!, `${p.metadata!.uid}@${p.metadata!.resourceVersion}`]));
+      const want = new Map(
+        sim.storage.list('pods', namespace).map((p) => [p.metadata!.name!, `${p.metadata!.uid}@${p.metadata!.resourceVersion}`]),
+      );
       for (let i = 0; i < 200; i++) {
         const have = new Map(informer.list(namespace).map((p) => [p.metadata!.name!, `${p.metadata!.uid}@${p.metadata!.resourceVersion}`]));
         if (have.size === want.size && [...want].every(([k, v]) => have.get(k) === v)) return;

@@ -39,7 +39,12 @@ describe('CRUD', () => {
     expect(dup.body.reason).toBe('AlreadyExists');
     const missing = await req(`${pods}/nope`);
     expect(missing.code).toBe(404);
-    expect(missing.body).toMatchObject({ kind: 'Status', reason: 'NotFound', message: 'pods "nope" not found', details: { name: 'nope', kind: 'pods' } });
+    expect(missing.body).toMatchObject({
+      kind: 'Status',
+      reason: 'NotFound',
+      message: 'pods "nope" not found',
+      details: { name: 'nope', kind: 'pods' },
+    });
     const cur = (await req(`${pods}/m1`)).body;
     const ok = await req(`${pods}/m1`, { method: 'PUT', body: { ...cur, metadata: { ...cur.metadata, labels: { a: 'c' } } } });
     expect(ok.code).toBe(200);
@@ -55,7 +60,11 @@ describe('CRUD', () => {
     const d = `${sim.url}/apis/apps/v1/namespaces/default/deployments`;
     const c = await req(d, { method: 'POST', body: { metadata: { name: 'dep' }, spec: { replicas: 1 } } });
     expect(c.body.metadata.generation).toBe(1);
-    const labels = await req(`${d}/dep`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { metadata: { labels: { x: 'y' }, uid: c.body.metadata.uid } } });
+    const labels = await req(`${d}/dep`, {
+      method: 'PATCH',
+      contentType: 'application/merge-patch+json',
+      body: { metadata: { labels: { x: 'y' }, uid: c.body.metadata.uid } },
+    });
     expect(labels.body.metadata.generation).toBe(1);
     const spec = await req(`${d}/dep`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { spec: { replicas: 3 } } });
     expect(spec.body.metadata.generation).toBe(2);
@@ -64,39 +73,90 @@ describe('CRUD', () => {
   });
 
   it('should apply JSON patch, merge patch and strategic merge patch', async () => {
-    await req(pods, { method: 'POST', body: { metadata: { name: 'pp', labels: { a: '1' } }, spec: { containers: [{ name: 'a', image: 'x:1' }, { name: 'b', image: 'y:1' }] } } });
-    const jp = await req(`${pods}/pp`, { method: 'PATCH', contentType: 'application/json-patch+json', body: [{ op: 'test', path: '/metadata/labels/a', value: '1' }, { op: 'replace', path: '/metadata/labels/a', value: '2' }] });
+    await req(pods, {
+      method: 'POST',
+      body: {
+        metadata: { name: 'pp', labels: { a: '1' } },
+        spec: {
+          containers: [
+            { name: 'a', image: 'x:1' },
+            { name: 'b', image: 'y:1' },
+          ],
+        },
+      },
+    });
+    const jp = await req(`${pods}/pp`, {
+      method: 'PATCH',
+      contentType: 'application/json-patch+json',
+      body: [
+        { op: 'test', path: '/metadata/labels/a', value: '1' },
+        { op: 'replace', path: '/metadata/labels/a', value: '2' },
+      ],
+    });
     expect(jp.code).toBe(200);
     expect(jp.body.metadata.labels.a).toBe('2');
-    const failed = await req(`${pods}/pp`, { method: 'PATCH', contentType: 'application/json-patch+json', body: [{ op: 'test', path: '/metadata/labels/a', value: 'nope' }] });
+    const failed = await req(`${pods}/pp`, {
+      method: 'PATCH',
+      contentType: 'application/json-patch+json',
+      body: [{ op: 'test', path: '/metadata/labels/a', value: 'nope' }],
+    });
     expect(failed.code).toBe(422);
-    const mp = await req(`${pods}/pp`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { metadata: { labels: { a: null, b: 'x' } } } });
+    const mp = await req(`${pods}/pp`, {
+      method: 'PATCH',
+      contentType: 'application/merge-patch+json',
+      body: { metadata: { labels: { a: null, b: 'x' } } },
+    });
     expect(mp.body.metadata.labels).toEqual({ b: 'x' });
-    const smp = await req(`${pods}/pp`, { method: 'PATCH', contentType: 'application/strategic-merge-patch+json', body: { spec: { containers: [{ name: 'b', image: 'y:2' }] } } });
+    const smp = await req(`${pods}/pp`, {
+      method: 'PATCH',
+      contentType: 'application/strategic-merge-patch+json',
+      body: { spec: { containers: [{ name: 'b', image: 'y:2' }] } },
+    });
     expect(smp.code).toBe(200);
     expect(smp.body.spec.containers.map((c: any) => `${c.name}=${c.image}`)).toEqual(['a=x:1', 'b=y:2']);
   });
 
   it('should create or update with server-side apply', async () => {
     const cm = `${sim.url}/api/v1/namespaces/default/configmaps/applied?fieldManager=test&force=true`;
-    const first = await req(cm, { method: 'PATCH', contentType: 'application/apply-patch+yaml', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { a: '1' } } });
+    const first = await req(cm, {
+      method: 'PATCH',
+      contentType: 'application/apply-patch+yaml',
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { a: '1' } },
+    });
     expect(first.code).toBe(201);
     expect(first.body.metadata.managedFields[0]).toMatchObject({ manager: 'test', operation: 'Apply' });
-    const second = await req(cm, { method: 'PATCH', contentType: 'application/apply-patch+yaml', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { a: '2' } } });
+    const second = await req(cm, {
+      method: 'PATCH',
+      contentType: 'application/apply-patch+yaml',
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { a: '2' } },
+    });
     expect(second.code).toBe(200);
     expect(second.body.data).toEqual({ a: '2' });
     // the same configuration again is a no-op; the same values by another manager only add its entry
-    const again = await req(cm, { method: 'PATCH', contentType: 'application/apply-patch+yaml', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { a: '2' } } });
+    const again = await req(cm, {
+      method: 'PATCH',
+      contentType: 'application/apply-patch+yaml',
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { a: '2' } },
+    });
     expect(again.body.metadata.resourceVersion).toBe(second.body.metadata.resourceVersion);
-    const shared = await req(cm.replace('fieldManager=test', 'fieldManager=other'), { method: 'PATCH', contentType: 'application/apply-patch+yaml', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { a: '2' } } });
+    const shared = await req(cm.replace('fieldManager=test', 'fieldManager=other'), {
+      method: 'PATCH',
+      contentType: 'application/apply-patch+yaml',
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { a: '2' } },
+    });
     expect(shared.body.metadata.resourceVersion).not.toBe(second.body.metadata.resourceVersion);
     expect(shared.body.metadata.managedFields.map((e: any) => e.manager)).toEqual(['test', 'other']);
   });
 
   it('should answer 409 Conflict when an apply changes fields another manager owns, unless forced', async () => {
-    const url = (manager: string, force = false) => `${sim.url}/api/v1/namespaces/default/configmaps/owned?fieldManager=${manager}${force ? '&force=true' : ''}`;
+    const url = (manager: string, force = false) =>
+      `${sim.url}/api/v1/namespaces/default/configmaps/owned?fieldManager=${manager}${force ? '&force=true' : ''}`;
     const apply = (manager: string, data: Record<string, string>, force = false) =>
-      req(url(manager, force), { method: 'PATCH', contentType: 'application/apply-patch+yaml', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned' }, data } });
+      req(url(manager, force), {
+        method: 'PATCH',
+        contentType: 'application/apply-patch+yaml',
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned' }, data },
+      });
     expect((await apply('alice', { a: '1', b: '1' })).code).toBe(201);
     const rv = sim.storage.resourceVersion;
     const refused = await apply('bob', { a: '2' });
@@ -116,24 +176,42 @@ describe('CRUD', () => {
     expect(forced.code).toBe(200);
     // bob's new configuration drops c, which only bob owned: it goes; alice's b stays
     expect(forced.body.data).toEqual({ a: '2', b: '1' });
-    const fields = Object.fromEntries(forced.body.metadata.managedFields.map((e: any) => [e.manager, Object.keys(e.fieldsV1['f:data']).sort()]));
+    const fields = Object.fromEntries(
+      forced.body.metadata.managedFields.map((e: any) => [e.manager, Object.keys(e.fieldsV1['f:data']).sort()]),
+    );
     expect(fields).toEqual({ alice: ['f:b'], bob: ['f:a'] });
     // alice lost .data.a: now she conflicts with bob
-    expect((await apply('alice', { a: '1', b: '1' })).body.details.causes).toEqual([{ reason: 'FieldManagerConflict', message: 'conflict with "bob"', field: '.data.a' }]);
+    expect((await apply('alice', { a: '1', b: '1' })).body.details.causes).toEqual([
+      { reason: 'FieldManagerConflict', message: 'conflict with "bob"', field: '.data.a' },
+    ]);
     // fields written by an Update (here a POST) are owned too
     const cms = `${sim.url}/api/v1/namespaces/default/configmaps`;
-    expect((await req(`${cms}?fieldManager=kubectl-create`, { method: 'POST', body: { metadata: { name: 'made' }, data: { k: 'v' } } })).code).toBe(201);
-    const r = await req(`${cms}/made?fieldManager=ci`, { method: 'PATCH', contentType: 'application/apply-patch+yaml', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'made' }, data: { k: 'w' } } });
+    expect(
+      (await req(`${cms}?fieldManager=kubectl-create`, { method: 'POST', body: { metadata: { name: 'made' }, data: { k: 'v' } } })).code,
+    ).toBe(201);
+    const r = await req(`${cms}/made?fieldManager=ci`, {
+      method: 'PATCH',
+      contentType: 'application/apply-patch+yaml',
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'made' }, data: { k: 'w' } },
+    });
     expect(r.code).toBe(409);
     expect(r.body.message).toBe('Apply failed with 1 conflict: conflict with "kubectl-create" using v1: .data.k');
   });
 
   it('should give a PUT only the fields it changed, taken from their earlier owner', async () => {
     const cms = `${sim.url}/api/v1/namespaces/default/configmaps`;
-    const created = await req(`${cms}?fieldManager=creator`, { method: 'POST', body: { metadata: { name: 'put-owned' }, data: { a: '1', b: '2' } } });
-    const put = await req(`${cms}/put-owned?fieldManager=editor`, { method: 'PUT', body: { ...created.body, data: { a: 'edited', b: '2', c: '3' } } });
+    const created = await req(`${cms}?fieldManager=creator`, {
+      method: 'POST',
+      body: { metadata: { name: 'put-owned' }, data: { a: '1', b: '2' } },
+    });
+    const put = await req(`${cms}/put-owned?fieldManager=editor`, {
+      method: 'PUT',
+      body: { ...created.body, data: { a: 'edited', b: '2', c: '3' } },
+    });
     expect(put.code).toBe(200);
-    const fields = Object.fromEntries(put.body.metadata.managedFields.map((e: any) => [e.manager, Object.keys(e.fieldsV1['f:data']).sort()]));
+    const fields = Object.fromEntries(
+      put.body.metadata.managedFields.map((e: any) => [e.manager, Object.keys(e.fieldsV1['f:data']).sort()]),
+    );
     expect(fields).toEqual({ creator: ['f:b'], editor: ['f:a', 'f:c'] });
   });
 
@@ -181,7 +259,11 @@ describe('CRUD', () => {
     const marked = await req(`${pods}/fin`, { method: 'DELETE' });
     expect(marked.body.metadata.deletionTimestamp).toBeDefined();
     expect((await req(`${pods}/fin`)).code).toBe(200);
-    const released = await req(`${pods}/fin`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { metadata: { finalizers: null } } });
+    const released = await req(`${pods}/fin`, {
+      method: 'PATCH',
+      contentType: 'application/merge-patch+json',
+      body: { metadata: { finalizers: null } },
+    });
     expect(released.code).toBe(200);
     expect((await req(`${pods}/fin`)).code).toBe(404);
 
@@ -205,7 +287,12 @@ describe('CRUD', () => {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
       metadata: { name: 'widgets.example.com' },
-      spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: ['wd'] }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }] },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: ['wd'] },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+      },
     };
     const crds = `${sim.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`;
     expect((await req(crds, { method: 'POST', body: crd })).code).toBe(201);
@@ -214,9 +301,14 @@ describe('CRUD', () => {
     const list = await req(`${sim.url}/apis/example.com/v1`);
     expect(list.body.resources[0]).toMatchObject({ name: 'widgets', kind: 'Widget', namespaced: true, shortNames: ['wd'] });
     const w = `${sim.url}/apis/example.com/v1/namespaces/default/widgets`;
-    const created = await req(w, { method: 'POST', body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 1 } } });
+    const created = await req(w, {
+      method: 'POST',
+      body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 1 } },
+    });
     expect(created.code).toBe(201);
-    expect((await req(`${w}/w1`, { method: 'PATCH', contentType: 'application/strategic-merge-patch+json', body: { spec: { size: 2 } } })).code).toBe(415);
+    expect(
+      (await req(`${w}/w1`, { method: 'PATCH', contentType: 'application/strategic-merge-patch+json', body: { spec: { size: 2 } } })).code,
+    ).toBe(415);
     expect((await req(w)).body.items).toHaveLength(1);
     expect((await req(`${crds}/widgets.example.com`, { method: 'DELETE' })).code).toBe(200);
     expect((await req(w)).code).toBe(404);
@@ -225,12 +317,21 @@ describe('CRUD', () => {
   });
 
   it('should set metadata.generation only for kinds whose registry keeps it (not services)', async () => {
-    const svc = await req(`${sim.url}/api/v1/namespaces/default/services`, { method: 'POST', body: { metadata: { name: 'svc1' }, spec: { ports: [{ port: 80 }] } } });
+    const svc = await req(`${sim.url}/api/v1/namespaces/default/services`, {
+      method: 'POST',
+      body: { metadata: { name: 'svc1' }, spec: { ports: [{ port: 80 }] } },
+    });
     expect(svc.code).toBe(201);
     expect(svc.body.metadata.generation).toBeUndefined();
-    const changed = await req(`${sim.url}/api/v1/namespaces/default/services/svc1`, { method: 'PUT', body: { ...svc.body, spec: { ports: [{ port: 81 }] } } });
+    const changed = await req(`${sim.url}/api/v1/namespaces/default/services/svc1`, {
+      method: 'PUT',
+      body: { ...svc.body, spec: { ports: [{ port: 81 }] } },
+    });
     expect(changed.body.metadata.generation).toBeUndefined();
-    const deploy = await req(`${sim.url}/apis/apps/v1/namespaces/default/deployments`, { method: 'POST', body: { metadata: { name: 'd1' }, spec: { replicas: 1 } } });
+    const deploy = await req(`${sim.url}/apis/apps/v1/namespaces/default/deployments`, {
+      method: 'POST',
+      body: { metadata: { name: 'd1' }, spec: { replicas: 1 } },
+    });
     expect(deploy.body.metadata.generation).toBe(1);
   });
 
@@ -250,9 +351,13 @@ describe('CRUD', () => {
     expect((await req(`${sim.url}/api`)).body.versions).toEqual(['v1']);
     const core = await req(`${sim.url}/api/v1`);
     const names = core.body.resources.map((r: any) => r.name);
-    expect(names).toEqual(expect.arrayContaining(['pods', 'pods/status', 'namespaces', 'services', 'configmaps', 'secrets', 'nodes', 'events']));
+    expect(names).toEqual(
+      expect.arrayContaining(['pods', 'pods/status', 'namespaces', 'services', 'configmaps', 'secrets', 'nodes', 'events']),
+    );
     const apps = await req(`${sim.url}/apis/apps/v1`);
-    expect(apps.body.resources.map((r: any) => r.name)).toEqual(expect.arrayContaining(['deployments', 'replicasets', 'statefulsets', 'daemonsets']));
+    expect(apps.body.resources.map((r: any) => r.name)).toEqual(
+      expect.arrayContaining(['deployments', 'replicasets', 'statefulsets', 'daemonsets']),
+    );
     const r = await fetch(`${sim.url}/openapi/v2`, { headers: { Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
     expect(r.headers.get('content-type')).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
     expect([...new Uint8Array(await r.arrayBuffer())]).toEqual([0x0a, 0x03, 0x32, 0x2e, 0x30]);
@@ -261,7 +366,10 @@ describe('CRUD', () => {
   it('should update and read the status subresource separately', async () => {
     await req(pods, { method: 'POST', body: pod('st') });
     const cur = (await req(`${pods}/st`)).body;
-    const s = await req(`${pods}/st/status`, { method: 'PUT', body: { ...cur, status: { phase: 'Running' }, spec: { ...cur.spec, nodeName: 'ignored' } } });
+    const s = await req(`${pods}/st/status`, {
+      method: 'PUT',
+      body: { ...cur, status: { phase: 'Running' }, spec: { ...cur.spec, nodeName: 'ignored' } },
+    });
     expect(s.code).toBe(200);
     expect(s.body.status.phase).toBe('Running');
     expect(s.body.spec.nodeName).toBeUndefined();

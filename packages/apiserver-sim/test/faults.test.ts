@@ -54,12 +54,16 @@ describe('faults', () => {
       try {
         const made = [];
         for (let i = 0; i < 3; i++) {
-          const r = await req(`${s.url}/api/v1/namespaces/default/pods`, { method: 'POST', body: { metadata: { generateName: 'w-' }, spec: { containers: [{ name: 'c', image: 'i' }] } } });
+          const r = await req(`${s.url}/api/v1/namespaces/default/pods`, {
+            method: 'POST',
+            body: { metadata: { generateName: 'w-' }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+          });
           made.push(`${r.body.metadata.name} ${r.body.metadata.uid}`);
         }
         // opened one after another, so client index = server opening order
         const ws = [];
-        for (let i = 0; i < 5; i++) ws.push(await openWatch(`${s.url}/api/v1/pods?watch=true&resourceVersion=${s.storage.resourceVersion}`));
+        for (let i = 0; i < 5; i++)
+          ws.push(await openWatch(`${s.url}/api/v1/pods?watch=true&resourceVersion=${s.storage.resourceVersion}`));
         s.faults.stallWatches('one');
         s.faults.dropWatches('one');
         const dropped = await Promise.race(ws.map((w, i) => w.ended.then(() => i)));
@@ -182,7 +186,9 @@ describe('faults', () => {
     const denied = await req(`${sim.url}/api/v1/namespaces/default/secrets`, { headers: auth });
     expect(denied.code).toBe(403);
     expect(denied.body.reason).toBe('Forbidden');
-    expect(denied.body.message).toBe('secrets is forbidden: User "sim" cannot list resource "secrets" in API group "" in the namespace "default"');
+    expect(denied.body.message).toBe(
+      'secrets is forbidden: User "sim" cannot list resource "secrets" in API group "" in the namespace "default"',
+    );
     await control('forbid', { resource: 'pods', verbs: ['watch'] });
     expect((await req(`${base}?watch=true`, { headers: auth })).code).toBe(403);
     expect((await req(base, { headers: auth })).code).toBe(200);
@@ -193,7 +199,9 @@ describe('faults', () => {
 
   it('should refuse unknown control endpoints and bad bodies', async () => {
     expect((await control('nope')).code).toBe(404);
-    expect((await req(`${sim.url}/_sim/faults/dropWatches`, { method: 'POST', rawBody: '{', contentType: 'application/json' })).code).toBe(400);
+    expect((await req(`${sim.url}/_sim/faults/dropWatches`, { method: 'POST', rawBody: '{', contentType: 'application/json' })).code).toBe(
+      400,
+    );
     expect((await control('dropWatches', { target: 'some' })).code).toBe(400);
     const state = await req(`${sim.url}/_sim/state`);
     expect(state.body.resourceVersion).toBe(sim.storage.resourceVersion);

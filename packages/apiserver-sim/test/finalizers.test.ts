@@ -26,7 +26,11 @@ describe('finalizers', () => {
     const marked = await req(`${cms}/held`, { method: 'DELETE' });
     const markedRv = marked.body.metadata.resourceVersion as string;
     const w = await watchFrom(cms, markedRv);
-    const released = await req(`${cms}/held`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { metadata: { finalizers: null } } });
+    const released = await req(`${cms}/held`, {
+      method: 'PATCH',
+      contentType: 'application/merge-patch+json',
+      body: { metadata: { finalizers: null } },
+    });
     expect(released.code).toBe(200);
     // the answer is the object as the update made it, never stored: no finalizers, the stored revision
     expect(released.body.metadata.finalizers).toBeUndefined();
@@ -45,7 +49,11 @@ describe('finalizers', () => {
     const pods = `${sim.url}/api/v1/namespaces/default/pods`;
     await req(pods, { method: 'POST', body: pod('p', {}, { metadata: { name: 'p', finalizers: ['example.com/hold'] } }) });
     await req(`${pods}/p?gracePeriodSeconds=3`, { method: 'DELETE' });
-    const released = await req(`${pods}/p`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { metadata: { finalizers: null } } });
+    const released = await req(`${pods}/p`, {
+      method: 'PATCH',
+      contentType: 'application/merge-patch+json',
+      body: { metadata: { finalizers: null } },
+    });
     expect(released.code).toBe(200);
     expect((await req(`${pods}/p`)).code).toBe(200);
     await sleep(400);

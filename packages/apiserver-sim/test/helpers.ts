@@ -10,7 +10,10 @@ export interface Answer<T = Record<string, unknown>> {
 }
 
 /** Sends a request and decodes the JSON answer (text kept for non-JSON bodies). */
-export async function req<T = any>(url: string, init: { method?: string; body?: unknown; rawBody?: string; contentType?: string; headers?: Record<string, string> } = {}): Promise<Answer<T>> {
+export async function req<T = any>(
+  url: string,
+  init: { method?: string; body?: unknown; rawBody?: string; contentType?: string; headers?: Record<string, string> } = {},
+): Promise<Answer<T>> {
   const headers: Record<string, string> = { ...init.headers };
   let body: string | undefined;
   if (init.rawBody !== undefined) body = init.rawBody;
@@ -118,7 +121,13 @@ export async function openWatch(url: string, headers: Record<string, string> = {
 
 /** A minimal pod. */
 export function pod(name: string, labels: Record<string, string> = {}, extra: Record<string, unknown> = {}): KubeObject {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, labels }, spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] }, ...extra } as KubeObject;
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, labels },
+    spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] },
+    ...extra,
+  } as KubeObject;
 }
 
 /** Sleeps. */

@@ -76,9 +76,15 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
   let kubeconfig: string;
   const bin = join(dir ?? '', `kubectl.1.${minor}`);
 
-  const kubectl = (args: string[], options: { timeoutMs?: number; onStdout?: (all: string, child: ReturnType<typeof spawn>) => void } = {}): Promise<Run> =>
+  const kubectl = (
+    args: string[],
+    options: { timeoutMs?: number; onStdout?: (all: string, child: ReturnType<typeof spawn>) => void } = {},
+  ): Promise<Run> =>
     new Promise((resolve, reject) => {
-      const child = spawn(bin, ['--kubeconfig', kubeconfig, '--cache-dir', join(tmp, 'cache'), ...args], { env: { ...process.env, HOME: tmp }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(bin, ['--kubeconfig', kubeconfig, '--cache-dir', join(tmp, 'cache'), ...args], {
+        env: { ...process.env, HOME: tmp },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       const timer = setTimeout(() => {
@@ -134,7 +140,9 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
     expect(refused.stderr).toContain('conflict with "kubectl"');
     expect(refused.stderr).toContain('.data.key');
     expect((sim.storage.get('configmaps', 'default', 'ssa') as any).data.key).toBe('one');
-    expect(await ok(['apply', '--server-side', '--field-manager', 'other', '--force-conflicts', '-f', join(tmp, 'ssa2.yaml')])).toContain('serverside-applied');
+    expect(await ok(['apply', '--server-side', '--field-manager', 'other', '--force-conflicts', '-f', join(tmp, 'ssa2.yaml')])).toContain(
+      'serverside-applied',
+    );
     const stored = sim.storage.get('configmaps', 'default', 'ssa') as any;
     expect(stored.data.key).toBe('two');
     expect(stored.metadata.managedFields.map((e: any) => e.manager)).toEqual(['other']);
@@ -151,7 +159,9 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
     await apply('p3.yaml', cm('a: "1"'));
     const got = JSON.parse(await ok(['get', 'configmap', 'pruned', '-o', 'json', '--show-managed-fields']));
     expect(got.data).toEqual({ a: '1', c: '3' });
-    const fields = Object.fromEntries(got.metadata.managedFields.map((e: any) => [`${e.manager}/${e.operation}`, Object.keys(e.fieldsV1['f:data'])]));
+    const fields = Object.fromEntries(
+      got.metadata.managedFields.map((e: any) => [`${e.manager}/${e.operation}`, Object.keys(e.fieldsV1['f:data'])]),
+    );
     expect(fields).toEqual({ 'kubectl/Apply': ['f:a'], 'other/Apply': ['f:c'] });
     expect(await ok(['get', 'configmap', 'pruned', '-o', 'yaml', '--show-managed-fields'])).toContain('manager: other');
 
@@ -167,7 +177,12 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
     await apply('d4.yaml', deploy('{name: A, value: "1"}', 'app: pruned'));
     const kept = JSON.parse(await ok(['get', 'deployment', 'pruned', '-o', 'json', '--show-managed-fields']));
     expect(kept.metadata.labels).toEqual({ app: 'pruned', team: 'a' });
-    const labels = Object.fromEntries(kept.metadata.managedFields.map((e: any) => [`${e.manager}/${e.operation}`, Object.keys(e.fieldsV1['f:metadata']?.['f:labels'] ?? {})]));
+    const labels = Object.fromEntries(
+      kept.metadata.managedFields.map((e: any) => [
+        `${e.manager}/${e.operation}`,
+        Object.keys(e.fieldsV1['f:metadata']?.['f:labels'] ?? {}),
+      ]),
+    );
     expect(labels).toEqual({ 'kubectl/Apply': ['f:app'], 'kubectl-label/Update': ['f:team'] });
   });
 
@@ -196,9 +211,14 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
     await ok(['apply', '--server-side', '--field-manager', 'other', '--force-conflicts', '-f', join(tmp, 'm2.yaml')]);
     const got = JSON.parse(await ok(['get', 'deployment', 'mounts', '-o', 'json', '--show-managed-fields']));
     const web = got.spec.template.spec.containers[0];
-    expect(web.volumeMounts).toEqual([{ name: 'data', mountPath: '/data', readOnly: false }, { name: 'data', mountPath: '/cache', subPath: 'cache', readOnly: true }]);
+    expect(web.volumeMounts).toEqual([
+      { name: 'data', mountPath: '/data', readOnly: false },
+      { name: 'data', mountPath: '/cache', subPath: 'cache', readOnly: true },
+    ]);
     expect(web.ports.map((p: any) => `${p.containerPort}/${p.protocol}=${p.name}`)).toEqual(['8080/TCP=web', '8080/UDP=udp']);
-    const mine = got.metadata.managedFields.find((e: any) => e.manager === 'kubectl').fieldsV1['f:spec']['f:template']['f:spec']['f:containers']['k:{"name":"web"}'];
+    const mine = got.metadata.managedFields.find((e: any) => e.manager === 'kubectl').fieldsV1['f:spec']['f:template']['f:spec'][
+      'f:containers'
+    ]['k:{"name":"web"}'];
     expect(Object.keys(mine['f:volumeMounts']).sort()).toEqual(['k:{"mountPath":"/cache"}', 'k:{"mountPath":"/data"}']);
     expect(Object.keys(mine['f:volumeMounts']['k:{"mountPath":"/cache"}'])).not.toContain('f:readOnly');
     expect(Object.keys(mine['f:ports']['k:{"containerPort":8080,"protocol":"TCP"}'])).not.toContain('f:name');
@@ -223,7 +243,7 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
   });
 
   // `apply --subresource` arrived in kubectl 1.32 (beta there, GA in 1.33)
-  it('should server-side apply to the status subresource, conflicting with the kubelet\'s status fields unless forced', async () => {
+  it("should server-side apply to the status subresource, conflicting with the kubelet's status fields unless forced", async () => {
     writeFileSync(join(tmp, 'status.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: stat\nstatus:\n  phase: Failed\n');
     const args = ['apply', '--server-side', '--subresource=status', '--field-manager', 'ctl', '-f', join(tmp, 'status.yaml')];
     if (Number(minor) < 32) {
@@ -235,7 +255,11 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
     await ok(['run', 'stat', '--image', 'nginx:1.27']);
     const pods = `${sim.url}/api/v1/namespaces/default/pods`;
     const cur = await (await fetch(`${pods}/stat`)).json();
-    const put = await fetch(`${pods}/stat/status?fieldManager=kubelet`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ...cur, status: { ...cur.status, phase: 'Running', podIP: '10.0.0.9' } }) });
+    const put = await fetch(`${pods}/stat/status?fieldManager=kubelet`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...cur, status: { ...cur.status, phase: 'Running', podIP: '10.0.0.9' } }),
+    });
     expect(put.status).toBe(200);
     const rv = sim.storage.resourceVersion;
     const refused = await kubectl(args);
@@ -262,10 +286,19 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
 
   it('should list across namespaces with labels', async () => {
     sim.storage.create('namespaces', { metadata: { name: 'team-a' } });
-    sim.storage.create('pods', { metadata: { name: 'other', labels: { team: 'a' } }, spec: { containers: [{ name: 'c', image: 'x' }] } }, 'team-a');
+    sim.storage.create(
+      'pods',
+      { metadata: { name: 'other', labels: { team: 'a' } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+      'team-a',
+    );
     const lines = (await ok(['get', 'pods', '-A', '--show-labels'])).trim().split('\n');
     expect(lines[0].split(/\s+/)).toEqual(['NAMESPACE', 'NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'LABELS']);
-    expect(lines.slice(1).map((l) => l.split(/\s+/)).map((c) => `${c[0]}/${c[1]} ${c[c.length - 1]}`)).toEqual(['default/web app=web,tier=front', 'team-a/other team=a']);
+    expect(
+      lines
+        .slice(1)
+        .map((l) => l.split(/\s+/))
+        .map((c) => `${c[0]}/${c[1]} ${c[c.length - 1]}`),
+    ).toEqual(['default/web app=web,tier=front', 'team-a/other team=a']);
   });
 
   it('should label a pod', async () => {
@@ -277,7 +310,9 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
     for (let i = 0; i < 5; i++) sim.storage.create('configmaps', { metadata: { name: `cm-${i}` } }, 'default');
     const first = JSON.parse(await ok(['get', '--raw', '/api/v1/namespaces/default/configmaps?limit=2']));
     expect(first.items.map((c: any) => c.metadata.name)).toEqual(['cm-0', 'cm-1']);
-    const second = JSON.parse(await ok(['get', '--raw', `/api/v1/namespaces/default/configmaps?limit=2&continue=${encodeURIComponent(first.metadata.continue)}`]));
+    const second = JSON.parse(
+      await ok(['get', '--raw', `/api/v1/namespaces/default/configmaps?limit=2&continue=${encodeURIComponent(first.metadata.continue)}`]),
+    );
     expect(second.items.map((c: any) => c.metadata.name)).toEqual(['cm-2', 'cm-3']);
     expect(second.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
   });
@@ -316,13 +351,17 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
     expect(await ok(['create', 'namespace', 'made'])).toContain('namespace/made created');
     expect(await ok(['create', 'configmap', 'made', '--from-literal=a=1', '--from-literal=b=two'])).toContain('configmap/made created');
     expect(await ok(['create', 'secret', 'generic', 'made', '--from-literal=p=secret'])).toContain('secret/made created');
-    expect(await ok(['create', 'deployment', 'made', '--image=nginx', '--port=80', '--replicas=2'])).toContain('deployment.apps/made created');
+    expect(await ok(['create', 'deployment', 'made', '--image=nginx', '--port=80', '--replicas=2'])).toContain(
+      'deployment.apps/made created',
+    );
     expect(await ok(['create', 'service', 'clusterip', 'made', '--tcp=80:8080'])).toContain('service/made created');
     expect(await ok(['run', 'made', '--image=nginx', '--port=8080'])).toContain('pod/made created');
     expect(await ok(['create', 'serviceaccount', 'made'])).toContain('serviceaccount/made created');
     expect(await ok(['create', 'quota', 'made', '--hard=pods=10,requests.cpu=2'])).toContain('resourcequota/made created');
     expect(await ok(['create', 'job', 'made', '--image=busybox', '--', 'date'])).toContain('job.batch/made created');
-    expect(await ok(['create', 'cronjob', 'made', '--image=busybox', '--schedule=*/5 * * * *', '--', 'date'])).toContain('cronjob.batch/made created');
+    expect(await ok(['create', 'cronjob', 'made', '--image=busybox', '--schedule=*/5 * * * *', '--', 'date'])).toContain(
+      'cronjob.batch/made created',
+    );
     const get = async (...what: string[]) => JSON.parse(await ok(['get', ...what, '-o', 'json']));
     expect((await get('namespace', 'made')).metadata.name).toBe('made');
     expect((await get('configmap', 'made')).data).toEqual({ a: '1', b: 'two' });
@@ -330,13 +369,23 @@ describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
     expect((await get('deployment', 'made')).spec).toMatchObject({
       replicas: 2,
       selector: { matchLabels: { app: 'made' } },
-      template: { metadata: { labels: { app: 'made' } }, spec: { containers: [{ name: 'nginx', image: 'nginx', ports: [{ containerPort: 80 }], resources: {} }] } },
+      template: {
+        metadata: { labels: { app: 'made' } },
+        spec: { containers: [{ name: 'nginx', image: 'nginx', ports: [{ containerPort: 80 }], resources: {} }] },
+      },
     });
-    expect((await get('service', 'made')).spec).toMatchObject({ type: 'ClusterIP', selector: { app: 'made' }, ports: [{ name: '80-8080', protocol: 'TCP', port: 80, targetPort: 8080 }] });
+    expect((await get('service', 'made')).spec).toMatchObject({
+      type: 'ClusterIP',
+      selector: { app: 'made' },
+      ports: [{ name: '80-8080', protocol: 'TCP', port: 80, targetPort: 8080 }],
+    });
     expect((await get('pod', 'made')).spec.containers).toMatchObject([{ name: 'made', image: 'nginx', ports: [{ containerPort: 8080 }] }]);
     expect((await get('resourcequota', 'made')).spec.hard).toEqual({ pods: '10', 'requests.cpu': '2' });
     expect((await get('job', 'made')).spec.template.spec.containers).toMatchObject([{ name: 'made', image: 'busybox', command: ['date'] }]);
-    expect((await get('cronjob', 'made')).spec).toMatchObject({ schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: { containers: [{ image: 'busybox', command: ['date'] }] } } } } });
+    expect((await get('cronjob', 'made')).spec).toMatchObject({
+      schedule: '*/5 * * * *',
+      jobTemplate: { spec: { template: { spec: { containers: [{ image: 'busybox', command: ['date'] }] } } } },
+    });
     expect((await get('serviceaccount', 'made')).metadata.name).toBe('made');
     expect(sim.storage.get('configmaps', 'default', 'made')).not.toHaveProperty('metadata.creationTimestamp', null);
   });

@@ -10,7 +10,9 @@ const INDEX = fileURLToPath(new URL('../src/index.ts', import.meta.url));
 /** Starts a request and aborts it after `ms`; resolves once the abort happened. */
 async function abortAfter(url: string, ms: number): Promise<void> {
   const ac = new AbortController();
-  const done = fetch(url, { signal: ac.signal }).then((r) => r.body?.cancel()).catch(() => undefined);
+  const done = fetch(url, { signal: ac.signal })
+    .then((r) => r.body?.cancel())
+    .catch(() => undefined);
   await sleep(ms);
   ac.abort();
   await done;
@@ -34,7 +36,10 @@ describe('watch lifecycle', () => {
   it('should register no watch when the client leaves while a streaming list waits for its revision', async () => {
     sim = await startApiServer({ port: 0, tooLargeWaitMs: 2000 });
     const next = Number(sim.storage.resourceVersion) + 1;
-    await abortAfter(`${sim.url}/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=${next}`, 50);
+    await abortAfter(
+      `${sim.url}/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=${next}`,
+      50,
+    );
     sim.storage.create('configmaps', { metadata: { name: 'tick' } }, 'default');
     await sleep(150);
     expect(sim.watches.sessions()).toEqual([]);

@@ -141,9 +141,15 @@ describe('LIST', () => {
   });
 
   it('should answer a Table when kubectl asks for one', async () => {
-    const r = await req(`${base}?limit=500`, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json' } });
+    const r = await req(`${base}?limit=500`, {
+      headers: {
+        Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json',
+      },
+    });
     expect(r.body.kind).toBe('Table');
-    expect(r.body.columnDefinitions.map((c: any) => c.name)).toEqual(expect.arrayContaining(['Name', 'Ready', 'Status', 'Restarts', 'Age']));
+    expect(r.body.columnDefinitions.map((c: any) => c.name)).toEqual(
+      expect.arrayContaining(['Name', 'Ready', 'Status', 'Restarts', 'Age']),
+    );
     expect(r.body.rows).toHaveLength(10);
     expect(r.body.rows[0].object.kind).toBe('PartialObjectMetadata');
     expect(r.body.metadata.resourceVersion).toBe(sim.storage.resourceVersion);
@@ -175,7 +181,7 @@ describe('LIST with compaction', () => {
     }
   });
 
-  it('should keep serving a resource\'s continue tokens and exact revisions while another kind churns', async () => {
+  it("should keep serving a resource's continue tokens and exact revisions while another kind churns", async () => {
     const sim = await startApiServer({ port: 0, history: { maxEvents: 5 } });
     try {
       for (let i = 0; i < 4; i++) sim.storage.create('configmaps', { metadata: { name: `c${i}` } }, 'default');
@@ -201,7 +207,9 @@ describe('LIST with compaction', () => {
       const first = await req(`${sim.url}/api/v1/namespaces/default/configmaps?limit=1`);
       sim.storage.create('configmaps', { metadata: { name: 'b' } }, 'default');
       await new Promise((r) => setTimeout(r, 80));
-      const r = await req(`${sim.url}/api/v1/namespaces/default/configmaps?resourceVersion=${first.body.metadata.resourceVersion}&resourceVersionMatch=Exact`);
+      const r = await req(
+        `${sim.url}/api/v1/namespaces/default/configmaps?resourceVersion=${first.body.metadata.resourceVersion}&resourceVersionMatch=Exact`,
+      );
       expect(r.code).toBe(410);
     } finally {
       await sim.close();

@@ -20,7 +20,9 @@ function run(args: string[]): Running {
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { child, out: () => out, exited };
 }
 
@@ -42,24 +44,27 @@ describe('main (npm run apiserver)', () => {
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('should print the URL and kubeconfig path, serve, and stop cleanly on %s with a watch open', async (signal) => {
-    const dir = mkdtempSync(join(tmpdir(), 'sim-main-'));
-    dirs.push(dir);
-    const kubeconfig = join(dir, 'kc');
-    const r = run(['--port', '0', '--seed', '3', '--kubeconfig', kubeconfig]);
-    started.push(r);
-    const [, url] = await waitForOutput(r, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
-    await waitForOutput(r, new RegExp(`kubeconfig written to ${kubeconfig}`));
-    expect(readFileSync(kubeconfig, 'utf8')).toContain(`server: "${url}"`);
-    expect((await req(`${url}/version`)).body).toMatchObject({ major: '1', minor: '33' });
-    const watch = await openWatch(`${url}/api/v1/pods?watch=true`); // an open watch must not hold the stop
-    r.child.kill(signal);
-    expect(await r.exited).toEqual({ code: 0, signal: null });
-    await watch.ended;
-    expect(r.out()).toContain(`received ${signal}, shutting down`);
-    await expect(fetch(`${url}/version`)).rejects.toThrow();
-    expect(existsSync(kubeconfig)).toBe(true); // the user's path is theirs
-  });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'should print the URL and kubeconfig path, serve, and stop cleanly on %s with a watch open',
+    async (signal) => {
+      const dir = mkdtempSync(join(tmpdir(), 'sim-main-'));
+      dirs.push(dir);
+      const kubeconfig = join(dir, 'kc');
+      const r = run(['--port', '0', '--seed', '3', '--kubeconfig', kubeconfig]);
+      started.push(r);
+      const [, url] = await waitForOutput(r, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      await waitForOutput(r, new RegExp(`kubeconfig written to ${kubeconfig}`));
+      expect(readFileSync(kubeconfig, 'utf8')).toContain(`server: "${url}"`);
+      expect((await req(`${url}/version`)).body).toMatchObject({ major: '1', minor: '33' });
+      const watch = await openWatch(`${url}/api/v1/pods?watch=true`); // an open watch must not hold the stop
+      r.child.kill(signal);
+      expect(await r.exited).toEqual({ code: 0, signal: null });
+      await watch.ended;
+      expect(r.out()).toContain(`received ${signal}, shutting down`);
+      await expect(fetch(`${url}/version`)).rejects.toThrow();
+      expect(existsSync(kubeconfig)).toBe(true); // the user's path is theirs
+    },
+  );
 
   it('should remove the kubeconfig it chose on exit, and keep one at a path given with --kubeconfig', async () => {
     const r = run(['--port', '0', '--token', 'secret']);

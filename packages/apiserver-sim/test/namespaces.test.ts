@@ -32,7 +32,9 @@ describe('namespace deletion', () => {
     expect(del.body.metadata.deletionTimestamp).toBeDefined();
     const nsEvents = await nsWatch.waitFor(2);
     const [podDeleted] = await podWatch.waitFor(1);
-    expect(nsEvents.map((e) => `${e.type} ${e.object.metadata?.name} ${(e.object as { status?: { phase?: string } }).status?.phase}`)).toEqual(['MODIFIED ns1 Terminating', 'DELETED ns1 Terminating']);
+    expect(
+      nsEvents.map((e) => `${e.type} ${e.object.metadata?.name} ${(e.object as { status?: { phase?: string } }).status?.phase}`),
+    ).toEqual(['MODIFIED ns1 Terminating', 'DELETED ns1 Terminating']);
     expect(nsEvents[1].object.spec).toEqual({ finalizers: ['kubernetes'] });
     expect(podDeleted.type).toBe('DELETED');
     const rv = (e: { object: { metadata?: { resourceVersion?: string } } }) => Number(e.object.metadata?.resourceVersion);
@@ -50,11 +52,17 @@ describe('namespace deletion', () => {
     expect(create.body).toMatchObject({
       reason: 'Forbidden',
       message: 'configmaps "late" is forbidden: unable to create new content in namespace ns1 because it is being terminated',
-      details: { name: 'late', kind: 'configmaps', causes: [{ reason: 'NamespaceTerminating', message: 'namespace ns1 is being terminated', field: 'metadata.namespace' }] },
+      details: {
+        name: 'late',
+        kind: 'configmaps',
+        causes: [{ reason: 'NamespaceTerminating', message: 'namespace ns1 is being terminated', field: 'metadata.namespace' }],
+      },
     });
     const again = await req(`${sim.url}/api/v1/namespaces/ns1`, { method: 'DELETE' });
     expect(again.code).toBe(409);
-    expect(again.body.message).toBe('Operation cannot be fulfilled on namespaces "ns1": The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.');
+    expect(again.body.message).toBe(
+      'Operation cannot be fulfilled on namespaces "ns1": The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.',
+    );
     expect((await req(`${sim.url}/api/v1/namespaces/ns1/pods/x`)).code).toBe(200);
   });
 

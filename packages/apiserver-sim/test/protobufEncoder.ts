@@ -38,5 +38,13 @@ export function entry(num: number, key: string, value: number[]): number[] {
 
 /** A whole body: the `k8s\x00` magic and a runtime.Unknown envelope around the message `raw`. */
 export function envelope(apiVersion: string, kind: string, raw: number[][], extra: number[][] = []): Uint8Array {
-  return Uint8Array.from([0x6b, 0x38, 0x73, 0x00, ...msg(1, bytes(1, apiVersion), bytes(2, kind)), ...bytes(2, raw.flat()), ...extra.flat()]);
+  return Uint8Array.from([
+    0x6b,
+    0x38,
+    0x73,
+    0x00,
+    ...msg(1, bytes(1, apiVersion), bytes(2, kind)),
+    ...bytes(2, raw.flat()),
+    ...extra.flat(),
+  ]);
 }

@@ -38,7 +38,11 @@ describe('server-side apply', () => {
 
   describe('managedFields time', () => {
     const cm = (name: string, manager: string, data: Record<string, string>) =>
-      req(`${sim.url}/api/v1/namespaces/default/configmaps/${name}?fieldManager=${manager}`, { method: 'PATCH', contentType: APPLY, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data } });
+      req(`${sim.url}/api/v1/namespaces/default/configmaps/${name}?fieldManager=${manager}`, {
+        method: 'PATCH',
+        contentType: APPLY,
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data },
+      });
 
     it('should stamp an apply entry when the apply changes the object, and only then', async () => {
       const first = await cm('timed', 'alice', { a: '1' });
@@ -60,7 +64,10 @@ describe('server-side apply', () => {
       const shared = await cm('timed', 'bob', { a: '1' });
       expect(shared.code).toBe(200);
       expect(Number(shared.body.metadata.resourceVersion)).toBeGreaterThan(Number(rv1));
-      expect(shared.body.metadata.managedFields).toEqual([entry('alice', 'Apply', T(0), { 'f:data': { 'f:a': {} } }), entry('bob', 'Apply', undefined, { 'f:data': { 'f:a': {} } })]);
+      expect(shared.body.metadata.managedFields).toEqual([
+        entry('alice', 'Apply', T(0), { 'f:data': { 'f:a': {} } }),
+        entry('bob', 'Apply', undefined, { 'f:data': { 'f:a': {} } }),
+      ]);
 
       // a changed value stamps the applier's entry, even with the same field set
       at(30);
@@ -68,7 +75,10 @@ describe('server-side apply', () => {
       expect(grown.body.metadata.managedFields[1]).toEqual(entry('alice', 'Apply', T(30), { 'f:data': { 'f:a': {}, 'f:b': {} } }));
       at(40);
       const changed = await cm('timed', 'alice', { a: '1', b: '3' });
-      expect(changed.body.metadata.managedFields).toEqual([entry('bob', 'Apply', undefined, { 'f:data': { 'f:a': {} } }), entry('alice', 'Apply', T(40), { 'f:data': { 'f:a': {}, 'f:b': {} } })]);
+      expect(changed.body.metadata.managedFields).toEqual([
+        entry('bob', 'Apply', undefined, { 'f:data': { 'f:a': {} } }),
+        entry('alice', 'Apply', T(40), { 'f:data': { 'f:a': {}, 'f:b': {} } }),
+      ]);
 
       // alice stops applying a, which bob still owns: the object stays as it was, so her smaller set
       // is stored without a new time
@@ -76,16 +86,26 @@ describe('server-side apply', () => {
       const shrunk = await cm('timed', 'alice', { b: '3' });
       expect(shrunk.body.data).toEqual({ a: '1', b: '3' });
       expect(Number(shrunk.body.metadata.resourceVersion)).toBeGreaterThan(Number(changed.body.metadata.resourceVersion));
-      expect(shrunk.body.metadata.managedFields).toEqual([entry('bob', 'Apply', undefined, { 'f:data': { 'f:a': {} } }), entry('alice', 'Apply', T(40), { 'f:data': { 'f:b': {} } })]);
+      expect(shrunk.body.metadata.managedFields).toEqual([
+        entry('bob', 'Apply', undefined, { 'f:data': { 'f:a': {} } }),
+        entry('alice', 'Apply', T(40), { 'f:data': { 'f:b': {} } }),
+      ]);
     });
 
     it('should stamp an update entry when the write adds or changes a field, not when it only removes', async () => {
       const cms = `${sim.url}/api/v1/namespaces/default/configmaps`;
-      const put = (data: Record<string, string>) => req(`${cms}/upd?fieldManager=editor`, { method: 'PUT', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'upd' }, data } });
+      const put = (data: Record<string, string>) =>
+        req(`${cms}/upd?fieldManager=editor`, {
+          method: 'PUT',
+          body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'upd' }, data },
+        });
       const created = await req(`${cms}?fieldManager=creator`, { method: 'POST', body: { metadata: { name: 'upd' }, data: { a: '1' } } });
       expect(created.body.metadata.managedFields).toEqual([entry('creator', 'Update', T(0), { 'f:data': { 'f:a': {} } })]);
       at(10);
-      expect((await put({ a: '1', b: '2' })).body.metadata.managedFields).toEqual([created.body.metadata.managedFields[0], entry('editor', 'Update', T(10), { 'f:data': { 'f:b': {} } })]);
+      expect((await put({ a: '1', b: '2' })).body.metadata.managedFields).toEqual([
+        created.body.metadata.managedFields[0],
+        entry('editor', 'Update', T(10), { 'f:data': { 'f:b': {} } }),
+      ]);
       at(20);
       const rewritten = await put({ a: '1', b: '3' });
       expect(rewritten.body.metadata.managedFields[1]).toEqual(entry('editor', 'Update', T(20), { 'f:data': { 'f:b': {} } }));
@@ -106,13 +126,20 @@ describe('server-side apply', () => {
   describe('apply to the status subresource', () => {
     const pods = () => `${sim.url}/api/v1/namespaces/default/pods`;
     const applyStatus = (name: string, manager: string, status: Record<string, unknown>, force = false) =>
-      req(`${pods()}/${name}/status?fieldManager=${manager}${force ? '&force=true' : ''}`, { method: 'PATCH', contentType: APPLY, body: { apiVersion: 'v1', kind: 'Pod', metadata: { name }, status } });
+      req(`${pods()}/${name}/status?fieldManager=${manager}${force ? '&force=true' : ''}`, {
+        method: 'PATCH',
+        contentType: APPLY,
+        body: { apiVersion: 'v1', kind: 'Pod', metadata: { name }, status },
+      });
 
     it('should conflict with the kubelet on the status fields it owns, share equal values, and take them over when forced', async () => {
       await req(`${pods()}?fieldManager=creator`, { method: 'POST', body: pod('sa') });
       const cur = (await req(`${pods()}/sa`)).body;
       at(10);
-      const kubelet = await req(`${pods()}/sa/status?fieldManager=kubelet`, { method: 'PUT', body: { ...cur, status: { ...cur.status, phase: 'Running', podIP: '10.0.0.1' } } });
+      const kubelet = await req(`${pods()}/sa/status?fieldManager=kubelet`, {
+        method: 'PUT',
+        body: { ...cur, status: { ...cur.status, phase: 'Running', podIP: '10.0.0.1' } },
+      });
       expect(kubelet.code).toBe(200);
       const kubeletEntry = entry('kubelet', 'Update', T(10), { 'f:status': { 'f:phase': {}, 'f:podIP': {} } }, 'status');
       expect(kubelet.body.metadata.managedFields[1]).toEqual(kubeletEntry);
@@ -127,7 +154,15 @@ describe('server-side apply', () => {
         reason: 'Conflict',
         code: 409,
         message: 'Apply failed with 1 conflict: conflict with "kubelet" with subresource "status" using v1: .status.phase',
-        details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "kubelet" with subresource "status" using v1', field: '.status.phase' }] },
+        details: {
+          causes: [
+            {
+              reason: 'FieldManagerConflict',
+              message: 'conflict with "kubelet" with subresource "status" using v1',
+              field: '.status.phase',
+            },
+          ],
+        },
       });
       expect(sim.storage.resourceVersion).toBe(rv);
       expect((sim.storage.get('pods', 'default', 'sa') as any).status.phase).toBe('Running');
@@ -137,7 +172,10 @@ describe('server-side apply', () => {
       const shared = await applyStatus('sa', 'ctl', { phase: 'Running', message: 'checked' });
       expect(shared.code).toBe(200);
       expect(shared.body.status).toMatchObject({ phase: 'Running', podIP: '10.0.0.1', message: 'checked' });
-      expect(shared.body.metadata.managedFields.slice(1)).toEqual([kubeletEntry, entry('ctl', 'Apply', T(30), { 'f:status': { 'f:message': {}, 'f:phase': {} } }, 'status')]);
+      expect(shared.body.metadata.managedFields.slice(1)).toEqual([
+        kubeletEntry,
+        entry('ctl', 'Apply', T(30), { 'f:status': { 'f:message': {}, 'f:phase': {} } }, 'status'),
+      ]);
 
       at(40);
       const forced = await applyStatus('sa', 'ctl', { phase: 'Failed' }, true);
@@ -155,7 +193,17 @@ describe('server-side apply', () => {
 
     it('should leave the spec alone and refuse a missing object with 404', async () => {
       await req(`${pods()}?fieldManager=creator`, { method: 'POST', body: pod('sb') });
-      const r = await req(`${pods()}/sb/status?fieldManager=ctl`, { method: 'PATCH', contentType: APPLY, body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'sb' }, spec: { containers: [{ name: 'c', image: 'other:1' }] }, status: { phase: 'Running' } } });
+      const r = await req(`${pods()}/sb/status?fieldManager=ctl`, {
+        method: 'PATCH',
+        contentType: APPLY,
+        body: {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'sb' },
+          spec: { containers: [{ name: 'c', image: 'other:1' }] },
+          status: { phase: 'Running' },
+        },
+      });
       expect(r.code).toBe(200);
       expect(r.body.spec.containers[0].image).toBe('nginx:1.27');
       expect(r.body.metadata.managedFields[1]).toEqual(entry('ctl', 'Apply', T(0), { 'f:status': { 'f:phase': {} } }, 'status'));

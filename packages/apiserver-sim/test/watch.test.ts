@@ -27,7 +27,11 @@ describe('WATCH', () => {
     try {
       for (let i = 0; i < 1600; i++) big.storage.create('pods', pod(`p-${String(i).padStart(4, '0')}`), 'default');
       const url = `${big.url}/api/v1/namespaces/default/pods?watch=true`;
-      for (const query of ['', '&resourceVersion=0', '&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true']) {
+      for (const query of [
+        '',
+        '&resourceVersion=0',
+        '&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
+      ]) {
         const w = await openWatch(url + query);
         open.push(w);
         // Creates between the batches of 500 initial events (each batch waits a task).
@@ -78,7 +82,15 @@ describe('WATCH', () => {
 
   it('should replay only changes after resourceVersion N, with strictly increasing RVs', async () => {
     const rv = sim.storage.resourceVersion;
-    sim.storage.update('pods', { ...sim.storage.get('pods', 'default', 'a'), metadata: { ...sim.storage.get('pods', 'default', 'a').metadata, labels: { app: 'web', v: '2' } } }, 'default', 'a');
+    sim.storage.update(
+      'pods',
+      {
+        ...sim.storage.get('pods', 'default', 'a'),
+        metadata: { ...sim.storage.get('pods', 'default', 'a').metadata, labels: { app: 'web', v: '2' } },
+      },
+      'default',
+      'a',
+    );
     const deleted = sim.storage.delete('pods', 'default', 'b');
     const w = await watch(`resourceVersion=${rv}`);
     sim.storage.create('pods', pod('c'), 'default');
@@ -102,7 +114,7 @@ describe('WATCH', () => {
     expect(w.events[0].object.message).toMatch(/^too old resource version: \d+ \(\d+\)$/);
   });
 
-  it('should keep a quiet resource\'s watch window while another kind churns past the history size', async () => {
+  it("should keep a quiet resource's watch window while another kind churns past the history size", async () => {
     sim.storage.create('configmaps', { metadata: { name: 'quiet' } }, 'default');
     const listRv = sim.storage.resourceVersion;
     for (let i = 0; i < 60; i++) sim.storage.create('pods', pod(`p${i}`), 'default');
@@ -166,7 +178,10 @@ describe('WATCH', () => {
     const w = await watch('sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=');
     const evs = await w.waitFor(3);
     expect(evs.map((e) => e.type)).toEqual(['ADDED', 'ADDED', 'BOOKMARK']);
-    expect(evs[2].object.metadata).toEqual({ resourceVersion: sim.storage.resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' } });
+    expect(evs[2].object.metadata).toEqual({
+      resourceVersion: sim.storage.resourceVersion,
+      annotations: { 'k8s.io/initial-events-end': 'true' },
+    });
     sim.storage.delete('pods', 'default', 'a');
     const more = await w.waitFor(4);
     expect(more[3].type).toBe('DELETED');
@@ -209,7 +224,10 @@ describe('WATCH', () => {
     sim.storage.delete('pods', 'default', 'b');
     sim.storage.delete('pods', 'default', 'a');
     const evs = await w.waitFor(2);
-    expect(evs.map((e) => `${e.type} ${e.object.metadata?.namespace}/${e.object.metadata?.name}`)).toEqual(['ADDED default/a', 'DELETED default/a']);
+    expect(evs.map((e) => `${e.type} ${e.object.metadata?.namespace}/${e.object.metadata?.name}`)).toEqual([
+      'ADDED default/a',
+      'DELETED default/a',
+    ]);
     const seen = await all.waitFor(2);
     expect(seen.map((e) => e.object.metadata?.name)).toEqual(['b', 'a']);
   });

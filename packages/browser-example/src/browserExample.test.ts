@@ -4,11 +4,23 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { KubeObject } from '@rxinformer/core';
 import { startBrowserExample, type BrowserExample } from './browserExample.ts';
 
-interface Pod extends KubeObject { spec?: unknown; status?: { phase?: string } }
+interface Pod extends KubeObject {
+  spec?: unknown;
+  status?: { phase?: string };
+}
 
 /** Debian's Chromium (`apt-get install chromium`); .ci/run installs it when missing. */
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const haveChromium = existsSync(CHROMIUM);
 const inCi = process.env.CI === 'true';
 if (!haveChromium && !inCi) console.warn(`SKIPPED: the browser example test needs Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
@@ -26,17 +38,24 @@ describeInBrowser('startBrowserExample, in headless Chromium', () => {
   const waitForRowPhase = (key: string, phase: string) =>
     page.waitForFunction(([k, p]) => document.querySelector(`tr[data-key="${k}"] td.phase`)?.textContent === p, [key, phase] as const);
   /** A pod as the simulator's storage takes it. */
-  const pod = (name: string, phase: string): Pod => ({ metadata: { name }, spec: { containers: [{ name: 'main', image: 'nginx' }] }, status: { phase } });
+  const pod = (name: string, phase: string): Pod => ({
+    metadata: { name },
+    spec: { containers: [{ name: 'main', image: 'nginx' }] },
+    status: { phase },
+  });
 
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`Chromium is missing at ${CHROMIUM} and CI=true: .ci/run must install Debian's chromium before npm test`);
+    if (!haveChromium)
+      throw new Error(`Chromium is missing at ${CHROMIUM} and CI=true: .ci/run must install Debian's chromium before npm test`);
     example = await startBrowserExample({ pods: 3, seed: 5 });
     // A fresh temporary profile per launch: nothing carries over between runs.
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     page = await browser.newPage();
     page.setDefaultTimeout(20_000);
     page.on('pageerror', (e) => pageErrors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
     await page.goto(example.url);
     await page.waitForSelector('#status[data-phase="watching"]');
   });
@@ -53,7 +72,10 @@ describeInBrowser('startBrowserExample, in headless Chromium', () => {
 
   it('should show the pods listed at start, with the reflector watching', async () => {
     await page.waitForFunction(() => document.querySelectorAll('#pods tr').length === 3);
-    const expected = example!.sim.storage.list('pods').map((p) => `${p.metadata!.namespace}/${p.metadata!.name}`).sort();
+    const expected = example!.sim.storage
+      .list('pods')
+      .map((p) => `${p.metadata!.namespace}/${p.metadata!.name}`)
+      .sort();
     expect(await page.$$eval('#pods tr', (rows) => rows.map((r) => (r as HTMLElement).dataset.key))).toEqual(expected);
     expect(await page.textContent('#count')).toBe('3');
     expect(await page.textContent('#status')).toMatch(/^watching · synced · rv \d+ · 0 relists$/);
@@ -64,12 +86,17 @@ describeInBrowser('startBrowserExample, in headless Chromium', () => {
   it('should list in pages of one (each handed over through a MessageChannel after the next one is requested)', async () => {
     const paged = await browser!.newPage();
     const requests: string[] = [];
-    paged.on('request', (r) => { if (r.url().includes('/api/v1/pods') && !r.url().includes('watch=')) requests.push(new URL(r.url()).search); });
+    paged.on('request', (r) => {
+      if (r.url().includes('/api/v1/pods') && !r.url().includes('watch=')) requests.push(new URL(r.url()).search);
+    });
     paged.on('pageerror', (e) => pageErrors.push(e.message));
     try {
       await paged.goto(`${example!.url}?pageSize=1`);
       await paged.waitForSelector('#status[data-phase="watching"]');
-      const expected = example!.sim.storage.list('pods').map((p) => `${p.metadata!.namespace}/${p.metadata!.name}`).sort();
+      const expected = example!.sim.storage
+        .list('pods')
+        .map((p) => `${p.metadata!.namespace}/${p.metadata!.name}`)
+        .sort();
       await paged.waitForFunction((n) => document.querySelectorAll('#pods tr').length === n, expected.length);
       expect(await paged.$$eval('#pods tr', (rows) => rows.map((r) => (r as HTMLElement).dataset.key))).toEqual(expected);
       expect(requests.length).toBe(expected.length); // one request per page, none twice

@@ -9,8 +9,12 @@ const main = fileURLToPath(new URL('./main.ts', import.meta.url));
 function run(args: string[]): { child: ChildProcess; out: () => string; exit: Promise<number | null> } {
   const child = spawn(process.execPath, [main, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => { out += d; });
-  child.stderr!.on('data', (d: Buffer) => { out += d; });
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    out += d;
+  });
   const exit = once(child, 'exit').then(([code]) => code as number | null);
   return { child, out: () => out, exit };
 }

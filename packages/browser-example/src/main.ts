@@ -69,7 +69,10 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`${why}, shutting down`);
-    example.close().then(() => process.exit(0), (e: unknown) => fail(String(e), 1));
+    example.close().then(
+      () => process.exit(0),
+      (e: unknown) => fail(String(e), 1),
+    );
   };
   process.on('SIGINT', () => stop('received SIGINT'));
   process.on('SIGTERM', () => stop('received SIGTERM'));

@@ -35,8 +35,16 @@ describe('isApiPath', () => {
 
 describe('forwardableHeaders', () => {
   it('should drop hop-by-hop headers and those the Connection header names', () => {
-    expect(forwardableHeaders({ connection: 'keep-alive, X-Trace', 'keep-alive': 'timeout=5', 'x-trace': '1', 'transfer-encoding': 'chunked', accept: 'application/json', authorization: 'Bearer t' }))
-      .toEqual({ accept: 'application/json', authorization: 'Bearer t' });
+    expect(
+      forwardableHeaders({
+        connection: 'keep-alive, X-Trace',
+        'keep-alive': 'timeout=5',
+        'x-trace': '1',
+        'transfer-encoding': 'chunked',
+        accept: 'application/json',
+        authorization: 'Bearer t',
+      }),
+    ).toEqual({ accept: 'application/json', authorization: 'Bearer t' });
   });
 });
 
@@ -51,7 +59,8 @@ describe('startPageServer', () => {
     await server?.close();
     await sim?.close();
   });
-  const currentRv = async (): Promise<string> => ((await (await fetch(`${sim.url}/api/v1/pods?limit=1`)).json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+  const currentRv = async (): Promise<string> =>
+    ((await (await fetch(`${sim.url}/api/v1/pods?limit=1`)).json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
 
   it('should serve the page at / and its script at /app.js, and nothing else', async () => {
     const html = await fetch(`${server.url}/`);
@@ -74,7 +83,7 @@ describe('startPageServer', () => {
     const missing = await fetch(`${server.url}/api/v1/namespaces/default/pods/missing`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ kind: 'Status', reason: 'NotFound', code: 404 });
-    expect((await (await fetch(`${server.url}/version`)).json())).toMatchObject({ major: '1' });
+    expect(await (await fetch(`${server.url}/version`)).json()).toMatchObject({ major: '1' });
   });
 
   it('should forward writes with their body', async () => {
@@ -90,7 +99,9 @@ describe('startPageServer', () => {
   it('should stream watch events as they happen, and abort the upstream watch when the client leaves', async () => {
     const watches = sim.watches.sessions().length;
     const ac = new AbortController();
-    const r = await fetch(`${server.url}/api/v1/namespaces/default/pods?watch=true&resourceVersion=${await currentRv()}`, { signal: ac.signal });
+    const r = await fetch(`${server.url}/api/v1/namespaces/default/pods?watch=true&resourceVersion=${await currentRv()}`, {
+      signal: ac.signal,
+    });
     expect(r.status).toBe(200);
     const reader = r.body!.getReader();
     // The response is open and nothing is buffered: an object created now arrives while it stays open.
@@ -109,7 +120,11 @@ describe('startPageServer', () => {
     sim.storage.create('pods', { metadata: { name: 'before-drop' } }, 'default');
     expect(JSON.parse(await line)).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'before-drop' } } });
     sim.faults.dropWatches('all');
-    await expect((async () => { for (;;) if ((await reader.read()).done) return 'clean end'; })()).rejects.toThrow();
+    await expect(
+      (async () => {
+        for (;;) if ((await reader.read()).done) return 'clean end';
+      })(),
+    ).rejects.toThrow();
   });
 
   it('should answer 502 with a Status when the API server is unreachable', async () => {

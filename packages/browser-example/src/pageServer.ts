@@ -31,7 +31,16 @@ export interface PageServer {
 }
 
 /** Headers that belong to one connection and are never forwarded (RFC 9110 §7.6.1). */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 /** True for the paths the API server answers: `/api`, `/apis`, `/version` and below. */
 export function isApiPath(pathname: string): boolean {
@@ -40,7 +49,13 @@ export function isApiPath(pathname: string): boolean {
 
 /** `headers` without the hop-by-hop ones, nor those the `Connection` header names. */
 export function forwardableHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  const named = new Set(String(headers.connection ?? '').toLowerCase().split(',').map((h) => h.trim()).filter(Boolean));
+  const named = new Set(
+    String(headers.connection ?? '')
+      .toLowerCase()
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean),
+  );
   const out: IncomingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(name) && !named.has(name)) out[name] = value;
@@ -66,15 +81,21 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
 
   const serveStatic = (req: IncomingMessage, res: ServerResponse, pathname: string): void => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, 'method not allowed\n', { Allow: 'GET, HEAD' });
-    if (pathname === '/' || pathname === '/index.html') return sendText(res, 200, page.html, { 'Content-Type': 'text/html; charset=utf-8' }, req.method === 'HEAD');
-    if (pathname === '/app.js') return sendText(res, 200, page.js, { 'Content-Type': 'text/javascript; charset=utf-8' }, req.method === 'HEAD');
+    if (pathname === '/' || pathname === '/index.html')
+      return sendText(res, 200, page.html, { 'Content-Type': 'text/html; charset=utf-8' }, req.method === 'HEAD');
+    if (pathname === '/app.js')
+      return sendText(res, 200, page.js, { 'Content-Type': 'text/javascript; charset=utf-8' }, req.method === 'HEAD');
     if (pathname === '/favicon.ico') return sendText(res, 204, '');
     sendText(res, 404, 'not found\n');
   };
 
   const forward = (req: IncomingMessage, res: ServerResponse): void => {
     const target = new URL(req.url ?? '/', upstream);
-    const upstreamReq = request(target, { method: req.method, headers: { ...forwardableHeaders(req.headers), host: upstream.host }, agent });
+    const upstreamReq = request(target, {
+      method: req.method,
+      headers: { ...forwardableHeaders(req.headers), host: upstream.host },
+      agent,
+    });
     upstreamReq.on('response', (upstreamRes) => {
       res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, forwardableHeaders(upstreamRes.headers));
       res.flushHeaders(); // a watch sends its headers at once and its first event much later
@@ -86,7 +107,9 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
       if (res.headersSent) res.destroy();
       else sendStatus(res, 502, `the API server at ${upstream.origin} is unreachable: ${e.message}`);
     });
-    res.on('close', () => { if (!res.writableFinished) upstreamReq.destroy(); });
+    res.on('close', () => {
+      if (!res.writableFinished) upstreamReq.destroy();
+    });
     pipeline(req, upstreamReq, () => undefined);
   };
 
@@ -107,21 +130,35 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-      agent.destroy();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        agent.destroy();
+      }),
   };
 }
 
 function sendText(res: ServerResponse, code: number, body: string, headers: Record<string, string> = {}, headOnly = false): void {
-  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', ...headers });
+  res.writeHead(code, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+    ...headers,
+  });
   res.end(headOnly ? undefined : body);
 }
 
 /** A `meta/v1` Status, the error body every Kubernetes client (the core's `KubeApiError`) reads. */
 function sendStatus(res: ServerResponse, code: number, message: string): void {
-  const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'ServiceUnavailable', code });
+  const body = JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason: 'ServiceUnavailable',
+    code,
+  });
   sendText(res, code, body, { 'Content-Type': 'application/json' });
 }

@@ -33,10 +33,18 @@ import { median, rotation, runRotating, type Outcome, type RotatingOptions } fro
 const EVENTS = 20_000;
 
 /** A loop as a `--serve` child answers it: its cost, and the CPU the child spent since its previous loop ended. */
-export interface ServedLoop extends LoopCost { idleCpuNs: number }
+export interface ServedLoop extends LoopCost {
+  idleCpuNs: number;
+}
 
 /** The paired measurement's result: medians (CPU ns per applied event), the median of the rounds' ratios, and every ratio. */
-export interface ApplyCost { ns1k: number; ns100k: number; ratio: number; meanRatio: number; ratios: number[] }
+export interface ApplyCost {
+  ns1k: number;
+  ns100k: number;
+  ratio: number;
+  meanRatio: number;
+  ratios: number[];
+}
 
 /** CPU per event of a served loop, with what its process spent since its previous loop. */
 const cpuOf = (c: ServedLoop): number => c.cpuNs + c.idleCpuNs;
@@ -50,12 +58,22 @@ const cpuOf = (c: ServedLoop): number => c.cpuNs + c.idleCpuNs;
  */
 export async function applyCost(options: { rounds?: number; warmup?: number; map?: boolean } = {}): Promise<ApplyCost> {
   const { rounds = 9, warmup = 2, map = false } = options;
-  const serve = (n: number, mode: string[]) => startChildServer('applyCost.ts', ['--serve', String(n), ...mode], { nodeFlags: ['--expose-gc', '--max-old-space-size=8192'], timeoutMs: 300_000 });
+  const serve = (n: number, mode: string[]) =>
+    startChildServer('applyCost.ts', ['--serve', String(n), ...mode], {
+      nodeFlags: ['--expose-gc', '--max-old-space-size=8192'],
+      timeoutMs: 300_000,
+    });
   const children: ChildServer[] = [];
   try {
     // Started one after the other: loading the 100k store takes seconds of both cores.
     const cacheMode = map ? ['--map'] : [];
-    for (const [n, mode] of [[1_000, cacheMode], [100_000, cacheMode], [1_000, ['--decode-only']], [100_000, ['--decode-only']]] as const) children.push(await serve(n, [...mode]));
+    for (const [n, mode] of [
+      [1_000, cacheMode],
+      [100_000, cacheMode],
+      [1_000, ['--decode-only']],
+      [100_000, ['--decode-only']],
+    ] as const)
+      children.push(await serve(n, [...mode]));
     const costs: [number, number][] = [];
     for (let r = 0; r < warmup + rounds; r++) {
       const cpu = new Map<ChildServer, number>();
@@ -65,7 +83,13 @@ export async function applyCost(options: { rounds?: number; warmup?: number; map
     }
     const ratios = costs.map(([s, l]) => l / s);
     const mean = (i: 0 | 1) => costs.reduce((sum, c) => sum + c[i], 0) / costs.length;
-    return { ns1k: median(costs.map((c) => c[0])), ns100k: median(costs.map((c) => c[1])), ratio: median(ratios), meanRatio: mean(1) / mean(0), ratios };
+    return {
+      ns1k: median(costs.map((c) => c[0])),
+      ns100k: median(costs.map((c) => c[1])),
+      ratio: median(ratios),
+      meanRatio: mean(1) / mean(0),
+      ratios,
+    };
   } finally {
     for (const child of children) child.close();
   }
@@ -83,13 +107,18 @@ export const BARE_MAP = 'the same method with a bare Map in place of the delta s
  */
 export async function measureApplyCost(options: RotatingOptions = {}): Promise<Record<'rxinformer' | 'bareMap', Outcome>> {
   const run = (map: boolean) => async () => (await applyCost({ rounds: 7, warmup: 1, map })).ratio;
-  return (await runRotating({ rxinformer: run(false), bareMap: run(true) }, { ...options, warmup: 0 })) as Record<'rxinformer' | 'bareMap', Outcome>;
+  return (await runRotating({ rxinformer: run(false), bareMap: run(true) }, { ...options, warmup: 0 })) as Record<
+    'rxinformer' | 'bareMap',
+    Outcome
+  >;
 }
 
 /** The `--serve` child: one loop per request line (of a cache of `n`, or decode only), until stdin ends. */
 async function serveLoops(n: number, mode: 'store' | 'map' | 'decodeOnly'): Promise<void> {
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--serve needs a positive whole number of objects, not ${process.argv[process.argv.indexOf('--serve') + 1]}`);
-  const cache = mode === 'store' ? storeRounds(n, EVENTS) : mode === 'map' ? mapRounds(n, EVENTS) : { run: roundRunner(n, EVENTS), check() {} };
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`--serve needs a positive whole number of objects, not ${process.argv[process.argv.indexOf('--serve') + 1]}`);
+  const cache =
+    mode === 'store' ? storeRounds(n, EVENTS) : mode === 'map' ? mapRounds(n, EVENTS) : { run: roundRunner(n, EVENTS), check() {} };
   const shape = mode === 'decodeOnly' ? 'decodeOnly' : 'both';
   const cpuNs = (): number => cpuMs() * 1e6;
   process.stdout.write(`${JSON.stringify({ ready: n })}\n`);
@@ -107,6 +136,10 @@ async function serveLoops(n: number, mode: 'store' | 'map' | 'decodeOnly'): Prom
 if (import.meta.main) {
   const at = process.argv.indexOf('--serve');
   const map = process.argv.includes('--map');
-  if (at >= 0) await serveLoops(Number(process.argv[at + 1]), map ? 'map' : process.argv.includes('--decode-only') ? 'decodeOnly' : 'store');
-  else process.stdout.write(`${JSON.stringify(await applyCost({ rounds: Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 9), map }))}\n`);
+  if (at >= 0)
+    await serveLoops(Number(process.argv[at + 1]), map ? 'map' : process.argv.includes('--decode-only') ? 'decodeOnly' : 'store');
+  else
+    process.stdout.write(
+      `${JSON.stringify(await applyCost({ rounds: Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 9), map }))}\n`,
+    );
 }

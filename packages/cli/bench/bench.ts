@@ -39,7 +39,8 @@ function options() {
   const int = (name: keyof typeof values, fallback: number, min: number): number => {
     const text = values[name];
     if (text === undefined) return fallback;
-    if (typeof text !== 'string' || !/^\d+$/.test(text) || Number(text) < min) throw new Error(`--${name} must be an integer ≥ ${min}, got ${String(text)}\n${usage}`);
+    if (typeof text !== 'string' || !/^\d+$/.test(text) || Number(text) < min)
+      throw new Error(`--${name} must be an integer ≥ ${min}, got ${String(text)}\n${usage}`);
     return Number(text);
   };
   return {
@@ -58,12 +59,17 @@ function options() {
 const BARE_CACHE = 'the limit plus each object set in a Map of the 10k listed pods; no freeze, index or handler';
 
 const started = performance.now();
-const progress = (text: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}\n`);
-const onRun = (metric: string) => (name: string, round: number) => progress(`${metric}: ${name} ${round < 0 ? 'warm-up' : `round ${round + 1}`}`);
+const progress = (text: string) =>
+  process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}\n`);
+const onRun = (metric: string) => (name: string, round: number) =>
+  progress(`${metric}: ${name} ${round < 0 ? 'warm-up' : `round ${round + 1}`}`);
 
 async function main(): Promise<void> {
   const o = options();
-  if (o.help) { console.log(usage); return; }
+  if (o.help) {
+    console.log(usage);
+    return;
+  }
   const loadStart = loadavg();
   const date = new Date().toISOString();
   const sim = await startSimProcess({ historyEvents: o.pods + o.updates + 1_000 });
@@ -76,27 +82,57 @@ async function main(): Promise<void> {
     await sim.send({ cmd: 'seed', count: o.pods });
 
     const small = `initialSync${o.pods / 1000}k`;
-    metrics[small] = buildMetric(small, 'ms', 'lower', await measureInitialSync(kc, o.pods, { rounds: o.rounds, onRun: onRun(small) }), 'initialSync10k');
+    metrics[small] = buildMetric(
+      small,
+      'ms',
+      'lower',
+      await measureInitialSync(kc, o.pods, { rounds: o.rounds, onRun: onRun(small) }),
+      'initialSync10k',
+    );
 
     stream.listAt = (await sim.send({ cmd: 'state' })).resourceVersion;
     progress(`recording ${o.updates} updates after revision ${stream.listAt}`);
     await sim.send({ cmd: 'update', count: o.updates });
     const watch = `watchThroughput${o.pods / 1000}k`;
     const replays = await measureWatchThroughput(kc, stream, { rounds: o.rounds, onRun: onRun(watch) });
-    metrics[watch] = withReference(buildMetric(watch, 'events/s', 'higher', replays, 'watchThroughput10k'), 'bareCache', BARE_CACHE, replays.bareCache);
+    metrics[watch] = withReference(
+      buildMetric(watch, 'events/s', 'higher', replays, 'watchThroughput10k'),
+      'bareCache',
+      BARE_CACHE,
+      replays.bareCache,
+    );
 
     const heap = await measureHeapPerObject(sim.kubeconfig, o.pods, { rounds: o.rounds, onRun: onRun('heapPerObject') });
-    metrics.heapPerObject = buildMetric('heapPerObject', 'bytes/pod', 'lower', { rxinformer: heap.rxinformer, clientNode: heap.clientNode, limit: heap.limit });
-    metrics.heapPerObjectTransformed = buildMetric('heapPerObjectTransformed', 'bytes/pod', 'lower', { rxinformer: heap.rxinformerTransformed, clientNode: heap.clientNode, limit: heap.limit });
+    metrics.heapPerObject = buildMetric('heapPerObject', 'bytes/pod', 'lower', {
+      rxinformer: heap.rxinformer,
+      clientNode: heap.clientNode,
+      limit: heap.limit,
+    });
+    metrics.heapPerObjectTransformed = buildMetric('heapPerObjectTransformed', 'bytes/pod', 'lower', {
+      rxinformer: heap.rxinformerTransformed,
+      clientNode: heap.clientNode,
+      limit: heap.limit,
+    });
 
     const cost = await measureApplyCost({ rounds: o.rounds, onRun: onRun('applyCost100kVs1k (delta store at 1k and 100k, own process)') });
-    metrics.applyCost100kVs1k = withReference(buildMetric('applyCost100kVs1k', 'ratio', 'lower', { rxinformer: cost.rxinformer }), 'bareMap', BARE_MAP, cost.bareMap);
+    metrics.applyCost100kVs1k = withReference(
+      buildMetric('applyCost100kVs1k', 'ratio', 'lower', { rxinformer: cost.rxinformer }),
+      'bareMap',
+      BARE_MAP,
+      cost.bareMap,
+    );
 
     if (o.podsLarge > o.pods) {
       progress(`seeding ${o.podsLarge - o.pods} more pods`);
       await sim.send({ cmd: 'seed', count: o.podsLarge - o.pods });
       const large = `initialSync${o.podsLarge / 1000}k`;
-      metrics[large] = buildMetric(large, 'ms', 'lower', await measureInitialSync(kc, o.podsLarge, { rounds: o.roundsLarge, warmup: 0, onRun: onRun(large) }), 'initialSync100k');
+      metrics[large] = buildMetric(
+        large,
+        'ms',
+        'lower',
+        await measureInitialSync(kc, o.podsLarge, { rounds: o.roundsLarge, warmup: 0, onRun: onRun(large) }),
+        'initialSync100k',
+      );
     }
   } finally {
     await sim.close();
@@ -143,7 +179,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => pr
 main().then(
   () => process.stdout.write('', () => process.exit(0)),
   (e: unknown) => {
-    console.error(e instanceof Error ? e.stack ?? e.message : e);
+    console.error(e instanceof Error ? (e.stack ?? e.message) : e);
     process.exit(1);
   },
 );

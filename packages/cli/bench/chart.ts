@@ -61,12 +61,18 @@ export function renderChart(metrics: Record<string, Metric>, options: ChartOptio
       if (goal.ratio > scaleMax) out.push(`<text x="${end + 2}" y="${y + 19}" fill="${colour}">▶</text>`);
       // The value right of both the bar and the bound's line, so neither hides it.
       const labelX = Math.max(end + (goal.ratio > scaleMax ? 16 : 4), x(goal.atMost ?? goal.atLeast ?? 0) + 6);
-      out.push(`<text x="${labelX.toFixed(1)}" y="${y + 19}">${formatRatio(goal.ratio, goal.atMost ?? goal.atLeast)}${goal.met ? '' : ' (not met)'}</text>`);
+      out.push(
+        `<text x="${labelX.toFixed(1)}" y="${y + 19}">${formatRatio(goal.ratio, goal.atMost ?? goal.atLeast)}${goal.met ? '' : ' (not met)'}</text>`,
+      );
     }
     const bound = goal.atMost ?? goal.atLeast ?? 0;
-    out.push(`<line x1="${x(bound).toFixed(1)}" y1="${y + 2}" x2="${x(bound).toFixed(1)}" y2="${y + ROW - 2}" stroke="#222222" stroke-width="2" stroke-dasharray="4 3"/>`);
+    out.push(
+      `<line x1="${x(bound).toFixed(1)}" y1="${y + 2}" x2="${x(bound).toFixed(1)}" y2="${y + ROW - 2}" stroke="#222222" stroke-width="2" stroke-dasharray="4 3"/>`,
+    );
   });
-  out.push(`<text x="10" y="${height - 8}" fill="#555555">bars: rxinformer's figure ÷ the peer's (or alone); dashed line: the goal's bound</text>`);
+  out.push(
+    `<text x="10" y="${height - 8}" fill="#555555">bars: rxinformer's figure ÷ the peer's (or alone); dashed line: the goal's bound</text>`,
+  );
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }

@@ -31,7 +31,9 @@ export function runChild<T>(script: string, args: string[], options: ChildRunOpt
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 300_000);
   let out = '';
   child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => { out += chunk; });
+  child.stdout!.on('data', (chunk: string) => {
+    out += chunk;
+  });
   return new Promise<T>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code, signal) => {
@@ -89,12 +91,17 @@ export async function startChildServer(script: string, args: string[], options: 
   });
   // A child that cannot start, or a write to one that died (EPIPE), surfaces as the next answer's
   // failure ("closed its output" / "exited"), not as an unhandled 'error' event.
-  child.once('error', (e) => { exited = `${script} ${args.join(' ')} failed: ${e.message}`; });
+  child.once('error', (e) => {
+    exited = `${script} ${args.join(' ')} failed: ${e.message}`;
+  });
   child.stdin!.on('error', () => undefined);
   const next = async (): Promise<string> => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`${script} ${args.join(' ')} did not answer within ${options.timeoutMs ?? 300_000} ms`)); }, options.timeoutMs ?? 300_000);
+      timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`${script} ${args.join(' ')} did not answer within ${options.timeoutMs ?? 300_000} ms`));
+      }, options.timeoutMs ?? 300_000);
     });
     try {
       const line = await Promise.race([lines.next(), timeout]);

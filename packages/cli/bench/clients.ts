@@ -58,12 +58,24 @@ export async function rxinformerSynced(kc: KubeConfig, options: ContenderOptions
     stop = () => factory.close();
   } else {
     const transport = createKubeTransport(kc);
-    informer = createSharedInformer(listingAt(kubeConfigListerWatcher(kc, { resource: pods, transport }), options.listAt), { transform: options.transform });
+    informer = createSharedInformer(listingAt(kubeConfigListerWatcher(kc, { resource: pods, transport }), options.listAt), {
+      transform: options.transform,
+    });
     const handler = informer.addEventHandler({ onAdd: () => {}, ...(options.onUpdate ? { onUpdate: options.onUpdate } : {}) });
     informer.start();
     // The handler's own sync: its last initial add delivered (what client-node's N-th `add` is).
-    await new Promise<void>((resolve) => { const sub = handler.synced$.subscribe((s) => { if (s) { resolve(); queueMicrotask(() => sub.unsubscribe()); } }); });
-    stop = async () => { informer.stop(); await transport.close(); };
+    await new Promise<void>((resolve) => {
+      const sub = handler.synced$.subscribe((s) => {
+        if (s) {
+          resolve();
+          queueMicrotask(() => sub.unsubscribe());
+        }
+      });
+    });
+    stop = async () => {
+      informer.stop();
+      await transport.close();
+    };
   }
   return { syncedAt: performance.now(), count: informer.getStore().size, close: stop };
 }
@@ -78,9 +90,16 @@ export async function clientNodeSynced(kc: KubeConfig, expected: number, options
   let stopping = false;
   let syncedAt = 0;
   const synced = new Promise<void>((resolve, reject) => {
-    informer.on('add', () => { if (++added === expected) { syncedAt = performance.now(); resolve(); } });
+    informer.on('add', () => {
+      if (++added === expected) {
+        syncedAt = performance.now();
+        resolve();
+      }
+    });
     // stop() aborts its watch, which it reports as an error: only errors before that count.
-    informer.on('error', (e) => { if (!stopping) reject(e instanceof Error ? e : new Error(String(e))); });
+    informer.on('error', (e) => {
+      if (!stopping) reject(e instanceof Error ? e : new Error(String(e)));
+    });
   });
   if (options.onUpdate) informer.on('update', options.onUpdate);
   try {
@@ -91,7 +110,14 @@ export async function clientNodeSynced(kc: KubeConfig, expected: number, options
     await informer.stop();
     throw e;
   }
-  return { syncedAt, count: added, close: async () => { stopping = true; await informer.stop(); } };
+  return {
+    syncedAt,
+    count: added,
+    close: async () => {
+      stopping = true;
+      await informer.stop();
+    },
+  };
 }
 
 /**
@@ -102,7 +128,9 @@ export async function pagesParsed(transport: KubeTransport, keep?: KubeObject[],
   let count = 0;
   let token: string | undefined;
   do {
-    const page = await transport.getJson<ListPage>(`/api/v1/pods?limit=500${token ? `&continue=${encodeURIComponent(token)}` : query ? `&${query}` : ''}`);
+    const page = await transport.getJson<ListPage>(
+      `/api/v1/pods?limit=500${token ? `&continue=${encodeURIComponent(token)}` : query ? `&${query}` : ''}`,
+    );
     count += page.items.length;
     if (keep) for (const item of page.items) keep.push(item);
     token = page.metadata?.continue;
@@ -121,6 +149,8 @@ export async function limitSynced(kc: KubeConfig): Promise<Synced & { items: Kub
 /** Rejects with a clear error when `promise` takes longer than `ms`. */
 export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms); });
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -34,7 +34,11 @@ const heap = (): number => {
 
 function loaded(n: number): { state: DeltaStoreState<KubeObject>; apply: ReturnType<typeof createDeltaReducer<KubeObject>> } {
   const apply = createDeltaReducer<KubeObject>();
-  const state = apply(initialDeltaState(), { type: 'replace', items: Array.from({ length: n }, (_, i) => benchPod(i, i + 1)), resourceVersion: String(n) });
+  const state = apply(initialDeltaState(), {
+    type: 'replace',
+    items: Array.from({ length: n }, (_, i) => benchPod(i, i + 1)),
+    resourceVersion: String(n),
+  });
   return { state, apply };
 }
 
@@ -100,14 +104,22 @@ export function updatedPodLines(): (i: number, serial: number, rv: number) => st
 }
 
 /** This process's CPU time so far (user + system, GC threads included), in ms. */
-export const cpuMs = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+export const cpuMs = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
 /**
  * Per-event cost of one loop shape, in ns: the median round's CPU and wall time, the range of the
  * rounds' CPU, and the mean CPU over all rounds (`meanCpuNs`: a major GC that falls in one round is
  * spread over all events instead of being dropped with that round by the median).
  */
-export interface EventCost { cpuNs: number; wallNs: number; cpuSpreadNs: [number, number]; meanCpuNs: number }
+export interface EventCost {
+  cpuNs: number;
+  wallNs: number;
+  cpuSpreadNs: [number, number];
+  meanCpuNs: number;
+}
 
 /**
  * The cost of applying one MODIFIED event with `n` objects cached. Each event is decoded from its
@@ -125,7 +137,10 @@ export function eventCost(n: number, events = 20_000, rounds = 7): { apply: Even
 }
 
 /** CPU and wall ns per event of one timed loop. */
-export interface LoopCost { cpuNs: number; wallNs: number }
+export interface LoopCost {
+  cpuNs: number;
+  wallNs: number;
+}
 
 /** The two loops of the method: "decode + apply" and "decode only". */
 export type Shape = 'both' | 'decodeOnly';
@@ -159,8 +174,12 @@ export function roundRunner(n: number, events: number, applyOne?: (object: KubeO
 export function storeRounds(n: number, events = 20_000): { run: RoundRunner; check(): void } {
   let { state, apply } = loaded(n);
   return {
-    run: roundRunner(n, events, (object) => { state = apply(state, { type: 'modified', object }); }),
-    check: () => { if (state.store.size !== n) throw new Error('the store lost objects'); },
+    run: roundRunner(n, events, (object) => {
+      state = apply(state, { type: 'modified', object });
+    }),
+    check: () => {
+      if (state.store.size !== n) throw new Error('the store lost objects');
+    },
   };
 }
 
@@ -177,8 +196,12 @@ export function mapRounds(n: number, events = 20_000): { run: RoundRunner; check
     map.set(metaNamespaceKeyFunc(pod), pod);
   }
   return {
-    run: roundRunner(n, events, (object) => { map.set(metaNamespaceKeyFunc(object), object); }),
-    check: () => { if (map.size !== n) throw new Error('the map lost objects'); },
+    run: roundRunner(n, events, (object) => {
+      map.set(metaNamespaceKeyFunc(object), object);
+    }),
+    check: () => {
+      if (map.size !== n) throw new Error('the map lost objects');
+    },
   };
 }
 
@@ -196,7 +219,12 @@ function marginalCost(run: RoundRunner, rounds: number): { apply: EventCost; dec
   }
   const cost = (xs: number[][]): EventCost => {
     const cpu = xs.map((x) => x[0]);
-    return { cpuNs: median(cpu), wallNs: median(xs.map((x) => x[1])), cpuSpreadNs: [Math.min(...cpu), Math.max(...cpu)], meanCpuNs: cpu.reduce((a, b) => a + b, 0) / cpu.length };
+    return {
+      cpuNs: median(cpu),
+      wallNs: median(xs.map((x) => x[1])),
+      cpuSpreadNs: [Math.min(...cpu), Math.max(...cpu)],
+      meanCpuNs: cpu.reduce((a, b) => a + b, 0) / cpu.length,
+    };
   };
   const both = cost(samples.both);
   const decodeOnly = cost(samples.decodeOnly);
@@ -238,31 +266,58 @@ async function main(): Promise<void> {
   const result = {
     eventCost: cost,
     costRatio100kVs1k: { median: paired.ratio, mean: paired.meanRatio, ns1k: paired.ns1k, ns100k: paired.ns100k, ratios: paired.ratios },
-    bareMapCostRatio100kVs1k: { median: pairedMap.ratio, mean: pairedMap.meanRatio, ns1k: pairedMap.ns1k, ns100k: pairedMap.ns100k, ratios: pairedMap.ratios },
+    bareMapCostRatio100kVs1k: {
+      median: pairedMap.ratio,
+      mean: pairedMap.meanRatio,
+      ns1k: pairedMap.ns1k,
+      ns100k: pairedMap.ns100k,
+      ratios: pairedMap.ratios,
+    },
     inOneProcess: {
-      costRatio100kVs1k: { cpu: cost[100_000].apply.cpuNs / cost[1_000].apply.cpuNs, wall: cost[100_000].apply.wallNs / cost[1_000].apply.wallNs, meanCpu: cost[100_000].apply.meanCpuNs / cost[1_000].apply.meanCpuNs },
-      costRatio100kVs3k: { cpu: cost[100_000].apply.cpuNs / cost[3_000].apply.cpuNs, wall: cost[100_000].apply.wallNs / cost[3_000].apply.wallNs },
+      costRatio100kVs1k: {
+        cpu: cost[100_000].apply.cpuNs / cost[1_000].apply.cpuNs,
+        wall: cost[100_000].apply.wallNs / cost[1_000].apply.wallNs,
+        meanCpu: cost[100_000].apply.meanCpuNs / cost[1_000].apply.meanCpuNs,
+      },
+      costRatio100kVs3k: {
+        cpu: cost[100_000].apply.cpuNs / cost[3_000].apply.cpuNs,
+        wall: cost[100_000].apply.wallNs / cost[3_000].apply.wallNs,
+      },
     },
     relist100k: { steadyMiB: steadyBytes / 2 ** 20, peakMiB: peakBytes / 2 ** 20, peakVsSteady: peakBytes / steadyBytes },
     goals: { costRatio100kVs1k: '<= 1.5', peakVsSteady: '<= 2' },
   };
-  if (json) { console.log(JSON.stringify(result)); return; }
+  if (json) {
+    console.log(JSON.stringify(result));
+    return;
+  }
   const us = (ns: number) => (ns / 1000).toFixed(2).padStart(6);
   console.log('core benchmark (node %s)', process.version);
-  console.log('  cost per applied MODIFIED event (decode+apply minus decode alone), µs; median of 7 rounds of 20k events, one size after the other in this process');
+  console.log(
+    '  cost per applied MODIFIED event (decode+apply minus decode alone), µs; median of 7 rounds of 20k events, one size after the other in this process',
+  );
   console.log('     cached   apply CPU [spread]        apply wall   apply CPU, mean   decode+apply CPU   decode CPU');
   for (const n of sizes) {
     const c = cost[n];
-    console.log(`    ${String(n).padStart(7)}   ${us(c.apply.cpuNs)} [${us(c.apply.cpuSpreadNs[0])}–${us(c.apply.cpuSpreadNs[1])}]   ${us(c.apply.wallNs)}       ${us(c.apply.meanCpuNs)}            ${us(c.both.cpuNs)}             ${us(c.decodeOnly.cpuNs)}`);
+    console.log(
+      `    ${String(n).padStart(7)}   ${us(c.apply.cpuNs)} [${us(c.apply.cpuSpreadNs[0])}–${us(c.apply.cpuSpreadNs[1])}]   ${us(c.apply.wallNs)}       ${us(c.apply.meanCpuNs)}            ${us(c.both.cpuNs)}             ${us(c.decodeOnly.cpuNs)}`,
+    );
   }
   const one = result.inOneProcess;
-  console.log(`    from this table, 100k / 1k: CPU ${one.costRatio100kVs1k.cpu.toFixed(2)}, wall ${one.costRatio100kVs1k.wall.toFixed(2)}, mean CPU ${one.costRatio100kVs1k.meanCpu.toFixed(2)}; 100k / 3k: CPU ${one.costRatio100kVs3k.cpu.toFixed(2)}`);
-  const line = (what: string, c: typeof paired) => `${what} ${c.ratio.toFixed(2)} (rounds ${Math.min(...c.ratios).toFixed(2)}–${Math.max(...c.ratios).toFixed(2)}; mean cost ${c.meanRatio.toFixed(2)}); ${us(c.ns1k)} µs at 1k, ${us(c.ns100k)} µs at 100k`;
-  console.log('  cost 100k / 1k, the goal\'s measure (applyCost.ts: 1k and 100k in processes of their own, rounds in turn; median of the rounds\' ratios):');
+  console.log(
+    `    from this table, 100k / 1k: CPU ${one.costRatio100kVs1k.cpu.toFixed(2)}, wall ${one.costRatio100kVs1k.wall.toFixed(2)}, mean CPU ${one.costRatio100kVs1k.meanCpu.toFixed(2)}; 100k / 3k: CPU ${one.costRatio100kVs3k.cpu.toFixed(2)}`,
+  );
+  const line = (what: string, c: typeof paired) =>
+    `${what} ${c.ratio.toFixed(2)} (rounds ${Math.min(...c.ratios).toFixed(2)}–${Math.max(...c.ratios).toFixed(2)}; mean cost ${c.meanRatio.toFixed(2)}); ${us(c.ns1k)} µs at 1k, ${us(c.ns100k)} µs at 100k`;
+  console.log(
+    "  cost 100k / 1k, the goal's measure (applyCost.ts: 1k and 100k in processes of their own, rounds in turn; median of the rounds' ratios):",
+  );
   console.log(`    ${line('delta store:', paired)}  (goal <= 1.5)`);
   console.log(`    ${line('reference, a bare Map (decode + set minus decode):', pairedMap)}`);
   console.log(`  100k store steady heap: ${result.relist100k.steadyMiB.toFixed(1)} MiB`);
-  console.log(`  100k relist peak heap:  ${result.relist100k.peakMiB.toFixed(1)} MiB  (${result.relist100k.peakVsSteady.toFixed(2)}x steady, goal <= 2)`);
+  console.log(
+    `  100k relist peak heap:  ${result.relist100k.peakMiB.toFixed(1)} MiB  (${result.relist100k.peakVsSteady.toFixed(2)}x steady, goal <= 2)`,
+  );
 }
 
 if (import.meta.main ?? process.argv[1]?.endsWith('core.bench.ts')) await main();

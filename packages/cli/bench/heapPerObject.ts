@@ -24,7 +24,11 @@ const CONTENDERS: HeapContender[] = ['rxinformer', 'rxinformerTransformed', 'cli
  *
  * Caveat: the simulator must hold exactly `pods` pods while this runs.
  */
-export function measureHeapPerObject(kubeconfig: string, pods: number, options: RotatingOptions = {}): Promise<Record<HeapContender, Outcome>> {
+export function measureHeapPerObject(
+  kubeconfig: string,
+  pods: number,
+  options: RotatingOptions = {},
+): Promise<Record<HeapContender, Outcome>> {
   const one = (contender: HeapContender) => async () => {
     const { bytesPerObject } = await runChild<{ bytesPerObject: number }>('heapChild.ts', [contender, String(pods)], {
       env: { RXINFORMER_BENCH_KUBECONFIG: kubeconfig },
@@ -32,5 +36,7 @@ export function measureHeapPerObject(kubeconfig: string, pods: number, options: 
     });
     return bytesPerObject;
   };
-  return runRotating(Object.fromEntries(CONTENDERS.map((c) => [c, one(c)])), { ...options, warmup: 0 }) as Promise<Record<HeapContender, Outcome>>;
+  return runRotating(Object.fromEntries(CONTENDERS.map((c) => [c, one(c)])), { ...options, warmup: 0 }) as Promise<
+    Record<HeapContender, Outcome>
+  >;
 }

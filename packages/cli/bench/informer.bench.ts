@@ -12,8 +12,15 @@ import { createSharedInformer, type KubeObject, type ListerWatcher, type WatchEv
 import { benchPod } from './core.bench.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) { console.error('run with node --expose-gc (npm run bench:informer does)'); process.exit(2); }
-const heap = (): number => { gc!(); gc!(); return process.memoryUsage().heapUsed; };
+if (!gc) {
+  console.error('run with node --expose-gc (npm run bench:informer does)');
+  process.exit(2);
+}
+const heap = (): number => {
+  gc!();
+  gc!();
+  return process.memoryUsage().heapUsed;
+};
 
 /** An in-memory ListerWatcher: one list of `items`, then a watch fed through `watch`. */
 function memoryLw(items: KubeObject[], watch: Subject<WatchEvent>): ListerWatcher {
@@ -38,15 +45,26 @@ async function heapWithHandlers(n: number, handlers: number): Promise<number> {
 }
 
 /** p50/p99 delivery latency (ms) of healthy handlers while one handler takes `slowMs` per event. */
-async function latencyWithSlowHandler(events = 3000, ratePerSecond = 1000, slowMs = 10): Promise<{ p50: number; p99: number; slowBacklog: number }> {
+async function latencyWithSlowHandler(
+  events = 3000,
+  ratePerSecond = 1000,
+  slowMs = 10,
+): Promise<{ p50: number; p99: number; slowBacklog: number }> {
   const watch = new Subject<WatchEvent>();
   const informer = createSharedInformer(memoryLw([], watch));
   const sent = new Map<string, number>();
   const latencies: number[] = [];
-  for (let h = 0; h < 3; h++) informer.addEventHandler({ onAdd: (o) => { latencies.push(performance.now() - sent.get(o.metadata!.name!)!); } });
+  for (let h = 0; h < 3; h++)
+    informer.addEventHandler({
+      onAdd: (o) => {
+        latencies.push(performance.now() - sent.get(o.metadata!.name!)!);
+      },
+    });
   const slow = informer.addEventHandler({ onAdd: () => sleep(slowMs) });
   let backlog = 0;
-  slow.metrics$.subscribe((m) => { backlog = Math.max(backlog, m.depth); });
+  slow.metrics$.subscribe((m) => {
+    backlog = Math.max(backlog, m.depth);
+  });
   informer.start();
   const start = performance.now();
   for (let i = 0; i < events; i++) {
@@ -73,10 +91,15 @@ async function main(): Promise<void> {
     heap10k: { oneHandlerMiB: one / 2 ** 20, eightHandlersMiB: eight / 2 ** 20, ratio: eight / one, goal: '<= 1.05' },
     slowHandler: { healthyP50Ms: latency.p50, healthyP99Ms: latency.p99, slowHandlerMaxBacklog: latency.slowBacklog, goal: 'p99 < 5 ms' },
   };
-  if (json) { console.log(JSON.stringify(result)); return; }
+  if (json) {
+    console.log(JSON.stringify(result));
+    return;
+  }
   console.log('informer benchmark (node %s)', process.version);
   console.log(`  10k pods, heap with 1 handler:  ${result.heap10k.oneHandlerMiB.toFixed(1)} MiB`);
-  console.log(`  10k pods, heap with 8 handlers: ${result.heap10k.eightHandlersMiB.toFixed(1)} MiB  (${result.heap10k.ratio.toFixed(3)}x, goal <= 1.05)`);
+  console.log(
+    `  10k pods, heap with 8 handlers: ${result.heap10k.eightHandlersMiB.toFixed(1)} MiB  (${result.heap10k.ratio.toFixed(3)}x, goal <= 1.05)`,
+  );
   console.log(`  1,000 events/s, 4 handlers, one taking 10 ms per event:`);
   console.log(`    healthy handlers' delivery latency p50 ${latency.p50.toFixed(2)} ms, p99 ${latency.p99.toFixed(2)} ms (goal < 5 ms)`);
   console.log(`    slow handler's largest backlog: ${latency.slowBacklog} events (it has its own buffer)`);

@@ -32,11 +32,18 @@ export interface InitialSyncOptions extends RotatingOptions {
  * Caveat: client-node's list is one unpaginated response; at 100k pods (~400 MB) it may fail,
  * which is recorded as its outcome, not thrown.
  */
-export function measureInitialSync(kc: KubeConfig, pods: number, options: InitialSyncOptions = {}): Promise<Record<'rxinformer' | 'clientNode' | 'limit', Outcome>> {
+export function measureInitialSync(
+  kc: KubeConfig,
+  pods: number,
+  options: InitialSyncOptions = {},
+): Promise<Record<'rxinformer' | 'clientNode' | 'limit', Outcome>> {
   const timeoutMs = options.timeoutMs ?? 600_000;
-  return runRotating({
-    rxinformer: () => timed('rxinformer', pods, timeoutMs, () => rxinformerSynced(kc)),
-    clientNode: () => timed('client-node', pods, timeoutMs, () => clientNodeSynced(kc, pods)),
-    limit: () => timed('limit', pods, timeoutMs, () => limitSynced(kc)),
-  }, options) as Promise<Record<'rxinformer' | 'clientNode' | 'limit', Outcome>>;
+  return runRotating(
+    {
+      rxinformer: () => timed('rxinformer', pods, timeoutMs, () => rxinformerSynced(kc)),
+      clientNode: () => timed('client-node', pods, timeoutMs, () => clientNodeSynced(kc, pods)),
+      limit: () => timed('limit', pods, timeoutMs, () => limitSynced(kc)),
+    },
+    options,
+  ) as Promise<Record<'rxinformer' | 'clientNode' | 'limit', Outcome>>;
 }

@@ -54,8 +54,14 @@ export interface BenchReport {
 
 /** The goals of issue 6, per metric. */
 export const GOALS: Record<string, GoalSpec[]> = {
-  initialSync10k: [{ of: 'clientNode', atMost: 0.5 }, { of: 'limit', atMost: 1.5 }],
-  watchThroughput10k: [{ of: 'clientNode', atLeast: 1 }, { of: 'limit', atLeast: 0.8 }],
+  initialSync10k: [
+    { of: 'clientNode', atMost: 0.5 },
+    { of: 'limit', atMost: 1.5 },
+  ],
+  watchThroughput10k: [
+    { of: 'clientNode', atLeast: 1 },
+    { of: 'limit', atLeast: 0.8 },
+  ],
   heapPerObject: [{ of: 'clientNode', atMost: 1.1 }],
   heapPerObjectTransformed: [{ of: 'clientNode', atMost: 0.6 }],
   applyCost100kVs1k: [{ of: null, atMost: 1.5 }],
@@ -73,8 +79,14 @@ export function checkGoal(spec: GoalSpec, figures: Pick<Metric, Contender>): Goa
   const rx = figures.rxinformer;
   const peer = spec.of ? figures[spec.of] : 1;
   const ratio = typeof rx === 'number' && typeof peer === 'number' && peer !== 0 ? rx / peer : null;
-  const met = ratio === null ? null : (spec.atMost === undefined || ratio <= spec.atMost) && (spec.atLeast === undefined || ratio >= spec.atLeast);
-  return { ...(spec.atMost !== undefined ? { atMost: spec.atMost } : {}), ...(spec.atLeast !== undefined ? { atLeast: spec.atLeast } : {}), ratio, met };
+  const met =
+    ratio === null ? null : (spec.atMost === undefined || ratio <= spec.atMost) && (spec.atLeast === undefined || ratio >= spec.atLeast);
+  return {
+    ...(spec.atMost !== undefined ? { atMost: spec.atMost } : {}),
+    ...(spec.atLeast !== undefined ? { atLeast: spec.atLeast } : {}),
+    ratio,
+    met,
+  };
 }
 
 /**
@@ -84,7 +96,13 @@ export function checkGoal(spec: GoalSpec, figures: Pick<Metric, Contender>): Goa
  * @example
  * buildMetric('initialSync10k', 'ms', 'lower', { rxinformer: { median: 900, samples: [900] }, … });
  */
-export function buildMetric(name: string, unit: string, better: 'lower' | 'higher', outcomes: Partial<Record<Contender, Outcome>>, goalsOf = name): Metric {
+export function buildMetric(
+  name: string,
+  unit: string,
+  better: 'lower' | 'higher',
+  outcomes: Partial<Record<Contender, Outcome>>,
+  goalsOf = name,
+): Metric {
   const figure = (c: Contender): Figure => {
     const o = outcomes[c];
     if (!o) return null;
@@ -125,7 +143,8 @@ export function renderReferences(metrics: Record<string, Metric>): string[] {
   const lines: string[] = [];
   for (const [name, m] of Object.entries(metrics)) {
     for (const [refName, ref] of Object.entries(m.references ?? {})) {
-      const ratio = (a: Figure, b: Figure): string => (typeof a === 'number' && typeof b === 'number' && b !== 0 ? (a / b).toFixed(2) : '?');
+      const ratio = (a: Figure, b: Figure): string =>
+        typeof a === 'number' && typeof b === 'number' && b !== 0 ? (a / b).toFixed(2) : '?';
       const figure = formatFigure(ref.value, m.unit, ref.samples);
       const ofLimit = typeof m.limit === 'number' ? ` = ${ratio(ref.value, m.limit)}× the limit;` : ';';
       const tail = typeof ref.value === 'number' ? `${ofLimit} rxinformer ${ratio(m.rxinformer, ref.value)}× of it` : '';
@@ -183,12 +202,13 @@ export function formatRatio(ratio: number, bound?: number): string {
  * console.log(renderTable(report.metrics));
  */
 export function renderTable(metrics: Record<string, Metric>): string {
-  const rows = [
-    '| metric | unit | rxinformer | client-node | limit | goal | ratio |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
-  ];
+  const rows = ['| metric | unit | rxinformer | client-node | limit | goal | ratio |', '| --- | --- | --- | --- | --- | --- | --- |'];
   for (const [name, m] of Object.entries(metrics)) {
-    const cells = [name, `${m.unit} (${m.better} is better)`, ...(['rxinformer', 'clientNode', 'limit'] as const).map((c) => formatFigure(m[c], m.unit, m.samples?.[c]))];
+    const cells = [
+      name,
+      `${m.unit} (${m.better} is better)`,
+      ...(['rxinformer', 'clientNode', 'limit'] as const).map((c) => formatFigure(m[c], m.unit, m.samples?.[c])),
+    ];
     const goals = Object.entries(m.goal ?? {});
     if (goals.length === 0) rows.push(`| ${[...cells, '', ''].join(' | ')} |`);
     goals.forEach(([key, goal], i) => {

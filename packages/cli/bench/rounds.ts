@@ -49,7 +49,10 @@ const gc = (globalThis as { gc?: () => void }).gc;
  *
  * Caveat: run the process with --expose-gc, or the GC before each run is skipped.
  */
-export async function runRotating(contenders: Record<string, () => Promise<number>>, options: RotatingOptions = {}): Promise<Record<string, Outcome>> {
+export async function runRotating(
+  contenders: Record<string, () => Promise<number>>,
+  options: RotatingOptions = {},
+): Promise<Record<string, Outcome>> {
   const rounds = options.rounds ?? 3;
   const names = Object.keys(contenders);
   const samples: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
@@ -67,7 +70,12 @@ export async function runRotating(contenders: Record<string, () => Promise<numbe
   };
   for (let w = 0; w < (options.warmup ?? 1); w++) for (const name of names) await once(name, -1);
   for (let r = 0; r < rounds; r++) for (const name of rotation(names, r)) await once(name, r);
-  return Object.fromEntries(names.map((n): [string, Outcome] => [n, failed[n] !== undefined ? { error: failed[n] } : { median: median(samples[n]), samples: samples[n] }]));
+  return Object.fromEntries(
+    names.map((n): [string, Outcome] => [
+      n,
+      failed[n] !== undefined ? { error: failed[n] } : { median: median(samples[n]), samples: samples[n] },
+    ]),
+  );
 }
 
 /** A one-line message of anything thrown, with its cause's message when there is one. */

@@ -23,7 +23,12 @@ async function main(): Promise<void> {
   // History large enough to replay every update, and old enough to outlive the whole run. A replay
   // from history is written to the socket at once (20k realistic pods ≈ 84 MB), so the buffer that
   // drops slow watchers (64 MiB by default) is raised above any recorded stream.
-  const sim = await startApiServer({ port: 0, seed: 11, history: { maxEvents: historyEvents, maxAgeMs: 3_600_000 }, maxWatchBufferBytes: 2 ** 31 });
+  const sim = await startApiServer({
+    port: 0,
+    seed: 11,
+    history: { maxEvents: historyEvents, maxAgeMs: 3_600_000 },
+    maxWatchBufferBytes: 2 ** 31,
+  });
   for (const name of BENCH_NAMESPACES) sim.storage.create('namespaces', { metadata: { name } });
   // Updates run as a churn in virtual time: `flush()` applies them all at once, in order.
   const scheduler = new VirtualTimeScheduler();
@@ -41,7 +46,8 @@ async function main(): Promise<void> {
         const before = load.counters.updated;
         load.churn({ ratePerSecond: 1_000_000, count: command.count, mix: { create: 0, update: 1, delete: 0, recreate: 0 } });
         scheduler.flush();
-        if (load.counters.updated - before !== command.count) throw new Error(`applied ${load.counters.updated - before} of ${command.count} updates`);
+        if (load.counters.updated - before !== command.count)
+          throw new Error(`applied ${load.counters.updated - before} of ${command.count} updates`);
         return state();
       }
       case 'state':
@@ -51,7 +57,9 @@ async function main(): Promise<void> {
     }
   };
 
-  const stop = () => { void sim.close().finally(() => process.exit(0)); };
+  const stop = () => {
+    void sim.close().finally(() => process.exit(0));
+  };
   process.on('SIGTERM', stop);
   const lines = createInterface({ input: process.stdin });
   lines.on('line', (line) => {

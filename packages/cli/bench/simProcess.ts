@@ -49,9 +49,13 @@ export interface SimProcess {
  */
 export async function startSimProcess(options: SimProcessOptions = {}): Promise<SimProcess> {
   const script = fileURLToPath(new URL('./simChild.ts', import.meta.url));
-  const child: ChildProcess = spawn(process.execPath, [`--max-old-space-size=${options.maxOldSpaceMiB ?? 8192}`, script, String(options.historyEvents ?? 100_000)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [`--max-old-space-size=${options.maxOldSpaceMiB ?? 8192}`, script, String(options.historyEvents ?? 100_000)],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -59,12 +63,18 @@ export async function startSimProcess(options: SimProcessOptions = {}): Promise<
   let nextId = 1;
   let ready: (message: { kubeconfig: string }) => void;
   let failed: (e: Error) => void;
-  const started = new Promise<{ kubeconfig: string }>((resolve, reject) => { ready = resolve; failed = reject; });
+  const started = new Promise<{ kubeconfig: string }>((resolve, reject) => {
+    ready = resolve;
+    failed = reject;
+  });
 
   const lines = createInterface({ input: child.stdout! });
   lines.on('line', (line) => {
     const message = JSON.parse(line) as { ready?: boolean; kubeconfig: string; id: number; ok: boolean; result: SimState; error: string };
-    if (message.ready) { ready(message); return; }
+    if (message.ready) {
+      ready(message);
+      return;
+    }
     const waiter = pending.get(message.id);
     pending.delete(message.id);
     if (message.ok) waiter?.resolve(message.result);
@@ -97,7 +107,10 @@ export async function startSimProcess(options: SimProcessOptions = {}): Promise<
     send(command) {
       const id = nextId++;
       return new Promise<SimState>((resolve, reject) => {
-        if (gone) { reject(gone); return; }
+        if (gone) {
+          reject(gone);
+          return;
+        }
         pending.set(id, { resolve, reject });
         child.stdin!.write(`${JSON.stringify({ id, ...command })}\n`);
       });

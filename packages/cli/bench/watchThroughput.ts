@@ -28,12 +28,28 @@ export interface RecordedStream {
 }
 
 /** Events/s of one contender: sync at `listAt`, then wait for the stream's `updates` to be handled. */
-async function replayed(what: string, stream: RecordedStream, timeoutMs: number, sync: (onUpdate: () => void) => Promise<Synced>): Promise<number> {
+async function replayed(
+  what: string,
+  stream: RecordedStream,
+  timeoutMs: number,
+  sync: (onUpdate: () => void) => Promise<Synced>,
+): Promise<number> {
   let handled = 0;
   let doneAt = 0;
   let finish!: () => void;
-  const finished = new Promise<void>((resolve) => { finish = resolve; });
-  const synced = await within(sync(() => { if (++handled === stream.updates) { doneAt = performance.now(); finish(); } }), timeoutMs, `${what} sync`);
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const synced = await within(
+    sync(() => {
+      if (++handled === stream.updates) {
+        doneAt = performance.now();
+        finish();
+      }
+    }),
+    timeoutMs,
+    `${what} sync`,
+  );
   try {
     await within(finished, timeoutMs, `${what} replay of ${stream.updates} events`);
   } finally {
@@ -97,13 +113,20 @@ async function parsedStream(kc: KubeConfig, stream: RecordedStream, cache?: Map<
  *
  * Caveat: the simulator's history must still hold every update (its size and age bounds).
  */
-export function measureWatchThroughput(kc: KubeConfig, stream: RecordedStream, options: RotatingOptions & { timeoutMs?: number } = {}): Promise<Record<'rxinformer' | 'clientNode' | 'limit' | 'bareCache', Outcome>> {
+export function measureWatchThroughput(
+  kc: KubeConfig,
+  stream: RecordedStream,
+  options: RotatingOptions & { timeoutMs?: number } = {},
+): Promise<Record<'rxinformer' | 'clientNode' | 'limit' | 'bareCache', Outcome>> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const listAt = stream.listAt;
-  return runRotating({
-    rxinformer: () => replayed('rxinformer', stream, timeoutMs, (onUpdate) => rxinformerSynced(kc, { listAt, onUpdate })),
-    clientNode: () => replayed('client-node', stream, timeoutMs, (onUpdate) => clientNodeSynced(kc, stream.pods, { listAt, onUpdate })),
-    limit: () => within(parsedStream(kc, stream), timeoutMs, 'limit watch'),
-    bareCache: () => within(parsedStream(kc, stream, new Map()), timeoutMs, 'bare cache watch'),
-  }, options) as Promise<Record<'rxinformer' | 'clientNode' | 'limit' | 'bareCache', Outcome>>;
+  return runRotating(
+    {
+      rxinformer: () => replayed('rxinformer', stream, timeoutMs, (onUpdate) => rxinformerSynced(kc, { listAt, onUpdate })),
+      clientNode: () => replayed('client-node', stream, timeoutMs, (onUpdate) => clientNodeSynced(kc, stream.pods, { listAt, onUpdate })),
+      limit: () => within(parsedStream(kc, stream), timeoutMs, 'limit watch'),
+      bareCache: () => within(parsedStream(kc, stream, new Map()), timeoutMs, 'bare cache watch'),
+    },
+    options,
+  ) as Promise<Record<'rxinformer' | 'clientNode' | 'limit' | 'bareCache', Outcome>>;
 }

@@ -32,7 +32,11 @@ function stdoutWriter(onClosed: () => void): { write(text: string): void } {
     closed = true;
     onClosed();
   });
-  return { write: (text) => { if (!closed) process.stdout.write(text); } };
+  return {
+    write: (text) => {
+      if (!closed) process.stdout.write(text);
+    },
+  };
 }
 
 async function main(): Promise<void> {
@@ -50,8 +54,13 @@ async function main(): Promise<void> {
   // The ways to stop, armed before the start: --duration counts from now, and Ctrl-C while the
   // simulator or discovery is starting still closes everything (the temporary kubeconfig included).
   const stopRequested = new AbortController();
-  const stop = (reason: string) => { if (!stopRequested.signal.aborted) stopRequested.abort(reason); };
-  const timer = options.durationSeconds !== undefined ? setTimeout(() => stop(`${options.durationSeconds}s elapsed`), options.durationSeconds * 1000) : undefined;
+  const stop = (reason: string) => {
+    if (!stopRequested.signal.aborted) stopRequested.abort(reason);
+  };
+  const timer =
+    options.durationSeconds !== undefined
+      ? setTimeout(() => stop(`${options.durationSeconds}s elapsed`), options.durationSeconds * 1000)
+      : undefined;
   const onSignal = (signal: NodeJS.Signals) => stop(signal);
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
@@ -67,7 +76,8 @@ async function main(): Promise<void> {
       signal: stopRequested.signal,
     });
   } catch (e) {
-    if (!stopRequested.signal.aborted) { // once a stop is requested, a failed start is its doing
+    if (!stopRequested.signal.aborted) {
+      // once a stop is requested, a failed start is its doing
       clearTimeout(timer);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -76,14 +86,19 @@ async function main(): Promise<void> {
       throw e;
     }
   }
-  if (!stopRequested.signal.aborted) await new Promise((resolve) => stopRequested.signal.addEventListener('abort', resolve, { once: true }));
+  if (!stopRequested.signal.aborted)
+    await new Promise((resolve) => stopRequested.signal.addEventListener('abort', resolve, { once: true }));
   clearTimeout(timer);
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   const reason = String(stopRequested.signal.reason);
   if (run) {
     const summary = await run.stop();
-    out.write(`stopped (${reason})\n${summaryLines(summary).map((l) => `${l}\n`).join('')}`);
+    out.write(
+      `stopped (${reason})\n${summaryLines(summary)
+        .map((l) => `${l}\n`)
+        .join('')}`,
+    );
   } else {
     out.write(`stopped (${reason}) before the view had started\n`);
   }
@@ -95,6 +110,6 @@ async function main(): Promise<void> {
 
 main().catch((e: unknown) => {
   if (process.stdout.isTTY) process.stdout.write('\u001b[?25h\u001b[?1049l'); // never leave the terminal on the alternate screen
-  process.stderr.write(`error: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  process.stderr.write(`error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   process.exit(1);
 });

@@ -9,7 +9,12 @@ import { updatedPodLine, updatedPodLines } from '../bench/core.bench.ts';
 describe('updatedPodLines', () => {
   it('should build exactly the lines updatedPodLine builds', () => {
     const line = updatedPodLines();
-    for (const [i, serial, rv] of [[0, 1, 2], [7, 86_401, 123_456], [99_999, 5, 10], [7, 2, 3]]) {
+    for (const [i, serial, rv] of [
+      [0, 1, 2],
+      [7, 86_401, 123_456],
+      [99_999, 5, 10],
+      [7, 2, 3],
+    ]) {
       expect(line(i, serial, rv)).toBe(updatedPodLine(i, serial, rv));
     }
   });
@@ -32,6 +37,8 @@ describe('startChildServer', () => {
   }, 60_000);
 
   it('should reject when the child dies instead of answering', async () => {
-    await expect(startChildServer('applyCost.ts', ['--serve', 'not-a-number'], { timeoutMs: 60_000 })).rejects.toThrow(/applyCost\.ts --serve not-a-number/);
+    await expect(startChildServer('applyCost.ts', ['--serve', 'not-a-number'], { timeoutMs: 60_000 })).rejects.toThrow(
+      /applyCost\.ts --serve not-a-number/,
+    );
   }, 60_000);
 });

@@ -1,7 +1,18 @@
 import { describe, expect, it } from '@jest/globals';
 import { renderChart, escapeXml } from '../bench/chart.ts';
 import { renderSection, spliceSection, SECTION_END, SECTION_START, type RunMeta } from '../bench/docs.ts';
-import { buildMetric, checkGoal, formatFigure, formatRatio, formatVerdict, goalsMet, renderReferences, renderTable, withReference, type Metric } from '../bench/report.ts';
+import {
+  buildMetric,
+  checkGoal,
+  formatFigure,
+  formatRatio,
+  formatVerdict,
+  goalsMet,
+  renderReferences,
+  renderTable,
+  withReference,
+  type Metric,
+} from '../bench/report.ts';
 import { errorMessage, median, rotation, runRotating } from '../bench/rounds.ts';
 
 // The pure parts of `npm run bench`: statistics, the JSON shape, the table, the chart and the docs
@@ -10,9 +21,21 @@ import { errorMessage, median, rotation, runRotating } from '../bench/rounds.ts'
 const ok = (...samples: number[]) => ({ median: median(samples), samples });
 
 const metrics = (): Record<string, Metric> => ({
-  initialSync10k: buildMetric('initialSync10k', 'ms', 'lower', { rxinformer: ok(900, 1000, 950), clientNode: ok(2000, 2100, 2200), limit: ok(500, 520, 510) }),
-  watchThroughput10k: buildMetric('watchThroughput10k', 'events/s', 'higher', { rxinformer: ok(9000), clientNode: ok(6000), limit: ok(10_000) }),
-  initialSync100k: buildMetric('initialSync100k', 'ms', 'lower', { rxinformer: ok(15_000), clientNode: { error: 'RangeError: Invalid string length' }, limit: ok(9000) }),
+  initialSync10k: buildMetric('initialSync10k', 'ms', 'lower', {
+    rxinformer: ok(900, 1000, 950),
+    clientNode: ok(2000, 2100, 2200),
+    limit: ok(500, 520, 510),
+  }),
+  watchThroughput10k: buildMetric('watchThroughput10k', 'events/s', 'higher', {
+    rxinformer: ok(9000),
+    clientNode: ok(6000),
+    limit: ok(10_000),
+  }),
+  initialSync100k: buildMetric('initialSync100k', 'ms', 'lower', {
+    rxinformer: ok(15_000),
+    clientNode: { error: 'RangeError: Invalid string length' },
+    limit: ok(9000),
+  }),
   applyCost100kVs1k: buildMetric('applyCost100kVs1k', 'ratio', 'lower', { rxinformer: ok(1.8) }),
 });
 
@@ -34,11 +57,23 @@ describe('runRotating', () => {
   it('should warm up, run rounds in rotating order, and record a failure without running it again', async () => {
     const calls: string[] = [];
     let n = 0;
-    const out = await runRotating({
-      a: async () => { calls.push('a'); return ++n; },
-      b: async () => { calls.push('b'); throw new Error('too big', { cause: new RangeError('Invalid string length') }); },
-      c: async () => { calls.push('c'); return 7; },
-    }, { rounds: 3, warmup: 1 });
+    const out = await runRotating(
+      {
+        a: async () => {
+          calls.push('a');
+          return ++n;
+        },
+        b: async () => {
+          calls.push('b');
+          throw new Error('too big', { cause: new RangeError('Invalid string length') });
+        },
+        c: async () => {
+          calls.push('c');
+          return 7;
+        },
+      },
+      { rounds: 3, warmup: 1 },
+    );
     expect(calls).toEqual(['a', 'b', 'c', 'a', 'c', 'c', 'a', 'c', 'a']);
     expect(out.a).toEqual({ median: 3, samples: [2, 3, 4] });
     expect(out.b).toEqual({ error: 'Error: too big: Invalid string length' });
@@ -62,7 +97,11 @@ describe('checkGoal', () => {
   });
 
   it('should leave a goal unmeasured when a figure is missing or failed', () => {
-    expect(checkGoal({ of: 'clientNode', atMost: 1 }, { rxinformer: 1, clientNode: { error: 'x' }, limit: null })).toEqual({ atMost: 1, ratio: null, met: null });
+    expect(checkGoal({ of: 'clientNode', atMost: 1 }, { rxinformer: 1, clientNode: { error: 'x' }, limit: null })).toEqual({
+      atMost: 1,
+      ratio: null,
+      met: null,
+    });
   });
 });
 
@@ -83,7 +122,11 @@ describe('buildMetric', () => {
     });
     expect(m.initialSync100k.clientNode).toEqual({ error: 'RangeError: Invalid string length' });
     expect(m.initialSync100k.goal).toBeUndefined();
-    expect(m.applyCost100kVs1k).toMatchObject({ clientNode: null, limit: null, goal: { rxinformer: { atMost: 1.5, ratio: 1.8, met: false } } });
+    expect(m.applyCost100kVs1k).toMatchObject({
+      clientNode: null,
+      limit: null,
+      goal: { rxinformer: { atMost: 1.5, ratio: 1.8, met: false } },
+    });
   });
 
   it('should take the goals of another name when told', () => {
@@ -112,7 +155,9 @@ describe('renderTable', () => {
   it('should print one row per goal, the figures on the first, and a row for a metric without goals', () => {
     const lines = renderTable(metrics()).split('\n');
     expect(lines[0]).toBe('| metric | unit | rxinformer | client-node | limit | goal | ratio |');
-    expect(lines[2]).toBe('| initialSync10k | ms (lower is better) | 950 (900–1,000) | 2,100 (2,000–2,200) | 510 (500–520) | ≤ 0.5× client-node | 0.45 met |');
+    expect(lines[2]).toBe(
+      '| initialSync10k | ms (lower is better) | 950 (900–1,000) | 2,100 (2,000–2,200) | 510 (500–520) | ≤ 0.5× client-node | 0.45 met |',
+    );
     expect(lines[3]).toBe('|  |  |  |  |  | ≤ 1.5× limit | 1.86 **NOT met** |');
     expect(lines[5]).toContain('≥ 0.8× limit | 0.90 met');
     expect(lines[6]).toBe('| initialSync100k | ms (lower is better) | 15,000 | failed: RangeError: Invalid string length | 9,000 |  |  |');
@@ -127,13 +172,19 @@ describe('formatRatio', () => {
     expect(formatRatio(1.5004, 1.5)).toBe('1.501'); // just over ≤ 1.5
     expect(formatRatio(1, 1)).toBe('1.00');
     expect(formatRatio(0.9998)).toBe('1.00');
-    expect(formatVerdict(checkGoal({ of: 'clientNode', atLeast: 1 }, { rxinformer: 17_249, clientNode: 17_253, limit: null }))).toBe('0.999 **NOT met**');
+    expect(formatVerdict(checkGoal({ of: 'clientNode', atLeast: 1 }, { rxinformer: 17_249, clientNode: 17_253, limit: null }))).toBe(
+      '0.999 **NOT met**',
+    );
   });
 });
 
 describe('withReference and renderReferences', () => {
   it('should carry a reference without a goal and print its ratios to the limit and rxinformer', () => {
-    const base = buildMetric('watchThroughput10k', 'events/s', 'higher', { rxinformer: ok(18_000), clientNode: ok(19_000), limit: ok(36_000) });
+    const base = buildMetric('watchThroughput10k', 'events/s', 'higher', {
+      rxinformer: ok(18_000),
+      clientNode: ok(19_000),
+      limit: ok(36_000),
+    });
     const m = withReference(base, 'bareCache', 'parse + Map', ok(22_000, 20_000, 24_000));
     expect(m.references).toEqual({ bareCache: { what: 'parse + Map', value: 22_000, samples: [22_000, 20_000, 24_000] } });
     expect(m.goal).toEqual(base.goal); // a reference checks no goal
@@ -145,12 +196,18 @@ describe('withReference and renderReferences', () => {
 
   it('should print only the ratio to rxinformer for a metric without a limit (the bare-Map applyCost)', () => {
     const m = withReference(buildMetric('applyCost100kVs1k', 'ratio', 'lower', { rxinformer: ok(1.5) }), 'bareMap', 'a Map', ok(3, 2.5, 4));
-    expect(renderReferences({ applyCost100kVs1k: m })).toEqual(['- applyCost100kVs1k, bareMap (a Map): 3.00 (2.50–4.00) ratio; rxinformer 0.50× of it']);
+    expect(renderReferences({ applyCost100kVs1k: m })).toEqual([
+      '- applyCost100kVs1k, bareMap (a Map): 3.00 (2.50–4.00) ratio; rxinformer 0.50× of it',
+    ]);
   });
 
   it('should show a failed reference as such, with no ratios', () => {
-    const m = withReference(buildMetric('watchThroughput10k', 'events/s', 'higher', { rxinformer: ok(1) }), 'bareCache', 'parse + Map', { error: 'timeout' });
-    expect(renderReferences({ watchThroughput10k: m })).toEqual(['- watchThroughput10k, bareCache (parse + Map): failed: timeout events/s']);
+    const m = withReference(buildMetric('watchThroughput10k', 'events/s', 'higher', { rxinformer: ok(1) }), 'bareCache', 'parse + Map', {
+      error: 'timeout',
+    });
+    expect(renderReferences({ watchThroughput10k: m })).toEqual([
+      '- watchThroughput10k, bareCache (parse + Map): failed: timeout events/s',
+    ]);
     expect(renderReferences(metrics())).toEqual([]);
   });
 });
@@ -169,7 +226,10 @@ describe('renderChart', () => {
   });
 
   it('should cut a ratio beyond the scale with an arrow', () => {
-    const svg = renderChart({ applyCost100kVs1k: buildMetric('applyCost100kVs1k', 'ratio', 'lower', { rxinformer: ok(9) }) }, { maxRatio: 3 });
+    const svg = renderChart(
+      { applyCost100kVs1k: buildMetric('applyCost100kVs1k', 'ratio', 'lower', { rxinformer: ok(9) }) },
+      { maxRatio: 3 },
+    );
     expect(svg).toContain('▶');
     expect(svg).toContain('9.00 (not met)');
   });
@@ -180,7 +240,16 @@ describe('renderChart', () => {
 });
 
 describe('spliceSection', () => {
-  const meta: RunMeta = { date: '2026-11-23T11:00:00.000Z', node: 'v22.23.3', cpus: '2× CPU', loadAverage: { start: [2, 1.5, 1], end: [3, 2, 1] }, rounds: 3, roundsLarge: 1, watchUpdates: 20_000, durationS: 250 };
+  const meta: RunMeta = {
+    date: '2026-11-23T11:00:00.000Z',
+    node: 'v22.23.3',
+    cpus: '2× CPU',
+    loadAverage: { start: [2, 1.5, 1], end: [3, 2, 1] },
+    rounds: 3,
+    roundsLarge: 1,
+    watchUpdates: 20_000,
+    durationS: 250,
+  };
   const section = renderSection({ metrics: metrics() }, meta);
 
   it('should render the section with the date, the load, the table and the chart', () => {
@@ -199,7 +268,9 @@ describe('spliceSection', () => {
     const m = metrics();
     m.watchThroughput10k = withReference(m.watchThroughput10k, 'bareCache', 'parse + Map', ok(9500));
     const withRefs = renderSection({ metrics: m }, meta);
-    expect(withRefs).toContain('References measured in the same run (no goal):\n- watchThroughput10k, bareCache (parse + Map): 9,500 events/s = 0.95× the limit; rxinformer 0.95× of it');
+    expect(withRefs).toContain(
+      'References measured in the same run (no goal):\n- watchThroughput10k, bareCache (parse + Map): 9,500 events/s = 0.95× the limit; rxinformer 0.95× of it',
+    );
   });
 
   it('should insert the section before the first section the first time, and replace it later', () => {

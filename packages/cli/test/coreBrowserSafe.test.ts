@@ -14,7 +14,8 @@ describe('@rxinformer/core sources', () => {
         else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
           for (const m of readFileSync(path, 'utf8').matchAll(/from\s+'([^']+)'/g)) {
             const spec = m[1];
-            if (!(spec.startsWith('.') || spec === 'rxjs' || spec.startsWith('rxjs/') || spec === 'immer')) offenders.push(`${entry.name}: ${spec}`);
+            if (!(spec.startsWith('.') || spec === 'rxjs' || spec.startsWith('rxjs/') || spec === 'immer'))
+              offenders.push(`${entry.name}: ${spec}`);
           }
         }
       }

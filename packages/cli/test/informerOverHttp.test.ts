@@ -6,11 +6,20 @@ import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
 // simulator, with every fault the simulator can inject between bursts of churn.
 describe('shared informer over fetch against the simulator', () => {
   let sim: ApiServer;
-  beforeAll(async () => { sim = await startApiServer({ port: 0, seed: 7, bookmarkIntervalMs: 200, history: { maxEvents: 200 } }); });
-  afterAll(async () => { await sim.close(); });
+  beforeAll(async () => {
+    sim = await startApiServer({ port: 0, seed: 7, bookmarkIntervalMs: 200, history: { maxEvents: 200 } });
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
 
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  const serverView = () => new Map(sim.storage.list('configmaps', 'default').map((o) => [`default/${o.metadata!.name}`, `${o.metadata!.uid}@${o.metadata!.resourceVersion}`]));
+  const serverView = () =>
+    new Map(
+      sim.storage
+        .list('configmaps', 'default')
+        .map((o) => [`default/${o.metadata!.name}`, `${o.metadata!.uid}@${o.metadata!.resourceVersion}`]),
+    );
 
   it('should converge to the server through churn and every fault, and see recreations as delete + add', async () => {
     const lw = fetchListerWatcher({ baseUrl: sim.url, path: '/api/v1/namespaces/default/configmaps' });
@@ -22,9 +31,16 @@ describe('shared informer over fetch against the simulator', () => {
     const view = new Map<string, KubeObject>();
     const uidChanges: string[] = [];
     informer.addEventHandler({
-      onAdd: (o) => { view.set(`default/${o.metadata!.name}`, o); },
-      onUpdate: (old, o) => { if (old.metadata?.uid !== o.metadata?.uid) uidChanges.push(o.metadata!.name!); view.set(`default/${o.metadata!.name}`, o); },
-      onDelete: (o) => { view.delete(`default/${o.metadata!.name}`); },
+      onAdd: (o) => {
+        view.set(`default/${o.metadata!.name}`, o);
+      },
+      onUpdate: (old, o) => {
+        if (old.metadata?.uid !== o.metadata?.uid) uidChanges.push(o.metadata!.name!);
+        view.set(`default/${o.metadata!.name}`, o);
+      },
+      onDelete: (o) => {
+        view.delete(`default/${o.metadata!.name}`);
+      },
     });
     let n = 0;
     const churn = () => {
@@ -33,8 +49,10 @@ describe('shared informer over fetch against the simulator', () => {
         const cur = sim.storage.find('configmaps', 'default', name);
         if (!cur) sim.storage.create('configmaps', { metadata: { name }, data: { v: String(n) } }, 'default');
         else if (n % 5 === 0) sim.storage.delete('configmaps', 'default', name);
-        else if (n % 7 === 0) { sim.storage.delete('configmaps', 'default', name); sim.storage.create('configmaps', { metadata: { name }, data: { v: 'again' } }, 'default'); }
-        else sim.storage.update('configmaps', { ...cur, data: { v: String(n) } }, 'default', name);
+        else if (n % 7 === 0) {
+          sim.storage.delete('configmaps', 'default', name);
+          sim.storage.create('configmaps', { metadata: { name }, data: { v: 'again' } }, 'default');
+        } else sim.storage.update('configmaps', { ...cur, data: { v: String(n) } }, 'default', name);
       }
     };
     churn();
@@ -56,7 +74,13 @@ describe('shared informer over fetch against the simulator', () => {
     }
     const want = serverView();
     const deadline = Date.now() + 20_000;
-    const have = () => new Map(informer.getStore().list().map((o) => [`default/${o.metadata!.name}`, `${o.metadata!.uid}@${o.metadata!.resourceVersion}`]));
+    const have = () =>
+      new Map(
+        informer
+          .getStore()
+          .list()
+          .map((o) => [`default/${o.metadata!.name}`, `${o.metadata!.uid}@${o.metadata!.resourceVersion}`]),
+      );
     while (Date.now() < deadline && JSON.stringify([...have()].sort()) !== JSON.stringify([...want].sort())) await sleep(50);
     informer.stop();
     expect(have()).toEqual(want);

@@ -16,7 +16,12 @@ const node = join(root, 'node_modules/.bin/node');
 const main = join(root, 'packages/cli/src/main.ts');
 const children = new Set<ChildProcess>();
 
-interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Starts the CLI; `waitFor(re)` resolves when stdout matches; `exit` resolves with everything it wrote. */
 function startCli(args: string[], env: Record<string, string> = {}) {
@@ -28,22 +33,38 @@ function startCli(args: string[], env: Record<string, string> = {}) {
   const watchers: { re: RegExp; resolve: () => void }[] = [];
   child.stdout!.setEncoding('utf8').on('data', (d: string) => {
     stdout += d;
-    for (const w of watchers.splice(0)) if (w.re.test(stdout)) w.resolve(); else watchers.push(w);
+    for (const w of watchers.splice(0))
+      if (w.re.test(stdout)) w.resolve();
+      else watchers.push(w);
   });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-  const exit = new Promise<Run>((resolve) => child.on('close', (code, signal) => { children.delete(child); resolve({ code, signal, stdout, stderr }); }));
-  const waitFor = (re: RegExp) => new Promise<void>((resolve, reject) => {
-    if (re.test(stdout)) return resolve();
-    watchers.push({ re, resolve });
-    void exit.then((r) => reject(new Error(`exited (${r.code}) before ${re}: ${r.stdout}\n${r.stderr}`)));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
   });
+  const exit = new Promise<Run>((resolve) =>
+    child.on('close', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal, stdout, stderr });
+    }),
+  );
+  const waitFor = (re: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      if (re.test(stdout)) return resolve();
+      watchers.push({ re, resolve });
+      void exit.then((r) => reject(new Error(`exited (${r.code}) before ${re}: ${r.stdout}\n${r.stderr}`)));
+    });
   return { child, exit, waitFor };
 }
 
 const run = (args: string[], env?: Record<string, string>) => startCli(args, env).exit;
-const eventLines = (out: string, type: string) => out.split('\n').filter((l) => l.startsWith(`${type} `)).map((l) => l.split(/\s+/).slice(0, 4).join(' '));
+const eventLines = (out: string, type: string) =>
+  out
+    .split('\n')
+    .filter((l) => l.startsWith(`${type} `))
+    .map((l) => l.split(/\s+/).slice(0, 4).join(' '));
 
-afterAll(() => { for (const c of children) c.kill('SIGKILL'); });
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+});
 
 describe('npm start (packages/cli/src/main.ts)', () => {
   it('should watch the embedded simulator through churn and a fault, then exit 0 with a summary after --duration, in plain lines', async () => {
@@ -54,14 +75,18 @@ describe('npm start (packages/cli/src/main.ts)', () => {
     expect(url).not.toBeNull();
     expect(r.stdout).toMatch(/^EVENT\s+NAMESPACE\s+NAME\s+STATUS\s+AGE$/m);
     // Progress while the paged initial list (500 per page) loads; the churn is already running: about 1100.
-    expect(r.stdout).toMatch(/^initial list: loading…\ninitial list: 1 page, 500 objects so far…\ninitial list: 2 pages, 1000 objects so far…\nsynced: 1\d{3} objects listed in/m);
+    expect(r.stdout).toMatch(
+      /^initial list: loading…\ninitial list: 1 page, 500 objects so far…\ninitial list: 2 pages, 1000 objects so far…\nsynced: 1\d{3} objects listed in/m,
+    );
     const added = eventLines(r.stdout, 'ADDED');
     expect(added.length).toBeGreaterThanOrEqual(1050);
     expect(added.filter((l) => !/^ADDED (default|team-a|team-b) web-\d{6} (Pending|Running|Succeeded|Failed)$/.test(l))).toEqual([]);
     expect(eventLines(r.stdout, 'MODIFIED').length).toBeGreaterThan(0);
     expect(r.stdout).toMatch(/^fault injected: /m);
     expect(r.stdout).toMatch(/^\[\d+(\.\d)?s\] cached=\d+ \| events\/s=[\d.]+ \| added=\d+ .*\| handler view lag=/m);
-    expect(r.stdout).toMatch(/^stopped \(3s elapsed\)\nsummary: ran [\d.]+s, \d+ objects cached\nevents: ADDED=\d+ MODIFIED=\d+ DELETED=\d+ .*\nrelists=\d+ reflector errors=\d+.* faults injected=1/m);
+    expect(r.stdout).toMatch(
+      /^stopped \(3s elapsed\)\nsummary: ran [\d.]+s, \d+ objects cached\nevents: ADDED=\d+ MODIFIED=\d+ DELETED=\d+ .*\nrelists=\d+ reflector errors=\d+.* faults injected=1/m,
+    );
     expect(r.stdout).not.toMatch(/\u001b/); // never an escape code when not a terminal
     const kubeconfig = /kubeconfig: (\S+)/.exec(r.stdout)![1];
     expect(existsSync(kubeconfig)).toBe(false); // removed on shutdown, with its private directory
@@ -70,31 +95,48 @@ describe('npm start (packages/cli/src/main.ts)', () => {
 
   // util-linux `script` gives the CLI a real pseudo-terminal of 20 rows × 90 columns.
   const hasScript = existsSync('/usr/bin/script');
-  (hasScript ? it : it.skip)('should redraw a screen sized to the terminal in place on a TTY, then restore it and print the summary', async () => {
-    const command = `stty rows 20 cols 90; exec '${node}' '${main}' --duration 1.5 --pods 40 --rate 10`;
-    const child = spawn('/usr/bin/script', ['-qfec', command, '/dev/null'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: '' } });
-    children.add(child);
-    let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
-    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => { children.delete(child); resolve(c); }));
-    expect(code).toBe(0);
-    const enter = out.indexOf('\u001b[?1049h\u001b[?25l');
-    const leave = out.indexOf('\u001b[?25h\u001b[?1049l');
-    expect(enter).toBeGreaterThan(0);
-    expect(leave).toBeGreaterThan(enter);
-    const frames = out.slice(enter, leave).split('\u001b[H').slice(2); // after the clear, one chunk per frame
-    expect(frames.length).toBeGreaterThanOrEqual(3);
-    for (const frame of frames) {
-      const lines = frame.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').split('\r\n');
-      expect(lines.length).toBeLessThanOrEqual(20);
-      for (const line of lines) expect(line.length).toBeLessThanOrEqual(90);
-    }
-    const last = frames.at(-1)!.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').split('\r\n');
-    expect(last[0]).toMatch(/^rxinformer live: pods in all namespaces/);
-    expect(last).toHaveLength(20); // 40 pods fill the screen
-    expect(last.find((l) => l.startsWith('NAMESPACE'))).toMatch(/^NAMESPACE\s+NAME\s+STATUS\s+AGE\s+LAST EVENT$/);
-    expect(out.slice(leave)).toMatch(/stopped \(1.5s elapsed\)\r\nsummary: ran [\d.]+s, \d+ objects cached/);
-  });
+  (hasScript ? it : it.skip)(
+    'should redraw a screen sized to the terminal in place on a TTY, then restore it and print the summary',
+    async () => {
+      const command = `stty rows 20 cols 90; exec '${node}' '${main}' --duration 1.5 --pods 40 --rate 10`;
+      const child = spawn('/usr/bin/script', ['-qfec', command, '/dev/null'], {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, KUBECONFIG: '' },
+      });
+      children.add(child);
+      let out = '';
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+      });
+      const code = await new Promise<number | null>((resolve) =>
+        child.on('close', (c) => {
+          children.delete(child);
+          resolve(c);
+        }),
+      );
+      expect(code).toBe(0);
+      const enter = out.indexOf('\u001b[?1049h\u001b[?25l');
+      const leave = out.indexOf('\u001b[?25h\u001b[?1049l');
+      expect(enter).toBeGreaterThan(0);
+      expect(leave).toBeGreaterThan(enter);
+      const frames = out.slice(enter, leave).split('\u001b[H').slice(2); // after the clear, one chunk per frame
+      expect(frames.length).toBeGreaterThanOrEqual(3);
+      for (const frame of frames) {
+        const lines = frame.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').split('\r\n');
+        expect(lines.length).toBeLessThanOrEqual(20);
+        for (const line of lines) expect(line.length).toBeLessThanOrEqual(90);
+      }
+      const last = frames
+        .at(-1)!
+        .replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '')
+        .split('\r\n');
+      expect(last[0]).toMatch(/^rxinformer live: pods in all namespaces/);
+      expect(last).toHaveLength(20); // 40 pods fill the screen
+      expect(last.find((l) => l.startsWith('NAMESPACE'))).toMatch(/^NAMESPACE\s+NAME\s+STATUS\s+AGE\s+LAST EVENT$/);
+      expect(out.slice(leave)).toMatch(/stopped \(1.5s elapsed\)\r\nsummary: ran [\d.]+s, \d+ objects cached/);
+    },
+  );
 
   it('should shut down cleanly on SIGTERM with the summary', async () => {
     const cli = startCli(['--pods', '5', '--rate', '0', '--no-faults']);
@@ -123,7 +165,10 @@ describe('npm start (packages/cli/src/main.ts)', () => {
     let dir: string;
     let kubeconfig: string;
     beforeAll(async () => {
-      silent = createServer((socket) => { sockets.add(socket); socket.on('close', () => sockets.delete(socket)); }); // accepts, reads, never writes
+      silent = createServer((socket) => {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+      }); // accepts, reads, never writes
       await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
       dir = mkdtempSync(join(tmpdir(), 'rxinformer-live-silent-'));
       kubeconfig = join(dir, 'kubeconfig');
@@ -160,7 +205,13 @@ describe('npm start (packages/cli/src/main.ts)', () => {
       api = createHttpServer((req, res) => {
         if (req.url === '/apis/metrics.k8s.io/v1beta1') {
           res.setHeader('content-type', 'application/json');
-          res.end(JSON.stringify({ kind: 'APIResourceList', groupVersion: 'metrics.k8s.io/v1beta1', resources: [{ name: 'pods', namespaced: true, kind: 'PodMetrics', verbs: ['get', 'list'] }] }));
+          res.end(
+            JSON.stringify({
+              kind: 'APIResourceList',
+              groupVersion: 'metrics.k8s.io/v1beta1',
+              resources: [{ name: 'pods', namespaced: true, kind: 'PodMetrics', verbs: ['get', 'list'] }],
+            }),
+          );
         } else {
           res.setHeader('content-type', 'text/html');
           res.end('<html><body>Sign in to continue</body></html>'); // a gateway in the way
@@ -194,7 +245,8 @@ describe('npm start (packages/cli/src/main.ts)', () => {
     let sim: ApiServer;
     let dir: string;
     let kubeconfig: string;
-    const pod = (name: string, app: string): KubeObject => ({ metadata: { name, labels: { app } }, spec: { containers: [{ name: 'c', image: 'x' }] } } as KubeObject);
+    const pod = (name: string, app: string): KubeObject =>
+      ({ metadata: { name, labels: { app } }, spec: { containers: [{ name: 'c', image: 'x' }] } }) as KubeObject;
     beforeAll(async () => {
       sim = await startApiServer({ port: 0, namespaces: ['default', 'team-x'] });
       sim.storage.create('pods', pod('alpha', 'web'), 'default');
@@ -218,7 +270,12 @@ describe('npm start (packages/cli/src/main.ts)', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).not.toMatch(/simulator running/);
       expect(r.stdout).toContain(`watching context sim (${sim.url})`);
-      expect(eventLines(r.stdout, 'ADDED').sort()).toEqual(['ADDED default alpha Pending', 'ADDED default beta Pending', 'ADDED team-x delta Pending', 'ADDED team-x gamma Pending']);
+      expect(eventLines(r.stdout, 'ADDED').sort()).toEqual([
+        'ADDED default alpha Pending',
+        'ADDED default beta Pending',
+        'ADDED team-x delta Pending',
+        'ADDED team-x gamma Pending',
+      ]);
       expect(eventLines(r.stdout, 'DELETED')).toEqual(['DELETED default beta <deleted>']);
       expect(r.stdout).toMatch(/^summary: ran [\d.]+s, 3 objects cached$/m);
       expect(r.stdout).toMatch(/^events: ADDED=4 MODIFIED=0 DELETED=1 /m);
@@ -238,7 +295,11 @@ describe('npm start (packages/cli/src/main.ts)', () => {
       expect(eventLines(fields.stdout, 'ADDED').filter((l) => !l.includes(' team-x '))).toEqual([]);
       expect(fromEnv.code).toBe(0);
       expect(fromEnv.stdout).toContain('watching namespaces in cluster-scoped');
-      expect(eventLines(fromEnv.stdout, 'ADDED').map((l) => l.split(' ')[1]).sort()).toEqual(['default', 'team-x']);
+      expect(
+        eventLines(fromEnv.stdout, 'ADDED')
+          .map((l) => l.split(' ')[1])
+          .sort(),
+      ).toEqual(['default', 'team-x']);
     });
 
     it('should keep retrying an unreachable cluster, show the failure, and still exit 0 with the errors in the summary', async () => {

@@ -47,7 +47,9 @@ async function serve(): Promise<void> {
 async function startSimulatorChild(): Promise<{ kubeconfig: string; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [process.argv[1], '--serve', '--pods', String(podCount)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const kill = () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); };
+  const kill = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
   process.once('exit', kill); // also when this process fails
   const first = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
@@ -100,9 +102,16 @@ async function main(): Promise<void> {
       let done!: () => void;
       let fail!: (e: unknown) => void;
       let stopping = false;
-      const synced = new Promise<void>((resolve, reject) => { done = resolve; fail = reject; });
-      informer.on('add', () => { if (++added === podCount) done(); });
-      informer.on('error', (e) => { if (!stopping) fail(e); }); // stop() aborts its watch: an error we caused
+      const synced = new Promise<void>((resolve, reject) => {
+        done = resolve;
+        fail = reject;
+      });
+      informer.on('add', () => {
+        if (++added === podCount) done();
+      });
+      informer.on('error', (e) => {
+        if (!stopping) fail(e);
+      }); // stop() aborts its watch: an error we caused
       const sample = await measure(async () => {
         await informer.start();
         await synced;
@@ -128,7 +137,11 @@ async function main(): Promise<void> {
       return sample;
     };
 
-    const runs: Record<string, () => Promise<Sample>> = { rxinformer, 'client-node makeInformer': clientNode, 'limit (pages + JSON.parse)': limit };
+    const runs: Record<string, () => Promise<Sample>> = {
+      rxinformer,
+      'client-node makeInformer': clientNode,
+      'limit (pages + JSON.parse)': limit,
+    };
     const names = Object.keys(runs);
     const samples: Record<string, Sample[]> = Object.fromEntries(names.map((n) => [n, []]));
     for (const name of names) await runs[name](); // warm-up
@@ -162,8 +175,18 @@ function report(names: string[], samples: Record<string, Sample[]>): void {
   const result = {
     pods: podCount,
     rounds,
-    wallMs: Object.fromEntries(names.map((n) => { const s = stat(n, 'ms'); return [n, { median: round1(s.median), min: round1(s.min), max: round1(s.max) }]; })),
-    cpuMs: Object.fromEntries(names.map((n) => { const s = stat(n, 'cpuMs'); return [n, { median: round1(s.median), min: round1(s.min), max: round1(s.max) }]; })),
+    wallMs: Object.fromEntries(
+      names.map((n) => {
+        const s = stat(n, 'ms');
+        return [n, { median: round1(s.median), min: round1(s.min), max: round1(s.max) }];
+      }),
+    ),
+    cpuMs: Object.fromEntries(
+      names.map((n) => {
+        const s = stat(n, 'cpuMs');
+        return [n, { median: round1(s.median), min: round1(s.min), max: round1(s.max) }];
+      }),
+    ),
     wall: ratios('ms'),
     cpu: ratios('cpuMs'),
     goals: { vsClientNode: 0.5, vsLimit: 1.5 },

@@ -10,9 +10,7 @@ import { sharedKubeTransport, type KubeTransport } from './kubeTransport.ts';
 import { defineResource, type KubeResource } from './resources.ts';
 
 /** What to resolve: a group/version/resource, or an apiVersion and kind. */
-export type ResourceRef =
-  | { group?: string; version: string; resource: string }
-  | { apiVersion: string; kind: string };
+export type ResourceRef = { group?: string; version: string; resource: string } | { apiVersion: string; kind: string };
 
 /** Discovery found no such resource (unknown group/version, or no resource of that name or kind). */
 export class ResourceNotFoundError extends RxInformerError {
@@ -98,7 +96,9 @@ export function createDiscovery(transport: KubeTransport, options: DiscoveryOpti
       const fetched = fetchList(group, version);
       cache.set(key, fetched);
       // A failure is not cached, unless a newer lookup has replaced it meanwhile (that one stays).
-      fetched.catch(() => { if (cache.get(key) === fetched) cache.delete(key); });
+      fetched.catch(() => {
+        if (cache.get(key) === fetched) cache.delete(key);
+      });
       p = fetched;
     }
     return p;
@@ -106,7 +106,8 @@ export function createDiscovery(transport: KubeTransport, options: DiscoveryOpti
   return {
     async resolve<T extends KubeObject = KubernetesObject>(ref: ResourceRef): Promise<KubeResource<T>> {
       const { group, version } = groupVersionOf(ref);
-      const find = (list: ApiResourceList) => (list.resources ?? []).find((r) => !r.name.includes('/') && ('kind' in ref ? r.kind === ref.kind : r.name === ref.resource));
+      const find = (list: ApiResourceList) =>
+        (list.resources ?? []).find((r) => !r.name.includes('/') && ('kind' in ref ? r.kind === ref.kind : r.name === ref.resource));
       let found: ReturnType<typeof find>;
       for (const fresh of [false, true]) {
         let list: ApiResourceList;
@@ -121,8 +122,10 @@ export function createDiscovery(transport: KubeTransport, options: DiscoveryOpti
         }
         if ((found = find(list))) break;
       }
-      if (!found) throw new ResourceNotFoundError(ref, `${group ? `${group}/` : ''}${version} has no such ${'kind' in ref ? 'kind' : 'resource'}`);
-      if (found.verbs && !(found.verbs.includes('list') && found.verbs.includes('watch'))) throw new ResourceNotWatchableError(ref, found.verbs);
+      if (!found)
+        throw new ResourceNotFoundError(ref, `${group ? `${group}/` : ''}${version} has no such ${'kind' in ref ? 'kind' : 'resource'}`);
+      if (found.verbs && !(found.verbs.includes('list') && found.verbs.includes('watch')))
+        throw new ResourceNotWatchableError(ref, found.verbs);
       return defineResource<T>({ group, version, resource: found.name, kind: found.kind, namespaced: found.namespaced });
     },
     invalidate: () => cache.clear(),
@@ -148,7 +151,9 @@ export function discoverResource<T extends KubeObject = KubernetesObject>(kc: Ku
 function groupVersionOf(ref: ResourceRef): { group: string; version: string } {
   if ('apiVersion' in ref) {
     const slash = ref.apiVersion.lastIndexOf('/');
-    return slash < 0 ? { group: '', version: ref.apiVersion } : { group: ref.apiVersion.slice(0, slash), version: ref.apiVersion.slice(slash + 1) };
+    return slash < 0
+      ? { group: '', version: ref.apiVersion }
+      : { group: ref.apiVersion.slice(0, slash), version: ref.apiVersion.slice(slash + 1) };
   }
   return { group: ref.group ?? '', version: ref.version };
 }

@@ -4,7 +4,16 @@
  * dynamic resources resolved through discovery.
  */
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { createInformerFactory, FactoryShutdownError, type InformerFactory, type InformerFactoryOptions, type InformerForOptions, type KubeObject, type ListerWatcherSource, type SharedInformer } from '@rxinformer/core';
+import {
+  createInformerFactory,
+  FactoryShutdownError,
+  type InformerFactory,
+  type InformerFactoryOptions,
+  type InformerForOptions,
+  type KubeObject,
+  type ListerWatcherSource,
+  type SharedInformer,
+} from '@rxinformer/core';
 import { createDiscovery, type Discovery, type ResourceRef } from './dynamic.ts';
 import { kubeConfigListerWatcher } from './kubeConfigListerWatcher.ts';
 import type { KubeResource } from './resources.ts';
@@ -54,13 +63,14 @@ export interface KubeInformerFactory extends InformerFactory {
 export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeInformerFactoryOptions = {}): KubeInformerFactory {
   const { transport: given, discoveryTimeoutMs, ...factoryOptions } = options;
   const transport = given ?? createKubeTransport(kubeConfig);
-  const source: ListerWatcherSource = (resource, scope) => kubeConfigListerWatcher(kubeConfig, {
-    resource,
-    namespace: scope.namespace,
-    labelSelector: scope.labelSelector,
-    fieldSelector: scope.fieldSelector,
-    transport,
-  });
+  const source: ListerWatcherSource = (resource, scope) =>
+    kubeConfigListerWatcher(kubeConfig, {
+      resource,
+      namespace: scope.namespace,
+      labelSelector: scope.labelSelector,
+      fieldSelector: scope.fieldSelector,
+      transport,
+    });
   const factory = createInformerFactory(source, factoryOptions);
   const closing = new AbortController();
   const discovery = createDiscovery(transport, { timeoutMs: discoveryTimeoutMs, signal: closing.signal });
@@ -68,7 +78,10 @@ export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeI
     ...factory,
     transport,
     discovery,
-    async informerForRef<T extends KubeObject = KubernetesObject>(ref: ResourceRef, informerOptions?: InformerForOptions<T>): Promise<SharedInformer<T>> {
+    async informerForRef<T extends KubeObject = KubernetesObject>(
+      ref: ResourceRef,
+      informerOptions?: InformerForOptions<T>,
+    ): Promise<SharedInformer<T>> {
       let resource: KubeResource<T>;
       try {
         resource = await discovery.resolve<T>(ref);

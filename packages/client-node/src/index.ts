@@ -25,9 +25,30 @@ export type { KubeTransport, KubeTransportOptions } from './kubeTransport.ts';
 
 // Typed built-in resources
 export {
-  apiVersionOf, builtinResources, defineResource,
-  pods, services, endpoints, configMaps, secrets, nodes, namespaces, events, persistentVolumeClaims, persistentVolumes, serviceAccounts,
-  deployments, replicaSets, statefulSets, daemonSets, jobs, cronJobs, ingresses, leases, eventsV1, customResourceDefinitions,
+  apiVersionOf,
+  builtinResources,
+  defineResource,
+  pods,
+  services,
+  endpoints,
+  configMaps,
+  secrets,
+  nodes,
+  namespaces,
+  events,
+  persistentVolumeClaims,
+  persistentVolumes,
+  serviceAccounts,
+  deployments,
+  replicaSets,
+  statefulSets,
+  daemonSets,
+  jobs,
+  cronJobs,
+  ingresses,
+  leases,
+  eventsV1,
+  customResourceDefinitions,
 } from './resources.ts';
 export type { KubeResource } from './resources.ts';
 

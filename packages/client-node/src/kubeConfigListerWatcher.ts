@@ -4,7 +4,14 @@
  * options and one shared keep-alive connection pool.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { httpListerWatcher, InvalidOptionsError, resourcePath, type KubeObject, type ListerWatcher, type ResourceDescriptor } from '@rxinformer/core';
+import {
+  httpListerWatcher,
+  InvalidOptionsError,
+  resourcePath,
+  type KubeObject,
+  type ListerWatcher,
+  type ResourceDescriptor,
+} from '@rxinformer/core';
 import { sharedKubeTransport, type KubeTransport } from './kubeTransport.ts';
 
 /** Options of `kubeConfigListerWatcher`: a `resource` (with an optional `namespace`) or a `path`. */
@@ -35,8 +42,12 @@ export interface KubeConfigListerWatcherOptions<T extends KubeObject = KubeObjec
  * const lw = kubeConfigListerWatcher(kc, { resource: pods, namespace: 'default', labelSelector: 'app=web' });
  * const informer = createSharedInformer(lw);
  */
-export function kubeConfigListerWatcher<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, options: KubeConfigListerWatcherOptions<T>): ListerWatcher<T> {
-  if (!kubeConfig || typeof kubeConfig.getCurrentCluster !== 'function') throw new InvalidOptionsError('kubeConfigListerWatcher needs a KubeConfig');
+export function kubeConfigListerWatcher<T extends KubeObject = KubeObject>(
+  kubeConfig: KubeConfig,
+  options: KubeConfigListerWatcherOptions<T>,
+): ListerWatcher<T> {
+  if (!kubeConfig || typeof kubeConfig.getCurrentCluster !== 'function')
+    throw new InvalidOptionsError('kubeConfigListerWatcher needs a KubeConfig');
   if (!options?.path && !options?.resource) throw new InvalidOptionsError('kubeConfigListerWatcher needs a resource or a path');
   const path = options.path ?? resourcePath(options.resource!, options.namespace);
   const transport = options.transport ?? sharedKubeTransport(kubeConfig);

@@ -52,7 +52,8 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
   const pinned = pinCurrentContext(kc);
   const cluster = pinned.getCurrentCluster()!;
   const server = cluster.server.replace(/\/+$/, '');
-  if (server.startsWith('http:') && !cluster.skipTLSVerify) throw new InvalidOptionsError('HTTP servers need insecure-skip-tls-verify in the kubeconfig (as client-node requires)');
+  if (server.startsWith('http:') && !cluster.skipTLSVerify)
+    throw new InvalidOptionsError('HTTP servers need insecure-skip-tls-verify in the kubeconfig (as client-node requires)');
   if (cluster.proxyUrl?.startsWith('socks')) throw new InvalidOptionsError('SOCKS proxies are not supported; use an HTTP(S) proxy');
   const userAgent = options.userAgent ?? 'rxinformer/0.1.0';
   const userName = pinned.getCurrentUser()?.name ?? '';
@@ -67,7 +68,9 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
   const credentials = async (signal: AbortSignal): Promise<{ headers: Record<string, string>; opts: RequestOptions; readAt: number }> => {
     const readAt = ++reads;
     const opts: RequestOptions = {};
-    const read = pinned.applyToHTTPSOptions(opts).catch((e: unknown) => { throw new CredentialError(userName, { cause: e }); });
+    const read = pinned.applyToHTTPSOptions(opts).catch((e: unknown) => {
+      throw new CredentialError(userName, { cause: e });
+    });
     await untilAborted(read, signal);
     const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': userAgent };
     for (const [name, value] of Object.entries(opts.headers ?? {})) {
@@ -79,7 +82,9 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
 
   const get: HttpGet = async (pathAndQuery, signal, kind) => {
     let dispatched!: () => void;
-    const mark = new Promise<void>((resolve) => { dispatched = resolve; });
+    const mark = new Promise<void>((resolve) => {
+      dispatched = resolve;
+    });
     undispatched.add(mark);
     let answer: Promise<Dispatcher.ResponseData>;
     try {
@@ -139,8 +144,14 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
     const onAbort = (): void => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(
-      (value) => { signal.removeEventListener('abort', onAbort); resolve(value); },
-      (error: unknown) => { signal.removeEventListener('abort', onAbort); reject(error); },
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
     );
   });
 }

@@ -3,8 +3,27 @@
  * model interfaces: `factory.informerFor(pods)` is a `SharedInformer<V1Pod>`.
  */
 import type {
-  CoreV1Event, EventsV1Event, V1ConfigMap, V1CronJob, V1CustomResourceDefinition, V1DaemonSet, V1Deployment, V1Endpoints, V1Ingress, V1Job,
-  V1Lease, V1Namespace, V1Node, V1PersistentVolume, V1PersistentVolumeClaim, V1Pod, V1ReplicaSet, V1Secret, V1Service, V1ServiceAccount, V1StatefulSet,
+  CoreV1Event,
+  EventsV1Event,
+  V1ConfigMap,
+  V1CronJob,
+  V1CustomResourceDefinition,
+  V1DaemonSet,
+  V1Deployment,
+  V1Endpoints,
+  V1Ingress,
+  V1Job,
+  V1Lease,
+  V1Namespace,
+  V1Node,
+  V1PersistentVolume,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1ReplicaSet,
+  V1Secret,
+  V1Service,
+  V1ServiceAccount,
+  V1StatefulSet,
 } from '@kubernetes/client-node';
 import type { KubeObject, ResourceDescriptor } from '@rxinformer/core';
 
@@ -21,7 +40,13 @@ export interface KubeResource<T extends KubeObject = KubeObject> extends Resourc
  * interface Widget extends KubernetesObject { spec: { size: number } }
  * const widgets = defineResource<Widget>({ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true });
  */
-export function defineResource<T extends KubeObject = KubeObject>(d: { group: string; version: string; resource: string; kind: string; namespaced: boolean }): KubeResource<T> {
+export function defineResource<T extends KubeObject = KubeObject>(d: {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+}): KubeResource<T> {
   return Object.freeze({ group: d.group, version: d.version, resource: d.resource, kind: d.kind, namespaced: d.namespaced });
 }
 
@@ -36,7 +61,8 @@ export function apiVersionOf(r: Pick<ResourceDescriptor, 'group' | 'version'>): 
   return r.group ? `${r.group}/${r.version}` : r.version;
 }
 
-const core = <T extends KubeObject>(resource: string, kind: string, namespaced = true) => defineResource<T>({ group: '', version: 'v1', resource, kind, namespaced });
+const core = <T extends KubeObject>(resource: string, kind: string, namespaced = true) =>
+  defineResource<T>({ group: '', version: 'v1', resource, kind, namespaced });
 
 // core/v1
 /** core/v1 Pods. */
@@ -64,32 +90,105 @@ export const serviceAccounts = core<V1ServiceAccount>('serviceaccounts', 'Servic
 
 // apps/v1
 /** apps/v1 Deployments. */
-export const deployments = defineResource<V1Deployment>({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true });
+export const deployments = defineResource<V1Deployment>({
+  group: 'apps',
+  version: 'v1',
+  resource: 'deployments',
+  kind: 'Deployment',
+  namespaced: true,
+});
 /** apps/v1 ReplicaSets. */
-export const replicaSets = defineResource<V1ReplicaSet>({ group: 'apps', version: 'v1', resource: 'replicasets', kind: 'ReplicaSet', namespaced: true });
+export const replicaSets = defineResource<V1ReplicaSet>({
+  group: 'apps',
+  version: 'v1',
+  resource: 'replicasets',
+  kind: 'ReplicaSet',
+  namespaced: true,
+});
 /** apps/v1 StatefulSets. */
-export const statefulSets = defineResource<V1StatefulSet>({ group: 'apps', version: 'v1', resource: 'statefulsets', kind: 'StatefulSet', namespaced: true });
+export const statefulSets = defineResource<V1StatefulSet>({
+  group: 'apps',
+  version: 'v1',
+  resource: 'statefulsets',
+  kind: 'StatefulSet',
+  namespaced: true,
+});
 /** apps/v1 DaemonSets. */
-export const daemonSets = defineResource<V1DaemonSet>({ group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true });
+export const daemonSets = defineResource<V1DaemonSet>({
+  group: 'apps',
+  version: 'v1',
+  resource: 'daemonsets',
+  kind: 'DaemonSet',
+  namespaced: true,
+});
 
 // batch/v1
 /** batch/v1 Jobs. */
 export const jobs = defineResource<V1Job>({ group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job', namespaced: true });
 /** batch/v1 CronJobs. */
-export const cronJobs = defineResource<V1CronJob>({ group: 'batch', version: 'v1', resource: 'cronjobs', kind: 'CronJob', namespaced: true });
+export const cronJobs = defineResource<V1CronJob>({
+  group: 'batch',
+  version: 'v1',
+  resource: 'cronjobs',
+  kind: 'CronJob',
+  namespaced: true,
+});
 
 // others
 /** networking.k8s.io/v1 Ingresses. */
-export const ingresses = defineResource<V1Ingress>({ group: 'networking.k8s.io', version: 'v1', resource: 'ingresses', kind: 'Ingress', namespaced: true });
+export const ingresses = defineResource<V1Ingress>({
+  group: 'networking.k8s.io',
+  version: 'v1',
+  resource: 'ingresses',
+  kind: 'Ingress',
+  namespaced: true,
+});
 /** coordination.k8s.io/v1 Leases. */
-export const leases = defineResource<V1Lease>({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true });
+export const leases = defineResource<V1Lease>({
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  resource: 'leases',
+  kind: 'Lease',
+  namespaced: true,
+});
 /** events.k8s.io/v1 Events (the newer Event API). */
-export const eventsV1 = defineResource<EventsV1Event>({ group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', namespaced: true });
+export const eventsV1 = defineResource<EventsV1Event>({
+  group: 'events.k8s.io',
+  version: 'v1',
+  resource: 'events',
+  kind: 'Event',
+  namespaced: true,
+});
 /** apiextensions.k8s.io/v1 CustomResourceDefinitions (cluster-scoped). */
-export const customResourceDefinitions = defineResource<V1CustomResourceDefinition>({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false });
+export const customResourceDefinitions = defineResource<V1CustomResourceDefinition>({
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  resource: 'customresourcedefinitions',
+  kind: 'CustomResourceDefinition',
+  namespaced: false,
+});
 
 /** Every built-in descriptor above, e.g. to resolve a kind without discovery. */
 export const builtinResources: readonly KubeResource[] = Object.freeze([
-  pods, services, endpoints, configMaps, secrets, nodes, namespaces, events, persistentVolumeClaims, persistentVolumes, serviceAccounts,
-  deployments, replicaSets, statefulSets, daemonSets, jobs, cronJobs, ingresses, leases, eventsV1, customResourceDefinitions,
+  pods,
+  services,
+  endpoints,
+  configMaps,
+  secrets,
+  nodes,
+  namespaces,
+  events,
+  persistentVolumeClaims,
+  persistentVolumes,
+  serviceAccounts,
+  deployments,
+  replicaSets,
+  statefulSets,
+  daemonSets,
+  jobs,
+  cronJobs,
+  ingresses,
+  leases,
+  eventsV1,
+  customResourceDefinitions,
 ] as KubeResource[]);

@@ -42,7 +42,10 @@ export function createTlsDispatcher(proxyUrl: string | undefined): TlsDispatcher
   let current: { material: TlsMaterial; dispatcher: Dispatcher; readAt: number } | undefined;
   const retiring = new Set<Promise<void>>();
   const retire = (d: Dispatcher) => {
-    const p: Promise<void> = d.close().catch(() => undefined).finally(() => retiring.delete(p));
+    const p: Promise<void> = d
+      .close()
+      .catch(() => undefined)
+      .finally(() => retiring.delete(p));
     retiring.add(p);
   };
   return {

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import { fetchListerWatcher, InvalidObjectError, KubeApiError, WatchDecodeError, type KubeObject, type ListerWatcher, type WatchEvent } from '@rxinformer/core';
+import {
+  fetchListerWatcher,
+  InvalidObjectError,
+  KubeApiError,
+  WatchDecodeError,
+  type KubeObject,
+  type ListerWatcher,
+  type WatchEvent,
+} from '@rxinformer/core';
 import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import { createKubeTransport, kubeConfigListerWatcher, pods, type KubeTransport } from '../src/index.ts';
 
@@ -43,20 +51,32 @@ function kubeConfig(token?: string): KubeConfig {
 const transports: KubeTransport[] = [];
 const makers: [string, (opts: { labelSelector?: string; namespace?: string }) => ListerWatcher<KubeObject>][] = [
   ['fetchListerWatcher', (o) => fetchListerWatcher({ baseUrl: url, resource: pods, headers: { Authorization: 'Bearer t' }, ...o })],
-  ['kubeConfigListerWatcher', (o) => {
-    const transport = createKubeTransport(kubeConfig('t'));
-    transports.push(transport);
-    return kubeConfigListerWatcher(kubeConfig('t'), { resource: pods, transport, ...o });
-  }],
+  [
+    'kubeConfigListerWatcher',
+    (o) => {
+      const transport = createKubeTransport(kubeConfig('t'));
+      transports.push(transport);
+      return kubeConfigListerWatcher(kubeConfig('t'), { resource: pods, transport, ...o });
+    },
+  ],
 ];
-afterAll(async () => { await Promise.all(transports.map((t) => t.close())); });
+afterAll(async () => {
+  await Promise.all(transports.map((t) => t.close()));
+});
 
 const line = (e: WatchEvent) => JSON.stringify(e) + '\n';
-const until = async (check: () => boolean) => { for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10)); };
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+};
 
 describe.each(makers)('%s', (_name, make) => {
   it('should list with the scope and the token, and parse the page into plain objects', async () => {
-    handler = (_req, res) => { res.setHeader('Content-Type', 'application/json'); res.end('{"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a","creationTimestamp":"2025-01-01T00:00:00Z"}}]}'); };
+    handler = (_req, res) => {
+      res.setHeader('Content-Type', 'application/json');
+      res.end(
+        '{"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a","creationTimestamp":"2025-01-01T00:00:00Z"}}]}',
+      );
+    };
     requests.length = 0;
     const page = await firstValueFrom(make({ namespace: 'ns', labelSelector: 'app=web' }).list({ limit: 2, labelSelector: 'tier=fe' }));
     expect(page.items[0]).toEqual({ metadata: { name: 'a', creationTimestamp: '2025-01-01T00:00:00Z' } });
@@ -68,20 +88,42 @@ describe.each(makers)('%s', (_name, make) => {
   it('should put the scope on the watch as on the list', async () => {
     handler = (_req, res) => res.end();
     requests.length = 0;
-    await lastValueFrom(make({ namespace: 'ns', labelSelector: 'app=web' }).watch({ resourceVersion: '5', allowWatchBookmarks: true }), { defaultValue: undefined });
-    expect(requests[0].url).toBe('/api/v1/namespaces/ns/pods?watch=true&resourceVersion=5&allowWatchBookmarks=true&labelSelector=app%3Dweb');
+    await lastValueFrom(make({ namespace: 'ns', labelSelector: 'app=web' }).watch({ resourceVersion: '5', allowWatchBookmarks: true }), {
+      defaultValue: undefined,
+    });
+    expect(requests[0].url).toBe(
+      '/api/v1/namespaces/ns/pods?watch=true&resourceVersion=5&allowWatchBookmarks=true&labelSelector=app%3Dweb',
+    );
   });
 
   it('should answer a Status error and a plain-text 429 with KubeApiErrors', async () => {
     handler = (req, res) => {
-      if (req.url?.includes('limit=1')) { res.writeHead(429, { 'Content-Type': 'text/plain', 'Retry-After': '3' }); res.end('Too many requests, please try again later.\n'); }
-      else { res.writeHead(403, { 'Content-Type': 'application/json' }); res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'pods is forbidden: User "x" cannot list resource "pods"' })); }
+      if (req.url?.includes('limit=1')) {
+        res.writeHead(429, { 'Content-Type': 'text/plain', 'Retry-After': '3' });
+        res.end('Too many requests, please try again later.\n');
+      } else {
+        res.writeHead(403, { 'Content-Type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            reason: 'Forbidden',
+            code: 403,
+            message: 'pods is forbidden: User "x" cannot list resource "pods"',
+          }),
+        );
+      }
     };
-    const limited = await firstValueFrom(make({}).list({ limit: 1 })).catch((e: unknown) => e) as KubeApiError;
+    const limited = (await firstValueFrom(make({}).list({ limit: 1 })).catch((e: unknown) => e)) as KubeApiError;
     expect(limited).toBeInstanceOf(KubeApiError);
     expect([limited.code, limited.reason, limited.retryAfterSeconds]).toEqual([429, 'TooManyRequests', 3]);
-    const forbidden = await firstValueFrom(make({}).watch({})).catch((e: unknown) => e) as KubeApiError;
-    expect([forbidden.code, forbidden.reason, forbidden.message]).toEqual([403, 'Forbidden', 'pods is forbidden: User "x" cannot list resource "pods"']);
+    const forbidden = (await firstValueFrom(make({}).watch({})).catch((e: unknown) => e)) as KubeApiError;
+    expect([forbidden.code, forbidden.reason, forbidden.message]).toEqual([
+      403,
+      'Forbidden',
+      'pods is forbidden: User "x" cannot list resource "pods"',
+    ]);
   });
 
   it('should refuse a list body that is not a list', async () => {
@@ -101,7 +143,10 @@ describe.each(makers)('%s', (_name, make) => {
       res.flushHeaders();
       let at = 0;
       const next = () => {
-        if (at >= bytes.length) { res.end(); return; }
+        if (at >= bytes.length) {
+          res.end();
+          return;
+        }
         res.write(bytes.subarray(at, at + 7)); // cuts inside lines and inside multi-byte characters
         at += 7;
         setTimeout(next, 1);
@@ -112,15 +157,26 @@ describe.each(makers)('%s', (_name, make) => {
   });
 
   it('should report a malformed line as a WatchDecodeError, never drop it', async () => {
-    handler = (_req, res) => { res.write(line({ type: 'ADDED', object: { metadata: { name: 'a' } } })); res.end('{"type":"MODIFIED","object":{"metadata":\n'); };
+    handler = (_req, res) => {
+      res.write(line({ type: 'ADDED', object: { metadata: { name: 'a' } } }));
+      res.end('{"type":"MODIFIED","object":{"metadata":\n');
+    };
     const seen: WatchEvent[] = [];
-    const error = await new Promise((resolve) => make({}).watch({}).subscribe({ next: (e) => seen.push(e), error: resolve, complete: () => resolve('completed') }));
+    const error = await new Promise((resolve) =>
+      make({})
+        .watch({})
+        .subscribe({ next: (e) => seen.push(e), error: resolve, complete: () => resolve('completed') }),
+    );
     expect(seen.map((e) => e.type)).toEqual(['ADDED']);
     expect(error).toBeInstanceOf(WatchDecodeError);
   });
 
   it('should abort the request when unsubscribed', async () => {
-    handler = (req, res) => { res.writeHead(200); res.write(line({ type: 'ADDED', object: { metadata: { name: 'a' } } })); void req; };
+    handler = (req, res) => {
+      res.writeHead(200);
+      res.write(line({ type: 'ADDED', object: { metadata: { name: 'a' } } }));
+      void req;
+    };
     closedRequests.length = 0;
     await firstValueFrom(make({}).watch({ resourceVersion: 'abort-me' }).pipe(take(1)));
     await until(() => closedRequests.some((u) => u.includes('abort-me')));
@@ -143,7 +199,12 @@ describe('kubeConfigListerWatcher connections', () => {
 
   it('should refuse an http:// server without insecure-skip-tls-verify', () => {
     const kc = new KubeConfig();
-    kc.loadFromOptions({ clusters: [{ name: 'c', server: url, skipTLSVerify: false }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: url, skipTLSVerify: false }],
+      users: [{ name: 'u' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
     expect(() => createKubeTransport(kc)).toThrow(/insecure-skip-tls-verify/);
   });
 });

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import { createLoadGenerator, objectStoreTarget, startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
 import { KubeApiError, type ReflectorStatus, type SharedInformer } from '@rxinformer/core';
-import { builtinResources, configMaps, createKubeInformerFactory, pods, ResourceNotFoundError, type KubeInformerFactory } from '../src/index.ts';
+import {
+  builtinResources,
+  configMaps,
+  createKubeInformerFactory,
+  pods,
+  ResourceNotFoundError,
+  type KubeInformerFactory,
+} from '../src/index.ts';
 import { jsonAnswer, recordingTransport, simKubeConfig, storeView, view, waitFor, type RecordingTransport } from './simHarness.ts';
 
 // The KubeConfig informer factory end to end over real HTTP against the simulator.
@@ -46,12 +53,16 @@ describe('createKubeInformerFactory against the simulator', () => {
     const handlerView = new Map<string, string>();
     const uidChanges: string[] = [];
     informer.addEventHandler({
-      onAdd: (p) => { handlerView.set(`${p.metadata!.namespace}/${p.metadata!.name}`, `${p.metadata!.uid}@${p.metadata!.resourceVersion}`); },
+      onAdd: (p) => {
+        handlerView.set(`${p.metadata!.namespace}/${p.metadata!.name}`, `${p.metadata!.uid}@${p.metadata!.resourceVersion}`);
+      },
       onUpdate: (old, p) => {
         if (old.metadata!.uid !== p.metadata!.uid) uidChanges.push(p.metadata!.name!);
         handlerView.set(`${p.metadata!.namespace}/${p.metadata!.name}`, `${p.metadata!.uid}@${p.metadata!.resourceVersion}`);
       },
-      onDelete: (p) => { handlerView.delete(`${p.metadata!.namespace}/${p.metadata!.name}`); },
+      onDelete: (p) => {
+        handlerView.delete(`${p.metadata!.namespace}/${p.metadata!.name}`);
+      },
     });
     factory.start();
     await factory.waitForCacheSync();
@@ -60,10 +71,19 @@ describe('createKubeInformerFactory against the simulator', () => {
       () => sim.faults.dropWatches(),
       () => sim.faults.malformedLine(),
       () => sim.faults.injectWatchError(), // 410 as an ERROR event
-      () => { sim.faults.failNext(1, { code: 410, on: 'watch' }); sim.faults.dropWatches(); }, // 410 as HTTP
-      () => { compactAtNextContinue = true; sim.faults.injectWatchError(); }, // compaction during the paged relist
+      () => {
+        sim.faults.failNext(1, { code: 410, on: 'watch' });
+        sim.faults.dropWatches();
+      }, // 410 as HTTP
+      () => {
+        compactAtNextContinue = true;
+        sim.faults.injectWatchError();
+      }, // compaction during the paged relist
       () => sim.faults.failNext(2, { code: 500 }),
-      () => { sim.faults.failNext(1, { code: 429, retryAfterSeconds: 1, on: 'watch' }); sim.faults.dropWatches(); },
+      () => {
+        sim.faults.failNext(1, { code: 429, retryAfterSeconds: 1, on: 'watch' });
+        sim.faults.dropWatches();
+      },
       () => sim.faults.stallWatches(),
       () => sim.faults.restart(),
     ];
@@ -141,9 +161,17 @@ describe('createKubeInformerFactory against the simulator', () => {
     f1.shutdown();
 
     const refusing = recordingTransport(simKubeConfig(sim));
-    refusing.intercept = (path) => path.includes('sendInitialEvents=true')
-      ? jsonAnswer(422, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Invalid', code: 422, message: 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled' })
-      : undefined;
+    refusing.intercept = (path) =>
+      path.includes('sendInitialEvents=true')
+        ? jsonAnswer(422, {
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            reason: 'Invalid',
+            code: 422,
+            message: 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+          })
+        : undefined;
     const f2 = open(refusing, { namespace: 'big' });
     const i2 = f2.informerFor(pods, { reflector: { ...fast, useStreamingList: true } });
     f2.start();
@@ -155,7 +183,11 @@ describe('createKubeInformerFactory against the simulator', () => {
   });
 
   it('should apply label and field selectors to both list and watch', async () => {
-    for (const [name, tier] of [['p1', 'frontend'], ['p2', 'backend'], ['p3', 'frontend']]) {
+    for (const [name, tier] of [
+      ['p1', 'frontend'],
+      ['p2', 'backend'],
+      ['p3', 'frontend'],
+    ]) {
       sim.storage.create('pods', { metadata: { name, labels: { tier } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }, 'sel');
       sim.storage.create('configmaps', { metadata: { name } }, 'sel');
     }
@@ -189,7 +221,11 @@ describe('createKubeInformerFactory against the simulator', () => {
     const informers = served.map((r) => {
       const ref = `${r.group}/${r.version}/${r.resource}`;
       const name = `every-${r.resource}`;
-      sim.storage.create(ref, { apiVersion: r.group ? `${r.group}/${r.version}` : r.version, kind: r.kind, metadata: { name } }, r.namespaced ? 'quiet' : undefined);
+      sim.storage.create(
+        ref,
+        { apiVersion: r.group ? `${r.group}/${r.version}` : r.version, kind: r.kind, metadata: { name } },
+        r.namespaced ? 'quiet' : undefined,
+      );
       return { r, ref, name, informer: factory.informerFor(r, { reflector: fast }) };
     });
     factory.start();
@@ -198,7 +234,11 @@ describe('createKubeInformerFactory against the simulator', () => {
       expect([r.resource, informer.getStore().get(r.namespaced ? `quiet/${name}` : name)?.kind]).toEqual([r.resource, r.kind]);
     }
     for (const { r, ref, name } of informers) sim.storage.delete(ref, r.namespaced ? 'quiet' : undefined, name);
-    expect(await waitFor(() => informers.every(({ r, name, informer }) => informer.getStore().get(r.namespaced ? `quiet/${name}` : name) === undefined))).toBe(true);
+    expect(
+      await waitFor(() =>
+        informers.every(({ r, name, informer }) => informer.getStore().get(r.namespaced ? `quiet/${name}` : name) === undefined),
+      ),
+    ).toBe(true);
     factory.shutdown();
   });
 
@@ -207,16 +247,31 @@ describe('createKubeInformerFactory against the simulator', () => {
     const factory = open(transport);
     await expect(factory.informerForRef({ apiVersion: 'example.com/v1', kind: 'Widget' })).rejects.toBeInstanceOf(ResourceNotFoundError);
     sim.storage.create('customresourcedefinitions', {
-      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' },
-      spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' }, versions: [{ name: 'v1', served: true, storage: true }] },
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        versions: [{ name: 'v1', served: true, storage: true }],
+      },
     });
     const widgets = await factory.informerForRef({ apiVersion: 'example.com/v1', kind: 'Widget' }, { namespace: 'a', reflector: fast });
     const byName = await factory.discovery.resolve({ group: 'example.com', version: 'v1', resource: 'widgets' });
     expect(byName).toEqual({ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true });
-    sim.storage.create('widgets.example.com', { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 1 } }, 'a');
+    sim.storage.create(
+      'widgets.example.com',
+      { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 1 } },
+      'a',
+    );
     factory.start();
     await factory.waitForCacheSync();
-    sim.storage.create('widgets.example.com', { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w2' }, spec: { size: 2 } }, 'a');
+    sim.storage.create(
+      'widgets.example.com',
+      { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w2' }, spec: { size: 2 } },
+      'a',
+    );
     expect(await waitFor(() => widgets.getStore().size === 2)).toBe(true);
     expect(transport.paths.some((p) => p.startsWith('/apis/example.com/v1/namespaces/a/widgets?watch=true'))).toBe(true);
     factory.shutdown();
@@ -235,7 +290,9 @@ describe('createKubeInformerFactory against the simulator', () => {
       f1.shutdown();
       const failed = s1.filter((s) => s.phase === 'backingOff');
       expect(failed.length).toBeGreaterThanOrEqual(3);
-      expect(failed.every((s) => s.lastError instanceof KubeApiError && s.lastError.code === 401 && s.lastError.reason === 'Unauthorized')).toBe(true);
+      expect(
+        failed.every((s) => s.lastError instanceof KubeApiError && s.lastError.code === 401 && s.lastError.reason === 'Unauthorized'),
+      ).toBe(true);
       expect(failed.every((s) => (s.backoffMs ?? 0) >= 50)).toBe(true);
       // Every request was followed by a backoff: no hot loop.
       expect(wrong.paths.length).toBeLessThanOrEqual(failed.length + 1);

@@ -4,7 +4,16 @@ import { Socket, type AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
 import { FactoryShutdownError, type ReflectorStatus } from '@rxinformer/core';
-import { configMaps, createKubeInformerFactory, createKubeTransport, CredentialError, RequestTimeoutError, ResponseDecodeError, sharedKubeTransport, type KubeTransport } from '../src/index.ts';
+import {
+  configMaps,
+  createKubeInformerFactory,
+  createKubeTransport,
+  CredentialError,
+  RequestTimeoutError,
+  ResponseDecodeError,
+  sharedKubeTransport,
+  type KubeTransport,
+} from '../src/index.ts';
 import { waitFor } from './simHarness.ts';
 
 // The transport's binding to one context and user, and its typed failures, against the simulator
@@ -12,21 +21,37 @@ import { waitFor } from './simHarness.ts';
 
 let sim: ApiServer;
 const transports: KubeTransport[] = [];
-const track = (t: KubeTransport) => { transports.push(t); return t; };
+const track = (t: KubeTransport) => {
+  transports.push(t);
+  return t;
+};
 
 beforeAll(async () => {
   sim = await startApiServer({ port: 0, seed: 5, auth: { token: 'token-of-a' } });
 });
-afterEach(async () => { await Promise.all(transports.splice(0).map((t) => t.close())); });
-afterAll(async () => { await sim?.close(); });
+afterEach(async () => {
+  await Promise.all(transports.splice(0).map((t) => t.close()));
+});
+afterAll(async () => {
+  await sim?.close();
+});
 
 /** Context `a` (the simulator, its token) and `b` (another server, another user's secret token). */
 function twoContexts(bServer = 'http://127.0.0.1:1'): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: 'a', server: sim.url, skipTLSVerify: true }, { name: 'b', server: bServer, skipTLSVerify: true }],
-    users: [{ name: 'ua', token: 'token-of-a' }, { name: 'ub', token: 'secret-of-b' }],
-    contexts: [{ name: 'a', cluster: 'a', user: 'ua' }, { name: 'b', cluster: 'b', user: 'ub' }],
+    clusters: [
+      { name: 'a', server: sim.url, skipTLSVerify: true },
+      { name: 'b', server: bServer, skipTLSVerify: true },
+    ],
+    users: [
+      { name: 'ua', token: 'token-of-a' },
+      { name: 'ub', token: 'secret-of-b' },
+    ],
+    contexts: [
+      { name: 'a', cluster: 'a', user: 'ua' },
+      { name: 'b', cluster: 'b', user: 'ub' },
+    ],
     currentContext: 'a',
   });
   return kc;
@@ -35,7 +60,10 @@ function twoContexts(bServer = 'http://127.0.0.1:1'): KubeConfig {
 describe('createKubeTransport', () => {
   it('should keep the server and the user of the context current at creation when the KubeConfig switches context', async () => {
     const seen: string[] = [];
-    const b = createServer((req, res) => { seen.push(req.headers.authorization ?? ''); res.end('{}'); });
+    const b = createServer((req, res) => {
+      seen.push(req.headers.authorization ?? '');
+      res.end('{}');
+    });
     await new Promise<void>((r) => b.listen(0, '127.0.0.1', r));
     try {
       const kc = twoContexts(`http://127.0.0.1:${(b.address() as AddressInfo).port}`);
@@ -58,11 +86,18 @@ describe('createKubeTransport', () => {
     const exec = new KubeConfig();
     exec.loadFromOptions({
       clusters: [{ name: 'a', server: sim.url, skipTLSVerify: true }],
-      users: [{ name: 'plugin', exec: { apiVersion: 'client.authentication.k8s.io/v1', command: '/nonexistent/credential-plugin', args: [], env: [] } }],
+      users: [
+        {
+          name: 'plugin',
+          exec: { apiVersion: 'client.authentication.k8s.io/v1', command: '/nonexistent/credential-plugin', args: [], env: [] },
+        },
+      ],
       contexts: [{ name: 'a', cluster: 'a', user: 'plugin' }],
       currentContext: 'a',
     });
-    const e1 = await track(createKubeTransport(exec)).getJson('/api/v1/namespaces').catch((e: unknown) => e);
+    const e1 = await track(createKubeTransport(exec))
+      .getJson('/api/v1/namespaces')
+      .catch((e: unknown) => e);
     expect(e1).toBeInstanceOf(CredentialError);
     expect((e1 as CredentialError).reason).toBe('CredentialUnavailable');
     expect((e1 as CredentialError).user).toBe('plugin');
@@ -91,12 +126,17 @@ describe('createKubeTransport', () => {
   });
 
   it('should answer a 200 that is not JSON (a gateway page) with a ResponseDecodeError', async () => {
-    const gateway = createServer((_req, res) => { res.setHeader('content-type', 'text/html'); res.end('<html><body>Please sign in</body></html>'); });
+    const gateway = createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end('<html><body>Please sign in</body></html>');
+    });
     await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', r));
     try {
       const kc = twoContexts(`http://127.0.0.1:${(gateway.address() as AddressInfo).port}`);
       kc.setCurrentContext('b');
-      const e = await track(createKubeTransport(kc)).getJson('/api/v1').catch((x: unknown) => x);
+      const e = await track(createKubeTransport(kc))
+        .getJson('/api/v1')
+        .catch((x: unknown) => x);
       expect(e).toBeInstanceOf(ResponseDecodeError);
       expect((e as ResponseDecodeError).body).toMatch(/^<html>/);
       expect((e as ResponseDecodeError).cause).toBeInstanceOf(SyntaxError);
@@ -109,7 +149,10 @@ describe('createKubeTransport', () => {
     const proxied: string[] = [];
     const proxy: Server = createServer((req, res) => {
       proxied.push(req.url ?? '');
-      const upstream = httpRequest(req.url!, { method: req.method, headers: req.headers, agent: false }, (r) => { res.writeHead(r.statusCode ?? 502, r.headers); r.pipe(res); });
+      const upstream = httpRequest(req.url!, { method: req.method, headers: req.headers, agent: false }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
       req.pipe(upstream);
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
@@ -122,7 +165,9 @@ describe('createKubeTransport', () => {
     try {
       const kc = new KubeConfig();
       kc.loadFromOptions({
-        clusters: [{ name: 'a', server: sim.url, skipTLSVerify: true, proxyUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` }],
+        clusters: [
+          { name: 'a', server: sim.url, skipTLSVerify: true, proxyUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` },
+        ],
         users: [{ name: 'ua', token: 'token-of-a' }],
         contexts: [{ name: 'a', cluster: 'a', user: 'ua' }],
         currentContext: 'a',
@@ -154,7 +199,14 @@ describe('sharedKubeTransport', () => {
     kc.setCurrentContext('a');
     expect(sharedKubeTransport(kc)).toBe(a);
     // A reload under the same names with another token is a new transport with the new token.
-    kc.loadFromOptions({ ...JSON.parse(JSON.stringify({ clusters: kc.getClusters(), contexts: kc.getContexts() })), users: [{ name: 'ua', token: 'rotated' }, { name: 'ub', token: 'x' }], currentContext: 'a' });
+    kc.loadFromOptions({
+      ...JSON.parse(JSON.stringify({ clusters: kc.getClusters(), contexts: kc.getContexts() })),
+      users: [
+        { name: 'ua', token: 'rotated' },
+        { name: 'ub', token: 'x' },
+      ],
+      currentContext: 'a',
+    });
     const reloaded = track(sharedKubeTransport(kc));
     expect(reloaded).not.toBe(a);
     await expect(reloaded.getJson('/api/v1/namespaces')).rejects.toMatchObject({ code: 401 });
@@ -162,28 +214,48 @@ describe('sharedKubeTransport', () => {
   });
 });
 
-
 describe('createKubeTransport credentials and close', () => {
   /** A plain HTTP server that answers `{}` and keeps idle connections for a minute; counts them. */
   async function countingServer() {
     let opened = 0;
     const open = new Set<Socket>();
-    const server = createServer((_req, res) => { res.setHeader('content-type', 'application/json'); res.end('{}'); });
+    const server = createServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end('{}');
+    });
     server.keepAliveTimeout = 60_000;
-    server.on('connection', (s: Socket) => { opened++; open.add(s); s.on('close', () => open.delete(s)); });
+    server.on('connection', (s: Socket) => {
+      opened++;
+      open.add(s);
+      s.on('close', () => open.delete(s));
+    });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     return {
       url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       opened: () => opened,
       open: () => open.size,
-      close: () => { server.closeAllConnections(); server.close(); },
+      close: () => {
+        server.closeAllConnections();
+        server.close();
+      },
     };
   }
   /** A KubeConfig for `url` whose user's credentials come from `apply` (an exec plugin's stand-in). */
-  function withAuthenticator(url: string, apply: (opts: { cert?: Buffer; key?: Buffer; headers?: Record<string, string> }) => Promise<void>): KubeConfig {
+  function withAuthenticator(
+    url: string,
+    apply: (opts: { cert?: Buffer; key?: Buffer; headers?: Record<string, string> }) => Promise<void>,
+  ): KubeConfig {
     const kc = new KubeConfig();
-    kc.loadFromOptions({ clusters: [{ name: 'c', server: url, skipTLSVerify: true }], users: [{ name: 'plugin' }], contexts: [{ name: 'c', cluster: 'c', user: 'plugin' }], currentContext: 'c' });
-    kc.addAuthenticator({ isAuthProvider: (u: { name: string }) => u.name === 'plugin', applyAuthentication: (_u: unknown, opts: never) => apply(opts) } as never);
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: url, skipTLSVerify: true }],
+      users: [{ name: 'plugin' }],
+      contexts: [{ name: 'c', cluster: 'c', user: 'plugin' }],
+      currentContext: 'c',
+    });
+    kc.addAuthenticator({
+      isAuthProvider: (u: { name: string }) => u.name === 'plugin',
+      applyAuthentication: (_u: unknown, opts: never) => apply(opts),
+    } as never);
     return kc;
   }
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -193,7 +265,12 @@ describe('createKubeTransport credentials and close', () => {
     try {
       let calls = 0;
       const gate = sleep(20);
-      const kc = withAuthenticator(server.url, async (opts) => { const n = ++calls; await gate; opts.cert = Buffer.from(n <= 2 ? 'cert-1' : 'cert-2'); opts.key = Buffer.from('k'); });
+      const kc = withAuthenticator(server.url, async (opts) => {
+        const n = ++calls;
+        await gate;
+        opts.cert = Buffer.from(n <= 2 ? 'cert-1' : 'cert-2');
+        opts.key = Buffer.from('k');
+      });
       const transport = track(createKubeTransport(kc));
       const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => transport.getJson(`/p${i}`)));
       expect(results.map((r) => r.status)).toEqual(Array(6).fill('fulfilled'));
@@ -227,7 +304,9 @@ describe('createKubeTransport credentials and close', () => {
   it('should dispatch a request still reading credentials before close() closes the pool, leaving no connection', async () => {
     const server = await countingServer();
     try {
-      const kc = withAuthenticator(server.url, async () => { await sleep(300); });
+      const kc = withAuthenticator(server.url, async () => {
+        await sleep(300);
+      });
       const transport = createKubeTransport(kc);
       const answer = transport.getJson('/version');
       await sleep(50);
@@ -243,8 +322,12 @@ describe('createKubeTransport credentials and close', () => {
   it('should stop waiting for credentials at once on abort, the discovery timeout and the factory close', async () => {
     // Credentials that never come while the test runs: each wait below can only end by its abort.
     let release!: () => void;
-    const never = new Promise<void>((r) => { release = r; });
-    const kc = withAuthenticator(sim.url, async () => { await never; });
+    const never = new Promise<void>((r) => {
+      release = r;
+    });
+    const kc = withAuthenticator(sim.url, async () => {
+      await never;
+    });
     const transport = track(createKubeTransport(kc));
     try {
       const ac = new AbortController();

@@ -44,7 +44,14 @@ export function recordingTransport(kc: KubeConfig): RecordingTransport {
 /** A synthetic JSON answer, for a transport to return instead of the server's. */
 export function jsonAnswer(status: number, body: unknown): HttpResponse {
   const text = JSON.stringify(body);
-  return { status, header: () => undefined, text: async () => text, chunks: async function* () { yield text; } };
+  return {
+    status,
+    header: () => undefined,
+    text: async () => text,
+    chunks: async function* () {
+      yield text;
+    },
+  };
 }
 
 /** Polls `check` every 20 ms until it holds or `timeoutMs` passes; returns its last value. */

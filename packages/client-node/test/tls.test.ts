@@ -12,7 +12,17 @@ import { storeView, view, waitFor } from './simHarness.ts';
 // The KubeConfig's TLS options end to end: the simulator over HTTPS with a CA of the test's own
 // and client-certificate authentication, certificates made by openssl for this run.
 
-interface Pki { ca: string; cert: string; key: string; clientCert: string; clientKey: string; client2Cert: string; client2Key: string; otherCa: string; otherKey: string }
+interface Pki {
+  ca: string;
+  cert: string;
+  key: string;
+  clientCert: string;
+  clientKey: string;
+  client2Cert: string;
+  client2Key: string;
+  otherCa: string;
+  otherKey: string;
+}
 
 /** A CA, a server certificate for 127.0.0.1 and two client certificates, plus an unrelated CA. */
 function makePki(dir: string): Pki {
@@ -23,12 +33,42 @@ function makePki(dir: string): Pki {
   writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
   writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
   writeFileSync(join(dir, 'client2.ext'), 'extendedKeyUsage=clientAuth\n');
-  for (const [name, subject] of [['server', '/CN=127.0.0.1'], ['client', '/CN=rxinformer-test/O=system:masters'], ['client2', '/CN=rxinformer-test-2/O=system:masters']]) {
+  for (const [name, subject] of [
+    ['server', '/CN=127.0.0.1'],
+    ['client', '/CN=rxinformer-test/O=system:masters'],
+    ['client2', '/CN=rxinformer-test-2/O=system:masters'],
+  ]) {
     ssl('req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject);
-    ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-out', `${name}.crt`, '-extfile', `${name}.ext`);
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-days',
+      '2',
+      '-out',
+      `${name}.crt`,
+      '-extfile',
+      `${name}.ext`,
+    );
   }
   const read = (f: string) => readFileSync(join(dir, f), 'utf8');
-  return { ca: read('ca.crt'), cert: read('server.crt'), key: read('server.key'), clientCert: read('client.crt'), clientKey: read('client.key'), client2Cert: read('client2.crt'), client2Key: read('client2.key'), otherCa: read('other.crt'), otherKey: read('other.key') };
+  return {
+    ca: read('ca.crt'),
+    cert: read('server.crt'),
+    key: read('server.key'),
+    clientCert: read('client.crt'),
+    clientKey: read('client.key'),
+    client2Cert: read('client2.crt'),
+    client2Key: read('client2.key'),
+    otherCa: read('other.crt'),
+    otherKey: read('other.key'),
+  };
 }
 
 const fast = { minWatchTimeoutSeconds: 2, idleGraceMs: 500, backoff: { initialMs: 50, maxMs: 200 } };
@@ -47,7 +87,11 @@ describe('createKubeInformerFactory over TLS', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'rxinformer-tls-'));
     pki = makePki(dir);
-    sim = await startApiServer({ port: 0, seed: 9, tls: { cert: pki.cert, key: pki.key, ca: pki.ca, clientCa: pki.ca, client: { cert: pki.clientCert, key: pki.clientKey } } });
+    sim = await startApiServer({
+      port: 0,
+      seed: 9,
+      tls: { cert: pki.cert, key: pki.key, ca: pki.ca, clientCa: pki.ca, client: { cert: pki.clientCert, key: pki.clientKey } },
+    });
     sim.storage.create('namespaces', { metadata: { name: 'tls' } });
     createLoadGenerator({ target: objectStoreTarget(sim.storage), namespaces: ['tls'], seed: 4 }).seed(1200);
   });
@@ -70,7 +114,11 @@ describe('createKubeInformerFactory over TLS', () => {
     expect(storeView(informer.getStore())).toEqual(view(sim.storage.list('pods')));
     expect(informer.getStore().size).toBe(1200);
     // A live change arrives over the watch.
-    const created = sim.storage.create('pods', { metadata: { name: 'over-tls' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }, 'tls');
+    const created = sim.storage.create(
+      'pods',
+      { metadata: { name: 'over-tls' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+      'tls',
+    );
     expect(await waitFor(() => informer.getStore().get('tls/over-tls')?.metadata?.uid === created.metadata?.uid)).toBe(true);
     // Four list pages and a watch: connections are kept alive and reused, not one per request
     // (client-node makes a new agent, so a new handshake, per request when TLS options are set).
@@ -95,16 +143,21 @@ describe('createKubeInformerFactory over TLS', () => {
   };
 
   it('should refuse a server its CA did not sign, report the TLS error and back off, never syncing', async () => {
-    const statuses = await failingSync((kc) => { kc.clusters[0] = { ...kc.clusters[0]!, caData: Buffer.from(pki.otherCa).toString('base64') }; }, 3);
+    const statuses = await failingSync((kc) => {
+      kc.clusters[0] = { ...kc.clusters[0]!, caData: Buffer.from(pki.otherCa).toString('base64') };
+    }, 3);
     const failed = statuses.filter((s) => s.phase === 'backingOff');
-    const errorText = (e: unknown): string => (e instanceof Error ? `${e.message} ${errorText(e.cause)} ${(e as { code?: string }).code ?? ''}` : '');
+    const errorText = (e: unknown): string =>
+      e instanceof Error ? `${e.message} ${errorText(e.cause)} ${(e as { code?: string }).code ?? ''}` : '';
     expect(errorText(failed[0]!.lastError)).toMatch(/certificate|self[- ]signed|UNABLE_TO_VERIFY|CERT/i);
     expect(failed.every((s) => (s.backoffMs ?? 0) >= 50)).toBe(true);
   });
 
   it('should be refused by a server that requires a client certificate when the kubeconfig has none', async () => {
     const handshakesBefore = sim.tlsHandshakes;
-    const statuses = await failingSync((kc) => { kc.users[0] = { name: kc.users[0]!.name }; }, 1);
+    const statuses = await failingSync((kc) => {
+      kc.users[0] = { name: kc.users[0]!.name };
+    }, 1);
     // TLS 1.3: the server refuses the client after the client's side of the handshake, so the
     // client sees its socket closed; the server never accepted a connection from it.
     const error = statuses.find((s) => s.phase === 'backingOff')!.lastError as Error & { code?: string };
@@ -115,7 +168,10 @@ describe('createKubeInformerFactory over TLS', () => {
   it('should use a rotated client certificate for the next request, without cutting a watch opened with the old one', async () => {
     const certFile = join(dir, 'rotating.crt');
     const keyFile = join(dir, 'rotating.key');
-    const install = (cert: string, key: string) => { writeFileSync(certFile, cert); writeFileSync(keyFile, key); };
+    const install = (cert: string, key: string) => {
+      writeFileSync(certFile, cert);
+      writeFileSync(keyFile, key);
+    };
     install(pki.clientCert, pki.clientKey);
     const kc = new KubeConfig();
     kc.loadFromString(sim.kubeconfigYaml());
@@ -125,7 +181,11 @@ describe('createKubeInformerFactory over TLS', () => {
     try {
       expect(await namespaces()).toBe('NamespaceList');
       const watchAbort = new AbortController();
-      const watch = await transport.get('/api/v1/namespaces/tls/configmaps?watch=true&allowWatchBookmarks=false', watchAbort.signal, 'watch');
+      const watch = await transport.get(
+        '/api/v1/namespaces/tls/configmaps?watch=true&allowWatchBookmarks=false',
+        watchAbort.signal,
+        'watch',
+      );
       expect(watch.status).toBe(200);
 
       // A certificate the server does not trust: refused, so it really is the one sent (the kept-alive

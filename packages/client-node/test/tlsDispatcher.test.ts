@@ -15,7 +15,7 @@ describe('createTlsDispatcher', () => {
     await tls.close();
   });
 
-  it('should never switch back to material read before the current dispatcher\'s', async () => {
+  it("should never switch back to material read before the current dispatcher's", async () => {
     const tls = createTlsDispatcher(undefined);
     const rotated = tls.forMaterial(cert('new'), 2);
     expect(tls.forMaterial(cert('old'), 1)).toBe(rotated); // a slow read that started first

@@ -18,7 +18,8 @@ export function humanDuration(ms: number): string {
   const h = Math.floor(m / 60);
   const d = Math.floor(h / 24);
   const y = Math.floor(d / 365);
-  const pair = (big: number, bigUnit: string, small: number, smallUnit: string) => (small ? `${big}${bigUnit}${small}${smallUnit}` : `${big}${bigUnit}`);
+  const pair = (big: number, bigUnit: string, small: number, smallUnit: string) =>
+    small ? `${big}${bigUnit}${small}${smallUnit}` : `${big}${bigUnit}`;
   if (s < 120) return `${s}s`;
   if (m < 10) return pair(m, 'm', s % 60, 's');
   if (m < 180) return `${m}m`;

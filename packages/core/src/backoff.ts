@@ -39,7 +39,8 @@ export function resolveBackoff(options: BackoffOptions = {}): ResolvedBackoff {
     resetAfterMs: options.resetAfterMs ?? 120_000,
   };
   for (const [name, value] of Object.entries(resolved)) {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new InvalidOptionsError(`backoff.${name} must be a finite number >= 0, got ${value}`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+      throw new InvalidOptionsError(`backoff.${name} must be a finite number >= 0, got ${value}`);
   }
   if (resolved.factor < 1) throw new InvalidOptionsError(`backoff.factor must be >= 1, got ${resolved.factor}`);
   if (resolved.maxMs < resolved.initialMs) throw new InvalidOptionsError('backoff.maxMs must be >= backoff.initialMs');
@@ -59,7 +60,13 @@ export function backoffSuccess(state: BackoffState, now: number): BackoffState {
  * let s: BackoffState = { failures: 0 };
  * const { delayMs, state } = nextBackoff(s, err, scheduler.now(), resolveBackoff(), Math.random);
  */
-export function nextBackoff(state: BackoffState, error: unknown, now: number, options: ResolvedBackoff, random: () => number): { delayMs: number; state: BackoffState } {
+export function nextBackoff(
+  state: BackoffState,
+  error: unknown,
+  now: number,
+  options: ResolvedBackoff,
+  random: () => number,
+): { delayMs: number; state: BackoffState } {
   const healthyLongEnough = state.healthySince !== undefined && now - state.healthySince >= options.resetAfterMs;
   const failures = healthyLongEnough ? 0 : state.failures;
   const base = Math.min(options.maxMs, options.initialMs * options.factor ** failures);

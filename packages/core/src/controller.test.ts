@@ -10,16 +10,32 @@ import { WorkQueue } from './workqueue.ts';
 const testScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 const LETTER: Record<string, string> = { waitingForSync: 'w', running: 'r', stopping: 's', stopped: 'S' };
 /** The controller's phases as marble letters: w(aitingForSync), r(unning), s(topping), S(topped). */
-const phases = (ctl: { metrics$: Observable<{ phase: string }> }) => ctl.metrics$.pipe(map((m) => LETTER[m.phase]), distinctUntilChanged());
+const phases = (ctl: { metrics$: Observable<{ phase: string }> }) =>
+  ctl.metrics$.pipe(
+    map((m) => LETTER[m.phase]),
+    distinctUntilChanged(),
+  );
 const P = { w: 'w', r: 'r', s: 's', S: 'S' };
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 /** Runs a controller in virtual time; `log` records the key of every reconcile as it starts. */
-function virtualController(ts: TestScheduler, options: Partial<ControllerOptions<string>> & { work?: (key: string) => ReturnType<ControllerOptions<string>['reconcile']> }) {
+function virtualController(
+  ts: TestScheduler,
+  options: Partial<ControllerOptions<string>> & { work?: (key: string) => ReturnType<ControllerOptions<string>['reconcile']> },
+) {
   const log = new ReplaySubject<string>();
   const queue = options.queue ?? new WorkQueue<string>({ scheduler: ts });
   const { work = () => timer(10), ...rest } = options;
-  const ctl = runController({ synced: of(true), scheduler: ts, queue, ...rest, reconcile: (key) => { log.next(key); return work(key); } });
+  const ctl = runController({
+    synced: of(true),
+    scheduler: ts,
+    queue,
+    ...rest,
+    reconcile: (key) => {
+      log.next(key);
+      return work(key);
+    },
+  });
   return { ctl, log, queue };
 }
 
@@ -83,7 +99,12 @@ describe('runController', () => {
       for (const k of 'abcde') queue.add(k);
       ts.schedule(() => void ctl.stop(), 40);
       expectObservable(log).toBe('(ab) 6ms (cd) 6ms e');
-      expectObservable(ctl.metrics$.pipe(map((m) => m.active), max())).toBe('40ms (2|)', { 2: 2 });
+      expectObservable(
+        ctl.metrics$.pipe(
+          map((m) => m.active),
+          max(),
+        ),
+      ).toBe('40ms (2|)', { 2: 2 });
     });
   });
 
@@ -118,7 +139,10 @@ describe('runController', () => {
         const { ctl, log, queue } = virtualController(ts, {});
         queue.add('a');
         queue.add('b');
-        ts.schedule(() => { void ctl.stop({ drainQueue: true }); queue.add('c'); }, 5);
+        ts.schedule(() => {
+          void ctl.stop({ drainQueue: true });
+          queue.add('c');
+        }, 5);
         expectObservable(log).toBe('a 9ms b');
         expectObservable(phases(ctl)).toBe('r 4ms s 14ms (S|)', P);
       });
@@ -127,7 +151,14 @@ describe('runController', () => {
     it('should not retry a key that fails while stopping, and report it dropped', () => {
       const ts = testScheduler();
       ts.run(({ expectObservable }) => {
-        const { ctl, queue } = virtualController(ts, { work: () => timer(10).pipe(map(() => { throw new Error('late'); })) });
+        const { ctl, queue } = virtualController(ts, {
+          work: () =>
+            timer(10).pipe(
+              map(() => {
+                throw new Error('late');
+              }),
+            ),
+        });
         queue.add('a');
         ts.schedule(() => void ctl.stop(), 5);
         expectObservable(ctl.errors$.pipe(map((e) => `${e.key}${e.dropped}`))).toBe('10ms (a|)', { a: 'atrue' });
@@ -137,7 +168,12 @@ describe('runController', () => {
     it('should stop before sync without ever reconciling, and resolve every call', async () => {
       const synced = new Subject<boolean>();
       const reconciled: string[] = [];
-      const ctl = runController({ synced, reconcile: (k) => { reconciled.push(k); } });
+      const ctl = runController({
+        synced,
+        reconcile: (k) => {
+          reconciled.push(k);
+        },
+      });
       ctl.queue.add('a');
       const [first, second] = [ctl.stop(), ctl.stop()];
       expect(first).toBe(second);
@@ -155,7 +191,8 @@ describe('runController', () => {
       ts.run(({ cold, expectObservable }) => {
         const failed = virtualController(ts, { synced: cold('--#', undefined, new Error('informer gone')) }).ctl;
         const ended = virtualController(ts, { synced: cold('--f|', { f: false }) }).ctl;
-        const reason = (ctl: typeof failed) => ctl.errors$.pipe(map((e) => (e.error instanceof ControllerSyncError && e.key === undefined ? e.error.message : 'wrong')));
+        const reason = (ctl: typeof failed) =>
+          ctl.errors$.pipe(map((e) => (e.error instanceof ControllerSyncError && e.key === undefined ? e.error.message : 'wrong')));
         expectObservable(reason(failed)).toBe('--(e|)', { e: 'waiting for the caches to sync failed' });
         expectObservable(reason(ended)).toBe('---(e|)', { e: 'synced completed before the caches synced' });
         expectObservable(phases(failed)).toBe('w-(sS|)', P);
@@ -169,7 +206,11 @@ describe('runController', () => {
         expect(errors).toHaveLength(1);
         expect(errors[0]).toBeInstanceOf(ControllerSyncError);
         let completed = false;
-        ctl.metrics$.subscribe({ complete: () => { completed = true; } }); // stopped: its streams are complete
+        ctl.metrics$.subscribe({
+          complete: () => {
+            completed = true;
+          },
+        }); // stopped: its streams are complete
         expect(completed).toBe(true);
       }
     });
@@ -194,7 +235,9 @@ describe('runController', () => {
       const attempts = new Map<string, number>();
       const failures: string[] = [];
       const ctl = runController({
-        queue, synced: Promise.resolve(), concurrency: 3,
+        queue,
+        synced: Promise.resolve(),
+        concurrency: 3,
         onError: (e) => failures.push(e.key!),
         reconcile: async (key) => {
           if (active.has(key)) overlap = true;
@@ -225,9 +268,17 @@ describe('runController', () => {
       const queue = new WorkQueue<number>();
       for (let i = 0; i < 20_000; i++) queue.add(i);
       let n = 0;
-      const ctl = runController({ queue, synced: Promise.resolve(true), reconcile: () => { n++; } });
+      const ctl = runController({
+        queue,
+        synced: Promise.resolve(true),
+        reconcile: () => {
+          n++;
+        },
+      });
       let atTimer = -1;
-      setTimeout(() => { atTimer = n; }, 0);
+      setTimeout(() => {
+        atTimer = n;
+      }, 0);
       for (let i = 0; i < 100 && n < 20_000; i++) await settle();
       expect(n).toBe(20_000);
       expect(atTimer).toBeGreaterThan(0); // the worker yielded: a timer ran in between
@@ -239,8 +290,13 @@ describe('runController', () => {
   it('should refuse invalid options with InvalidOptionsError at the call', () => {
     const ok = { synced: Promise.resolve(), reconcile: () => {} };
     for (const bad of [
-      { ...ok, concurrency: 0 }, { ...ok, concurrency: 1.5 }, { ...ok, maxRetries: -1 }, { ...ok, reconcile: undefined },
-      { ...ok, synced: undefined }, { ...ok, synced: true }, { ...ok, queue: {} },
+      { ...ok, concurrency: 0 },
+      { ...ok, concurrency: 1.5 },
+      { ...ok, maxRetries: -1 },
+      { ...ok, reconcile: undefined },
+      { ...ok, synced: undefined },
+      { ...ok, synced: true },
+      { ...ok, queue: {} },
     ]) {
       expect(() => runController(bad as never)).toThrow(InvalidOptionsError);
     }
@@ -253,51 +309,75 @@ describe('runController', () => {
       durations: fc.array(fc.nat({ max: 12 }), { minLength: 1, maxLength: 20 }),
       failEvery: fc.integer({ min: 2, max: 7 }),
     });
-    fc.assert(fc.property(script, ({ concurrency, adds, durations, failEvery }) => {
-      const ts = testScheduler();
-      ts.run(() => {
-        const queue = new WorkQueue<string>({ scheduler: ts, maxDelayMs: 20 });
-        const running = new Set<string>();
-        const starts = new Map<string, number>();
-        let n = 0;
-        let maxRunning = 0;
-        runController({
-          queue, concurrency, scheduler: ts, synced: timer(3).pipe(map(() => true)),
-          reconcile: (key) => {
-            expect(running.has(key)).toBe(false);
-            running.add(key);
-            maxRunning = Math.max(maxRunning, running.size);
-            starts.set(key, ts.now());
-            const i = n++;
-            const fails = i % failEvery === 0 && i < 20; // failures stop, so every key settles
-            return timer(durations[i % durations.length]).pipe(map(() => {
-              running.delete(key);
-              if (fails) throw new Error('planned');
-            }));
-          },
+    fc.assert(
+      fc.property(script, ({ concurrency, adds, durations, failEvery }) => {
+        const ts = testScheduler();
+        ts.run(() => {
+          const queue = new WorkQueue<string>({ scheduler: ts, maxDelayMs: 20 });
+          const running = new Set<string>();
+          const starts = new Map<string, number>();
+          let n = 0;
+          let maxRunning = 0;
+          runController({
+            queue,
+            concurrency,
+            scheduler: ts,
+            synced: timer(3).pipe(map(() => true)),
+            reconcile: (key) => {
+              expect(running.has(key)).toBe(false);
+              running.add(key);
+              maxRunning = Math.max(maxRunning, running.size);
+              starts.set(key, ts.now());
+              const i = n++;
+              const fails = i % failEvery === 0 && i < 20; // failures stop, so every key settles
+              return timer(durations[i % durations.length]).pipe(
+                map(() => {
+                  running.delete(key);
+                  if (fails) throw new Error('planned');
+                }),
+              );
+            },
+          });
+          for (const { at, key } of adds) ts.schedule(() => queue.add(key), at);
+          ts.flush();
+          expect(maxRunning).toBeLessThanOrEqual(concurrency);
+          for (const { at, key } of adds) expect(starts.get(key)).toBeGreaterThanOrEqual(Math.max(at, 3));
+          expect(queue.metrics()).toMatchObject({ depth: 0, processing: 0, delayed: 0 });
         });
-        for (const { at, key } of adds) ts.schedule(() => queue.add(key), at);
-        ts.flush();
-        expect(maxRunning).toBeLessThanOrEqual(concurrency);
-        for (const { at, key } of adds) expect(starts.get(key)).toBeGreaterThanOrEqual(Math.max(at, 3));
-        expect(queue.metrics()).toMatchObject({ depth: 0, processing: 0, delayed: 0 });
-      });
-    }), { numRuns: 200 });
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
 describe('toKeys', () => {
   const store = {} as Store;
-  const delta = (type: Delta['type'], key: string, extra: Partial<Delta> = {}): Delta => ({ type, key, object: { metadata: { name: key } } as KubeObject, store, ...extra });
+  const delta = (type: Delta['type'], key: string, extra: Partial<Delta> = {}): Delta => ({
+    type,
+    key,
+    object: { metadata: { name: key } } as KubeObject,
+    store,
+    ...extra,
+  });
 
-  it('should map every delta to its key, tombstones included', () => testScheduler().run(({ cold, expectObservable }) => {
-    const values = { a: delta('Added', 'ns/a'), u: delta('Updated', 'ns/a'), t: delta('Deleted', 'ns/b', { finalStateUnknown: true }), s: delta('Sync', 'ns/c') };
-    expectObservable(cold('a-u-t-s|', values).pipe(toKeys())).toBe('a-a-b-c|', { a: 'ns/a', b: 'ns/b', c: 'ns/c' });
-  }));
+  it('should map every delta to its key, tombstones included', () =>
+    testScheduler().run(({ cold, expectObservable }) => {
+      const values = {
+        a: delta('Added', 'ns/a'),
+        u: delta('Updated', 'ns/a'),
+        t: delta('Deleted', 'ns/b', { finalStateUnknown: true }),
+        s: delta('Sync', 'ns/c'),
+      };
+      expectObservable(cold('a-u-t-s|', values).pipe(toKeys())).toBe('a-a-b-c|', { a: 'ns/a', b: 'ns/b', c: 'ns/c' });
+    }));
 
-  it('should map deltas to other keys, several or none', () => testScheduler().run(({ cold, expectObservable }) => {
-    const values = { a: delta('Added', 'ns/a', { object: { metadata: { name: 'a', ownerReferences: [{ name: 'x' }, { name: 'y' }] } } }), b: delta('Added', 'ns/b') };
-    const owners = (d: Delta) => (d.object.metadata?.ownerReferences as { name: string }[] | undefined)?.map((o) => o.name);
-    expectObservable(cold('a---b|', values).pipe(toKeys(owners))).toBe('(xy)-|', { x: 'x', y: 'y' });
-  }));
+  it('should map deltas to other keys, several or none', () =>
+    testScheduler().run(({ cold, expectObservable }) => {
+      const values = {
+        a: delta('Added', 'ns/a', { object: { metadata: { name: 'a', ownerReferences: [{ name: 'x' }, { name: 'y' }] } } }),
+        b: delta('Added', 'ns/b'),
+      };
+      const owners = (d: Delta) => (d.object.metadata?.ownerReferences as { name: string }[] | undefined)?.map((o) => o.name);
+      expectObservable(cold('a---b|', values).pipe(toKeys(owners))).toBe('(xy)-|', { x: 'x', y: 'y' });
+    }));
 });

@@ -4,8 +4,18 @@
  * retrying it with the queue's backoff on failure.
  */
 import {
-  BehaviorSubject, Subject, asapScheduler, asyncScheduler, concatMap, filter, isObservable, take, type Observable, type OperatorFunction,
-  type SchedulerLike, type Subscription,
+  BehaviorSubject,
+  Subject,
+  asapScheduler,
+  asyncScheduler,
+  concatMap,
+  filter,
+  isObservable,
+  take,
+  type Observable,
+  type OperatorFunction,
+  type SchedulerLike,
+  type Subscription,
 } from 'rxjs';
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
 import type { Delta, KubeObject } from './types.ts';
@@ -111,22 +121,32 @@ const isPromiseLike = (x: unknown): x is PromiseLike<unknown> => typeof (x as Pr
  */
 export function runController<K = string>(options: ControllerOptions<K>): ControllerHandle<K> {
   if (typeof options?.reconcile !== 'function') throw new InvalidOptionsError('runController: reconcile must be a function');
-  if (!isObservable(options.synced) && !isPromiseLike(options.synced)) throw new InvalidOptionsError('runController: synced must be an Observable<boolean> or a promise');
+  if (!isObservable(options.synced) && !isPromiseLike(options.synced))
+    throw new InvalidOptionsError('runController: synced must be an Observable<boolean> or a promise');
   const concurrency = options.concurrency ?? 1;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidOptionsError(`runController: concurrency must be an integer >= 1, got ${String(options.concurrency)}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new InvalidOptionsError(`runController: concurrency must be an integer >= 1, got ${String(options.concurrency)}`);
   const maxRetries = options.maxRetries;
-  if (maxRetries !== undefined && (!Number.isInteger(maxRetries) || maxRetries < 0)) throw new InvalidOptionsError(`runController: maxRetries must be an integer >= 0, got ${String(maxRetries)}`);
-  if (options.queue !== undefined && !(options.queue instanceof WorkQueue)) throw new InvalidOptionsError('runController: queue must be a WorkQueue');
+  if (maxRetries !== undefined && (!Number.isInteger(maxRetries) || maxRetries < 0))
+    throw new InvalidOptionsError(`runController: maxRetries must be an integer >= 0, got ${String(maxRetries)}`);
+  if (options.queue !== undefined && !(options.queue instanceof WorkQueue))
+    throw new InvalidOptionsError('runController: queue must be a WorkQueue');
   const scheduler = options.scheduler ?? asapScheduler;
   const yieldScheduler = options.scheduler ?? asyncScheduler; // a macrotask, so timers and I/O run
   const queue = options.queue ?? new WorkQueue<K>(options.scheduler ? { scheduler: options.scheduler } : {});
 
   const metrics = new BehaviorSubject<ControllerMetrics>({ phase: 'waitingForSync', active: 0, reconciled: 0, failed: 0, dropped: 0 });
   const errors = new Subject<ControllerError<K>>();
-  const update = (patch: Partial<ControllerMetrics>) => { if (!metrics.closed) metrics.next({ ...metrics.value, ...patch }); };
+  const update = (patch: Partial<ControllerMetrics>) => {
+    if (!metrics.closed) metrics.next({ ...metrics.value, ...patch });
+  };
   const report = (failure: ControllerError<K>) => {
     errors.next(failure);
-    try { options.onError?.(failure); } catch { /* a failing error callback must not stop the loop */ }
+    try {
+      options.onError?.(failure);
+    } catch {
+      /* a failing error callback must not stop the loop */
+    }
   };
 
   let workers = 0;
@@ -167,13 +187,32 @@ export function runController<K = string>(options: ControllerOptions<K>): Contro
       let sync = true;
       let settled = false;
       let last: unknown;
-      const settle = (failed: boolean, value: unknown) => { settled = true; finish(key, failed, value); if (!sync) resume(); };
-      result.subscribe({ next: (v) => { last = v; }, error: (e: unknown) => settle(true, e), complete: () => settle(false, last) });
+      const settle = (failed: boolean, value: unknown) => {
+        settled = true;
+        finish(key, failed, value);
+        if (!sync) resume();
+      };
+      result.subscribe({
+        next: (v) => {
+          last = v;
+        },
+        error: (e: unknown) => settle(true, e),
+        complete: () => settle(false, last),
+      });
       sync = false;
       return settled;
     }
     if (isPromiseLike(result)) {
-      result.then((v) => { finish(key, false, v); resume(); }, (e: unknown) => { finish(key, true, e); resume(); });
+      result.then(
+        (v) => {
+          finish(key, false, v);
+          resume();
+        },
+        (e: unknown) => {
+          finish(key, true, e);
+          resume();
+        },
+      );
       return false;
     }
     finish(key, false, result);
@@ -183,11 +222,16 @@ export function runController<K = string>(options: ControllerOptions<K>): Contro
   /** One worker: take a key, reconcile it, repeat — iteratively while reconciles finish synchronously. */
   const startWorker = () => {
     workers++;
-    const exit = () => { if (--workers === 0) onAllExited?.(); };
+    const exit = () => {
+      if (--workers === 0) onAllExited?.();
+    };
     const loop = (): void => {
       for (let burst = 0; ; burst++) {
         // Synchronous reconciles run back to back; yield now and then so timers, I/O and UI get a turn.
-        if (burst === SYNC_BURST) { yieldScheduler.schedule(loop); return; }
+        if (burst === SYNC_BURST) {
+          yieldScheduler.schedule(loop);
+          return;
+        }
         let key: K | undefined;
         let received = false;
         let ended = false;
@@ -196,9 +240,17 @@ export function runController<K = string>(options: ControllerOptions<K>): Contro
           next: (k) => {
             received = true;
             if (inSubscribe) key = k;
-            else scheduler.schedule(() => { if (run(k, loop)) loop(); }); // woken from queue.add: leave the caller's stack
+            else
+              scheduler.schedule(() => {
+                if (run(k, loop)) loop();
+              }); // woken from queue.add: leave the caller's stack
           },
-          complete: () => { if (!received) { if (inSubscribe) ended = true; else exit(); } },
+          complete: () => {
+            if (!received) {
+              if (inSubscribe) ended = true;
+              else exit();
+            }
+          },
         });
         inSubscribe = false;
         if (ended) return exit();
@@ -217,7 +269,12 @@ export function runController<K = string>(options: ControllerOptions<K>): Contro
   };
   const syncFailed = (error: unknown) => {
     if (stopping !== undefined) return;
-    report({ error: error instanceof ControllerSyncError ? error : new ControllerSyncError('waiting for the caches to sync failed', { cause: error }), retries: 0, dropped: true });
+    report({
+      error:
+        error instanceof ControllerSyncError ? error : new ControllerSyncError('waiting for the caches to sync failed', { cause: error }),
+      retries: 0,
+      dropped: true,
+    });
     void handle.stop();
   };
   const handle: ControllerHandle<K> = {
@@ -247,11 +304,21 @@ export function runController<K = string>(options: ControllerOptions<K>): Contro
   // Subscribed once `handle` exists: a synced stream that fails or ends at once stops the controller.
   if (isObservable(options.synced)) {
     let started = false;
-    syncSub = options.synced.pipe(filter((v) => v === true), take(1)).subscribe({
-      next: () => { started = true; start(); },
-      error: syncFailed,
-      complete: () => { if (!started) syncFailed(new ControllerSyncError('synced completed before the caches synced')); },
-    });
+    syncSub = options.synced
+      .pipe(
+        filter((v) => v === true),
+        take(1),
+      )
+      .subscribe({
+        next: () => {
+          started = true;
+          start();
+        },
+        error: syncFailed,
+        complete: () => {
+          if (!started) syncFailed(new ControllerSyncError('synced completed before the caches synced'));
+        },
+      });
   } else {
     options.synced.then(start, syncFailed);
   }
@@ -267,7 +334,9 @@ export function runController<K = string>(options: ControllerOptions<K>): Contro
  * pods.events$.pipe(toKeys()).subscribe((key) => queue.add(key));
  * pods.events$.pipe(toKeys((d) => ownerKey(d.object))).subscribe((key) => queue.add(key));
  */
-export function toKeys<T extends KubeObject = KubeObject, K = string>(keysOf?: (delta: Delta<T>) => K | readonly K[] | undefined): OperatorFunction<Delta<T>, K> {
+export function toKeys<T extends KubeObject = KubeObject, K = string>(
+  keysOf?: (delta: Delta<T>) => K | readonly K[] | undefined,
+): OperatorFunction<Delta<T>, K> {
   const pick = keysOf ?? ((d: Delta<T>) => d.key as K);
   return concatMap((d: Delta<T>): readonly K[] => {
     const keys = pick(d);

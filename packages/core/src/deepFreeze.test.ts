@@ -4,12 +4,16 @@ import { deepFreeze, freezeReusing } from './deepFreeze.ts';
 
 describe('deepFreeze', () => {
   it('should freeze every object and array of a JSON document', () => {
-    const doc = deepFreeze(JSON.parse('{"metadata":{"labels":{"a":"1"}},"spec":{"containers":[{"name":"c","ports":[{"containerPort":80}]}]}}'));
+    const doc = deepFreeze(
+      JSON.parse('{"metadata":{"labels":{"a":"1"}},"spec":{"containers":[{"name":"c","ports":[{"containerPort":80}]}]}}'),
+    );
     expect(Object.isFrozen(doc)).toBe(true);
     expect(Object.isFrozen(doc.metadata.labels)).toBe(true);
     expect(Object.isFrozen(doc.spec.containers)).toBe(true);
     expect(Object.isFrozen(doc.spec.containers[0].ports[0])).toBe(true);
-    expect(() => { doc.metadata.labels.a = '2'; }).toThrow(TypeError);
+    expect(() => {
+      doc.metadata.labels.a = '2';
+    }).toThrow(TypeError);
   });
 
   it('should leave primitives and frozen subtrees alone, and freeze Maps the immer way', () => {
@@ -59,11 +63,14 @@ const expectSharedWhereEqual = (result: unknown, previous: unknown): void => {
 };
 
 describe('freezeReusing', () => {
-  const pod = (phase: string, restarts: number) => JSON.parse(JSON.stringify({
-    metadata: { name: 'web', labels: { app: 'web' }, managedFields: [{ manager: 'kubelet', fieldsV1: { 'f:status': {} } }] },
-    spec: { containers: [{ name: 'c', ports: [{ containerPort: 80 }] }] },
-    status: { phase, containerStatuses: [{ name: 'c', restartCount: restarts }] },
-  }));
+  const pod = (phase: string, restarts: number) =>
+    JSON.parse(
+      JSON.stringify({
+        metadata: { name: 'web', labels: { app: 'web' }, managedFields: [{ manager: 'kubelet', fieldsV1: { 'f:status': {} } }] },
+        spec: { containers: [{ name: 'c', ports: [{ containerPort: 80 }] }] },
+        status: { phase, containerStatuses: [{ name: 'c', restartCount: restarts }] },
+      }),
+    );
 
   it('should keep the previous instance of every unchanged subtree and freeze the changed ones', () => {
     const previous = deepFreeze(pod('Running', 0));
@@ -108,18 +115,21 @@ describe('freezeReusing', () => {
 
   it('should give a deeply frozen document equal to the fresh one, sharing only equal subtrees, whatever the two documents', () => {
     const json = fc.jsonValue({ maxDepth: 4 });
-    fc.assert(fc.property(json, json, (a, b) => {
-      const previous = deepFreeze(JSON.parse(JSON.stringify(a)));
-      const text = JSON.stringify(b);
-      const result = freezeReusing(JSON.parse(text), previous);
-      expect(JSON.stringify(result)).toBe(text === undefined ? undefined : JSON.stringify(JSON.parse(text)));
-      expect(isDeeplyFrozen(result)).toBe(true);
-      expect(JSON.stringify(previous)).toBe(JSON.stringify(a));
-      // A node shared with the previous document holds the same content in both.
-      const old = nodes(previous);
-      for (const node of nodes(result)) if (old.has(node)) expect(isDeeplyFrozen(node)).toBe(true);
-      expectSharedWhereEqual(result, previous);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(json, json, (a, b) => {
+        const previous = deepFreeze(JSON.parse(JSON.stringify(a)));
+        const text = JSON.stringify(b);
+        const result = freezeReusing(JSON.parse(text), previous);
+        expect(JSON.stringify(result)).toBe(text === undefined ? undefined : JSON.stringify(JSON.parse(text)));
+        expect(isDeeplyFrozen(result)).toBe(true);
+        expect(JSON.stringify(previous)).toBe(JSON.stringify(a));
+        // A node shared with the previous document holds the same content in both.
+        const old = nodes(previous);
+        for (const node of nodes(result)) if (old.has(node)) expect(isDeeplyFrozen(node)).toBe(true);
+        expectSharedWhereEqual(result, previous);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('should share every equal subtree at the same path, before and after the first difference', () => {

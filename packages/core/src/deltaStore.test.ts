@@ -4,13 +4,17 @@ import { InvalidObjectError } from './errors.ts';
 import { createDeltaReducer, initialDeltaState, type DeltaStoreState } from './deltaStore.ts';
 import type { Delta, KubeObject, ReflectorEvent } from './types.ts';
 
-const obj = (name: string, uid: string, rv: string, extra: Record<string, unknown> = {}): KubeObject =>
-  ({ metadata: { namespace: 'ns', name, uid, resourceVersion: rv, ...extra } });
+const obj = (name: string, uid: string, rv: string, extra: Record<string, unknown> = {}): KubeObject => ({
+  metadata: { namespace: 'ns', name, uid, resourceVersion: rv, ...extra },
+});
 
 function run(events: ReflectorEvent[], reducer = createDeltaReducer()): { state: DeltaStoreState<KubeObject>; deltas: Delta[] } {
   let state = initialDeltaState();
   const deltas: Delta[] = [];
-  for (const e of events) { state = reducer(state, e); deltas.push(...state.deltas); }
+  for (const e of events) {
+    state = reducer(state, e);
+    deltas.push(...state.deltas);
+  }
   return { state, deltas };
 }
 const summary = (ds: readonly Delta[]) => ds.map((d) => `${d.type}:${d.key}${d.finalStateUnknown ? ':tombstone' : ''}`);
@@ -95,37 +99,64 @@ describe('createDeltaReducer', () => {
   });
 
   it('should run the transform before storing', () => {
-    const reducer = createDeltaReducer({ transform: (o: KubeObject) => { delete o.metadata?.managedFields; return o; } });
+    const reducer = createDeltaReducer({
+      transform: (o: KubeObject) => {
+        delete o.metadata?.managedFields;
+        return o;
+      },
+    });
     const { state } = run([{ type: 'added', object: obj('a', 'u', '1', { managedFields: [{ manager: 'kubectl' }] }) }], reducer);
     expect(state.store.get('ns/a')?.metadata).not.toHaveProperty('managedFields');
   });
 
   it('should skip bad objects with a typed error and keep the rest of a relist', () => {
-    const options = { indexers: { bad: (o: KubeObject) => { if (o.metadata?.name === 'boom') throw new Error('no'); return []; } } };
+    const options = {
+      indexers: {
+        bad: (o: KubeObject) => {
+          if (o.metadata?.name === 'boom') throw new Error('no');
+          return [];
+        },
+      },
+    };
     const reducer = createDeltaReducer(options);
     let state = initialDeltaState(options);
-    state = reducer(state, { type: 'replace', items: [obj('a', 'u1', '1'), { metadata: {} } as KubeObject, obj('boom', 'u2', '1')], resourceVersion: '1' });
+    state = reducer(state, {
+      type: 'replace',
+      items: [obj('a', 'u1', '1'), { metadata: {} } as KubeObject, obj('boom', 'u2', '1')],
+      resourceVersion: '1',
+    });
     expect(state.store.keys()).toEqual(['ns/a']);
     expect(state.errors.map((e) => e.name)).toEqual(['InvalidObjectError', 'IndexerError']);
     state = reducer(state, { type: 'added', object: { metadata: { namespace: 'x' } } });
     expect(state.errors[0]).toBeInstanceOf(InvalidObjectError);
     expect(state.deltas).toEqual([]);
     expect(state.store.size).toBe(1);
-    const failingTransform = createDeltaReducer<KubeObject>({ transform: () => { throw new Error('t'); } });
-    expect(failingTransform(initialDeltaState(), { type: 'added', object: obj('a', 'u', '1') }).errors[0].message).toMatch(/transform failed: t/);
+    const failingTransform = createDeltaReducer<KubeObject>({
+      transform: () => {
+        throw new Error('t');
+      },
+    });
+    expect(failingTransform(initialDeltaState(), { type: 'added', object: obj('a', 'u', '1') }).errors[0].message).toMatch(
+      /transform failed: t/,
+    );
   });
 
   it('should store each object deeply frozen and equal to what arrived, sharing equal subtrees with the object before it', () => {
     const spec = { containers: [{ name: 'c', image: 'web:1', ports: [{ containerPort: 80 }] }] };
     const a = JSON.parse(JSON.stringify({ ...obj('a', 'u1', '1'), spec }));
     const b = JSON.parse(JSON.stringify({ ...obj('b', 'u2', '2'), spec }));
-    const { state } = run([{ type: 'replace', items: [a], resourceVersion: '1' }, { type: 'added', object: b }]);
+    const { state } = run([
+      { type: 'replace', items: [a], resourceVersion: '1' },
+      { type: 'added', object: b },
+    ]);
     const storedA = state.store.get('ns/a') as KubeObject & { spec: typeof spec };
     const storedB = state.store.get('ns/b') as KubeObject & { spec: typeof spec };
     expect(storedB).toEqual({ ...obj('b', 'u2', '2'), spec });
     expect(storedB.spec).toBe(storedA.spec);
     expect(Object.isFrozen(storedB.spec.containers[0].ports[0])).toBe(true);
-    expect(() => { (storedB.spec.containers[0] as { image: string }).image = 'x'; }).toThrow(TypeError);
+    expect(() => {
+      (storedB.spec.containers[0] as { image: string }).image = 'x';
+    }).toThrow(TypeError);
     expect(storedA).toEqual({ ...obj('a', 'u1', '1'), spec });
   });
 
@@ -137,39 +168,74 @@ describe('createDeltaReducer', () => {
   it('should converge to the server state and be replayable from its deltas, for any history', () => {
     // A model server: each step creates, updates, deletes or recreates an object, or the client relists.
     type Step = { op: 'create' | 'update' | 'delete' | 'recreate' | 'relist'; name: string };
-    const step = fc.record({ op: fc.constantFrom('create', 'update', 'delete', 'recreate', 'relist'), name: fc.constantFrom('a', 'b', 'c', 'd') }) as fc.Arbitrary<Step>;
-    fc.assert(fc.property(fc.array(step, { maxLength: 80 }), fc.array(fc.boolean(), { maxLength: 80 }), (steps, delivered) => {
-      let rv = 1;
-      let uid = 0;
-      const server = new Map<string, KubeObject>();
-      const reducer = createDeltaReducer();
-      let state = reducer(initialDeltaState(), { type: 'replace', items: [], resourceVersion: '1' });
-      const replay = new Map<string, KubeObject>();
-      const apply = (e: ReflectorEvent) => {
-        state = reducer(state, e);
-        for (const d of state.deltas) {
-          if (d.type === 'Deleted') { expect(replay.get(d.key)?.metadata?.uid).toBe(d.object.metadata?.uid); replay.delete(d.key); }
-          else if (d.type === 'Added') { expect(replay.has(d.key)).toBe(false); replay.set(d.key, d.object); }
-          else { expect(replay.get(d.key)?.metadata?.uid).toBe(d.object.metadata?.uid); replay.set(d.key, d.object); }
-        }
-      };
-      let watchUp = true; // once down, changes are only seen by the next relist
-      steps.forEach((s, i) => {
-        const key = `ns/${s.name}`;
-        if (delivered[i] === false) watchUp = false;
-        const current = server.get(key);
-        const emit = (e: ReflectorEvent) => { if (watchUp) apply(e); };
-        if (s.op === 'relist') { watchUp = true; apply({ type: 'replace', items: [...server.values()], resourceVersion: String(rv) }); return; }
-        if (s.op === 'create' && !current) { const o = obj(s.name, `u${++uid}`, String(++rv)); server.set(key, o); emit({ type: 'added', object: o }); }
-        if (s.op === 'update' && current) { const o = obj(s.name, current.metadata!.uid!, String(++rv)); server.set(key, o); emit({ type: 'modified', object: o }); }
-        if ((s.op === 'delete' || s.op === 'recreate') && current) { server.delete(key); emit({ type: 'deleted', object: obj(s.name, current.metadata!.uid!, String(++rv)) }); }
-        if (s.op === 'recreate') { const o = obj(s.name, `u${++uid}`, String(++rv)); server.set(key, o); emit({ type: 'added', object: o }); }
-      });
-      apply({ type: 'replace', items: [...server.values()], resourceVersion: String(rv) });
-      const view = (m: Iterable<readonly [string, KubeObject]>) => new Map([...m].map(([k, o]) => [k, `${o.metadata?.uid}@${o.metadata?.resourceVersion}`]));
-      expect(view([...state.store.keys()].map((k) => [k, state.store.get(k)!] as const))).toEqual(view(server));
-      expect(view(replay)).toEqual(view(server));
-    }), { numRuns: 300 });
+    const step = fc.record({
+      op: fc.constantFrom('create', 'update', 'delete', 'recreate', 'relist'),
+      name: fc.constantFrom('a', 'b', 'c', 'd'),
+    }) as fc.Arbitrary<Step>;
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 80 }), fc.array(fc.boolean(), { maxLength: 80 }), (steps, delivered) => {
+        let rv = 1;
+        let uid = 0;
+        const server = new Map<string, KubeObject>();
+        const reducer = createDeltaReducer();
+        let state = reducer(initialDeltaState(), { type: 'replace', items: [], resourceVersion: '1' });
+        const replay = new Map<string, KubeObject>();
+        const apply = (e: ReflectorEvent) => {
+          state = reducer(state, e);
+          for (const d of state.deltas) {
+            if (d.type === 'Deleted') {
+              expect(replay.get(d.key)?.metadata?.uid).toBe(d.object.metadata?.uid);
+              replay.delete(d.key);
+            } else if (d.type === 'Added') {
+              expect(replay.has(d.key)).toBe(false);
+              replay.set(d.key, d.object);
+            } else {
+              expect(replay.get(d.key)?.metadata?.uid).toBe(d.object.metadata?.uid);
+              replay.set(d.key, d.object);
+            }
+          }
+        };
+        let watchUp = true; // once down, changes are only seen by the next relist
+        steps.forEach((s, i) => {
+          const key = `ns/${s.name}`;
+          if (delivered[i] === false) watchUp = false;
+          const current = server.get(key);
+          const emit = (e: ReflectorEvent) => {
+            if (watchUp) apply(e);
+          };
+          if (s.op === 'relist') {
+            watchUp = true;
+            apply({ type: 'replace', items: [...server.values()], resourceVersion: String(rv) });
+            return;
+          }
+          if (s.op === 'create' && !current) {
+            const o = obj(s.name, `u${++uid}`, String(++rv));
+            server.set(key, o);
+            emit({ type: 'added', object: o });
+          }
+          if (s.op === 'update' && current) {
+            const o = obj(s.name, current.metadata!.uid!, String(++rv));
+            server.set(key, o);
+            emit({ type: 'modified', object: o });
+          }
+          if ((s.op === 'delete' || s.op === 'recreate') && current) {
+            server.delete(key);
+            emit({ type: 'deleted', object: obj(s.name, current.metadata!.uid!, String(++rv)) });
+          }
+          if (s.op === 'recreate') {
+            const o = obj(s.name, `u${++uid}`, String(++rv));
+            server.set(key, o);
+            emit({ type: 'added', object: o });
+          }
+        });
+        apply({ type: 'replace', items: [...server.values()], resourceVersion: String(rv) });
+        const view = (m: Iterable<readonly [string, KubeObject]>) =>
+          new Map([...m].map(([k, o]) => [k, `${o.metadata?.uid}@${o.metadata?.resourceVersion}`]));
+        expect(view([...state.store.keys()].map((k) => [k, state.store.get(k)!] as const))).toEqual(view(server));
+        expect(view(replay)).toEqual(view(server));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -99,7 +99,11 @@ export function createDeltaReducer<T extends KubeObject>(options: DeltaStoreOpti
       const key = store.keyFunc(obj);
       return { key, obj, stored: store.get(key) };
     } catch (cause) {
-      errors.push(cause instanceof InvalidObjectError ? cause : new InvalidObjectError(`transform failed: ${(cause as Error)?.message ?? cause}`, raw, { cause }));
+      errors.push(
+        cause instanceof InvalidObjectError
+          ? cause
+          : new InvalidObjectError(`transform failed: ${(cause as Error)?.message ?? cause}`, raw, { cause }),
+      );
       return undefined;
     }
   };
@@ -114,32 +118,33 @@ export function createDeltaReducer<T extends KubeObject>(options: DeltaStoreOpti
       return raw;
     }
   };
-  return Object.assign(function applyDelta(state: DeltaStoreState<T>, event: ReflectorEvent<T>): DeltaStoreState<T> {
-    switch (event.type) {
-      case 'status':
-        return state.deltas.length === 0 && state.errors.length === 0 ? state : { ...state, deltas: [], errors: [] };
-      case 'bookmark':
-        return { ...state, deltas: [], errors: [], resourceVersion: event.resourceVersion };
-      case 'replace':
-        return replace(state, event.items, event.resourceVersion, (raw, errors) => prepare(state.store, raw, errors));
-      case 'added':
-      case 'modified':
-      case 'deleted': {
-        const errors: Error[] = [];
-        const prepared = prepare(state.store, event.object, errors);
-        const resourceVersion = event.object?.metadata?.resourceVersion ?? state.resourceVersion;
-        if (prepared === undefined) return { ...state, deltas: [], errors, resourceVersion };
-        const next = event.type === 'deleted'
-          ? remove(state.store, prepared)
-          : upsert(state.store, prepared, errors);
-        return { ...state, store: next.store, deltas: next.deltas, errors, resourceVersion };
+  return Object.assign(
+    function applyDelta(state: DeltaStoreState<T>, event: ReflectorEvent<T>): DeltaStoreState<T> {
+      switch (event.type) {
+        case 'status':
+          return state.deltas.length === 0 && state.errors.length === 0 ? state : { ...state, deltas: [], errors: [] };
+        case 'bookmark':
+          return { ...state, deltas: [], errors: [], resourceVersion: event.resourceVersion };
+        case 'replace':
+          return replace(state, event.items, event.resourceVersion, (raw, errors) => prepare(state.store, raw, errors));
+        case 'added':
+        case 'modified':
+        case 'deleted': {
+          const errors: Error[] = [];
+          const prepared = prepare(state.store, event.object, errors);
+          const resourceVersion = event.object?.metadata?.resourceVersion ?? state.resourceVersion;
+          if (prepared === undefined) return { ...state, deltas: [], errors, resourceVersion };
+          const next = event.type === 'deleted' ? remove(state.store, prepared) : upsert(state.store, prepared, errors);
+          return { ...state, store: next.store, deltas: next.deltas, errors, resourceVersion };
+        }
+        default: {
+          const unknown: { type?: unknown } = event;
+          return { ...state, deltas: [], errors: [new InvalidObjectError(`unknown reflector event type ${String(unknown.type)}`, event)] };
+        }
       }
-      default: {
-        const unknown: { type?: unknown } = event;
-        return { ...state, deltas: [], errors: [new InvalidObjectError(`unknown reflector event type ${String(unknown.type)}`, event)] };
-      }
-    }
-  }, { prepareListItem });
+    },
+    { prepareListItem },
+  );
 }
 
 /**
@@ -170,7 +175,11 @@ const uidOf = (obj: KubeObject | undefined): string | undefined => obj?.metadata
 const rvOf = (obj: KubeObject | undefined): string | undefined => obj?.metadata?.resourceVersion;
 const uidChanged = (a: KubeObject, b: KubeObject): boolean => uidOf(a) !== undefined && uidOf(b) !== undefined && uidOf(a) !== uidOf(b);
 
-function upsert<T extends KubeObject>(store: StoreSnapshot<T>, { key, obj, stored: old }: Prepared<T>, errors: Error[]): { store: StoreSnapshot<T>; deltas: Delta<T>[] } {
+function upsert<T extends KubeObject>(
+  store: StoreSnapshot<T>,
+  { key, obj, stored: old }: Prepared<T>,
+  errors: Error[],
+): { store: StoreSnapshot<T>; deltas: Delta<T>[] } {
   if (old !== undefined && !uidChanged(old, obj) && rvOf(old) !== undefined && rvOf(old) === rvOf(obj)) return { store, deltas: [] };
   // The hot path of a busy watch: each delta is made once, with the final snapshot.
   const recreated = old !== undefined && uidChanged(old, obj);
@@ -182,15 +191,33 @@ function upsert<T extends KubeObject>(store: StoreSnapshot<T>, { key, obj, store
     // The old incarnation is gone on the server even if the new one cannot be indexed.
     return { store: next, deltas: recreated ? [{ type: 'Deleted', key, object: old, store: next }] : [] };
   }
-  if (recreated) return { store: next, deltas: [{ type: 'Deleted', key, object: old, store: next }, { type: 'Added', key, object: obj, store: next }] };
-  return { store: next, deltas: [old !== undefined ? { type: 'Updated', key, object: obj, oldObject: old, store: next } : { type: 'Added', key, object: obj, store: next }] };
+  if (recreated)
+    return {
+      store: next,
+      deltas: [
+        { type: 'Deleted', key, object: old, store: next },
+        { type: 'Added', key, object: obj, store: next },
+      ],
+    };
+  return {
+    store: next,
+    deltas: [
+      old !== undefined
+        ? { type: 'Updated', key, object: obj, oldObject: old, store: next }
+        : { type: 'Added', key, object: obj, store: next },
+    ],
+  };
 }
 
-function remove<T extends KubeObject>(store: StoreSnapshot<T>, { key, obj, stored }: Prepared<T>): { store: StoreSnapshot<T>; deltas: Delta<T>[] } {
+function remove<T extends KubeObject>(
+  store: StoreSnapshot<T>,
+  { key, obj, stored }: Prepared<T>,
+): { store: StoreSnapshot<T>; deltas: Delta<T>[] } {
   if (stored === undefined) return { store, deltas: [] };
   const next = store.delete(key);
   // A delete of another incarnation than the one we hold: ours is gone too, its final state unknown.
-  if (uidChanged(stored, obj)) return { store: next, deltas: [{ type: 'Deleted', key, object: stored, finalStateUnknown: true, store: next }] };
+  if (uidChanged(stored, obj))
+    return { store: next, deltas: [{ type: 'Deleted', key, object: stored, finalStateUnknown: true, store: next }] };
   return { store: next, deltas: [{ type: 'Deleted', key, object: obj, store: next }] };
 }
 

@@ -4,7 +4,14 @@ import { KubeApiError, RxInformerError } from './errors.ts';
 describe('KubeApiError', () => {
   it('should take reason, message and retry-after from the Status body', () => {
     const err = new KubeApiError(429, {
-      status: { kind: 'Status', status: 'Failure', reason: 'TooManyRequests', message: 'slow down', code: 429, details: { retryAfterSeconds: 3 } },
+      status: {
+        kind: 'Status',
+        status: 'Failure',
+        reason: 'TooManyRequests',
+        message: 'slow down',
+        code: 429,
+        details: { retryAfterSeconds: 3 },
+      },
     });
     expect(err).toBeInstanceOf(RxInformerError);
     expect(err.name).toBe('KubeApiError');

@@ -7,33 +7,64 @@ import { createStore } from './indexer.ts';
 import type { Delta, DeltaType, KubeObject } from './types.ts';
 
 const testScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
-const pod = (name: string, rv: string): KubeObject => ({ metadata: { namespace: 'default', name, uid: `uid-${name}`, resourceVersion: rv } });
+const pod = (name: string, rv: string): KubeObject => ({
+  metadata: { namespace: 'default', name, uid: `uid-${name}`, resourceVersion: rv },
+});
 const store = createStore<KubeObject>();
 /** A delta of `name` at resource version `rv`; updates carry the previous version `old`. */
 function delta(type: DeltaType, name: string, rv: string, old?: string): Delta<KubeObject> {
   const object = pod(name, rv);
-  return { type, key: `default/${name}`, object, oldObject: old ? pod(name, old) : type === 'Sync' || type === 'Replaced' ? object : undefined, store };
+  return {
+    type,
+    key: `default/${name}`,
+    object,
+    oldObject: old ? pod(name, old) : type === 'Sync' || type === 'Replaced' ? object : undefined,
+    store,
+  };
 }
 /** A handler that records each call as `add x@1`, `update x 1->2`, `sync x@2`, `delete x@3`. */
 function recorder(calls: string[] = []): EventHandler<KubeObject> & { calls: string[] } {
   const v = (o: KubeObject) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`;
   return {
     calls,
-    onAdd: (o, initial) => { calls.push(`add ${v(o)}${initial ? ' initial' : ''}`); },
-    onUpdate: (a, b) => { calls.push(a === b ? `sync ${v(b)}` : `update ${v(b)} from ${a.metadata?.resourceVersion}`); },
-    onDelete: (o, unknown) => { calls.push(`delete ${v(o)}${unknown ? ' tombstone' : ''}`); },
+    onAdd: (o, initial) => {
+      calls.push(`add ${v(o)}${initial ? ' initial' : ''}`);
+    },
+    onUpdate: (a, b) => {
+      calls.push(a === b ? `sync ${v(b)}` : `update ${v(b)} from ${a.metadata?.resourceVersion}`);
+    },
+    onDelete: (o, unknown) => {
+      calls.push(`delete ${v(o)}${unknown ? ' tombstone' : ''}`);
+    },
   };
 }
-const describeDelivery = (d: Delivery<KubeObject>) => `${d.delta.type} ${d.delta.object.metadata?.name}${d.failed ? ` failed: ${(d.error as Error).message}` : ''}`;
-const deferred = () => { let resolve!: () => void; const promise = new Promise<void>((r) => { resolve = r; }); return { promise, resolve }; };
+const describeDelivery = (d: Delivery<KubeObject>) =>
+  `${d.delta.type} ${d.delta.object.metadata?.name}${d.failed ? ` failed: ${(d.error as Error).message}` : ''}`;
+const deferred = () => {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+};
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
 describe('deliverTo', () => {
   it('should deliver every delta in order (fifo) and complete once the buffer is drained', () => {
     testScheduler().run(({ cold, expectObservable, flush }) => {
       const h = recorder();
-      const source = cold('a-b-(cd)|', { a: delta('Added', 'x', '1'), b: delta('Updated', 'x', '2', '1'), c: delta('Sync', 'x', '2'), d: delta('Deleted', 'x', '3') });
-      expectObservable(source.pipe(deliverTo(h), map(describeDelivery))).toBe('a-b-(cd)|', { a: 'Added x', b: 'Updated x', c: 'Sync x', d: 'Deleted x' });
+      const source = cold('a-b-(cd)|', {
+        a: delta('Added', 'x', '1'),
+        b: delta('Updated', 'x', '2', '1'),
+        c: delta('Sync', 'x', '2'),
+        d: delta('Deleted', 'x', '3'),
+      });
+      expectObservable(source.pipe(deliverTo(h), map(describeDelivery))).toBe('a-b-(cd)|', {
+        a: 'Added x',
+        b: 'Updated x',
+        c: 'Sync x',
+        d: 'Deleted x',
+      });
       flush();
       expect(h.calls).toEqual(['add x@1', 'update x@2 from 1', 'sync x@2', 'delete x@3']);
     });
@@ -44,7 +75,9 @@ describe('deliverTo', () => {
       const h = recorder();
       const tomb = { ...delta('Deleted', 'y', '4'), finalStateUnknown: true };
       const initial = { ...delta('Added', 'y', '1'), isInInitialList: true };
-      cold('(abc|)', { a: initial, b: delta('Replaced', 'y', '1'), c: tomb }).pipe(deliverTo(h)).subscribe();
+      cold('(abc|)', { a: initial, b: delta('Replaced', 'y', '1'), c: tomb })
+        .pipe(deliverTo(h))
+        .subscribe();
       flush();
       expect(h.calls).toEqual(['add y@1 initial', 'sync y@1', 'delete y@4 tombstone']);
     });
@@ -63,8 +96,12 @@ describe('deliverTo', () => {
         f: delta('Deleted', 'z', '9'),
         g: delta('Added', 'z', '10'), // delete then add stays two
       });
-      expectObservable(burst.pipe(deliverTo(h, { buffer: 'coalesce' }), map(describeDelivery)))
-        .toBe('(xyzw|)', { x: 'Updated x', y: 'Added y', z: 'Deleted z', w: 'Added z' });
+      expectObservable(burst.pipe(deliverTo(h, { buffer: 'coalesce' }), map(describeDelivery))).toBe('(xyzw|)', {
+        x: 'Updated x',
+        y: 'Added y',
+        z: 'Deleted z',
+        w: 'Added z',
+      });
       flush();
       expect(h.calls).toEqual(['update x@3 from 1', 'add y@6', 'delete z@9', 'add z@10']);
     });
@@ -73,7 +110,14 @@ describe('deliverTo', () => {
   it('should never drop a delete when coalescing: a pending add or update folds into it', () => {
     testScheduler().run(({ cold, flush }) => {
       const h = recorder();
-      cold('(abcd|)', { a: delta('Added', 'x', '1'), b: delta('Updated', 'x', '2', '1'), c: delta('Deleted', 'x', '3'), d: delta('Updated', 'x', '4', '3') }).pipe(deliverTo(h, { buffer: 'coalesce' })).subscribe();
+      cold('(abcd|)', {
+        a: delta('Added', 'x', '1'),
+        b: delta('Updated', 'x', '2', '1'),
+        c: delta('Deleted', 'x', '3'),
+        d: delta('Updated', 'x', '4', '3'),
+      })
+        .pipe(deliverTo(h, { buffer: 'coalesce' }))
+        .subscribe();
       flush();
       expect(h.calls).toEqual(['delete x@3', 'update x@4 from 3']);
     });
@@ -82,7 +126,9 @@ describe('deliverTo', () => {
   it('should deliver everything when not coalescing, even in one burst', () => {
     testScheduler().run(({ cold, flush }) => {
       const h = recorder();
-      cold('(abc|)', { a: delta('Added', 'x', '1'), b: delta('Updated', 'x', '2', '1'), c: delta('Updated', 'x', '3', '2') }).pipe(deliverTo(h)).subscribe();
+      cold('(abc|)', { a: delta('Added', 'x', '1'), b: delta('Updated', 'x', '2', '1'), c: delta('Updated', 'x', '3', '2') })
+        .pipe(deliverTo(h))
+        .subscribe();
       flush();
       expect(h.calls).toEqual(['add x@1', 'update x@2 from 1', 'update x@3 from 2']);
     });
@@ -90,16 +136,26 @@ describe('deliverTo', () => {
 
   it('should report a throwing callback as a failed delivery and go on with the next delta', () => {
     testScheduler().run(({ cold, expectObservable }) => {
-      const handler: EventHandler<KubeObject> = { onAdd: (o) => { if (o.metadata?.name === 'b') throw new Error('boom'); } };
+      const handler: EventHandler<KubeObject> = {
+        onAdd: (o) => {
+          if (o.metadata?.name === 'b') throw new Error('boom');
+        },
+      };
       const source = cold('a-b-c|', { a: delta('Added', 'a', '1'), b: delta('Added', 'b', '2'), c: delta('Added', 'c', '3') });
-      expectObservable(source.pipe(deliverTo(handler), map(describeDelivery))).toBe('a-b-c|', { a: 'Added a', b: 'Added b failed: boom', c: 'Added c' });
+      expectObservable(source.pipe(deliverTo(handler), map(describeDelivery))).toBe('a-b-c|', {
+        a: 'Added a',
+        b: 'Added b failed: boom',
+        c: 'Added c',
+      });
     });
   });
 
   it('should pass a source error on at once and stop delivering', () => {
     testScheduler().run(({ cold, expectObservable, flush }) => {
       const h = recorder();
-      expectObservable(cold('a-#', { a: delta('Added', 'a', '1') }).pipe(deliverTo(h), map(describeDelivery))).toBe('a-#', { a: 'Added a' });
+      expectObservable(cold('a-#', { a: delta('Added', 'a', '1') }).pipe(deliverTo(h), map(describeDelivery))).toBe('a-#', {
+        a: 'Added a',
+      });
       flush();
       expect(h.calls).toEqual(['add a@1']);
     });
@@ -121,7 +177,9 @@ describe('deliverTo', () => {
     };
     const source = new Subject<Delta<KubeObject>>();
     const deliveries: string[] = [];
-    const done = new Promise<void>((resolve) => source.pipe(deliverTo(handler)).subscribe({ next: (d) => deliveries.push(describeDelivery(d)), complete: resolve }));
+    const done = new Promise<void>((resolve) =>
+      source.pipe(deliverTo(handler)).subscribe({ next: (d) => deliveries.push(describeDelivery(d)), complete: resolve }),
+    );
     for (const n of ['a', 'b', 'c']) source.next(delta('Added', n, '1'));
     source.complete(); // completes only after the buffer is drained
     await done;
@@ -136,7 +194,9 @@ describe('deliverTo', () => {
     const gate = deferred();
     const source = new Subject<Delta<KubeObject>>();
     const lags: number[] = [];
-    const sub = source.pipe(deliverTo({ onAdd: (o) => (o.metadata?.name === 'a' ? gate.promise : undefined) }, { scheduler: clock })).subscribe((d) => lags.push(d.lagMs));
+    const sub = source
+      .pipe(deliverTo({ onAdd: (o) => (o.metadata?.name === 'a' ? gate.promise : undefined) }, { scheduler: clock }))
+      .subscribe((d) => lags.push(d.lagMs));
     source.next(delta('Added', 'a', '1')); // enqueued at 0
     source.next(delta('Added', 'b', '1')); // enqueued at 0, waits behind a
     await settle();
@@ -150,7 +210,13 @@ describe('deliverTo', () => {
   it('should drop the buffer on unsubscribe', async () => {
     const gate = deferred();
     const h = recorder();
-    const slow = { ...h, onAdd: async (o: KubeObject, i: boolean) => { h.onAdd!(o, i); await gate.promise; } };
+    const slow = {
+      ...h,
+      onAdd: async (o: KubeObject, i: boolean) => {
+        h.onAdd!(o, i);
+        await gate.promise;
+      },
+    };
     const source = new Subject<Delta<KubeObject>>();
     const sub = source.pipe(deliverTo(slow)).subscribe();
     source.next(delta('Added', 'a', '1'));
@@ -176,7 +242,9 @@ describe('HandlerQueue', () => {
     const gate = deferred();
     const handler: EventHandler<KubeObject> = {
       onAdd: (o) => (o.metadata?.name === 'a' ? gate.promise : undefined),
-      onUpdate: () => { throw new Error('boom'); },
+      onUpdate: () => {
+        throw new Error('boom');
+      },
     };
     const q = new HandlerQueue<KubeObject>('h', handler, {}, { now: () => clock } as SchedulerLike);
     q.enqueue(delta('Added', 'a', '1'));
@@ -193,11 +261,15 @@ describe('HandlerQueue', () => {
     gate.resolve();
     await settle();
     expect(seen).toEqual([
-      fig(2, 0, 0, 0), fig(3, 0, 0, 0),
+      fig(2, 0, 0, 0),
+      fig(3, 0, 0, 0),
       fig(3, 0, 1, 0), // a done
-      fig(2, 0, 1, 0), fig(2, 10, 2, 0), // b taken, done
-      fig(1, 10, 2, 0), fig(1, 10, 3, 1), // the update taken, failed
-      fig(0, 10, 3, 1), fig(0, 3, 4, 1), // c taken, done after 3 ms
+      fig(2, 0, 1, 0),
+      fig(2, 10, 2, 0), // b taken, done
+      fig(1, 10, 2, 0),
+      fig(1, 10, 3, 1), // the update taken, failed
+      fig(0, 10, 3, 1),
+      fig(0, 3, 4, 1), // c taken, done after 3 ms
     ]);
     sub.unsubscribe();
     q.enqueue(delta('Added', 'd', '1'));
@@ -208,7 +280,12 @@ describe('HandlerQueue', () => {
     expect(seen).toEqual([fig(0, 0, 5, 1)]);
     let completed = false;
     q.remove();
-    q.metrics$.subscribe({ next: (m) => seen.push(m), complete: () => { completed = true; } });
+    q.metrics$.subscribe({
+      next: (m) => seen.push(m),
+      complete: () => {
+        completed = true;
+      },
+    });
     expect(completed).toBe(true);
     expect(seen).toEqual([fig(0, 0, 5, 1)]);
     expect(sub.closed).toBe(true);

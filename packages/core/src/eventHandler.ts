@@ -76,14 +76,16 @@ type Entry<T extends KubeObject> = { delta: Delta<T>; at: number };
 
 /** Validates handler input at the call; throws `InvalidOptionsError`. */
 export function validateHandler<T extends KubeObject>(handler: EventHandler<T>, options: EventHandlerOptions): void {
-  if (handler === null || typeof handler !== 'object') throw new InvalidOptionsError('an event handler must be an object with onAdd, onUpdate or onDelete');
+  if (handler === null || typeof handler !== 'object')
+    throw new InvalidOptionsError('an event handler must be an object with onAdd, onUpdate or onDelete');
   const callbacks = (['onAdd', 'onUpdate', 'onDelete'] as const).filter((k) => handler[k] !== undefined);
   if (callbacks.length === 0) throw new InvalidOptionsError('an event handler needs at least one of onAdd, onUpdate, onDelete');
   for (const k of callbacks) if (typeof handler[k] !== 'function') throw new InvalidOptionsError(`${k} must be a function`);
   if (options === null || typeof options !== 'object') throw new InvalidOptionsError('handler options must be an object');
   validateResyncPeriod(options.resyncPeriodMs);
   if (options.name !== undefined && typeof options.name !== 'string') throw new InvalidOptionsError('name must be a string');
-  if (options.buffer !== undefined && options.buffer !== 'fifo' && options.buffer !== 'coalesce') throw new InvalidOptionsError(`buffer must be 'fifo' or 'coalesce', got ${String(options.buffer)}`);
+  if (options.buffer !== undefined && options.buffer !== 'fifo' && options.buffer !== 'coalesce')
+    throw new InvalidOptionsError(`buffer must be 'fifo' or 'coalesce', got ${String(options.buffer)}`);
 }
 
 /** One notification handed to a handler, as `deliverTo` reports it. */
@@ -151,7 +153,13 @@ export class HandlerQueue<T extends KubeObject> {
     return this.#metrics.subscribe(subscriber);
   });
 
-  constructor(name: string, handler: EventHandler<T>, options: Pick<EventHandlerOptions, 'buffer'>, scheduler: SchedulerLike, hooks: QueueHooks<T> = {}) {
+  constructor(
+    name: string,
+    handler: EventHandler<T>,
+    options: Pick<EventHandlerOptions, 'buffer'>,
+    scheduler: SchedulerLike,
+    hooks: QueueHooks<T> = {},
+  ) {
     this.name = name;
     this.#handler = handler;
     this.#policy = options.buffer ?? 'fifo';
@@ -244,7 +252,11 @@ export class HandlerQueue<T extends KubeObject> {
       if (failed) this.#hooks.onError?.({ handler: this.name, delta: entry.delta, error }); // even when removed meanwhile
       if (this.#removed) break;
       if (this.#metrics.observed) this.#emitFigures();
-      this.#hooks.onDelivered?.(failed ? { handler: this.name, delta: entry.delta, lagMs, failed, error } : { handler: this.name, delta: entry.delta, lagMs, failed });
+      this.#hooks.onDelivered?.(
+        failed
+          ? { handler: this.name, delta: entry.delta, lagMs, failed, error }
+          : { handler: this.name, delta: entry.delta, lagMs, failed },
+      );
       this.#checkSynced();
     }
     this.#running = false;
@@ -254,9 +266,12 @@ export class HandlerQueue<T extends KubeObject> {
   #call(delta: Delta<T>): void | Promise<void> {
     const h = this.#handler;
     switch (delta.type) {
-      case 'Added': return h.onAdd?.(delta.object, delta.isInInitialList === true);
-      case 'Deleted': return h.onDelete?.(delta.object, delta.finalStateUnknown === true);
-      default: return h.onUpdate?.(delta.oldObject ?? delta.object, delta.object);
+      case 'Added':
+        return h.onAdd?.(delta.object, delta.isInInitialList === true);
+      case 'Deleted':
+        return h.onDelete?.(delta.object, delta.finalStateUnknown === true);
+      default:
+        return h.onUpdate?.(delta.oldObject ?? delta.object, delta.object);
     }
   }
 
@@ -308,29 +323,35 @@ export interface DeliverToOptions extends Omit<EventHandlerOptions, 'resyncPerio
  * informer.events$.pipe(deliverTo({ onAdd: (pod) => save(pod) }, { buffer: 'coalesce' }))
  *   .subscribe((d) => d.failed && console.error(d.delta.key, d.error));
  */
-export function deliverTo<T extends KubeObject>(handler: EventHandler<T>, options: DeliverToOptions = {}): OperatorFunction<Delta<T>, Delivery<T>> {
+export function deliverTo<T extends KubeObject>(
+  handler: EventHandler<T>,
+  options: DeliverToOptions = {},
+): OperatorFunction<Delta<T>, Delivery<T>> {
   validateHandler(handler, options);
   const name = options.name ?? 'handler';
   const scheduler = options.scheduler ?? asyncScheduler;
-  return (source) => new Observable<Delivery<T>>((subscriber) => {
-    let sourceDone = false;
-    const queue = new HandlerQueue<T>(name, handler, options, scheduler, {
-      onDelivered: (d) => subscriber.next(d),
-      onIdle: () => { if (sourceDone) subscriber.complete(); },
+  return (source) =>
+    new Observable<Delivery<T>>((subscriber) => {
+      let sourceDone = false;
+      const queue = new HandlerQueue<T>(name, handler, options, scheduler, {
+        onDelivered: (d) => subscriber.next(d),
+        onIdle: () => {
+          if (sourceDone) subscriber.complete();
+        },
+      });
+      const sub = source.subscribe({
+        next: (delta) => queue.enqueue(delta),
+        error: (err) => subscriber.error(err),
+        complete: () => {
+          sourceDone = true;
+          if (queue.idle) subscriber.complete();
+        },
+      });
+      return () => {
+        sub.unsubscribe();
+        queue.remove();
+      };
     });
-    const sub = source.subscribe({
-      next: (delta) => queue.enqueue(delta),
-      error: (err) => subscriber.error(err),
-      complete: () => {
-        sourceDone = true;
-        if (queue.idle) subscriber.complete();
-      },
-    });
-    return () => {
-      sub.unsubscribe();
-      queue.remove();
-    };
-  });
 }
 
 /** Merges a new delta into a pending one for the same key, or returns undefined to keep both. */

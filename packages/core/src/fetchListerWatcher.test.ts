@@ -22,7 +22,9 @@ function fakeFetch(answer: (url: string) => { status?: number; headers?: Record<
         else if (!a.hold) controller.close();
         else return new Promise<void>(() => undefined); // stays open until cancelled
       },
-      cancel() { call.cancelled = true; },
+      cancel() {
+        call.cancelled = true;
+      },
     });
     return new Response(body, { status: a.status ?? 200, headers: a.headers });
   }) as typeof fetch;
@@ -34,8 +36,18 @@ const line = (e: WatchEvent) => JSON.stringify(e) + '\n';
 
 describe('fetchListerWatcher', () => {
   it('should list the resource path with its scope and the reflector options', async () => {
-    const { doFetch, calls } = fakeFetch(() => ({ chunks: ['{"kind":"PodList","metadata":{"resourceVersion":"9","continue":"c"},', '"items":[{"metadata":{"name":"a"}}]}'] }));
-    const lw = fetchListerWatcher({ baseUrl: 'http://k8s/', resource: pods, namespace: 'web', labelSelector: 'app=web', headers: { Authorization: 'Bearer t' }, init: { credentials: 'include' }, fetch: doFetch });
+    const { doFetch, calls } = fakeFetch(() => ({
+      chunks: ['{"kind":"PodList","metadata":{"resourceVersion":"9","continue":"c"},', '"items":[{"metadata":{"name":"a"}}]}'],
+    }));
+    const lw = fetchListerWatcher({
+      baseUrl: 'http://k8s/',
+      resource: pods,
+      namespace: 'web',
+      labelSelector: 'app=web',
+      headers: { Authorization: 'Bearer t' },
+      init: { credentials: 'include' },
+      fetch: doFetch,
+    });
     const page = await firstValueFrom(lw.list({ limit: 500, labelSelector: 'tier=fe' }));
     expect(page.metadata).toEqual({ resourceVersion: '9', continue: 'c' });
     expect(page.items).toEqual([{ metadata: { name: 'a' } }]);
@@ -45,9 +57,15 @@ describe('fetchListerWatcher', () => {
   });
 
   it('should turn an error answer into a KubeApiError and a non-list body into an InvalidObjectError', async () => {
-    const { doFetch } = fakeFetch((url) => url.includes('limit=1')
-      ? { status: 429, headers: { 'Retry-After': '2', 'Content-Type': 'text/plain' }, chunks: ['Too many requests, please try again later.\n'] }
-      : { chunks: ['{"kind":"Status"}'] });
+    const { doFetch } = fakeFetch((url) =>
+      url.includes('limit=1')
+        ? {
+            status: 429,
+            headers: { 'Retry-After': '2', 'Content-Type': 'text/plain' },
+            chunks: ['Too many requests, please try again later.\n'],
+          }
+        : { chunks: ['{"kind":"Status"}'] },
+    );
     const lw = fetchListerWatcher({ baseUrl: 'http://k8s', path: '/api/v1/pods', fetch: doFetch });
     const limited = await firstValueFrom(lw.list({ limit: 1 })).catch((e: unknown) => e);
     expect(limited).toBeInstanceOf(KubeApiError);
@@ -68,9 +86,15 @@ describe('fetchListerWatcher', () => {
   });
 
   it('should fail the watch on a malformed line, after the good events before it', async () => {
-    const { doFetch } = fakeFetch(() => ({ chunks: [line({ type: 'ADDED', object: { metadata: { name: 'a' } } }), 'not json\n', line({ type: 'ADDED', object: {} })] }));
+    const { doFetch } = fakeFetch(() => ({
+      chunks: [line({ type: 'ADDED', object: { metadata: { name: 'a' } } }), 'not json\n', line({ type: 'ADDED', object: {} })],
+    }));
     const seen: WatchEvent[] = [];
-    const error = await new Promise((resolve) => fetchListerWatcher({ baseUrl: 'http://k8s', resource: pods, fetch: doFetch }).watch({}).subscribe({ next: (e) => seen.push(e), error: resolve }));
+    const error = await new Promise((resolve) =>
+      fetchListerWatcher({ baseUrl: 'http://k8s', resource: pods, fetch: doFetch })
+        .watch({})
+        .subscribe({ next: (e) => seen.push(e), error: resolve }),
+    );
     expect(seen).toHaveLength(1);
     expect(error).toBeInstanceOf(WatchDecodeError);
   });
@@ -84,7 +108,9 @@ describe('fetchListerWatcher', () => {
 
   it('should refuse options without a path or resource', () => {
     expect(() => fetchListerWatcher({ baseUrl: 'http://k8s' })).toThrow(InvalidOptionsError);
-    expect(() => fetchListerWatcher({ baseUrl: 'http://k8s', resource: { ...pods, namespaced: false }, namespace: 'x' })).toThrow(/cluster-scoped/);
+    expect(() => fetchListerWatcher({ baseUrl: 'http://k8s', resource: { ...pods, namespaced: false }, namespace: 'x' })).toThrow(
+      /cluster-scoped/,
+    );
   });
 });
 

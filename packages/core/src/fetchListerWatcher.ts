@@ -59,7 +59,8 @@ export function fetchGet(options: Pick<FetchListerWatcherOptions, 'baseUrl' | 'h
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   const base = options.baseUrl.replace(/\/+$/, '');
   const headers = { Accept: 'application/json', ...options.headers };
-  return async (pathAndQuery, signal) => fetchResponse(await doFetch(base + pathAndQuery, { ...options.init, method: 'GET', headers, signal }));
+  return async (pathAndQuery, signal) =>
+    fetchResponse(await doFetch(base + pathAndQuery, { ...options.init, method: 'GET', headers, signal }));
 }
 
 function fetchResponse(r: Response): HttpResponse {

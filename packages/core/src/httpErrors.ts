@@ -13,7 +13,11 @@ import type { Status } from './types.ts';
  * @example
  * apiErrorFromResponse(429, 'Too many requests, please try again later.', '2').retryAfterSeconds; // 2
  */
-export function apiErrorFromResponse(code: number, bodyText: string, retryAfter: string | readonly string[] | null | undefined): KubeApiError {
+export function apiErrorFromResponse(
+  code: number,
+  bodyText: string,
+  retryAfter: string | readonly string[] | null | undefined,
+): KubeApiError {
   let status: Status | undefined;
   if (bodyText.trimStart().startsWith('{')) {
     try {

@@ -6,7 +6,12 @@ import type { KubeObject, ListPage } from './types.ts';
 
 /** A list body of `names`, with `continue` when given (metadata first, as API servers write it). */
 const body = (names: string[], token?: string): string =>
-  JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '7', ...(token !== undefined && { continue: token }) }, items: names.map((name) => ({ metadata: { name, namespace: 'a', uid: name, resourceVersion: '7' } })) });
+  JSON.stringify({
+    kind: 'PodList',
+    apiVersion: 'v1',
+    metadata: { resourceVersion: '7', ...(token !== undefined && { continue: token }) },
+    items: names.map((name) => ({ metadata: { name, namespace: 'a', uid: name, resourceVersion: '7' } })),
+  });
 
 /** An HttpGet answering by URL, recording each request and its signal. */
 function server(pages: Record<string, string>) {
@@ -14,9 +19,22 @@ function server(pages: Record<string, string>) {
   const get: HttpGet = async (url, signal) => {
     requests.push({ url, signal });
     const text = pages[url];
-    const answer: HttpResponse = text === undefined
-      ? { status: 410, header: () => undefined, text: async () => JSON.stringify({ kind: 'Status', code: 410, reason: 'Expired', message: 'expired' }), chunks: async function* () {} }
-      : { status: 200, header: () => undefined, text: async () => text, chunks: async function* () { yield text; } };
+    const answer: HttpResponse =
+      text === undefined
+        ? {
+            status: 410,
+            header: () => undefined,
+            text: async () => JSON.stringify({ kind: 'Status', code: 410, reason: 'Expired', message: 'expired' }),
+            chunks: async function* () {},
+          }
+        : {
+            status: 200,
+            header: () => undefined,
+            text: async () => text,
+            chunks: async function* () {
+              yield text;
+            },
+          };
     return answer;
   };
   return { get, requests };
@@ -58,7 +76,7 @@ describe('httpListerWatcher list prefetch', () => {
     expect(requestsAtHandover).toEqual([2, 3, 3]); // the next page was on its way before this one was handed over
   });
 
-  it('should hand a page over only after the event loop had a turn to write the next page\'s request', async () => {
+  it("should hand a page over only after the event loop had a turn to write the next page's request", async () => {
     const { get: answer } = server(pages);
     const written = new Set<string>();
     // A transport that writes each request in a later task, as a socket does.
@@ -71,7 +89,10 @@ describe('httpListerWatcher list prefetch', () => {
     let sub: { unsubscribe(): void } | undefined;
     await new Promise<void>((resolve, reject) => {
       sub = lw.list({ limit: 2 }).subscribe({
-        next: () => { nextWritten = written.has('/api/v1/pods?limit=2&continue=tok-2'); resolve(); },
+        next: () => {
+          nextWritten = written.has('/api/v1/pods?limit=2&continue=tok-2');
+          resolve();
+        },
         error: reject,
       });
     });
@@ -84,7 +105,12 @@ describe('httpListerWatcher list prefetch', () => {
     let channels = 0;
     const Real = g.MessageChannel as new () => MessageChannel;
     g.document = {};
-    g.MessageChannel = class extends Real { constructor() { super(); channels++; } };
+    g.MessageChannel = class extends Real {
+      constructor() {
+        super();
+        channels++;
+      }
+    };
     try {
       const { get, requests } = server(pages);
       const lw = httpListerWatcher(get, { path: '/api/v1/pods' });
@@ -92,7 +118,11 @@ describe('httpListerWatcher list prefetch', () => {
         const all: string[][] = [];
         const listFrom = (token?: string): void => {
           lw.list({ limit: 2, ...(token !== undefined && { continue: token }) }).subscribe({
-            next: (page) => { all.push(names(page)); if (page.metadata?.continue) listFrom(page.metadata.continue); else resolve(all); },
+            next: (page) => {
+              all.push(names(page));
+              if (page.metadata?.continue) listFrom(page.metadata.continue);
+              else resolve(all);
+            },
             error: reject,
           });
         };
@@ -110,13 +140,17 @@ describe('httpListerWatcher list prefetch', () => {
   it('should abort the prefetch, and hand nothing over, when the consumer leaves before the hand-over', async () => {
     const { get: answer, requests } = server(pages);
     let prefetched!: () => void;
-    const started = new Promise<void>((r) => { prefetched = r; });
+    const started = new Promise<void>((r) => {
+      prefetched = r;
+    });
     const get: HttpGet = (url, signal, kind) => {
       if (url.includes('continue')) prefetched();
       return answer(url, signal, kind);
     };
     const seen: unknown[] = [];
-    const sub = httpListerWatcher(get, { path: '/api/v1/pods' }).list({ limit: 2 }).subscribe((p) => seen.push(p));
+    const sub = httpListerWatcher(get, { path: '/api/v1/pods' })
+      .list({ limit: 2 })
+      .subscribe((p) => seen.push(p));
     await started; // page 1 is read and its next page requested; the hand-over waits a task
     sub.unsubscribe();
     await new Promise((r) => setTimeout(r, 5));
@@ -125,7 +159,12 @@ describe('httpListerWatcher list prefetch', () => {
   });
 
   it('should not prefetch for a "continue" key inside an item of the last page', async () => {
-    const last = JSON.stringify({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items: [{ metadata: { name: 'c', namespace: 'a', resourceVersion: '7' }, data: { continue: 'not-a-token' } }] });
+    const last = JSON.stringify({
+      kind: 'ConfigMapList',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '7' },
+      items: [{ metadata: { name: 'c', namespace: 'a', resourceVersion: '7' }, data: { continue: 'not-a-token' } }],
+    });
     const { get, requests } = server({ '/api/v1/configmaps?limit=2': last });
     const page = await firstValueFrom(httpListerWatcher(get, { path: '/api/v1/configmaps' }).list({ limit: 2 }));
     expect(page.items).toHaveLength(1);
@@ -161,27 +200,50 @@ describe('httpListerWatcher list prefetch', () => {
     const lw2 = httpListerWatcher(other.get, { path: '/api/v1/pods' });
     other.requests.length = 0;
     const page = await new Promise<ListPage<KubeObject>>((resolve, reject) => {
-      lw2.list({ limit: 2 }).subscribe({ error: reject, next: () => lw2.list({ limit: 5 }).subscribe({ next: resolve, error: () => resolve({ metadata: {}, items: [] }) }) });
+      lw2
+        .list({ limit: 2 })
+        .subscribe({
+          error: reject,
+          next: () => lw2.list({ limit: 5 }).subscribe({ next: resolve, error: () => resolve({ metadata: {}, items: [] }) }),
+        });
     });
     expect(page.items).toEqual([]);
     // The guessed request (the next page of limit 2) was aborted, not reused for another query.
-    expect(other.requests.map((r) => r.url)).toEqual(['/api/v1/pods?limit=2', '/api/v1/pods?limit=2&continue=tok-2', '/api/v1/pods?limit=5']);
+    expect(other.requests.map((r) => r.url)).toEqual([
+      '/api/v1/pods?limit=2',
+      '/api/v1/pods?limit=2&continue=tok-2',
+      '/api/v1/pods?limit=5',
+    ]);
     expect(other.requests[1]!.signal.aborted).toBe(true);
   });
 
   it('should abort an adopted prefetch when its consumer unsubscribes', async () => {
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
     const requests: { url: string; signal: AbortSignal }[] = [];
     const get: HttpGet = async (url, signal) => {
       requests.push({ url, signal });
       if (url.includes('continue')) await gate;
       const text = pages[url as keyof typeof pages]!;
-      return { status: 200, header: () => undefined, text: async () => text, chunks: async function* () { yield text; } };
+      return {
+        status: 200,
+        header: () => undefined,
+        text: async () => text,
+        chunks: async function* () {
+          yield text;
+        },
+      };
     };
     const lw = httpListerWatcher(get, { path: '/api/v1/pods' });
     await new Promise<void>((resolve) => {
-      lw.list({ limit: 2 }).subscribe({ next: () => { lw.list({ limit: 2, continue: 'tok-2' }).subscribe().unsubscribe(); resolve(); } });
+      lw.list({ limit: 2 }).subscribe({
+        next: () => {
+          lw.list({ limit: 2, continue: 'tok-2' }).subscribe().unsubscribe();
+          resolve();
+        },
+      });
     });
     expect(requests).toHaveLength(2);
     expect(requests[1]!.signal.aborted).toBe(true);

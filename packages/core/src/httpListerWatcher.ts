@@ -53,59 +53,71 @@ export interface HttpListerWatcherOptions {
 export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGet, options: HttpListerWatcherOptions): ListerWatcher<T> {
   const { path } = options;
   const failed = async (r: HttpResponse) => apiErrorFromResponse(r.status, await r.text().catch(() => ''), r.header('retry-after'));
-  const pathOfList = (o: ListOptions) => path + listQuery({ ...o, labelSelector: andSelectors(options.labelSelector, o.labelSelector), fieldSelector: andSelectors(options.fieldSelector, o.fieldSelector) });
+  const pathOfList = (o: ListOptions) =>
+    path +
+    listQuery({
+      ...o,
+      labelSelector: andSelectors(options.labelSelector, o.labelSelector),
+      fieldSelector: andSelectors(options.fieldSelector, o.fieldSelector),
+    });
   // The next page, requested while this one is parsed (see `Prefetch`); at most one at a time.
   let prefetched: Prefetch | undefined;
   return {
-    list: (listOptions) => abortable<ListPage<T>>(async (signal, emit) => {
-      const url = pathOfList(listOptions);
-      let answer: Promise<HttpResponse>;
-      if (prefetched?.url === url) {
-        const adopted = prefetched;
-        prefetched = undefined;
-        signal.addEventListener('abort', () => adopted.ac.abort(), { once: true });
-        answer = adopted.answer;
-      } else {
-        answer = get(url, signal, 'list');
-      }
-      const r = await answer;
-      if (r.status < 200 || r.status > 299) throw await failed(r);
-      const text = await r.text();
-      const token = peekContinue(text);
-      let mine: Prefetch | undefined;
-      if (token !== undefined) {
-        prefetched?.ac.abort();
-        const ac = new AbortController();
-        const nextUrl = pathOfList({ ...listOptions, continue: token, resourceVersion: undefined });
-        const nextAnswer = get(nextUrl, ac.signal, 'list');
-        nextAnswer.catch(() => undefined); // its owner, if any, sees the error
-        prefetched = mine = { url: nextUrl, ac, answer: nextAnswer };
-      }
-      try {
-        // One task boundary, so that the transport writes the prefetch request before this page's
-        // synchronous parse and hand-over (the consumer's work on 500 objects takes milliseconds).
-        if (mine !== undefined) {
-          await nextTask(signal);
-          if (signal.aborted) return;
-        }
-        emit(parseListBody<T>(text)); // a consumer asking for the next page now adopts `mine`
-      } finally {
-        if (mine !== undefined && prefetched === mine) {
+    list: (listOptions) =>
+      abortable<ListPage<T>>(async (signal, emit) => {
+        const url = pathOfList(listOptions);
+        let answer: Promise<HttpResponse>;
+        if (prefetched?.url === url) {
+          const adopted = prefetched;
           prefetched = undefined;
-          mine.ac.abort(); // not asked for at once: never left running
+          signal.addEventListener('abort', () => adopted.ac.abort(), { once: true });
+          answer = adopted.answer;
+        } else {
+          answer = get(url, signal, 'list');
         }
-      }
-    }),
-    watch: (watchOptions) => abortable<WatchEvent<T>>(async (signal, emit) => {
-      const q = watchQuery({ ...watchOptions, labelSelector: andSelectors(options.labelSelector, watchOptions.labelSelector), fieldSelector: andSelectors(options.fieldSelector, watchOptions.fieldSelector) });
-      const r = await get(path + q, signal, 'watch');
-      if (r.status < 200 || r.status > 299) throw await failed(r);
-      const decoder = createWatchDecoder<T>();
-      for await (const chunk of r.chunks()) {
-        if (!decoder.push(chunk, emit)) return;
-      }
-      decoder.end();
-    }),
+        const r = await answer;
+        if (r.status < 200 || r.status > 299) throw await failed(r);
+        const text = await r.text();
+        const token = peekContinue(text);
+        let mine: Prefetch | undefined;
+        if (token !== undefined) {
+          prefetched?.ac.abort();
+          const ac = new AbortController();
+          const nextUrl = pathOfList({ ...listOptions, continue: token, resourceVersion: undefined });
+          const nextAnswer = get(nextUrl, ac.signal, 'list');
+          nextAnswer.catch(() => undefined); // its owner, if any, sees the error
+          prefetched = mine = { url: nextUrl, ac, answer: nextAnswer };
+        }
+        try {
+          // One task boundary, so that the transport writes the prefetch request before this page's
+          // synchronous parse and hand-over (the consumer's work on 500 objects takes milliseconds).
+          if (mine !== undefined) {
+            await nextTask(signal);
+            if (signal.aborted) return;
+          }
+          emit(parseListBody<T>(text)); // a consumer asking for the next page now adopts `mine`
+        } finally {
+          if (mine !== undefined && prefetched === mine) {
+            prefetched = undefined;
+            mine.ac.abort(); // not asked for at once: never left running
+          }
+        }
+      }),
+    watch: (watchOptions) =>
+      abortable<WatchEvent<T>>(async (signal, emit) => {
+        const q = watchQuery({
+          ...watchOptions,
+          labelSelector: andSelectors(options.labelSelector, watchOptions.labelSelector),
+          fieldSelector: andSelectors(options.fieldSelector, watchOptions.fieldSelector),
+        });
+        const r = await get(path + q, signal, 'watch');
+        if (r.status < 200 || r.status > 299) throw await failed(r);
+        const decoder = createWatchDecoder<T>();
+        for await (const chunk of r.chunks()) {
+          if (!decoder.push(chunk, emit)) return;
+        }
+        decoder.end();
+      }),
   };
 }
 
@@ -118,7 +130,11 @@ export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGe
  * outlives the page that started it. The adopted request is matched by its full URL, so a wrong
  * guess costs one aborted request and never a wrong page.
  */
-interface Prefetch { url: string; ac: AbortController; answer: Promise<HttpResponse> }
+interface Prefetch {
+  url: string;
+  ac: AbortController;
+  answer: Promise<HttpResponse>;
+}
 
 /**
  * Resolves in a later task, once pending I/O had its turn (the event loop writes queued requests
@@ -146,7 +162,10 @@ function laterTask(fn: () => void): () => void {
   const page = globalThis as { document?: unknown; MessageChannel?: typeof MessageChannel };
   if (page.document !== undefined && typeof page.MessageChannel === 'function') {
     const channel = new page.MessageChannel();
-    channel.port1.onmessage = () => { channel.port1.close(); fn(); };
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      fn();
+    };
     channel.port2.postMessage(undefined);
     return () => channel.port1.close();
   }
@@ -200,7 +219,9 @@ function abortable<R>(job: (signal: AbortSignal, emit: (value: R) => boolean) =>
     };
     job(ac.signal, emit).then(
       () => subscriber.complete(),
-      (e: unknown) => { if (!ac.signal.aborted) subscriber.error(e); },
+      (e: unknown) => {
+        if (!ac.signal.aborted) subscriber.error(e);
+      },
     );
     return () => ac.abort();
   });

@@ -20,22 +20,25 @@ import { MAX_TIMER_MS } from './longTimer.ts';
  * @internal used by the reflector.
  */
 export function idleTimeout<T>(ms: number, scheduler: SchedulerLike, error: () => unknown): MonoTypeOperatorFunction<T> {
-  return (source) => new Observable<T>((subscriber) => {
-    let last = scheduler.now();
-    // One action for the whole stream: when it fires before the deadline it reschedules itself.
-    const check = function (this: SchedulerAction<undefined>): void {
-      const idle = scheduler.now() - last;
-      if (idle >= ms) subscriber.error(error());
-      else this.schedule(undefined, Math.min(ms - idle, MAX_TIMER_MS)); // a longer timer would fire at once
-    };
-    subscriber.add(scheduler.schedule(check, Math.min(ms, MAX_TIMER_MS)));
-    subscriber.add(source.subscribe({
-      next: (value) => {
-        last = scheduler.now();
-        subscriber.next(value);
-      },
-      error: (e: unknown) => subscriber.error(e),
-      complete: () => subscriber.complete(),
-    }));
-  });
+  return (source) =>
+    new Observable<T>((subscriber) => {
+      let last = scheduler.now();
+      // One action for the whole stream: when it fires before the deadline it reschedules itself.
+      const check = function (this: SchedulerAction<undefined>): void {
+        const idle = scheduler.now() - last;
+        if (idle >= ms) subscriber.error(error());
+        else this.schedule(undefined, Math.min(ms - idle, MAX_TIMER_MS)); // a longer timer would fire at once
+      };
+      subscriber.add(scheduler.schedule(check, Math.min(ms, MAX_TIMER_MS)));
+      subscriber.add(
+        source.subscribe({
+          next: (value) => {
+            last = scheduler.now();
+            subscriber.next(value);
+          },
+          error: (e: unknown) => subscriber.error(e),
+          complete: () => subscriber.complete(),
+        }),
+      );
+    });
 }

@@ -19,8 +19,24 @@ export { IndexerError, InvalidObjectError, InvalidOptionsError, KubeApiError, Rx
 // Transport contract
 export { INITIAL_EVENTS_END_ANNOTATION } from './types.ts';
 export type {
-  Delta, DeltaType, IndexFunc, Indexers, KubeObject, ListMeta, ListOptions, ListPage, ListerWatcher, ObjectMeta,
-  ReflectorEvent, ReflectorPhase, ReflectorStatus, Status, Store, WatchEvent, WatchEventType, WatchOptions,
+  Delta,
+  DeltaType,
+  IndexFunc,
+  Indexers,
+  KubeObject,
+  ListMeta,
+  ListOptions,
+  ListPage,
+  ListerWatcher,
+  ObjectMeta,
+  ReflectorEvent,
+  ReflectorPhase,
+  ReflectorStatus,
+  Status,
+  Store,
+  WatchEvent,
+  WatchEventType,
+  WatchOptions,
 } from './types.ts';
 
 // Reflector
@@ -43,13 +59,29 @@ export type { HashFunc } from './persistentMap.ts';
 export { createSharedInformer, InformerShutdownError } from './sharedInformer.ts';
 export type { SharedInformer, SharedInformerOptions } from './sharedInformer.ts';
 export { deliverTo } from './eventHandler.ts';
-export type { BufferPolicy, DeliverToOptions, Delivery, EventHandler, EventHandlerOptions, HandlerError, HandlerMetrics, HandlerRegistration } from './eventHandler.ts';
+export type {
+  BufferPolicy,
+  DeliverToOptions,
+  Delivery,
+  EventHandler,
+  EventHandlerOptions,
+  HandlerError,
+  HandlerMetrics,
+  HandlerRegistration,
+} from './eventHandler.ts';
 export { MIN_RESYNC_PERIOD_MS, resyncPasses, resyncTicks, syncDeltas, validateResyncPeriod } from './resync.ts';
 export type { ResyncOptions } from './resync.ts';
 
 // Factory
 export { createInformerFactory, FactoryShutdownError } from './informerFactory.ts';
-export type { InformerFactory, InformerFactoryOptions, InformerForOptions, InformerScope, ListerWatcherSource, ResourceDescriptor } from './informerFactory.ts';
+export type {
+  InformerFactory,
+  InformerFactoryOptions,
+  InformerForOptions,
+  InformerScope,
+  ListerWatcherSource,
+  ResourceDescriptor,
+} from './informerFactory.ts';
 
 // Workqueue and controller loop
 export { WorkQueue } from './workqueue.ts';
@@ -57,13 +89,28 @@ export type { WorkQueueMetrics, WorkQueueOptions } from './workqueue.ts';
 export { defaultControllerRateLimiter, exponentialFailureRateLimiter, maxOfRateLimiters, tokenBucketRateLimiter } from './rateLimiter.ts';
 export type { ExponentialFailureOptions, RateLimiter, TokenBucketOptions } from './rateLimiter.ts';
 export { ControllerSyncError, runController, toKeys } from './controller.ts';
-export type { ControllerError, ControllerHandle, ControllerMetrics, ControllerOptions, ControllerPhase, ReconcileResult } from './controller.ts';
+export type {
+  ControllerError,
+  ControllerHandle,
+  ControllerMetrics,
+  ControllerOptions,
+  ControllerPhase,
+  ReconcileResult,
+} from './controller.ts';
 
 // Ages as kubectl prints them
 export { formatAge, humanDuration } from './age.ts';
 
 // Label selectors and operators
-export { LabelSelectorError, parseLabelSelector, matchesLabels, labelSelectorToString, fromLabelSelectorObject, isValidLabelKey, isValidLabelValue } from './labelSelector.ts';
+export {
+  LabelSelectorError,
+  parseLabelSelector,
+  matchesLabels,
+  labelSelectorToString,
+  fromLabelSelectorObject,
+  isValidLabelKey,
+  isValidLabelValue,
+} from './labelSelector.ts';
 export type { LabelOperator, LabelRequirement, LabelSelector, LabelSelectorObject } from './labelSelector.ts';
 export { ofType } from './operators/ofType.ts';
 export { inNamespace } from './operators/inNamespace.ts';

@@ -5,8 +5,10 @@ import { createStore } from './indexer.ts';
 import { NAMESPACE_INDEX } from './keys.ts';
 import type { KubeObject } from './types.ts';
 
-const pod = (ns: string, name: string, node = 'n1'): KubeObject & { spec: { nodeName: string } } =>
-  ({ metadata: { namespace: ns, name, uid: `${ns}-${name}` }, spec: { nodeName: node } });
+const pod = (ns: string, name: string, node = 'n1'): KubeObject & { spec: { nodeName: string } } => ({
+  metadata: { namespace: ns, name, uid: `${ns}-${name}` },
+  spec: { nodeName: node },
+});
 const byNode = (o: KubeObject) => [(o as ReturnType<typeof pod>).spec.nodeName];
 
 describe('StoreSnapshot', () => {
@@ -33,7 +35,9 @@ describe('StoreSnapshot', () => {
   });
 
   it('should index existing objects when an indexer is added', () => {
-    const s = createStore().set('a/x', pod('a', 'x', 'n1')).set('a/y', pod('a', 'y', 'n2'));
+    const s = createStore()
+      .set('a/x', pod('a', 'x', 'n1'))
+      .set('a/y', pod('a', 'y', 'n2'));
     const indexed = s.addIndexers({ byNode });
     expect(indexed.byIndex('byNode', 'n2').map((o) => o.metadata?.name)).toEqual(['y']);
     expect(() => s.byIndex('byNode', 'n1')).toThrow(IndexerError);
@@ -41,12 +45,26 @@ describe('StoreSnapshot', () => {
   });
 
   it('should refuse a throwing index function with a clear error and leave the store intact', () => {
-    const s = createStore({ indexers: { bad: (o) => { if (o.metadata?.name === 'boom') throw new Error('kaput'); return ['ok']; } } })
-      .set('a/x', pod('a', 'x'));
+    const s = createStore({
+      indexers: {
+        bad: (o) => {
+          if (o.metadata?.name === 'boom') throw new Error('kaput');
+          return ['ok'];
+        },
+      },
+    }).set('a/x', pod('a', 'x'));
     expect(() => s.set('a/boom', pod('a', 'boom'))).toThrow(/index function "bad" threw for a\/boom: kaput/);
     expect(s.size).toBe(1);
     expect(s.byIndex('bad', 'ok')).toHaveLength(1);
-    expect(() => createStore().set('a/boom', pod('a', 'boom')).addIndexers({ bad: () => { throw new Error('x'); } })).toThrow(IndexerError);
+    expect(() =>
+      createStore()
+        .set('a/boom', pod('a', 'boom'))
+        .addIndexers({
+          bad: () => {
+            throw new Error('x');
+          },
+        }),
+    ).toThrow(IndexerError);
   });
 
   it('should treat index names that objects inherit (constructor, toString) as any other name', () => {
@@ -74,16 +92,19 @@ describe('StoreSnapshot', () => {
   it('should keep every index equal to a brute-force recomputation', () => {
     const names = fc.constantFrom('p1', 'p2', 'p3', 'p4');
     const op = fc.record({ del: fc.boolean(), ns: fc.constantFrom('a', 'b'), name: names, node: fc.constantFrom('n1', 'n2', 'n3') });
-    fc.assert(fc.property(fc.array(op, { maxLength: 60 }), (list) => {
-      let s = createStore({ indexers: { byNode } });
-      for (const o of list) s = o.del ? s.delete(`${o.ns}/${o.name}`) : s.set(`${o.ns}/${o.name}`, pod(o.ns, o.name, o.node));
-      for (const index of ['byNode', NAMESPACE_INDEX]) {
-        const fn = index === 'byNode' ? byNode : (x: KubeObject) => [x.metadata?.namespace ?? ''];
-        const expected = new Map<string, string[]>();
-        for (const key of s.keys()) for (const v of fn(s.get(key)!)) expected.set(v, [...(expected.get(v) ?? []), key]);
-        expect([...s.listIndexValues(index)].sort()).toEqual([...expected.keys()].sort());
-        for (const [v, keys] of expected) expect([...s.indexKeys(index, v)].sort()).toEqual(keys.sort());
-      }
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (list) => {
+        let s = createStore({ indexers: { byNode } });
+        for (const o of list) s = o.del ? s.delete(`${o.ns}/${o.name}`) : s.set(`${o.ns}/${o.name}`, pod(o.ns, o.name, o.node));
+        for (const index of ['byNode', NAMESPACE_INDEX]) {
+          const fn = index === 'byNode' ? byNode : (x: KubeObject) => [x.metadata?.namespace ?? ''];
+          const expected = new Map<string, string[]>();
+          for (const key of s.keys()) for (const v of fn(s.get(key)!)) expected.set(v, [...(expected.get(v) ?? []), key]);
+          expect([...s.listIndexValues(index)].sort()).toEqual([...expected.keys()].sort());
+          for (const [v, keys] of expected) expect([...s.indexKeys(index, v)].sort()).toEqual(keys.sort());
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });

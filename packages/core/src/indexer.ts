@@ -40,7 +40,12 @@ export class StoreSnapshot<T extends KubeObject = KubeObject> implements Store<T
   #keys?: readonly string[];
 
   /** @internal use `createStore`. */
-  constructor(items: PersistentMap<T>, indexers: Readonly<Indexers<T>>, indices: Readonly<Record<string, Index>>, keyFunc: (obj: T) => string) {
+  constructor(
+    items: PersistentMap<T>,
+    indexers: Readonly<Indexers<T>>,
+    indices: Readonly<Record<string, Index>>,
+    keyFunc: (obj: T) => string,
+  ) {
     this.#items = items;
     this.#indexers = indexers;
     this.#indices = indices;
@@ -64,7 +69,7 @@ export class StoreSnapshot<T extends KubeObject = KubeObject> implements Store<T
   }
 
   indexKeys(indexName: string, value: string): readonly string[] {
-    return [...this.#index(indexName).get(value)?.keys() ?? []];
+    return [...(this.#index(indexName).get(value)?.keys() ?? [])];
   }
 
   byIndex(indexName: string, value: string): readonly T[] {
@@ -129,7 +134,9 @@ export class StoreSnapshot<T extends KubeObject = KubeObject> implements Store<T
    * `IndexerError` when an index function throws.
    */
   replaceAll(entries: Iterable<readonly [string, T]>): StoreSnapshot<T> {
-    return this.rebuilt(entries, (error) => { throw error; });
+    return this.rebuilt(entries, (error) => {
+      throw error;
+    });
   }
 
   /**
@@ -163,7 +170,9 @@ export class StoreSnapshot<T extends KubeObject = KubeObject> implements Store<T
     }
     const indices: Record<string, Index> = {};
     names.forEach((name, i) => {
-      indices[name] = PersistentMap.from([...buckets[i]].map(([v, keys]) => [v, PersistentMap.from(keys.map((k) => [k, true] as const))] as const));
+      indices[name] = PersistentMap.from(
+        [...buckets[i]].map(([v, keys]) => [v, PersistentMap.from(keys.map((k) => [k, true] as const))] as const),
+      );
     });
     return new StoreSnapshot<T>(PersistentMap.from(byKey), this.#indexers, Object.freeze(indices), this.keyFunc);
   }
@@ -205,7 +214,12 @@ export function createStore<T extends KubeObject = KubeObject>(options: StoreOpt
     if (name === '__proto__') throw new InvalidOptionsError('"__proto__" cannot name an indexer');
     indexers[name] = fn;
   }
-  return new StoreSnapshot<T>(PersistentMap.empty(), Object.freeze(indexers), emptyIndices(indexers), options.keyFunc ?? metaNamespaceKeyFunc);
+  return new StoreSnapshot<T>(
+    PersistentMap.empty(),
+    Object.freeze(indexers),
+    emptyIndices(indexers),
+    options.keyFunc ?? metaNamespaceKeyFunc,
+  );
 }
 
 function emptyIndices(indexers: Indexers<never>): Readonly<Record<string, Index>> {

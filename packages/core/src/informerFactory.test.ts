@@ -2,7 +2,14 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { Observable, Subject, of } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from './errors.ts';
-import { FactoryShutdownError, createInformerFactory, type InformerFactory, type InformerScope, type ListerWatcherSource, type ResourceDescriptor } from './informerFactory.ts';
+import {
+  FactoryShutdownError,
+  createInformerFactory,
+  type InformerFactory,
+  type InformerScope,
+  type ListerWatcherSource,
+  type ResourceDescriptor,
+} from './informerFactory.ts';
 import type { KubeObject, ListPage, WatchEvent } from './types.ts';
 import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWatcher.ts';
 
@@ -25,13 +32,23 @@ function controllableSource() {
     lw.scriptWatch(watch);
     return lw as never;
   };
-  const answer = (resource: string) => { const l = lists.get(resource)!; l.next(page([obj('x', '1')], '5')); l.complete(); };
+  const answer = (resource: string) => {
+    const l = lists.get(resource)!;
+    l.next(page([obj('x', '1')], '5'));
+    l.complete();
+  };
   return { source, answer, scopes, watches };
 }
 
 const factories: InformerFactory[] = [];
-const make = (...args: Parameters<typeof createInformerFactory>) => { const f = createInformerFactory(...args); factories.push(f); return f; };
-afterEach(() => { for (const f of factories.splice(0)) f.shutdown(); });
+const make = (...args: Parameters<typeof createInformerFactory>) => {
+  const f = createInformerFactory(...args);
+  factories.push(f);
+  return f;
+};
+afterEach(() => {
+  for (const f of factories.splice(0)) f.shutdown();
+});
 
 describe('createInformerFactory', () => {
   it('should make one informer per resource and scope, with the scope on both list and watch', () => {
@@ -57,7 +74,9 @@ describe('createInformerFactory', () => {
     const late = factory.informerFor(nodes);
     expect(late.isRunning()).toBe(true);
     let synced = false;
-    const waiting = factory.waitForCacheSync().then(() => { synced = true; });
+    const waiting = factory.waitForCacheSync().then(() => {
+      synced = true;
+    });
     answer('pods');
     await Promise.resolve();
     expect(synced).toBe(false); // nodes has not synced yet
@@ -81,7 +100,9 @@ describe('createInformerFactory', () => {
     expect(fresh.isRunning()).toBe(true);
     expect(() => fresh.addEventHandler({ onAdd: () => {} })).not.toThrow();
     let synced = false;
-    const again = factory.waitForCacheSync().then(() => { synced = true; });
+    const again = factory.waitForCacheSync().then(() => {
+      synced = true;
+    });
     await Promise.resolve();
     expect(synced).toBe(false); // the new pods informer has not listed yet
     answer('pods');
@@ -129,7 +150,12 @@ describe('createInformerFactory', () => {
       lw.scriptList(of(page([{ ...obj('a', '1'), metadata: { ...obj('a', '1').metadata, managedFields: [{}] } }], '2')));
       return lw as never;
     };
-    const factory = make(source, { transform: (o) => { delete o.metadata?.managedFields; return o; } });
+    const factory = make(source, {
+      transform: (o) => {
+        delete o.metadata?.managedFields;
+        return o;
+      },
+    });
     const informer = factory.informerFor(pods);
     factory.start();
     await factory.waitForCacheSync();
@@ -141,7 +167,9 @@ describe('createInformerFactory', () => {
     factory.informerFor(pods);
     factory.start();
     let synced = false;
-    const waiting = factory.waitForCacheSync().then(() => { synced = true; });
+    const waiting = factory.waitForCacheSync().then(() => {
+      synced = true;
+    });
     factory.informerFor(nodes); // requested while waiting: started at once and waited for
     answer('pods');
     await new Promise((r) => setTimeout(r, 0));
@@ -171,7 +199,9 @@ describe('createInformerFactory', () => {
       };
       const factory = make(source, { scheduler: ts, resyncPeriodMs: 2000 });
       const syncs = new Subject<string>();
-      const onUpdate = (name: string) => (a: KubeObject, b: KubeObject) => { if (a === b) syncs.next(name); };
+      const onUpdate = (name: string) => (a: KubeObject, b: KubeObject) => {
+        if (a === b) syncs.next(name);
+      };
       factory.informerFor(pods, { resyncPeriodMs: 1000 }).addEventHandler({ onUpdate: onUpdate('p') });
       factory.informerFor(nodes).addEventHandler({ onUpdate: onUpdate('n') });
       expectObservable(syncs).toBe('1s p 999ms (np) 996ms p', { p: 'p', n: 'n' });
@@ -189,14 +219,28 @@ describe('createInformerFactory', () => {
     const source: ListerWatcherSource = () => {
       const lw = fakeListerWatcher();
       lw.scriptList(of(page([obj('a', '1')], '5')));
-      lw.scriptWatch(new Observable<WatchEvent>(() => { openWatches++; return () => { openWatches--; }; }));
+      lw.scriptWatch(
+        new Observable<WatchEvent>(() => {
+          openWatches++;
+          return () => {
+            openWatches--;
+          };
+        }),
+      );
       return lw as never;
     };
     const factory = make(source, { resyncPeriodMs: 1000 }); // real time: resync timers and watch deadlines
     const informers = [factory.informerFor(pods), factory.informerFor(nodes)];
     const streams: Observable<unknown>[] = informers.flatMap((i) => [i.store$, i.events$, i.status$]);
     let open = 0;
-    for (const s of streams) { open++; s.subscribe({ complete: () => { open--; } }); }
+    for (const s of streams) {
+      open++;
+      s.subscribe({
+        complete: () => {
+          open--;
+        },
+      });
+    }
     for (const i of informers) i.addEventHandler({ onAdd: () => {} });
     factory.start();
     await factory.waitForCacheSync();

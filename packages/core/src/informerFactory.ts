@@ -102,20 +102,38 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
   let started = false;
   let stopped = false;
 
-  const informerFor = <T extends KubeObject>(resource: ResourceDescriptor<T>, perInformer: InformerForOptions<T> = {}): SharedInformer<T> => {
+  const informerFor = <T extends KubeObject>(
+    resource: ResourceDescriptor<T>,
+    perInformer: InformerForOptions<T> = {},
+  ): SharedInformer<T> => {
     if (stopped) throw new FactoryShutdownError();
-    if (!resource || typeof resource.group !== 'string' || typeof resource.resource !== 'string' || !resource.resource || typeof resource.version !== 'string' || !resource.version) {
+    if (
+      !resource ||
+      typeof resource.group !== 'string' ||
+      typeof resource.resource !== 'string' ||
+      !resource.resource ||
+      typeof resource.version !== 'string' ||
+      !resource.version
+    ) {
       throw new InvalidOptionsError('a resource descriptor needs string group, version and resource');
     }
     // Without it a namespaced resource would silently be watched in every namespace.
-    if (typeof resource.namespaced !== 'boolean') throw new InvalidOptionsError(`the descriptor of ${resource.resource} needs namespaced: true or false`);
+    if (typeof resource.namespaced !== 'boolean')
+      throw new InvalidOptionsError(`the descriptor of ${resource.resource} needs namespaced: true or false`);
     validateScope(perInformer ?? {});
     const scope: InformerScope = {
-      namespace: resource.namespaced ? perInformer.namespace ?? options.namespace : undefined,
+      namespace: resource.namespaced ? (perInformer.namespace ?? options.namespace) : undefined,
       labelSelector: perInformer.labelSelector ?? options.labelSelector,
       fieldSelector: perInformer.fieldSelector ?? options.fieldSelector,
     };
-    const key = JSON.stringify([resource.group, resource.version, resource.resource, scope.namespace ?? '', scope.labelSelector ?? '', scope.fieldSelector ?? '']);
+    const key = JSON.stringify([
+      resource.group,
+      resource.version,
+      resource.resource,
+      scope.namespace ?? '',
+      scope.labelSelector ?? '',
+      scope.fieldSelector ?? '',
+    ]);
     const existing = informers.get(key);
     if (existing) return existing as unknown as SharedInformer<T>;
     const { namespace: _n, labelSelector: _l, fieldSelector: _f, ...informerOptions } = perInformer;
@@ -128,11 +146,13 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
     informers.set(key, informer as unknown as SharedInformer<KubeObject>);
     // An informer shut down on its own leaves the factory: waits no longer count it, and the next
     // request for its resource and scope makes a new one.
-    informer.synced$.subscribe({ complete: () => {
-      if (stopped || informers.get(key) !== (informer as unknown as SharedInformer<KubeObject>)) return;
-      informers.delete(key);
-      requested.next();
-    } });
+    informer.synced$.subscribe({
+      complete: () => {
+        if (stopped || informers.get(key) !== (informer as unknown as SharedInformer<KubeObject>)) return;
+        informers.delete(key);
+        requested.next();
+      },
+    });
     if (started) informer.start(); // requested after start: starts at once
     requested.next();
     return informer;
@@ -147,17 +167,31 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
     const changes = new Subject<void>();
     const watched = new Map<SharedInformer<KubeObject>, Subscription>();
     const watchAll = (): void => {
-      for (const i of informers.values()) if (!watched.has(i)) watched.set(i, i.synced$.subscribe(() => changes.next()));
+      for (const i of informers.values())
+        if (!watched.has(i))
+          watched.set(
+            i,
+            i.synced$.subscribe(() => changes.next()),
+          );
     };
     watchAll();
     const onRequest = requested.subscribe(() => {
       watchAll();
       changes.next();
     });
-    return firstValueFrom(race(
-      changes.pipe(filter(() => informers.size > 0 && allSynced()), map(() => undefined)),
-      closed.pipe(map(() => { throw new FactoryShutdownError(); })),
-    )).finally(() => {
+    return firstValueFrom(
+      race(
+        changes.pipe(
+          filter(() => informers.size > 0 && allSynced()),
+          map(() => undefined),
+        ),
+        closed.pipe(
+          map(() => {
+            throw new FactoryShutdownError();
+          }),
+        ),
+      ),
+    ).finally(() => {
       onRequest.unsubscribe();
       for (const s of watched.values()) s.unsubscribe();
     });
@@ -192,5 +226,6 @@ function validateScope(scope: InformerScope): void {
 function validateFactoryOptions(options: InformerFactoryOptions): void {
   validateScope(options);
   validateResyncPeriod(options.resyncPeriodMs);
-  if (options.transform !== undefined && typeof options.transform !== 'function') throw new InvalidOptionsError('transform must be a function');
+  if (options.transform !== undefined && typeof options.transform !== 'function')
+    throw new InvalidOptionsError('transform must be a function');
 }

@@ -1,14 +1,27 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import {
-  LabelSelectorError, fromLabelSelectorObject, isValidLabelKey, isValidLabelValue, labelSelectorToString, matchesLabels, parseLabelSelector,
-  type LabelOperator, type LabelRequirement, type LabelSelector,
+  LabelSelectorError,
+  fromLabelSelectorObject,
+  isValidLabelKey,
+  isValidLabelValue,
+  labelSelectorToString,
+  matchesLabels,
+  parseLabelSelector,
+  type LabelOperator,
+  type LabelRequirement,
+  type LabelSelector,
 } from './labelSelector.ts';
 
 const req = (key: string, operator: LabelOperator, ...values: string[]): LabelRequirement => ({ key, operator, values });
 
 const thrown = (fn: () => unknown): LabelSelectorError => {
-  try { fn(); } catch (e) { if (e instanceof LabelSelectorError) return e; throw e; }
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof LabelSelectorError) return e;
+    throw e;
+  }
   throw new Error('expected a LabelSelectorError');
 };
 
@@ -20,7 +33,25 @@ describe('isValidLabelKey', () => {
   });
 
   it('should refuse empty parts, bad characters, bad ends, upper-case prefixes and over-long parts', () => {
-    for (const k of ['', '/a', 'a/', 'a/b/c', '-a', 'a-', '_a', 'a_', '.a', 'a b', 'a~b', 'Bad/a', 'p_x/a', '-p/a', 'a'.repeat(64), `${'p'.repeat(254)}/a`, 'é']) {
+    for (const k of [
+      '',
+      '/a',
+      'a/',
+      'a/b/c',
+      '-a',
+      'a-',
+      '_a',
+      'a_',
+      '.a',
+      'a b',
+      'a~b',
+      'Bad/a',
+      'p_x/a',
+      '-p/a',
+      'a'.repeat(64),
+      `${'p'.repeat(254)}/a`,
+      'é',
+    ]) {
       expect([k, isValidLabelKey(k)]).toEqual([k, false]);
     }
   });
@@ -81,9 +112,27 @@ describe('parseLabelSelector', () => {
 
   it('should refuse malformed selectors with the position of the offending token', () => {
     const cases: [string, number][] = [
-      ['a in (x', 7], ['a=b,c ~ d', 6], ['a=b c', 4], ['a,', 2], [',a', 0], ['a,,b', 2], ['=b', 0], ['a=b=c', 3],
-      ['!a=b', 2], ['a in x', 5], ['a in (x y)', 8], ['a notin', 7], ['a=(b)', 2], ['!', 1], ['!!a', 1], ['a in (x),', 9],
-      ['x=a||y=b', 2], ['a >', 3], ['a>b', 2], ['a<1.5', 2], ['a>99999999999999999999', 2]
+      ['a in (x', 7],
+      ['a=b,c ~ d', 6],
+      ['a=b c', 4],
+      ['a,', 2],
+      [',a', 0],
+      ['a,,b', 2],
+      ['=b', 0],
+      ['a=b=c', 3],
+      ['!a=b', 2],
+      ['a in x', 5],
+      ['a in (x y)', 8],
+      ['a notin', 7],
+      ['a=(b)', 2],
+      ['!', 1],
+      ['!!a', 1],
+      ['a in (x),', 9],
+      ['x=a||y=b', 2],
+      ['a >', 3],
+      ['a>b', 2],
+      ['a<1.5', 2],
+      ['a>99999999999999999999', 2],
     ];
     for (const [text, position] of cases) {
       const e = thrown(() => parseLabelSelector(text));
@@ -94,7 +143,13 @@ describe('parseLabelSelector', () => {
 
   it('should refuse invalid keys and values at their position', () => {
     const cases: [string, number][] = [
-      ['-a=b', 0], ['a=b,Bad_Prefix/a=b', 4], ['a/b/c', 0], [`a=${'x'.repeat(64)}`, 2], ['a in (ok,-bad)', 9], ['a=b-', 2], [`${'k'.repeat(64)}`, 0],
+      ['-a=b', 0],
+      ['a=b,Bad_Prefix/a=b', 4],
+      ['a/b/c', 0],
+      [`a=${'x'.repeat(64)}`, 2],
+      ['a in (ok,-bad)', 9],
+      ['a=b-', 2],
+      [`${'k'.repeat(64)}`, 0],
     ];
     for (const [text, position] of cases) {
       const e = thrown(() => parseLabelSelector(text));
@@ -104,9 +159,19 @@ describe('parseLabelSelector', () => {
   });
 
   it('should throw nothing but LabelSelectorError, whatever the input', () => {
-    fc.assert(fc.property(fc.string({ unit: fc.constantFrom('a', 'b', '1', '=', '!', '(', ')', ',', ' ', '<', '>', 'in', 'notin', '-', '/', '.') }), (text) => {
-      try { parseLabelSelector(text); } catch (e) { expect(e).toBeInstanceOf(LabelSelectorError); }
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', 'b', '1', '=', '!', '(', ')', ',', ' ', '<', '>', 'in', 'notin', '-', '/', '.') }),
+        (text) => {
+          try {
+            parseLabelSelector(text);
+          } catch (e) {
+            expect(e).toBeInstanceOf(LabelSelectorError);
+          }
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
 
@@ -122,7 +187,17 @@ describe('matchesLabels', () => {
   });
 
   it('should treat missing labels as failing positive requirements and holding negative ones', () => {
-    for (const [text, want] of [['x!=1', true], ['x notin (1)', true], ['!x', true], ['x', false], ['x=1', false], ['x in (1)', false], ['x>0', false], ['x<9', false], ['', true]] as const) {
+    for (const [text, want] of [
+      ['x!=1', true],
+      ['x notin (1)', true],
+      ['!x', true],
+      ['x', false],
+      ['x=1', false],
+      ['x in (1)', false],
+      ['x>0', false],
+      ['x<9', false],
+      ['', true],
+    ] as const) {
       expect([text, matchesLabels(parseLabelSelector(text), undefined)]).toEqual([text, want]);
       expect([text, matchesLabels(parseLabelSelector(text), {})]).toEqual([text, want]);
     }
@@ -152,7 +227,9 @@ describe('matchesLabels', () => {
 
 describe('labelSelectorToString', () => {
   it('should write the canonical form', () => {
-    expect(labelSelectorToString(parseLabelSelector(' b in (y,x,y), a , !c,d==1,e != 2,f>3,g<4,h notin (z)'))).toBe('a,b in (x,y),!c,d=1,e!=2,f>3,g<4,h notin (z)');
+    expect(labelSelectorToString(parseLabelSelector(' b in (y,x,y), a , !c,d==1,e != 2,f>3,g<4,h notin (z)'))).toBe(
+      'a,b in (x,y),!c,d=1,e!=2,f>3,g<4,h notin (z)',
+    );
     expect(labelSelectorToString([req('b', 'Exists'), req('a', 'In', 'y', 'x')])).toBe('a in (x,y),b');
     expect(labelSelectorToString([])).toBe('');
   });
@@ -163,7 +240,9 @@ describe('labelSelectorToString', () => {
     expect(() => labelSelectorToString([req('a', 'Equals', 'x', 'y')])).toThrow(LabelSelectorError);
     expect(() => labelSelectorToString([req('a', 'GreaterThan', 'x')])).toThrow(LabelSelectorError);
     expect(() => labelSelectorToString([req('a', 'Exists', 'x')])).toThrow(LabelSelectorError);
-    expect(() => labelSelectorToString([{ key: 'a', operator: 'Like' as LabelOperator, values: [] }])).toThrow(/not a valid label selector operator/);
+    expect(() => labelSelectorToString([{ key: 'a', operator: 'Like' as LabelOperator, values: [] }])).toThrow(
+      /not a valid label selector operator/,
+    );
   });
 
   const key = fc.stringMatching(/^([a-z0-9]([a-z0-9-]{0,4}[a-z0-9])?(\.[a-z]{1,3})?\/)?[a-zA-Z0-9]([a-zA-Z0-9_.-]{0,6}[a-zA-Z0-9])?$/);
@@ -180,51 +259,91 @@ describe('labelSelectorToString', () => {
     sel.map((r) => ({ ...r, values: [...new Set(r.values)].sort() })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
   it('should round-trip: parse(toString(sel)) is sel in canonical form, and toString is idempotent', () => {
-    fc.assert(fc.property(selector, (sel) => {
-      const text = labelSelectorToString(sel);
-      const parsed = parseLabelSelector(text);
-      expect(parsed).toEqual(canonical(sel));
-      expect(labelSelectorToString(parsed)).toBe(text);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(selector, (sel) => {
+        const text = labelSelectorToString(sel);
+        const parsed = parseLabelSelector(text);
+        expect(parsed).toEqual(canonical(sel));
+        expect(labelSelectorToString(parsed)).toBe(text);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('should read the same selector whatever whitespace surrounds the tokens', () => {
-    const spaced = (text: string, pads: string[]) => text.replace(/(,|=|!=|!|\(|\)|>|<| in | notin )/g, (tok, _x, offset: number) => `${pads[offset % pads.length]}${tok}${pads[(offset + 1) % pads.length]}`);
-    fc.assert(fc.property(selector, fc.array(fc.constantFrom('', ' ', '\t', '\n ', '  '), { minLength: 1, maxLength: 5 }), (sel, pads) => {
-      const text = labelSelectorToString(sel);
-      expect(parseLabelSelector(spaced(text, pads))).toEqual(parseLabelSelector(text));
-    }), { numRuns: 300 });
+    const spaced = (text: string, pads: string[]) =>
+      text.replace(
+        /(,|=|!=|!|\(|\)|>|<| in | notin )/g,
+        (tok, _x, offset: number) => `${pads[offset % pads.length]}${tok}${pads[(offset + 1) % pads.length]}`,
+      );
+    fc.assert(
+      fc.property(selector, fc.array(fc.constantFrom('', ' ', '\t', '\n ', '  '), { minLength: 1, maxLength: 5 }), (sel, pads) => {
+        const text = labelSelectorToString(sel);
+        expect(parseLabelSelector(spaced(text, pads))).toEqual(parseLabelSelector(text));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('should match the same labels after a round trip as before', () => {
     const labels = fc.dictionary(fc.constantFrom('a', 'b', 'x.io/a', 'n'), fc.oneof(value, fc.nat({ max: 20 }).map(String)));
-    const small = fc.array(fc.oneof(
-      fc.record({ key: fc.constantFrom('a', 'b', 'x.io/a', 'n'), operator: fc.constantFrom<LabelOperator>('Equals', 'NotEquals', 'In', 'NotIn'), values: fc.array(fc.constantFrom('', '1', '5', 'v'), { minLength: 1, maxLength: 1 }) }),
-      fc.record({ key: fc.constantFrom('a', 'n'), operator: fc.constantFrom<LabelOperator>('Exists', 'DoesNotExist'), values: fc.constant([]) }),
-      fc.record({ key: fc.constant('n'), operator: fc.constantFrom<LabelOperator>('GreaterThan', 'LessThan'), values: fc.nat({ max: 20 }).map((n) => [String(n)]) }),
-    ), { maxLength: 4 });
-    fc.assert(fc.property(small, labels, (sel, l) => {
-      expect(matchesLabels(parseLabelSelector(labelSelectorToString(sel)), l)).toBe(matchesLabels(sel, l));
-    }), { numRuns: 1000 });
+    const small = fc.array(
+      fc.oneof(
+        fc.record({
+          key: fc.constantFrom('a', 'b', 'x.io/a', 'n'),
+          operator: fc.constantFrom<LabelOperator>('Equals', 'NotEquals', 'In', 'NotIn'),
+          values: fc.array(fc.constantFrom('', '1', '5', 'v'), { minLength: 1, maxLength: 1 }),
+        }),
+        fc.record({
+          key: fc.constantFrom('a', 'n'),
+          operator: fc.constantFrom<LabelOperator>('Exists', 'DoesNotExist'),
+          values: fc.constant([]),
+        }),
+        fc.record({
+          key: fc.constant('n'),
+          operator: fc.constantFrom<LabelOperator>('GreaterThan', 'LessThan'),
+          values: fc.nat({ max: 20 }).map((n) => [String(n)]),
+        }),
+      ),
+      { maxLength: 4 },
+    );
+    fc.assert(
+      fc.property(small, labels, (sel, l) => {
+        expect(matchesLabels(parseLabelSelector(labelSelectorToString(sel)), l)).toBe(matchesLabels(sel, l));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 
 describe('fromLabelSelectorObject', () => {
   it('should convert matchLabels and matchExpressions, sorted by key', () => {
-    expect(fromLabelSelectorObject({
-      matchLabels: { z: '1', a: 'x' },
-      matchExpressions: [
-        { key: 'm', operator: 'In', values: ['b', 'a'] },
-        { key: 'n', operator: 'NotIn', values: ['c'] },
-        { key: 'e', operator: 'Exists' },
-        { key: 'd', operator: 'DoesNotExist', values: [] },
-      ],
-    })).toEqual([req('a', 'Equals', 'x'), req('d', 'DoesNotExist'), req('e', 'Exists'), req('m', 'In', 'a', 'b'), req('n', 'NotIn', 'c'), req('z', 'Equals', '1')]);
+    expect(
+      fromLabelSelectorObject({
+        matchLabels: { z: '1', a: 'x' },
+        matchExpressions: [
+          { key: 'm', operator: 'In', values: ['b', 'a'] },
+          { key: 'n', operator: 'NotIn', values: ['c'] },
+          { key: 'e', operator: 'Exists' },
+          { key: 'd', operator: 'DoesNotExist', values: [] },
+        ],
+      }),
+    ).toEqual([
+      req('a', 'Equals', 'x'),
+      req('d', 'DoesNotExist'),
+      req('e', 'Exists'),
+      req('m', 'In', 'a', 'b'),
+      req('n', 'NotIn', 'c'),
+      req('z', 'Equals', '1'),
+    ]);
     expect(fromLabelSelectorObject({})).toEqual([]);
   });
 
   it('should match like the string form', () => {
-    const sel = fromLabelSelectorObject({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['db'] }] });
+    const sel = fromLabelSelectorObject({
+      matchLabels: { app: 'web' },
+      matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['db'] }],
+    });
     expect(labelSelectorToString(sel)).toBe('app=web,tier notin (db)');
     expect(matchesLabels(sel, { app: 'web', tier: 'fe' })).toBe(true);
     expect(matchesLabels(sel, { app: 'web', tier: 'db' })).toBe(false);
@@ -235,7 +354,15 @@ describe('fromLabelSelectorObject', () => {
       [{ matchExpressions: [{ key: 'a', operator: 'Equals', values: ['x'] }] }, 'matchExpressions[0].operator'],
       [{ matchExpressions: [{ key: 'a', operator: 'in', values: ['x'] }] }, 'matchExpressions[0].operator'],
       [{ matchExpressions: [{ key: 'a', operator: 'toString' }] }, 'matchExpressions[0].operator'],
-      [{ matchExpressions: [{ key: 'a', operator: 'Exists' }, { key: 'a', operator: 'In', values: [] }] }, 'matchExpressions[1]'],
+      [
+        {
+          matchExpressions: [
+            { key: 'a', operator: 'Exists' },
+            { key: 'a', operator: 'In', values: [] },
+          ],
+        },
+        'matchExpressions[1]',
+      ],
       [{ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }, 'matchExpressions[0]'],
       [{ matchExpressions: [{ key: '-a', operator: 'Exists' }] }, 'matchExpressions[0]'],
       [{ matchLabels: { a: 'bad value' } }, 'matchLabels["a"]'],

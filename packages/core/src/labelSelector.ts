@@ -46,7 +46,10 @@ export class LabelSelectorError extends RxInformerError {
 
   constructor(selector: string, position: number, detail: string, field?: string) {
     const where = field !== undefined ? `${field}: ` : '';
-    const at = position >= 0 ? ` at position ${position}${position < selector.length ? ` ("${selector.slice(position, position + 20)}")` : ' (end)'}` : '';
+    const at =
+      position >= 0
+        ? ` at position ${position}${position < selector.length ? ` ("${selector.slice(position, position + 20)}")` : ' (end)'}`
+        : '';
     super('InvalidSelector', `invalid label selector "${selector.slice(0, 200)}": ${where}${detail}${at}`);
     this.selector = selector;
     this.position = position;
@@ -82,7 +85,11 @@ function parseInt64(s: string): bigint | undefined {
 }
 
 type TokenKind = 'id' | 'in' | 'notin' | '=' | '==' | '!=' | '!' | '(' | ')' | ',' | '>' | '<' | 'end';
-interface Token { kind: TokenKind; text: string; pos: number }
+interface Token {
+  kind: TokenKind;
+  text: string;
+  pos: number;
+}
 
 const SPECIAL = '=!(),><';
 const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\r' || c === '\n';
@@ -93,7 +100,10 @@ function lex(s: string): Token[] {
   let i = 0;
   for (;;) {
     while (i < s.length && isSpace(s[i])) i++;
-    if (i === s.length) { out.push({ kind: 'end', text: '', pos: i }); return out; }
+    if (i === s.length) {
+      out.push({ kind: 'end', text: '', pos: i });
+      return out;
+    }
     const pos = i;
     if (SPECIAL.includes(s[i])) {
       const two = s.slice(i, i + 2);
@@ -115,30 +125,53 @@ const sortedSet = (values: Iterable<string>): string[] => [...new Set(values)].s
  * Builds one requirement, validating it as `labels.NewRequirement` does. `fail(detail, valueIndex?)`
  * reports the problem (a key problem has no index).
  */
-function requirement(key: string, operator: LabelOperator, values: readonly string[], fail: (detail: string, valueIndex?: number) => never): LabelRequirement {
-  if (typeof key !== 'string' || !isValidLabelKey(key)) fail(`invalid label key "${key}": a name of at most 63 characters ([A-Za-z0-9._-], alphanumeric at both ends) with an optional DNS subdomain prefix and "/"`);
+function requirement(
+  key: string,
+  operator: LabelOperator,
+  values: readonly string[],
+  fail: (detail: string, valueIndex?: number) => never,
+): LabelRequirement {
+  if (typeof key !== 'string' || !isValidLabelKey(key))
+    fail(
+      `invalid label key "${key}": a name of at most 63 characters ([A-Za-z0-9._-], alphanumeric at both ends) with an optional DNS subdomain prefix and "/"`,
+    );
   switch (operator) {
-    case 'In': case 'NotIn':
+    case 'In':
+    case 'NotIn':
       if (values.length === 0) fail(`for "${operator === 'In' ? 'in' : 'notin'}", the set of values cannot be empty`);
       break;
-    case 'Equals': case 'NotEquals':
+    case 'Equals':
+    case 'NotEquals':
       if (values.length !== 1) fail('exact match needs exactly one value');
       break;
-    case 'Exists': case 'DoesNotExist':
+    case 'Exists':
+    case 'DoesNotExist':
       if (values.length !== 0) fail(`${operator} takes no values`);
       break;
-    case 'GreaterThan': case 'LessThan':
+    case 'GreaterThan':
+    case 'LessThan':
       if (values.length !== 1) fail(`${operator} needs exactly one value`);
       if (parseInt64(values[0]) === undefined) fail(`"${values[0]}" is not an integer, which ${operator} needs`, 0);
       break;
     default:
       fail(`"${operator as string}" is not a valid label selector operator`);
   }
-  values.forEach((v, i) => { if (typeof v !== 'string' || !isValidLabelValue(v)) fail(`invalid label value "${v}": at most 63 characters ([A-Za-z0-9._-], alphanumeric at both ends)`, i); });
+  values.forEach((v, i) => {
+    if (typeof v !== 'string' || !isValidLabelValue(v))
+      fail(`invalid label value "${v}": at most 63 characters ([A-Za-z0-9._-], alphanumeric at both ends)`, i);
+  });
   return { key, operator, values: sortedSet(values) };
 }
 
-const BINARY: Partial<Record<TokenKind, LabelOperator>> = { '=': 'Equals', '==': 'Equals', '!=': 'NotEquals', in: 'In', notin: 'NotIn', '>': 'GreaterThan', '<': 'LessThan' };
+const BINARY: Partial<Record<TokenKind, LabelOperator>> = {
+  '=': 'Equals',
+  '==': 'Equals',
+  '!=': 'NotEquals',
+  in: 'In',
+  notin: 'NotIn',
+  '>': 'GreaterThan',
+  '<': 'LessThan',
+};
 const show = (t: Token) => (t.kind === 'end' ? 'end of string' : `"${t.text}"`);
 
 /**
@@ -160,13 +193,18 @@ export function parseLabelSelector(text: string): LabelSelector {
   const peek = () => tokens[p];
   // `in` and `notin` are plain identifiers wherever a key or value is expected.
   const isWord = (t: Token) => t.kind === 'id' || t.kind === 'in' || t.kind === 'notin';
-  const failAt = (t: Token, detail: string): never => { throw new LabelSelectorError(text, t.pos, detail); };
+  const failAt = (t: Token, detail: string): never => {
+    throw new LabelSelectorError(text, t.pos, detail);
+  };
   const out: LabelRequirement[] = [];
   if (peek().kind === 'end') return out;
   for (;;) {
     let t = tokens[p++];
     let operator: LabelOperator | undefined;
-    if (t.kind === '!') { operator = 'DoesNotExist'; t = tokens[p++]; }
+    if (t.kind === '!') {
+      operator = 'DoesNotExist';
+      t = tokens[p++];
+    }
     if (!isWord(t)) failAt(t, `found ${show(t)}, expected ${operator ? 'a label key' : '"!" or a label key'}`);
     const keyToken = t;
     const key = keyToken.text;
@@ -195,7 +233,14 @@ export function parseLabelSelector(text: string): LabelSelector {
         values.push(v);
       }
     }
-    out.push(requirement(key, operator!, values.map((v) => v.text), (detail, i) => failAt(i === undefined ? keyToken : values[i], detail)));
+    out.push(
+      requirement(
+        key,
+        operator!,
+        values.map((v) => v.text),
+        (detail, i) => failAt(i === undefined ? keyToken : values[i], detail),
+      ),
+    );
     const sep = tokens[p++];
     if (sep.kind === 'end') break;
     if (sep.kind !== ',') failAt(sep, `found ${show(sep)}, expected "," or end of string`);
@@ -217,17 +262,29 @@ export function matchesLabels(selector: LabelSelector, labels: Readonly<Record<s
     const value = has ? labels![r.key] : undefined;
     let ok: boolean;
     switch (r.operator) {
-      case 'Exists': ok = has; break;
-      case 'DoesNotExist': ok = !has; break;
-      case 'Equals': case 'In': ok = has && r.values.includes(value!); break;
-      case 'NotEquals': case 'NotIn': ok = !has || !r.values.includes(value!); break;
-      case 'GreaterThan': case 'LessThan': {
+      case 'Exists':
+        ok = has;
+        break;
+      case 'DoesNotExist':
+        ok = !has;
+        break;
+      case 'Equals':
+      case 'In':
+        ok = has && r.values.includes(value!);
+        break;
+      case 'NotEquals':
+      case 'NotIn':
+        ok = !has || !r.values.includes(value!);
+        break;
+      case 'GreaterThan':
+      case 'LessThan': {
         const actual = has ? parseInt64(value!) : undefined;
         const bound = parseInt64(r.values[0]);
         ok = actual !== undefined && bound !== undefined && (r.operator === 'GreaterThan' ? actual > bound : actual < bound);
         break;
       }
-      default: ok = false;
+      default:
+        ok = false;
     }
     if (!ok) return false;
   }
@@ -243,19 +300,34 @@ export function matchesLabels(selector: LabelSelector, labels: Readonly<Record<s
  * labelSelectorToString(parseLabelSelector(' b in (y,x), a ')); // 'a,b in (x,y)'
  */
 export function labelSelectorToString(selector: LabelSelector): string {
-  const reqs = selector.map((r, i) => requirement(r.key, r.operator, r.values, (detail) => { throw new LabelSelectorError(JSON.stringify(selector), -1, detail, `[${i}]`); }));
-  return reqs.sort(byKey).map((r) => {
-    switch (r.operator) {
-      case 'Exists': return r.key;
-      case 'DoesNotExist': return `!${r.key}`;
-      case 'Equals': return `${r.key}=${r.values[0]}`;
-      case 'NotEquals': return `${r.key}!=${r.values[0]}`;
-      case 'GreaterThan': return `${r.key}>${r.values[0]}`;
-      case 'LessThan': return `${r.key}<${r.values[0]}`;
-      case 'In': return `${r.key} in (${r.values.join(',')})`;
-      case 'NotIn': return `${r.key} notin (${r.values.join(',')})`;
-    }
-  }).join(',');
+  const reqs = selector.map((r, i) =>
+    requirement(r.key, r.operator, r.values, (detail) => {
+      throw new LabelSelectorError(JSON.stringify(selector), -1, detail, `[${i}]`);
+    }),
+  );
+  return reqs
+    .sort(byKey)
+    .map((r) => {
+      switch (r.operator) {
+        case 'Exists':
+          return r.key;
+        case 'DoesNotExist':
+          return `!${r.key}`;
+        case 'Equals':
+          return `${r.key}=${r.values[0]}`;
+        case 'NotEquals':
+          return `${r.key}!=${r.values[0]}`;
+        case 'GreaterThan':
+          return `${r.key}>${r.values[0]}`;
+        case 'LessThan':
+          return `${r.key}<${r.values[0]}`;
+        case 'In':
+          return `${r.key} in (${r.values.join(',')})`;
+        case 'NotIn':
+          return `${r.key} notin (${r.values.join(',')})`;
+      }
+    })
+    .join(',');
 }
 
 const EXPRESSION_OPERATORS: Record<string, LabelOperator> = { In: 'In', NotIn: 'NotIn', Exists: 'Exists', DoesNotExist: 'DoesNotExist' };
@@ -270,7 +342,11 @@ const EXPRESSION_OPERATORS: Record<string, LabelOperator> = { In: 'In', NotIn: '
  */
 export function fromLabelSelectorObject(obj: LabelSelectorObject): LabelSelector {
   const text = JSON.stringify(obj) ?? String(obj);
-  const failIn = (field: string) => (detail: string): never => { throw new LabelSelectorError(text, -1, detail, field); };
+  const failIn =
+    (field: string) =>
+    (detail: string): never => {
+      throw new LabelSelectorError(text, -1, detail, field);
+    };
   if (obj === null || typeof obj !== 'object') failIn('')('a label selector object must be an object');
   const out: LabelRequirement[] = [];
   for (const [key, value] of Object.entries(obj.matchLabels ?? {})) {
@@ -278,8 +354,12 @@ export function fromLabelSelectorObject(obj: LabelSelectorObject): LabelSelector
     out.push(requirement(key, 'Equals', [value], failIn(`matchLabels[${JSON.stringify(key)}]`)));
   }
   (obj.matchExpressions ?? []).forEach((e, i) => {
-    const operator = typeof e?.operator === 'string' && Object.hasOwn(EXPRESSION_OPERATORS, e.operator) ? EXPRESSION_OPERATORS[e.operator] : undefined;
-    if (operator === undefined) failIn(`matchExpressions[${i}].operator`)(`"${e?.operator}" is not a valid label selector operator (In, NotIn, Exists, DoesNotExist)`);
+    const operator =
+      typeof e?.operator === 'string' && Object.hasOwn(EXPRESSION_OPERATORS, e.operator) ? EXPRESSION_OPERATORS[e.operator] : undefined;
+    if (operator === undefined)
+      failIn(`matchExpressions[${i}].operator`)(
+        `"${e?.operator}" is not a valid label selector operator (In, NotIn, Exists, DoesNotExist)`,
+      );
     out.push(requirement(e.key, operator!, e.values ?? [], failIn(`matchExpressions[${i}]`)));
   });
   return out.sort(byKey);

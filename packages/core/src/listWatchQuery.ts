@@ -16,10 +16,16 @@ import type { ListOptions, WatchOptions } from './types.ts';
  * resourcePath({ group: 'apps', version: 'v1', resource: 'deployments', namespaced: true }, 'web');
  * // '/apis/apps/v1/namespaces/web/deployments'
  */
-export function resourcePath(resource: Pick<ResourceDescriptor, 'group' | 'version' | 'resource' | 'namespaced'>, namespace?: string): string {
+export function resourcePath(
+  resource: Pick<ResourceDescriptor, 'group' | 'version' | 'resource' | 'namespaced'>,
+  namespace?: string,
+): string {
   if (!resource.version || !resource.resource) throw new InvalidOptionsError('a resource needs a version and a resource name');
-  if (namespace && !resource.namespaced) throw new InvalidOptionsError(`${resource.resource} is cluster-scoped: it has no namespace "${namespace}"`);
-  const root = resource.group ? `/apis/${encodeURIComponent(resource.group)}/${encodeURIComponent(resource.version)}` : `/api/${encodeURIComponent(resource.version)}`;
+  if (namespace && !resource.namespaced)
+    throw new InvalidOptionsError(`${resource.resource} is cluster-scoped: it has no namespace "${namespace}"`);
+  const root = resource.group
+    ? `/apis/${encodeURIComponent(resource.group)}/${encodeURIComponent(resource.version)}`
+    : `/api/${encodeURIComponent(resource.version)}`;
   const ns = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
   return `${root}${ns}/${encodeURIComponent(resource.resource)}`;
 }
@@ -31,14 +37,28 @@ export function resourcePath(resource: Pick<ResourceDescriptor, 'group' | 'versi
  * listQuery({ limit: 500, labelSelector: 'app=web' }); // '?limit=500&labelSelector=app%3Dweb'
  */
 export function listQuery(o: ListOptions): string {
-  return query({ limit: o.limit, continue: o.continue, resourceVersion: o.resourceVersion, resourceVersionMatch: o.resourceVersionMatch, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, timeoutSeconds: o.timeoutSeconds });
+  return query({
+    limit: o.limit,
+    continue: o.continue,
+    resourceVersion: o.resourceVersion,
+    resourceVersionMatch: o.resourceVersionMatch,
+    labelSelector: o.labelSelector,
+    fieldSelector: o.fieldSelector,
+    timeoutSeconds: o.timeoutSeconds,
+  });
 }
 
 /** `?watch=true&resourceVersion=…` for a watch. */
 export function watchQuery(o: WatchOptions): string {
   return query({
-    watch: true, resourceVersion: o.resourceVersion, resourceVersionMatch: o.resourceVersionMatch, allowWatchBookmarks: o.allowWatchBookmarks,
-    timeoutSeconds: o.timeoutSeconds, sendInitialEvents: o.sendInitialEvents, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector,
+    watch: true,
+    resourceVersion: o.resourceVersion,
+    resourceVersionMatch: o.resourceVersionMatch,
+    allowWatchBookmarks: o.allowWatchBookmarks,
+    timeoutSeconds: o.timeoutSeconds,
+    sendInitialEvents: o.sendInitialEvents,
+    labelSelector: o.labelSelector,
+    fieldSelector: o.fieldSelector,
   });
 }
 

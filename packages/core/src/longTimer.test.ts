@@ -51,11 +51,16 @@ describe('long delays in their users', () => {
 
   it('should wait out a backoff longer than a timer holds instead of retrying in a loop', async () => {
     const lw = fakeListerWatcher();
-    lw.scriptList(throwError(() => new KubeApiError(500, { reason: 'InternalError' })), throwError(() => new KubeApiError(500, { reason: 'InternalError' })));
+    lw.scriptList(
+      throwError(() => new KubeApiError(500, { reason: 'InternalError' })),
+      throwError(() => new KubeApiError(500, { reason: 'InternalError' })),
+    );
     const statuses: ReflectorStatus[] = [];
     let sub: Subscription | undefined;
     try {
-      sub = reflector(lw, { backoff: { initialMs: 30 * DAY, maxMs: 30 * DAY } }).subscribe((e) => { if (e.type === 'status') statuses.push(e.status); });
+      sub = reflector(lw, { backoff: { initialMs: 30 * DAY, maxMs: 30 * DAY } }).subscribe((e) => {
+        if (e.type === 'status') statuses.push(e.status);
+      });
       await sleep(60);
       expect(lw.listCalls).toHaveLength(1);
       expect(statuses.at(-1)).toMatchObject({ phase: 'backingOff' });
@@ -69,7 +74,10 @@ describe('long delays in their users', () => {
     const g = globalThis as { setInterval: typeof setInterval };
     const real = g.setInterval;
     const asked: number[] = [];
-    g.setInterval = ((fn: () => void, ms?: number) => { asked.push(ms ?? 0); return real(fn, ms); }) as typeof setInterval;
+    g.setInterval = ((fn: () => void, ms?: number) => {
+      asked.push(ms ?? 0);
+      return real(fn, ms);
+    }) as typeof setInterval;
     const lw = fakeListerWatcher();
     lw.scriptList(of(page([obj('a', '1')], '1')));
     lw.scriptWatch(NEVER);

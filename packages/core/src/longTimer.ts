@@ -28,8 +28,10 @@ export function scheduleAfter(scheduler: SchedulerLike, ms: number, work: () => 
 
 /** Emits `0` once after `ms` (any finite length) and completes: RxJS's `timer(ms, scheduler)` without its limit. */
 export function timerAfter(ms: number, scheduler: SchedulerLike): Observable<0> {
-  return new Observable<0>((subscriber) => scheduleAfter(scheduler, ms, () => {
-    subscriber.next(0);
-    subscriber.complete();
-  }));
+  return new Observable<0>((subscriber) =>
+    scheduleAfter(scheduler, ms, () => {
+      subscriber.next(0);
+      subscriber.complete();
+    }),
+  );
 }

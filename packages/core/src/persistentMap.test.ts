@@ -18,8 +18,13 @@ function check(hash: ((k: string) => number) | undefined, list: Op[]) {
   let map = PersistentMap.empty<number>(hash);
   const history: [PersistentMap<number>, Map<string, number>][] = [];
   for (const op of list) {
-    if (op.kind === 'set') { model.set(op.key, op.value); map = map.set(op.key, op.value); }
-    else { model.delete(op.key); map = map.delete(op.key); }
+    if (op.kind === 'set') {
+      model.set(op.key, op.value);
+      map = map.set(op.key, op.value);
+    } else {
+      model.delete(op.key);
+      map = map.delete(op.key);
+    }
     history.push([map, new Map(model)]);
   }
   // Every intermediate snapshot still holds exactly what it held when it was made.
@@ -32,32 +37,50 @@ function check(hash: ((k: string) => number) | undefined, list: Op[]) {
 
 describe('PersistentMap', () => {
   it('should behave like a Map and keep every old snapshot intact', () => {
-    fc.assert(fc.property(ops(fc.string({ maxLength: 4 })), (list) => check(undefined, list)), { numRuns: 300 });
+    fc.assert(
+      fc.property(ops(fc.string({ maxLength: 4 })), (list) => check(undefined, list)),
+      { numRuns: 300 },
+    );
   });
 
   it('should handle full hash collisions and partial ones', () => {
-    fc.assert(fc.property(ops(fc.string({ maxLength: 3 })), (list) => check(() => 42, list)), { numRuns: 150 });
-    fc.assert(fc.property(ops(fc.string({ maxLength: 3 })), (list) => check((k) => k.length * 33, list)), { numRuns: 150 });
+    fc.assert(
+      fc.property(ops(fc.string({ maxLength: 3 })), (list) => check(() => 42, list)),
+      { numRuns: 150 },
+    );
+    fc.assert(
+      fc.property(ops(fc.string({ maxLength: 3 })), (list) => check((k) => k.length * 33, list)),
+      { numRuns: 150 },
+    );
   });
 
   it('should build from entries the map that successive sets give, which then changes like any other', () => {
     const hashes: ((k: string) => number)[] = [fnvOf, () => 42, (k) => k.length * 33];
     const keys = fc.string({ maxLength: 3 });
-    fc.assert(fc.property(fc.array(fc.tuple(keys, fc.integer()), { maxLength: 200 }), ops(keys), (entries, list) => {
-      for (const hash of hashes) {
-        let built = PersistentMap.from(entries, hash);
-        let grown = entries.reduce((m, [k, v]) => m.set(k, v), PersistentMap.empty<number>(hash));
-        expect(built.size).toBe(grown.size);
-        expect([...built]).toEqual([...grown]); // same entries in the same trie order: the same shape
-        expect([...PersistentMap.from(new Map(entries), hash)]).toEqual([...grown]); // a Map is taken as it is
-        for (const op of list) {
-          built = op.kind === 'set' ? built.set(op.key, op.value) : built.delete(op.key);
-          grown = op.kind === 'set' ? grown.set(op.key, op.value) : grown.delete(op.key);
-          expect([...built]).toEqual([...grown]);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(keys, fc.integer()), { maxLength: 200 }), ops(keys), (entries, list) => {
+        for (const hash of hashes) {
+          let built = PersistentMap.from(entries, hash);
+          let grown = entries.reduce((m, [k, v]) => m.set(k, v), PersistentMap.empty<number>(hash));
+          expect(built.size).toBe(grown.size);
+          expect([...built]).toEqual([...grown]); // same entries in the same trie order: the same shape
+          expect([...PersistentMap.from(new Map(entries), hash)]).toEqual([...grown]); // a Map is taken as it is
+          for (const op of list) {
+            built = op.kind === 'set' ? built.set(op.key, op.value) : built.delete(op.key);
+            grown = op.kind === 'set' ? grown.set(op.key, op.value) : grown.delete(op.key);
+            expect([...built]).toEqual([...grown]);
+          }
         }
-      }
-    }), { numRuns: 150 });
-    expect(PersistentMap.from([['a', 1], ['b', 2], ['a', 3]]).get('a')).toBe(3); // later entries win
+      }),
+      { numRuns: 150 },
+    );
+    expect(
+      PersistentMap.from([
+        ['a', 1],
+        ['b', 2],
+        ['a', 3],
+      ]).get('a'),
+    ).toBe(3); // later entries win
     expect(PersistentMap.from([]).size).toBe(0);
   });
 

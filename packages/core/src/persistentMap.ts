@@ -30,9 +30,22 @@ export const fnv1a: HashFunc = (key) => {
   return h >>> 0;
 };
 
-interface Leaf<V> { readonly kind: 0; readonly hash: number; readonly key: string; readonly value: V }
-interface Collision<V> { readonly kind: 1; readonly hash: number; readonly entries: readonly (readonly [string, V])[] }
-interface Branch<V> { readonly kind: 2; readonly bitmap: number; readonly children: readonly Node<V>[] }
+interface Leaf<V> {
+  readonly kind: 0;
+  readonly hash: number;
+  readonly key: string;
+  readonly value: V;
+}
+interface Collision<V> {
+  readonly kind: 1;
+  readonly hash: number;
+  readonly entries: readonly (readonly [string, V])[];
+}
+interface Branch<V> {
+  readonly kind: 2;
+  readonly bitmap: number;
+  readonly children: readonly Node<V>[];
+}
 type Node<V> = Leaf<V> | Collision<V> | Branch<V>;
 
 const popcount = (x: number): number => {
@@ -70,7 +83,10 @@ function merge<V>(a: Leaf<V> | Collision<V>, b: Leaf<V>, depth: number): Node<V>
 }
 
 /** Result of a change: the new node (undefined = removed) and whether the size changed. */
-interface Change<V> { node: Node<V> | undefined; delta: -1 | 0 | 1 }
+interface Change<V> {
+  node: Node<V> | undefined;
+  delta: -1 | 0 | 1;
+}
 
 function setIn<V>(node: Node<V> | undefined, hash: number, key: string, value: V, depth: number): Change<V> {
   if (node === undefined) return { node: leaf(hash, key, value), delta: 1 };
@@ -129,7 +145,11 @@ function deleteIn<V>(node: Node<V> | undefined, hash: number, key: string, depth
 }
 
 /** An entry being placed by `build`, with its hash. */
-interface Placed<V> { hash: number; key: string; value: V }
+interface Placed<V> {
+  hash: number;
+  key: string;
+  value: V;
+}
 
 /**
  * The subtree holding `entries` (distinct keys, at least one) below `depth`, built bottom-up in one
@@ -191,7 +211,8 @@ export class PersistentMap<V> implements Iterable<readonly [string, V]> {
    */
   static from<V>(entries: Iterable<readonly [string, V]>, hash: HashFunc = fnv1a): PersistentMap<V> {
     let byKey: ReadonlyMap<string, V>;
-    if (entries instanceof Map) byKey = entries; // keys already distinct: no second copy
+    if (entries instanceof Map)
+      byKey = entries; // keys already distinct: no second copy
     else {
       const distinct = new Map<string, V>();
       for (const [k, v] of entries) distinct.set(k, v);

@@ -19,7 +19,8 @@ describe('exponentialFailureRateLimiter', () => {
 
   it('should start again from the base delay after forget', () => {
     const rl = exponentialFailureRateLimiter();
-    rl.when('a'); rl.when('a');
+    rl.when('a');
+    rl.when('a');
     rl.forget('a');
     expect(rl.numRequeues('a')).toBe(0);
     expect(rl.when('a')).toBe(5);

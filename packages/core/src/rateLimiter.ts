@@ -65,7 +65,9 @@ export function exponentialFailureRateLimiter<K = string>(options: ExponentialFa
       failures.set(key, n + 1);
       return Math.min(max, base * 2 ** n); // 2 ** n is Infinity for large n; min() caps it
     },
-    forget: (key) => { failures.delete(key); },
+    forget: (key) => {
+      failures.delete(key);
+    },
     numRequeues: (key) => failures.get(key) ?? 0,
   };
 }
@@ -108,7 +110,9 @@ export function maxOfRateLimiters<K = string>(...limiters: RateLimiter<K>[]): Ra
   if (limiters.length === 0) throw new InvalidOptionsError('maxOfRateLimiters needs at least one rate limiter');
   return {
     when: (key) => limiters.reduce((longest, l) => Math.max(longest, l.when(key)), 0),
-    forget: (key) => { for (const l of limiters) l.forget(key); },
+    forget: (key) => {
+      for (const l of limiters) l.forget(key);
+    },
     numRequeues: (key) => limiters.reduce((most, l) => Math.max(most, l.numRequeues(key)), 0),
   };
 }

@@ -9,7 +9,15 @@ import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWa
 
 type Run = { events: [number, ReflectorEvent][]; sub: Subscription };
 
-function setup(fn: (h: { ts: TestScheduler; cold: TestScheduler['createColdObservable']; lw: ReturnType<typeof fakeListerWatcher>; start: (o?: ReflectorOptions, untilMs?: number) => Run; flush: () => void }) => void) {
+function setup(
+  fn: (h: {
+    ts: TestScheduler;
+    cold: TestScheduler['createColdObservable'];
+    lw: ReturnType<typeof fakeListerWatcher>;
+    start: (o?: ReflectorOptions, untilMs?: number) => Run;
+    flush: () => void;
+  }) => void,
+) {
   const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
   ts.run(({ cold, flush }) => {
     const lw = fakeListerWatcher();
@@ -24,9 +32,20 @@ function setup(fn: (h: { ts: TestScheduler; cold: TestScheduler['createColdObser
   });
 }
 
-const data = (r: Run) => r.events.filter(([, e]) => e.type !== 'status').map(([t, e]) => [t, e.type === 'replace' ? `replace@${e.resourceVersion}:${e.items.map((i) => i.metadata?.name).join(',')}` : e.type === 'bookmark' ? `bookmark@${e.resourceVersion}` : `${e.type}:${(e as { object: KubeObject }).object.metadata?.name}`]);
-const statuses = (r: Run) => r.events.filter(([, e]) => e.type === 'status').map(([t, e]) => [t, (e as { status: ReflectorStatus }).status] as const);
-const ev = (type: WatchEvent['type'], o: KubeObject | object): WatchEvent => ({ type, object: o } as WatchEvent);
+const data = (r: Run) =>
+  r.events
+    .filter(([, e]) => e.type !== 'status')
+    .map(([t, e]) => [
+      t,
+      e.type === 'replace'
+        ? `replace@${e.resourceVersion}:${e.items.map((i) => i.metadata?.name).join(',')}`
+        : e.type === 'bookmark'
+          ? `bookmark@${e.resourceVersion}`
+          : `${e.type}:${(e as { object: KubeObject }).object.metadata?.name}`,
+    ]);
+const statuses = (r: Run) =>
+  r.events.filter(([, e]) => e.type === 'status').map(([t, e]) => [t, (e as { status: ReflectorStatus }).status] as const);
+const ev = (type: WatchEvent['type'], o: KubeObject | object): WatchEvent => ({ type, object: o }) as WatchEvent;
 
 describe('reflector', () => {
   it('should follow continue tokens and emit one replace with the first page resource version', () => {
@@ -44,11 +63,21 @@ describe('reflector', () => {
 
   it('should report the pages and objects listed so far on the status while a paged list runs', () => {
     setup(({ lw, start, flush }) => {
-      lw.scriptList(of(page([obj('a', '3'), obj('b', '4')], '10', 'tok1')), of(page([obj('c', '5')], '10', 'tok2')), of(page([obj('d', '6')], '10')));
+      lw.scriptList(
+        of(page([obj('a', '3'), obj('b', '4')], '10', 'tok1')),
+        of(page([obj('c', '5')], '10', 'tok2')),
+        of(page([obj('d', '6')], '10')),
+      );
       const r = start();
       flush();
-      const progress = statuses(r).filter(([, s]) => s.phase === 'listing').map(([, s]) => s.listProgress);
-      expect(progress).toEqual([{ pages: 0, items: 0 }, { pages: 1, items: 2 }, { pages: 2, items: 3 }]);
+      const progress = statuses(r)
+        .filter(([, s]) => s.phase === 'listing')
+        .map(([, s]) => s.listProgress);
+      expect(progress).toEqual([
+        { pages: 0, items: 0 },
+        { pages: 1, items: 2 },
+        { pages: 2, items: 3 },
+      ]);
       r.sub.unsubscribe();
     });
   });
@@ -59,7 +88,12 @@ describe('reflector', () => {
       const r = start({ initialListResourceVersion: '0', labelSelector: 'app=web', fieldSelector: 'spec.nodeName=n1', pageSize: 2 });
       flush();
       expect(lw.listCalls).toEqual([{ limit: 2, resourceVersion: '0', labelSelector: 'app=web', fieldSelector: 'spec.nodeName=n1' }]);
-      expect(lw.watchCalls[0]).toMatchObject({ resourceVersion: '7', labelSelector: 'app=web', fieldSelector: 'spec.nodeName=n1', timeoutSeconds: 300 });
+      expect(lw.watchCalls[0]).toMatchObject({
+        resourceVersion: '7',
+        labelSelector: 'app=web',
+        fieldSelector: 'spec.nodeName=n1',
+        timeoutSeconds: 300,
+      });
       r.sub.unsubscribe();
     });
   });
@@ -73,7 +107,12 @@ describe('reflector', () => {
       );
       const r = start();
       flush();
-      expect(data(r)).toEqual([[0, 'replace@1:'], [5000, 'added:x'], [10001, 'modified:x'], [12002, 'bookmark@9']]);
+      expect(data(r)).toEqual([
+        [0, 'replace@1:'],
+        [5000, 'added:x'],
+        [10001, 'modified:x'],
+        [12002, 'bookmark@9'],
+      ]);
       expect(lw.watchCalls.map((c) => c.resourceVersion)).toEqual(['1', '3', '9']);
       expect(lw.listCalls).toHaveLength(1);
       r.sub.unsubscribe();
@@ -89,7 +128,11 @@ describe('reflector', () => {
       );
       const r = start({ initialListResourceVersion: '0' });
       flush();
-      expect(data(r)).toEqual([[0, 'replace@5:a'], [1000, 'replace@21:b'], [2000, 'replace@31:c']]);
+      expect(data(r)).toEqual([
+        [0, 'replace@5:a'],
+        [1000, 'replace@21:b'],
+        [2000, 'replace@31:c'],
+      ]);
       expect(lw.listCalls).toEqual([{ limit: 500, resourceVersion: '0' }, { limit: 500 }, { limit: 500 }]);
       expect(statuses(r).at(-1)?.[1]).toMatchObject({ relistCount: 2, hasSynced: true });
       expect(statuses(r).some(([, s]) => (s.lastError as KubeApiError | undefined)?.code === 410)).toBe(true);
@@ -99,7 +142,11 @@ describe('reflector', () => {
 
   it('should relist from scratch when a continue token expires', () => {
     setup(({ lw, start, flush }) => {
-      lw.scriptList(of(page([obj('a', '1')], '5', 'tok')), throwError(() => new KubeApiError(410, { reason: 'Expired' })), of(page([obj('b', '8')], '9')));
+      lw.scriptList(
+        of(page([obj('a', '1')], '5', 'tok')),
+        throwError(() => new KubeApiError(410, { reason: 'Expired' })),
+        of(page([obj('b', '8')], '9')),
+      );
       const r = start();
       flush();
       expect(data(r)).toEqual([[0, 'replace@9:b']]);
@@ -115,12 +162,17 @@ describe('reflector', () => {
     ] as const) {
       setup(({ lw, start, flush, ts }) => {
         const times: number[] = [];
-        const failing = new Observable<never>((s) => { times.push(ts.now()); s.error(new KubeApiError(500)); });
+        const failing = new Observable<never>((s) => {
+          times.push(ts.now());
+          s.error(new KubeApiError(500));
+        });
         lw.scriptList(...Array.from({ length: 9 }, () => failing));
         const r = start({ random: () => random });
         flush();
         expect(times).toEqual(expected);
-        const delays = statuses(r).filter(([, s]) => s.phase === 'backingOff').map(([, s]) => s.backoffMs);
+        const delays = statuses(r)
+          .filter(([, s]) => s.phase === 'backingOff')
+          .map(([, s]) => s.backoffMs);
         expect(delays.slice(0, 3)).toEqual(random === 0 ? [800, 1600, 3200] : [1200, 2400, 4800]);
         r.sub.unsubscribe();
       });
@@ -130,7 +182,17 @@ describe('reflector', () => {
   it('should honour Retry-After as a floor of the delay', () => {
     setup(({ lw, start, flush, ts }) => {
       const times: number[] = [];
-      lw.scriptList(new Observable((s) => { times.push(ts.now()); s.error(new KubeApiError(429, { retryAfterSeconds: 7 })); }), new Observable((s) => { times.push(ts.now()); s.next(page([], '3')); s.complete(); }));
+      lw.scriptList(
+        new Observable((s) => {
+          times.push(ts.now());
+          s.error(new KubeApiError(429, { retryAfterSeconds: 7 }));
+        }),
+        new Observable((s) => {
+          times.push(ts.now());
+          s.next(page([], '3'));
+          s.complete();
+        }),
+      );
       const r = start();
       flush();
       expect(times).toEqual([0, 7000]);
@@ -147,7 +209,9 @@ describe('reflector', () => {
       lw.scriptWatch(boom('0ms'), boom('0ms'), cold('1s a 3m #', { a: ev('ADDED', obj('x', '2')) }, new Error('reset')), NEVER);
       const r = start();
       flush();
-      const delays = statuses(r).filter(([, s]) => s.phase === 'backingOff').map(([, s]) => s.backoffMs);
+      const delays = statuses(r)
+        .filter(([, s]) => s.phase === 'backingOff')
+        .map(([, s]) => s.backoffMs);
       expect(delays).toEqual([800, 1600, 800]);
       expect(lw.watchCalls.map((c) => c.resourceVersion)).toEqual(['1', '1', '1', '2']);
       r.sub.unsubscribe();
@@ -158,7 +222,9 @@ describe('reflector', () => {
     setup(({ lw, start, flush, ts }) => {
       lw.scriptList(of(page([], '4')));
       const times: number[] = [];
-      const stalled = new Observable<never>(() => { times.push(ts.now()); });
+      const stalled = new Observable<never>(() => {
+        times.push(ts.now());
+      });
       lw.scriptWatch(stalled, stalled);
       const r = start({ minWatchTimeoutSeconds: 10, idleGraceMs: 5000 }, 40_000);
       flush();
@@ -175,7 +241,10 @@ describe('reflector', () => {
       lw.scriptWatch(cold<WatchEvent>('|'), cold<WatchEvent>('|'), cold<WatchEvent>('|'));
       const r = start();
       flush();
-      expect(data(r)).toEqual([[0, 'replace@1:'], [800, 'replace@6:n']]);
+      expect(data(r)).toEqual([
+        [0, 'replace@1:'],
+        [800, 'replace@6:n'],
+      ]);
       expect(lw.listCalls[1]).toEqual({ limit: 500 });
       expect(statuses(r).some(([, s]) => s.lastError?.name === 'WatchClosedError')).toBe(true);
       r.sub.unsubscribe();
@@ -199,10 +268,20 @@ describe('reflector', () => {
   it('should treat a non-410 ERROR event as an error, and skip unknown event types with a typed error', () => {
     setup(({ lw, start, flush, cold }) => {
       lw.scriptList(of(page([], '1')));
-      lw.scriptWatch(cold('a b c|', { a: ev('WHAT' as never, obj('q', '2')), b: ev('ADDED', obj('y', '3')), c: ev('ERROR', { kind: 'Status', code: 500, message: 'etcd down' }) }), NEVER);
+      lw.scriptWatch(
+        cold('a b c|', {
+          a: ev('WHAT' as never, obj('q', '2')),
+          b: ev('ADDED', obj('y', '3')),
+          c: ev('ERROR', { kind: 'Status', code: 500, message: 'etcd down' }),
+        }),
+        NEVER,
+      );
       const r = start();
       flush();
-      expect(data(r)).toEqual([[0, 'replace@1:'], [1, 'added:y']]);
+      expect(data(r)).toEqual([
+        [0, 'replace@1:'],
+        [1, 'added:y'],
+      ]);
       expect(statuses(r).map(([, s]) => s.lastError?.name)).toContain('UnknownWatchEventError');
       expect(statuses(r).find(([, s]) => s.phase === 'backingOff')?.[1].lastError?.message).toBe('etcd down');
       expect(lw.watchCalls.map((c) => c.resourceVersion)).toEqual(['1', '3']);
@@ -224,11 +303,26 @@ describe('reflector', () => {
   it('should stream the initial list up to the initial-events-end bookmark and go on with live events', () => {
     setup(({ lw, start, flush, cold }) => {
       const end = { metadata: { resourceVersion: '50', annotations: { 'k8s.io/initial-events-end': 'true' } } };
-      lw.scriptWatch(cold('a b c d', { a: ev('ADDED', obj('p', '10')), b: ev('ADDED', obj('q', '11')), c: ev('BOOKMARK', end), d: ev('MODIFIED', obj('p', '51')) }));
+      lw.scriptWatch(
+        cold('a b c d', {
+          a: ev('ADDED', obj('p', '10')),
+          b: ev('ADDED', obj('q', '11')),
+          c: ev('BOOKMARK', end),
+          d: ev('MODIFIED', obj('p', '51')),
+        }),
+      );
       const r = start({ useStreamingList: true });
       flush();
-      expect(data(r)).toEqual([[2, 'replace@50:p,q'], [3, 'modified:p']]);
-      expect(lw.watchCalls[0]).toMatchObject({ sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true, resourceVersion: '' });
+      expect(data(r)).toEqual([
+        [2, 'replace@50:p,q'],
+        [3, 'modified:p'],
+      ]);
+      expect(lw.watchCalls[0]).toMatchObject({
+        sendInitialEvents: true,
+        resourceVersionMatch: 'NotOlderThan',
+        allowWatchBookmarks: true,
+        resourceVersion: '',
+      });
       expect(lw.listCalls).toHaveLength(0);
       r.sub.unsubscribe();
     });
@@ -236,11 +330,17 @@ describe('reflector', () => {
 
   it('should fall back to paging when the server refuses streaming lists, and not try again', () => {
     setup(({ lw, start, flush, cold }) => {
-      lw.scriptWatch(throwError(() => new KubeApiError(422, { reason: 'Invalid' })), cold('1s #', undefined, new KubeApiError(410)));
+      lw.scriptWatch(
+        throwError(() => new KubeApiError(422, { reason: 'Invalid' })),
+        cold('1s #', undefined, new KubeApiError(410)),
+      );
       lw.scriptList(of(page([obj('a', '1')], '2')), of(page([obj('b', '3')], '4')));
       const r = start({ useStreamingList: true });
       flush();
-      expect(data(r)).toEqual([[0, 'replace@2:a'], [1000, 'replace@4:b']]);
+      expect(data(r)).toEqual([
+        [0, 'replace@2:a'],
+        [1000, 'replace@4:b'],
+      ]);
       expect(lw.watchCalls.filter((c) => c.sendInitialEvents)).toHaveLength(1);
       r.sub.unsubscribe();
     });
@@ -249,7 +349,12 @@ describe('reflector', () => {
   it('should abort the request in flight on unsubscribe', () => {
     setup(({ lw, start, cold, ts, flush }) => {
       lw.scriptList(of(page([], '1')));
-      const watch = cold('-a-b-c-d', { a: ev('ADDED', obj('a', '2')), b: ev('ADDED', obj('b', '3')), c: ev('ADDED', obj('c', '4')), d: ev('ADDED', obj('d', '5')) });
+      const watch = cold('-a-b-c-d', {
+        a: ev('ADDED', obj('a', '2')),
+        b: ev('ADDED', obj('b', '3')),
+        c: ev('ADDED', obj('c', '4')),
+        d: ev('ADDED', obj('d', '5')),
+      });
       lw.scriptWatch(watch);
       const r = start();
       ts.schedule(() => r.sub.unsubscribe(), 4); // before the default stop
@@ -266,12 +371,16 @@ describe('reflector', () => {
       const watch = cold('-a', { a: ev('ADDED', obj('b', '2')) });
       lw.scriptWatch(watch);
       const seen: string[] = [];
-      reflector(lw, { scheduler: ts }).pipe(first((e) => e.type === 'replace')).subscribe((e) => seen.push(e.type));
+      reflector(lw, { scheduler: ts })
+        .pipe(first((e) => e.type === 'replace'))
+        .subscribe((e) => seen.push(e.type));
       // A consumer that leaves on the status of a failed watch: no backoff timer is left behind.
       const other = fakeListerWatcher();
       other.scriptList(of(page([], '1')), of(page([], '1')));
       other.scriptWatch(cold('a', { a: ev('ERROR', { kind: 'Status', code: 500 }) }), NEVER);
-      const sub: Subscription = reflector(other, { scheduler: ts }).subscribe((e) => { if (e.type === 'status' && e.status.phase === 'backingOff') sub.unsubscribe(); });
+      const sub: Subscription = reflector(other, { scheduler: ts }).subscribe((e) => {
+        if (e.type === 'status' && e.status.phase === 'backingOff') sub.unsubscribe();
+      });
       flush();
       expect(seen).toEqual(['replace']);
       expect(lw.watchCalls).toHaveLength(0);
@@ -285,7 +394,11 @@ describe('reflector', () => {
   it('should clear the last error on the next good watch event or bookmark', () => {
     setup(({ lw, start, flush, cold }) => {
       lw.scriptList(of(page([], '1')));
-      lw.scriptWatch(throwError(() => new KubeApiError(500)), cold('-a', { a: ev('BOOKMARK', { metadata: { resourceVersion: '5' } }) }), NEVER);
+      lw.scriptWatch(
+        throwError(() => new KubeApiError(500)),
+        cold('-a', { a: ev('BOOKMARK', { metadata: { resourceVersion: '5' } }) }),
+        NEVER,
+      );
       const idle = { idleGraceMs: 0, minWatchTimeoutSeconds: 1 };
       lw.scriptWatch(cold('a', { a: ev('ADDED', obj('x', '6')) }));
       const r = start(idle, 5000);
@@ -297,7 +410,11 @@ describe('reflector', () => {
       // An idle watch is reported, then cleared by the next watch's event.
       expect(statuses(r).some(([, s]) => s.lastError?.name === 'WatchIdleError')).toBe(true);
       const added = data(r).find(([, d]) => d === 'added:x')![0] as number;
-      expect(statuses(r).filter(([t]) => t <= added).at(-1)?.[1].lastError).toBeUndefined();
+      expect(
+        statuses(r)
+          .filter(([t]) => t <= added)
+          .at(-1)?.[1].lastError,
+      ).toBeUndefined();
       expect(data(r).map(([, d]) => d)).toEqual(['replace@1:', 'bookmark@5', 'added:x']);
     });
   });

@@ -10,8 +10,21 @@ import { InvalidObjectError, KubeApiError } from './errors.ts';
 import { idleTimeout } from './idleTimeout.ts';
 import { timerAfter } from './longTimer.ts';
 import {
-  UnknownWatchEventError, WatchClosedError, WatchIdleError, asError, initialReflectorModel, listOptions, resolveOptions, selectors, streamingOptions,
-  type ReflectorAction, type ReflectorInput, type ReflectorModel, type ReflectorOptions, type StepContext, type StepResult,
+  UnknownWatchEventError,
+  WatchClosedError,
+  WatchIdleError,
+  asError,
+  initialReflectorModel,
+  listOptions,
+  resolveOptions,
+  selectors,
+  streamingOptions,
+  type ReflectorAction,
+  type ReflectorInput,
+  type ReflectorModel,
+  type ReflectorOptions,
+  type StepContext,
+  type StepResult,
 } from './reflectorModel.ts';
 import { INITIAL_EVENTS_END_ANNOTATION } from './types.ts';
 import type { KubeObject, ListerWatcher, ReflectorEvent, ReflectorStatus, Status, WatchOptions } from './types.ts';
@@ -32,10 +45,22 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
     return { ...m, status };
   };
   const startList = (m: ReflectorModel<T>, consistent: boolean): StepResult<T> => {
-    let next = setStatus(m, { phase: 'listing', relistCount: m.status.hasSynced ? m.status.relistCount + 1 : m.status.relistCount, listProgress: { pages: 0, items: 0 } });
+    let next = setStatus(m, {
+      phase: 'listing',
+      relistCount: m.status.hasSynced ? m.status.relistCount + 1 : m.status.relistCount,
+      listProgress: { pages: 0, items: 0 },
+    });
     if (ctx.options.useStreamingList && !next.streamingRefused) {
       next = { ...next, state: { phase: 'streaming', items: [] } };
-      return { model: next, outputs, action: { kind: 'watch', options: streamingOptions(ctx.options), idleMs: ctx.options.idleGraceMs + ctx.options.minWatchTimeoutSeconds * 2000 } };
+      return {
+        model: next,
+        outputs,
+        action: {
+          kind: 'watch',
+          options: streamingOptions(ctx.options),
+          idleMs: ctx.options.idleGraceMs + ctx.options.minWatchTimeoutSeconds * 2000,
+        },
+      };
     }
     next = { ...next, state: { phase: 'listing', consistent, items: [] } };
     return { model: next, outputs, action: { kind: 'list', options: listOptions(ctx.options, consistent) } };
@@ -49,15 +74,23 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
   };
   const fail = (m: ReflectorModel<T>, error: unknown, resume: 'list' | 'watch', consistent = false): StepResult<T> => {
     const { delayMs, state: backoff } = nextBackoff(m.backoff, error, ctx.now, ctx.options.backoff, ctx.random);
-    const next = setStatus({ ...m, backoff, state: { phase: 'backingOff', resume, consistent, rv: m.rv } }, {
-      phase: 'backingOff', lastError: asError(error), backoffMs: delayMs,
-    });
+    const next = setStatus(
+      { ...m, backoff, state: { phase: 'backingOff', resume, consistent, rv: m.rv } },
+      {
+        phase: 'backingOff',
+        lastError: asError(error),
+        backoffMs: delayMs,
+      },
+    );
     return { model: next, outputs, action: { kind: 'wait', ms: delayMs } };
   };
   const healthy = (m: ReflectorModel<T>): ReflectorModel<T> => ({ ...m, backoff: backoffSuccess(m.backoff, ctx.now) });
   const replace = (m: ReflectorModel<T>, items: T[], rv: string): StepResult<T> => {
     outputs.push({ type: 'replace', items, resourceVersion: rv });
-    const next = setStatus({ ...healthy(m), rv, emptyWatches: 0 }, { lastSyncResourceVersion: rv, hasSynced: true, lastError: undefined, listProgress: undefined });
+    const next = setStatus(
+      { ...healthy(m), rv, emptyWatches: 0 },
+      { lastSyncResourceVersion: rv, hasSynced: true, lastError: undefined, listProgress: undefined },
+    );
     return startWatch(next, rv);
   };
 
@@ -74,14 +107,26 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
       const page = input.page;
       const listRv = state.listRv ?? page?.metadata?.resourceVersion;
       if (!page || !Array.isArray(page.items) || !listRv) {
-        return fail(model, new InvalidObjectError(!page || !Array.isArray(page.items) ? 'list page has no items array' : 'list page has no metadata.resourceVersion', page), 'list', state.consistent);
+        return fail(
+          model,
+          new InvalidObjectError(
+            !page || !Array.isArray(page.items) ? 'list page has no items array' : 'list page has no metadata.resourceVersion',
+            page,
+          ),
+          'list',
+          state.consistent,
+        );
       }
       const items = state.items.length === 0 ? page.items : state.items.concat(page.items);
       const token = page.metadata?.continue;
       if (token) {
         const progress = { pages: (model.status.listProgress?.pages ?? 0) + 1, items: items.length };
         const next = setStatus({ ...model, state: { ...state, continue: token, listRv, items } }, { listProgress: progress });
-        return { model: next, outputs, action: { kind: 'list', options: { ...listOptions(ctx.options, state.consistent), continue: token, resourceVersion: undefined } } };
+        return {
+          model: next,
+          outputs,
+          action: { kind: 'list', options: { ...listOptions(ctx.options, state.consistent), continue: token, resourceVersion: undefined } },
+        };
       }
       return replace(model, items, listRv);
     }
@@ -89,11 +134,18 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
       const event = input.event;
       if (event === null || typeof event !== 'object') {
         // A ListerWatcher that emits no object: skipped and reported, like an unknown type.
-        return { model: setStatus(model, { lastError: new InvalidObjectError('watch event is not an object; skipped', event) }), outputs, action: CONTINUE };
+        return {
+          model: setStatus(model, { lastError: new InvalidObjectError('watch event is not an object; skipped', event) }),
+          outputs,
+          action: CONTINUE,
+        };
       }
       if (state.phase === 'streaming') {
         // The accumulator belongs to this streaming state alone; appending avoids O(n²) copies.
-        if (event.type === 'ADDED') { state.items.push(event.object); return { model, outputs, action: CONTINUE }; }
+        if (event.type === 'ADDED') {
+          state.items.push(event.object);
+          return { model, outputs, action: CONTINUE };
+        }
         if (event.type === 'BOOKMARK' && event.object?.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
           const rv = event.object.metadata.resourceVersion;
           if (!rv) return fail(model, new InvalidObjectError('initial-events-end bookmark has no resourceVersion', event), 'list', true);
@@ -105,27 +157,47 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
       // The hot path of a busy watch: one new state and one new model per event.
       const known = event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK';
       const rv = known ? event.object?.metadata?.resourceVersion : undefined;
-      const watching = state.phase === 'watching' ? { phase: 'watching' as const, rv: rv || state.rv, startedAt: state.startedAt, events: state.events + 1 } : state;
+      const watching =
+        state.phase === 'watching'
+          ? { phase: 'watching' as const, rv: rv || state.rv, startedAt: state.startedAt, events: state.events + 1 }
+          : state;
       let next: ReflectorModel<T> = { ...model, backoff: backoffSuccess(model.backoff, ctx.now), state: watching, emptyWatches: 0 };
       if (rv) next.rv = rv;
       switch (event.type) {
-        case 'ADDED': case 'MODIFIED': case 'DELETED':
+        case 'ADDED':
+        case 'MODIFIED':
+        case 'DELETED':
           // A good event ends the last failure's report (one status when there was one, none after).
           if (next.status.lastError !== undefined) next = setStatus(next, { lastError: undefined });
-          outputs.push({ type: event.type === 'ADDED' ? 'added' : event.type === 'MODIFIED' ? 'modified' : 'deleted', object: event.object });
+          outputs.push({
+            type: event.type === 'ADDED' ? 'added' : event.type === 'MODIFIED' ? 'modified' : 'deleted',
+            object: event.object,
+          });
           return { model: next, outputs, action: CONTINUE };
         case 'BOOKMARK': {
-          if (!rv) return { model: setStatus(next, { lastError: new InvalidObjectError('bookmark without resourceVersion', event) }), outputs, action: CONTINUE };
+          if (!rv)
+            return {
+              model: setStatus(next, { lastError: new InvalidObjectError('bookmark without resourceVersion', event) }),
+              outputs,
+              action: CONTINUE,
+            };
           outputs.push({ type: 'bookmark', resourceVersion: rv });
           return { model: setStatus(next, { lastSyncResourceVersion: rv, lastError: undefined }), outputs, action: CONTINUE };
         }
         case 'ERROR': {
           const status = event.object as Status;
-          const error = new KubeApiError(typeof status?.code === 'number' ? status.code : 500, { status, reason: status?.reason ?? 'WatchError' });
+          const error = new KubeApiError(typeof status?.code === 'number' ? status.code : 500, {
+            status,
+            reason: status?.reason ?? 'WatchError',
+          });
           return onError(model, error);
         }
         default:
-          return { model: setStatus(next, { lastError: new UnknownWatchEventError((event as { type?: unknown }).type) }), outputs, action: CONTINUE };
+          return {
+            model: setStatus(next, { lastError: new UnknownWatchEventError((event as { type?: unknown }).type) }),
+            outputs,
+            action: CONTINUE,
+          };
       }
     }
     case 'closed': {
@@ -133,7 +205,8 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
       if (state.phase !== 'watching') return { model, outputs, action: CONTINUE };
       const empty = state.events === 0 && ctx.now - state.startedAt < 1000;
       const emptyWatches = empty ? model.emptyWatches + 1 : 0;
-      if (emptyWatches >= ctx.options.maxEmptyWatches) return fail({ ...model, emptyWatches: 0 }, new WatchClosedError(emptyWatches), 'list', true);
+      if (emptyWatches >= ctx.options.maxEmptyWatches)
+        return fail({ ...model, emptyWatches: 0 }, new WatchClosedError(emptyWatches), 'list', true);
       return startWatch({ ...model, emptyWatches }, state.rv);
     }
     case 'error':
@@ -182,19 +255,25 @@ export function reflector<T extends KubeObject>(lw: ListerWatcher<T>, options: R
       current?.unsubscribe();
       const gen = ++generation;
       const source: Observable<ReflectorInput<T>> =
-        action.kind === 'wait' ? timerAfter(action.ms, scheduler).pipe(map(() => ({ kind: 'waited' as const })))
-        : action.kind === 'list' ? defer(() => lw.list(action.options)).pipe(map((page) => ({ kind: 'page' as const, page })))
-        : defer(() => lw.watch(action.options)).pipe(
-            idleTimeout(action.idleMs, scheduler, () => new WatchIdleError(action.idleMs)),
-            map((event) => ({ kind: 'event' as const, event })),
-          );
+        action.kind === 'wait'
+          ? timerAfter(action.ms, scheduler).pipe(map(() => ({ kind: 'waited' as const })))
+          : action.kind === 'list'
+            ? defer(() => lw.list(action.options)).pipe(map((page) => ({ kind: 'page' as const, page })))
+            : defer(() => lw.watch(action.options)).pipe(
+                idleTimeout(action.idleMs, scheduler, () => new WatchIdleError(action.idleMs)),
+                map((event) => ({ kind: 'event' as const, event })),
+              );
       let got = false;
       current = source.subscribe({
-        next: (input) => { got = true; feed(input, gen); },
+        next: (input) => {
+          got = true;
+          feed(input, gen);
+        },
         error: (error) => feed({ kind: 'error', error }, gen),
         complete: () => {
           if (action.kind === 'watch') feed({ kind: 'closed' }, gen);
-          else if (action.kind === 'list' && !got) feed({ kind: 'error', error: new InvalidObjectError('list request completed without a page', undefined) }, gen);
+          else if (action.kind === 'list' && !got)
+            feed({ kind: 'error', error: new InvalidObjectError('list request completed without a page', undefined) }, gen);
         },
       });
     };
@@ -235,4 +314,3 @@ export function reflector<T extends KubeObject>(lw: ListerWatcher<T>, options: R
     };
   });
 }
-

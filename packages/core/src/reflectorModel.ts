@@ -105,7 +105,9 @@ export interface StepContext {
 }
 
 /** @internal Options with every default filled in. */
-export type ResolvedReflectorOptions = Required<Omit<ReflectorOptions, 'labelSelector' | 'fieldSelector' | 'initialListResourceVersion' | 'backoff' | 'scheduler' | 'random'>> &
+export type ResolvedReflectorOptions = Required<
+  Omit<ReflectorOptions, 'labelSelector' | 'fieldSelector' | 'initialListResourceVersion' | 'backoff' | 'scheduler' | 'random'>
+> &
   Pick<ReflectorOptions, 'labelSelector' | 'fieldSelector' | 'initialListResourceVersion'> & { backoff: ResolvedBackoff };
 
 /** The result of one step: the new model, events to emit, and the next action. */
@@ -141,7 +143,14 @@ export function listOptions(o: ResolvedReflectorOptions, consistent: boolean): L
 
 /** @internal */
 export function streamingOptions(o: ResolvedReflectorOptions): WatchOptions {
-  return { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true, resourceVersion: '', timeoutSeconds: o.minWatchTimeoutSeconds * 2, ...selectors(o) };
+  return {
+    sendInitialEvents: true,
+    resourceVersionMatch: 'NotOlderThan',
+    allowWatchBookmarks: true,
+    resourceVersion: '',
+    timeoutSeconds: o.minWatchTimeoutSeconds * 2,
+    ...selectors(o),
+  };
 }
 
 /** @internal */
@@ -159,7 +168,9 @@ export function resolveOptions(options: ReflectorOptions): ResolvedReflectorOpti
     return v;
   };
   if (options.initialListResourceVersion !== undefined && options.initialListResourceVersion !== '0') {
-    throw new InvalidOptionsError(`initialListResourceVersion must be "0" or unset, got ${JSON.stringify(options.initialListResourceVersion)}`);
+    throw new InvalidOptionsError(
+      `initialListResourceVersion must be "0" or unset, got ${JSON.stringify(options.initialListResourceVersion)}`,
+    );
   }
   return {
     pageSize: positive('pageSize', options.pageSize, 500, 1, true), // the API's limit is an integer

@@ -38,10 +38,7 @@ describe('resyncTicks', () => {
   it('should make each handler due on its own period (10 s and 25 s)', () => {
     testScheduler().run(({ hot, expectObservable }) => {
       const running$ = hot('t', { t: true });
-      const due = merge(
-        resyncTicks(10_000, running$).pipe(map(() => 'a')),
-        resyncTicks(25_000, running$).pipe(map(() => 'b')),
-      );
+      const due = merge(resyncTicks(10_000, running$).pipe(map(() => 'a')), resyncTicks(25_000, running$).pipe(map(() => 'b')));
       expectObservable(due, '^ 50001ms !').toBe('10s a 9999ms a 4999ms b 4999ms a 9999ms a 9999ms (ab)');
     });
   });
@@ -69,7 +66,11 @@ describe('syncDeltas', () => {
   });
 
   it('should skip keys with a pending change', () => {
-    expect(syncDeltas(storeOf('a', 'b', 'c'), (k) => k === 'default/b').map((d) => d.key).sort()).toEqual(['default/a', 'default/c']);
+    expect(
+      syncDeltas(storeOf('a', 'b', 'c'), (k) => k === 'default/b')
+        .map((d) => d.key)
+        .sort(),
+    ).toEqual(['default/a', 'default/c']);
   });
 });
 
@@ -79,7 +80,12 @@ describe('resyncPasses', () => {
       const running$ = hot('t', { t: true });
       let current: ReturnType<typeof storeOf> | undefined; // not synced yet
       const passes = resyncPasses({ periodMs: 1000, running$, snapshot: () => current }).pipe(
-        map((deltas) => deltas.map((d) => `${d.key}@${d.object.metadata?.resourceVersion}`).sort().join(',')),
+        map((deltas) =>
+          deltas
+            .map((d) => `${d.key}@${d.object.metadata?.resourceVersion}`)
+            .sort()
+            .join(','),
+        ),
       );
       // 1 s: not synced → nothing; 2 s: empty store → nothing; 3 s: a; 4 s: a and the new b
       hot('1500ms x 999ms y 999ms z').subscribe((v) => {
@@ -96,7 +102,12 @@ describe('resyncPasses', () => {
     testScheduler().run(({ hot, expectObservable }) => {
       const store = storeOf('a', 'b');
       const pending = new Set(['default/a']);
-      const passes = resyncPasses({ periodMs: 1000, running$: hot('t', { t: true }), snapshot: () => store, isPending: (k) => pending.has(k) });
+      const passes = resyncPasses({
+        periodMs: 1000,
+        running$: hot('t', { t: true }),
+        snapshot: () => store,
+        isPending: (k) => pending.has(k),
+      });
       expectObservable(passes.pipe(map((ds) => ds.map((d) => d.key).join())), '^ 1500ms !').toBe('1s a', { a: 'default/b' });
     });
   });

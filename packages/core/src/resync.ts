@@ -22,7 +22,8 @@ export function validateResyncPeriod(value: unknown, field = 'resyncPeriodMs'): 
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
     throw new InvalidOptionsError(`${field} must be a number >= 0, got ${String(value)}`);
   }
-  if (value > MAX_TIMER_MS) throw new InvalidOptionsError(`${field} must be at most ${MAX_TIMER_MS} (a timer's limit, ~24.8 days), got ${value}`);
+  if (value > MAX_TIMER_MS)
+    throw new InvalidOptionsError(`${field} must be at most ${MAX_TIMER_MS} (a timer's limit, ~24.8 days), got ${value}`);
   if (value > 0 && value < MIN_RESYNC_PERIOD_MS) {
     throw new InvalidOptionsError(`${field} must be 0 (off) or at least ${MIN_RESYNC_PERIOD_MS}, got ${value}`);
   }
@@ -36,7 +37,11 @@ export function validateResyncPeriod(value: unknown, field = 'resyncPeriodMs'): 
  * @example
  * resyncTicks(30_000, informerRunning$, asyncScheduler).subscribe(() => resyncOneHandler());
  */
-export function resyncTicks(periodMs: number, running$: Observable<boolean>, scheduler: SchedulerLike = asyncScheduler): Observable<number> {
+export function resyncTicks(
+  periodMs: number,
+  running$: Observable<boolean>,
+  scheduler: SchedulerLike = asyncScheduler,
+): Observable<number> {
   if (periodMs <= 0) return EMPTY;
   return running$.pipe(
     distinctUntilChanged(),

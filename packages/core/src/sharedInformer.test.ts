@@ -8,8 +8,14 @@ import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWa
 
 // Every informer a test makes is stopped afterwards, even when the test fails: no timer outlives it.
 const made: SharedInformer<KubeObject>[] = [];
-const createSharedInformer: typeof create = (lw, options) => { const i = create(lw, options); made.push(i as unknown as SharedInformer<KubeObject>); return i; };
-afterEach(() => { for (const i of made.splice(0)) i.stop(); });
+const createSharedInformer: typeof create = (lw, options) => {
+  const i = create(lw, options);
+  made.push(i as unknown as SharedInformer<KubeObject>);
+  return i;
+};
+afterEach(() => {
+  for (const i of made.splice(0)) i.stop();
+});
 
 /** An informer over a fake server: a one-page list, then a watch we push events into. */
 function setup(items: KubeObject[] = [obj('a', '1'), obj('b', '2')]) {
@@ -21,13 +27,30 @@ function setup(items: KubeObject[] = [obj('a', '1'), obj('b', '2')]) {
 }
 const settle = () => new Promise((r) => setTimeout(r, 0));
 /** Waits (bounded) until `done()` holds, letting handler deliveries run. */
-const until = async (done: () => boolean) => { for (let i = 0; i < 200 && !done(); i++) await settle(); };
+const until = async (done: () => boolean) => {
+  for (let i = 0; i < 200 && !done(); i++) await settle();
+};
 /** A virtual clock whose time we advance by hand, letting microtask deliveries run in between. */
 function virtualClock() {
   const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
-  return { ts, advance: async (to: number) => { for (let t = ts.frame + 500; t <= to; t += 500) { ts.maxFrames = t; ts.flush(); await settle(); } } };
+  return {
+    ts,
+    advance: async (to: number) => {
+      for (let t = ts.frame + 500; t <= to; t += 500) {
+        ts.maxFrames = t;
+        ts.flush();
+        await settle();
+      }
+    },
+  };
 }
-const deferred = () => { let resolve!: () => void; const promise = new Promise<void>((r) => { resolve = r; }); return { promise, resolve }; };
+const deferred = () => {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+};
 
 describe('createSharedInformer', () => {
   it('should update the store before any handler hears of a change', async () => {
@@ -35,8 +58,12 @@ describe('createSharedInformer', () => {
     const informer = createSharedInformer(lw);
     const seen: string[] = [];
     informer.addEventHandler({
-      onAdd: (o) => { seen.push(`add ${o.metadata?.name} in store: ${informer.getStore().get(`default/${o.metadata?.name}`) !== undefined}`); },
-      onUpdate: (_old, o) => { seen.push(`update ${o.metadata?.resourceVersion} store has ${informer.getStore().get('default/a')?.metadata?.resourceVersion}`); },
+      onAdd: (o) => {
+        seen.push(`add ${o.metadata?.name} in store: ${informer.getStore().get(`default/${o.metadata?.name}`) !== undefined}`);
+      },
+      onUpdate: (_old, o) => {
+        seen.push(`update ${o.metadata?.resourceVersion} store has ${informer.getStore().get('default/a')?.metadata?.resourceVersion}`);
+      },
     });
     informer.start();
     watch.next({ type: 'MODIFIED', object: obj('a', '11') });
@@ -51,7 +78,11 @@ describe('createSharedInformer', () => {
     const informer = createSharedInformer(lw);
     informer.addEventHandler({ onAdd: () => {} });
     informer.addEventHandler({ onAdd: () => {} });
-    const store = await new Promise((resolve) => { informer.store$.pipe(filter((s) => s.size === 2)).subscribe(resolve); informer.start(); informer.start(); });
+    const store = await new Promise((resolve) => {
+      informer.store$.pipe(filter((s) => s.size === 2)).subscribe(resolve);
+      informer.start();
+      informer.start();
+    });
     expect(store).toBe(informer.getStore());
     expect(lw.listCalls).toHaveLength(1);
     expect(lw.watchCalls).toHaveLength(1);
@@ -64,7 +95,14 @@ describe('createSharedInformer', () => {
     const { lw } = setup();
     const informer = createSharedInformer(lw);
     const gate = deferred();
-    const slow = informer.addEventHandler({ onAdd: async () => { await gate.promise; } }, { name: 'slow' });
+    const slow = informer.addEventHandler(
+      {
+        onAdd: async () => {
+          await gate.promise;
+        },
+      },
+      { name: 'slow' },
+    );
     const fast = informer.addEventHandler({ onAdd: () => {} }, { name: 'fast' });
     informer.start();
     await settle();
@@ -84,9 +122,15 @@ describe('createSharedInformer', () => {
     await settle();
     const got: string[] = [];
     informer.addEventHandler({
-      onAdd: (o, initial) => { got.push(`add ${o.metadata?.name} ${initial}`); },
-      onUpdate: (_o, n) => { got.push(`update ${n.metadata?.name}@${n.metadata?.resourceVersion}`); },
-      onDelete: (o) => { got.push(`delete ${o.metadata?.name}`); },
+      onAdd: (o, initial) => {
+        got.push(`add ${o.metadata?.name} ${initial}`);
+      },
+      onUpdate: (_o, n) => {
+        got.push(`update ${n.metadata?.name}@${n.metadata?.resourceVersion}`);
+      },
+      onDelete: (o) => {
+        got.push(`delete ${o.metadata?.name}`);
+      },
     });
     watch.next({ type: 'MODIFIED', object: obj('a', '11') }); // arrives while the replay is still queued
     watch.next({ type: 'DELETED', object: obj('b', '12') });
@@ -102,7 +146,15 @@ describe('createSharedInformer', () => {
     let active = 0;
     let maxActive = 0;
     const order: string[] = [];
-    informer.addEventHandler({ onAdd: async (o) => { active++; maxActive = Math.max(maxActive, active); await settle(); order.push(o.metadata!.name!); active--; } });
+    informer.addEventHandler({
+      onAdd: async (o) => {
+        active++;
+        maxActive = Math.max(maxActive, active);
+        await settle();
+        order.push(o.metadata!.name!);
+        active--;
+      },
+    });
     informer.start();
     for (const n of ['x', 'y', 'z']) watch.next({ type: 'ADDED', object: obj(n, n === 'x' ? '20' : n === 'y' ? '21' : '22') });
     await until(() => order.length >= 3);
@@ -118,11 +170,33 @@ describe('createSharedInformer', () => {
     informer.handlerErrors$.subscribe((e) => errors.push(`${e.handler} ${e.delta.key} ${(e.error as Error).message}`));
     const thrower: string[] = [];
     const healthy: string[] = [];
-    informer.addEventHandler({ onAdd: (o) => { thrower.push(o.metadata!.name!); if (o.metadata?.name === 'x') throw new Error('boom'); } }, { name: 'thrower' });
-    informer.addEventHandler({ onAdd: async (o) => { if (o.metadata?.name === 'y') throw new Error('rejected'); } }, { name: 'rejecter' });
+    informer.addEventHandler(
+      {
+        onAdd: (o) => {
+          thrower.push(o.metadata!.name!);
+          if (o.metadata?.name === 'x') throw new Error('boom');
+        },
+      },
+      { name: 'thrower' },
+    );
+    informer.addEventHandler(
+      {
+        onAdd: async (o) => {
+          if (o.metadata?.name === 'y') throw new Error('rejected');
+        },
+      },
+      { name: 'rejecter' },
+    );
     const gate = deferred();
     const slow = informer.addEventHandler({ onAdd: () => gate.promise }, { name: 'slow' });
-    informer.addEventHandler({ onAdd: (o) => { healthy.push(o.metadata!.name!); } }, { name: 'healthy' });
+    informer.addEventHandler(
+      {
+        onAdd: (o) => {
+          healthy.push(o.metadata!.name!);
+        },
+      },
+      { name: 'healthy' },
+    );
     informer.start();
     watch.next({ type: 'ADDED', object: obj('x', '20') });
     watch.next({ type: 'ADDED', object: obj('y', '21') });
@@ -142,11 +216,21 @@ describe('createSharedInformer', () => {
     const informer = createSharedInformer(lw);
     const gate = deferred();
     const got: string[] = [];
-    informer.addEventHandler({
-      onAdd: async (o) => { got.push(`add ${o.metadata?.name}@${o.metadata?.resourceVersion}`); if (o.metadata?.name === 'block') await gate.promise; },
-      onUpdate: (old, n) => { got.push(`update ${n.metadata?.name} ${old.metadata?.resourceVersion}->${n.metadata?.resourceVersion}`); },
-      onDelete: (o) => { got.push(`delete ${o.metadata?.name}@${o.metadata?.uid}`); },
-    }, { buffer: 'coalesce' });
+    informer.addEventHandler(
+      {
+        onAdd: async (o) => {
+          got.push(`add ${o.metadata?.name}@${o.metadata?.resourceVersion}`);
+          if (o.metadata?.name === 'block') await gate.promise;
+        },
+        onUpdate: (old, n) => {
+          got.push(`update ${n.metadata?.name} ${old.metadata?.resourceVersion}->${n.metadata?.resourceVersion}`);
+        },
+        onDelete: (o) => {
+          got.push(`delete ${o.metadata?.name}@${o.metadata?.uid}`);
+        },
+      },
+      { buffer: 'coalesce' },
+    );
     informer.start();
     watch.next({ type: 'ADDED', object: obj('block', '19') });
     await settle();
@@ -170,7 +254,12 @@ describe('createSharedInformer', () => {
     const syncs: Record<string, string[]> = { every10: [], every25: [], never: [] };
     const { lw } = setup();
     const informer = createSharedInformer(lw, { scheduler: ts });
-    const on = (name: string) => ({ onUpdate: (a: KubeObject, b: KubeObject) => { if (a === b) syncs[name].push(`${a.metadata!.name}@${ts.frame}`); }, onAdd: () => {} });
+    const on = (name: string) => ({
+      onUpdate: (a: KubeObject, b: KubeObject) => {
+        if (a === b) syncs[name].push(`${a.metadata!.name}@${ts.frame}`);
+      },
+      onAdd: () => {},
+    });
     informer.addEventHandler(on('every10'), { resyncPeriodMs: 10_000 });
     informer.addEventHandler(on('every25'), { resyncPeriodMs: 25_000 });
     informer.addEventHandler(on('never'));
@@ -178,7 +267,11 @@ describe('createSharedInformer', () => {
     await advance(35_000);
     informer.stop();
     await advance(60_000); // stopped: no more resyncs
-    expect(syncs).toEqual({ every10: ['a@10000', 'b@10000', 'a@20000', 'b@20000', 'a@30000', 'b@30000'], every25: ['a@25000', 'b@25000'], never: [] });
+    expect(syncs).toEqual({
+      every10: ['a@10000', 'b@10000', 'a@20000', 'b@20000', 'a@30000', 'b@30000'],
+      every25: ['a@25000', 'b@25000'],
+      never: [],
+    });
     expect(lw.listCalls).toHaveLength(1);
     expect(lw.watchCalls).toHaveLength(1);
   });
@@ -189,10 +282,22 @@ describe('createSharedInformer', () => {
     const { lw, watch } = setup([obj('a', '1'), obj('b', '2')]);
     const informer = createSharedInformer(lw, { scheduler: ts });
     const gate = deferred();
-    informer.addEventHandler({
-      onAdd: async (o) => { got.push(`add ${o.metadata?.name}`); if (o.metadata?.name === 'c') await gate.promise; },
-      onUpdate: (o, n) => { got.push(o === n ? `sync ${n.metadata?.name}@${n.metadata?.resourceVersion}` : `update ${n.metadata?.name}@${n.metadata?.resourceVersion}`); },
-    }, { resyncPeriodMs: 1_000 });
+    informer.addEventHandler(
+      {
+        onAdd: async (o) => {
+          got.push(`add ${o.metadata?.name}`);
+          if (o.metadata?.name === 'c') await gate.promise;
+        },
+        onUpdate: (o, n) => {
+          got.push(
+            o === n
+              ? `sync ${n.metadata?.name}@${n.metadata?.resourceVersion}`
+              : `update ${n.metadata?.name}@${n.metadata?.resourceVersion}`,
+          );
+        },
+      },
+      { resyncPeriodMs: 1_000 },
+    );
     informer.start();
     await advance(500);
     watch.next({ type: 'ADDED', object: obj('c', '3') }); // blocks the handler
@@ -221,7 +326,11 @@ describe('createSharedInformer', () => {
     const { lw, watch } = setup([]);
     const informer = createSharedInformer(lw);
     const got: string[] = [];
-    const reg = informer.addEventHandler({ onAdd: (o) => { got.push(o.metadata!.name!); } });
+    const reg = informer.addEventHandler({
+      onAdd: (o) => {
+        got.push(o.metadata!.name!);
+      },
+    });
     informer.start();
     watch.next({ type: 'ADDED', object: obj('x', '20') });
     await settle();
@@ -252,12 +361,27 @@ describe('createSharedInformer', () => {
     const reported: unknown[] = [];
     informer.handlerErrors$.subscribe((e) => reported.push(e.error));
     const crash = new Error('crash me');
-    informer.addEventHandler({ onAdd: () => { throw crash; } });
+    informer.addEventHandler({
+      onAdd: () => {
+        throw crash;
+      },
+    });
     // Catch what is thrown out of band: the informer throws it from a microtask of its own.
     const thrown: unknown[] = [];
     const realQueueMicrotask = globalThis.queueMicrotask;
-    globalThis.queueMicrotask = (cb) => realQueueMicrotask(() => { try { cb(); } catch (e) { thrown.push(e); } });
-    const uncaught = (async () => { await until(() => thrown.length > 0); globalThis.queueMicrotask = realQueueMicrotask; return thrown[0]; })();
+    globalThis.queueMicrotask = (cb) =>
+      realQueueMicrotask(() => {
+        try {
+          cb();
+        } catch (e) {
+          thrown.push(e);
+        }
+      });
+    const uncaught = (async () => {
+      await until(() => thrown.length > 0);
+      globalThis.queueMicrotask = realQueueMicrotask;
+      return thrown[0];
+    })();
     informer.start();
     watch.next({ type: 'ADDED', object: obj('x', '20') });
     expect(await uncaught).toBe(crash);
@@ -268,7 +392,14 @@ describe('createSharedInformer', () => {
     const lw = fakeListerWatcher();
     let open = 0;
     lw.scriptList(of(page([obj('a', '1')], '10')));
-    lw.scriptWatch(new Observable<WatchEvent>(() => { open++; return () => { open--; }; }));
+    lw.scriptWatch(
+      new Observable<WatchEvent>(() => {
+        open++;
+        return () => {
+          open--;
+        };
+      }),
+    );
     const informer = createSharedInformer(lw, { resyncPeriodMs: 1000 });
     informer.addEventHandler({ onAdd: () => {} });
     informer.start();
@@ -283,19 +414,33 @@ describe('createSharedInformer', () => {
       const lw = fakeListerWatcher();
       const live = { open: 0 };
       lw.scriptList(of(page([obj('a', '1')], '10')));
-      lw.scriptWatch(new Observable<WatchEvent>(() => { live.open++; return () => { live.open--; }; }));
+      lw.scriptWatch(
+        new Observable<WatchEvent>(() => {
+          live.open++;
+          return () => {
+            live.open--;
+          };
+        }),
+      );
       return { lw, live };
     };
     // The last consumer leaves as the first store arrives (what firstValueFrom(store$…) does).
     const left = counting();
     const shared = createSharedInformer(left.lw, { mode: 'refCount' });
-    shared.store$.pipe(filter((s) => s.size > 0), first()).subscribe();
+    shared.store$
+      .pipe(
+        filter((s) => s.size > 0),
+        first(),
+      )
+      .subscribe();
     expect(shared.isRunning()).toBe(false);
     expect(left.live.open).toBe(0);
     // stop() from a store$ listener, in the middle of applying the list.
     const stopped = counting();
     const informer = createSharedInformer(stopped.lw);
-    informer.store$.subscribe((s) => { if (s.size > 0) informer.stop(); });
+    informer.store$.subscribe((s) => {
+      if (s.size > 0) informer.stop();
+    });
     informer.start();
     expect(informer.isRunning()).toBe(false);
     expect(stopped.live.open).toBe(0);
@@ -337,7 +482,9 @@ describe('createSharedInformer', () => {
     const informer = createSharedInformer(lw);
     informer.start();
     let last: ReflectorStatus | undefined;
-    informer.status$.subscribe((s) => { last = s; });
+    informer.status$.subscribe((s) => {
+      last = s;
+    });
     expect(last).toMatchObject({ phase: 'backingOff' });
     expect(last?.backoffMs).toBeGreaterThan(0);
     informer.stop();
@@ -353,7 +500,9 @@ describe('createSharedInformer', () => {
     lw.scriptWatch(watch);
     const informer = createSharedInformer(lw);
     let last: ReflectorStatus | undefined;
-    informer.status$.subscribe((s) => { last = s; });
+    informer.status$.subscribe((s) => {
+      last = s;
+    });
     informer.start();
     watch.next(undefined as unknown as WatchEvent); // a custom ListerWatcher's bug: no crash, a report
     expect(last?.lastError).toBeInstanceOf(InvalidObjectError);
@@ -369,7 +518,11 @@ describe('createSharedInformer', () => {
     await settle();
     informer.stop();
     const got: string[] = [];
-    const reg = informer.addEventHandler({ onAdd: (o, initial) => { got.push(`${o.metadata?.name} ${initial}`); } });
+    const reg = informer.addEventHandler({
+      onAdd: (o, initial) => {
+        got.push(`${o.metadata?.name} ${initial}`);
+      },
+    });
     await settle();
     expect(got).toEqual(['a true', 'b true']); // the cache survives stop and is replayed
     expect(reg.hasSynced()).toBe(true);
@@ -383,7 +536,11 @@ describe('createSharedInformer', () => {
     informer.events$.subscribe(() => {
       if (added) return;
       added = true;
-      informer.addEventHandler({ onAdd: (o, initial) => { got.push(`${o.metadata?.name} ${initial}`); } });
+      informer.addEventHandler({
+        onAdd: (o, initial) => {
+          got.push(`${o.metadata?.name} ${initial}`);
+        },
+      });
     });
     informer.start();
     await settle();
@@ -395,7 +552,12 @@ describe('createSharedInformer', () => {
     const informer = createSharedInformer(lw);
     const gate = deferred();
     const got: string[] = [];
-    informer.addEventHandler({ onAdd: async (o) => { got.push(o.metadata!.name!); if (o.metadata?.name === 'x') await gate.promise; } });
+    informer.addEventHandler({
+      onAdd: async (o) => {
+        got.push(o.metadata!.name!);
+        if (o.metadata?.name === 'x') await gate.promise;
+      },
+    });
     informer.start();
     watch.next({ type: 'ADDED', object: obj('x', '20') });
     watch.next({ type: 'ADDED', object: obj('y', '21') });
@@ -413,12 +575,22 @@ describe('createSharedInformer', () => {
     const informer = createSharedInformer(lw, { resyncPeriodMs: 1000 });
     const gate = deferred();
     const got: string[] = [];
-    const reg = informer.addEventHandler({ onAdd: async (o) => { got.push(o.metadata!.name!); await gate.promise; } });
+    const reg = informer.addEventHandler({
+      onAdd: async (o) => {
+        got.push(o.metadata!.name!);
+        await gate.promise;
+      },
+    });
     const completed: string[] = [];
     const track = (name: string, o: Observable<unknown>) => o.subscribe({ complete: () => completed.push(name) });
-    track('store$', informer.store$); track('events$', informer.events$); track('synced$', informer.synced$); track('status$', informer.status$);
-    track('handlerErrors$', informer.handlerErrors$); track('storeErrors$', informer.storeErrors$);
-    track('handler synced$', reg.synced$); track('handler metrics$', reg.metrics$);
+    track('store$', informer.store$);
+    track('events$', informer.events$);
+    track('synced$', informer.synced$);
+    track('status$', informer.status$);
+    track('handlerErrors$', informer.handlerErrors$);
+    track('storeErrors$', informer.storeErrors$);
+    track('handler synced$', reg.synced$);
+    track('handler metrics$', reg.metrics$);
     informer.start();
     watch.next({ type: 'ADDED', object: obj('c', '20') });
     await settle();
@@ -429,7 +601,16 @@ describe('createSharedInformer', () => {
     gate.resolve();
     await settle();
     expect(got).toEqual(['a']); // the buffer was dropped
-    expect(completed.sort()).toEqual(['events$', 'handler metrics$', 'handler synced$', 'handlerErrors$', 'status$', 'store$', 'storeErrors$', 'synced$']);
+    expect(completed.sort()).toEqual([
+      'events$',
+      'handler metrics$',
+      'handler synced$',
+      'handlerErrors$',
+      'status$',
+      'store$',
+      'storeErrors$',
+      'synced$',
+    ]);
     expect(informer.isRunning()).toBe(false);
     expect(informer.getStore().size).toBe(3); // the last snapshot stays readable
     expect(() => informer.start()).toThrow(InformerShutdownError);

@@ -6,7 +6,14 @@
 import { BehaviorSubject, Observable, Subject, Subscription, asyncScheduler, distinctUntilChanged, map, type SchedulerLike } from 'rxjs';
 import { createDeltaReducer, initialDeltaState, type DeltaStoreOptions, type DeltaStoreState } from './deltaStore.ts';
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
-import { HandlerQueue, validateHandler, type EventHandler, type EventHandlerOptions, type HandlerError, type HandlerRegistration } from './eventHandler.ts';
+import {
+  HandlerQueue,
+  validateHandler,
+  type EventHandler,
+  type EventHandlerOptions,
+  type HandlerError,
+  type HandlerRegistration,
+} from './eventHandler.ts';
 import type { StoreSnapshot } from './indexer.ts';
 import { reflector } from './reflector.ts';
 import type { ReflectorOptions } from './reflectorModel.ts';
@@ -115,22 +122,31 @@ export class InformerShutdownError extends RxInformerError {
  * pods.addEventHandler({ onAdd: (p) => console.log('added', p.metadata?.name) });
  * pods.start();
  */
-export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>, options: SharedInformerOptions<T> = {}): SharedInformer<T> {
+export function createSharedInformer<T extends KubeObject>(
+  lw: ListerWatcher<T>,
+  options: SharedInformerOptions<T> = {},
+): SharedInformer<T> {
   validateInformerOptions(lw, options);
   const scheduler = options.scheduler ?? asyncScheduler;
   const defaultResync = validateResyncPeriod(options.resyncPeriodMs);
-  if (options.handlerErrors !== undefined && options.handlerErrors !== 'report' && options.handlerErrors !== 'throw') throw new InvalidOptionsError(`handlerErrors must be 'report' or 'throw'`);
-  if (options.mode !== undefined && options.mode !== 'imperative' && options.mode !== 'refCount') throw new InvalidOptionsError(`mode must be 'imperative' or 'refCount'`);
+  if (options.handlerErrors !== undefined && options.handlerErrors !== 'report' && options.handlerErrors !== 'throw')
+    throw new InvalidOptionsError(`handlerErrors must be 'report' or 'throw'`);
+  if (options.mode !== undefined && options.mode !== 'imperative' && options.mode !== 'refCount')
+    throw new InvalidOptionsError(`mode must be 'imperative' or 'refCount'`);
   const reducer = createDeltaReducer<T>(options);
   // List items are transformed and frozen as each page arrives, not when the whole list is applied.
   const preparingLw: ListerWatcher<T> = {
-    list: (o) => lw.list(o).pipe(map((page) => (Array.isArray(page?.items) ? { ...page, items: page.items.map(reducer.prepareListItem) } : page))),
+    list: (o) =>
+      lw.list(o).pipe(map((page) => (Array.isArray(page?.items) ? { ...page, items: page.items.map(reducer.prepareListItem) } : page))),
     watch: (o) => lw.watch(o),
   };
   const source = reflector(preparingLw, { ...options.reflector, scheduler }); // validates reflector options now
   // A restart after a sync lists with a consistent read, as any relist does: a list at RV "0" (the
   // API server's cache) may be older than what the store already holds, and would roll it back.
-  const restartSource = options.reflector?.initialListResourceVersion === undefined ? source : reflector(preparingLw, { ...options.reflector, initialListResourceVersion: undefined, scheduler });
+  const restartSource =
+    options.reflector?.initialListResourceVersion === undefined
+      ? source
+      : reflector(preparingLw, { ...options.reflector, initialListResourceVersion: undefined, scheduler });
   // A restarted reflector counts from zero: its status is reported on top of the earlier runs'.
   let relistsBefore = 0;
   let state: DeltaStoreState<T> = initialDeltaState<T>(options);
@@ -177,17 +193,24 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
     const run = new Subscription();
     running = run;
     running$.next(true);
-    run.add((restarted ? restartSource : source).subscribe((event) => {
-      if (running !== run) return;
-      if (event.type !== 'status') apply(reducer(state, event));
-      else if (!restarted) status.next(event.status);
-      else {
-        // Counted on top of the earlier runs, synced since the first, at the last version known
-        // until the restart's own list lands.
-        const { lastSyncResourceVersion = state.resourceVersion } = event.status;
-        status.next({ ...event.status, relistCount: event.status.relistCount + relistsBefore, hasSynced: true, ...(lastSyncResourceVersion !== undefined && { lastSyncResourceVersion }) });
-      }
-    }));
+    run.add(
+      (restarted ? restartSource : source).subscribe((event) => {
+        if (running !== run) return;
+        if (event.type !== 'status') apply(reducer(state, event));
+        else if (!restarted) status.next(event.status);
+        else {
+          // Counted on top of the earlier runs, synced since the first, at the last version known
+          // until the restart's own list lands.
+          const { lastSyncResourceVersion = state.resourceVersion } = event.status;
+          status.next({
+            ...event.status,
+            relistCount: event.status.relistCount + relistsBefore,
+            hasSynced: true,
+            ...(lastSyncResourceVersion !== undefined && { lastSyncResourceVersion }),
+          });
+        }
+      }),
+    );
   };
   const stop = (): void => {
     if (!running) return;
@@ -197,16 +220,27 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
     const { backoffMs: _b, listProgress: _p, ...rest } = status.value; // only while backing off / listing
     status.next({ ...rest, phase: 'stopped' });
   };
-  const acquire = (): void => { if (options.mode === 'refCount' && consumers++ === 0 && !isShutdown) start(); };
-  const release = (): void => { if (options.mode === 'refCount' && --consumers === 0) stop(); };
-  const counted = <R>(inner: Observable<R>): Observable<R> => new Observable<R>((subscriber) => {
-    acquire();
-    const sub = inner.subscribe(subscriber);
-    return () => { sub.unsubscribe(); release(); };
-  });
+  const acquire = (): void => {
+    if (options.mode === 'refCount' && consumers++ === 0 && !isShutdown) start();
+  };
+  const release = (): void => {
+    if (options.mode === 'refCount' && --consumers === 0) stop();
+  };
+  const counted = <R>(inner: Observable<R>): Observable<R> =>
+    new Observable<R>((subscriber) => {
+      acquire();
+      const sub = inner.subscribe(subscriber);
+      return () => {
+        sub.unsubscribe();
+        release();
+      };
+    });
 
   const onHandlerError = (e: HandlerError<T>): void => {
-    if (options.handlerErrors === 'throw') queueMicrotask(() => { throw e.error; });
+    if (options.handlerErrors === 'throw')
+      queueMicrotask(() => {
+        throw e.error;
+      });
     handlerErrors.next(e);
   };
 
@@ -216,7 +250,9 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
     running$,
     scheduler,
     snapshot: () => (state.synced && events.observed ? state.store : undefined),
-  }).subscribe((deltas) => { for (const d of deltas) events.next(d); });
+  }).subscribe((deltas) => {
+    for (const d of deltas) events.next(d);
+  });
 
   const addEventHandler = (handler: EventHandler<T>, handlerOptions: EventHandlerOptions = {}): HandlerRegistration => {
     validateHandler(handler, handlerOptions);
@@ -226,7 +262,8 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
     // Replay and subscription happen in one synchronous step: no live delta can fall in between.
     if (state.synced) {
       const snapshot = state.store;
-      for (const key of snapshot.keys()) queue.enqueue({ type: 'Added', key, object: snapshot.get(key)!, isInInitialList: true, store: snapshot });
+      for (const key of snapshot.keys())
+        queue.enqueue({ type: 'Added', key, object: snapshot.get(key)!, isInInitialList: true, store: snapshot });
       queue.markInitialListEnd();
     }
     handlers = [...handlers, queue];
@@ -239,7 +276,9 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
       scheduler,
       snapshot: () => (state.synced ? state.store : undefined),
       isPending: (key) => queue.hasPending(key),
-    }).subscribe((deltas) => { for (const d of deltas) queue.enqueue(d); });
+    }).subscribe((deltas) => {
+      for (const d of deltas) queue.enqueue(d);
+    });
     acquire();
     let removed = false;
     const registration: HandlerRegistration = {
@@ -278,7 +317,9 @@ export function createSharedInformer<T extends KubeObject>(lw: ListerWatcher<T>,
     status$: status.asObservable(),
     storeErrors$: storeErrors.asObservable(),
     handlerErrors$: handlerErrors.asObservable(),
-    get lastSyncResourceVersion() { return state.resourceVersion; },
+    get lastSyncResourceVersion() {
+      return state.resourceVersion;
+    },
     getStore: () => state.store,
     hasSynced: () => state.synced,
     isRunning: () => running !== undefined,
@@ -294,10 +335,12 @@ function validateInformerOptions<T extends KubeObject>(lw: ListerWatcher<T>, opt
     throw new InvalidOptionsError('a ListerWatcher needs list() and watch()');
   }
   if (options === null || typeof options !== 'object') throw new InvalidOptionsError('options must be an object');
-  if (options.indexers !== undefined && (options.indexers === null || typeof options.indexers !== 'object')) throw new InvalidOptionsError('indexers must be an object of index functions');
+  if (options.indexers !== undefined && (options.indexers === null || typeof options.indexers !== 'object'))
+    throw new InvalidOptionsError('indexers must be an object of index functions');
   for (const field of ['keyFunc', 'transform'] as const) {
     if (options[field] !== undefined && typeof options[field] !== 'function') throw new InvalidOptionsError(`${field} must be a function`);
   }
   const s = options.scheduler;
-  if (s !== undefined && (s === null || typeof s.now !== 'function' || typeof s.schedule !== 'function')) throw new InvalidOptionsError('scheduler must be an RxJS scheduler');
+  if (s !== undefined && (s === null || typeof s.now !== 'function' || typeof s.schedule !== 'function'))
+    throw new InvalidOptionsError('scheduler must be an RxJS scheduler');
 }

@@ -31,11 +31,13 @@ describe('createSharedInformer in virtual time', () => {
     ts.run(({ cold, expectObservable }) => {
       const lw = fakeListerWatcher();
       lw.scriptList(cold<ListPage>('5ms (p|)', { p: page([obj('a', '1'), obj('b', '2')], '10') }));
-      lw.scriptWatch(cold<WatchEvent>('10ms m 9ms (dn)', {
-        m: { type: 'MODIFIED', object: obj('a', '11') },
-        d: { type: 'DELETED', object: obj('b', '12') },
-        n: { type: 'ADDED', object: obj('c', '13') },
-      }));
+      lw.scriptWatch(
+        cold<WatchEvent>('10ms m 9ms (dn)', {
+          m: { type: 'MODIFIED', object: obj('a', '11') },
+          d: { type: 'DELETED', object: obj('b', '12') },
+          n: { type: 'ADDED', object: obj('c', '13') },
+        }),
+      );
       const informer = createSharedInformer(lw, { scheduler: ts });
       const heard = new Subject<string>();
       informer.addEventHandler(reporter(informer, heard));
@@ -59,15 +61,19 @@ describe('createSharedInformer in virtual time', () => {
       lw.scriptList(cold<ListPage>('(p|)', { p: page([obj('a', '1')], '10') }));
       // Live events at 20 ms, the very instant the late handler is added, arriving while its replay
       // is still buffered; then one more at 33 ms.
-      lw.scriptWatch(cold<WatchEvent>('20ms (mn) 9ms u', {
-        m: { type: 'MODIFIED', object: obj('a', '11') },
-        n: { type: 'ADDED', object: obj('b', '12') },
-        u: { type: 'MODIFIED', object: obj('b', '13') },
-      }));
+      lw.scriptWatch(
+        cold<WatchEvent>('20ms (mn) 9ms u', {
+          m: { type: 'MODIFIED', object: obj('a', '11') },
+          n: { type: 'ADDED', object: obj('b', '12') },
+          u: { type: 'MODIFIED', object: obj('b', '13') },
+        }),
+      );
       const informer = createSharedInformer(lw, { scheduler: ts });
       informer.start();
       const late = new Subject<string>();
-      ts.schedule(() => { informer.addEventHandler(reporter(informer, late)); }, 20);
+      ts.schedule(() => {
+        informer.addEventHandler(reporter(informer, late));
+      }, 20);
       ts.schedule(() => informer.stop(), 100);
       expectObservable(late).toBe('20ms (amn) 8ms u', {
         a: 'add a@1 initial store 11', // the store already holds 11: handlers may see a newer cache than their event

@@ -147,8 +147,7 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ER
 
 /** One decoded line of a watch stream. `object` is a `Status` for ERROR events. */
 export type WatchEvent<T extends KubeObject = KubeObject> =
-  | { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK'; object: T }
-  | { type: 'ERROR'; object: Status };
+  { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK'; object: T } | { type: 'ERROR'; object: Status };
 
 /** The annotation on the BOOKMARK that ends the initial events of a streaming list. */
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';

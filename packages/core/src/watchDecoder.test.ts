@@ -26,31 +26,44 @@ describe('createWatchDecoder', () => {
   const bytes = new TextEncoder().encode(events.map((e) => JSON.stringify(e) + '\n').join(''));
 
   it('should decode the same events however the bytes are cut, multi-byte characters included', () => {
-    fc.assert(fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 40 }), (cuts) => {
-      const decoder = createWatchDecoder();
-      const out: unknown[] = [];
-      let at = 0;
-      for (const cut of [...cuts.sort((a, b) => a - b), bytes.length]) {
-        decoder.push(bytes.subarray(at, cut), (e) => { out.push(e); });
-        at = cut;
-      }
-      decoder.end();
-      expect(out).toEqual(events);
-    }));
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 40 }), (cuts) => {
+        const decoder = createWatchDecoder();
+        const out: unknown[] = [];
+        let at = 0;
+        for (const cut of [...cuts.sort((a, b) => a - b), bytes.length]) {
+          decoder.push(bytes.subarray(at, cut), (e) => {
+            out.push(e);
+          });
+          at = cut;
+        }
+        decoder.end();
+        expect(out).toEqual(events);
+      }),
+    );
   });
 
   it('should decode text chunks too', () => {
     const decoder = createWatchDecoder();
     const text = new TextDecoder().decode(bytes);
     const out: unknown[] = [];
-    decoder.push(text.slice(0, 10), (e) => { out.push(e); });
-    decoder.push(text.slice(10), (e) => { out.push(e); });
+    decoder.push(text.slice(0, 10), (e) => {
+      out.push(e);
+    });
+    decoder.push(text.slice(10), (e) => {
+      out.push(e);
+    });
     expect(out).toEqual(events);
   });
 
   it('should stop when emit returns false', () => {
     const out: unknown[] = [];
-    expect(createWatchDecoder().push(new TextDecoder().decode(bytes), (e) => { out.push(e); return out.length < 2; })).toBe(false);
+    expect(
+      createWatchDecoder().push(new TextDecoder().decode(bytes), (e) => {
+        out.push(e);
+        return out.length < 2;
+      }),
+    ).toBe(false);
     expect(out).toHaveLength(2);
   });
 
@@ -58,7 +71,13 @@ describe('createWatchDecoder', () => {
     const decoder = createWatchDecoder();
     const out: unknown[] = [];
     let error: unknown;
-    try { decoder.push('{"type":"ADDED","object":{}}\n{"type":"MODIFIED","obj\n{"type":"ADDED","object":{}}\n', (e) => { out.push(e); }); } catch (e) { error = e; }
+    try {
+      decoder.push('{"type":"ADDED","object":{}}\n{"type":"MODIFIED","obj\n{"type":"ADDED","object":{}}\n', (e) => {
+        out.push(e);
+      });
+    } catch (e) {
+      error = e;
+    }
     expect(out).toHaveLength(1); // the event before the bad line is not lost
     expect(error).toBeInstanceOf(WatchDecodeError);
     expect((error as WatchDecodeError).reason).toBe('MalformedWatchLine');
@@ -81,27 +100,39 @@ describe('createWatchDecoder', () => {
 
 describe('createWatchDecoder, UTF-8 across chunk boundaries', () => {
   const eventsOf = (texts: string[]) => texts.map((t) => ({ type: 'ADDED', object: { metadata: { name: t } } }));
-  const wire = (texts: string[]) => new TextEncoder().encode(eventsOf(texts).map((e) => `${JSON.stringify(e)}\n`).join(''));
+  const wire = (texts: string[]) =>
+    new TextEncoder().encode(
+      eventsOf(texts)
+        .map((e) => `${JSON.stringify(e)}\n`)
+        .join(''),
+    );
 
   it('should decode any text however the bytes are cut, one byte at a time included', () => {
     const text = fc.string({ unit: 'grapheme', maxLength: 12 });
-    fc.assert(fc.property(fc.array(text, { minLength: 1, maxLength: 6 }), fc.array(fc.nat(), { maxLength: 8 }), (texts, cuts) => {
-      const bytes = wire(texts);
-      const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-      const decoder = createWatchDecoder();
-      const out: unknown[] = [];
-      let from = 0;
-      for (const to of [...at, bytes.length]) {
-        decoder.push(bytes.subarray(from, to), (e) => { out.push(e); });
-        from = to;
-      }
-      decoder.end();
-      expect(out).toEqual(eventsOf(texts));
-    }));
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 6 }), fc.array(fc.nat(), { maxLength: 8 }), (texts, cuts) => {
+        const bytes = wire(texts);
+        const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        const decoder = createWatchDecoder();
+        const out: unknown[] = [];
+        let from = 0;
+        for (const to of [...at, bytes.length]) {
+          decoder.push(bytes.subarray(from, to), (e) => {
+            out.push(e);
+          });
+          from = to;
+        }
+        decoder.end();
+        expect(out).toEqual(eventsOf(texts));
+      }),
+    );
     const bytes = wire(['é😀字', '\u00ff']);
     const decoder = createWatchDecoder();
     const out: unknown[] = [];
-    for (let i = 0; i < bytes.length; i++) decoder.push(bytes.subarray(i, i + 1), (e) => { out.push(e); });
+    for (let i = 0; i < bytes.length; i++)
+      decoder.push(bytes.subarray(i, i + 1), (e) => {
+        out.push(e);
+      });
     decoder.end();
     expect(out).toEqual(eventsOf(['é😀字', '\u00ff']));
   });
@@ -111,9 +142,15 @@ describe('createWatchDecoder, UTF-8 across chunk boundaries', () => {
     const body = wire(['a\ufeffb']);
     const decoder = createWatchDecoder();
     const out: unknown[] = [];
-    decoder.push(bom.subarray(0, 2), (e) => { out.push(e); });
-    decoder.push(new Uint8Array([...bom.subarray(2), ...body.subarray(0, 30)]), (e) => { out.push(e); });
-    decoder.push(body.subarray(30), (e) => { out.push(e); });
+    decoder.push(bom.subarray(0, 2), (e) => {
+      out.push(e);
+    });
+    decoder.push(new Uint8Array([...bom.subarray(2), ...body.subarray(0, 30)]), (e) => {
+      out.push(e);
+    });
+    decoder.push(body.subarray(30), (e) => {
+      out.push(e);
+    });
     expect(out).toEqual(eventsOf(['a\ufeffb'])); // the one inside a name is kept
     const badContinuation = createWatchDecoder();
     badContinuation.push(new Uint8Array([0x7b, 0xe2]), () => undefined);
@@ -135,7 +172,9 @@ describe('decodeWatchLine', () => {
 
 describe('decodeListPage', () => {
   it('should accept a list and refuse bodies that are not lists', () => {
-    expect(parseListBody('{"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a"}}]}').items).toHaveLength(1);
+    expect(parseListBody('{"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a"}}]}').items).toHaveLength(
+      1,
+    );
     expect(() => decodeListPage({ kind: 'PodList' })).toThrow(InvalidObjectError);
     expect(() => decodeListPage({ items: [1] })).toThrow(/item 0 is not an object/);
     expect(() => decodeListPage({ items: [], metadata: 'x' })).toThrow(InvalidObjectError);
@@ -149,8 +188,16 @@ describe('apiErrorFromResponse', () => {
     expect(gone).toBeInstanceOf(KubeApiError);
     expect([gone.code, gone.reason, gone.message, gone.isGone]).toEqual([410, 'Expired', 'too old', true]);
     const limited = apiErrorFromResponse(429, 'Too many requests, please try again later.\n', '3');
-    expect([limited.reason, limited.message, limited.retryAfterSeconds]).toEqual(['TooManyRequests', 'Too many requests, please try again later.', 3]);
-    const timeout = apiErrorFromResponse(504, JSON.stringify({ kind: 'Status', code: 504, reason: 'Timeout', details: { retryAfterSeconds: 1 } }), undefined);
+    expect([limited.reason, limited.message, limited.retryAfterSeconds]).toEqual([
+      'TooManyRequests',
+      'Too many requests, please try again later.',
+      3,
+    ]);
+    const timeout = apiErrorFromResponse(
+      504,
+      JSON.stringify({ kind: 'Status', code: 504, reason: 'Timeout', details: { retryAfterSeconds: 1 } }),
+      undefined,
+    );
     expect(timeout.retryAfterSeconds).toBe(1);
     const empty = apiErrorFromResponse(401, '', undefined);
     expect([empty.reason, empty.message]).toEqual(['Unauthorized', 'the server answered 401 Unauthorized']);
@@ -169,14 +216,22 @@ describe('apiErrorFromResponse', () => {
 describe('query strings and paths', () => {
   it('should carry only the options that are set', () => {
     expect(listQuery({ limit: 500, continue: 'a b', labelSelector: 'app=web' })).toBe('?limit=500&continue=a%20b&labelSelector=app%3Dweb');
-    expect(watchQuery({ resourceVersion: '7', allowWatchBookmarks: true, timeoutSeconds: 300 })).toBe('?watch=true&resourceVersion=7&allowWatchBookmarks=true&timeoutSeconds=300');
-    expect(watchQuery({ sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', resourceVersion: '' })).toBe('?watch=true&resourceVersion=&resourceVersionMatch=NotOlderThan&sendInitialEvents=true');
+    expect(watchQuery({ resourceVersion: '7', allowWatchBookmarks: true, timeoutSeconds: 300 })).toBe(
+      '?watch=true&resourceVersion=7&allowWatchBookmarks=true&timeoutSeconds=300',
+    );
+    expect(watchQuery({ sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', resourceVersion: '' })).toBe(
+      '?watch=true&resourceVersion=&resourceVersionMatch=NotOlderThan&sendInitialEvents=true',
+    );
   });
 
   it('should build collection paths for core, grouped and cluster-scoped resources', () => {
     expect(resourcePath({ group: '', version: 'v1', resource: 'pods', namespaced: true })).toBe('/api/v1/pods');
-    expect(resourcePath({ group: '', version: 'v1', resource: 'pods', namespaced: true }, 'default')).toBe('/api/v1/namespaces/default/pods');
-    expect(resourcePath({ group: 'apps', version: 'v1', resource: 'deployments', namespaced: true }, 'web')).toBe('/apis/apps/v1/namespaces/web/deployments');
+    expect(resourcePath({ group: '', version: 'v1', resource: 'pods', namespaced: true }, 'default')).toBe(
+      '/api/v1/namespaces/default/pods',
+    );
+    expect(resourcePath({ group: 'apps', version: 'v1', resource: 'deployments', namespaced: true }, 'web')).toBe(
+      '/apis/apps/v1/namespaces/web/deployments',
+    );
     expect(resourcePath({ group: '', version: 'v1', resource: 'nodes', namespaced: false })).toBe('/api/v1/nodes');
     expect(() => resourcePath({ group: '', version: 'v1', resource: 'nodes', namespaced: false }, 'default')).toThrow(/cluster-scoped/);
   });

@@ -171,7 +171,14 @@ export function decodeWatchLine<T extends KubeObject = KubeObject>(line: string)
     throw new WatchDecodeError(line, (cause as Error).message, { cause });
   }
   const event = parsed as { type?: unknown; object?: unknown };
-  if (typeof event !== 'object' || event === null || typeof event.type !== 'string' || typeof event.object !== 'object' || event.object === null || Array.isArray(event.object)) {
+  if (
+    typeof event !== 'object' ||
+    event === null ||
+    typeof event.type !== 'string' ||
+    typeof event.object !== 'object' ||
+    event.object === null ||
+    Array.isArray(event.object)
+  ) {
     throw new WatchDecodeError(line, 'not a watch event: needs "type" and an "object"');
   }
   return event as WatchEvent<T>;
@@ -183,8 +190,10 @@ export function decodeWatchLine<T extends KubeObject = KubeObject>(line: string)
  */
 export function decodeListPage<T extends KubeObject = KubeObject>(body: unknown): ListPage<T> {
   const page = body as ListPage<T>;
-  if (typeof page !== 'object' || page === null || !Array.isArray(page.items)) throw new InvalidObjectError('list response has no items array', body);
-  if (page.metadata !== undefined && (typeof page.metadata !== 'object' || page.metadata === null)) throw new InvalidObjectError('list response metadata is not an object', body);
+  if (typeof page !== 'object' || page === null || !Array.isArray(page.items))
+    throw new InvalidObjectError('list response has no items array', body);
+  if (page.metadata !== undefined && (typeof page.metadata !== 'object' || page.metadata === null))
+    throw new InvalidObjectError('list response metadata is not an object', body);
   const items = page.items;
   for (let i = 0; i < items.length; i++) {
     const item = items[i];

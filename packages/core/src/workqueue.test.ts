@@ -11,7 +11,13 @@ const testScheduler = () => new TestScheduler((actual, expected) => expect(actua
 function consume<K>(queue: WorkQueue<K>, then: (key: K) => void = (k) => queue.done(k)): Subject<K> {
   const taken = new Subject<K>();
   const next = (): void => {
-    queue.get$().subscribe({ next: (key) => { taken.next(key); then(key); next(); } });
+    queue.get$().subscribe({
+      next: (key) => {
+        taken.next(key);
+        then(key);
+        next();
+      },
+    });
   };
   next();
   return taken;
@@ -21,7 +27,9 @@ describe('WorkQueue', () => {
   describe('add', () => {
     it('should queue a key once however often it is added, in first-added order', async () => {
       const q = new WorkQueue();
-      q.add('a'); q.add('b'); q.add('a');
+      q.add('a');
+      q.add('b');
+      q.add('a');
       expect(q.length).toBe(2);
       expect(await q.get()).toBe('a');
       expect(await q.get()).toBe('b');
@@ -32,10 +40,14 @@ describe('WorkQueue', () => {
       const q = new WorkQueue();
       q.add('a');
       const key = await q.get();
-      q.add('a'); q.add('a');
+      q.add('a');
+      q.add('a');
       expect(q.length).toBe(0);
       let second: string | undefined;
-      const pending = q.get().then((k) => { second = k; return k; });
+      const pending = q.get().then((k) => {
+        second = k;
+        return k;
+      });
       await Promise.resolve();
       expect(second).toBeUndefined(); // still waiting: 'a' is in progress
       q.done(key!);
@@ -86,7 +98,10 @@ describe('WorkQueue', () => {
       const ts = testScheduler();
       ts.run(({ expectObservable }) => {
         const q = new WorkQueue({ scheduler: ts });
-        const taken = consume(q, (k) => { q.done(k); if (q.numRequeues(k) < 5) q.addRateLimited(k); });
+        const taken = consume(q, (k) => {
+          q.done(k);
+          if (q.numRequeues(k) < 5) q.addRateLimited(k);
+        });
         q.addRateLimited('a');
         expectObservable(taken).toBe('5ms a 9ms a 19ms a 39ms a 79ms a');
       });
@@ -143,9 +158,18 @@ describe('WorkQueue', () => {
       const idle = q.get$();
       let released = false;
       let stopped = false;
-      q.shutdown().then(() => { stopped = true; }, () => {});
+      q.shutdown().then(
+        () => {
+          stopped = true;
+        },
+        () => {},
+      );
       expect(q.metrics()).toMatchObject({ depth: 0, delayed: 0, processing: 1 });
-      idle.subscribe({ complete: () => { released = true; } });
+      idle.subscribe({
+        complete: () => {
+          released = true;
+        },
+      });
       expect(released).toBe(true);
       q.add('new');
       expect(q.length).toBe(0);
@@ -167,7 +191,9 @@ describe('WorkQueue', () => {
       q.add('a'); // added while processing: must still be processed
       q.add('b');
       let stopped = false;
-      void q.shutDownWithDrain().then(() => { stopped = true; });
+      void q.shutDownWithDrain().then(() => {
+        stopped = true;
+      });
       q.add('ignored');
       expect(await q.get()).toBe('b');
       q.done('b');
@@ -181,19 +207,28 @@ describe('WorkQueue', () => {
       expect(await q.get()).toBeUndefined();
     });
 
-    it('should complete depth$ once drained', () => testScheduler().run(({ expectObservable }) => {
-      const q = new WorkQueue();
-      q.add('a');
-      void q.shutDownWithDrain();
-      const key = q.get$();
-      key.subscribe((k) => q.done(k));
-      expectObservable(q.depth$).toBe('|');
-    }));
+    it('should complete depth$ once drained', () =>
+      testScheduler().run(({ expectObservable }) => {
+        const q = new WorkQueue();
+        q.add('a');
+        void q.shutDownWithDrain();
+        const key = q.get$();
+        key.subscribe((k) => q.done(k));
+        expectObservable(q.depth$).toBe('|');
+      }));
   });
 
   describe('options', () => {
     it('should refuse invalid options with InvalidOptionsError at the call', () => {
-      for (const bad of [{ baseDelayMs: -1 }, { maxDelayMs: Number.NaN }, { baseDelayMs: 10, maxDelayMs: 1 }, { qps: 0 }, { qps: -5 }, { burst: 0 }, { qps: Infinity }]) {
+      for (const bad of [
+        { baseDelayMs: -1 },
+        { maxDelayMs: Number.NaN },
+        { baseDelayMs: 10, maxDelayMs: 1 },
+        { qps: 0 },
+        { qps: -5 },
+        { burst: 0 },
+        { qps: Infinity },
+      ]) {
         expect(() => new WorkQueue(bad)).toThrow(InvalidOptionsError);
       }
       expect(() => new WorkQueue({ rateLimiter: exponentialFailureRateLimiter(), qps: 5 })).toThrow(/either rateLimiter or qps/);

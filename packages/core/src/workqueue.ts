@@ -77,7 +77,8 @@ export class WorkQueue<K = string> {
     if (options.rateLimiter !== undefined) {
       const own = (['baseDelayMs', 'maxDelayMs', 'qps', 'burst'] as const).filter((k) => options[k] !== undefined);
       if (own.length > 0) throw new InvalidOptionsError(`give either rateLimiter or ${own.join(', ')}, not both`);
-      if (typeof options.rateLimiter.when !== 'function') throw new InvalidOptionsError('rateLimiter must have when, forget and numRequeues');
+      if (typeof options.rateLimiter.when !== 'function')
+        throw new InvalidOptionsError('rateLimiter must have when, forget and numRequeues');
       this.#limiter = options.rateLimiter;
     } else {
       this.#limiter = defaultControllerRateLimiter<K>({ ...options, scheduler: this.#scheduler });
@@ -122,9 +123,13 @@ export class WorkQueue<K = string> {
    * Pending delays are cancelled by shutdown.
    */
   addAfter(key: K, ms: number): void {
-    if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new InvalidOptionsError(`addAfter needs a finite delay in ms, got ${String(ms)}`);
+    if (typeof ms !== 'number' || !Number.isFinite(ms))
+      throw new InvalidOptionsError(`addAfter needs a finite delay in ms, got ${String(ms)}`);
     if (this.#shuttingDown) return;
-    if (ms <= 0) { this.add(key); return; }
+    if (ms <= 0) {
+      this.add(key);
+      return;
+    }
     const at = this.#scheduler.now() + ms;
     const pending = this.#delayed.get(key);
     if (pending !== undefined && pending.at <= at) return;
@@ -173,7 +178,13 @@ export class WorkQueue<K = string> {
         subscriber.complete();
         return undefined;
       }
-      const waiter: Waiter<K> = { take: (key) => { subscriber.next(key); subscriber.complete(); }, end: () => subscriber.complete() };
+      const waiter: Waiter<K> = {
+        take: (key) => {
+          subscriber.next(key);
+          subscriber.complete();
+        },
+        end: () => subscriber.complete(),
+      };
       this.#waiters.push(waiter);
       return () => {
         const i = this.#waiters.indexOf(waiter);
@@ -186,7 +197,12 @@ export class WorkQueue<K = string> {
   get(): Promise<K | undefined> {
     return new Promise((resolve) => {
       let key: K | undefined;
-      this.get$().subscribe({ next: (k) => { key = k; }, complete: () => resolve(key) });
+      this.get$().subscribe({
+        next: (k) => {
+          key = k;
+        },
+        complete: () => resolve(key),
+      });
     });
   }
 

@@ -8,12 +8,20 @@ import type { KubeObject } from '../src/types.ts';
 import { ModelServer } from './modelServer.ts';
 
 type Step =
-  | { kind: 'create' | 'update' | 'delete' | 'recreate'; name: string }
-  | { kind: 'drop' | 'break' | 'expire' | 'compact' | 'fail' | 'wait' };
+  { kind: 'create' | 'update' | 'delete' | 'recreate'; name: string } | { kind: 'drop' | 'break' | 'expire' | 'compact' | 'fail' | 'wait' };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constantFrom('create', 'update', 'delete', 'recreate'), name: fc.constantFrom('a', 'b', 'c', 'd', 'e') }) as fc.Arbitrary<Step> },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('drop', 'break', 'expire', 'compact', 'fail', 'wait') }) as fc.Arbitrary<Step> },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('create', 'update', 'delete', 'recreate'),
+      name: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
+    }) as fc.Arbitrary<Step>,
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constantFrom('drop', 'break', 'expire', 'compact', 'fail', 'wait') }) as fc.Arbitrary<Step>,
+  },
 );
 
 const view = (entries: Iterable<KubeObject>) =>
@@ -21,41 +29,75 @@ const view = (entries: Iterable<KubeObject>) =>
 
 describe('reflector + delta store', () => {
   it('should converge to the server state through any interleaving of changes and faults', () => {
-    fc.assert(fc.property(fc.array(step, { maxLength: 60 }), fc.integer({ min: 1, max: 4 }), (steps, pageSize) => {
-      const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
-      ts.run(({ flush }) => {
-        const server = new ModelServer();
-        const reducer = createDeltaReducer<KubeObject>();
-        let state = initialDeltaState<KubeObject>();
-        const replay = new Map<string, KubeObject>();
-        const sub = reflector(server, { scheduler: ts, random: () => 0.5, pageSize }).pipe(scan(reducer, state)).subscribe((s) => {
-          state = s;
-          for (const d of s.deltas) {
-            if (d.type === 'Deleted') { expect(replay.get(d.key)?.metadata?.uid).toBe(d.object.metadata?.uid); replay.delete(d.key); }
-            else if (d.type === 'Added') { expect(replay.has(d.key)).toBe(false); replay.set(d.key, d.object); }
-            else { expect(replay.get(d.key)?.metadata?.uid).toBe(d.object.metadata?.uid); replay.set(d.key, d.object); }
-          }
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), fc.integer({ min: 1, max: 4 }), (steps, pageSize) => {
+        const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
+        ts.run(({ flush }) => {
+          const server = new ModelServer();
+          const reducer = createDeltaReducer<KubeObject>();
+          let state = initialDeltaState<KubeObject>();
+          const replay = new Map<string, KubeObject>();
+          const sub = reflector(server, { scheduler: ts, random: () => 0.5, pageSize })
+            .pipe(scan(reducer, state))
+            .subscribe((s) => {
+              state = s;
+              for (const d of s.deltas) {
+                if (d.type === 'Deleted') {
+                  expect(replay.get(d.key)?.metadata?.uid).toBe(d.object.metadata?.uid);
+                  replay.delete(d.key);
+                } else if (d.type === 'Added') {
+                  expect(replay.has(d.key)).toBe(false);
+                  replay.set(d.key, d.object);
+                } else {
+                  expect(replay.get(d.key)?.metadata?.uid).toBe(d.object.metadata?.uid);
+                  replay.set(d.key, d.object);
+                }
+              }
+            });
+          steps.forEach((s, i) =>
+            ts.schedule(() => {
+              switch (s.kind) {
+                case 'create':
+                  server.create(s.name);
+                  break;
+                case 'update':
+                  server.update(s.name);
+                  break;
+                case 'delete':
+                  server.delete(s.name);
+                  break;
+                case 'recreate':
+                  server.delete(s.name);
+                  server.create(s.name);
+                  break;
+                case 'drop':
+                  server.dropWatches();
+                  break;
+                case 'break':
+                  server.breakWatches();
+                  break;
+                case 'expire':
+                  server.expireWatches();
+                  break;
+                case 'compact':
+                  server.compact();
+                  break;
+                case 'fail':
+                  server.failNext(2);
+                  break;
+                case 'wait':
+                  break;
+              }
+            }, i * 500),
+          );
+          // Quiesce: long enough for the longest backoff, then stop.
+          ts.schedule(() => sub.unsubscribe(), steps.length * 500 + 120_000);
+          flush();
+          expect(view(state.store.list())).toEqual(view(server.objects.values()));
+          expect(view(replay.values())).toEqual(view(server.objects.values()));
         });
-        steps.forEach((s, i) => ts.schedule(() => {
-          switch (s.kind) {
-            case 'create': server.create(s.name); break;
-            case 'update': server.update(s.name); break;
-            case 'delete': server.delete(s.name); break;
-            case 'recreate': server.delete(s.name); server.create(s.name); break;
-            case 'drop': server.dropWatches(); break;
-            case 'break': server.breakWatches(); break;
-            case 'expire': server.expireWatches(); break;
-            case 'compact': server.compact(); break;
-            case 'fail': server.failNext(2); break;
-            case 'wait': break;
-          }
-        }, i * 500));
-        // Quiesce: long enough for the longest backoff, then stop.
-        ts.schedule(() => sub.unsubscribe(), steps.length * 500 + 120_000);
-        flush();
-        expect(view(state.store.list())).toEqual(view(server.objects.values()));
-        expect(view(replay.values())).toEqual(view(server.objects.values()));
-      });
-    }), { numRuns: 200 });
+      }),
+      { numRuns: 200 },
+    );
   });
 });

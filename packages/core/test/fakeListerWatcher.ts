@@ -23,10 +23,20 @@ export function fakeListerWatcher<T extends KubeObject = KubeObject>(): FakeList
   const fake: FakeListerWatcher<T> = {
     listCalls: [],
     watchCalls: [],
-    scriptList: (...r) => { lists.push(...r); },
-    scriptWatch: (...r) => { watches.push(...r); },
-    list(options) { fake.listCalls.push(options); return lists.shift() ?? NEVER; },
-    watch(options) { fake.watchCalls.push(options); return watches.shift() ?? NEVER; },
+    scriptList: (...r) => {
+      lists.push(...r);
+    },
+    scriptWatch: (...r) => {
+      watches.push(...r);
+    },
+    list(options) {
+      fake.listCalls.push(options);
+      return lists.shift() ?? NEVER;
+    },
+    watch(options) {
+      fake.watchCalls.push(options);
+      return watches.shift() ?? NEVER;
+    },
   };
   return fake;
 }
@@ -38,5 +48,10 @@ export function testObject(name: string, rv: string, uid = `uid-${name}`, namesp
 
 /** A list page. */
 export function page<T extends KubeObject>(items: T[], resourceVersion: string | undefined, token?: string): ListPage<T> {
-  return { kind: 'List', apiVersion: 'v1', metadata: { ...(resourceVersion ? { resourceVersion } : {}), ...(token ? { continue: token } : {}) }, items };
+  return {
+    kind: 'List',
+    apiVersion: 'v1',
+    metadata: { ...(resourceVersion ? { resourceVersion } : {}), ...(token ? { continue: token } : {}) },
+    items,
+  };
 }

@@ -33,32 +33,56 @@ export class ModelServer implements ListerWatcher<KubeObject> {
     if (o) this.#write('DELETED', { metadata: { ...o.metadata, resourceVersion: '' } });
   }
   /** Ends every open watch cleanly (as a server timeout or a dropped connection would). */
-  dropWatches(): void { for (const w of [...this.#watchers]) w.subscriber.complete(); }
+  dropWatches(): void {
+    for (const w of [...this.#watchers]) w.subscriber.complete();
+  }
   /** Fails every open watch with a network error. */
-  breakWatches(): void { for (const w of [...this.#watchers]) w.subscriber.error(new Error('connection reset')); }
+  breakWatches(): void {
+    for (const w of [...this.#watchers]) w.subscriber.error(new Error('connection reset'));
+  }
   /** Sends ERROR 410 on every open watch, then closes it. */
   expireWatches(): void {
     for (const w of [...this.#watchers]) {
-      w.subscriber.next({ type: 'ERROR', object: { kind: 'Status', status: 'Failure', code: 410, reason: 'Expired', message: 'too old resource version' } });
+      w.subscriber.next({
+        type: 'ERROR',
+        object: { kind: 'Status', status: 'Failure', code: 410, reason: 'Expired', message: 'too old resource version' },
+      });
       w.subscriber.complete();
     }
   }
   /** Forgets all history: older resource versions and continue tokens now answer 410. */
-  compact(): void { this.#compacted = this.rv; this.#history = []; }
+  compact(): void {
+    this.#compacted = this.rv;
+    this.#history = [];
+  }
   /** The next `n` requests fail with HTTP 500. */
-  failNext(n: number): void { this.#failNext = n; }
+  failNext(n: number): void {
+    this.#failNext = n;
+  }
 
   list(options: { limit?: number; continue?: string }): Observable<ListPage<KubeObject>> {
     return new Observable((s) => {
-      if (this.#failNext > 0) { this.#failNext--; s.error(new KubeApiError(500)); return; }
-      let snap = options.continue ? this.#snapshots.get(options.continue.split(':')[0]) : { rv: this.rv, items: [...this.objects.values()] };
+      if (this.#failNext > 0) {
+        this.#failNext--;
+        s.error(new KubeApiError(500));
+        return;
+      }
+      let snap = options.continue
+        ? this.#snapshots.get(options.continue.split(':')[0])
+        : { rv: this.rv, items: [...this.objects.values()] };
       const offset = options.continue ? Number(options.continue.split(':')[1]) : 0;
-      if (!snap || snap.rv < this.#compacted) { s.error(new KubeApiError(410, { reason: 'Expired', message: 'continue token expired' })); return; }
+      if (!snap || snap.rv < this.#compacted) {
+        s.error(new KubeApiError(410, { reason: 'Expired', message: 'continue token expired' }));
+        return;
+      }
       const limit = options.limit ?? snap.items.length;
       const id = options.continue?.split(':')[0] ?? String(this.#snapshots.size + 1);
       this.#snapshots.set(id, snap);
       const end = offset + limit;
-      s.next({ metadata: { resourceVersion: String(snap.rv), ...(end < snap.items.length ? { continue: `${id}:${end}` } : {}) }, items: snap.items.slice(offset, end) });
+      s.next({
+        metadata: { resourceVersion: String(snap.rv), ...(end < snap.items.length ? { continue: `${id}:${end}` } : {}) },
+        items: snap.items.slice(offset, end),
+      });
       s.complete();
       snap = undefined;
     });
@@ -66,17 +90,26 @@ export class ModelServer implements ListerWatcher<KubeObject> {
 
   watch(options: { resourceVersion?: string }): Observable<WatchEvent<KubeObject>> {
     return new Observable((subscriber) => {
-      if (this.#failNext > 0) { this.#failNext--; subscriber.error(new KubeApiError(503)); return; }
+      if (this.#failNext > 0) {
+        this.#failNext--;
+        subscriber.error(new KubeApiError(503));
+        return;
+      }
       const from = Number(options.resourceVersion);
       if (from < this.#compacted) {
-        subscriber.next({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: `too old resource version: ${from}` } });
+        subscriber.next({
+          type: 'ERROR',
+          object: { kind: 'Status', code: 410, reason: 'Expired', message: `too old resource version: ${from}` },
+        });
         subscriber.complete();
         return;
       }
       for (const c of this.#history) if (c.rv > from) subscriber.next({ type: c.type, object: c.object });
       const w = { subscriber, rv: from };
       this.#watchers.add(w);
-      return () => { this.#watchers.delete(w); };
+      return () => {
+        this.#watchers.delete(w);
+      };
     });
   }
 
@@ -84,7 +117,8 @@ export class ModelServer implements ListerWatcher<KubeObject> {
     this.rv++;
     const stored = { ...object, metadata: { ...object.metadata, resourceVersion: String(this.rv) } };
     const key = stored.metadata.name!;
-    if (type === 'DELETED') this.objects.delete(key); else this.objects.set(key, stored);
+    if (type === 'DELETED') this.objects.delete(key);
+    else this.objects.set(key, stored);
     this.#history.push({ rv: this.rv, type, object: stored });
     for (const w of [...this.#watchers]) w.subscriber.next({ type, object: stored });
   }

@@ -63,17 +63,25 @@ informer.synced$.subscribe((synced) => {
 informer.events$
   .pipe(
     filter((delta) => !delta.isInInitialList),
-    scan((acc: { total: number; recent: EventLine[] }, delta) => ({ total: acc.total + 1, recent: [eventLine(delta, Date.now()), ...acc.recent].slice(0, EVENTS_SHOWN) }), { total: 0, recent: [] }),
+    scan(
+      (acc: { total: number; recent: EventLine[] }, delta) => ({
+        total: acc.total + 1,
+        recent: [eventLine(delta, Date.now()), ...acc.recent].slice(0, EVENTS_SHOWN),
+      }),
+      { total: 0, recent: [] },
+    ),
     auditTime(0, animationFrameScheduler),
   )
   .subscribe(({ total, recent }) => {
     eventCount.textContent = String(total);
-    events.replaceChildren(...recent.map((line) => {
-      const li = document.createElement('li');
-      li.className = line.type;
-      li.textContent = `${line.time} ${line.text}`;
-      return li;
-    }));
+    events.replaceChildren(
+      ...recent.map((line) => {
+        const li = document.createElement('li');
+        li.className = line.type;
+        li.textContent = `${line.time} ${line.text}`;
+        return li;
+      }),
+    );
   });
 
 informer.start();

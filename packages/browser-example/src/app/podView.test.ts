@@ -30,10 +30,24 @@ describe('podRows', () => {
 
 describe('formatAge', () => {
   it.each([
-    [0, '0s'], [119, '119s'], [120, '2m'], [185, '3m5s'], [599, '9m59s'], [600, '10m'], [179 * 60, '179m'],
-    [3 * 3600, '3h'], [5 * 3600 + 4 * 60, '5h4m'], [8 * 3600 + 59 * 60, '8h'], [47 * 3600, '47h'],
-    [2 * 86400, '2d'], [3 * 86400 + 5 * 3600, '3d5h'], [8 * 86400 + 5 * 3600, '8d'], [729 * 86400, '729d'],
-    [730 * 86400, '2y'], [(3 * 365 + 10) * 86400, '3y10d'], [9 * 365 * 86400, '9y'],
+    [0, '0s'],
+    [119, '119s'],
+    [120, '2m'],
+    [185, '3m5s'],
+    [599, '9m59s'],
+    [600, '10m'],
+    [179 * 60, '179m'],
+    [3 * 3600, '3h'],
+    [5 * 3600 + 4 * 60, '5h4m'],
+    [8 * 3600 + 59 * 60, '8h'],
+    [47 * 3600, '47h'],
+    [2 * 86400, '2d'],
+    [3 * 86400 + 5 * 3600, '3d5h'],
+    [8 * 86400 + 5 * 3600, '8d'],
+    [729 * 86400, '729d'],
+    [730 * 86400, '2y'],
+    [(3 * 365 + 10) * 86400, '3y10d'],
+    [9 * 365 * 86400, '9y'],
   ])('should write %i seconds as %s, like kubectl', (seconds, expected) => {
     expect(formatAge('2024-01-01T00:00:00Z', T0 + seconds * 1000)).toBe(expected);
   });
@@ -47,13 +61,16 @@ describe('formatAge', () => {
 
 describe('statusLine', () => {
   it('should show phase, sync, resource version and relists', () => {
-    expect(statusLine({ phase: 'watching', hasSynced: true, relistCount: 1, lastSyncResourceVersion: '42' })).toBe('watching · synced · rv 42 · 1 relist');
+    expect(statusLine({ phase: 'watching', hasSynced: true, relistCount: 1, lastSyncResourceVersion: '42' })).toBe(
+      'watching · synced · rv 42 · 1 relist',
+    );
     expect(statusLine({ phase: 'listing', hasSynced: false, relistCount: 0 })).toBe('listing · not synced · 0 relists');
   });
 
   it('should show the backoff delay and the last error', () => {
-    expect(statusLine({ phase: 'backingOff', hasSynced: true, relistCount: 2, backoffMs: 812.4, lastError: new Error('HTTP 503') }))
-      .toBe('backingOff · synced · 2 relists · retry in 812 ms · last error: HTTP 503');
+    expect(statusLine({ phase: 'backingOff', hasSynced: true, relistCount: 2, backoffMs: 812.4, lastError: new Error('HTTP 503') })).toBe(
+      'backingOff · synced · 2 relists · retry in 812 ms · last error: HTTP 503',
+    );
   });
 });
 
@@ -66,7 +83,9 @@ describe('eventLine', () => {
   });
 
   it('should flag a tombstone and omit a missing phase', () => {
-    expect(eventLine({ type: 'Deleted', key: 'web/a', object: pod('web', 'a', 'Running'), finalStateUnknown: true, store }, T0).text).toBe('Deleted web/a (final state unknown)');
+    expect(eventLine({ type: 'Deleted', key: 'web/a', object: pod('web', 'a', 'Running'), finalStateUnknown: true, store }, T0).text).toBe(
+      'Deleted web/a (final state unknown)',
+    );
     expect(eventLine({ type: 'Added', key: 'web/b', object: pod('web', 'b'), store }, T0).text).toBe('Added web/b');
   });
 });

@@ -25,7 +25,8 @@ describe('startDemoCluster', () => {
         'compacted the history and dropped N watch(es) (N on resume, relist)',
         'dropped N watch(es); the next watch answers N with Retry-After: N',
       ]);
-      const phases = () => new Set(demo.sim.storage.list('pods').map((p) => (p as KubeObject & { status?: { phase?: string } }).status?.phase));
+      const phases = () =>
+        new Set(demo.sim.storage.list('pods').map((p) => (p as KubeObject & { status?: { phase?: string } }).status?.phase));
       await waitUntil(() => phases().has('Running') && phases().has('Pending'));
       const namespaces = new Set(demo.sim.storage.list('pods').map((p) => p.metadata?.namespace));
       expect([...namespaces].sort()).toEqual([...DEMO_NAMESPACES].sort());

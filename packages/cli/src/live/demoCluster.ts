@@ -43,10 +43,19 @@ export const DEMO_NAMESPACES = ['default', 'team-a', 'team-b'] as const;
 const FAULTS: ((sim: ApiServer) => string)[] = [
   (sim) => `dropped ${sim.faults.dropWatches()} watch connection(s)`,
   (sim) => `sent watch ERROR 410 Expired to ${sim.faults.injectWatchError()} watch(es) (relist)`,
-  (sim) => { sim.faults.failNext(1, { code: 500, on: 'watch' }); return `dropped ${sim.faults.dropWatches()} watch(es); the next watch answers HTTP 500 (backoff)`; },
+  (sim) => {
+    sim.faults.failNext(1, { code: 500, on: 'watch' });
+    return `dropped ${sim.faults.dropWatches()} watch(es); the next watch answers HTTP 500 (backoff)`;
+  },
   (sim) => `wrote a malformed line into ${sim.faults.malformedLine()} watch(es)`,
-  (sim) => { sim.faults.compact(); return `compacted the history and dropped ${sim.faults.dropWatches()} watch(es) (410 on resume, relist)`; },
-  (sim) => { sim.faults.failNext(1, { code: 429, on: 'watch', retryAfterSeconds: 1 }); return `dropped ${sim.faults.dropWatches()} watch(es); the next watch answers 429 with Retry-After: 1`; },
+  (sim) => {
+    sim.faults.compact();
+    return `compacted the history and dropped ${sim.faults.dropWatches()} watch(es) (410 on resume, relist)`;
+  },
+  (sim) => {
+    sim.faults.failNext(1, { code: 429, on: 'watch', retryAfterSeconds: 1 });
+    return `dropped ${sim.faults.dropWatches()} watch(es); the next watch answers 429 with Retry-After: 1`;
+  },
 ];
 
 /**
@@ -67,7 +76,8 @@ function phasedPods(sim: ApiServer): ChurnTarget {
       const current = sim.storage.find('pods', namespace, name) as (KubeObject & { status?: { phase?: string } }) | undefined;
       const n = ++changes;
       const phase = current?.status?.phase === 'Pending' ? 'Running' : n % 9 === 0 ? 'Failed' : n % 7 === 0 ? 'Succeeded' : undefined;
-      if (current && phase) return sim.storage.update('pods', { ...current, status: { ...current.status, phase } }, namespace, name, { subresource: 'status' });
+      if (current && phase)
+        return sim.storage.update('pods', { ...current, status: { ...current.status, phase } }, namespace, name, { subresource: 'status' });
       return base.update(obj, namespace, name);
     },
   };
@@ -108,7 +118,9 @@ export async function startDemoCluster(options: DemoClusterOptions = {}): Promis
   return {
     sim,
     namespaces: DEMO_NAMESPACES,
-    get faultCount() { return faultCount; },
+    get faultCount() {
+      return faultCount;
+    },
     close() {
       churn?.stop();
       faults?.unsubscribe();

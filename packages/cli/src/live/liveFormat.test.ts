@@ -42,7 +42,9 @@ describe('statusOf', () => {
   it('should show a pod phase, its reason, or Terminating when it is being deleted', () => {
     expect(statusOf({ kind: 'Pod', status: { phase: 'Running' } } as never)).toBe('Running');
     expect(statusOf({ kind: 'Pod', status: { phase: 'Failed', reason: 'Evicted' } } as never)).toBe('Evicted');
-    expect(statusOf({ kind: 'Pod', metadata: { deletionTimestamp: '2025-01-01T00:00:00Z' }, status: { phase: 'Running' } } as never)).toBe('Terminating');
+    expect(statusOf({ kind: 'Pod', metadata: { deletionTimestamp: '2025-01-01T00:00:00Z' }, status: { phase: 'Running' } } as never)).toBe(
+      'Terminating',
+    );
     expect(statusOf({ kind: 'Pod' })).toBe('Pending');
   });
 
@@ -58,7 +60,10 @@ describe('statusOf', () => {
 
 describe('formatTable', () => {
   const columns = [{ title: 'NAMESPACE', min: 4 }, { title: 'NAME', min: 6 }, { title: 'STATUS' }];
-  const rows = [['default', 'web-000001', 'Running'], ['team-a', 'a-much-longer-pod-name', 'Pending']];
+  const rows = [
+    ['default', 'web-000001', 'Running'],
+    ['team-a', 'a-much-longer-pod-name', 'Pending'],
+  ];
 
   it('should align columns two spaces apart as wide as their widest cell', () => {
     expect(formatTable(columns, rows, 200)).toEqual([

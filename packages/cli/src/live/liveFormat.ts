@@ -33,7 +33,13 @@ export function formatDuration(ms: number): string {
 
 type Obj = KubeObject & {
   status?: {
-    phase?: string; reason?: string; replicas?: number; readyReplicas?: number; active?: number; succeeded?: number; failed?: number;
+    phase?: string;
+    reason?: string;
+    replicas?: number;
+    readyReplicas?: number;
+    active?: number;
+    succeeded?: number;
+    failed?: number;
     conditions?: { type?: string; status?: string }[];
   };
   spec?: { replicas?: number };
@@ -55,7 +61,9 @@ export function statusOf(obj: KubeObject): string {
       const ready = s?.conditions?.find((c) => c.type === 'Ready');
       return ready?.status === 'True' ? 'Ready' : 'NotReady';
     }
-    case 'Deployment': case 'ReplicaSet': case 'StatefulSet':
+    case 'Deployment':
+    case 'ReplicaSet':
+    case 'StatefulSet':
       return `${s?.readyReplicas ?? 0}/${o.spec?.replicas ?? s?.replicas ?? 0} ready`;
     case 'Job':
       return s?.succeeded ? 'Complete' : s?.failed ? 'Failed' : s?.active ? 'Running' : 'Pending';
@@ -83,7 +91,9 @@ export interface Column {
  * // ['NAME   STATUS', 'web-1  Running']
  */
 export function formatTable(columns: readonly Column[], rows: readonly (readonly string[])[], width: number): string[] {
-  const widths = columns.map((c, i) => Math.min(c.max ?? Infinity, Math.max(c.title.length, ...rows.map((r) => sanitize(r[i] ?? '').length))));
+  const widths = columns.map((c, i) =>
+    Math.min(c.max ?? Infinity, Math.max(c.title.length, ...rows.map((r) => sanitize(r[i] ?? '').length))),
+  );
   const gap = 2;
   let excess = widths.reduce((a, b) => a + b, 0) + gap * (columns.length - 1) - width;
   for (let i = columns.length - 1; i >= 0 && excess > 0; i--) {
@@ -94,10 +104,12 @@ export function formatTable(columns: readonly Column[], rows: readonly (readonly
     excess -= give;
   }
   const line = (cells: readonly string[]) => {
-    const text = columns.map((_, i) => {
-      const cell = truncate(cells[i] ?? '', widths[i]);
-      return i === columns.length - 1 ? cell : cell.padEnd(widths[i]);
-    }).join(' '.repeat(gap));
+    const text = columns
+      .map((_, i) => {
+        const cell = truncate(cells[i] ?? '', widths[i]);
+        return i === columns.length - 1 ? cell : cell.padEnd(widths[i]);
+      })
+      .join(' '.repeat(gap));
     return truncate(text.trimEnd(), width);
   };
   return [line(columns.map((c) => c.title)), ...rows.map(line)];

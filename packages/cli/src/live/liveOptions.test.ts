@@ -5,21 +5,52 @@ describe('parseLiveOptions', () => {
   it('should default to pods in all namespaces from the simulator, until stopped', () => {
     expect(parseLiveOptions([])).toEqual({
       source: { kind: 'simulator', seed: 1, pods: 60, ratePerSecond: 20, faults: true },
-      resource: 'pods', namespace: undefined, labelSelector: undefined, fieldSelector: undefined,
-      durationSeconds: undefined, intervalSeconds: 1, help: false,
+      resource: 'pods',
+      namespace: undefined,
+      labelSelector: undefined,
+      fieldSelector: undefined,
+      durationSeconds: undefined,
+      intervalSeconds: 1,
+      help: false,
     });
   });
 
   it('should read the scope, selectors, duration and simulator options', () => {
-    const o = parseLiveOptions(['--resource', 'apps/v1/deployments', '-n', 'team-a', '-l', 'app=web', '--field-selector', 'metadata.name=x', '--duration', '2.5', '--seed', '7', '--pods', '10', '--rate', '0', '--no-faults']);
+    const o = parseLiveOptions([
+      '--resource',
+      'apps/v1/deployments',
+      '-n',
+      'team-a',
+      '-l',
+      'app=web',
+      '--field-selector',
+      'metadata.name=x',
+      '--duration',
+      '2.5',
+      '--seed',
+      '7',
+      '--pods',
+      '10',
+      '--rate',
+      '0',
+      '--no-faults',
+    ]);
     expect(o).toMatchObject({
       source: { kind: 'simulator', seed: 7, pods: 10, ratePerSecond: 0, faults: false },
-      resource: 'apps/v1/deployments', namespace: 'team-a', labelSelector: 'app=web', fieldSelector: 'metadata.name=x', durationSeconds: 2.5,
+      resource: 'apps/v1/deployments',
+      namespace: 'team-a',
+      labelSelector: 'app=web',
+      fieldSelector: 'metadata.name=x',
+      durationSeconds: 2.5,
     });
   });
 
   it('should watch a cluster with --kubeconfig, --context or KUBECONFIG', () => {
-    expect(parseLiveOptions(['--kubeconfig', '/tmp/k', '--context', 'prod']).source).toEqual({ kind: 'cluster', kubeconfig: '/tmp/k', context: 'prod' });
+    expect(parseLiveOptions(['--kubeconfig', '/tmp/k', '--context', 'prod']).source).toEqual({
+      kind: 'cluster',
+      kubeconfig: '/tmp/k',
+      context: 'prod',
+    });
     expect(parseLiveOptions(['--context', 'prod']).source).toEqual({ kind: 'cluster', kubeconfig: undefined, context: 'prod' });
     expect(parseLiveOptions([], { KUBECONFIG: '/a:/b' }).source).toEqual({ kind: 'cluster', kubeconfig: undefined, context: undefined });
     expect(parseLiveOptions([], { KUBECONFIG: '' }).source.kind).toBe('simulator');
@@ -37,7 +68,11 @@ describe('parseLiveOptions', () => {
     [['--resource'], /argument missing/],
   ])('should reject %j with a clear LiveOptionsError', (argv, message) => {
     let error: unknown;
-    try { parseLiveOptions(argv as string[]); } catch (e) { error = e; }
+    try {
+      parseLiveOptions(argv as string[]);
+    } catch (e) {
+      error = e;
+    }
     expect(error).toBeInstanceOf(LiveOptionsError);
     expect((error as LiveOptionsError).reason).toBe('InvalidOption');
     expect((error as Error).message).toMatch(message);

@@ -110,7 +110,9 @@ export function parseLiveOptions(argv: readonly string[], env: Record<string, st
   };
   const resource = nonEmpty('resource', values.resource) ?? 'pods';
   if (!/^[a-z0-9.-]+$|^([a-z0-9.-]+\/)?v[0-9a-z]+\/[a-z0-9.-]+$/.test(resource)) {
-    throw new LiveOptionsError(`--resource must be a plural name (pods, deployments.apps) or group/version/resource (v1/pods, apps/v1/deployments), got "${resource}"`);
+    throw new LiveOptionsError(
+      `--resource must be a plural name (pods, deployments.apps) or group/version/resource (v1/pods, apps/v1/deployments), got "${resource}"`,
+    );
   }
   const durationSeconds = values.duration === undefined ? undefined : number('duration', values.duration, 0, false, 0.1);
   const intervalSeconds = number('interval', values.interval, 1, false, 0.1);
@@ -119,7 +121,10 @@ export function parseLiveOptions(argv: readonly string[], env: Record<string, st
   const simulatorFlags = (['seed', 'pods', 'rate', 'no-faults'] as const).filter((k) => values[k] !== undefined);
   let source: LiveOptions['source'];
   if (kubeconfig !== undefined || context !== undefined || env.KUBECONFIG) {
-    if (simulatorFlags.length > 0) throw new LiveOptionsError(`--${simulatorFlags[0]} only applies to the embedded simulator, not with --kubeconfig, --context or KUBECONFIG`);
+    if (simulatorFlags.length > 0)
+      throw new LiveOptionsError(
+        `--${simulatorFlags[0]} only applies to the embedded simulator, not with --kubeconfig, --context or KUBECONFIG`,
+      );
     source = { kind: 'cluster', kubeconfig, context };
   } else {
     source = {

@@ -44,7 +44,13 @@ const statusCell = (e: LiveEvent) => (e.type === 'DELETED' || e.type === 'DELETE
 
 /** The table cells of an event's object: namespace, name, status, age, last event with how long ago. */
 export function eventCells(e: LiveEvent, nowMs: number, wallNowMs: number): string[] {
-  return [namespaceOf(e), nameOf(e), statusCell(e), formatAge(e.object.metadata?.creationTimestamp, wallNowMs), `${e.type} ${formatDuration(Math.max(0, nowMs - e.at))} ago`];
+  return [
+    namespaceOf(e),
+    nameOf(e),
+    statusCell(e),
+    formatAge(e.object.metadata?.creationTimestamp, wallNowMs),
+    `${e.type} ${formatDuration(Math.max(0, nowMs - e.at))} ago`,
+  ];
 }
 
 /** The header of plain event lines. */
@@ -85,21 +91,30 @@ export function handlerText(h: { name: string; metrics: HandlerMetrics }): strin
 /** The counters as one plain line (non-TTY output, every interval). */
 export function countersLine(s: LiveSnapshot): string {
   const c = s.counts;
-  return truncate([
-    `[${formatDuration(s.uptimeMs)}] cached=${s.cached}`,
-    `events/s=${s.eventsPerSecond.toFixed(1)}`,
-    `added=${c.ADDED} modified=${c.MODIFIED} deleted=${c.DELETED + c['DELETED?']}`,
-    `relists=${s.status.relistCount} errors=${s.errors}`,
-    `reflector=${reflectorText(s.status)}`,
-    ...s.handlers.map((h) => `handler ${handlerText(h)}`),
-  ].join(' | '), 1000);
+  return truncate(
+    [
+      `[${formatDuration(s.uptimeMs)}] cached=${s.cached}`,
+      `events/s=${s.eventsPerSecond.toFixed(1)}`,
+      `added=${c.ADDED} modified=${c.MODIFIED} deleted=${c.DELETED + c['DELETED?']}`,
+      `relists=${s.status.relistCount} errors=${s.errors}`,
+      `reflector=${reflectorText(s.status)}`,
+      ...s.handlers.map((h) => `handler ${handlerText(h)}`),
+    ].join(' | '),
+    1000,
+  );
 }
 
 /**
  * The whole terminal screen: a title, the counters, then as many table rows (newest event first)
  * as fit in `size.rows`, every line at most `size.columns` wide.
  */
-export function renderScreen(s: LiveSnapshot, rows: readonly LiveEvent[], size: { rows: number; columns: number }, nowMs: number, wallNowMs: number): string[] {
+export function renderScreen(
+  s: LiveSnapshot,
+  rows: readonly LiveEvent[],
+  size: { rows: number; columns: number },
+  nowMs: number,
+  wallNowMs: number,
+): string[] {
   const width = Math.max(1, size.columns);
   const c = s.counts;
   const head = [
@@ -115,7 +130,11 @@ export function renderScreen(s: LiveSnapshot, rows: readonly LiveEvent[], size: 
   ].map((l) => truncate(l, width));
   const room = Math.max(0, size.rows - head.length - 1); // the table header takes one line
   const shown = rows.slice(0, room);
-  const table = formatTable(COLUMNS, shown.map((e) => eventCells(e, nowMs, wallNowMs)), width);
+  const table = formatTable(
+    COLUMNS,
+    shown.map((e) => eventCells(e, nowMs, wallNowMs)),
+    width,
+  );
   const lines = [...head, ...table];
   return lines.slice(0, Math.max(1, size.rows));
 }

@@ -25,11 +25,20 @@ describe('resolveLiveResource', () => {
     kc.loadFromString(sim.kubeconfigYaml());
     transport = createKubeTransport(kc);
   });
-  afterAll(async () => { await transport.close(); await sim.close(); });
+  afterAll(async () => {
+    await transport.close();
+    await sim.close();
+  });
 
   it('should resolve group/version/resource and version/resource through discovery over HTTP', async () => {
     const discovery = createDiscovery(transport);
-    expect(await resolveLiveResource('apps/v1/deployments', discovery)).toMatchObject({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true });
+    expect(await resolveLiveResource('apps/v1/deployments', discovery)).toMatchObject({
+      group: 'apps',
+      version: 'v1',
+      resource: 'deployments',
+      kind: 'Deployment',
+      namespaced: true,
+    });
     expect(await resolveLiveResource('v1/nodes', discovery)).toMatchObject({ group: '', resource: 'nodes', namespaced: false });
   });
 

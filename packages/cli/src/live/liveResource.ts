@@ -2,7 +2,13 @@
  * Resolves the `--resource` of the live view to a descriptor: one of client-node's typed built-ins
  * by plural name (optionally `.group`) or kind, else `group/version/resource` through discovery.
  */
-import { builtinResources, ResourceNotFoundError, ResourceNotWatchableError, type Discovery, type KubeResource } from '@rxinformer/client-node';
+import {
+  builtinResources,
+  ResourceNotFoundError,
+  ResourceNotWatchableError,
+  type Discovery,
+  type KubeResource,
+} from '@rxinformer/client-node';
 import { LiveOptionsError } from './liveOptions.ts';
 
 /** The built-in named `name`: its plural (`pods`), `plural.group` (`deployments.apps`) or lower-case kind (`pod`); core group first. */

@@ -4,7 +4,8 @@ import { TestScheduler } from 'rxjs/testing';
 import type { KubeObject } from '@rxinformer/core';
 import { createLiveState, type LiveEvent } from './liveState.ts';
 
-const pod = (name: string, rv: string, phase = 'Running'): KubeObject => ({ kind: 'Pod', metadata: { name, namespace: 'default', resourceVersion: rv }, status: { phase } } as KubeObject);
+const pod = (name: string, rv: string, phase = 'Running'): KubeObject =>
+  ({ kind: 'Pod', metadata: { name, namespace: 'default', resourceVersion: rv }, status: { phase } }) as KubeObject;
 
 describe('createLiveState', () => {
   it('should record the last event per object, newest first, and count events by type', () => {
@@ -13,17 +14,35 @@ describe('createLiveState', () => {
       const seen: LiveEvent[] = [];
       const state = createLiveState({ scheduler: ts, onEvent: (e) => seen.push(e) });
       const h = state.handler;
-      ts.schedule(() => { void h.onAdd!(pod('a', '1'), true); void h.onAdd!(pod('b', '2'), true); }, 0);
-      ts.schedule(() => { const b = pod('b', '3', 'Failed'); void h.onUpdate!(pod('b', '2'), b); }, 100);
-      ts.schedule(() => { const a = pod('a', '1'); void h.onUpdate!(a, a); }, 150); // relist, unchanged
-      ts.schedule(() => { void h.onDelete!(pod('a', '1'), true); }, 200);
+      ts.schedule(() => {
+        void h.onAdd!(pod('a', '1'), true);
+        void h.onAdd!(pod('b', '2'), true);
+      }, 0);
+      ts.schedule(() => {
+        const b = pod('b', '3', 'Failed');
+        void h.onUpdate!(pod('b', '2'), b);
+      }, 100);
+      ts.schedule(() => {
+        const a = pod('a', '1');
+        void h.onUpdate!(a, a);
+      }, 150); // relist, unchanged
+      ts.schedule(() => {
+        void h.onDelete!(pod('a', '1'), true);
+      }, 200);
       let rows: string[] = [];
-      ts.schedule(() => { rows = state.rows().map((e) => `${e.type} ${e.key} @${e.at}`); }, 300);
+      ts.schedule(() => {
+        rows = state.rows().map((e) => `${e.type} ${e.key} @${e.at}`);
+      }, 300);
       ts.flush();
       expect(rows).toEqual(['DELETED? default/a @200', 'MODIFIED default/b @100']);
       expect(state.counts).toEqual({ ADDED: 2, MODIFIED: 1, DELETED: 0, 'DELETED?': 1, unchanged: 1 });
       expect(state.size).toBe(1);
-      expect(seen.map((e) => [e.type, e.initial])).toEqual([['ADDED', true], ['ADDED', true], ['MODIFIED', false], ['DELETED?', false]]);
+      expect(seen.map((e) => [e.type, e.initial])).toEqual([
+        ['ADDED', true],
+        ['ADDED', true],
+        ['MODIFIED', false],
+        ['DELETED?', false],
+      ]);
       expect(state.rate.total).toBe(4);
     });
   });
@@ -33,13 +52,23 @@ describe('createLiveState', () => {
     ts.run(() => {
       const state = createLiveState({ scheduler: ts, keepDeletedMs: 1000 });
       const h = state.handler;
-      ts.schedule(() => { void h.onAdd!(pod('a', '1'), false); void h.onDelete!(pod('a', '1'), false); }, 0);
+      ts.schedule(() => {
+        void h.onAdd!(pod('a', '1'), false);
+        void h.onDelete!(pod('a', '1'), false);
+      }, 0);
       const sizes: [number, number][] = [];
       ts.schedule(() => sizes.push([state.rows().length, state.size]), 999);
       ts.schedule(() => sizes.push([state.rows().length, state.size]), 1001);
-      ts.schedule(() => { void h.onAdd!(pod('a', '5'), false); sizes.push([state.rows().length, state.size]); }, 1100);
+      ts.schedule(() => {
+        void h.onAdd!(pod('a', '5'), false);
+        sizes.push([state.rows().length, state.size]);
+      }, 1100);
       ts.flush();
-      expect(sizes).toEqual([[1, 0], [0, 0], [1, 1]]);
+      expect(sizes).toEqual([
+        [1, 0],
+        [0, 0],
+        [1, 1],
+      ]);
     });
   });
 
@@ -54,7 +83,15 @@ describe('createLiveState', () => {
     const rows = state.rows();
     expect(new Set(rows.map((e) => e.key)).size).toBe(rows.length); // one row per object
     // The last event of each of the 7 keys, newest first; deletions within keepDeletedMs still shown.
-    expect(rows.map((e) => `${e.type}@${e.object.metadata!.resourceVersion}`)).toEqual(['ADDED@4999', 'ADDED@4998', 'DELETED@4997', 'ADDED@4996', 'ADDED@4995', 'DELETED@4994', 'ADDED@4993']);
+    expect(rows.map((e) => `${e.type}@${e.object.metadata!.resourceVersion}`)).toEqual([
+      'ADDED@4999',
+      'ADDED@4998',
+      'DELETED@4997',
+      'ADDED@4996',
+      'ADDED@4995',
+      'DELETED@4994',
+      'ADDED@4993',
+    ]);
     expect(state.size).toBe(5);
   });
 

@@ -21,7 +21,13 @@ export interface LiveEvent {
 }
 
 /** Event counts by type; `unchanged` counts objects a relist found unchanged (no event line). */
-export interface LiveCounts { ADDED: number; MODIFIED: number; DELETED: number; 'DELETED?': number; unchanged: number }
+export interface LiveCounts {
+  ADDED: number;
+  MODIFIED: number;
+  DELETED: number;
+  'DELETED?': number;
+  unchanged: number;
+}
 
 /** Options of `createLiveState`. */
 export interface LiveStateOptions {
@@ -89,7 +95,8 @@ export function createLiveState(options: LiveStateOptions = {}): LiveState {
   const handler: EventHandler<KubeObject> = {
     onAdd: (obj, initial) => record('ADDED', obj, initial),
     onUpdate: (oldObj, newObj) => {
-      if (oldObj === newObj) counts.unchanged++; // a relist's unchanged object (or a resync): nothing happened
+      if (oldObj === newObj)
+        counts.unchanged++; // a relist's unchanged object (or a resync): nothing happened
       else record('MODIFIED', newObj, false);
     },
     onDelete: (obj, finalStateUnknown) => record(finalStateUnknown ? 'DELETED?' : 'DELETED', obj, false),
@@ -99,7 +106,9 @@ export function createLiveState(options: LiveStateOptions = {}): LiveState {
     handler,
     counts,
     rate,
-    get size() { return size; },
+    get size() {
+      return size;
+    },
     rows(limit = Infinity) {
       // From the newest event back, skipping superseded and expired ones: the cost follows `limit`, not the store.
       const cutoff = scheduler.now() - keepDeletedMs;

@@ -9,11 +9,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createKubeInformerFactory, type KubeInformerFactory } from '@rxinformer/client-node';
-import { InvalidOptionsError, type HandlerMetrics, type HandlerRegistration, type KubeObject, type ReflectorStatus } from '@rxinformer/core';
+import {
+  InvalidOptionsError,
+  type HandlerMetrics,
+  type HandlerRegistration,
+  type KubeObject,
+  type ReflectorStatus,
+} from '@rxinformer/core';
 import { asyncScheduler, firstValueFrom, interval, Subscription, timer, type SchedulerLike } from 'rxjs';
 import { startDemoCluster, type DemoCluster } from './demoCluster.ts';
 import { LiveOptionsError, type LiveOptions } from './liveOptions.ts';
-import { countersLine, EVENT_HEADER, eventLine, progressText, reflectorText, renderScreen, type LiveSnapshot, type LiveSummary } from './liveRender.ts';
+import {
+  countersLine,
+  EVENT_HEADER,
+  eventLine,
+  progressText,
+  reflectorText,
+  renderScreen,
+  type LiveSnapshot,
+  type LiveSummary,
+} from './liveRender.ts';
 import { resolveLiveResource } from './liveResource.ts';
 import { createLiveState } from './liveState.ts';
 import { terminalOutput, type LiveOutput } from './terminal.ts';
@@ -50,13 +65,24 @@ async function kubeConfigFor(source: Extract<LiveOptions['source'], { kind: 'clu
     if (source.kubeconfig !== undefined) kc.loadFromFile(source.kubeconfig);
     else kc.loadFromDefault();
   } catch (e) {
-    throw new LiveOptionsError(`cannot load the kubeconfig${source.kubeconfig ? ` ${source.kubeconfig}` : ''}: ${(e as Error).message}`, { cause: e });
+    throw new LiveOptionsError(`cannot load the kubeconfig${source.kubeconfig ? ` ${source.kubeconfig}` : ''}: ${(e as Error).message}`, {
+      cause: e,
+    });
   }
   if (source.context !== undefined) {
-    if (!kc.getContextObject(source.context)) throw new LiveOptionsError(`no context "${source.context}" in the kubeconfig (have: ${kc.getContexts().map((c) => c.name).join(', ') || 'none'})`);
+    if (!kc.getContextObject(source.context))
+      throw new LiveOptionsError(
+        `no context "${source.context}" in the kubeconfig (have: ${
+          kc
+            .getContexts()
+            .map((c) => c.name)
+            .join(', ') || 'none'
+        })`,
+      );
     kc.setCurrentContext(source.context);
   }
-  if (!kc.getCurrentCluster()) throw new LiveOptionsError(`the kubeconfig${source.kubeconfig ? ` ${source.kubeconfig}` : ''} has no current context with a cluster`);
+  if (!kc.getCurrentCluster())
+    throw new LiveOptionsError(`the kubeconfig${source.kubeconfig ? ` ${source.kubeconfig}` : ''} has no current context with a cluster`);
   return kc;
 }
 
@@ -83,8 +109,12 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
   let lastFault: string | undefined;
   // The kubeconfig file (in a private directory of its own) is removed on stop, and also when the
   // process exits without one (process.exit).
-  const removeOnExit = () => { if (kubeconfigDir) rmSync(kubeconfigDir, { recursive: true, force: true }); };
-  const abortStart = () => { void factory?.close(); };
+  const removeOnExit = () => {
+    if (kubeconfigDir) rmSync(kubeconfigDir, { recursive: true, force: true });
+  };
+  const abortStart = () => {
+    void factory?.close();
+  };
   const release = async () => {
     io.signal?.removeEventListener('abort', abortStart);
     for (const s of subs) s.unsubscribe();
@@ -102,8 +132,15 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
     if (options.source.kind === 'simulator') {
       const s = options.source;
       demo = await startDemoCluster({
-        seed: s.seed, pods: s.pods, ratePerSecond: s.ratePerSecond, faults: s.faults, scheduler,
-        onFault: (d) => { lastFault = d; if (!io.isTTY) out.line(`fault injected: ${d}`); },
+        seed: s.seed,
+        pods: s.pods,
+        ratePerSecond: s.ratePerSecond,
+        faults: s.faults,
+        scheduler,
+        onFault: (d) => {
+          lastFault = d;
+          if (!io.isTTY) out.line(`fault injected: ${d}`);
+        },
       });
       kc = new KubeConfig();
       kc.loadFromString(demo.sim.kubeconfigYaml());
@@ -114,7 +151,9 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
       kubeconfigFile = join(kubeconfigDir, 'kubeconfig');
       await writeFile(kubeconfigFile, demo.sim.kubeconfigYaml(), { mode: 0o600, flag: 'wx' });
       sourceText = `simulator ${demo.sim.url}`;
-      out.line(`simulator running at ${demo.sim.url} (seed ${s.seed}, ${s.pods} pods, ${s.ratePerSecond} changes/s, faults ${s.faults ? 'on' : 'off'})`);
+      out.line(
+        `simulator running at ${demo.sim.url} (seed ${s.seed}, ${s.pods} pods, ${s.ratePerSecond} changes/s, faults ${s.faults ? 'on' : 'off'})`,
+      );
       out.line(`kubeconfig: ${kubeconfigFile}  (try: kubectl --kubeconfig ${kubeconfigFile} get pods -A -w)`);
     } else {
       kc = await kubeConfigFor(options.source);
@@ -122,7 +161,11 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
       out.line(`watching ${sourceText}`);
     }
     try {
-      factory = createKubeInformerFactory(kc, { namespace: options.namespace, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector });
+      factory = createKubeInformerFactory(kc, {
+        namespace: options.namespace,
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
+      });
     } catch (e) {
       if (e instanceof InvalidOptionsError) throw new LiveOptionsError(`the kubeconfig cannot be used: ${e.message}`, { cause: e });
       throw e;
@@ -141,7 +184,11 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
     const track = (reg: HandlerRegistration) => {
       const entry = { name: reg.name, metrics: { depth: 0, lagMs: 0, delivered: 0, errors: 0 } };
       handlers.push(entry);
-      subs.push(reg.metrics$.subscribe((m) => { entry.metrics = m; }));
+      subs.push(
+        reg.metrics$.subscribe((m) => {
+          entry.metrics = m;
+        }),
+      );
       subs.push(new Subscription(() => reg.remove()));
     };
     track(informer.addEventHandler(state.handler, { name: 'view' }));
@@ -157,26 +204,42 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
     const errorNames = new Set<string>();
     let handlerErrors = 0;
     let lastProgress: string | undefined;
-    subs.push(informer.status$.subscribe((s) => {
-      if (s.lastError && s.lastError !== status.lastError) {
-        errors++;
-        const code = (s.lastError as { code?: unknown }).code;
-        errorNames.add(s.lastError.name === 'Error' && typeof code === 'string' ? code : s.lastError.name); // ECONNREFUSED says more than Error
-        if (!io.isTTY) out.line(`reflector: ${reflectorText(s)}`);
-      }
-      if (!io.isTTY) {
-        const progress = progressText(s);
-        if (progress && progress !== lastProgress) out.line(progress);
-        if (!s.hasSynced || s.phase !== 'listing') lastProgress = progress;
-        if (s.hasSynced && !status.hasSynced) out.line(`synced: ${informer.getStore().size} objects listed in ${((scheduler.now() - startedAt) / 1000).toFixed(1)}s`);
-      }
-      status = s;
-    }));
-    subs.push(informer.handlerErrors$.subscribe(() => { handlerErrors++; }));
+    subs.push(
+      informer.status$.subscribe((s) => {
+        if (s.lastError && s.lastError !== status.lastError) {
+          errors++;
+          const code = (s.lastError as { code?: unknown }).code;
+          errorNames.add(s.lastError.name === 'Error' && typeof code === 'string' ? code : s.lastError.name); // ECONNREFUSED says more than Error
+          if (!io.isTTY) out.line(`reflector: ${reflectorText(s)}`);
+        }
+        if (!io.isTTY) {
+          const progress = progressText(s);
+          if (progress && progress !== lastProgress) out.line(progress);
+          if (!s.hasSynced || s.phase !== 'listing') lastProgress = progress;
+          if (s.hasSynced && !status.hasSynced)
+            out.line(`synced: ${informer.getStore().size} objects listed in ${((scheduler.now() - startedAt) / 1000).toFixed(1)}s`);
+        }
+        status = s;
+      }),
+    );
+    subs.push(
+      informer.handlerErrors$.subscribe(() => {
+        handlerErrors++;
+      }),
+    );
 
     const snapshot = (): LiveSnapshot => ({
-      title, source: sourceText, note: kubeconfigFile ? `kubectl --kubeconfig ${kubeconfigFile} get pods -A -w` : undefined, cached: informer.getStore().size, eventsPerSecond: state.rate.perSecond(), counts: state.counts,
-      status, errors, handlers, lastFault, uptimeMs: scheduler.now() - startedAt,
+      title,
+      source: sourceText,
+      note: kubeconfigFile ? `kubectl --kubeconfig ${kubeconfigFile} get pods -A -w` : undefined,
+      cached: informer.getStore().size,
+      eventsPerSecond: state.rate.perSecond(),
+      counts: state.counts,
+      status,
+      errors,
+      handlers,
+      lastFault,
+      uptimeMs: scheduler.now() - startedAt,
     });
     // The header first, then start (progress and events follow it), then the periodic output.
     if (io.isTTY) out.enterScreen();
@@ -195,15 +258,22 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
 
     let stopping: Promise<LiveSummary> | undefined;
     return {
-      stop: () => (stopping ??= (async () => {
-        const final = snapshot();
-        await release();
-        out.leaveScreen();
-        return {
-          durationMs: final.uptimeMs, cached: final.cached, counts: { ...state.counts }, relists: status.relistCount,
-          errors, errorNames: [...errorNames], handlerErrors, faults: demo?.faultCount ?? 0,
-        };
-      })()),
+      stop: () =>
+        (stopping ??= (async () => {
+          const final = snapshot();
+          await release();
+          out.leaveScreen();
+          return {
+            durationMs: final.uptimeMs,
+            cached: final.cached,
+            counts: { ...state.counts },
+            relists: status.relistCount,
+            errors,
+            errorNames: [...errorNames],
+            handlerErrors,
+            faults: demo?.faultCount ?? 0,
+          };
+        })()),
     };
   } catch (e) {
     await release();

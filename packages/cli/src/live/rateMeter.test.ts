@@ -11,7 +11,9 @@ describe('createRateMeter', () => {
       const meter = createRateMeter({ scheduler: ts, windowMs: 5000, bucketMs: 250 });
       ts.schedule(() => meter.mark(10), 100);
       let rate = -1;
-      ts.schedule(() => { rate = meter.perSecond(); }, 2000);
+      ts.schedule(() => {
+        rate = meter.perSecond();
+      }, 2000);
       ts.flush();
       expect(rate).toBeCloseTo(5, 5); // 10 events in 2 s
       expect(meter.total).toBe(10);

@@ -62,6 +62,8 @@ export function createRateMeter(options: RateMeterOptions = {}): RateMeter {
       const span = now - Math.max(started, (Math.floor((now - windowMs) / bucketMs) + 1) * bucketMs);
       return span > 0 ? (sum * 1000) / span : 0;
     },
-    get total() { return total; },
+    get total() {
+      return total;
+    },
   };
 }

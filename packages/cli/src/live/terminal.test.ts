@@ -25,6 +25,11 @@ describe('terminalOutput', () => {
     out.line('ignored while on screen');
     out.leaveScreen();
     out.leaveScreen();
-    expect(chunks).toEqual(['before\n', '\u001b[?1049h\u001b[?25l\u001b[H\u001b[2J', '\u001b[Hone\u001b[K\ntwo\u001b[K\u001b[J', '\u001b[?25h\u001b[?1049l']);
+    expect(chunks).toEqual([
+      'before\n',
+      '\u001b[?1049h\u001b[?25l\u001b[H\u001b[2J',
+      '\u001b[Hone\u001b[K\ntwo\u001b[K\u001b[J',
+      '\u001b[?25h\u001b[?1049l',
+    ]);
   });
 });

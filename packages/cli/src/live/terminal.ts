@@ -36,7 +36,9 @@ const ESC = '\u001b[';
 export function terminalOutput(target: OutputTarget): LiveOutput {
   let onScreen = false;
   return {
-    line: (text) => { if (!onScreen) target.write(`${text}\n`); },
+    line: (text) => {
+      if (!onScreen) target.write(`${text}\n`);
+    },
     enterScreen: () => {
       if (!target.isTTY || onScreen) return;
       onScreen = true;

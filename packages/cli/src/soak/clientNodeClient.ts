@@ -53,7 +53,10 @@ export function clientNodeClient(sim: ApiServer, options: ClientNodeClientOption
       restart = undefined;
       if (closed) return;
       stats.restarts++;
-      informer.start().catch((e: unknown) => { countError(stats, e); scheduleRestart(); });
+      informer.start().catch((e: unknown) => {
+        countError(stats, e);
+        scheduleRestart();
+      });
     }, restartDelayMs);
   };
   informer.on('error', (e) => {

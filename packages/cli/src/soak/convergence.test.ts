@@ -2,7 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import type { KubeObject } from '@rxinformer/core';
 import { describeDiff, diffViews, HandlerView, identities, isEqualView, objectKey } from './convergence.ts';
 
-const pod = (ns: string, name: string, uid: string, rv: string): KubeObject => ({ metadata: { namespace: ns, name, uid, resourceVersion: rv } });
+const pod = (ns: string, name: string, uid: string, rv: string): KubeObject => ({
+  metadata: { namespace: ns, name, uid, resourceVersion: rv },
+});
 
 describe('objectKey', () => {
   it('should key namespaced objects namespace/name and cluster-scoped ones by name', () => {

@@ -16,7 +16,7 @@ export type IdentityMap = Map<string, Identity>;
 /** The key client-go and rxinformer use: `namespace/name`, or `name` without a namespace. */
 export function objectKey(obj: KubeObject): string {
   const meta = obj.metadata ?? {};
-  return meta.namespace ? `${meta.namespace}/${meta.name ?? ''}` : meta.name ?? '';
+  return meta.namespace ? `${meta.namespace}/${meta.name ?? ''}` : (meta.name ?? '');
 }
 
 /** The identity of an object (missing fields become `""`, which never equals a real one). */
@@ -59,22 +59,39 @@ export function isEqualView(diff: ViewDiff): boolean {
  */
 export function diffViews(expected: IdentityMap, actual: IdentityMap, maxSamples = 5): ViewDiff {
   const diff: ViewDiff = { missing: 0, extra: 0, wrongUid: 0, staleVersion: 0, samples: [] };
-  const sample = (text: string) => { if (diff.samples.length < maxSamples) diff.samples.push(text); };
+  const sample = (text: string) => {
+    if (diff.samples.length < maxSamples) diff.samples.push(text);
+  };
   for (const [key, want] of expected) {
     const got = actual.get(key);
-    if (!got) { diff.missing++; sample(`missing ${key}`); }
-    else if (got.uid !== want.uid) { diff.wrongUid++; sample(`${key}: uid ${got.uid} instead of ${want.uid}`); }
-    else if (got.resourceVersion !== want.resourceVersion) { diff.staleVersion++; sample(`${key}: rv ${got.resourceVersion} instead of ${want.resourceVersion}`); }
+    if (!got) {
+      diff.missing++;
+      sample(`missing ${key}`);
+    } else if (got.uid !== want.uid) {
+      diff.wrongUid++;
+      sample(`${key}: uid ${got.uid} instead of ${want.uid}`);
+    } else if (got.resourceVersion !== want.resourceVersion) {
+      diff.staleVersion++;
+      sample(`${key}: rv ${got.resourceVersion} instead of ${want.resourceVersion}`);
+    }
   }
   for (const key of actual.keys()) {
-    if (!expected.has(key)) { diff.extra++; sample(`extra ${key}`); }
+    if (!expected.has(key)) {
+      diff.extra++;
+      sample(`extra ${key}`);
+    }
   }
   return diff;
 }
 
 /** One-line summary of a diff, e.g. `3 missing, 1 stale (missing a/p-1, …)`. */
 export function describeDiff(diff: ViewDiff): string {
-  const parts = [['missing', diff.missing], ['extra', diff.extra], ['wrong UID', diff.wrongUid], ['stale', diff.staleVersion]]
+  const parts = [
+    ['missing', diff.missing],
+    ['extra', diff.extra],
+    ['wrong UID', diff.wrongUid],
+    ['stale', diff.staleVersion],
+  ]
     .filter(([, n]) => (n as number) > 0)
     .map(([what, n]) => `${n} ${what}`);
   return parts.length === 0 ? 'equal' : `${parts.join(', ')} (${diff.samples.join('; ')})`;
@@ -108,7 +125,8 @@ export class HandlerView {
     this.events++;
     const key = objectKey(obj);
     const held = this.#objects.get(key);
-    if (held !== undefined && held.uid !== identityOf(obj).uid) this.#violation(`${key}: add of uid ${identityOf(obj).uid} over uid ${held.uid}, no delete between`);
+    if (held !== undefined && held.uid !== identityOf(obj).uid)
+      this.#violation(`${key}: add of uid ${identityOf(obj).uid} over uid ${held.uid}, no delete between`);
     this.#objects.set(key, identityOf(obj));
   }
 
@@ -124,7 +142,8 @@ export class HandlerView {
     const held = this.#objects.get(key)?.uid;
     const passed = oldObj ? identityOf(oldObj).uid : undefined;
     if (held !== undefined && held !== next.uid) this.#violation(`${key}: update from uid ${held} to ${next.uid}`);
-    else if (passed !== undefined && passed !== next.uid) this.#violation(`${key}: update whose old object has uid ${passed}, new ${next.uid}`);
+    else if (passed !== undefined && passed !== next.uid)
+      this.#violation(`${key}: update whose old object has uid ${passed}, new ${next.uid}`);
     this.#objects.set(key, next);
   }
 

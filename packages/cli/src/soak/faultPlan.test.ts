@@ -31,8 +31,12 @@ describe('planFaults', () => {
 
 describe('runFaultPlan', () => {
   let sim: ApiServer;
-  beforeAll(async () => { sim = await startApiServer({ port: 0, seed: 1, auth: { token: 't' } }); });
-  afterAll(async () => { await sim.close(); });
+  beforeAll(async () => {
+    sim = await startApiServer({ port: 0, seed: 1, auth: { token: 't' } });
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
 
   it('should apply each action to the simulator at its planned time, in plan order', () => {
     const plan = planFaults({ seed: 9, durationMs: 10_000, token: 't' });
@@ -53,7 +57,8 @@ describe('runFaultPlan', () => {
     expect(watchSteps[0].fault.watchesHit).toBe(0); // no watch open here
     // With no client, every failure and watch fault waits unused until its slot ends, is counted
     // there and dropped: nothing leaks into the next slot or past the plan.
-    const ends = (kind: string) => applied.filter((a) => a.fault.action.fault === kind && a.fault.action.endsSlot).map((a) => a.fault.unused);
+    const ends = (kind: string) =>
+      applied.filter((a) => a.fault.action.fault === kind && a.fault.action.endsSlot).map((a) => a.fault.unused);
     expect(ends('stallWatches')).toEqual([1]);
     expect(ends('fail500')[0]).toBe(2);
     expect(ends('fail429')[0]).toBe(1);
@@ -65,7 +70,9 @@ describe('runFaultPlan', () => {
     const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
     scheduler.maxFrames = Infinity; // the plan spans 10 s of virtual time
     let count = 0;
-    const sub = runFaultPlan(sim, plan, scheduler).subscribe(() => { count++; });
+    const sub = runFaultPlan(sim, plan, scheduler).subscribe(() => {
+      count++;
+    });
     scheduler.schedule(() => sub.unsubscribe(), (plan[2].atMs + plan[3].atMs) / 2);
     scheduler.flush();
     expect(count).toBe(3);

@@ -8,9 +8,21 @@ import { seededRandom, type ApiServer } from '@rxinformer/apiserver-sim';
 
 /** Every kind of fault a soak run injects. */
 export const FAULT_KINDS = [
-  'dropAllWatches', 'dropOneWatch', 'watchError410', 'compact', 'compactDuringList',
-  'fail500', 'fail503', 'fail429', 'failWatch504', 'latency', 'stallWatches',
-  'malformedLine', 'restart', 'unauthorized401', 'forbidden403',
+  'dropAllWatches',
+  'dropOneWatch',
+  'watchError410',
+  'compact',
+  'compactDuringList',
+  'fail500',
+  'fail503',
+  'fail429',
+  'failWatch504',
+  'latency',
+  'stallWatches',
+  'malformedLine',
+  'restart',
+  'unauthorized401',
+  'forbidden403',
 ] as const;
 
 /** One kind of fault. */
@@ -61,7 +73,12 @@ export interface FaultPlanOptions {
 
 /** The steps of one fault that starts at `at` and may last up to `lastMs`. */
 function stepsOf(kind: FaultKind, at: number, lastMs: number, options: FaultPlanOptions): FaultAction[] {
-  const one = (step: string, run: (sim: ApiServer) => number | void, offset = 0): FaultAction => ({ atMs: at + offset, fault: kind, step, run });
+  const one = (step: string, run: (sim: ApiServer) => number | void, offset = 0): FaultAction => ({
+    atMs: at + offset,
+    fault: kind,
+    step,
+    run,
+  });
   const resource = options.resource ?? 'pods';
   // A watch fault that finds no open watch (the client is between watches) waits for the next one.
   const atWatch = (fault: (target: 'all' | 'one' | 'next') => number, target: 'all' | 'one' = 'all'): number => {
@@ -70,49 +87,85 @@ function stepsOf(kind: FaultKind, at: number, lastMs: number, options: FaultPlan
     return hit;
   };
   const failing = (step: string, fail: (sim: ApiServer) => void): FaultAction[] => [
-    one(`${step}, drop watches`, (s) => { fail(s); return s.faults.dropWatches('all'); }),
+    one(`${step}, drop watches`, (s) => {
+      fail(s);
+      return s.faults.dropWatches('all');
+    }),
     endOfSlot(),
   ];
   // What waits for a request or a watch belongs to its slot: dropped (and counted) at its end.
   function endOfSlot(): FaultAction {
-    return { ...one('end of slot: drop what waits unused', (s) => { const { failures, watchFaults } = s.faults.clearPending(); return failures + watchFaults; }, lastMs), endsSlot: true };
+    return {
+      ...one(
+        'end of slot: drop what waits unused',
+        (s) => {
+          const { failures, watchFaults } = s.faults.clearPending();
+          return failures + watchFaults;
+        },
+        lastMs,
+      ),
+      endsSlot: true,
+    };
   }
   const aimed = (action: FaultAction): FaultAction[] => [action, endOfSlot()];
   switch (kind) {
-    case 'dropAllWatches': return aimed(one('drop all watches', (s) => atWatch((t) => s.faults.dropWatches(t))));
-    case 'dropOneWatch': return aimed(one('drop one watch', (s) => atWatch((t) => s.faults.dropWatches(t), 'one')));
-    case 'watchError410': return aimed(one('ERROR 410 on every watch', (s) => atWatch((t) => s.faults.injectWatchError(undefined, t))));
-    case 'compact': return [one('compact', (s) => s.faults.compact())];
-    case 'compactDuringList': return [
-      // Slow responses, then a 410 forces a relist; compacting every 200 ms while its pages are in
-      // flight expires its continue token (the relist must start again from scratch).
-      one('latency 100±50 ms on, ERROR 410', (s) => { s.faults.latency(100, 50); return atWatch((t) => s.faults.injectWatchError(undefined, t)); }),
-      ...Array.from({ length: Math.max(1, Math.floor(lastMs / 200) - 1) }, (_, i) => one('compact during the relist', (s) => s.faults.compact(), 150 + i * 200)),
-      one('latency off', (s) => s.faults.latency(0), lastMs),
-      endOfSlot(),
-    ];
+    case 'dropAllWatches':
+      return aimed(one('drop all watches', (s) => atWatch((t) => s.faults.dropWatches(t))));
+    case 'dropOneWatch':
+      return aimed(one('drop one watch', (s) => atWatch((t) => s.faults.dropWatches(t), 'one')));
+    case 'watchError410':
+      return aimed(one('ERROR 410 on every watch', (s) => atWatch((t) => s.faults.injectWatchError(undefined, t))));
+    case 'compact':
+      return [one('compact', (s) => s.faults.compact())];
+    case 'compactDuringList':
+      return [
+        // Slow responses, then a 410 forces a relist; compacting every 200 ms while its pages are in
+        // flight expires its continue token (the relist must start again from scratch).
+        one('latency 100±50 ms on, ERROR 410', (s) => {
+          s.faults.latency(100, 50);
+          return atWatch((t) => s.faults.injectWatchError(undefined, t));
+        }),
+        ...Array.from({ length: Math.max(1, Math.floor(lastMs / 200) - 1) }, (_, i) =>
+          one('compact during the relist', (s) => s.faults.compact(), 150 + i * 200),
+        ),
+        one('latency off', (s) => s.faults.latency(0), lastMs),
+        endOfSlot(),
+      ];
     // A failure waits for the next request, and an open watch makes none: drop the watches so the
     // reconnects meet it (and consume it, so failures do not pile up).
-    case 'fail500': return failing('next 2 requests 500', (s) => s.faults.failNext(2, { code: 500 }));
-    case 'fail503': return failing('next request 503 + Retry-After 1', (s) => s.faults.failNext(1, { code: 503, retryAfterSeconds: 1 }));
-    case 'fail429': return failing('next request 429 + Retry-After 1', (s) => s.faults.failNext(1, { code: 429, retryAfterSeconds: 1 }));
-    case 'failWatch504': return failing('next watch 504', (s) => s.faults.failNext(1, { code: 504, on: 'watch' }));
-    case 'latency': return [
-      one('latency 150±100 ms on', (s) => s.faults.latency(150, 100)),
-      one('latency off', (s) => s.faults.latency(0), lastMs),
-    ];
-    case 'stallWatches': return aimed(one('stall every watch', (s) => atWatch((t) => s.faults.stallWatches(t))));
-    case 'malformedLine': return aimed(one('malformed line on every watch', (s) => atWatch((t) => s.faults.malformedLine(t))));
-    case 'restart': return [one('restart', (s) => s.faults.restart())];
-    case 'unauthorized401': return [
-      // Open watches were authorized when they started: drop them so the reconnects meet the new token.
-      one('rotate the token (401), drop watches', (s) => { s.faults.setAuth({ token: `${options.token}-rotated` }); return s.faults.dropWatches('all'); }),
-      one('restore the token', (s) => s.faults.setAuth({ token: options.token }), lastMs),
-    ];
-    case 'forbidden403': return [
-      one(`forbid ${resource} (403), drop watches`, (s) => { s.faults.forbid(resource); return s.faults.dropWatches('all'); }),
-      one(`allow ${resource}`, (s) => s.faults.allow(resource), lastMs),
-    ];
+    case 'fail500':
+      return failing('next 2 requests 500', (s) => s.faults.failNext(2, { code: 500 }));
+    case 'fail503':
+      return failing('next request 503 + Retry-After 1', (s) => s.faults.failNext(1, { code: 503, retryAfterSeconds: 1 }));
+    case 'fail429':
+      return failing('next request 429 + Retry-After 1', (s) => s.faults.failNext(1, { code: 429, retryAfterSeconds: 1 }));
+    case 'failWatch504':
+      return failing('next watch 504', (s) => s.faults.failNext(1, { code: 504, on: 'watch' }));
+    case 'latency':
+      return [one('latency 150±100 ms on', (s) => s.faults.latency(150, 100)), one('latency off', (s) => s.faults.latency(0), lastMs)];
+    case 'stallWatches':
+      return aimed(one('stall every watch', (s) => atWatch((t) => s.faults.stallWatches(t))));
+    case 'malformedLine':
+      return aimed(one('malformed line on every watch', (s) => atWatch((t) => s.faults.malformedLine(t))));
+    case 'restart':
+      return [one('restart', (s) => s.faults.restart())];
+    case 'unauthorized401':
+      return [
+        // Open watches were authorized when they started: drop them so the reconnects meet the new token.
+        one('rotate the token (401), drop watches', (s) => {
+          s.faults.setAuth({ token: `${options.token}-rotated` });
+          return s.faults.dropWatches('all');
+        }),
+        one('restore the token', (s) => s.faults.setAuth({ token: options.token }), lastMs),
+      ];
+    case 'forbidden403':
+      return [
+        one(`forbid ${resource} (403), drop watches`, (s) => {
+          s.faults.forbid(resource);
+          return s.faults.dropWatches('all');
+        }),
+        one(`allow ${resource}`, (s) => s.faults.allow(resource), lastMs),
+      ];
   }
 }
 
@@ -150,16 +203,24 @@ export function planFaults(options: FaultPlanOptions): FaultAction[] {
  * subscription (no drift); emits each action once applied and completes after the last.
  * Unsubscribing stops the remaining actions.
  */
-export function runFaultPlan(sim: ApiServer, plan: readonly FaultAction[], scheduler: SchedulerLike = asyncScheduler): Observable<AppliedFault> {
+export function runFaultPlan(
+  sim: ApiServer,
+  plan: readonly FaultAction[],
+  scheduler: SchedulerLike = asyncScheduler,
+): Observable<AppliedFault> {
   const sorted = [...plan].sort((a, b) => a.atMs - b.atMs);
   return defer(() => {
     const start = scheduler.now();
     return from(sorted).pipe(
-      concatMap((action) => timer(Math.max(0, start + action.atMs - scheduler.now()), scheduler).pipe(map((): AppliedFault => {
-        const hit = action.run(sim);
-        if (action.endsSlot) return { action, unused: typeof hit === 'number' ? hit : 0 };
-        return typeof hit === 'number' ? { action, watchesHit: hit } : { action };
-      }))),
+      concatMap((action) =>
+        timer(Math.max(0, start + action.atMs - scheduler.now()), scheduler).pipe(
+          map((): AppliedFault => {
+            const hit = action.run(sim);
+            if (action.endsSlot) return { action, unused: typeof hit === 'number' ? hit : 0 };
+            return typeof hit === 'number' ? { action, watchesHit: hit } : { action };
+          }),
+        ),
+      ),
     );
   });
 }

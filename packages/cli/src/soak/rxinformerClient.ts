@@ -48,13 +48,18 @@ export function rxinformerClient(sim: ApiServer, options: RxinformerClientOption
     onUpdate: (old: V1Pod, o: V1Pod) => view.update(o, old),
     onDelete: (o: V1Pod) => view.delete(o),
   });
-  const yieldFirst = <A extends unknown[]>(f: (...args: A) => void) => async (...args: A) => {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    f(...args);
-  };
+  const yieldFirst =
+    <A extends unknown[]>(f: (...args: A) => void) =>
+    async (...args: A) => {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      f(...args);
+    };
   const slowHandler = record(slow);
   informer.addEventHandler(record(fifo), { name: 'fifo' });
-  informer.addEventHandler({ onAdd: yieldFirst(slowHandler.onAdd), onUpdate: yieldFirst(slowHandler.onUpdate), onDelete: yieldFirst(slowHandler.onDelete) }, { name: 'async' });
+  informer.addEventHandler(
+    { onAdd: yieldFirst(slowHandler.onAdd), onUpdate: yieldFirst(slowHandler.onUpdate), onDelete: yieldFirst(slowHandler.onDelete) },
+    { name: 'async' },
+  );
   informer.addEventHandler(record(coalesce), { name: 'coalesce', buffer: 'coalesce' });
 
   let lastError: Error | undefined;
@@ -64,7 +69,9 @@ export function rxinformerClient(sim: ApiServer, options: RxinformerClientOption
       if (s.lastError && s.lastError !== lastError) countError(stats, s.lastError);
       lastError = s.lastError;
     }),
-    informer.handlerErrors$.subscribe(() => { stats.handlerErrors++; }),
+    informer.handlerErrors$.subscribe(() => {
+      stats.handlerErrors++;
+    }),
   ];
 
   return {

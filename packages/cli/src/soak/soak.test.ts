@@ -4,8 +4,16 @@ import type { SoakRunResult } from './soakRun.ts';
 import { soakJson, soakTable } from './soakReport.ts';
 
 const run = (fields: Partial<SoakRunResult>): SoakRunResult => ({
-  library: 'rxinformer', seed: 1, converged: true, convergeMs: 100, uidViolations: 0, handlerEvents: 10, faultsApplied: 20, faults: {},
-  churn: { created: 1, updated: 1, deleted: 1, recreated: 1 }, serverObjects: 5,
+  library: 'rxinformer',
+  seed: 1,
+  converged: true,
+  convergeMs: 100,
+  uidViolations: 0,
+  handlerEvents: 10,
+  faultsApplied: 20,
+  faults: {},
+  churn: { created: 1, updated: 1, deleted: 1, recreated: 1 },
+  serverObjects: 5,
   stats: { relists: 2, errorsSeen: 3, errorKinds: {}, restarts: 0, handlerErrors: 0 },
   ...fields,
 });
@@ -21,8 +29,21 @@ describe('runSeed', () => {
 
 describe('summarize', () => {
   it('should count converged runs, sum the figures and list the failures', () => {
-    const s = summarize([run({ convergeMs: 100 }), run({ converged: false, convergeMs: undefined, failure: 'store: 1 missing', seed: 5, uidViolations: 2 }), run({ convergeMs: 300 })]);
-    expect(s).toMatchObject({ runs: 3, converged: 2, uidViolations: 2, relists: 6, errorsSeen: 9, meanConvergeMs: 200, maxConvergeMs: 300, faultsApplied: 60 });
+    const s = summarize([
+      run({ convergeMs: 100 }),
+      run({ converged: false, convergeMs: undefined, failure: 'store: 1 missing', seed: 5, uidViolations: 2 }),
+      run({ convergeMs: 300 }),
+    ]);
+    expect(s).toMatchObject({
+      runs: 3,
+      converged: 2,
+      uidViolations: 2,
+      relists: 6,
+      errorsSeen: 9,
+      meanConvergeMs: 200,
+      maxConvergeMs: 300,
+      faultsApplied: 60,
+    });
     expect(s.failures).toEqual([{ run: 1, seed: 5, reason: 'store: 1 missing' }]);
   });
 });
@@ -37,7 +58,10 @@ describe('passed', () => {
 });
 
 describe('soakJson and soakTable', () => {
-  const summary = { rxinformer: summarize([run({})]), clientNode: summarize([run({ library: 'clientNode', converged: false, convergeMs: undefined, failure: 'handler first: 2 stale' })]) };
+  const summary = {
+    rxinformer: summarize([run({})]),
+    clientNode: summarize([run({ library: 'clientNode', converged: false, convergeMs: undefined, failure: 'handler first: 2 stale' })]),
+  };
 
   it('should print exactly the two libraries as JSON', () => {
     const parsed = JSON.parse(soakJson(summary));

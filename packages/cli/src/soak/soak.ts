@@ -66,7 +66,9 @@ export function summarize(results: readonly SoakRunResult[]): LibrarySummary {
     relists: sum((r) => r.stats.relists),
     errorsSeen: sum((r) => r.stats.errorsSeen),
     restarts: sum((r) => r.stats.restarts),
-    ...(times.length > 0 ? { meanConvergeMs: Math.round(times.reduce((a, b) => a + b, 0) / times.length), maxConvergeMs: Math.max(...times) } : {}),
+    ...(times.length > 0
+      ? { meanConvergeMs: Math.round(times.reduce((a, b) => a + b, 0) / times.length), maxConvergeMs: Math.max(...times) }
+      : {}),
     faultsApplied: sum((r) => r.faultsApplied),
     faultsUnused: sum((r) => Object.values(r.faults).reduce((n, f) => n + (f?.unused ?? 0), 0)),
     failures: results.flatMap((r, run) => (r.failure !== undefined ? [{ run, seed: r.seed, reason: r.failure }] : [])),

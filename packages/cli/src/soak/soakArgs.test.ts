@@ -3,7 +3,25 @@ import { parseSoakArgs, SoakArgsError } from './soakArgs.ts';
 
 describe('parseSoakArgs', () => {
   it('should read every flag', () => {
-    expect(parseSoakArgs(['--runs', '3', '--json', '--objects', '500', '--seed', '9', '--chaos-seconds', '2.5', '--deadline-seconds', '30', '--rate', '50', '--only', 'clientNode'])).toEqual({
+    expect(
+      parseSoakArgs([
+        '--runs',
+        '3',
+        '--json',
+        '--objects',
+        '500',
+        '--seed',
+        '9',
+        '--chaos-seconds',
+        '2.5',
+        '--deadline-seconds',
+        '30',
+        '--rate',
+        '50',
+        '--only',
+        'clientNode',
+      ]),
+    ).toEqual({
       json: true,
       options: { runs: 3, objects: 500, seed: 9, chaosMs: 2500, convergeTimeoutMs: 30_000, churnPerSecond: 50, libraries: ['clientNode'] },
     });
@@ -23,6 +41,10 @@ describe('parseSoakArgs', () => {
   ])('should refuse %j with a SoakArgsError', (argv, message) => {
     expect(() => parseSoakArgs(argv)).toThrow(SoakArgsError);
     expect(() => parseSoakArgs(argv)).toThrow(message);
-    try { parseSoakArgs(argv); } catch (e) { expect((e as SoakArgsError).reason).toBe('InvalidSoakArgs'); }
+    try {
+      parseSoakArgs(argv);
+    } catch (e) {
+      expect((e as SoakArgsError).reason).toBe('InvalidSoakArgs');
+    }
   });
 });

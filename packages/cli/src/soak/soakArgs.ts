@@ -19,7 +19,8 @@ export interface SoakArgs {
   json: boolean;
 }
 
-export const SOAK_USAGE = 'usage: npm run soak -- [--runs N] [--json] [--objects 2000] [--seed S] [--chaos-seconds 40] [--deadline-seconds 60] [--rate 200] [--only rxinformer|clientNode]';
+export const SOAK_USAGE =
+  'usage: npm run soak -- [--runs N] [--json] [--objects 2000] [--seed S] [--chaos-seconds 40] [--deadline-seconds 60] [--rate 200] [--only rxinformer|clientNode]';
 
 /**
  * Parses the soak's arguments; throws `SoakArgsError` for an unknown flag or a bad value.
@@ -33,7 +34,9 @@ export function parseSoakArgs(argv: readonly string[]): SoakArgs {
   const number = (flag: string, raw: string | undefined, min: number, integer = true): number => {
     const value = Number(raw);
     if (raw === undefined || raw.trim() === '' || !Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
-      throw new SoakArgsError(`${flag} needs ${integer ? 'an integer' : 'a number'} >= ${min}, got ${raw === undefined ? 'nothing' : JSON.stringify(raw)}`);
+      throw new SoakArgsError(
+        `${flag} needs ${integer ? 'an integer' : 'a number'} >= ${min}, got ${raw === undefined ? 'nothing' : JSON.stringify(raw)}`,
+      );
     }
     return value;
   };
@@ -41,20 +44,36 @@ export function parseSoakArgs(argv: readonly string[]): SoakArgs {
     const flag = argv[i];
     const value = () => argv[++i];
     switch (flag) {
-      case '--json': json = true; break;
-      case '--runs': options.runs = number(flag, value(), 1); break;
-      case '--objects': options.objects = number(flag, value(), 1); break;
-      case '--seed': options.seed = number(flag, value(), 0); break;
-      case '--chaos-seconds': options.chaosMs = number(flag, value(), 0.1, false) * 1000; break;
-      case '--deadline-seconds': options.convergeTimeoutMs = number(flag, value(), 1, false) * 1000; break;
-      case '--rate': options.churnPerSecond = number(flag, value(), 1, false); break;
+      case '--json':
+        json = true;
+        break;
+      case '--runs':
+        options.runs = number(flag, value(), 1);
+        break;
+      case '--objects':
+        options.objects = number(flag, value(), 1);
+        break;
+      case '--seed':
+        options.seed = number(flag, value(), 0);
+        break;
+      case '--chaos-seconds':
+        options.chaosMs = number(flag, value(), 0.1, false) * 1000;
+        break;
+      case '--deadline-seconds':
+        options.convergeTimeoutMs = number(flag, value(), 1, false) * 1000;
+        break;
+      case '--rate':
+        options.churnPerSecond = number(flag, value(), 1, false);
+        break;
       case '--only': {
         const lib = value();
-        if (lib !== 'rxinformer' && lib !== 'clientNode') throw new SoakArgsError(`--only takes rxinformer or clientNode, got ${JSON.stringify(lib)}`);
+        if (lib !== 'rxinformer' && lib !== 'clientNode')
+          throw new SoakArgsError(`--only takes rxinformer or clientNode, got ${JSON.stringify(lib)}`);
         options.libraries = [lib as SoakLibrary];
         break;
       }
-      default: throw new SoakArgsError(`unknown argument ${JSON.stringify(flag)}\n${SOAK_USAGE}`);
+      default:
+        throw new SoakArgsError(`unknown argument ${JSON.stringify(flag)}\n${SOAK_USAGE}`);
     }
   }
   return { options, json };

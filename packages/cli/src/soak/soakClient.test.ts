@@ -7,7 +7,10 @@ describe('countError', () => {
     const stats = emptyStats();
     countError(stats, new KubeApiError(401));
     countError(stats, new KubeApiError(401));
-    countError(stats, new KubeApiError(410, { message: 'The provided continue parameter is too old to display a consistent list result.' }));
+    countError(
+      stats,
+      new KubeApiError(410, { message: 'The provided continue parameter is too old to display a consistent list result.' }),
+    );
     countError(stats, Object.assign(new Error('Unauthorized'), { statusCode: 401 })); // client-node's shape
     countError(stats, new TypeError('fetch failed'));
     countError(stats, 'a string');

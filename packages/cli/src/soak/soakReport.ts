@@ -21,13 +21,35 @@ export function soakTable(summary: SoakSummary): string {
   const libs = (Object.keys(summary) as (keyof SoakSummary)[]).filter((k) => summary[k].runs > 0);
   const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
   const ms = (v: number | undefined) => (v === undefined ? '-' : String(v));
-  const header = ['library', 'runs', 'converged', 'UID violations', 'correct', 'relists', 'errors seen', 'restarts', 'mean converge ms', 'max converge ms'];
+  const header = [
+    'library',
+    'runs',
+    'converged',
+    'UID violations',
+    'correct',
+    'relists',
+    'errors seen',
+    'restarts',
+    'mean converge ms',
+    'max converge ms',
+  ];
   const lines = [
     row(header),
     row(header.map(() => '---')),
     ...libs.map((k) => {
       const s: LibrarySummary = summary[k];
-      return row([k, s.runs, s.converged, s.uidViolations, s.correct, s.relists, s.errorsSeen, s.restarts, ms(s.meanConvergeMs), ms(s.maxConvergeMs)]);
+      return row([
+        k,
+        s.runs,
+        s.converged,
+        s.uidViolations,
+        s.correct,
+        s.relists,
+        s.errorsSeen,
+        s.restarts,
+        ms(s.meanConvergeMs),
+        ms(s.maxConvergeMs),
+      ]);
     }),
   ];
   for (const k of libs) {

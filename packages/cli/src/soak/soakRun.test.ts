@@ -9,7 +9,13 @@ const reflector = { minWatchTimeoutSeconds: 1, idleGraceMs: 500, backoff: { init
 describe('soakRun', () => {
   it('should see rxinformer converge after churn and every fault, with recreations as delete + add', async () => {
     const result = await soakRun((sim) => rxinformerClient(sim, { reflector }), {
-      seed: 11, objects: 200, namespaces: 3, chaosMs: 3000, churnPerSecond: 150, convergeTimeoutMs: 20_000, pollMs: 50,
+      seed: 11,
+      objects: 200,
+      namespaces: 3,
+      chaosMs: 3000,
+      churnPerSecond: 150,
+      convergeTimeoutMs: 20_000,
+      pollMs: 50,
     });
     expect(result.failure).toBeUndefined();
     expect(result.converged).toBe(true);
@@ -37,7 +43,14 @@ describe('soakRun', () => {
       },
     });
     const result = await soakRun((sim) => wrong(rxinformerClient(sim, { reflector })), {
-      seed: 12, objects: 50, namespaces: 2, chaosMs: 200, churnPerSecond: 50, syncTimeoutMs: 1500, convergeTimeoutMs: 1000, pollMs: 50,
+      seed: 12,
+      objects: 50,
+      namespaces: 2,
+      chaosMs: 200,
+      churnPerSecond: 50,
+      syncTimeoutMs: 1500,
+      convergeTimeoutMs: 1000,
+      pollMs: 50,
     });
     expect(result.converged).toBe(false);
     expect(result.failure).toMatch(/store: 1 missing \(missing soak-\d\/\S+\)/);

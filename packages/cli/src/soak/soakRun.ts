@@ -95,7 +95,16 @@ function divergence(expected: IdentityMap, client: SoakClient): string | undefin
  * console.log(result.converged, result.convergeMs, result.uidViolations);
  */
 export async function soakRun(makeClient: (sim: ApiServer) => SoakClient, options: SoakRunOptions): Promise<SoakRunResult> {
-  const o = { objects: 2000, namespaces: 4, chaosMs: 40_000, churnPerSecond: 200, syncTimeoutMs: 60_000, convergeTimeoutMs: 60_000, pollMs: 100, ...options };
+  const o = {
+    objects: 2000,
+    namespaces: 4,
+    chaosMs: 40_000,
+    churnPerSecond: 200,
+    syncTimeoutMs: 60_000,
+    convergeTimeoutMs: 60_000,
+    pollMs: 100,
+    ...options,
+  };
   const sim = await startApiServer({ port: 0, seed: o.seed, auth: { token: TOKEN }, bookmarkIntervalMs: 1000 });
   const namespaces = Array.from({ length: o.namespaces }, (_, i) => `soak-${i}`);
   for (const name of namespaces) sim.storage.create('namespaces', { metadata: { name } });
@@ -135,12 +144,15 @@ export async function soakRun(makeClient: (sim: ApiServer) => SoakClient, option
     client = makeClient(sim);
     const c = client;
     const started = await firstValueFrom(race(from(c.start()).pipe(map(() => true)), timer(o.syncTimeoutMs).pipe(map(() => false))));
-    const synced = started && await pollUntil(() => divergence(serverPods(sim), c) === undefined, o.syncTimeoutMs, o.pollMs);
+    const synced = started && (await pollUntil(() => divergence(serverPods(sim), c) === undefined, o.syncTimeoutMs, o.pollMs));
     if (!synced) return result({ failure: `initial sync not done in ${o.syncTimeoutMs} ms: ${divergence(serverPods(sim), c)}` });
 
     const plan = planFaults({ seed: o.seed, durationMs: o.chaosMs, token: TOKEN });
     const churn = load.churn({ ratePerSecond: o.churnPerSecond });
-    await Promise.all([lastValueFrom(runFaultPlan(sim, plan).pipe(tap(count)), { defaultValue: undefined }), firstValueFrom(timer(o.chaosMs))]);
+    await Promise.all([
+      lastValueFrom(runFaultPlan(sim, plan).pipe(tap(count)), { defaultValue: undefined }),
+      firstValueFrom(timer(o.chaosMs)),
+    ]);
     churn.stop();
     clearFaults(sim, TOKEN);
 

@@ -15,7 +15,8 @@ import type { Delta, KubeObject } from '../types.ts';
  */
 export function inNamespace<T extends KubeObject>(...namespaces: [string, ...string[]]): MonoTypeOperatorFunction<Delta<T>> {
   if (namespaces.length === 0) throw new InvalidOptionsError('inNamespace needs at least one namespace');
-  for (const ns of namespaces) if (typeof ns !== 'string') throw new InvalidOptionsError(`inNamespace: a namespace must be a string, got ${String(ns)}`);
+  for (const ns of namespaces)
+    if (typeof ns !== 'string') throw new InvalidOptionsError(`inNamespace: a namespace must be a string, got ${String(ns)}`);
   const wanted = new Set(namespaces);
   return filter((d) => wanted.has(d.object.metadata?.namespace ?? ''));
 }

@@ -6,27 +6,37 @@ import type { Delta, DeltaType } from '../types.ts';
 import { ofType } from './ofType.ts';
 import { delta, obj } from './testDeltas.ts';
 
-const run = (fn: Parameters<TestScheduler['run']>[0]): void => { new TestScheduler((a, b) => expect(a).toEqual(b)).run(fn); };
+const run = (fn: Parameters<TestScheduler['run']>[0]): void => {
+  new TestScheduler((a, b) => expect(a).toEqual(b)).run(fn);
+};
 const p = obj('x', 'p');
-const values = { a: delta('Added', p), u: delta('Updated', p, { oldObject: p }), d: delta('Deleted', p), r: delta('Replaced', p, { oldObject: p }), s: delta('Sync', p, { oldObject: p }) };
+const values = {
+  a: delta('Added', p),
+  u: delta('Updated', p, { oldObject: p }),
+  d: delta('Deleted', p),
+  r: delta('Replaced', p, { oldObject: p }),
+  s: delta('Sync', p, { oldObject: p }),
+};
 
 describe('ofType', () => {
-  it('should keep only the given delta types, in order', () => run(({ cold, expectObservable, expectSubscriptions }) => {
-    const source = cold('a-u-d-r-s|', values);
-    expectObservable(source.pipe(ofType('Added', 'Deleted'))).toBe('a---d----|', values);
-    expectObservable(source.pipe(ofType('Updated', 'Replaced', 'Sync'))).toBe('--u---r-s|', values);
-    expectSubscriptions(source.subscriptions).toBe(['^--------!', '^--------!']);
-  }));
+  it('should keep only the given delta types, in order', () =>
+    run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('a-u-d-r-s|', values);
+      expectObservable(source.pipe(ofType('Added', 'Deleted'))).toBe('a---d----|', values);
+      expectObservable(source.pipe(ofType('Updated', 'Replaced', 'Sync'))).toBe('--u---r-s|', values);
+      expectSubscriptions(source.subscriptions).toBe(['^--------!', '^--------!']);
+    }));
 
-  it('should pass errors and completion through, and unsubscribe early', () => run(({ cold, expectObservable, expectSubscriptions }) => {
-    const source = cold('a-#', values);
-    expectObservable(source.pipe(ofType('Deleted'))).toBe('--#');
-    const long = cold('a-d-d', values);
-    expectObservable(long.pipe(ofType('Deleted')), '^--!').toBe('--d', values);
-    expectSubscriptions(long.subscriptions).toBe('^--!');
-    expectObservable(EMPTY.pipe(ofType('Added'))).toBe('|');
-    expectObservable(NEVER.pipe(ofType('Added'))).toBe('');
-  }));
+  it('should pass errors and completion through, and unsubscribe early', () =>
+    run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('a-#', values);
+      expectObservable(source.pipe(ofType('Deleted'))).toBe('--#');
+      const long = cold('a-d-d', values);
+      expectObservable(long.pipe(ofType('Deleted')), '^--!').toBe('--d', values);
+      expectSubscriptions(long.subscriptions).toBe('^--!');
+      expectObservable(EMPTY.pipe(ofType('Added'))).toBe('|');
+      expectObservable(NEVER.pipe(ofType('Added'))).toBe('');
+    }));
 
   it('should narrow the delta type', () => {
     const seen: 'Deleted'[] = [];

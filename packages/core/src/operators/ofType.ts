@@ -14,9 +14,13 @@ const DELTA_TYPES: ReadonlySet<string> = new Set<DeltaType>(['Added', 'Updated',
  * @example
  * informer.events$.pipe(ofType('Added', 'Deleted')).subscribe((d) => console.log(d.type, d.key));
  */
-export function ofType<T extends KubeObject, D extends DeltaType>(...types: [D, ...D[]]): OperatorFunction<Delta<T>, Delta<T> & { type: D }> {
+export function ofType<T extends KubeObject, D extends DeltaType>(
+  ...types: [D, ...D[]]
+): OperatorFunction<Delta<T>, Delta<T> & { type: D }> {
   if (types.length === 0) throw new InvalidOptionsError('ofType needs at least one delta type');
-  for (const t of types) if (!DELTA_TYPES.has(t)) throw new InvalidOptionsError(`ofType: unknown delta type ${JSON.stringify(t)} (Added, Updated, Deleted, Replaced, Sync)`);
+  for (const t of types)
+    if (!DELTA_TYPES.has(t))
+      throw new InvalidOptionsError(`ofType: unknown delta type ${JSON.stringify(t)} (Added, Updated, Deleted, Replaced, Sync)`);
   const wanted: ReadonlySet<DeltaType> = new Set(types);
   return filter((d): d is Delta<T> & { type: D } => wanted.has(d.type));
 }

@@ -14,7 +14,10 @@ import type { KubeObject, Store } from '../types.ts';
  * const running$ = informer.store$.pipe(selectFromStore((s) => s.list().filter(isRunning).length));
  * const pod$ = informer.store$.pipe(selectFromStore((s) => s.get('default/web'))); // frozen objects: === tells changes
  */
-export function selectFromStore<T extends KubeObject, R>(project: (store: Store<T>) => R, compare?: (previous: R, current: R) => boolean): OperatorFunction<Store<T>, R> {
+export function selectFromStore<T extends KubeObject, R>(
+  project: (store: Store<T>) => R,
+  compare?: (previous: R, current: R) => boolean,
+): OperatorFunction<Store<T>, R> {
   if (typeof project !== 'function') throw new InvalidOptionsError('selectFromStore needs a project function');
   if (compare !== undefined && typeof compare !== 'function') throw new InvalidOptionsError('selectFromStore: compare must be a function');
   return (source) => source.pipe(map(project), distinctUntilChanged(compare));

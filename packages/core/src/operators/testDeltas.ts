@@ -18,7 +18,9 @@ export function mapStore<T extends KubeObject>(entries: Record<string, T> = {}):
 }
 
 /** An object with a namespace, name and labels. */
-export const obj = (namespace: string, name: string, labels?: Record<string, string>): KubeObject => ({ metadata: { namespace: namespace || undefined, name, labels } });
+export const obj = (namespace: string, name: string, labels?: Record<string, string>): KubeObject => ({
+  metadata: { namespace: namespace || undefined, name, labels },
+});
 
 const empty = mapStore();
 

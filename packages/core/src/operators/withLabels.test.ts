@@ -4,45 +4,67 @@ import { LabelSelectorError, parseLabelSelector } from '../labelSelector.ts';
 import { delta, obj } from './testDeltas.ts';
 import { withLabels } from './withLabels.ts';
 
-const run = (fn: Parameters<TestScheduler['run']>[0]): void => { new TestScheduler((a, b) => expect(a).toEqual(b)).run(fn); };
+const run = (fn: Parameters<TestScheduler['run']>[0]): void => {
+  new TestScheduler((a, b) => expect(a).toEqual(b)).run(fn);
+};
 const web = obj('x', 'p', { app: 'web' });
 const web2 = obj('x', 'p', { app: 'web', v: '2' });
 const db = obj('x', 'p', { app: 'db' });
 const bare = obj('x', 'p');
 
 describe('withLabels', () => {
-  it('should keep adds, deletes, tombstones and syncs of matching objects', () => run(({ cold, expectObservable }) => {
-    const values = {
-      a: delta('Added', web), b: delta('Added', db), c: delta('Added', bare),
-      d: delta('Deleted', web), e: delta('Deleted', db), t: delta('Deleted', web, { finalStateUnknown: true }), s: delta('Sync', web, { oldObject: web }), z: delta('Sync', db, { oldObject: db }),
-    };
-    expectObservable(cold('abcdetsz|', values).pipe(withLabels('app=web'))).toBe('a--d-ts-|', values);
-  }));
+  it('should keep adds, deletes, tombstones and syncs of matching objects', () =>
+    run(({ cold, expectObservable }) => {
+      const values = {
+        a: delta('Added', web),
+        b: delta('Added', db),
+        c: delta('Added', bare),
+        d: delta('Deleted', web),
+        e: delta('Deleted', db),
+        t: delta('Deleted', web, { finalStateUnknown: true }),
+        s: delta('Sync', web, { oldObject: web }),
+        z: delta('Sync', db, { oldObject: db }),
+      };
+      expectObservable(cold('abcdetsz|', values).pipe(withLabels('app=web'))).toBe('a--d-ts-|', values);
+    }));
 
-  it('should turn updates into and out of the selection into Added and Deleted, like a server-side selector', () => run(({ cold, expectObservable }) => {
-    const values = {
-      i: delta('Updated', web, { oldObject: db }), u: delta('Updated', web2, { oldObject: web }), o: delta('Updated', db, { oldObject: web2 }),
-      n: delta('Updated', bare, { oldObject: db }), r: delta('Replaced', web, { oldObject: web }), q: delta('Replaced', web, { oldObject: bare }),
-    };
-    const { oldObject: _i, ...into } = values.i;
-    const { oldObject: _o, ...outOf } = values.o;
-    const { oldObject: _q, ...relisted } = values.q;
-    expectObservable(cold('i-u-o-n-r-q|', values).pipe(withLabels('app in (web)'))).toBe('I-u-O---r-Q|', {
-      I: { ...into, type: 'Added' }, u: values.u, O: { ...outOf, type: 'Deleted' }, r: values.r, Q: { ...relisted, type: 'Added' },
-    });
-  }));
+  it('should turn updates into and out of the selection into Added and Deleted, like a server-side selector', () =>
+    run(({ cold, expectObservable }) => {
+      const values = {
+        i: delta('Updated', web, { oldObject: db }),
+        u: delta('Updated', web2, { oldObject: web }),
+        o: delta('Updated', db, { oldObject: web2 }),
+        n: delta('Updated', bare, { oldObject: db }),
+        r: delta('Replaced', web, { oldObject: web }),
+        q: delta('Replaced', web, { oldObject: bare }),
+      };
+      const { oldObject: _i, ...into } = values.i;
+      const { oldObject: _o, ...outOf } = values.o;
+      const { oldObject: _q, ...relisted } = values.q;
+      expectObservable(cold('i-u-o-n-r-q|', values).pipe(withLabels('app in (web)'))).toBe('I-u-O---r-Q|', {
+        I: { ...into, type: 'Added' },
+        u: values.u,
+        O: { ...outOf, type: 'Deleted' },
+        r: values.r,
+        Q: { ...relisted, type: 'Added' },
+      });
+    }));
 
-  it('should judge an update without oldObject by the new object alone', () => run(({ cold, expectObservable }) => {
-    const values = { u: delta('Updated', web), v: delta('Updated', db) };
-    expectObservable(cold('u-v|', values).pipe(withLabels('app=web'))).toBe('u--|', values);
-  }));
+  it('should judge an update without oldObject by the new object alone', () =>
+    run(({ cold, expectObservable }) => {
+      const values = { u: delta('Updated', web), v: delta('Updated', db) };
+      expectObservable(cold('u-v|', values).pipe(withLabels('app=web'))).toBe('u--|', values);
+    }));
 
-  it('should take a parsed selector or the structured form', () => run(({ cold, expectObservable }) => {
-    const values = { a: delta('Added', web), b: delta('Added', db), c: delta('Added', bare) };
-    expectObservable(cold('abc|', values).pipe(withLabels(parseLabelSelector('app notin (db)')))).toBe('a-c|', values);
-    expectObservable(cold('abc|', values).pipe(withLabels({ matchExpressions: [{ key: 'app', operator: 'Exists' }], matchLabels: { app: 'db' } }))).toBe('-b-|', values);
-    expectObservable(cold('abc|', values).pipe(withLabels(''))).toBe('abc|', values);
-  }));
+  it('should take a parsed selector or the structured form', () =>
+    run(({ cold, expectObservable }) => {
+      const values = { a: delta('Added', web), b: delta('Added', db), c: delta('Added', bare) };
+      expectObservable(cold('abc|', values).pipe(withLabels(parseLabelSelector('app notin (db)')))).toBe('a-c|', values);
+      expectObservable(
+        cold('abc|', values).pipe(withLabels({ matchExpressions: [{ key: 'app', operator: 'Exists' }], matchLabels: { app: 'db' } })),
+      ).toBe('-b-|', values);
+      expectObservable(cold('abc|', values).pipe(withLabels(''))).toBe('abc|', values);
+    }));
 
   it('should throw LabelSelectorError at the call for a bad selector of any form', () => {
     expect(() => withLabels('app in (web')).toThrow(LabelSelectorError);

@@ -1,5 +1,12 @@
 import { concatMap, type MonoTypeOperatorFunction } from 'rxjs';
-import { fromLabelSelectorObject, labelSelectorToString, matchesLabels, parseLabelSelector, type LabelSelector, type LabelSelectorObject } from '../labelSelector.ts';
+import {
+  fromLabelSelectorObject,
+  labelSelectorToString,
+  matchesLabels,
+  parseLabelSelector,
+  type LabelSelector,
+  type LabelSelectorObject,
+} from '../labelSelector.ts';
 import type { Delta, KubeObject } from '../types.ts';
 
 /**
@@ -22,7 +29,9 @@ import type { Delta, KubeObject } from '../types.ts';
  * @example
  * informer.events$.pipe(withLabels('app=web,tier in (frontend)')).subscribe(render);
  */
-export function withLabels<T extends KubeObject>(selector: string | LabelSelector | LabelSelectorObject): MonoTypeOperatorFunction<Delta<T>> {
+export function withLabels<T extends KubeObject>(
+  selector: string | LabelSelector | LabelSelectorObject,
+): MonoTypeOperatorFunction<Delta<T>> {
   let parsed: LabelSelector;
   if (typeof selector === 'string') parsed = parseLabelSelector(selector);
   else if (Array.isArray(selector)) parsed = parseLabelSelector(labelSelectorToString(selector as LabelSelector));
