@@ -54,7 +54,7 @@ function retainedPerObject(transform?: (o: KubeObject) => KubeObject): { heap: n
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const runs = { full: [] as number[], slim: [] as number[] };
-let json = { full: 0, slim: 0 };
+const json = { full: 0, slim: 0 };
 for (let r = 0; r < rounds; r++) {
   const full = retainedPerObject();
   json.full = full.json;

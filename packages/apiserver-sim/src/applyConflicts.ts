@@ -55,7 +55,9 @@ function walk(
       const child = fk === undefined ? undefined : owned[fk];
       if (!isObject(child)) continue;
       const entries = Object.entries(key!);
-      const match = Array.isArray(current) ? current.find((c) => isObject(c) && entries.every(([n, v]) => jsonEqual(c[n], v))) : undefined;
+      const match: unknown = Array.isArray(current)
+        ? (current as unknown[]).find((c) => isObject(c) && entries.every(([n, v]) => jsonEqual(c[n], v)))
+        : undefined;
       const selector = entries.map(([n, v]) => `${n}=${JSON.stringify(v)}`).join(',');
       walk(item, match, child, scope, `${field}[${selector}]`, [...keys, fk!], found);
     }

@@ -97,7 +97,7 @@ export function fieldValue(obj: KubeObject, path: string): string {
   let v: unknown = obj;
   for (const k of path.split('.')) v = (v as Record<string, unknown> | undefined)?.[k];
   if (path === 'source' && typeof v === 'object' && v !== null) v = (v as { component?: string }).component;
-  return v === undefined || v === null ? '' : String(v);
+  return v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v as string | number | boolean);
 }
 
 /** Does `obj` satisfy every requirement? */

@@ -135,8 +135,7 @@ export function createLoadGenerator(options: LoadGeneratorOptions) {
       let owed = 0;
       let done = 0;
       const limit = churnOptions.count ?? Infinity;
-      let sub: Subscription | undefined;
-      sub = interval(tickMs, scheduler)
+      const sub: Subscription = interval(tickMs, scheduler)
         .pipe(take(Number.isFinite(limit) ? Math.ceil(limit / perTick) + 1 : Infinity))
         .subscribe(() => {
           owed += perTick;

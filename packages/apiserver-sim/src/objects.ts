@@ -91,7 +91,7 @@ let lastSecond = Number.NaN;
 let lastStamp = '';
 
 // JSON round trip: several times faster than structuredClone for plain JSON documents.
-const clone = <T>(v: T): T => (v === undefined ? v : JSON.parse(JSON.stringify(v)));
+const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
 const same = jsonEqual;
 
 type Obj = KubeObject & { spec?: unknown; status?: Record<string, unknown> } & Record<string, unknown>;

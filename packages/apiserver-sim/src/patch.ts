@@ -25,7 +25,7 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 // JSON round trip: several times faster than structuredClone for plain JSON documents.
-const clone = <T>(v: T): T => (v === undefined ? v : JSON.parse(JSON.stringify(v)));
+const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
 
 /** One RFC 6902 operation. */
 export interface JsonPatchOp {
@@ -97,7 +97,7 @@ function add(doc: Json, path: string, value: Json, replace = false): Json {
 
 /** Applies an RFC 6902 JSON patch. */
 export function applyJsonPatch<T>(doc: T, ops: readonly JsonPatchOp[]): T {
-  if (!Array.isArray(ops)) throw new PatchError('BadRequest', 'a JSON patch must be an array of operations');
+  if (!Array.isArray(ops as unknown)) throw new PatchError('BadRequest', 'a JSON patch must be an array of operations');
   let out = clone(doc) as Json;
   for (const o of ops) {
     if (!isObj(o as unknown) || typeof o.op !== 'string' || typeof o.path !== 'string')
@@ -183,7 +183,8 @@ function strategic(target: Json, patch: Obj, scope: string, merge: 'apply' | 'pa
   const directive = patch.$patch;
   if (directive === 'replace') return stripDirectives(patch);
   if (directive === 'delete') return null;
-  if (directive !== undefined && directive !== 'merge') throw new PatchError('Invalid', `unknown $patch directive "${String(directive)}"`);
+  if (directive !== undefined && directive !== 'merge')
+    throw new PatchError('Invalid', `unknown $patch directive ${JSON.stringify(directive)}`);
   let out: Obj = isObj(target) ? target : {};
   const retain = patch.$retainKeys;
   if (retain !== undefined) {

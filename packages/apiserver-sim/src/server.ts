@@ -570,14 +570,12 @@ async function control(ctx: Ctx, req: IncomingMessage, res: ServerResponse, path
       watches: ctx.hub
         .sessions()
         .map((s) => ({ id: s.id, resource: s.spec.res.resource, namespace: s.spec.namespace, stalled: s.stalled, sent: s.sent })),
-      resources: ctx.registry
-        .all()
-        .map((r) => ({
-          group: r.group,
-          version: r.version,
-          resource: r.resource,
-          count: ctx.storage.count(`${r.group}/${r.version}/${r.resource}`),
-        })),
+      resources: ctx.registry.all().map((r) => ({
+        group: r.group,
+        version: r.version,
+        resource: r.resource,
+        count: ctx.storage.count(`${r.group}/${r.version}/${r.resource}`),
+      })),
     });
   }
   const m = /^\/_sim\/faults\/([A-Za-z]+)$/.exec(path);

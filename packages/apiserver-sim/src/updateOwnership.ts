@@ -47,7 +47,7 @@ function diffValues(a: unknown, b: unknown, key: string, d: FieldChanges, scope:
   const keyed = (list: unknown[]) => list.every((i) => itemKey(i) !== undefined);
   if (Array.isArray(a) && Array.isArray(b) && listTypeAt(scope)?.type !== 'atomic' && keyed(a) && keyed(b)) {
     const sub: FieldChanges = { changed: {}, removed: {} };
-    const before = new Map(a.map((i) => [itemKey(i)!, i]));
+    const before = new Map((a as unknown[]).map((i) => [itemKey(i)!, i]));
     const after = new Set<string>();
     for (const item of b) {
       const k = itemKey(item)!;

@@ -10,10 +10,10 @@ function run(args: string[]): { child: ChildProcess; out: () => string; exit: Pr
   const child = spawn(process.execPath, [main, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => {
-    out += d;
+    out += d.toString();
   });
   child.stderr!.on('data', (d: Buffer) => {
-    out += d;
+    out += d.toString();
   });
   const exit = once(child, 'exit').then(([code]) => code as number | null);
   return { child, out: () => out, exit };
@@ -29,7 +29,7 @@ describe('npm run example:browser (main.ts)', () => {
           if (m) resolve(m[1]);
         };
         cli.child.stdout!.on('data', check);
-        cli.exit.then((code) => reject(new Error(`exited with ${code} before printing the URL:\n${cli.out()}`)));
+        void cli.exit.then((code) => reject(new Error(`exited with ${code} before printing the URL:\n${cli.out()}`)));
       });
       expect((await fetch(url)).status).toBe(200);
       const list = (await (await fetch(`${url}/api/v1/pods`)).json()) as { items: unknown[] };

@@ -170,7 +170,7 @@ async function main(): Promise<void> {
     console.log(renderTable(metrics));
     const references = renderReferences(metrics);
     if (references.length > 0) console.log(`\nReferences (no goal):\n${references.join('\n')}`);
-    console.log(`\n${met} of ${total} goals met. ${report.note}.`);
+    console.log(`\n${met} of ${total} goals met. ${String(report.note)}.`);
   }
 }
 

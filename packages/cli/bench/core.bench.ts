@@ -48,7 +48,6 @@ function loaded(n: number): { state: DeltaStoreState<KubeObject>; apply: ReturnT
  * managedFields entry change; everything else is as stored.
  */
 export function updatedPodLine(i: number, serial: number, rv: number): string {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a fixture edited in place
   const pod = benchPod(i, rv) as any;
   const time = updateTime(serial);
   pod.status.containerStatuses[0].restartCount = serial;
@@ -73,7 +72,6 @@ type Hole = keyof typeof HOLES;
 export function updatedPodLines(): (i: number, serial: number, rv: number) => string {
   const templates = new Map<number, { parts: string[]; holes: Hole[] }>();
   const template = (i: number) => {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a fixture edited in place
     const pod = JSON.parse(updatedPodLine(i, 0, 0)) as any;
     pod.metadata.resourceVersion = HOLES.rv;
     pod.status.containerStatuses[0].restartCount = HOLES.serial.slice(1, -1);

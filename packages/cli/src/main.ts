@@ -25,7 +25,7 @@ function fail(code: number, message: string): void {
 }
 
 /** The stdout side of the view: writes stop for good once the reader has gone (EPIPE: `| head`). */
-function stdoutWriter(onClosed: () => void): { write(text: string): void } {
+function stdoutWriter(onClosed: () => void): { write: (text: string) => void } {
   let closed = false;
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;

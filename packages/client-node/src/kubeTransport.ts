@@ -139,16 +139,16 @@ function pinCurrentContext(kc: KubeConfig): KubeConfig {
 
 /** `p`, or a rejection with the abort reason as soon as `signal` aborts (`p` then runs on, unobserved). */
 function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
+    const onAbort = (): void => reject(signal.reason as Error);
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(
       (value) => {
         signal.removeEventListener('abort', onAbort);
         resolve(value);
       },
-      (error: unknown) => {
+      (error: Error) => {
         signal.removeEventListener('abort', onAbort);
         reject(error);
       },
@@ -168,7 +168,8 @@ function undiciResponse(r: Dispatcher.ResponseData): HttpResponse {
   };
 }
 
-const shared = new WeakMap<KubeConfig, Map<string, { cluster: object; user: object | null; transport: KubeTransport }>>();
+type SharedEntry = { cluster: object; user: object | null; transport: KubeTransport };
+const shared = new WeakMap<KubeConfig, Map<string, SharedEntry>>();
 
 /**
  * The transport shared by every ListerWatcher of `kc` for its current cluster and user: one
@@ -182,7 +183,7 @@ const shared = new WeakMap<KubeConfig, Map<string, { cluster: object; user: obje
  */
 export function sharedKubeTransport(kc: KubeConfig): KubeTransport {
   let byContext = shared.get(kc);
-  if (!byContext) shared.set(kc, (byContext = new Map()));
+  if (!byContext) shared.set(kc, (byContext = new Map<string, SharedEntry>()));
   const cluster = kc.getCurrentCluster();
   const user = kc.getCurrentUser();
   const key = JSON.stringify([cluster?.name, cluster?.server, user?.name]);

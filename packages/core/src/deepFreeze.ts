@@ -81,31 +81,34 @@ function share(fresh: unknown, old: unknown): unknown {
 // into `fresh` only once `fresh` is known to be kept: most subtrees of an update are equal as a
 // whole and return `old`, so writes made into them would be wasted.
 
+/** `share` for an array and the old value at its place. */
+function shareArray(fresh: unknown[], old: object): object {
+  if (!Array.isArray(old)) return deepFreeze(fresh);
+  const prev: unknown[] = old;
+  let same = fresh.length === prev.length;
+  for (let i = 0; i < fresh.length; i++) {
+    const f: unknown = fresh[i];
+    if (i >= prev.length) {
+      deepFreeze(f);
+      continue;
+    }
+    const o: unknown = prev[i];
+    if (f === o) continue;
+    if (sharedChild(f, o)) {
+      if (!same) fresh[i] = o;
+    } else if (same) {
+      same = false;
+      for (let j = 0; j < i; j++) if (fresh[j] !== prev[j]) fresh[j] = prev[j]; // the equal ones before
+    }
+  }
+  if (same) return prev;
+  return Object.freeze(fresh);
+}
+
 /** `share` for two objects. */
 function shareObject(fresh: object, old: object): object {
   if (Object.isFrozen(fresh)) return fresh; // trusted: frozen means deeply frozen
-  if (Array.isArray(fresh)) {
-    if (!Array.isArray(old)) return deepFreeze(fresh);
-    let same = fresh.length === old.length;
-    for (let i = 0; i < fresh.length; i++) {
-      const f: unknown = fresh[i];
-      if (i >= old.length) {
-        deepFreeze(f);
-        continue;
-      }
-      const o: unknown = old[i];
-      if (f === o) continue;
-      if (sharedChild(f, o)) {
-        if (!same) fresh[i] = o;
-      } else if (same) {
-        same = false;
-        for (let j = 0; j < i; j++) if (fresh[j] !== old[j]) fresh[j] = old[j]; // the equal ones before
-      }
-    }
-    if (same) return old;
-    Object.freeze(fresh);
-    return fresh;
-  }
+  if (Array.isArray(fresh)) return shareArray(fresh as unknown[], old);
   // Both plain objects of one prototype (an array's is Array.prototype, so arrays are ruled out too).
   const proto: unknown = Object.getPrototypeOf(fresh);
   if ((proto !== Object.prototype && proto !== null) || Object.getPrototypeOf(old) !== proto) return deepFreeze(fresh);

@@ -160,7 +160,7 @@ export function createDeltaReducer<T extends KubeObject>(options: DeltaStoreOpti
  */
 export type DeltaReducer<T extends KubeObject> = ((state: DeltaStoreState<T>, event: ReflectorEvent<T>) => DeltaStoreState<T>) & {
   /** The transformed, frozen item (kept for the `replace`), or `raw` when it cannot be prepared now. */
-  prepareListItem(raw: T): T;
+  prepareListItem: (raw: T) => T;
 };
 
 type Pending<T extends KubeObject> = Omit<Delta<T>, 'store'>;

@@ -120,3 +120,15 @@ function reasonForCode(code: number): string {
       return code >= 500 ? 'InternalError' : 'Unknown';
   }
 }
+
+/** A short, readable rendering of any value for an error message (JSON for objects, never `[object Object]`). */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value !== 'object' || value === null) return String(value as number | boolean | bigint | symbol | undefined | null);
+  try {
+    const json = JSON.stringify(value);
+    return json.length > 80 ? `${json.slice(0, 77)}...` : json;
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}

@@ -213,7 +213,7 @@ describe('deliverTo', () => {
     const slow = {
       ...h,
       onAdd: async (o: KubeObject, i: boolean) => {
-        h.onAdd!(o, i);
+        void h.onAdd!(o, i);
         await gate.promise;
       },
     };

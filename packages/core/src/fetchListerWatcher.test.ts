@@ -10,7 +10,11 @@ import type { WatchEvent } from './types.ts';
 function fakeFetch(answer: (url: string) => { status?: number; headers?: Record<string, string>; chunks?: string[]; hold?: boolean }) {
   const calls: { url: string; init: RequestInit; cancelled: boolean }[] = [];
   const doFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const call = { url: String(input), init: init ?? {}, cancelled: false };
+    const call = {
+      url: typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
+      init: init ?? {},
+      cancelled: false,
+    };
     calls.push(call);
     const a = answer(call.url);
     const encoder = new TextEncoder();

@@ -200,12 +200,10 @@ describe('httpListerWatcher list prefetch', () => {
     const lw2 = httpListerWatcher(other.get, { path: '/api/v1/pods' });
     other.requests.length = 0;
     const page = await new Promise<ListPage<KubeObject>>((resolve, reject) => {
-      lw2
-        .list({ limit: 2 })
-        .subscribe({
-          error: reject,
-          next: () => lw2.list({ limit: 5 }).subscribe({ next: resolve, error: () => resolve({ metadata: {}, items: [] }) }),
-        });
+      lw2.list({ limit: 2 }).subscribe({
+        error: reject,
+        next: () => lw2.list({ limit: 5 }).subscribe({ next: resolve, error: () => resolve({ metadata: {}, items: [] }) }),
+      });
     });
     expect(page.items).toEqual([]);
     // The guessed request (the next page of limit 2) was aborted, not reused for another query.

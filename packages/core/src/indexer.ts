@@ -3,7 +3,7 @@
  * shares structure with the old one, so old snapshots stay valid and an update costs O(log n)
  * whatever the size of the cache or of an index bucket.
  */
-import { IndexerError, InvalidOptionsError } from './errors.ts';
+import { describeValue, IndexerError, InvalidOptionsError } from './errors.ts';
 import { NAMESPACE_INDEX, metaNamespaceKeyFunc, namespaceIndexFunc } from './keys.ts';
 import { PersistentMap } from './persistentMap.ts';
 import type { IndexFunc, Indexers, KubeObject, Store } from './types.ts';
@@ -231,19 +231,23 @@ function safeIndexValues<T>(name: string, fn: IndexFunc<T & KubeObject>, obj: T,
   try {
     values = fn(obj as T & KubeObject);
   } catch (cause) {
-    throw new IndexerError(name, `index function "${name}" threw for ${key}: ${(cause as Error)?.message ?? cause}`, { cause });
+    throw new IndexerError(
+      name,
+      `index function "${name}" threw for ${key}: ${cause instanceof Error ? cause.message : describeValue(cause)}`,
+      { cause },
+    );
   }
   if (!Array.isArray(values) || values.some((v) => typeof v !== 'string')) {
     throw new IndexerError(name, `index function "${name}" must return an array of strings for ${key}`);
   }
-  return values;
+  return values as readonly string[];
 }
 
 /** The old object's values when removing it: an index function that now throws files it nowhere. */
 function indexValuesOrEmpty<T extends KubeObject>(fn: IndexFunc<T>, obj: T): readonly string[] {
   try {
-    const values = fn(obj);
-    return Array.isArray(values) ? values : [];
+    const values: unknown = fn(obj);
+    return Array.isArray(values) ? (values as readonly string[]) : [];
   } catch {
     return [];
   }

@@ -3,7 +3,7 @@
  * structured `metav1.LabelSelector` form, parsed, validated and matched exactly as the API server
  * does it (`k8s.io/apimachinery/pkg/labels`). Used by the core operators and by the simulator.
  */
-import { RxInformerError } from './errors.ts';
+import { describeValue, RxInformerError } from './errors.ts';
 
 /** The operator of one requirement. `GreaterThan` / `LessThan` compare integers (`a>3`, `a<3`). */
 export type LabelOperator = 'Equals' | 'NotEquals' | 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'GreaterThan' | 'LessThan';
@@ -341,7 +341,7 @@ const EXPRESSION_OPERATORS: Record<string, LabelOperator> = { In: 'In', NotIn: '
  * fromLabelSelectorObject({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['db'] }] });
  */
 export function fromLabelSelectorObject(obj: LabelSelectorObject): LabelSelector {
-  const text = JSON.stringify(obj) ?? String(obj);
+  const text = JSON.stringify(obj) ?? describeValue(obj);
   const failIn =
     (field: string) =>
     (detail: string): never => {

@@ -6,7 +6,7 @@
  * period when the informer starts again. Nothing is re-delivered before the first complete list.
  */
 import { EMPTY, asyncScheduler, distinctUntilChanged, filter, interval, map, switchMap, type Observable, type SchedulerLike } from 'rxjs';
-import { InvalidOptionsError } from './errors.ts';
+import { describeValue, InvalidOptionsError } from './errors.ts';
 import { MAX_TIMER_MS } from './longTimer.ts';
 import type { Delta, KubeObject, Store } from './types.ts';
 
@@ -20,7 +20,7 @@ export const MIN_RESYNC_PERIOD_MS = 1000;
 export function validateResyncPeriod(value: unknown, field = 'resyncPeriodMs'): number {
   if (value === undefined) return 0;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new InvalidOptionsError(`${field} must be a number >= 0, got ${String(value)}`);
+    throw new InvalidOptionsError(`${field} must be a number >= 0, got ${describeValue(value)}`);
   }
   if (value > MAX_TIMER_MS)
     throw new InvalidOptionsError(`${field} must be at most ${MAX_TIMER_MS} (a timer's limit, ~24.8 days), got ${value}`);

@@ -6,7 +6,7 @@
 import { BehaviorSubject, Observable, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
 import { scheduleAfter } from './longTimer.ts';
-import { checkNumber, defaultControllerRateLimiter, type RateLimiter } from './rateLimiter.ts';
+import { defaultControllerRateLimiter, type RateLimiter } from './rateLimiter.ts';
 
 /** Options of `WorkQueue`. */
 export interface WorkQueueOptions<K = string> {

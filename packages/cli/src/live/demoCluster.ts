@@ -73,7 +73,7 @@ function phasedPods(sim: ApiServer): ChurnTarget {
       return base.create({ ...pod, status: { ...pod.status, phase: 'Pending' } } as KubeObject, namespace);
     },
     update: (obj, namespace, name) => {
-      const current = sim.storage.find('pods', namespace, name) as (KubeObject & { status?: { phase?: string } }) | undefined;
+      const current: (KubeObject & { status?: { phase?: string } }) | undefined = sim.storage.find('pods', namespace, name);
       const n = ++changes;
       const phase = current?.status?.phase === 'Pending' ? 'Running' : n % 9 === 0 ? 'Failed' : n % 7 === 0 ? 'Succeeded' : undefined;
       if (current && phase)

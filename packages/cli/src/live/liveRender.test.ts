@@ -26,7 +26,6 @@ const snapshot = (status: Partial<ReflectorStatus> = {}): LiveSnapshot => ({
   handlers: [{ name: 'view', metrics: { depth: 0, lagMs: 3, delivered: 9, errors: 0 } }],
   uptimeMs: 4200,
 });
-// eslint-disable-next-line no-control-regex
 const ESCAPE = /\u001b/;
 
 describe('renderScreen', () => {

@@ -59,7 +59,7 @@ export interface LiveRun {
 /** Milliseconds between screen redraws on a terminal. */
 const REDRAW_MS = 250;
 
-async function kubeConfigFor(source: Extract<LiveOptions['source'], { kind: 'cluster' }>): Promise<KubeConfig> {
+function kubeConfigFor(source: Extract<LiveOptions['source'], { kind: 'cluster' }>): KubeConfig {
   const kc = new KubeConfig();
   try {
     if (source.kubeconfig !== undefined) kc.loadFromFile(source.kubeconfig);
@@ -156,7 +156,7 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
       );
       out.line(`kubeconfig: ${kubeconfigFile}  (try: kubectl --kubeconfig ${kubeconfigFile} get pods -A -w)`);
     } else {
-      kc = await kubeConfigFor(options.source);
+      kc = kubeConfigFor(options.source);
       sourceText = `context ${kc.getCurrentContext()} (${kc.getCurrentCluster()!.server})`;
       out.line(`watching ${sourceText}`);
     }

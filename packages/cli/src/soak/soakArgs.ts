@@ -4,7 +4,6 @@
  */
 import { RxInformerError } from '@rxinformer/core';
 import type { SoakOptions } from './soak.ts';
-import type { SoakLibrary } from './soakClient.ts';
 
 /** A command line the soak cannot run; `reason` is `InvalidSoakArgs`. */
 export class SoakArgsError extends RxInformerError {
@@ -69,7 +68,7 @@ export function parseSoakArgs(argv: readonly string[]): SoakArgs {
         const lib = value();
         if (lib !== 'rxinformer' && lib !== 'clientNode')
           throw new SoakArgsError(`--only takes rxinformer or clientNode, got ${JSON.stringify(lib)}`);
-        options.libraries = [lib as SoakLibrary];
+        options.libraries = [lib];
         break;
       }
       default:
