@@ -18,12 +18,20 @@ const project = (displayName: string, rootDir: string, testMatch: string[]) => (
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },
   testEnvironment: 'node',
+  // The workspace packages resolve to their TypeScript source, never to a dist/ that may be stale.
+  testEnvironmentOptions: { customExportConditions: ['@rxinformer/source', 'node', 'node-addons'] },
 });
 
 const config: Config = {
   projects: [
     ...packages.map((name) => project(name, `<rootDir>/packages/${name}`, ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'])),
     project('docs', '<rootDir>/docs', ['<rootDir>/recipes/**/*.test.ts', '<rootDir>/test/**/*.test.ts']), // the recipes' code, run against the simulator; docs/api up to date
+    // The packed tarballs, checked and installed into consumer projects outside the repository.
+    {
+      ...project('examples', '<rootDir>/examples', ['<rootDir>/test/**/*.test.ts']),
+      globalSetup: '<rootDir>/test/globalSetup.ts',
+      globalTeardown: '<rootDir>/test/globalTeardown.ts',
+    },
   ],
   testTimeout: 60_000,
 };

@@ -35,6 +35,9 @@ export type { KubeconfigOptions } from './kubeconfig.ts';
 export { seededRandom } from './random.ts';
 export type { Random } from './random.ts';
 
+// the rxinformer-apiserver command
+export { APISERVER_USAGE, runApiServerCommand } from './command.ts';
+
 // load generation
 export { createLoadGenerator, objectStoreTarget } from './loadGenerator.ts';
 export type { ChurnHandle, ChurnMix, ChurnTarget, LoadCounters, LoadGeneratorOptions } from './loadGenerator.ts';

@@ -92,6 +92,6 @@ describe('main (npm run apiserver)', () => {
     started.push(r);
     expect((await r.exited).code).toBe(2);
     expect(r.out()).toContain('--port must be a non-negative integer, got "eighty"');
-    expect(r.out()).toContain('usage: npm run apiserver');
+    expect(r.out()).toContain('usage: rxinformer-apiserver');
   });
 });

@@ -1,114 +1,48 @@
 #!/usr/bin/env node
 /**
- * `npm start`: the live view of a resource through rxinformer's informer factory. See `--help`
- * and packages/cli/README.md ("Live view").
+ * The `rxinformer` command: the live view (no subcommand), `soak`, `apiserver`. In the repository
+ * `npm start -- …`, `npm run soak -- …` and `npm run apiserver -- …` run the same from source.
  *
- *   npm start                                   # the embedded simulator with churn and faults
- *   npm start -- --kubeconfig ~/.kube/config -n default --resource deployments
- *   npm start -- --duration 10 | cat            # plain lines, exits 0 with a summary after 10 s
+ *   rxinformer [--resource pods] [-n NS] [--kubeconfig PATH] …   # live view; --help for the rest
+ *   rxinformer soak --runs 3 [--json]                            # the chaos soak
+ *   rxinformer apiserver --port 6443                             # the API server simulator
  *
- * Exit codes: 0 after --duration, Ctrl-C, SIGTERM or the reader of stdout going away (`| head`);
- * 2 for invalid options or a resource that cannot be watched; 1 for anything else (an rxinformer
- * error, e.g. a discovery timeout, as a one-line message).
+ * Exit codes: 0 on success, 2 for a bad command line, 1 for anything else.
  */
-import { RxInformerError } from '@rxinformer/core';
-import { LIVE_USAGE, LiveOptionsError, parseLiveOptions } from './live/liveOptions.ts';
-import { summaryLines } from './live/liveRender.ts';
-import { startLiveView, type LiveRun } from './live/liveView.ts';
+import { readFileSync } from 'node:fs';
+import { runApiServerCommand } from '@rxinformer/apiserver-sim';
+import { runLiveCommand } from './live/liveMain.ts';
+import { runSoakCommand } from './soak/soakMain.ts';
 
-/** After the summary the process must end on its own; if a handle keeps it alive, say which and exit 1. */
-const EXIT_GRACE_MS = 5000;
+/** The usage text of `rxinformer --help` (the live view's own options follow it). */
+export const COMMAND_USAGE = `rxinformer — Kubernetes informers as RxJS Observables, on the command line
 
-function fail(code: number, message: string): void {
-  process.stderr.write(`${message}\n`);
-  process.exitCode = code;
+  rxinformer [options]        a live view of a resource (kubectl get -w style); without a kubeconfig
+                              it starts an embedded API server simulator with churn and faults
+  rxinformer soak [options]   the chaos soak: rxinformer and client-node's makeInformer through faults
+  rxinformer apiserver [...]  the API server simulator alone, with a kubeconfig for kubectl
+  rxinformer --version        the version
+
+Each command takes --help.`;
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
 }
 
-/** The stdout side of the view: writes stop for good once the reader has gone (EPIPE: `| head`). */
-function stdoutWriter(onClosed: () => void): { write: (text: string) => void } {
-  let closed = false;
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
-    closed = true;
-    onClosed();
-  });
-  return {
-    write: (text) => {
-      if (!closed) process.stdout.write(text);
-    },
-  };
-}
-
-async function main(): Promise<void> {
-  let options;
-  try {
-    options = parseLiveOptions(process.argv.slice(2), process.env);
-  } catch (e) {
-    if (e instanceof LiveOptionsError) return fail(2, `error: ${e.message}\n\n${LIVE_USAGE}`);
-    throw e;
-  }
-  if (options.help) {
-    process.stdout.write(`${LIVE_USAGE}\n`);
+async function main(argv: readonly string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (command === 'soak') return runSoakCommand(rest);
+  if (command === 'apiserver') return runApiServerCommand(rest);
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`${version()}\n`);
     return;
   }
-  // The ways to stop, armed before the start: --duration counts from now, and Ctrl-C while the
-  // simulator or discovery is starting still closes everything (the temporary kubeconfig included).
-  const stopRequested = new AbortController();
-  const stop = (reason: string) => {
-    if (!stopRequested.signal.aborted) stopRequested.abort(reason);
-  };
-  const timer =
-    options.durationSeconds !== undefined
-      ? setTimeout(() => stop(`${options.durationSeconds}s elapsed`), options.durationSeconds * 1000)
-      : undefined;
-  const onSignal = (signal: NodeJS.Signals) => stop(signal);
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  const out = stdoutWriter(() => stop('output closed'));
-  const stdout = process.stdout;
-
-  let run: LiveRun | undefined;
-  try {
-    run = await startLiveView(options, {
-      write: out.write,
-      isTTY: stdout.isTTY === true,
-      size: () => ({ rows: stdout.rows || 24, columns: stdout.columns || 80 }),
-      signal: stopRequested.signal,
-    });
-  } catch (e) {
-    if (!stopRequested.signal.aborted) {
-      // once a stop is requested, a failed start is its doing
-      clearTimeout(timer);
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      if (e instanceof LiveOptionsError) return fail(2, `error: ${e.message}`);
-      if (e instanceof RxInformerError) return fail(1, `error: ${e.message}`);
-      throw e;
-    }
-  }
-  if (!stopRequested.signal.aborted)
-    await new Promise((resolve) => stopRequested.signal.addEventListener('abort', resolve, { once: true }));
-  clearTimeout(timer);
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
-  const reason = String(stopRequested.signal.reason);
-  if (run) {
-    const summary = await run.stop();
-    out.write(
-      `stopped (${reason})\n${summaryLines(summary)
-        .map((l) => `${l}\n`)
-        .join('')}`,
-    );
-  } else {
-    out.write(`stopped (${reason}) before the view had started\n`);
-  }
-  setTimeout(() => {
-    process.stderr.write(`still running ${EXIT_GRACE_MS} ms after shutdown: ${process.getActiveResourcesInfo().join(', ')}\n`);
-    process.exit(1);
-  }, EXIT_GRACE_MS).unref();
+  if (command === '--help' || command === '-h') process.stdout.write(`${COMMAND_USAGE}\n\n`);
+  return runLiveCommand(argv);
 }
 
-main().catch((e: unknown) => {
+main(process.argv.slice(2)).catch((e: unknown) => {
   if (process.stdout.isTTY) process.stdout.write('\u001b[?25h\u001b[?1049l'); // never leave the terminal on the alternate screen
   process.stderr.write(`error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   process.exit(1);

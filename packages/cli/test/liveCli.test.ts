@@ -66,7 +66,7 @@ afterAll(() => {
   for (const c of children) c.kill('SIGKILL');
 });
 
-describe('npm start (packages/cli/src/main.ts)', () => {
+describe('the rxinformer command (packages/cli/src/main.ts; npm start)', () => {
   it('should watch the embedded simulator through churn and a fault, then exit 0 with a summary after --duration, in plain lines', async () => {
     const r = await run(['--duration', '3', '--pods', '1100', '--seed', '3']);
     expect(r.stderr).toBe('');
@@ -337,21 +337,31 @@ describe('npm start (packages/cli/src/main.ts)', () => {
   });
 
   it('should exit 2 with the message and the usage for invalid options, and 0 for --help', async () => {
-    const [unknown, duration, resource, help] = await Promise.all([
+    const [unknown, duration, resource, help, soakHelp, soakBad, version] = await Promise.all([
       run(['--bogus']),
       run(['--duration', 'soon']),
       run(['--resource', 'widgets', '--duration', '1']),
       run(['--help']),
+      run(['soak', '--help']),
+      run(['soak', '--runs', '0']),
+      run(['--version']),
     ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^error: Unknown option '--bogus'/);
-    expect(unknown.stderr).toContain('usage: npm start -- [options]');
+    expect(unknown.stderr).toContain('usage: rxinformer [options]');
     expect(unknown.stdout).toBe('');
     expect(duration.code).toBe(2);
     expect(duration.stderr).toMatch(/^error: --duration must be a number of at least 0.1, got "soon"/);
     expect(resource.code).toBe(2);
     expect(resource.stderr).toMatch(/^error: unknown resource "widgets"/);
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^usage: npm start -- \[options\]/);
+    expect(help.stdout).toMatch(/^rxinformer — /);
+    expect(help.stdout).toContain('rxinformer soak [options]');
+    expect(help.stdout).toContain('\nusage: rxinformer [options]');
+    expect(soakHelp.code).toBe(0);
+    expect(soakHelp.stdout).toMatch(/^usage: rxinformer soak \[options\]/);
+    expect(soakBad.code).toBe(2);
+    expect(soakBad.stderr).toMatch(/^--runs needs an integer >= 1, got "0"/);
+    expect(version.stdout).toBe('0.1.0\n');
   });
 });

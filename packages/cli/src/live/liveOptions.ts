@@ -1,5 +1,5 @@
 /**
- * The command line of the live view (`npm start -- …`): parsed and validated into one options
+ * The command line of the live view (`rxinformer …`, `npm start -- …` in the repository): parsed and validated into one options
  * object, or a `LiveOptionsError` whose message says what is wrong (the entry exits 2 on it).
  */
 import { parseArgs } from 'node:util';
@@ -36,7 +36,7 @@ export class LiveOptionsError extends RxInformerError {
 }
 
 /** The usage text printed by `--help` and after an invalid option. */
-export const LIVE_USAGE = `usage: npm start -- [options]
+export const LIVE_USAGE = `usage: rxinformer [options]    (npm start -- [options] in the repository)
 
 A live view of a Kubernetes resource through rxinformer's informer factory (kubectl get -w style).
 Without --kubeconfig, --context or KUBECONFIG it starts the embedded API server simulator with a

@@ -23,12 +23,14 @@ describe('parseSoakArgs', () => {
       ]),
     ).toEqual({
       json: true,
+      help: false,
       options: { runs: 3, objects: 500, seed: 9, chaosMs: 2500, convergeTimeoutMs: 30_000, churnPerSecond: 50, libraries: ['clientNode'] },
     });
   });
 
   it('should default to nothing set and a table', () => {
-    expect(parseSoakArgs([])).toEqual({ json: false, options: {} });
+    expect(parseSoakArgs([])).toEqual({ json: false, help: false, options: {} });
+    expect(parseSoakArgs(['--help']).help).toBe(true);
   });
 
   it.each([

@@ -1,6 +1,7 @@
 /**
- * The command line of `npm run soak`: `--runs N [--json] [--objects 2000] [--seed S]
- * [--chaos-seconds 40] [--deadline-seconds 60] [--rate 200] [--only rxinformer|clientNode]`.
+ * The command line of `rxinformer soak` (`npm run soak --` in the repository): `--runs N [--json]
+ * [--objects 2000] [--seed S] [--chaos-seconds 40] [--deadline-seconds 60] [--rate 200]
+ * [--only rxinformer|clientNode]`.
  */
 import { RxInformerError } from '@rxinformer/core';
 import type { SoakOptions } from './soak.ts';
@@ -16,20 +17,39 @@ export class SoakArgsError extends RxInformerError {
 export interface SoakArgs {
   options: SoakOptions;
   json: boolean;
+  /** `--help`: print `SOAK_USAGE` and run nothing. */
+  help: boolean;
 }
 
-export const SOAK_USAGE =
-  'usage: npm run soak -- [--runs N] [--json] [--objects 2000] [--seed S] [--chaos-seconds 40] [--deadline-seconds 60] [--rate 200] [--only rxinformer|clientNode]';
+/** The usage text of `rxinformer soak --help` and of a bad command line. */
+export const SOAK_USAGE = `usage: rxinformer soak [options]
+
+The chaos soak: rxinformer and client-node's makeInformer, side by side, against the embedded API
+server simulator while it drops watches, fails requests, expires resource versions, compacts its
+history and recreates objects under their old names. A run passes when every view converges to the
+server's state in time and every UID change reached the handlers as a delete and an add.
+Exit 0 when every rxinformer run passed, 1 when one did not, 2 for a bad command line.
+
+  --runs N               runs (default 1)
+  --json                 one JSON object on stdout instead of a table
+  --objects N            pods created before the chaos starts (default 2000)
+  --seed S               seed of the churn and the faults (default 1)
+  --chaos-seconds S      how long faults are injected (default 40)
+  --deadline-seconds S   how long the views may take to converge after the chaos (default 60)
+  --rate N               changes per second during the chaos (default 200)
+  --only LIB             soak only rxinformer or only clientNode
+  -h, --help             this text`;
 
 /**
  * Parses the soak's arguments; throws `SoakArgsError` for an unknown flag or a bad value.
  *
  * @example
- * parseSoakArgs(['--runs', '3', '--json']); // { options: { runs: 3 }, json: true }
+ * parseSoakArgs(['--runs', '3', '--json']); // { options: { runs: 3 }, json: true, help: false }
  */
 export function parseSoakArgs(argv: readonly string[]): SoakArgs {
   const options: SoakOptions = {};
   let json = false;
+  let help = false;
   const number = (flag: string, raw: string | undefined, min: number, integer = true): number => {
     const value = Number(raw);
     if (raw === undefined || raw.trim() === '' || !Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
@@ -45,6 +65,10 @@ export function parseSoakArgs(argv: readonly string[]): SoakArgs {
     switch (flag) {
       case '--json':
         json = true;
+        break;
+      case '-h':
+      case '--help':
+        help = true;
         break;
       case '--runs':
         options.runs = number(flag, value(), 1);
@@ -75,5 +99,5 @@ export function parseSoakArgs(argv: readonly string[]): SoakArgs {
         throw new SoakArgsError(`unknown argument ${JSON.stringify(flag)}\n${SOAK_USAGE}`);
     }
   }
-  return { options, json };
+  return { options, json, help };
 }

@@ -17,7 +17,7 @@ export interface SoakRunOptions {
   objects?: number;
   /** Namespaces the pods spread over. Default 4. */
   namespaces?: number;
-  /** Length of the churn-and-faults phase. Default 20 000. */
+  /** Length of the churn-and-faults phase, in ms. Default 40 000. */
   chaosMs?: number;
   /** Changes per second during the chaos. Default 200. */
   churnPerSecond?: number;
