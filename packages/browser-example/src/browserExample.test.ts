@@ -1,31 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { KubeObject } from '@rxinformer/core';
 import { startBrowserExample, type BrowserExample } from './browserExample.ts';
+import { browserTestsRun, launchChromium } from './chromium.ts';
 
 interface Pod extends KubeObject {
   spec?: unknown;
   status?: { phase?: string };
 }
 
-/** Debian's Chromium (`apt-get install chromium`); .ci/run installs it when missing. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const haveChromium = existsSync(CHROMIUM);
-const inCi = process.env.CI === 'true';
-if (!haveChromium && !inCi) console.warn(`SKIPPED: the browser example test needs Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
-
-const describeInBrowser = haveChromium || inCi ? describe : describe.skip;
+const describeInBrowser = browserTestsRun('the browser example test') ? describe : describe.skip;
 
 describeInBrowser('startBrowserExample, in headless Chromium', () => {
   let example: BrowserExample | undefined;
@@ -45,11 +29,9 @@ describeInBrowser('startBrowserExample, in headless Chromium', () => {
   });
 
   beforeAll(async () => {
-    if (!haveChromium)
-      throw new Error(`Chromium is missing at ${CHROMIUM} and CI=true: .ci/run must install Debian's chromium before npm test`);
     example = await startBrowserExample({ pods: 3, seed: 5 });
     // A fresh temporary profile per launch: nothing carries over between runs.
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage();
     page.setDefaultTimeout(20_000);
     page.on('pageerror', (e) => pageErrors.push(e.message));

@@ -1,0 +1,16 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { createKubeInformerFactory, pods } from '@rxinformer/client-node';
+
+const kc = new KubeConfig();
+kc.loadFromDefault(); // $KUBECONFIG, ~/.kube/config or in-cluster
+const factory = createKubeInformerFactory(kc, { namespace: 'default' });
+const informer = factory.informerFor(pods); // SharedInformer<V1Pod>: one list+watch, one cache
+informer.addEventHandler({
+  onAdd: (pod) => console.log('added', pod.metadata?.name),
+  onUpdate: (_old, pod) => console.log('updated', pod.metadata?.name, pod.status?.phase),
+  onDelete: (pod, finalStateUnknown) => console.log('deleted', pod.metadata?.name, finalStateUnknown ? '(while disconnected)' : ''),
+});
+factory.start();
+await factory.waitForCacheSync();
+console.log('synced:', informer.getStore().list().length, 'pods cached');
+process.once('SIGINT', () => void factory.close());
