@@ -7,15 +7,15 @@
  * Prints the URL and the kubeconfig path; stops cleanly on SIGINT/SIGTERM.
  */
 import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { replacePrivateFile, writePrivateFile } from './privateFile.ts';
 import { startApiServer } from './server.ts';
 
 const usage = `usage: npm run apiserver -- [--port N] [--seed N] [--kubeconfig PATH] [--minor NN] [--token TOKEN]
   --port        TCP port on 127.0.0.1 (default 6443; 0 = any free port)
   --seed        seed of UIDs, name suffixes and fault choices (default 1)
-  --kubeconfig  where to write the kubeconfig (default <tmpdir>/rxinformer-sim-<port>.kubeconfig)
+  --kubeconfig  where to write the kubeconfig (mode 0600; a file there is replaced, a symlink refused;
+                default: <tmpdir>/rxinformer-sim-XXXXXX/kubeconfig in a private directory, removed on exit)
   --minor       Kubernetes minor version reported by /version (default 33)
   --token       require this bearer token (default: no auth)`;
 
@@ -26,6 +26,21 @@ function int(name: string, value: string | undefined, fallback: number): number 
     process.exit(2);
   }
   return Number(value);
+}
+
+/**
+ * Writes the kubeconfig (it may carry --token) where no other local user can read it or redirect the
+ * write: at the user's path by an atomic replace that refuses a symlink (the file stays on exit), or
+ * in a fresh private directory (mode 0700) that is removed on exit.
+ */
+async function writeKubeconfig(yaml: string, userPath: string | undefined): Promise<string> {
+  if (userPath !== undefined) {
+    await replacePrivateFile(userPath, yaml);
+    return userPath;
+  }
+  const { dir, path } = await writePrivateFile(yaml, { prefix: 'rxinformer-sim-' });
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return path;
 }
 
 async function main(): Promise<void> {
@@ -55,11 +70,7 @@ async function main(): Promise<void> {
     version: { major: '1', minor: String(int('minor', values.minor, 33)) },
     ...(values.token ? { auth: { token: values.token } } : {}),
   });
-  const kubeconfig = values.kubeconfig ?? join(tmpdir(), `rxinformer-sim-${sim.port}.kubeconfig`);
-  // A kubeconfig of our own choosing is removed on exit (it may carry --token); one at a path the
-  // user gave stays.
-  if (values.kubeconfig === undefined) process.on('exit', () => rmSync(kubeconfig, { force: true }));
-  await sim.writeKubeconfig(kubeconfig);
+  const kubeconfig = await writeKubeconfig(sim.kubeconfigYaml(), values.kubeconfig);
   console.log(`apiserver-sim listening on ${sim.url}`);
   console.log(`kubeconfig written to ${kubeconfig}`);
   console.log(`try: kubectl --kubeconfig ${kubeconfig} get pods -A`);

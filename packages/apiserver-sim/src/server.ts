@@ -131,7 +131,7 @@ export interface ApiServer {
   readonly watches: WatchHub;
   /** The kubeconfig YAML pointing at this server (with the auth token when auth is on). */
   kubeconfigYaml(): string;
-  /** Writes that kubeconfig to `path`. */
+  /** Writes that kubeconfig to `path` (mode 0600, atomically replacing a file there; a symlink is refused). */
   writeKubeconfig(path: string): Promise<void>;
   /** Stops listening, drops every connection and clears every timer. */
   close(): Promise<void>;
