@@ -2,7 +2,7 @@
 /**
  * CLI: runs the simulator alone on 127.0.0.1 (plain HTTP) and writes a kubeconfig.
  *
- *   npm run apiserver -- --port 6443 [--seed 1] [--kubeconfig ./sim.kubeconfig] [--minor 33] [--token T]
+ *   npm run apiserver -- --port 6443 [--seed 1] [--kubeconfig ./sim.kubeconfig] [--minor 33] [--token T] [--no-control-endpoints]
  *
  * Prints the URL and the kubeconfig path; stops cleanly on SIGINT/SIGTERM.
  */
@@ -11,13 +11,15 @@ import { parseArgs } from 'node:util';
 import { replacePrivateFile, writePrivateFile } from './privateFile.ts';
 import { startApiServer } from './server.ts';
 
-const usage = `usage: npm run apiserver -- [--port N] [--seed N] [--kubeconfig PATH] [--minor NN] [--token TOKEN]
+const usage = `usage: npm run apiserver -- [--port N] [--seed N] [--kubeconfig PATH] [--minor NN] [--token TOKEN] [--no-control-endpoints]
   --port        TCP port on 127.0.0.1 (default 6443; 0 = any free port)
   --seed        seed of UIDs, name suffixes and fault choices (default 1)
   --kubeconfig  where to write the kubeconfig (mode 0600; a file there is replaced, a symlink refused;
                 default: <tmpdir>/rxinformer-sim-XXXXXX/kubeconfig in a private directory, removed on exit)
   --minor       Kubernetes minor version reported by /version (default 33)
-  --token       require this bearer token (default: no auth)`;
+  --token       require this bearer token, also on the control endpoints (default: no auth)
+  --control-endpoints, --no-control-endpoints
+                serve GET /_sim/state and POST /_sim/faults/<name> (default: served)`;
 
 function int(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -53,6 +55,8 @@ async function main(): Promise<void> {
         kubeconfig: { type: 'string' },
         minor: { type: 'string' },
         token: { type: 'string' },
+        'control-endpoints': { type: 'boolean' },
+        'no-control-endpoints': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -64,11 +68,17 @@ async function main(): Promise<void> {
     console.log(usage);
     return;
   }
+  if (values['control-endpoints'] && values['no-control-endpoints']) {
+    console.error(`--control-endpoints and --no-control-endpoints contradict each other\n${usage}`);
+    process.exit(2);
+  }
   const sim = await startApiServer({
     port: int('port', values.port, 6443),
     seed: int('seed', values.seed, 1),
     version: { major: '1', minor: String(int('minor', values.minor, 33)) },
     ...(values.token ? { auth: { token: values.token } } : {}),
+    // A tool for kubectl and fault scripts: the control endpoints are served unless turned off.
+    controlEndpoints: !values['no-control-endpoints'],
   });
   const kubeconfig = await writeKubeconfig(sim.kubeconfigYaml(), values.kubeconfig);
   console.log(`apiserver-sim listening on ${sim.url}`);

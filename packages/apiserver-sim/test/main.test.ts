@@ -99,15 +99,34 @@ describe('main (npm run apiserver)', () => {
     expect(existsSync(path)).toBe(false); // the token does not stay behind in the temporary directory
   });
 
-  it('should require the token given with --token', async () => {
+  it('should require the token given with --token, on the API and the control endpoints', async () => {
     const r = run(['--port', '0', '--token', 'tok', '--kubeconfig', join(tmpdir(), `sim-main-token-${process.pid}.kc`)]);
     started.push(r);
     const [, url] = await waitForOutput(r, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    const auth = { Authorization: 'Bearer tok' };
     expect((await req(`${url}/api/v1/pods`)).code).toBe(401);
-    expect((await req(`${url}/api/v1/pods`, { headers: { Authorization: 'Bearer tok' } })).code).toBe(200);
+    expect((await req(`${url}/api/v1/pods`, { headers: auth })).code).toBe(200);
+    expect((await req(`${url}/_sim/state`)).code).toBe(401);
+    expect((await req(`${url}/_sim/state`, { headers: auth })).code).toBe(200); // served by default
+    expect((await req(`${url}/_sim/faults/auth`, { method: 'POST', body: { token: null } })).code).toBe(401);
+    const plain = { method: 'POST', rawBody: '{"token":null}', contentType: 'text/plain', headers: auth };
+    expect((await req(`${url}/_sim/faults/auth`, plain)).code).toBe(415);
+    expect((await req(`${url}/api/v1/pods`)).code).toBe(401); // auth is still on
     r.child.kill('SIGTERM');
     expect((await r.exited).code).toBe(0);
     rmSync(join(tmpdir(), `sim-main-token-${process.pid}.kc`), { force: true });
+  });
+
+  it('should not serve the control endpoints with --no-control-endpoints', async () => {
+    const r = run(['--port', '0', '--no-control-endpoints', '--kubeconfig', join(tmpdir(), `sim-main-noctl-${process.pid}.kc`)]);
+    started.push(r);
+    const [, url] = await waitForOutput(r, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    expect((await req(`${url}/_sim/state`)).code).toBe(404);
+    expect((await req(`${url}/_sim/faults/dropWatches`, { method: 'POST', body: {} })).code).toBe(404);
+    expect((await req(`${url}/api/v1/pods`)).code).toBe(200);
+    r.child.kill('SIGTERM');
+    expect((await r.exited).code).toBe(0);
+    rmSync(join(tmpdir(), `sim-main-noctl-${process.pid}.kc`), { force: true });
   });
 
   it('should not write through a symlink planted at the old predictable path: its own 0700 directory, a 0600 file', async () => {
@@ -172,5 +191,9 @@ describe('main (npm run apiserver)', () => {
     expect((await r.exited).code).toBe(2);
     expect(r.out()).toContain('--port must be a non-negative integer, got "eighty"');
     expect(r.out()).toContain('usage: npm run apiserver');
+    const both = run(['--control-endpoints', '--no-control-endpoints']);
+    started.push(both);
+    expect((await both.exited).code).toBe(2);
+    expect(both.out()).toContain('--control-endpoints and --no-control-endpoints contradict each other');
   });
 });
