@@ -2,23 +2,25 @@
  * The `rxinformer-apiserver` command (also `rxinformer apiserver`, and `npm run apiserver --` in the
  * repository): runs the simulator alone on 127.0.0.1 (plain HTTP) and writes a kubeconfig.
  *
- *   rxinformer-apiserver --port 6443 [--seed 1] [--kubeconfig ./sim.kubeconfig] [--minor 33] [--token T]
+ *   rxinformer-apiserver --port 6443 [--seed 1] [--kubeconfig ./sim.kubeconfig] [--minor 33] [--token T] [--no-control-endpoints]
  *
  * Prints the URL and the kubeconfig path; stops cleanly on SIGINT/SIGTERM.
  */
 import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { replacePrivateFile, writePrivateFile } from './privateFile.ts';
 import { startApiServer } from './server.ts';
 
 /** The usage text of `rxinformer-apiserver --help`. */
-export const APISERVER_USAGE = `usage: rxinformer-apiserver [--port N] [--seed N] [--kubeconfig PATH] [--minor NN] [--token TOKEN]
+export const APISERVER_USAGE = `usage: rxinformer-apiserver [--port N] [--seed N] [--kubeconfig PATH] [--minor NN] [--token TOKEN] [--no-control-endpoints]
   --port        TCP port on 127.0.0.1 (default 6443; 0 = any free port)
   --seed        seed of UIDs, name suffixes and fault choices (default 1)
-  --kubeconfig  where to write the kubeconfig (default <tmpdir>/rxinformer-sim-<port>.kubeconfig)
+  --kubeconfig  where to write the kubeconfig (mode 0600; a file there is replaced, a symlink refused;
+                default: <tmpdir>/rxinformer-sim-XXXXXX/kubeconfig in a private directory, removed on exit)
   --minor       Kubernetes minor version reported by /version (default 33)
-  --token       require this bearer token (default: no auth)`;
+  --token       require this bearer token, also on the control endpoints (default: no auth)
+  --control-endpoints, --no-control-endpoints
+                serve GET /_sim/state and POST /_sim/faults/<name> (default: served)`;
 
 function int(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -27,6 +29,21 @@ function int(name: string, value: string | undefined, fallback: number): number 
     process.exit(2);
   }
   return Number(value);
+}
+
+/**
+ * Writes the kubeconfig (it may carry --token) where no other local user can read it or redirect the
+ * write: at the user's path by an atomic replace that refuses a symlink (the file stays on exit), or
+ * in a fresh private directory (mode 0700) that is removed on exit.
+ */
+async function writeKubeconfig(yaml: string, userPath: string | undefined): Promise<string> {
+  if (userPath !== undefined) {
+    await replacePrivateFile(userPath, yaml);
+    return userPath;
+  }
+  const { dir, path } = await writePrivateFile(yaml, { prefix: 'rxinformer-sim-' });
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return path;
 }
 
 /**
@@ -44,6 +61,8 @@ export async function runApiServerCommand(argv: readonly string[]): Promise<void
         kubeconfig: { type: 'string' },
         minor: { type: 'string' },
         token: { type: 'string' },
+        'control-endpoints': { type: 'boolean' },
+        'no-control-endpoints': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -55,17 +74,19 @@ export async function runApiServerCommand(argv: readonly string[]): Promise<void
     console.log(APISERVER_USAGE);
     return;
   }
+  if (values['control-endpoints'] && values['no-control-endpoints']) {
+    console.error(`--control-endpoints and --no-control-endpoints contradict each other\n${APISERVER_USAGE}`);
+    process.exit(2);
+  }
   const sim = await startApiServer({
     port: int('port', values.port, 6443),
     seed: int('seed', values.seed, 1),
     version: { major: '1', minor: String(int('minor', values.minor, 33)) },
     ...(values.token ? { auth: { token: values.token } } : {}),
+    // A tool for kubectl and fault scripts: the control endpoints are served unless turned off.
+    controlEndpoints: !values['no-control-endpoints'],
   });
-  const kubeconfig = values.kubeconfig ?? join(tmpdir(), `rxinformer-sim-${sim.port}.kubeconfig`);
-  // A kubeconfig of our own choosing is removed on exit (it may carry --token); one at a path the
-  // user gave stays.
-  if (values.kubeconfig === undefined) process.on('exit', () => rmSync(kubeconfig, { force: true }));
-  await sim.writeKubeconfig(kubeconfig);
+  const kubeconfig = await writeKubeconfig(sim.kubeconfigYaml(), values.kubeconfig);
   console.log(`apiserver-sim listening on ${sim.url}`);
   console.log(`kubeconfig written to ${kubeconfig}`);
   console.log(`try: kubectl --kubeconfig ${kubeconfig} get pods -A`);

@@ -2,7 +2,7 @@
  * Fault injection, deterministic from the simulator's seed: drop, stall, corrupt or fail watches,
  * compact the history, fail the next N requests, add latency, restart, and bearer-token auth with
  * 403 for chosen resources. The same operations are served over HTTP under `/_sim/faults/...` for
- * out-of-process use (see `handleFaultRequest`).
+ * out-of-process use (control.ts, with the `controlEndpoints` option), through `runFault`.
  */
 import type { Status } from '@rxinformer/core';
 import type { Random } from './random.ts';

@@ -32,6 +32,8 @@ export type { WatchTarget } from './watchHub.ts';
 export { ApiStatusError } from './status.ts';
 export { kubeconfigYaml, writeKubeconfigFile } from './kubeconfig.ts';
 export type { KubeconfigOptions } from './kubeconfig.ts';
+export { replacePrivateFile, writePrivateFile, UnsafePathError } from './privateFile.ts';
+export type { PrivateFile, PrivateFileOptions } from './privateFile.ts';
 export { seededRandom } from './random.ts';
 export type { Random } from './random.ts';
 

@@ -3,7 +3,7 @@
  * @kubernetes/client-node accepts `http://`), or HTTPS with the CA and client certificate as
  * `*-data` fields; and the bearer token when auth is on.
  */
-import { writeFile } from 'node:fs/promises';
+import { replacePrivateFile } from './privateFile.ts';
 
 /** Options of `kubeconfigYaml`. */
 export interface KubeconfigOptions {
@@ -61,7 +61,14 @@ export function kubeconfigYaml(options: KubeconfigOptions): string {
   ].join('\n');
 }
 
-/** Writes the kubeconfig to `path` (mode 0600). */
+/**
+ * Writes the kubeconfig to `path` (mode 0600), replacing a file there atomically (`replacePrivateFile`).
+ *
+ * @example
+ * await writeKubeconfigFile('./sim.kubeconfig', { server: sim.url });
+ *
+ * Caveat: rejects with `UnsafePathError` when `path` is a symbolic link or not a regular file.
+ */
 export async function writeKubeconfigFile(path: string, options: KubeconfigOptions): Promise<void> {
-  await writeFile(path, kubeconfigYaml(options), { mode: 0o600 });
+  await replacePrivateFile(path, kubeconfigYaml(options));
 }

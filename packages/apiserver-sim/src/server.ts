@@ -1,6 +1,6 @@
 /**
  * The simulator's HTTP server (node:http, or node:https with the `tls` option): routing, discovery, list/watch/CRUD/patch handlers,
- * fault hooks and the `/_sim` control endpoints. `startApiServer` is the entry point.
+ * fault hooks, and the `/_sim` control endpoints (control.ts) when enabled. `startApiServer` is the entry point.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
@@ -17,18 +17,9 @@ import {
   versionInfo,
   type ServerVersion,
 } from './discovery.ts';
-import { Faults, failureError, runFault, type AuthOptions, type RequestClass } from './faults.ts';
-import {
-  parseJsonBody,
-  parseResourcePath,
-  Query,
-  readBody,
-  readObjectBody,
-  sendJson,
-  sendJsonText,
-  sendStatus,
-  type ResourcePath,
-} from './http.ts';
+import { serveControl } from './control.ts';
+import { Faults, failureError, type AuthOptions, type RequestClass } from './faults.ts';
+import { parseResourcePath, Query, readBody, readObjectBody, sendJson, sendJsonText, sendStatus, type ResourcePath } from './http.ts';
 import { listJson } from './serialize.ts';
 import { kubeconfigYaml, writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.ts';
 import {
@@ -91,6 +82,17 @@ export interface ApiServerOptions {
   maxWatchBufferBytes?: number;
   /** Serve HTTPS instead of HTTP (default: plain HTTP). */
   tls?: TlsOptions;
+  /**
+   * Serve the control endpoints `GET /_sim/state` and `POST /_sim/faults/<name>` (the HTTP face of
+   * `sim.faults`, for other processes). They require the bearer token when `auth` is on, and a POST
+   * must be `Content-Type: application/json` (else 415), so a web page cannot reach them with a
+   * cross-site simple request. Off, `/_sim/...` answers 404 like any unknown path; `sim.faults`
+   * works either way. Default: true for a plain test server, false when the `auth` or `tls` option
+   * is set (a later `faults.setAuth` does not change it): a production-like server with credentials,
+   * where whoever holds the token could otherwise lift its own 403s (`allow`) or turn auth off for
+   * everyone (`auth`).
+   */
+  controlEndpoints?: boolean;
 }
 
 /** The simulator's TLS identity, and client-certificate authentication when `clientCa` is set. */
@@ -131,7 +133,7 @@ export interface ApiServer {
   readonly watches: WatchHub;
   /** The kubeconfig YAML pointing at this server (with the auth token when auth is on). */
   kubeconfigYaml(): string;
-  /** Writes that kubeconfig to `path`. */
+  /** Writes that kubeconfig to `path` (mode 0600, atomically replacing a file there; a symlink is refused). */
   writeKubeconfig(path: string): Promise<void>;
   /** Stops listening, drops every connection and clears every timer. */
   close(): Promise<void>;
@@ -186,7 +188,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     server.closeAllConnections();
   };
   const faults = new Faults({ random, hub, storage, restart: dropAll, auth: options.auth });
-  const ctx: Ctx = { objects, registry, storage, hub, faults, wait, version, options };
+  const controlEndpoints = options.controlEndpoints ?? (options.auth === undefined && options.tls === undefined);
+  const ctx: Ctx = { objects, registry, storage, hub, faults, wait, version, options, controlEndpoints };
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     handle(ctx, req, res).catch((e: unknown) => {
       if (e instanceof ApiStatusError) sendStatus(res, e.status);
@@ -257,12 +260,19 @@ interface Ctx {
   wait: RevisionWait;
   version: ServerVersion;
   options: ApiServerOptions;
+  /** The resolved `controlEndpoints` option. */
+  controlEndpoints: boolean;
 }
 
 async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const path = url.pathname;
-  if (path.startsWith('/_sim/')) return control(ctx, req, res, path);
+  if (path.startsWith('/_sim/')) {
+    // The token first, as on every path; switched off, the endpoints are unknown paths.
+    ctx.faults.authorize(req.headers.authorization, undefined, undefined, '', undefined);
+    if (!ctx.controlEndpoints) throw errors.unknownPath();
+    return serveControl(ctx, req, res, path);
+  }
   const method = req.method ?? 'GET';
   const route = parseResourcePath(path, (g, v, r) => ctx.registry.get(g, v, r)?.namespaced === true);
   const q = new Query(url.searchParams);
@@ -559,33 +569,4 @@ async function startWatch(ctx: Ctx, res: ServerResponse, route: ResourcePath, r:
     ctx.hub,
   );
   session.start();
-}
-
-async function control(ctx: Ctx, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-  if (path === '/_sim/state' && req.method === 'GET') {
-    return sendJson(res, 200, {
-      resourceVersion: String(ctx.storage.resourceVersion),
-      compactedRevision: String(ctx.storage.compactedRevision),
-      historySize: ctx.storage.historySize,
-      watches: ctx.hub
-        .sessions()
-        .map((s) => ({ id: s.id, resource: s.spec.res.resource, namespace: s.spec.namespace, stalled: s.stalled, sent: s.sent })),
-      resources: ctx.registry.all().map((r) => ({
-        group: r.group,
-        version: r.version,
-        resource: r.resource,
-        count: ctx.storage.count(`${r.group}/${r.version}/${r.resource}`),
-      })),
-    });
-  }
-  const m = /^\/_sim\/faults\/([A-Za-z]+)$/.exec(path);
-  if (!m) throw errors.unknownPath();
-  if (req.method !== 'POST') throw errors.methodNotAllowed();
-  const body = parseJsonBody(await readBody(req), true) ?? {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw errors.badRequest('the body must be a JSON object');
-  const answer = runFault(ctx.faults, m[1], body as Record<string, unknown>);
-  if (m[1] === 'restart') {
-    res.once('finish', () => setImmediate(() => ctx.faults.restart()));
-  }
-  sendJson(res, 200, { ok: true, ...answer }, { Connection: 'close' });
 }

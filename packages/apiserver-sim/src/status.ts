@@ -75,12 +75,15 @@ export const errors = {
   gone: (message: string) => new ApiStatusError(failure(410, 'Gone', message)),
   methodNotAllowed: (message = 'the server does not allow this method on the requested resource') =>
     new ApiStatusError(failure(405, 'MethodNotAllowed', message)),
-  unsupportedMediaType: (contentType: string) =>
+  unsupportedMediaType: (
+    contentType: string,
+    accepted = 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json',
+  ) =>
     new ApiStatusError(
       failure(
         415,
         'UnsupportedMediaType',
-        `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got ${contentType || 'none'})`,
+        `the body of the request was in an unknown format - accepted media types include: ${accepted} (got ${contentType || 'none'})`,
       ),
     ),
   notAcceptable: () =>

@@ -11,7 +11,8 @@ describe('faults', () => {
     open.push(w);
     return w;
   };
-  const control = (name: string, body: unknown = {}) => req(`${sim.url}/_sim/faults/${name}`, { method: 'POST', body });
+  const control = (name: string, body: unknown = {}, headers: Record<string, string> = {}) =>
+    req(`${sim.url}/_sim/faults/${name}`, { method: 'POST', body, headers });
   beforeEach(async () => {
     sim = await startApiServer({ port: 0, seed: 42 });
     base = `${sim.url}/api/v1/namespaces/default/pods`;
@@ -189,11 +190,14 @@ describe('faults', () => {
     expect(denied.body.message).toBe(
       'secrets is forbidden: User "sim" cannot list resource "secrets" in API group "" in the namespace "default"',
     );
-    await control('forbid', { resource: 'pods', verbs: ['watch'] });
+    expect((await control('forbid', { resource: 'pods', verbs: ['watch'] })).code).toBe(401); // the control endpoints need it too
+    expect((await control('forbid', { resource: 'pods', verbs: ['watch'] }, auth)).code).toBe(200);
     expect((await req(`${base}?watch=true`, { headers: auth })).code).toBe(403);
     expect((await req(base, { headers: auth })).code).toBe(200);
     expect(sim.kubeconfigYaml()).toContain('token: "s3cret"');
-    await control('auth', { token: null });
+    expect((await control('allow', { resource: 'pods' })).code).toBe(401); // no lifting a denial without the token
+    expect((await req(`${base}?watch=true`, { headers: auth })).code).toBe(403);
+    await control('auth', { token: null }, auth);
     expect((await req(base)).code).toBe(200);
   });
 

@@ -50,7 +50,8 @@ export async function startBrowserExample(options: BrowserExampleOptions = {}): 
   const seed = options.seed ?? 1;
   const namespaces = options.namespaces ?? ['default', 'web', 'batch'];
   const page = await buildPage({ minify: options.minify });
-  const sim = await startApiServer({ port: 0, seed });
+  // The control endpoints are for the curl that main.ts suggests; the page server never forwards them.
+  const sim = await startApiServer({ port: 0, seed, controlEndpoints: true });
   let churn: ChurnHandle | undefined;
   try {
     for (const ns of namespaces) {

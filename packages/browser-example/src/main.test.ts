@@ -34,6 +34,11 @@ describe('npm run example:browser (main.ts)', () => {
       expect((await fetch(url)).status).toBe(200);
       const list = (await (await fetch(`${url}/api/v1/pods`)).json()) as { items: unknown[] };
       expect(list.items).toHaveLength(4);
+      // The fault command it suggests works as printed; the page's origin does not forward /_sim/.
+      const [, faultUrl, header, body] = /curl -XPOST (\S+) -H '([^:]+: [^']+)' -d '([^']*)'/.exec(cli.out())!;
+      const [name, value] = header.split(': ');
+      expect((await fetch(faultUrl, { method: 'POST', headers: { [name]: value }, body })).status).toBe(200);
+      expect((await fetch(`${url}/_sim/state`)).status).toBe(404);
       cli.child.kill('SIGTERM');
       expect(await cli.exit).toBe(0);
       expect(cli.out()).toContain('received SIGTERM, shutting down');

@@ -63,7 +63,9 @@ async function main(): Promise<void> {
   }
   console.log(`browser example: open ${example.url}`);
   console.log(`  the page lists and watches pods through ${example.url}/api → simulator at ${example.sim.url}`);
-  console.log(`  try: curl -XPOST ${example.sim.url}/_sim/faults/dropWatches -d '{}'   (the page re-watches)`);
+  console.log(
+    `  try: curl -XPOST ${example.sim.url}/_sim/faults/dropWatches -H 'Content-Type: application/json' -d '{}'   (the page re-watches)`,
+  );
   let stopping = false;
   const stop = (why: string): void => {
     if (stopping) return;

@@ -38,4 +38,13 @@ describe('startDemoCluster', () => {
     await new Promise((r) => setTimeout(r, 60));
     expect(demo.faultCount).toBe(count); // no fault after close
   });
+
+  it("should serve the simulator's control endpoints, for a user's curl next to the view", async () => {
+    const demo = await startDemoCluster({ pods: 0, ratePerSecond: 0, faults: false });
+    try {
+      expect((await fetch(`${demo.sim.url}/_sim/state`)).status).toBe(200);
+    } finally {
+      await demo.close();
+    }
+  });
 });

@@ -100,6 +100,8 @@ export async function startDemoCluster(options: DemoClusterOptions = {}): Promis
     host: '127.0.0.1',
     seed: options.seed ?? 1,
     namespaces: ['default', 'kube-system', 'kube-public', 'kube-node-lease', 'team-a', 'team-b'],
+    // The demo's own faults run in process (sim.faults); the HTTP endpoints stay for a user's curl.
+    controlEndpoints: true,
   });
   const load = createLoadGenerator({ target: phasedPods(sim), namespaces: [...DEMO_NAMESPACES], seed: options.seed ?? 1, scheduler });
   load.seed(options.pods ?? 60);

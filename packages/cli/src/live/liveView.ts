@@ -4,10 +4,9 @@
  * terminal, or printed as plain lines when the output is not one.
  */
 import { rmSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { KubeConfig } from '@kubernetes/client-node';
+import { writePrivateFile } from '@rxinformer/apiserver-sim';
 import { createKubeInformerFactory, type KubeInformerFactory } from '@rxinformer/client-node';
 import {
   InvalidOptionsError,
@@ -144,12 +143,10 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
       });
       kc = new KubeConfig();
       kc.loadFromString(demo.sim.kubeconfigYaml());
-      // A fresh directory only this user can enter (mkdtemp: mode 0700, unpredictable name), so no
-      // one else can plant or read the file holding the simulator's token.
-      kubeconfigDir = await mkdtemp(join(tmpdir(), 'rxinformer-live-'));
+      // A fresh directory only this user can enter (mode 0700, unpredictable name), so no one else
+      // can plant or read the file holding the simulator's token.
+      ({ dir: kubeconfigDir, path: kubeconfigFile } = await writePrivateFile(demo.sim.kubeconfigYaml(), { prefix: 'rxinformer-live-' }));
       process.on('exit', removeOnExit);
-      kubeconfigFile = join(kubeconfigDir, 'kubeconfig');
-      await writeFile(kubeconfigFile, demo.sim.kubeconfigYaml(), { mode: 0o600, flag: 'wx' });
       sourceText = `simulator ${demo.sim.url}`;
       out.line(
         `simulator running at ${demo.sim.url} (seed ${s.seed}, ${s.pods} pods, ${s.ratePerSecond} changes/s, faults ${s.faults ? 'on' : 'off'})`,
