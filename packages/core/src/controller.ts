@@ -7,7 +7,6 @@ import {
   BehaviorSubject,
   Subject,
   asapScheduler,
-  asyncScheduler,
   concatMap,
   filter,
   isObservable,
@@ -18,7 +17,7 @@ import {
   type Subscription,
 } from 'rxjs';
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
-import { isPromiseLike, startWorker, type WorkerContext } from './reconcileWorker.ts';
+import { isPromiseLike, nextMacrotask, startWorker, type WorkerContext } from './reconcileWorker.ts';
 import type { Delta, KubeObject } from './types.ts';
 import { WorkQueue } from './workqueue.ts';
 
@@ -52,8 +51,10 @@ export interface ControllerOptions<K = string> {
   maxRetries?: number;
   /**
    * Wakes idle workers (so `queue.add` never runs a reconcile in its caller's stack) and lets a
-   * worker yield after 1000 synchronous reconciles in a row. Default: `asapScheduler` to wake,
-   * `asyncScheduler` to yield. Pass the test's `TestScheduler` for virtual time.
+   * worker yield after 1000 reconciles in a row that settled without it yielding — synchronous
+   * ones, and async ones that settle in microtasks (no I/O), which would otherwise starve timers
+   * and I/O. Default: `asapScheduler` to wake, a macrotask (`setImmediate`, or a `MessageChannel`
+   * message in browsers) to yield. Pass the test's `TestScheduler` for virtual time.
    */
   scheduler?: SchedulerLike;
   /** Called with each failure, as well as `errors$`. Default: none. */
@@ -142,7 +143,8 @@ export function runController<K = string>(options: ControllerOptions<K>): Contro
   if (options.queue !== undefined && !(options.queue instanceof WorkQueue))
     throw new InvalidOptionsError('runController: queue must be a WorkQueue');
   const scheduler = options.scheduler ?? asapScheduler;
-  const yieldScheduler = options.scheduler ?? asyncScheduler; // a macrotask, so timers and I/O run
+  const testScheduler = options.scheduler;
+  const yieldTo = testScheduler ? (then: () => void) => void testScheduler.schedule(then) : nextMacrotask;
   const queue = options.queue ?? new WorkQueue<K>(options.scheduler ? { scheduler: options.scheduler } : {});
 
   const metrics = new BehaviorSubject<ControllerMetrics>({ phase: 'waitingForSync', active: 0, reconciled: 0, failed: 0, dropped: 0 });
@@ -169,7 +171,7 @@ export function runController<K = string>(options: ControllerOptions<K>): Contro
     reconcile: (key) => options.reconcile(key),
     maxRetries,
     wakeScheduler: scheduler,
-    yieldScheduler,
+    yieldTo,
     started: () => update({ active: metrics.value.active + 1 }),
     ended: (failed, dropped) => {
       const m = metrics.value;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ReplaySubject, last, map, max, of, throwError, timer, type Observable } from 'rxjs';
 import { runController, type ControllerError } from './controller.ts';
-import { InvalidReconcileResultError } from './reconcileWorker.ts';
+import { InvalidReconcileResultError, nextMacrotask } from './reconcileWorker.ts';
 import { WorkQueue } from './workqueue.ts';
 import { testScheduler, virtualController } from '../test/virtualController.ts';
 
@@ -174,4 +174,60 @@ describe('runController, whatever throws between taking a key and done', () => {
       ts.schedule(() => void ctl.stop(), 30);
     });
   });
+});
+
+describe('runController, reconciles that settle without I/O', () => {
+  it('should let timers run between async reconciles that settle at once, however long they keep coming', async () => {
+    const queue = new WorkQueue<string>();
+    const LIMIT = 100_000;
+    let n = 0;
+    const ctl = runController({
+      queue,
+      synced: Promise.resolve(),
+      reconcile: async () => (++n < LIMIT ? { requeueAfterMs: 0 } : undefined), // settles in a microtask, requeued at once
+    });
+    let atTimer = -1;
+    setTimeout(() => {
+      atTimer = n;
+    }, 0);
+    queue.add('a');
+    while (n < LIMIT) await sleep(1);
+    // The timer ran while the key was still being requeued; before, only once all 100,000 were done.
+    expect(atTimer).toBeGreaterThan(0);
+    expect(atTimer).toBeLessThan(LIMIT);
+    expect(await stopped(ctl)).toBe('stopped');
+  });
+});
+
+describe('nextMacrotask', () => {
+  const g = globalThis as Record<string, unknown>;
+  const ways: [string, string[]][] = [
+    ['setImmediate (Node)', []],
+    ['a MessageChannel (browsers)', ['setImmediate']],
+    ['a 0 ms timer', ['setImmediate', 'MessageChannel']],
+  ];
+  for (const [way, hidden] of ways) {
+    it(`should run after the microtasks queued before it, and let a due timer run in a chain of them, through ${way}`, async () => {
+      const saved = hidden.map((name) => [name, g[name]] as const);
+      for (const name of hidden) g[name] = undefined;
+      try {
+        const order: string[] = [];
+        nextMacrotask(() => order.push('yield'));
+        void Promise.resolve().then(() => order.push('microtask'));
+        let timerRan = false;
+        setTimeout(() => {
+          timerRan = true;
+        }, 0);
+        let steps = 0;
+        await new Promise<void>((done) => {
+          const step = () => (timerRan || ++steps > 100_000 ? done() : nextMacrotask(step));
+          nextMacrotask(step);
+        });
+        expect(order).toEqual(['microtask', 'yield']);
+        expect(timerRan).toBe(true); // a chain of yields does not starve timers
+      } finally {
+        for (const [name, value] of saved) g[name] = value;
+      }
+    });
+  }
 });

@@ -1,8 +1,9 @@
 /**
  * One worker of `runController`: takes a key from the queue, reconciles it, releases it with
- * `done` — whatever throws in between — and takes the next.
+ * `done` — whatever throws in between — and takes the next, yielding to the event loop now and
+ * then so reconciles that settle without I/O cannot starve timers.
  */
-import { isObservable, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, isObservable, type SchedulerLike } from 'rxjs';
 import type { ControllerError } from './controller.ts';
 import { RxInformerError, describeValue } from './errors.ts';
 import { isDelay } from './rateLimiter.ts';
@@ -52,8 +53,8 @@ export interface WorkerContext<K> {
   readonly maxRetries: number | undefined;
   /** Runs a reconcile for a worker woken by `queue.add`, out of the caller's stack. */
   readonly wakeScheduler: SchedulerLike;
-  /** Where a worker yields after `BURST` synchronous reconciles in a row. */
-  readonly yieldScheduler: SchedulerLike;
+  /** Runs `then` once the worker has yielded, after `BURST` reconciles in a row (`nextMacrotask` in real time). */
+  readonly yieldTo: (then: () => void) => void;
   /** A reconcile starts. */
   started(): void;
   /** A reconcile ended: whether it failed, and whether its key was given up. */
@@ -64,8 +65,32 @@ export interface WorkerContext<K> {
   exited(): void;
 }
 
-/** Synchronous reconciles a worker runs before it yields to the scheduler. */
+/**
+ * Reconciles a worker runs back to back — settled synchronously or in microtasks, without the
+ * worker yielding — before it yields to the event loop.
+ */
 const BURST = 1000;
+
+/**
+ * Runs `then` in a new macrotask, so that timers and I/O get a turn first, at the least cost:
+ * `setImmediate` where there is one (Node: no 1 ms timer clamp), else a `MessageChannel` message
+ * (browsers), else a 0 ms timer.
+ */
+export function nextMacrotask(then: () => void): void {
+  const { setImmediate } = globalThis as { setImmediate?: (callback: () => void) => unknown };
+  if (typeof setImmediate === 'function') {
+    setImmediate(then);
+  } else if (typeof MessageChannel === 'function') {
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = () => {
+      port1.close();
+      then();
+    };
+    port2.postMessage(undefined);
+  } else {
+    asyncScheduler.schedule(then);
+  }
+}
 
 /** True for a promise or any other thenable. */
 export const isPromiseLike = (x: unknown): x is PromiseLike<unknown> => typeof (x as PromiseLike<unknown> | undefined)?.then === 'function';
@@ -178,11 +203,19 @@ function run<K>(ctx: WorkerContext<K>, key: K, resume: () => void): boolean {
  * synchronously — until the queue is shut down and empty, then `ctx.exited()`.
  */
 export function startWorker<K>(ctx: WorkerContext<K>): void {
+  /** Reconciles since this worker last yielded to the event loop. */
+  let runs = 0;
+  const work = (key: K): boolean => {
+    runs++;
+    return run(ctx, key, loop);
+  };
   const loop = (): void => {
-    for (let burst = 0; ; burst++) {
-      // Synchronous reconciles run back to back; yield now and then so timers, I/O and UI get a turn.
-      if (burst === BURST) {
-        ctx.yieldScheduler.schedule(loop);
+    for (;;) {
+      // Reconciles that settle at once or in microtasks (async ones without I/O) would run back to
+      // back for as long as keys keep coming: yield now and then so timers, I/O and UI get a turn.
+      if (runs >= BURST) {
+        runs = 0;
+        ctx.yieldTo(loop);
         return;
       }
       let key: K | undefined;
@@ -195,7 +228,7 @@ export function startWorker<K>(ctx: WorkerContext<K>): void {
           if (inSubscribe) key = k;
           else
             ctx.wakeScheduler.schedule(() => {
-              if (run(ctx, k, loop)) loop();
+              if (work(k)) loop();
             }); // woken from queue.add: leave the caller's stack
         },
         complete: () => {
@@ -208,7 +241,7 @@ export function startWorker<K>(ctx: WorkerContext<K>): void {
       inSubscribe = false;
       if (ended) return ctx.exited();
       if (!received) return; // waiting: the subscription above resumes the loop
-      if (!run(ctx, key as K, loop)) return; // in progress: `run` resumes the loop
+      if (!work(key as K)) return; // in progress: `run` resumes the loop
     }
   };
   loop();
