@@ -1,13 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { EMPTY, ReplaySubject, Subject, distinctUntilChanged, map, max, of, throwError, timer, type Observable } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
-import { ControllerSyncError, runController, toKeys, type ControllerOptions } from './controller.ts';
+import { ControllerSyncError, runController, toKeys } from './controller.ts';
 import { InvalidOptionsError } from './errors.ts';
 import type { Delta, KubeObject, Store } from './types.ts';
 import { WorkQueue } from './workqueue.ts';
+import { testScheduler, virtualController } from '../test/virtualController.ts';
 
-const testScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 const LETTER: Record<string, string> = { waitingForSync: 'w', running: 'r', stopping: 's', stopped: 'S' };
 /** The controller's phases as marble letters: w(aitingForSync), r(unning), s(topping), S(topped). */
 const phases = (ctl: { metrics$: Observable<{ phase: string }> }) =>
@@ -17,27 +16,6 @@ const phases = (ctl: { metrics$: Observable<{ phase: string }> }) =>
   );
 const P = { w: 'w', r: 'r', s: 's', S: 'S' };
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-/** Runs a controller in virtual time; `log` records the key of every reconcile as it starts. */
-function virtualController(
-  ts: TestScheduler,
-  options: Partial<ControllerOptions<string>> & { work?: (key: string) => ReturnType<ControllerOptions<string>['reconcile']> },
-) {
-  const log = new ReplaySubject<string>();
-  const queue = options.queue ?? new WorkQueue<string>({ scheduler: ts });
-  const { work = () => timer(10), ...rest } = options;
-  const ctl = runController({
-    synced: of(true),
-    scheduler: ts,
-    queue,
-    ...rest,
-    reconcile: (key) => {
-      log.next(key);
-      return work(key);
-    },
-  });
-  return { ctl, log, queue };
-}
 
 describe('runController', () => {
   it('should start reconciling only once synced emits true', () => {

@@ -7,7 +7,6 @@ import {
   BehaviorSubject,
   Subject,
   asapScheduler,
-  asyncScheduler,
   concatMap,
   filter,
   isObservable,
@@ -18,10 +17,15 @@ import {
   type Subscription,
 } from 'rxjs';
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
+import { isPromiseLike, nextMacrotask, startWorker, type WorkerContext } from './reconcileWorker.ts';
 import type { Delta, KubeObject } from './types.ts';
 import { WorkQueue } from './workqueue.ts';
 
-/** What a reconcile may answer: nothing, or a request to look at the key again later. */
+/**
+ * What a reconcile may answer: nothing, or a request to look at the key again later.
+ * `requeueAfterMs` must be a finite number >= 0 (0: at once); anything else — NaN, Infinity (say
+ * `Math.min()` of an empty list), a negative number, a string — is an `InvalidReconcileResultError`.
+ */
 export type ReconcileResult = void | undefined | { requeueAfterMs?: number };
 
 /** Options of `runController`. */
@@ -30,6 +34,11 @@ export interface ControllerOptions<K = string> {
    * Reconciles one key. A throw, a rejection or an Observable error retries the key with backoff.
    * A promise is awaited, an Observable is run to completion (its last value is the result).
    * Answer `{ requeueAfterMs }` to look at the key again after a while (its backoff is forgotten).
+   * A result the controller cannot act on — a `requeueAfterMs` that is not a finite number >= 0,
+   * or a value returned directly that is neither `undefined` nor an object — is reported as
+   * `InvalidReconcileResultError` and handled as a failure: retried with backoff, counted against
+   * `maxRetries`. (A promise's or an Observable's value is only read if it is an object: `timer(10)`'s
+   * `0` means nothing.)
    */
   reconcile: (key: K) => ReconcileResult | PromiseLike<unknown> | Observable<unknown>;
   /** Resolves, or emits `true`, once the informers the controller reads have synced. Required. */
@@ -42,8 +51,10 @@ export interface ControllerOptions<K = string> {
   maxRetries?: number;
   /**
    * Wakes idle workers (so `queue.add` never runs a reconcile in its caller's stack) and lets a
-   * worker yield after 1000 synchronous reconciles in a row. Default: `asapScheduler` to wake,
-   * `asyncScheduler` to yield. Pass the test's `TestScheduler` for virtual time.
+   * worker yield after 1000 reconciles in a row that settled without it yielding — synchronous
+   * ones, and async ones that settle in microtasks (no I/O), which would otherwise starve timers
+   * and I/O. Default: `asapScheduler` to wake, a macrotask (`setImmediate`, or a `MessageChannel`
+   * message in browsers) to yield. Pass the test's `TestScheduler` for virtual time.
    */
   scheduler?: SchedulerLike;
   /** Called with each failure, as well as `errors$`. Default: none. */
@@ -54,7 +65,12 @@ export interface ControllerOptions<K = string> {
 export interface ControllerError<K = string> {
   /** The key whose reconcile failed; absent when waiting for `synced` failed. */
   key?: K;
-  /** What the reconcile threw, rejected or errored with. */
+  /**
+   * What the reconcile threw, rejected or errored with; an `InvalidReconcileResultError` for a
+   * result the controller cannot act on; or what the queue threw when the key was requeued or
+   * forgotten (say, an `InvalidOptionsError` for a rate limiter of your own answering NaN): then
+   * the key is released and given up (`dropped`), never left in progress.
+   */
   error: unknown;
   /** How many times the key had been retried before this failure. */
   retries: number;
@@ -102,11 +118,6 @@ export class ControllerSyncError extends RxInformerError {
   }
 }
 
-/** Synchronous reconciles a worker runs before it yields to the scheduler. */
-const SYNC_BURST = 1000;
-
-const isPromiseLike = (x: unknown): x is PromiseLike<unknown> => typeof (x as PromiseLike<unknown> | undefined)?.then === 'function';
-
 /**
  * Runs a controller loop: waits for `synced`, then `concurrency` workers take keys from the queue
  * and reconcile them.
@@ -132,7 +143,8 @@ export function runController<K = string>(options: ControllerOptions<K>): Contro
   if (options.queue !== undefined && !(options.queue instanceof WorkQueue))
     throw new InvalidOptionsError('runController: queue must be a WorkQueue');
   const scheduler = options.scheduler ?? asapScheduler;
-  const yieldScheduler = options.scheduler ?? asyncScheduler; // a macrotask, so timers and I/O run
+  const testScheduler = options.scheduler;
+  const yieldTo = testScheduler ? (then: () => void) => void testScheduler.schedule(then) : nextMacrotask;
   const queue = options.queue ?? new WorkQueue<K>(options.scheduler ? { scheduler: options.scheduler } : {});
 
   const metrics = new BehaviorSubject<ControllerMetrics>({ phase: 'waitingForSync', active: 0, reconciled: 0, failed: 0, dropped: 0 });
@@ -154,118 +166,32 @@ export function runController<K = string>(options: ControllerOptions<K>): Contro
   /** Set by `stop`: runs once no worker is left (synchronously, so virtual time sees it). */
   let onAllExited: (() => void) | undefined;
 
-  /** Records the outcome of one reconcile and releases the key. */
-  const finish = (key: K, failed: boolean, value: unknown) => {
-    const m = metrics.value;
-    if (failed) {
-      const retries = queue.numRequeues(key);
-      const dropped = queue.shuttingDown || (maxRetries !== undefined && retries >= maxRetries);
-      if (dropped) queue.forget(key);
-      else queue.addRateLimited(key);
-      update({ active: m.active - 1, failed: m.failed + 1, dropped: m.dropped + (dropped ? 1 : 0) });
-      report({ key, error: value, retries, dropped });
-    } else {
-      queue.forget(key);
-      const after = (value as { requeueAfterMs?: unknown } | undefined)?.requeueAfterMs;
-      if (typeof after === 'number' && after >= 0) queue.addAfter(key, after);
-      update({ active: m.active - 1, reconciled: m.reconciled + 1 });
-    }
-    queue.done(key);
-  };
-
-  /** Starts reconciling `key`; true if it finished synchronously, otherwise `resume` runs when it does. */
-  const run = (key: K, resume: () => void): boolean => {
-    update({ active: metrics.value.active + 1 });
-    let result: ReturnType<ControllerOptions<K>['reconcile']>;
-    try {
-      result = options.reconcile(key);
-    } catch (error) {
-      finish(key, true, error);
-      return true;
-    }
-    if (isObservable(result)) {
-      let sync = true;
-      let settled = false;
-      let last: unknown;
-      const settle = (failed: boolean, value: unknown) => {
-        settled = true;
-        finish(key, failed, value);
-        if (!sync) resume();
-      };
-      result.subscribe({
-        next: (v) => {
-          last = v;
-        },
-        error: (e: unknown) => settle(true, e),
-        complete: () => settle(false, last),
-      });
-      sync = false;
-      return settled;
-    }
-    if (isPromiseLike(result)) {
-      result.then(
-        (v) => {
-          finish(key, false, v);
-          resume();
-        },
-        (e: unknown) => {
-          finish(key, true, e);
-          resume();
-        },
-      );
-      return false;
-    }
-    finish(key, false, result);
-    return true;
-  };
-
-  /** One worker: take a key, reconcile it, repeat — iteratively while reconciles finish synchronously. */
-  const startWorker = () => {
-    workers++;
-    const exit = () => {
+  const worker: WorkerContext<K> = {
+    queue,
+    reconcile: (key) => options.reconcile(key),
+    maxRetries,
+    wakeScheduler: scheduler,
+    yieldTo,
+    started: () => update({ active: metrics.value.active + 1 }),
+    ended: (failed, dropped) => {
+      const m = metrics.value;
+      const counts = failed ? { failed: m.failed + 1 } : { reconciled: m.reconciled + 1 };
+      update({ active: m.active - 1, ...counts, dropped: m.dropped + (dropped ? 1 : 0) });
+    },
+    report,
+    exited: () => {
       if (--workers === 0) onAllExited?.();
-    };
-    const loop = (): void => {
-      for (let burst = 0; ; burst++) {
-        // Synchronous reconciles run back to back; yield now and then so timers, I/O and UI get a turn.
-        if (burst === SYNC_BURST) {
-          yieldScheduler.schedule(loop);
-          return;
-        }
-        let key: K | undefined;
-        let received = false;
-        let ended = false;
-        let inSubscribe = true;
-        queue.get$().subscribe({
-          next: (k) => {
-            received = true;
-            if (inSubscribe) key = k;
-            else
-              scheduler.schedule(() => {
-                if (run(k, loop)) loop();
-              }); // woken from queue.add: leave the caller's stack
-          },
-          complete: () => {
-            if (!received) {
-              if (inSubscribe) ended = true;
-              else exit();
-            }
-          },
-        });
-        inSubscribe = false;
-        if (ended) return exit();
-        if (!received) return; // waiting: the subscription above resumes the loop
-        if (!run(key as K, loop)) return; // in progress: `run` resumes the loop
-      }
-    };
-    loop();
+    },
   };
 
   let syncSub: Subscription | undefined;
   const start = () => {
     if (stopping !== undefined) return;
     update({ phase: 'running' });
-    for (let i = 0; i < concurrency; i++) startWorker();
+    for (let i = 0; i < concurrency; i++) {
+      workers++;
+      startWorker(worker);
+    }
   };
   const syncFailed = (error: unknown) => {
     if (stopping !== undefined) return;

@@ -89,6 +89,7 @@ export type { WorkQueueMetrics, WorkQueueOptions } from './workqueue.ts';
 export { defaultControllerRateLimiter, exponentialFailureRateLimiter, maxOfRateLimiters, tokenBucketRateLimiter } from './rateLimiter.ts';
 export type { ExponentialFailureOptions, RateLimiter, TokenBucketOptions } from './rateLimiter.ts';
 export { ControllerSyncError, runController, toKeys } from './controller.ts';
+export { InvalidReconcileResultError } from './reconcileWorker.ts';
 export type {
   ControllerError,
   ControllerHandle,

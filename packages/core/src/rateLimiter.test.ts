@@ -32,11 +32,29 @@ describe('exponentialFailureRateLimiter', () => {
     expect(rl.when('a')).toBe(1_000_000);
   });
 
+  it('should never answer NaN or Infinity however many failures: 0 stays 0, the rest reach the cap', () => {
+    const zero = exponentialFailureRateLimiter({ baseDelayMs: 0 }); // 0 × 2^1024 was 0 × Infinity = NaN
+    const tiny = exponentialFailureRateLimiter({ baseDelayMs: Number.MIN_VALUE, maxDelayMs: 1 }); // needs > 1,074 doublings
+    const huge = exponentialFailureRateLimiter({ baseDelayMs: 1, maxDelayMs: Number.MAX_VALUE });
+    const byDefault = defaultControllerRateLimiter({ baseDelayMs: 0, burst: 5000 });
+    const seen = { zero: new Set<number>(), byDefault: new Set<number>(), tiny: 0, huge: 0 };
+    for (let i = 0; i < 3000; i++) {
+      seen.zero.add(zero.when('a'));
+      seen.byDefault.add(byDefault.when('a'));
+      seen.tiny = tiny.when('a');
+      seen.huge = huge.when('a');
+    }
+    expect(seen).toEqual({ zero: new Set([0]), byDefault: new Set([0]), tiny: 1, huge: Number.MAX_VALUE });
+  });
+
   it('should refuse negative, non-finite or inverted delays', () => {
     expect(() => exponentialFailureRateLimiter({ baseDelayMs: -1 })).toThrow(InvalidOptionsError);
     expect(() => exponentialFailureRateLimiter({ baseDelayMs: Number.NaN })).toThrow(InvalidOptionsError);
     expect(() => exponentialFailureRateLimiter({ maxDelayMs: Infinity })).toThrow(InvalidOptionsError);
     expect(() => exponentialFailureRateLimiter({ baseDelayMs: 10, maxDelayMs: 5 })).toThrow(InvalidOptionsError);
+    expect(() => exponentialFailureRateLimiter({ baseDelayMs: Infinity })).toThrow(InvalidOptionsError);
+    expect(() => exponentialFailureRateLimiter({ maxDelayMs: -1 })).toThrow(InvalidOptionsError);
+    expect(() => exponentialFailureRateLimiter({ baseDelayMs: '5' as never })).toThrow(InvalidOptionsError);
   });
 });
 
@@ -54,6 +72,30 @@ describe('tokenBucketRateLimiter', () => {
     expect(() => tokenBucketRateLimiter({ qps: 0 })).toThrow(InvalidOptionsError);
     expect(() => tokenBucketRateLimiter({ burst: 0 })).toThrow(InvalidOptionsError);
   });
+
+  it('should refuse a rate that is not a finite number > 0, or so small that one token takes Infinity ms', () => {
+    for (const bad of [
+      { qps: Number.NaN },
+      { qps: -1 },
+      { qps: Infinity },
+      { qps: Number.MIN_VALUE },
+      { burst: Infinity },
+      { burst: Number.NaN },
+    ]) {
+      expect(() => tokenBucketRateLimiter(bad)).toThrow(InvalidOptionsError);
+    }
+  });
+
+  it('should answer a finite delay when reservations pile up, the clock jumps back or reads NaN', () => {
+    const c = clock();
+    const rl = tokenBucketRateLimiter({ qps: 1e299, burst: 1, scheduler: c.scheduler });
+    c.t = -1e10; // ten billion ms back at 1e299 per second: -1e306 tokens, whose wait overflowed to Infinity
+    expect(rl.when('a')).toBe(Number.MAX_SAFE_INTEGER);
+    const d = clock();
+    const nan = tokenBucketRateLimiter({ qps: 10, burst: 1, scheduler: d.scheduler });
+    d.t = Number.NaN; // a broken clock: no refill, but no NaN either
+    expect([nan.when('a'), nan.when('a'), nan.when('a')]).toEqual([0, 100, 200]);
+  });
 });
 
 describe('maxOfRateLimiters', () => {
@@ -66,5 +108,16 @@ describe('maxOfRateLimiters', () => {
     rl.forget('a');
     expect(rl.numRequeues('a')).toBe(0);
     expect(() => maxOfRateLimiters()).toThrow(InvalidOptionsError);
+  });
+
+  it('should refuse what is not a rate limiter, and a limiter answering NaN, Infinity or a negative delay', () => {
+    expect(() => maxOfRateLimiters({} as never)).toThrow(InvalidOptionsError);
+    for (const bad of [Number.NaN, Infinity, -1]) {
+      let counted = 0;
+      const good = { when: () => ++counted, forget: () => {}, numRequeues: () => counted };
+      const rl = maxOfRateLimiters(good, { when: () => bad, forget: () => {}, numRequeues: () => 0 });
+      expect(() => rl.when('a')).toThrow(/limiter 1 answered (NaN|Infinity|-1) for key "a"/);
+      expect(counted).toBe(1); // every limiter still counted the failure
+    }
   });
 });

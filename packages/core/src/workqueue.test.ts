@@ -137,6 +137,14 @@ describe('WorkQueue', () => {
       });
     });
 
+    it('should refuse a delay of its own rate limiter that is NaN, Infinity or negative, naming the key, and queue nothing', () => {
+      for (const bad of [Number.NaN, Infinity, -5]) {
+        const q = new WorkQueue({ rateLimiter: { when: () => bad, forget: () => {}, numRequeues: () => 0 } });
+        expect(() => q.addRateLimited('a')).toThrow(/the rate limiter answered (NaN|Infinity|-5) for key "a"/);
+        expect(q.metrics()).toMatchObject({ depth: 0, delayed: 0, retries: 0 });
+      }
+    });
+
     it('should use a rate limiter given in the options', () => {
       const ts = testScheduler();
       ts.run(({ expectObservable }) => {
@@ -233,6 +241,7 @@ describe('WorkQueue', () => {
       }
       expect(() => new WorkQueue({ rateLimiter: exponentialFailureRateLimiter(), qps: 5 })).toThrow(/either rateLimiter or qps/);
       expect(() => new WorkQueue({ rateLimiter: {} as never })).toThrow(InvalidOptionsError);
+      expect(() => new WorkQueue({ rateLimiter: { when: () => 0 } as never })).toThrow(InvalidOptionsError);
     });
   });
 });

@@ -6,7 +6,7 @@
 import { BehaviorSubject, Observable, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
 import { scheduleAfter } from './longTimer.ts';
-import { defaultControllerRateLimiter, type RateLimiter } from './rateLimiter.ts';
+import { checkDelay, checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from './rateLimiter.ts';
 
 /** Options of `WorkQueue`. */
 export interface WorkQueueOptions<K = string> {
@@ -77,9 +77,7 @@ export class WorkQueue<K = string> {
     if (options.rateLimiter !== undefined) {
       const own = (['baseDelayMs', 'maxDelayMs', 'qps', 'burst'] as const).filter((k) => options[k] !== undefined);
       if (own.length > 0) throw new InvalidOptionsError(`give either rateLimiter or ${own.join(', ')}, not both`);
-      if (typeof options.rateLimiter.when !== 'function')
-        throw new InvalidOptionsError('rateLimiter must have when, forget and numRequeues');
-      this.#limiter = options.rateLimiter;
+      this.#limiter = checkRateLimiter(options.rateLimiter, 'rateLimiter');
     } else {
       this.#limiter = defaultControllerRateLimiter<K>({ ...options, scheduler: this.#scheduler });
     }
@@ -144,12 +142,15 @@ export class WorkQueue<K = string> {
 
   /**
    * Queues `key` after its rate limiter's delay — by default the longer of the per-key backoff
-   * (5 ms doubling per failure up to `maxDelayMs`) and the overall token bucket's wait.
+   * (5 ms doubling per failure up to `maxDelayMs`) and the overall token bucket's wait. A
+   * `rateLimiter` of your own that answers anything but a finite delay >= 0 (NaN, Infinity, a
+   * negative number) makes it throw `InvalidOptionsError` naming the key; the key is not queued.
    */
   addRateLimited(key: K): void {
     if (this.#shuttingDown) return;
+    const ms = checkDelay(this.#limiter.when(key), key);
     this.#retries++;
-    this.addAfter(key, this.#limiter.when(key));
+    this.addAfter(key, ms);
   }
 
   /** Clears the failure history of `key` (call it when the key was processed successfully). */
