@@ -5,7 +5,7 @@
  * The states, inputs, options and errors are in `reflectorModel.ts`.
  */
 import { Observable, asyncScheduler, defer, map, type Subscription } from 'rxjs';
-import { backoffSuccess, nextBackoff } from './backoff.ts';
+import { backoffSuccess, nextBackoff, type NextBackoffOptions } from './backoff.ts';
 import { InvalidObjectError, KubeApiError } from './errors.ts';
 import { idleTimeout } from './idleTimeout.ts';
 import { timerAfter } from './longTimer.ts';
@@ -72,8 +72,18 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
     const options: WatchOptions = { resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: seconds, ...selectors(ctx.options) };
     return { model: next, outputs, action: { kind: 'watch', options, idleMs: seconds * 1000 + ctx.options.idleGraceMs } };
   };
-  const fail = (m: ReflectorModel<T>, error: unknown, resume: 'list' | 'watch', consistent = false): StepResult<T> => {
-    const { delayMs, state: backoff } = nextBackoff(m.backoff, error, ctx.now, ctx.options.backoff, ctx.random);
+  const fail = (
+    m: ReflectorModel<T>,
+    error: unknown,
+    resume: 'list' | 'watch',
+    consistent = false,
+    how?: NextBackoffOptions,
+  ): StepResult<T> => {
+    const { delayMs, state: backoff } = nextBackoff(m.backoff, error, ctx.now, ctx.options.backoff, ctx.random, how);
+    // Only a first failure counted as immediate skips the wait (never a zero `initialMs`: that
+    // still yields to the scheduler, so a source failing synchronously cannot spin).
+    if (how?.firstImmediate && delayMs === 0 && resume === 'list')
+      return startList(setStatus({ ...m, backoff }, { lastError: asError(error) }), consistent);
     const next = setStatus(
       { ...m, backoff, state: { phase: 'backingOff', resume, consistent, rv: m.rv } },
       {
@@ -220,7 +230,9 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
       // The server does not do streaming lists: page from now on.
       return startList(setStatus({ ...m, streamingRefused: true }, { lastError: error }), true);
     }
-    if (gone) return startList(setStatus(m, { lastError: error }), true);
+    // 410: relist with a consistent read; at once after a healthy period (compaction, the common
+    // case), with backoff when it repeats (a server or gateway answering 410 to everything).
+    if (gone) return fail(m, error, 'list', true, { firstImmediate: true });
     if (error instanceof WatchIdleError && s.phase === 'watching') return startWatch(setStatus(m, { lastError: error }), s.rv);
     if (s.phase === 'watching') return fail(m, error, 'watch');
     return fail(m, error, 'list', s.phase === 'listing' ? s.consistent : true);

@@ -27,7 +27,11 @@ export interface ReflectorOptions {
   minWatchTimeoutSeconds?: number;
   /** A watch with no event for its timeout plus this grace is considered dead. Default 30 000 ms. */
   idleGraceMs?: number;
-  /** Backoff after failures. Defaults: 800 ms doubling to 30 s, jitter 0.5, reset after 2 min. */
+  /**
+   * Backoff after failures. Defaults: 800 ms doubling to 30 s, jitter 0.5, reset after 2 min.
+   * Relists after a 410 use it too: the first after a healthy period at once, repeated ones with
+   * backoff. `maxMs` also caps the wait a `Retry-After` can ask for.
+   */
   backoff?: BackoffOptions;
   /** Consecutive watches closed at once (under 1 s, no event) that trigger a relist. Default 3. */
   maxEmptyWatches?: number;
