@@ -41,7 +41,7 @@ export type {
 
 // Reflector
 export { reflector, step as reflectorStep } from './reflector.ts';
-export { initialReflectorModel, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorModel.ts';
+export { initialReflectorModel, ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorModel.ts';
 export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorOptions, ReflectorState, StepResult } from './reflectorModel.ts';
 export { nextBackoff, resolveBackoff, backoffSuccess } from './backoff.ts';
 export type { BackoffOptions, BackoffState, NextBackoffOptions } from './backoff.ts';

@@ -5,10 +5,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { NEVER, Observable, defer, of, throwError } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { KubeApiError } from './errors.ts';
+import { InvalidOptionsError, KubeApiError } from './errors.ts';
 import { reflector } from './reflector.ts';
-import type { ReflectorOptions } from './reflectorModel.ts';
-import type { ListerWatcher, ListPage, WatchEvent } from './types.ts';
+import { ListTooLargeError, type ReflectorOptions } from './reflectorModel.ts';
+import type { ListOptions, ListerWatcher, ListPage, ReflectorStatus, WatchEvent } from './types.ts';
 import { page, testObject as obj } from '../test/fakeListerWatcher.ts';
 import { ev, setup, statuses } from '../test/reflectorHarness.ts';
 
@@ -17,32 +17,39 @@ const expiredEvent = ev('ERROR', { kind: 'Status', code: 410, reason: 'Expired',
 
 /**
  * Runs a reflector for `ms` of virtual time over a ListerWatcher whose list and watch answer with
- * `list()` / `watch()` at every call, and returns the virtual times of the lists. A hot loop is
- * cut after 1000 calls (the source then hangs), so a regression fails instead of hanging.
+ * `list()` / `watch()` at every call, and returns the virtual times and options of the lists and
+ * the statuses. A hot loop is cut after 1000 calls (the source then hangs), so a regression fails
+ * instead of hanging.
  */
-function countLists(
-  answers: { list: () => Observable<ListPage>; watch: () => Observable<WatchEvent> },
+function runGuarded(
+  answers: { list: (o: ListOptions) => Observable<ListPage>; watch: () => Observable<WatchEvent> },
   ms: number,
   options: ReflectorOptions = {},
-): number[] {
-  const lists: number[] = [];
+) {
+  const lists: { at: number; options: ListOptions }[] = [];
+  const statuses: ReflectorStatus[] = [];
   const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
   ts.run(({ flush }) => {
     let calls = 0;
     const guard = <T>(make: () => Observable<T>) => defer(() => (++calls > 1000 ? NEVER : make()));
     const lw: ListerWatcher = {
-      list: () => {
-        lists.push(ts.now());
-        return guard(answers.list);
+      list: (o) => {
+        lists.push({ at: ts.now(), options: o });
+        return guard(() => answers.list(o));
       },
       watch: () => guard(answers.watch),
     };
-    const sub = reflector(lw, { scheduler: ts, random: () => 0, ...options }).subscribe();
+    const sub = reflector(lw, { scheduler: ts, random: () => 0, ...options }).subscribe((e) => {
+      if (e.type === 'status') statuses.push(e.status);
+    });
     ts.schedule(() => sub.unsubscribe(), ms);
     flush();
   });
-  return lists;
+  return { lists, statuses };
 }
+
+/** The virtual times of the lists `runGuarded` saw. */
+const countLists = (...args: Parameters<typeof runGuarded>): number[] => runGuarded(...args).lists.map((l) => l.at);
 
 describe('reflector on repeated 410 Gone', () => {
   const goodList = () => of(page([obj('a', '1')], '5'));
@@ -125,6 +132,74 @@ describe('reflector on Retry-After', () => {
     for (const bad of [Number.NaN, Infinity, -5, '7']) {
       const status = { kind: 'Status' as const, code: 503, details: { retryAfterSeconds: bad as number } };
       expect(retryAfterOf(new KubeApiError(503, { status }))).toEqual({ delay: 800, second: 800 });
+    }
+  });
+});
+
+describe('reflector on lists that never end', () => {
+  // Every page has a continue token: `perPage` objects, numbered on.
+  const endless = (perPage: number) => {
+    let n = 0;
+    return (o: ListOptions) =>
+      of(
+        page(
+          Array.from({ length: perPage }, () => obj(`p${n++}`, '1')),
+          '5',
+          `tok${o.continue ?? ''}x`,
+        ),
+      );
+  };
+  const tooLarge = (statuses: ReflectorStatus[]) => statuses.find((st) => st.lastError instanceof ListTooLargeError);
+
+  it('should stop following continue tokens at maxListPages, then back off and relist from scratch', () => {
+    const { lists, statuses } = runGuarded({ list: endless(1), watch: () => NEVER }, 1000, { maxListPages: 3 });
+    expect(lists.map((l) => [l.at, l.options.continue])).toEqual([
+      [0, undefined],
+      [0, 'tokx'],
+      [0, 'toktokxx'],
+      [800, undefined], // after the backoff: from scratch
+      [800, 'tokx'],
+      [800, 'toktokxx'],
+    ]);
+    const failed = tooLarge(statuses);
+    expect(failed).toMatchObject({ phase: 'backingOff', backoffMs: 800, hasSynced: false });
+    expect(failed?.lastError).toMatchObject({ reason: 'ListTooLarge', limit: 'maxListPages', pages: 3, items: 3 });
+    expect(statuses.some((st) => st.hasSynced)).toBe(false);
+  });
+
+  it('should stop a list past maxListItems, also on its last page, and accept one at the bounds', () => {
+    const many = runGuarded({ list: endless(2), watch: () => NEVER }, 100, { maxListItems: 5 });
+    expect(many.lists).toHaveLength(3);
+    expect(tooLarge(many.statuses)?.lastError).toMatchObject({ limit: 'maxListItems', pages: 3, items: 6 });
+
+    const last = runGuarded({ list: () => of(page([obj('a', '1'), obj('b', '1')], '5')), watch: () => NEVER }, 100, { maxListItems: 1 });
+    expect(tooLarge(last.statuses)?.lastError).toMatchObject({ limit: 'maxListItems', pages: 1, items: 2 });
+
+    // Exactly maxListPages pages and maxListItems objects: a good list.
+    const pages = [page([obj('a', '1')], '5', 't1'), page([obj('b', '1')], '5', 't2'), page([obj('c', '1')], '5')];
+    const exact = runGuarded({ list: () => of(pages.shift()!), watch: () => NEVER }, 100, { maxListPages: 3, maxListItems: 3 });
+    expect(exact.statuses.at(-1)).toMatchObject({ phase: 'watching', hasSynced: true });
+    expect(tooLarge(exact.statuses)).toBeUndefined();
+  });
+
+  it('should stop a streaming list past maxListItems and drop what it held', () => {
+    setup(({ lw, start, flush, cold }) => {
+      const adds = Object.fromEntries(['a', 'b', 'c', 'd'].map((k, i) => [k, ev('ADDED', obj(`p${i}`, '1'))]));
+      lw.scriptWatch(cold<WatchEvent>('abcd', adds));
+      const r = start({ useStreamingList: true, maxListItems: 3 }, 500);
+      flush();
+      expect(r.events.some(([, e]) => e.type === 'replace')).toBe(false);
+      const failed = statuses(r).find(([, st]) => st.lastError instanceof ListTooLargeError);
+      expect(failed?.[0]).toBe(3);
+      expect(failed?.[1].lastError).toMatchObject({ limit: 'maxListItems', pages: 0, items: 4 });
+    });
+  });
+
+  it('should throw InvalidOptionsError for a bound that is not a positive integer', () => {
+    const lw: ListerWatcher = { list: () => NEVER, watch: () => NEVER };
+    for (const bad of [0, -1, 1.5, Number.NaN, Infinity, '10' as unknown as number]) {
+      expect(() => reflector(lw, { maxListPages: bad })).toThrow(InvalidOptionsError);
+      expect(() => reflector(lw, { maxListItems: bad })).toThrow(InvalidOptionsError);
     }
   });
 });

@@ -10,6 +10,7 @@ import { InvalidObjectError, KubeApiError } from './errors.ts';
 import { idleTimeout } from './idleTimeout.ts';
 import { timerAfter } from './longTimer.ts';
 import {
+  ListTooLargeError,
   UnknownWatchEventError,
   WatchClosedError,
   WatchIdleError,
@@ -127,10 +128,17 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
           state.consistent,
         );
       }
-      const items = state.items.length === 0 ? page.items : state.items.concat(page.items);
       const token = page.metadata?.continue;
+      const received = { pages: (model.status.listProgress?.pages ?? 0) + 1, items: state.items.length + page.items.length };
+      const { maxListItems, maxListPages } = ctx.options;
+      if (received.items > maxListItems || (token && received.pages >= maxListPages)) {
+        const limit = received.items > maxListItems ? 'maxListItems' : 'maxListPages';
+        const error = new ListTooLargeError(limit, ctx.options[limit], received);
+        return fail(model, error, 'list', state.consistent);
+      }
+      const items = state.items.length === 0 ? page.items : state.items.concat(page.items);
       if (token) {
-        const progress = { pages: (model.status.listProgress?.pages ?? 0) + 1, items: items.length };
+        const progress = received;
         const next = setStatus({ ...model, state: { ...state, continue: token, listRv, items } }, { listProgress: progress });
         return {
           model: next,
@@ -153,6 +161,10 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
       if (state.phase === 'streaming') {
         // The accumulator belongs to this streaming state alone; appending avoids O(n²) copies.
         if (event.type === 'ADDED') {
+          if (state.items.length >= ctx.options.maxListItems) {
+            const error = new ListTooLargeError('maxListItems', ctx.options.maxListItems, { pages: 0, items: state.items.length + 1 });
+            return fail(model, error, 'list', true);
+          }
           state.items.push(event.object);
           return { model, outputs, action: CONTINUE };
         }

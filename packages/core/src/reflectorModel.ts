@@ -35,6 +35,22 @@ export interface ReflectorOptions {
   backoff?: BackoffOptions;
   /** Consecutive watches closed at once (under 1 s, no event) that trigger a relist. Default 3. */
   maxEmptyWatches?: number;
+  /**
+   * Most pages one paged list may have: a page with a `continue` token past this many fails the
+   * list with `ListTooLargeError` (then backoff and relist) instead of being followed. Guards
+   * against a server handing out continue tokens forever, even with empty pages. Default 10 000:
+   * 5 million objects at the default page size, 33 times the 150 000 pods of the largest cluster
+   * Kubernetes' scalability thresholds describe. Raise it with a `pageSize` under 100.
+   */
+  maxListPages?: number;
+  /**
+   * Most objects one list may hold (paged, or streamed with `useStreamingList`): past this the list
+   * fails with `ListTooLargeError` (then backoff and relist) and what it held is dropped. Guards the
+   * process's memory against a server that never ends a list. Default 1 000 000: more than 6 times
+   * the 150 000 pods of Kubernetes' scalability thresholds, the largest per-resource count they
+   * give, and about 1 GB of heap for small objects.
+   */
+  maxListItems?: number;
   /** Where time runs (backoff, timeouts). Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
   /** Source of randomness for jitter and watch timeouts. Default `Math.random`. */
@@ -59,6 +75,28 @@ export class WatchClosedError extends RxInformerError {
 export class UnknownWatchEventError extends RxInformerError {
   constructor(type: unknown) {
     super('UnknownWatchEvent', `watch event of unknown type ${JSON.stringify(type)} skipped`);
+  }
+}
+
+/** A list went past `maxListPages` or `maxListItems`: it was stopped, and is retried after a backoff. */
+export class ListTooLargeError extends RxInformerError {
+  /** Which bound was crossed. */
+  readonly limit: 'maxListPages' | 'maxListItems';
+  /** Pages received when the list was stopped (0 for a streaming list). */
+  readonly pages: number;
+  /** Objects received when the list was stopped. */
+  readonly items: number;
+
+  constructor(limit: 'maxListPages' | 'maxListItems', max: number, received: { pages: number; items: number }) {
+    super(
+      'ListTooLarge',
+      limit === 'maxListPages'
+        ? `list stopped after ${received.pages} pages (${received.items} objects): the server kept sending continue tokens past maxListPages ${max}`
+        : `list stopped at ${received.items} objects (${received.pages} pages), more than maxListItems ${max}`,
+    );
+    this.limit = limit;
+    this.pages = received.pages;
+    this.items = received.items;
   }
 }
 
@@ -185,6 +223,8 @@ export function resolveOptions(options: ReflectorOptions): ResolvedReflectorOpti
     minWatchTimeoutSeconds: positive('minWatchTimeoutSeconds', options.minWatchTimeoutSeconds, 300),
     idleGraceMs: positive('idleGraceMs', options.idleGraceMs, 30_000, 0),
     maxEmptyWatches: positive('maxEmptyWatches', options.maxEmptyWatches, 3, 1, true),
+    maxListPages: positive('maxListPages', options.maxListPages, 10_000, 1, true),
+    maxListItems: positive('maxListItems', options.maxListItems, 1_000_000, 1, true),
     backoff: resolveBackoff(options.backoff),
   };
 }
