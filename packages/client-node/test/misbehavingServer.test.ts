@@ -1,8 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createSharedInformer, fetchListerWatcher, ListTooLargeError, type KubeObject, type ListerWatcher } from '@rxinformer/core';
-import { createKubeTransport, kubeConfigListerWatcher, pods, type KubeTransport } from '../src/index.ts';
+import {
+  createSharedInformer,
+  fetchListerWatcher,
+  ListTooLargeError,
+  UnexpectedTypeError,
+  type KubeObject,
+  type ListerWatcher,
+  type SharedInformer,
+} from '@rxinformer/core';
+import { createKubeInformerFactory, createKubeTransport, kubeConfigListerWatcher, pods, type KubeTransport } from '../src/index.ts';
 import { serverKubeConfig, waitFor } from './simHarness.ts';
 
 // The informer against a small node:http server that misbehaves in ways the simulator cannot:
@@ -77,6 +85,77 @@ describe.each(makers)('an informer over %s', (_name, makeLw) => {
       expect(informer.getStore().size).toBe(0);
     } finally {
       informer.shutdown();
+    }
+  });
+});
+
+describe('an informer of the Kube factory, given objects of another kind', () => {
+  const object = (kind: string, apiVersion: string, name: string, rv: string): KubeObject => ({
+    kind,
+    apiVersion,
+    metadata: { name, namespace: 'default', uid: `uid-${name}`, resourceVersion: rv },
+  });
+  // Lists `listed`, then a watch that sends `watched` and stays open.
+  const serve = (path: string, listed: KubeObject[], watched: KubeObject[]): void => {
+    handler = (_req, res, url) => {
+      if (url.pathname === '/apis/example.com/v1') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const widgets = { name: 'widgets', kind: 'Widget', namespaced: true, verbs: ['list', 'watch'] };
+        return res.end(JSON.stringify({ kind: 'APIResourceList', groupVersion: 'example.com/v1', resources: [widgets] }));
+      }
+      if (url.pathname !== path) return res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (url.searchParams.get('watch') !== 'true') return res.end(listBody(listed));
+      for (const o of watched) res.write(JSON.stringify({ type: 'ADDED', object: o }) + '\n');
+    };
+  };
+  const errorsOf = (informer: SharedInformer<KubeObject>) => {
+    // Each error once, though the statuses that follow it carry it on until it is cleared.
+    const errors: UnexpectedTypeError[] = [];
+    informer.status$.subscribe(
+      (st) => st.lastError instanceof UnexpectedTypeError && !errors.includes(st.lastError) && errors.push(st.lastError),
+    );
+    return errors;
+  };
+
+  it('should keep them out of a typed informer and report them on status$', async () => {
+    serve(
+      '/api/v1/pods',
+      [podObject('p'), object('ConfigMap', 'v1', 'cm2', '6')],
+      [object('ConfigMap', 'v1', 'cm', '11'), podObject('q', '12')],
+    );
+    const factory = createKubeInformerFactory(serverKubeConfig(base));
+    try {
+      const informer = factory.informerFor(pods);
+      const errors = errorsOf(informer as never);
+      factory.start();
+      await factory.waitForCacheSync();
+      expect(await waitFor(() => informer.getStore().size === 2)).toBe(true);
+      expect([...informer.getStore().keys()].sort()).toEqual(['default/p', 'default/q']);
+      expect(errors.map((e) => [e.count, (e.object as KubeObject).metadata?.name])).toEqual([
+        [1, 'cm2'], // the list's, on the status after it
+        [1, 'cm'], // the watch event's
+      ]);
+    } finally {
+      await factory.close();
+    }
+  });
+
+  it('should keep them out of a dynamic informer, whose kind discovery gave', async () => {
+    const widget = (name: string, rv: string) => object('Widget', 'example.com/v1', name, rv);
+    const gadget = (name: string, rv: string) => object('Gadget', 'example.com/v1', name, rv);
+    serve('/apis/example.com/v1/widgets', [widget('w1', '5'), gadget('g1', '6')], [gadget('g2', '11'), widget('w2', '12')]);
+    const factory = createKubeInformerFactory(serverKubeConfig(base));
+    try {
+      const informer = await factory.informerForRef({ apiVersion: 'example.com/v1', kind: 'Widget' });
+      const errors = errorsOf(informer as never);
+      factory.start();
+      await factory.waitForCacheSync();
+      expect(await waitFor(() => informer.getStore().size === 2)).toBe(true);
+      expect([...informer.getStore().keys()].sort()).toEqual(['default/w1', 'default/w2']);
+      expect(errors.map((e) => (e.object as KubeObject).metadata?.name)).toEqual(['g1', 'g2']);
+    } finally {
+      await factory.close();
     }
   });
 });

@@ -43,6 +43,8 @@ export type {
 export { reflector, step as reflectorStep } from './reflector.ts';
 export { initialReflectorModel, ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorModel.ts';
 export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorOptions, ReflectorState, StepResult } from './reflectorModel.ts';
+export { UnexpectedTypeError } from './expectedType.ts';
+export type { ExpectedType } from './expectedType.ts';
 export { nextBackoff, resolveBackoff, backoffSuccess } from './backoff.ts';
 export type { BackoffOptions, BackoffState, NextBackoffOptions } from './backoff.ts';
 

@@ -7,10 +7,11 @@ import { NEVER, Observable, defer, of, throwError } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError, KubeApiError } from './errors.ts';
 import { reflector } from './reflector.ts';
+import { UnexpectedTypeError } from './expectedType.ts';
 import { ListTooLargeError, type ReflectorOptions } from './reflectorModel.ts';
-import type { ListOptions, ListerWatcher, ListPage, ReflectorStatus, WatchEvent } from './types.ts';
+import type { KubeObject, ListOptions, ListerWatcher, ListPage, ReflectorStatus, WatchEvent } from './types.ts';
 import { page, testObject as obj } from '../test/fakeListerWatcher.ts';
-import { ev, setup, statuses } from '../test/reflectorHarness.ts';
+import { data, ev, setup, statuses } from '../test/reflectorHarness.ts';
 
 const expired = () => new KubeApiError(410, { reason: 'Expired', message: 'too old resource version' });
 const expiredEvent = ev('ERROR', { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' });
@@ -201,5 +202,91 @@ describe('reflector on lists that never end', () => {
       expect(() => reflector(lw, { maxListPages: bad })).toThrow(InvalidOptionsError);
       expect(() => reflector(lw, { maxListItems: bad })).toThrow(InvalidOptionsError);
     }
+  });
+});
+
+describe('reflector with an expected type', () => {
+  const pods: ReflectorOptions = { expectedType: { apiVersion: 'v1', kind: 'Pod' } };
+  const cm = (name: string, rv: string) => ({ ...obj(name, rv), kind: 'ConfigMap' });
+  const bare = (name: string, rv: string) => ({ metadata: obj(name, rv).metadata }); // no apiVersion, no kind
+  const skipped = (r: Parameters<typeof statuses>[0]) =>
+    statuses(r)
+      .map(([t, st]) => [t, st.lastError] as const)
+      .filter(([, e]) => e instanceof UnexpectedTypeError) as [number, UnexpectedTypeError][];
+
+  it('should skip and report watch events of another kind or apiVersion, without taking their resource version', () => {
+    setup(({ lw, start, flush, cold }) => {
+      lw.scriptList(of(page([], '1')));
+      lw.scriptWatch(
+        cold<WatchEvent>('a b c d e f|', {
+          a: ev('ADDED', obj('x', '2')),
+          b: ev('ADDED', cm('cm', '9')),
+          c: ev('MODIFIED', { ...obj('x', '10'), apiVersion: 'example.com/v1' }),
+          d: ev('DELETED', cm('cm', '11')),
+          e: ev('BOOKMARK', { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: '12' } }),
+          f: ev('ADDED', bare('y', '3')),
+        }),
+        NEVER,
+      );
+      const r = start(pods);
+      flush();
+      expect(data(r)).toEqual([
+        [0, 'replace@1:'],
+        [0, 'added:x'],
+        [5, 'added:y'],
+      ]);
+      expect(lw.watchCalls.map((c) => c.resourceVersion)).toEqual(['1', '3']); // not 9, 10, 11 or 12
+      expect(skipped(r).map(([t, e]) => [t, e.count, (e.object as KubeObject).kind, e.reason])).toEqual([
+        [1, 1, 'ConfigMap', 'UnexpectedType'],
+        [2, 1, 'Pod', 'UnexpectedType'],
+        [3, 1, 'ConfigMap', 'UnexpectedType'],
+        [4, 1, 'ConfigMap', 'UnexpectedType'],
+      ]);
+      expect(skipped(r)[0][1].message).toBe('object of type v1 ConfigMap default/cm skipped: expected v1 Pod');
+      expect(statuses(r).at(-1)?.[1].lastError).toBeUndefined(); // cleared by the good event after
+    });
+  });
+
+  it('should skip list items of another kind across pages and report them on the status after the list', () => {
+    setup(({ lw, start, flush }) => {
+      lw.scriptList(of(page([obj('a', '1'), cm('cm1', '2')], '5', 'tok')), of(page([cm('cm2', '3'), bare('b', '4')], '5')));
+      const r = start(pods);
+      flush();
+      expect(data(r)).toEqual([[0, 'replace@5:a,b']]);
+      const after = statuses(r).find(([, st]) => st.hasSynced)?.[1];
+      expect(after?.lastError).toBeInstanceOf(UnexpectedTypeError);
+      expect(after?.lastError).toMatchObject({ count: 2, object: cm('cm1', '2') });
+      expect(after?.lastError?.message).toBe('2 objects of another type skipped (the first: v1 ConfigMap default/cm1): expected v1 Pod');
+      expect(after?.listProgress).toBeUndefined();
+      expect(statuses(r).filter(([, st]) => st.listProgress?.pages === 1)[0][1].listProgress).toEqual({ pages: 1, items: 2 });
+    });
+  });
+
+  it('should skip streamed objects of another kind and report them with the list', () => {
+    setup(({ lw, start, flush, cold }) => {
+      const end = { kind: 'Pod', metadata: { resourceVersion: '50', annotations: { 'k8s.io/initial-events-end': 'true' } } };
+      lw.scriptWatch(cold('a b c', { a: ev('ADDED', obj('p', '10')), b: ev('ADDED', cm('cm', '11')), c: ev('BOOKMARK', end) }));
+      const r = start({ ...pods, useStreamingList: true });
+      flush();
+      expect(data(r)).toEqual([[2, 'replace@50:p']]);
+      expect(statuses(r).at(-1)?.[1].lastError).toMatchObject({ count: 1, object: cm('cm', '11') });
+    });
+  });
+
+  it('should accept every type without the option, and check only the fields it sets', () => {
+    setup(({ lw, start, flush }) => {
+      lw.scriptList(of(page([obj('a', '1'), cm('cm', '2')], '5')), of(page([obj('a', '1'), cm('cm', '2')], '5')));
+      const all = start();
+      const kindOnly = start({ expectedType: { kind: 'ConfigMap' } });
+      flush();
+      expect(data(all)).toEqual([[0, 'replace@5:a,cm']]);
+      expect(data(kindOnly)).toEqual([[0, 'replace@5:cm']]);
+    });
+  });
+
+  it('should throw InvalidOptionsError for an expected type that is not an object of non-empty strings', () => {
+    const lw: ListerWatcher = { list: () => NEVER, watch: () => NEVER };
+    for (const bad of [null, 'Pod', 5, { kind: '' }, { kind: 5 }, { apiVersion: null }])
+      expect(() => reflector(lw, { expectedType: bad as never })).toThrow(InvalidOptionsError);
   });
 });

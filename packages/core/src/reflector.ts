@@ -7,6 +7,7 @@
 import { Observable, asyncScheduler, defer, map, type Subscription } from 'rxjs';
 import { backoffSuccess, nextBackoff, type NextBackoffOptions } from './backoff.ts';
 import { InvalidObjectError, KubeApiError } from './errors.ts';
+import { addRejected, hasExpectedType, keepExpected, UnexpectedTypeError } from './expectedType.ts';
 import { idleTimeout } from './idleTimeout.ts';
 import { timerAfter } from './longTimer.ts';
 import {
@@ -96,11 +97,12 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
     return { model: next, outputs, action: { kind: 'wait', ms: delayMs } };
   };
   const healthy = (m: ReflectorModel<T>): ReflectorModel<T> => ({ ...m, backoff: backoffSuccess(m.backoff, ctx.now) });
-  const replace = (m: ReflectorModel<T>, items: T[], rv: string): StepResult<T> => {
+  // `rejected`: the list's objects of another type, reported on the status after the list.
+  const replace = (m: ReflectorModel<T>, items: T[], rv: string, rejected?: UnexpectedTypeError): StepResult<T> => {
     outputs.push({ type: 'replace', items, resourceVersion: rv });
     const next = setStatus(
       { ...healthy(m), rv, emptyWatches: 0 },
-      { lastSyncResourceVersion: rv, hasSynced: true, lastError: undefined, listProgress: undefined },
+      { lastSyncResourceVersion: rv, hasSynced: true, lastError: rejected, listProgress: undefined },
     );
     return startWatch(next, rv);
   };
@@ -129,24 +131,25 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
         );
       }
       const token = page.metadata?.continue;
-      const received = { pages: (model.status.listProgress?.pages ?? 0) + 1, items: state.items.length + page.items.length };
+      const { pages = 0, items: before = 0 } = model.status.listProgress ?? {};
+      const received = { pages: pages + 1, items: before + page.items.length };
       const { maxListItems, maxListPages } = ctx.options;
       if (received.items > maxListItems || (token && received.pages >= maxListPages)) {
         const limit = received.items > maxListItems ? 'maxListItems' : 'maxListPages';
         const error = new ListTooLargeError(limit, ctx.options[limit], received);
         return fail(model, error, 'list', state.consistent);
       }
-      const items = state.items.length === 0 ? page.items : state.items.concat(page.items);
+      const { items: kept, rejected } = keepExpected(ctx.options.expectedType, page.items, state.rejected);
+      const items = state.items.length === 0 ? kept : state.items.concat(kept);
       if (token) {
-        const progress = received;
-        const next = setStatus({ ...model, state: { ...state, continue: token, listRv, items } }, { listProgress: progress });
+        const next = setStatus({ ...model, state: { ...state, continue: token, listRv, items, rejected } }, { listProgress: received });
         return {
           model: next,
           outputs,
           action: { kind: 'list', options: { ...listOptions(ctx.options, state.consistent), continue: token, resourceVersion: undefined } },
         };
       }
-      return replace(model, items, listRv);
+      return replace(model, items, listRv, rejected);
     }
     case 'event': {
       const event = input.event;
@@ -158,26 +161,33 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
           action: CONTINUE,
         };
       }
+      const known = event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK';
+      const expected = ctx.options.expectedType;
+      const ofType = !known || hasExpectedType(expected, event.object);
       if (state.phase === 'streaming') {
         // The accumulator belongs to this streaming state alone; appending avoids O(n²) copies.
         if (event.type === 'ADDED') {
-          if (state.items.length >= ctx.options.maxListItems) {
-            const error = new ListTooLargeError('maxListItems', ctx.options.maxListItems, { pages: 0, items: state.items.length + 1 });
+          const held = state.items.length + (state.rejected?.count ?? 0);
+          if (held >= ctx.options.maxListItems) {
+            const error = new ListTooLargeError('maxListItems', ctx.options.maxListItems, { pages: 0, items: held + 1 });
             return fail(model, error, 'list', true);
           }
-          state.items.push(event.object);
+          if (ofType) state.items.push(event.object);
+          else state.rejected = addRejected(expected!, event.object, 1, state.rejected);
           return { model, outputs, action: CONTINUE };
         }
-        if (event.type === 'BOOKMARK' && event.object?.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
+        if (event.type === 'BOOKMARK' && ofType && event.object?.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
           const rv = event.object.metadata.resourceVersion;
           if (!rv) return fail(model, new InvalidObjectError('initial-events-end bookmark has no resourceVersion', event), 'list', true);
-          const result = replace(model, state.items, rv);
+          const result = replace(model, state.items, rv, state.rejected);
           return { ...result, action: CONTINUE }; // the same stream carries on with live events
         }
       }
       if (state.phase !== 'watching' && state.phase !== 'streaming') return { model, outputs, action: CONTINUE };
+      // An object of another type: skipped and reported, its resource version not taken (client-go).
+      if (!ofType)
+        return { model: setStatus(model, { lastError: new UnexpectedTypeError(expected!, event.object) }), outputs, action: CONTINUE };
       // The hot path of a busy watch: one new state and one new model per event.
-      const known = event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK';
       const rv = known ? event.object?.metadata?.resourceVersion : undefined;
       const watching =
         state.phase === 'watching'

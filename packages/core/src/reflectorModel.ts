@@ -4,6 +4,7 @@
  */
 import { resolveBackoff, type BackoffOptions, type BackoffState, type ResolvedBackoff } from './backoff.ts';
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
+import { validateExpectedType, type ExpectedType, type UnexpectedTypeError } from './expectedType.ts';
 import type { KubeObject, ListOptions, ListPage, ReflectorEvent, ReflectorStatus, WatchEvent, WatchOptions } from './types.ts';
 import type { SchedulerLike } from 'rxjs';
 
@@ -51,6 +52,16 @@ export interface ReflectorOptions {
    * give, and about 1 GB of heap for small objects.
    */
   maxListItems?: number;
+  /**
+   * The apiVersion and kind of the resource watched (client-go's expected GVK). A watch event or
+   * list item whose object declares another one is skipped and reported as an
+   * `UnexpectedTypeError` in the status's `lastError` (for a list, one error counting every item
+   * skipped, on the status after the list); its resource version is not taken. Objects that
+   * declare none are accepted (list items often don't). The informer factory sets it from the
+   * resource descriptor. List items are checked after an informer's `transform`, which should keep
+   * `apiVersion`/`kind` or drop them. Default: not checked.
+   */
+  expectedType?: ExpectedType;
   /** Where time runs (backoff, timeouts). Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
   /** Source of randomness for jitter and watch timeouts. Default `Math.random`. */
@@ -109,8 +120,21 @@ export type ReflectorAction =
 
 /** The state of the machine. `rv` is the last resource version seen (opaque). */
 export type ReflectorState<T extends KubeObject> =
-  | { phase: 'listing'; consistent: boolean; continue?: string; listRv?: string; items: T[] }
-  | { phase: 'streaming'; items: T[] }
+  | {
+      phase: 'listing';
+      consistent: boolean;
+      continue?: string;
+      listRv?: string;
+      items: T[];
+      /** The list's objects of another type skipped so far (see `expectedType`). */
+      rejected?: UnexpectedTypeError;
+    }
+  | {
+      phase: 'streaming';
+      items: T[];
+      /** The list's objects of another type skipped so far (see `expectedType`). */
+      rejected?: UnexpectedTypeError;
+    }
   | { phase: 'watching'; rv: string; startedAt: number; events: number }
   | { phase: 'backingOff'; resume: 'list' | 'watch'; consistent: boolean; rv?: string };
 
@@ -148,9 +172,12 @@ export interface StepContext {
 
 /** @internal Options with every default filled in. */
 export type ResolvedReflectorOptions = Required<
-  Omit<ReflectorOptions, 'labelSelector' | 'fieldSelector' | 'initialListResourceVersion' | 'backoff' | 'scheduler' | 'random'>
+  Omit<
+    ReflectorOptions,
+    'labelSelector' | 'fieldSelector' | 'initialListResourceVersion' | 'backoff' | 'scheduler' | 'random' | 'expectedType'
+  >
 > &
-  Pick<ReflectorOptions, 'labelSelector' | 'fieldSelector' | 'initialListResourceVersion'> & { backoff: ResolvedBackoff };
+  Pick<ReflectorOptions, 'labelSelector' | 'fieldSelector' | 'initialListResourceVersion' | 'expectedType'> & { backoff: ResolvedBackoff };
 
 /** The result of one step: the new model, events to emit, and the next action. */
 export interface StepResult<T extends KubeObject> {
@@ -226,5 +253,6 @@ export function resolveOptions(options: ReflectorOptions): ResolvedReflectorOpti
     maxListPages: positive('maxListPages', options.maxListPages, 10_000, 1, true),
     maxListItems: positive('maxListItems', options.maxListItems, 1_000_000, 1, true),
     backoff: resolveBackoff(options.backoff),
+    expectedType: validateExpectedType(options.expectedType),
   };
 }
