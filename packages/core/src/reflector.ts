@@ -2,7 +2,9 @@
  * The reflector: lists, then watches, and keeps doing so whatever the network does
  * (client-go's `Reflector.ListAndWatch`). A discriminated-union state advanced by the pure
  * `step` function; `reflector()` unfolds it into an Observable that never completes on its own.
- * The states, inputs, options and errors are in `reflectorModel.ts`.
+ * The states, inputs, options and errors are in `reflectorModel.ts`. A misbehaving server costs a
+ * bounded amount: repeated 410s back off, `Retry-After` is capped, a list is bounded in pages and
+ * objects, and objects of another type than `expectedType` are skipped.
  */
 import { Observable, asyncScheduler, defer, map, type Subscription } from 'rxjs';
 import { backoffSuccess, nextBackoff, type NextBackoffOptions } from './backoff.ts';
@@ -265,7 +267,10 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
  * Lists and watches `lw` forever, emitting a `replace` for each complete list, the watch's
  * changes, bookmarks, and a `status` on every change of condition. Cold: each subscription runs
  * its own list and watch; unsubscribing aborts the request in flight and clears every timer.
- * The Observable never errors and never completes: failures are `status` events.
+ * The Observable never errors and never completes: failures are `status` events (a 410 relists
+ * at once after a healthy period, with backoff when it repeats; a list past `maxListPages` or
+ * `maxListItems` fails with `ListTooLargeError`; an object of another type than `expectedType` is
+ * skipped with an `UnexpectedTypeError`).
  *
  * Caveat: a relist's `replace` carries the whole list; consumers apply it atomically.
  *
