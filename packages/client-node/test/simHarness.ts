@@ -9,9 +9,14 @@ import { createKubeTransport, type KubeTransport } from '../src/index.ts';
 
 /** A KubeConfig pointing at the simulator, with `token` (default: the simulator's, when auth is on). */
 export function simKubeConfig(sim: ApiServer, token: string | undefined = sim.faults.token): KubeConfig {
+  return serverKubeConfig(sim.url, token);
+}
+
+/** A KubeConfig pointing at any server URL (the simulator, a test's node:http server), with an optional token. */
+export function serverKubeConfig(server: string, token?: string): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: 'sim', server: sim.url, skipTLSVerify: true }],
+    clusters: [{ name: 'sim', server, skipTLSVerify: true }],
     users: [{ name: 'sim', ...(token !== undefined && { token }) }],
     contexts: [{ name: 'sim', cluster: 'sim', user: 'sim', namespace: 'default' }],
     currentContext: 'sim',

@@ -1,6 +1,9 @@
 /**
  * Exponential backoff with jitter, as a pure policy: the reflector asks it for the next delay.
  * client-go's reflector uses 800 ms doubling to 30 s, reset after 2 minutes without failure.
+ * A server's `Retry-After` lengthens a delay up to the cap (`maxMs`), never beyond: client-go's
+ * reflector never waits longer than its own backoff cap whatever the server asks, and a wait of
+ * years would stop the informer for good.
  */
 import { InvalidOptionsError, KubeApiError } from './errors.ts';
 
@@ -8,7 +11,10 @@ import { InvalidOptionsError, KubeApiError } from './errors.ts';
 export interface BackoffOptions {
   /** First delay, in ms. Default 800. */
   initialMs?: number;
-  /** Cap of the delay before jitter, in ms. Default 30 000. */
+  /**
+   * Cap of the delay before jitter, in ms; also the longest wait a `Retry-After` can ask for (a
+   * longer one is cut to this, as client-go's reflector never waits past its backoff cap). Default 30 000.
+   */
   maxMs?: number;
   /** Growth factor per consecutive failure. Default 2. */
   factor?: number;
@@ -52,9 +58,21 @@ export function backoffSuccess(state: BackoffState, now: number): BackoffState {
   return state.healthySince === undefined ? { ...state, healthySince: now } : state;
 }
 
+/** How `nextBackoff` counts a failure. */
+export interface NextBackoffOptions {
+  /**
+   * The first failure after a healthy period is retried at once (delay 0); the n-th in a row
+   * waits what the (n−1)-th would otherwise. For failures whose usual cause is benign and whose
+   * cure is the retry itself (a 410 after etcd compaction: relist), while a server answering them
+   * in a loop still gets exponential backoff. Default false.
+   */
+  firstImmediate?: boolean;
+}
+
 /**
  * The delay before retrying after `error`, and the new state. A `Retry-After` carried by a
- * `KubeApiError` is a floor: the delay is never shorter.
+ * `KubeApiError` is a floor, capped at `maxMs`: the delay is never shorter than what the server
+ * asks, up to the cap.
  *
  * @example
  * let s: BackoffState = { failures: 0 };
@@ -66,12 +84,15 @@ export function nextBackoff(
   now: number,
   options: ResolvedBackoff,
   random: () => number,
+  how: NextBackoffOptions = {},
 ): { delayMs: number; state: BackoffState } {
   const healthyLongEnough = state.healthySince !== undefined && now - state.healthySince >= options.resetAfterMs;
   const failures = healthyLongEnough ? 0 : state.failures;
-  const base = Math.min(options.maxMs, options.initialMs * options.factor ** failures);
-  let delayMs = Math.round(base * (1 + options.jitter * random()));
+  const step = how.firstImmediate ? failures - 1 : failures;
+  let delayMs =
+    step < 0 ? 0 : Math.round(Math.min(options.maxMs, options.initialMs * options.factor ** step) * (1 + options.jitter * random()));
   const retryAfter = error instanceof KubeApiError ? error.retryAfterSeconds : undefined;
-  if (retryAfter !== undefined && retryAfter > 0) delayMs = Math.max(delayMs, retryAfter * 1000);
+  if (typeof retryAfter === 'number' && Number.isFinite(retryAfter) && retryAfter > 0)
+    delayMs = Math.max(delayMs, Math.min(retryAfter * 1000, options.maxMs));
   return { delayMs, state: { failures: failures + 1 } };
 }

@@ -27,7 +27,10 @@ export class KubeApiError extends RxInformerError {
   readonly code: number;
   /** The Status body, when the server sent one. */
   readonly status?: Status;
-  /** Seconds to wait before retrying, from `Retry-After` or `details.retryAfterSeconds`. */
+  /**
+   * Seconds to wait before retrying, from `Retry-After` or `details.retryAfterSeconds`; only a
+   * finite number >= 0 is kept (a malformed value is dropped, as if absent).
+   */
   readonly retryAfterSeconds?: number;
 
   constructor(
@@ -39,7 +42,7 @@ export class KubeApiError extends RxInformerError {
     super(reason, message, { cause: init.cause });
     this.code = code;
     this.status = init.status;
-    this.retryAfterSeconds = init.retryAfterSeconds ?? init.status?.details?.retryAfterSeconds;
+    this.retryAfterSeconds = validSeconds(init.retryAfterSeconds) ?? validSeconds(init.status?.details?.retryAfterSeconds);
   }
 
   /** True for 410 Gone / Expired: the resource version is too old, relist. */
@@ -86,6 +89,11 @@ export class IndexerError extends RxInformerError {
     super('IndexerError', message, options);
     this.indexName = indexName;
   }
+}
+
+/** A number of seconds a server sent, or undefined when it is not a finite number >= 0 (NaN, Infinity, -1, "7"). */
+function validSeconds(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
 function reasonForCode(code: number): string {

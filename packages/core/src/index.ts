@@ -41,10 +41,12 @@ export type {
 
 // Reflector
 export { reflector, step as reflectorStep } from './reflector.ts';
-export { initialReflectorModel, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorModel.ts';
+export { initialReflectorModel, ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorModel.ts';
 export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorOptions, ReflectorState, StepResult } from './reflectorModel.ts';
+export { UnexpectedTypeError } from './expectedType.ts';
+export type { ExpectedType } from './expectedType.ts';
 export { nextBackoff, resolveBackoff, backoffSuccess } from './backoff.ts';
-export type { BackoffOptions, BackoffState } from './backoff.ts';
+export type { BackoffOptions, BackoffState, NextBackoffOptions } from './backoff.ts';
 
 // Delta store and indexer
 export { createDeltaReducer, initialDeltaState } from './deltaStore.ts';

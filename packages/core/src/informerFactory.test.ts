@@ -161,6 +161,25 @@ describe('createInformerFactory', () => {
     await factory.waitForCacheSync();
     expect(informer.getStore().get('default/a')?.metadata).not.toHaveProperty('managedFields');
   });
+  it("should skip objects of another type than the descriptor's, unless the informer's options say otherwise", async () => {
+    const source: ListerWatcherSource = () => {
+      const lw = fakeListerWatcher();
+      lw.scriptList(of(page([obj('p', '1'), { ...obj('cm', '2'), kind: 'ConfigMap' }, { metadata: obj('bare', '3').metadata }], '5')));
+      return lw as never;
+    };
+    const factory = make(source);
+    const typed = factory.informerFor(pods);
+    // No kind in the descriptor: its apiVersion is still checked (the Pod and ConfigMap say v1).
+    const deployments = factory.informerFor({ group: 'apps', version: 'v1', resource: 'deployments', namespaced: true });
+    const unchecked = factory.informerFor(pods, { namespace: 'other', reflector: { expectedType: {} } });
+    factory.start();
+    await factory.waitForCacheSync();
+    expect([...typed.getStore().keys()].sort()).toEqual(['default/bare', 'default/p']);
+    expect(typed.getStore().get('default/cm')).toBeUndefined();
+    expect(deployments.getStore().keys()).toEqual(['default/bare']);
+    expect([...unchecked.getStore().keys()].sort()).toEqual(['default/bare', 'default/cm', 'default/p']);
+  });
+
   it('should cover an informer requested while waitForCacheSync is pending', async () => {
     const { source, answer } = controllableSource();
     const factory = make(source);
@@ -192,9 +211,10 @@ describe('createInformerFactory', () => {
   it('should apply the default resync period, overridden per resource', () => {
     const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
     ts.run(({ cold, expectObservable }) => {
-      const source: ListerWatcherSource = () => {
+      const source: ListerWatcherSource = (resource) => {
         const lw = fakeListerWatcher();
-        lw.scriptList(cold<ListPage>('(p|)', { p: page([obj('a', '1')], '5') }));
+        // An object of the resource's kind: a Pod in the nodes informer would be skipped.
+        lw.scriptList(cold<ListPage>('(p|)', { p: page([{ ...obj('a', '1'), kind: resource.kind }], '5') }));
         return lw as never;
       };
       const factory = make(source, { scheduler: ts, resyncPeriodMs: 2000 });

@@ -5,6 +5,7 @@
  */
 import { firstValueFrom, filter, race, map, Subject, type SchedulerLike, type Subscription } from 'rxjs';
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
+import type { ExpectedType } from './expectedType.ts';
 import { validateResyncPeriod } from './resync.ts';
 import { createSharedInformer, type SharedInformer, type SharedInformerOptions } from './sharedInformer.ts';
 import type { KubeObject, ListerWatcher } from './types.ts';
@@ -17,7 +18,10 @@ export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
   version: string;
   /** Plural resource name, e.g. `pods`. */
   resource: string;
-  /** E.g. `Pod`; optional, for display and discovery. */
+  /**
+   * E.g. `Pod`; optional, for display and discovery. With it, the factory's informers skip objects
+   * of another kind (see the reflector's `expectedType`); without it, only `apiVersion` is checked.
+   */
   kind?: string;
   /** True for namespaced resources (pods), false for cluster-scoped ones (nodes). */
   namespaced: boolean;
@@ -65,7 +69,9 @@ export interface InformerFactory {
    * started at once if the factory has started. A later request for the same resource and scope
    * returns the same informer and ignores its options (the first request's options hold), unless
    * that one was shut down on its own: it then leaves the factory and a new one is made.
-   * Throws `FactoryShutdownError` after `shutdown()`, `InvalidOptionsError` for bad options.
+   * The informer skips objects of another type than the descriptor's (`apiVersion`, and `kind`
+   * when given: the reflector's `expectedType`, which `options.reflector` can override, `{}` to
+   * check nothing). Throws `FactoryShutdownError` after `shutdown()`, `InvalidOptionsError` for bad options.
    */
   informerFor<T extends KubeObject>(resource: ResourceDescriptor<T>, options?: InformerForOptions<T>): SharedInformer<T>;
   /** Starts every informer, and every informer requested from now on. Idempotent; returns at once. */
@@ -141,6 +147,8 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
       resyncPeriodMs: options.resyncPeriodMs,
       transform: options.transform as ((obj: T) => T) | undefined,
       ...informerOptions,
+      // Objects of another type never enter the cache (unless the informer's options say otherwise).
+      reflector: { expectedType: expectedTypeOf(resource), ...informerOptions.reflector },
       scheduler: options.scheduler,
     });
     informers.set(key, informer as unknown as SharedInformer<KubeObject>);
@@ -214,6 +222,12 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
       requested.complete();
     },
   };
+}
+
+/** The apiVersion (and kind, when the descriptor knows it) every object of `resource` declares, if any. */
+function expectedTypeOf(resource: ResourceDescriptor): ExpectedType {
+  const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
+  return typeof resource.kind === 'string' && resource.kind !== '' ? { apiVersion, kind: resource.kind } : { apiVersion };
 }
 
 function validateScope(scope: InformerScope): void {

@@ -1,51 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { NEVER, Observable, first, of, throwError, type Subscription } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError, KubeApiError, WatchDecodeError } from './errors.ts';
 import { reflector } from './reflector.ts';
-import type { ReflectorOptions } from './reflectorModel.ts';
-import type { KubeObject, ReflectorEvent, ReflectorStatus, WatchEvent } from './types.ts';
+import type { WatchEvent } from './types.ts';
 import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWatcher.ts';
-
-type Run = { events: [number, ReflectorEvent][]; sub: Subscription };
-
-function setup(
-  fn: (h: {
-    ts: TestScheduler;
-    cold: TestScheduler['createColdObservable'];
-    lw: ReturnType<typeof fakeListerWatcher>;
-    start: (o?: ReflectorOptions, untilMs?: number) => Run;
-    flush: () => void;
-  }) => void,
-) {
-  const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
-  ts.run(({ cold, flush }) => {
-    const lw = fakeListerWatcher();
-    // Runs the reflector until `untilMs` of virtual time (it never stops on its own).
-    const start = (o: ReflectorOptions = {}, untilMs = 200_000): Run => {
-      const events: [number, ReflectorEvent][] = [];
-      const sub = reflector(lw, { scheduler: ts, random: () => 0, ...o }).subscribe((e) => events.push([ts.now(), e]));
-      ts.schedule(() => sub.unsubscribe(), untilMs);
-      return { events, sub };
-    };
-    fn({ ts, cold: cold as TestScheduler['createColdObservable'], lw, start, flush });
-  });
-}
-
-const data = (r: Run) =>
-  r.events
-    .filter(([, e]) => e.type !== 'status')
-    .map(([t, e]) => [
-      t,
-      e.type === 'replace'
-        ? `replace@${e.resourceVersion}:${e.items.map((i) => i.metadata?.name).join(',')}`
-        : e.type === 'bookmark'
-          ? `bookmark@${e.resourceVersion}`
-          : `${e.type}:${(e as { object: KubeObject }).object.metadata?.name}`,
-    ]);
-const statuses = (r: Run) =>
-  r.events.filter(([, e]) => e.type === 'status').map(([t, e]) => [t, (e as { status: ReflectorStatus }).status] as const);
-const ev = (type: WatchEvent['type'], o: KubeObject | object): WatchEvent => ({ type, object: o }) as WatchEvent;
+import { data, ev, setup, statuses } from '../test/reflectorHarness.ts';
 
 describe('reflector', () => {
   it('should follow continue tokens and emit one replace with the first page resource version', () => {
@@ -124,14 +83,14 @@ describe('reflector', () => {
       lw.scriptList(of(page([obj('a', '1')], '5')), of(page([obj('b', '20')], '21')), of(page([obj('c', '30')], '31')));
       lw.scriptWatch(
         cold('1s a|', { a: ev('ERROR', { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' }) }),
-        cold('1s #', undefined, new KubeApiError(410)),
+        cold('3m #', undefined, new KubeApiError(410)), // after 2 minutes of health: at once again
       );
       const r = start({ initialListResourceVersion: '0' });
       flush();
       expect(data(r)).toEqual([
         [0, 'replace@5:a'],
         [1000, 'replace@21:b'],
-        [2000, 'replace@31:c'],
+        [181_000, 'replace@31:c'],
       ]);
       expect(lw.listCalls).toEqual([{ limit: 500, resourceVersion: '0' }, { limit: 500 }, { limit: 500 }]);
       expect(statuses(r).at(-1)?.[1]).toMatchObject({ relistCount: 2, hasSynced: true });

@@ -2,14 +2,18 @@
  * The reflector: lists, then watches, and keeps doing so whatever the network does
  * (client-go's `Reflector.ListAndWatch`). A discriminated-union state advanced by the pure
  * `step` function; `reflector()` unfolds it into an Observable that never completes on its own.
- * The states, inputs, options and errors are in `reflectorModel.ts`.
+ * The states, inputs, options and errors are in `reflectorModel.ts`. A misbehaving server costs a
+ * bounded amount: repeated 410s back off, `Retry-After` is capped, a list is bounded in pages and
+ * objects, and objects of another type than `expectedType` are skipped.
  */
 import { Observable, asyncScheduler, defer, map, type Subscription } from 'rxjs';
-import { backoffSuccess, nextBackoff } from './backoff.ts';
+import { backoffSuccess, nextBackoff, type NextBackoffOptions } from './backoff.ts';
 import { InvalidObjectError, KubeApiError } from './errors.ts';
+import { addRejected, hasExpectedType, keepExpected, UnexpectedTypeError } from './expectedType.ts';
 import { idleTimeout } from './idleTimeout.ts';
 import { timerAfter } from './longTimer.ts';
 import {
+  ListTooLargeError,
   UnknownWatchEventError,
   WatchClosedError,
   WatchIdleError,
@@ -72,8 +76,18 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
     const options: WatchOptions = { resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: seconds, ...selectors(ctx.options) };
     return { model: next, outputs, action: { kind: 'watch', options, idleMs: seconds * 1000 + ctx.options.idleGraceMs } };
   };
-  const fail = (m: ReflectorModel<T>, error: unknown, resume: 'list' | 'watch', consistent = false): StepResult<T> => {
-    const { delayMs, state: backoff } = nextBackoff(m.backoff, error, ctx.now, ctx.options.backoff, ctx.random);
+  const fail = (
+    m: ReflectorModel<T>,
+    error: unknown,
+    resume: 'list' | 'watch',
+    consistent = false,
+    how?: NextBackoffOptions,
+  ): StepResult<T> => {
+    const { delayMs, state: backoff } = nextBackoff(m.backoff, error, ctx.now, ctx.options.backoff, ctx.random, how);
+    // Only a first failure counted as immediate skips the wait (never a zero `initialMs`: that
+    // still yields to the scheduler, so a source failing synchronously cannot spin).
+    if (how?.firstImmediate && delayMs === 0 && resume === 'list')
+      return startList(setStatus({ ...m, backoff }, { lastError: asError(error) }), consistent);
     const next = setStatus(
       { ...m, backoff, state: { phase: 'backingOff', resume, consistent, rv: m.rv } },
       {
@@ -85,11 +99,12 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
     return { model: next, outputs, action: { kind: 'wait', ms: delayMs } };
   };
   const healthy = (m: ReflectorModel<T>): ReflectorModel<T> => ({ ...m, backoff: backoffSuccess(m.backoff, ctx.now) });
-  const replace = (m: ReflectorModel<T>, items: T[], rv: string): StepResult<T> => {
+  // `rejected`: the list's objects of another type, reported on the status after the list.
+  const replace = (m: ReflectorModel<T>, items: T[], rv: string, rejected?: UnexpectedTypeError): StepResult<T> => {
     outputs.push({ type: 'replace', items, resourceVersion: rv });
     const next = setStatus(
       { ...healthy(m), rv, emptyWatches: 0 },
-      { lastSyncResourceVersion: rv, hasSynced: true, lastError: undefined, listProgress: undefined },
+      { lastSyncResourceVersion: rv, hasSynced: true, lastError: rejected, listProgress: undefined },
     );
     return startWatch(next, rv);
   };
@@ -117,18 +132,26 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
           state.consistent,
         );
       }
-      const items = state.items.length === 0 ? page.items : state.items.concat(page.items);
       const token = page.metadata?.continue;
+      const { pages = 0, items: before = 0 } = model.status.listProgress ?? {};
+      const received = { pages: pages + 1, items: before + page.items.length };
+      const { maxListItems, maxListPages } = ctx.options;
+      if (received.items > maxListItems || (token && received.pages >= maxListPages)) {
+        const limit = received.items > maxListItems ? 'maxListItems' : 'maxListPages';
+        const error = new ListTooLargeError(limit, ctx.options[limit], received);
+        return fail(model, error, 'list', state.consistent);
+      }
+      const { items: kept, rejected } = keepExpected(ctx.options.expectedType, page.items, state.rejected);
+      const items = state.items.length === 0 ? kept : state.items.concat(kept);
       if (token) {
-        const progress = { pages: (model.status.listProgress?.pages ?? 0) + 1, items: items.length };
-        const next = setStatus({ ...model, state: { ...state, continue: token, listRv, items } }, { listProgress: progress });
+        const next = setStatus({ ...model, state: { ...state, continue: token, listRv, items, rejected } }, { listProgress: received });
         return {
           model: next,
           outputs,
           action: { kind: 'list', options: { ...listOptions(ctx.options, state.consistent), continue: token, resourceVersion: undefined } },
         };
       }
-      return replace(model, items, listRv);
+      return replace(model, items, listRv, rejected);
     }
     case 'event': {
       const event = input.event;
@@ -140,22 +163,33 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
           action: CONTINUE,
         };
       }
+      const known = event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK';
+      const expected = ctx.options.expectedType;
+      const ofType = !known || hasExpectedType(expected, event.object);
       if (state.phase === 'streaming') {
         // The accumulator belongs to this streaming state alone; appending avoids O(n²) copies.
         if (event.type === 'ADDED') {
-          state.items.push(event.object);
+          const held = state.items.length + (state.rejected?.count ?? 0);
+          if (held >= ctx.options.maxListItems) {
+            const error = new ListTooLargeError('maxListItems', ctx.options.maxListItems, { pages: 0, items: held + 1 });
+            return fail(model, error, 'list', true);
+          }
+          if (ofType) state.items.push(event.object);
+          else state.rejected = addRejected(expected!, event.object, 1, state.rejected);
           return { model, outputs, action: CONTINUE };
         }
-        if (event.type === 'BOOKMARK' && event.object?.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
+        if (event.type === 'BOOKMARK' && ofType && event.object?.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
           const rv = event.object.metadata.resourceVersion;
           if (!rv) return fail(model, new InvalidObjectError('initial-events-end bookmark has no resourceVersion', event), 'list', true);
-          const result = replace(model, state.items, rv);
+          const result = replace(model, state.items, rv, state.rejected);
           return { ...result, action: CONTINUE }; // the same stream carries on with live events
         }
       }
       if (state.phase !== 'watching' && state.phase !== 'streaming') return { model, outputs, action: CONTINUE };
+      // An object of another type: skipped and reported, its resource version not taken (client-go).
+      if (!ofType)
+        return { model: setStatus(model, { lastError: new UnexpectedTypeError(expected!, event.object) }), outputs, action: CONTINUE };
       // The hot path of a busy watch: one new state and one new model per event.
-      const known = event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK';
       const rv = known ? event.object?.metadata?.resourceVersion : undefined;
       const watching =
         state.phase === 'watching'
@@ -220,7 +254,9 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
       // The server does not do streaming lists: page from now on.
       return startList(setStatus({ ...m, streamingRefused: true }, { lastError: error }), true);
     }
-    if (gone) return startList(setStatus(m, { lastError: error }), true);
+    // 410: relist with a consistent read; at once after a healthy period (compaction, the common
+    // case), with backoff when it repeats (a server or gateway answering 410 to everything).
+    if (gone) return fail(m, error, 'list', true, { firstImmediate: true });
     if (error instanceof WatchIdleError && s.phase === 'watching') return startWatch(setStatus(m, { lastError: error }), s.rv);
     if (s.phase === 'watching') return fail(m, error, 'watch');
     return fail(m, error, 'list', s.phase === 'listing' ? s.consistent : true);
@@ -231,7 +267,10 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
  * Lists and watches `lw` forever, emitting a `replace` for each complete list, the watch's
  * changes, bookmarks, and a `status` on every change of condition. Cold: each subscription runs
  * its own list and watch; unsubscribing aborts the request in flight and clears every timer.
- * The Observable never errors and never completes: failures are `status` events.
+ * The Observable never errors and never completes: failures are `status` events (a 410 relists
+ * at once after a healthy period, with backoff when it repeats; a list past `maxListPages` or
+ * `maxListItems` fails with `ListTooLargeError`; an object of another type than `expectedType` is
+ * skipped with an `UnexpectedTypeError`).
  *
  * Caveat: a relist's `replace` carries the whole list; consumers apply it atomically.
  *

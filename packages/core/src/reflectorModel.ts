@@ -4,6 +4,7 @@
  */
 import { resolveBackoff, type BackoffOptions, type BackoffState, type ResolvedBackoff } from './backoff.ts';
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
+import { validateExpectedType, type ExpectedType, type UnexpectedTypeError } from './expectedType.ts';
 import type { KubeObject, ListOptions, ListPage, ReflectorEvent, ReflectorStatus, WatchEvent, WatchOptions } from './types.ts';
 import type { SchedulerLike } from 'rxjs';
 
@@ -27,10 +28,40 @@ export interface ReflectorOptions {
   minWatchTimeoutSeconds?: number;
   /** A watch with no event for its timeout plus this grace is considered dead. Default 30 000 ms. */
   idleGraceMs?: number;
-  /** Backoff after failures. Defaults: 800 ms doubling to 30 s, jitter 0.5, reset after 2 min. */
+  /**
+   * Backoff after failures. Defaults: 800 ms doubling to 30 s, jitter 0.5, reset after 2 min.
+   * Relists after a 410 use it too: the first after a healthy period at once, repeated ones with
+   * backoff. `maxMs` also caps the wait a `Retry-After` can ask for.
+   */
   backoff?: BackoffOptions;
   /** Consecutive watches closed at once (under 1 s, no event) that trigger a relist. Default 3. */
   maxEmptyWatches?: number;
+  /**
+   * Most pages one paged list may have: a page with a `continue` token past this many fails the
+   * list with `ListTooLargeError` (then backoff and relist) instead of being followed. Guards
+   * against a server handing out continue tokens forever, even with empty pages. Default 10 000:
+   * 5 million objects at the default page size, 33 times the 150 000 pods of the largest cluster
+   * Kubernetes' scalability thresholds describe. Raise it with a `pageSize` under 100.
+   */
+  maxListPages?: number;
+  /**
+   * Most objects one list may hold (paged, or streamed with `useStreamingList`): past this the list
+   * fails with `ListTooLargeError` (then backoff and relist) and what it held is dropped. Guards the
+   * process's memory against a server that never ends a list. Default 1 000 000: more than 6 times
+   * the 150 000 pods of Kubernetes' scalability thresholds, the largest per-resource count they
+   * give, and about 1 GB of heap for small objects.
+   */
+  maxListItems?: number;
+  /**
+   * The apiVersion and kind of the resource watched (client-go's expected GVK). A watch event or
+   * list item whose object declares another one is skipped and reported as an
+   * `UnexpectedTypeError` in the status's `lastError` (for a list, one error counting every item
+   * skipped, on the status after the list); its resource version is not taken. Objects that
+   * declare none are accepted (list items often don't). The informer factory sets it from the
+   * resource descriptor. List items are checked after an informer's `transform`, which should keep
+   * `apiVersion`/`kind` or drop them. Default: not checked.
+   */
+  expectedType?: ExpectedType;
   /** Where time runs (backoff, timeouts). Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
   /** Source of randomness for jitter and watch timeouts. Default `Math.random`. */
@@ -58,6 +89,28 @@ export class UnknownWatchEventError extends RxInformerError {
   }
 }
 
+/** A list went past `maxListPages` or `maxListItems`: it was stopped, and is retried after a backoff. */
+export class ListTooLargeError extends RxInformerError {
+  /** Which bound was crossed. */
+  readonly limit: 'maxListPages' | 'maxListItems';
+  /** Pages received when the list was stopped (0 for a streaming list). */
+  readonly pages: number;
+  /** Objects received when the list was stopped. */
+  readonly items: number;
+
+  constructor(limit: 'maxListPages' | 'maxListItems', max: number, received: { pages: number; items: number }) {
+    super(
+      'ListTooLarge',
+      limit === 'maxListPages'
+        ? `list stopped after ${received.pages} pages (${received.items} objects): the server kept sending continue tokens past maxListPages ${max}`
+        : `list stopped at ${received.items} objects (${received.pages} pages), more than maxListItems ${max}`,
+    );
+    this.limit = limit;
+    this.pages = received.pages;
+    this.items = received.items;
+  }
+}
+
 /** What the reflector does next. */
 export type ReflectorAction =
   | { kind: 'list'; options: ListOptions }
@@ -67,8 +120,21 @@ export type ReflectorAction =
 
 /** The state of the machine. `rv` is the last resource version seen (opaque). */
 export type ReflectorState<T extends KubeObject> =
-  | { phase: 'listing'; consistent: boolean; continue?: string; listRv?: string; items: T[] }
-  | { phase: 'streaming'; items: T[] }
+  | {
+      phase: 'listing';
+      consistent: boolean;
+      continue?: string;
+      listRv?: string;
+      items: T[];
+      /** The list's objects of another type skipped so far (see `expectedType`). */
+      rejected?: UnexpectedTypeError;
+    }
+  | {
+      phase: 'streaming';
+      items: T[];
+      /** The list's objects of another type skipped so far (see `expectedType`). */
+      rejected?: UnexpectedTypeError;
+    }
   | { phase: 'watching'; rv: string; startedAt: number; events: number }
   | { phase: 'backingOff'; resume: 'list' | 'watch'; consistent: boolean; rv?: string };
 
@@ -106,9 +172,12 @@ export interface StepContext {
 
 /** @internal Options with every default filled in. */
 export type ResolvedReflectorOptions = Required<
-  Omit<ReflectorOptions, 'labelSelector' | 'fieldSelector' | 'initialListResourceVersion' | 'backoff' | 'scheduler' | 'random'>
+  Omit<
+    ReflectorOptions,
+    'labelSelector' | 'fieldSelector' | 'initialListResourceVersion' | 'backoff' | 'scheduler' | 'random' | 'expectedType'
+  >
 > &
-  Pick<ReflectorOptions, 'labelSelector' | 'fieldSelector' | 'initialListResourceVersion'> & { backoff: ResolvedBackoff };
+  Pick<ReflectorOptions, 'labelSelector' | 'fieldSelector' | 'initialListResourceVersion' | 'expectedType'> & { backoff: ResolvedBackoff };
 
 /** The result of one step: the new model, events to emit, and the next action. */
 export interface StepResult<T extends KubeObject> {
@@ -181,6 +250,9 @@ export function resolveOptions(options: ReflectorOptions): ResolvedReflectorOpti
     minWatchTimeoutSeconds: positive('minWatchTimeoutSeconds', options.minWatchTimeoutSeconds, 300),
     idleGraceMs: positive('idleGraceMs', options.idleGraceMs, 30_000, 0),
     maxEmptyWatches: positive('maxEmptyWatches', options.maxEmptyWatches, 3, 1, true),
+    maxListPages: positive('maxListPages', options.maxListPages, 10_000, 1, true),
+    maxListItems: positive('maxListItems', options.maxListItems, 1_000_000, 1, true),
     backoff: resolveBackoff(options.backoff),
+    expectedType: validateExpectedType(options.expectedType),
   };
 }
