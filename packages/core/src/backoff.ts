@@ -18,7 +18,7 @@ export interface BackoffOptions {
   maxMs?: number;
   /** Growth factor per consecutive failure. Default 2. */
   factor?: number;
-  /** Extra random fraction added to each delay: `delay × (1 + jitter × random())`. Default 0.5. */
+  /** Extra random fraction added to each delay: `delay × (1 + jitter × random())`, from 0 to 1. Default 0.5. */
   jitter?: number;
   /** Healthy time after which the next failure starts again from `initialMs`. Default 120 000. */
   resetAfterMs?: number;
@@ -49,6 +49,7 @@ export function resolveBackoff(options: BackoffOptions = {}): ResolvedBackoff {
       throw new InvalidOptionsError(`backoff.${name} must be a finite number >= 0, got ${value}`);
   }
   if (resolved.factor < 1) throw new InvalidOptionsError(`backoff.factor must be >= 1, got ${resolved.factor}`);
+  if (resolved.jitter > 1) throw new InvalidOptionsError(`backoff.jitter must be at most 1, got ${resolved.jitter}`);
   if (resolved.maxMs < resolved.initialMs) throw new InvalidOptionsError('backoff.maxMs must be >= backoff.initialMs');
   return resolved;
 }
@@ -89,8 +90,10 @@ export function nextBackoff(
   const healthyLongEnough = state.healthySince !== undefined && now - state.healthySince >= options.resetAfterMs;
   const failures = healthyLongEnough ? 0 : state.failures;
   const step = how.firstImmediate ? failures - 1 : failures;
-  let delayMs =
-    step < 0 ? 0 : Math.round(Math.min(options.maxMs, options.initialMs * options.factor ** step) * (1 + options.jitter * random()));
+  // factor ** step overflows to Infinity after ~1,000 failures: capped first, and 0 × Infinity
+  // (initialMs 0) would be NaN.
+  const base = step < 0 || options.initialMs === 0 ? 0 : Math.min(options.maxMs, options.initialMs * options.factor ** step);
+  let delayMs = Math.round(base * (1 + options.jitter * random()));
   const retryAfter = error instanceof KubeApiError ? error.retryAfterSeconds : undefined;
   if (typeof retryAfter === 'number' && Number.isFinite(retryAfter) && retryAfter > 0)
     delayMs = Math.max(delayMs, Math.min(retryAfter * 1000, options.maxMs));
