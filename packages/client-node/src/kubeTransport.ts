@@ -5,7 +5,7 @@
  */
 import type { RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { apiErrorFromResponse, InvalidOptionsError, type HttpGet, type HttpResponse } from '@rxinformer/core';
+import { apiErrorFromResponse, InvalidOptionsError, networkErrorFrom, type HttpGet, type HttpResponse } from '@rxinformer/core';
 import { request, type Dispatcher } from 'undici';
 import { CredentialError, ResponseDecodeError } from './errors.ts';
 import { createTlsDispatcher } from './tlsDispatcher.ts';
@@ -16,7 +16,10 @@ export interface KubeTransport {
   readonly server: string;
   /** `GET` a path with query through the shared dispatcher, with fresh auth headers. */
   readonly get: HttpGet;
-  /** `GET` a path and parse its JSON body; an error answer rejects with a `KubeApiError`. */
+  /**
+   * `GET` a path and parse its JSON body; an error answer rejects with a `KubeApiError`, a failed
+   * connection with a `NetworkError`.
+   */
   getJson<T>(path: string, signal?: AbortSignal): Promise<T>;
   /**
    * Closes the connections once their requests end (waits for them, and for requests still reading
@@ -105,8 +108,14 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
     server,
     get,
     async getJson<T>(path: string, signal: AbortSignal = new AbortController().signal): Promise<T> {
-      const r = await get(path, signal, 'list');
-      const text = await r.text();
+      let r: HttpResponse;
+      let text: string;
+      try {
+        r = await get(path, signal, 'list');
+        text = await r.text();
+      } catch (e) {
+        throw signal.aborted ? e : networkErrorFrom(e, path); // the caller's abort stays what it was
+      }
       if (r.status < 200 || r.status > 299) throw apiErrorFromResponse(r.status, text, r.header('retry-after'));
       try {
         return JSON.parse(text) as T;
