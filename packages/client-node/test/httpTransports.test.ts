@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { InvalidObjectError, KubeApiError, WatchDecodeError, type WatchEvent } from '@rxinformer/core';
+import { InvalidObjectError, InvalidOptionsError, KubeApiError, WatchDecodeError, type WatchEvent } from '@rxinformer/core';
 import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import { createKubeTransport, kubeConfigListerWatcher, pods, type KubeTransport } from '../src/index.ts';
 import { listerWatcherMakers, plainKubeConfig, startRawServer, until, type RawServer } from './rawServer.ts';
@@ -154,7 +154,24 @@ describe('kubeConfigListerWatcher connections', () => {
     expect(new Set(requests().map((r) => r.socket)).size).toBeLessThanOrEqual(2);
   });
 
-  it('should refuse an http:// server without insecure-skip-tls-verify', () => {
-    expect(() => createKubeTransport(plainKubeConfig(server.url, undefined, false))).toThrow(/insecure-skip-tls-verify/);
+  it.each(['http', 'HTTP', 'Http'])('should refuse a %s:// server without insecure-skip-tls-verify, before any token is sent', (scheme) => {
+    requests().length = 0;
+    const kc = plainKubeConfig(server.url.replace(/^http/, scheme), 'secret-token', false);
+    expect(() => createKubeTransport(kc)).toThrow(InvalidOptionsError);
+    expect(() => kubeConfigListerWatcher(kc, { resource: pods })).toThrow(/insecure-skip-tls-verify/);
+    expect(requests()).toHaveLength(0);
+  });
+
+  it('should accept HTTPS:// in any case, and refuse a server or proxy that is not an http(s) URL', () => {
+    const withCluster = (cluster: { server: string; proxyUrl?: string }) => {
+      const kc = plainKubeConfig(cluster.server, 't', false);
+      if (cluster.proxyUrl) kc.clusters[0] = { ...kc.clusters[0], proxyUrl: cluster.proxyUrl };
+      return () => createKubeTransport(kc);
+    };
+    expect(withCluster({ server: 'HTTPS://127.0.0.1:1' })().server).toBe('HTTPS://127.0.0.1:1');
+    expect(withCluster({ server: 'ftp://127.0.0.1:1' })).toThrow(InvalidOptionsError);
+    expect(withCluster({ server: 'localhost:6443' })).toThrow(/must be an http:\/\/ or https:\/\/ URL/);
+    expect(withCluster({ server: 'not a url' })).toThrow(/not a URL/);
+    expect(withCluster({ server: 'https://127.0.0.1:1', proxyUrl: 'SOCKS5://127.0.0.1:1080' })).toThrow(/SOCKS proxies/);
   });
 });
