@@ -311,9 +311,11 @@ describe('the rxinformer command (packages/cli/src/main.ts; npm start)', () => {
       await writeKubeconfigFile(dead, { server: `http://127.0.0.1:${port}` });
       const r = await run(['--kubeconfig', dead, '--duration', '1.5']);
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/^reflector: backingOff \(retry in [\d.]+m?s\), last error: Error: connect ECONNREFUSED/m);
+      expect(r.stdout).toMatch(
+        /^reflector: backingOff \(retry in [\d.]+m?s\), last error: NetworkError: connection refused \[ECONNREFUSED\]/m,
+      );
       expect(r.stdout).toMatch(/^summary: ran [\d.]+s, 0 objects cached$/m);
-      expect(r.stdout).toMatch(/^relists=0 reflector errors=[1-9]\d* \(ECONNREFUSED\)/m);
+      expect(r.stdout).toMatch(/^relists=0 reflector errors=[1-9]\d* \(NetworkError\)/m);
     });
 
     it('should exit 2 with a clear message for an unknown context or resource, or an unusable kubeconfig', async () => {

@@ -1,10 +1,12 @@
 /**
  * The HTTP ListerWatcher over a minimal transport: every HTTP client (fetch in browsers, undici
  * under client-node) supplies only "GET this URL", and shares the query building, the list and
- * watch decoding, the error mapping and the abort-on-unsubscribe behaviour written here.
+ * watch decoding, the error mapping, the limits (`httpLimits.ts`) and the abort-on-unsubscribe
+ * behaviour written here.
  */
 import { Observable } from 'rxjs';
 import { apiErrorFromResponse } from './httpErrors.ts';
+import { answerWithin, bodyChunks, errorBody, readBody, resolveHttpLimits, type HttpLimitOptions } from './httpLimits.ts';
 import { listQuery, watchQuery } from './listWatchQuery.ts';
 import type { KubeObject, ListerWatcher, ListOptions, ListPage, WatchEvent } from './types.ts';
 import { createWatchDecoder, parseListBody } from './watchDecoder.ts';
@@ -28,8 +30,8 @@ export interface HttpResponse {
  */
 export type HttpGet = (pathAndQuery: string, signal: AbortSignal, kind: 'list' | 'watch') => Promise<HttpResponse>;
 
-/** Options of `httpListerWatcher`. */
-export interface HttpListerWatcherOptions {
+/** Options of `httpListerWatcher`: the collection, its selectors, and the limits (`HttpLimitOptions`). */
+export interface HttpListerWatcherOptions extends HttpLimitOptions {
   /** The collection path, e.g. `/api/v1/namespaces/default/pods`. Required. */
   path: string;
   /** Label selector added to every list and watch (ANDed with the reflector's). Default: none. */
@@ -41,18 +43,23 @@ export interface HttpListerWatcherOptions {
 /**
  * A ListerWatcher over any HTTP transport. Lists parse the body as JSON (`InvalidObjectError` when
  * it is not a list); watches decode the stream line by line (`WatchDecodeError` for a malformed
- * line); non-2xx answers are `KubeApiError`s with the Status and `Retry-After`. Unsubscribing
- * aborts the request.
+ * line); non-2xx answers are `KubeApiError`s with the Status and `Retry-After`; a connection that
+ * fails is a `NetworkError`; response headers later than `responseTimeoutMs` a
+ * `RequestTimeoutError`; a list body or watch line over its limit a `ResponseTooLargeError`.
+ * Unsubscribing, or any of these errors, aborts the request. Invalid limits throw
+ * `InvalidOptionsError` here.
  *
  * Caveat: the selectors given here apply to list and watch alike; a selector on only one of them
  * would corrupt the cache.
  *
  * @example
- * const lw = httpListerWatcher<V1Pod>(myGet, { path: '/api/v1/pods', labelSelector: 'app=web' });
+ * const lw = httpListerWatcher<V1Pod>(myGet, { path: '/api/v1/pods', labelSelector: 'app=web', responseTimeoutMs: 30_000 });
  */
 export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGet, options: HttpListerWatcherOptions): ListerWatcher<T> {
   const { path } = options;
-  const failed = async (r: HttpResponse) => apiErrorFromResponse(r.status, await r.text().catch(() => ''), r.header('retry-after'));
+  const limits = resolveHttpLimits(options);
+  const send = (url: string, signal: AbortSignal, kind: 'list' | 'watch') => answerWithin(get, url, signal, kind, limits);
+  const failed = async (r: HttpResponse, url: string) => apiErrorFromResponse(r.status, await errorBody(r, url), r.header('retry-after'));
   const pathOfList = (o: ListOptions) =>
     path +
     listQuery({
@@ -73,18 +80,18 @@ export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGe
           signal.addEventListener('abort', () => adopted.ac.abort(), { once: true });
           answer = adopted.answer;
         } else {
-          answer = get(url, signal, 'list');
+          answer = send(url, signal, 'list');
         }
         const r = await answer;
-        if (r.status < 200 || r.status > 299) throw await failed(r);
-        const text = await r.text();
+        if (r.status < 200 || r.status > 299) throw await failed(r, url);
+        const text = await readBody(r, url, limits.maxListBodyBytes);
         const token = peekContinue(text);
         let mine: Prefetch | undefined;
         if (token !== undefined) {
           prefetched?.ac.abort();
           const ac = new AbortController();
           const nextUrl = pathOfList({ ...listOptions, continue: token, resourceVersion: undefined });
-          const nextAnswer = get(nextUrl, ac.signal, 'list');
+          const nextAnswer = send(nextUrl, ac.signal, 'list');
           nextAnswer.catch(() => undefined); // its owner, if any, sees the error
           prefetched = mine = { url: nextUrl, ac, answer: nextAnswer };
         }
@@ -110,10 +117,10 @@ export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGe
           labelSelector: andSelectors(options.labelSelector, watchOptions.labelSelector),
           fieldSelector: andSelectors(options.fieldSelector, watchOptions.fieldSelector),
         });
-        const r = await get(path + q, signal, 'watch');
-        if (r.status < 200 || r.status > 299) throw await failed(r);
-        const decoder = createWatchDecoder<T>();
-        for await (const chunk of r.chunks()) {
+        const r = await send(path + q, signal, 'watch');
+        if (r.status < 200 || r.status > 299) throw await failed(r, path + q);
+        const decoder = createWatchDecoder<T>({ maxLineBytes: limits.maxWatchLineBytes });
+        for await (const chunk of bodyChunks(r, path + q)) {
           if (!decoder.push(chunk, emit)) return;
         }
         decoder.end();

@@ -14,7 +14,18 @@
  */
 
 // Errors
-export { IndexerError, InvalidObjectError, InvalidOptionsError, KubeApiError, RxInformerError, WatchDecodeError } from './errors.ts';
+export {
+  IndexerError,
+  InvalidObjectError,
+  InvalidOptionsError,
+  KubeApiError,
+  NetworkError,
+  RequestTimeoutError,
+  ResponseTooLargeError,
+  RxInformerError,
+  WatchDecodeError,
+} from './errors.ts';
+export type { NetworkErrorReason } from './errors.ts';
 
 // Transport contract
 export { INITIAL_EVENTS_END_ANNOTATION } from './types.ts';
@@ -125,7 +136,16 @@ export { fetchListerWatcher, fetchGet } from './fetchListerWatcher.ts';
 export type { FetchListerWatcherOptions } from './fetchListerWatcher.ts';
 export { httpListerWatcher, andSelectors } from './httpListerWatcher.ts';
 export type { HttpGet, HttpListerWatcherOptions, HttpResponse } from './httpListerWatcher.ts';
-export { lineSplitter, createWatchDecoder, decodeWatchLine, decodeListPage, parseListBody } from './watchDecoder.ts';
-export type { WatchDecoder } from './watchDecoder.ts';
-export { apiErrorFromResponse, parseRetryAfter } from './httpErrors.ts';
+export { DEFAULT_MAX_LIST_BODY_BYTES, DEFAULT_RESPONSE_TIMEOUT_MS, resolveHttpLimits } from './httpLimits.ts';
+export type { HttpLimitOptions, ResolvedHttpLimits } from './httpLimits.ts';
+export {
+  DEFAULT_MAX_WATCH_LINE_BYTES,
+  lineSplitter,
+  createWatchDecoder,
+  decodeWatchLine,
+  decodeListPage,
+  parseListBody,
+} from './watchDecoder.ts';
+export type { WatchDecoder, WatchDecoderOptions } from './watchDecoder.ts';
+export { apiErrorFromResponse, networkErrorFrom, parseRetryAfter } from './httpErrors.ts';
 export { listQuery, watchQuery, resourcePath } from './listWatchQuery.ts';

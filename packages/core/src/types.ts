@@ -157,8 +157,9 @@ export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
  *
  * Both methods return **cold** Observables: nothing is sent until subscription, and
  * unsubscribing aborts the HTTP request. Failures are `KubeApiError` (an HTTP status or a
- * Status body), `WatchDecodeError` (a malformed line) or any network error, delivered as the
- * Observable's error. A watch that the server ends cleanly completes.
+ * Status body), `WatchDecodeError` (a malformed line) or any network error (the HTTP
+ * ListerWatchers type theirs: `NetworkError`, `RequestTimeoutError`, `ResponseTooLargeError`),
+ * delivered as the Observable's error. A watch that the server ends cleanly completes.
  *
  * @example
  * const lw: ListerWatcher<V1Pod> = fetchListerWatcher({ baseUrl, path: '/api/v1/pods' });
