@@ -45,6 +45,17 @@ export default tseslint.config(
     },
   },
   {
+    // The consumer templates resolve our packages as users do, to dist/ (absent in a fresh clone):
+    // linted with the repository's view of them instead (examples/tsconfig.json, source condition).
+    files: ['examples/node-esm/src/**/*.ts', 'examples/browser-bundle/src/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: false, project: ['examples/tsconfig.json'] } },
+  },
+  {
+    // A CommonJS project, type-checked by its consumer test (examples/test/nodeCjs.test.ts) only.
+    files: ['examples/node-cjs/src/**/*.ts'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
     // The terminal view and its tests match control characters (escape codes) on purpose.
     files: ['packages/cli/**/*.ts'],
     rules: { 'no-control-regex': 'off' },
