@@ -67,8 +67,10 @@ export interface InformerFactory {
   /**
    * The informer of `resource` in the factory's (or the given) scope, made on first request and
    * started at once if the factory has started. A later request for the same resource and scope
-   * returns the same informer and ignores its options (the first request's options hold), unless
-   * that one was shut down on its own: it then leaves the factory and a new one is made.
+   * returns the same informer, unless that one was shut down on its own (it then leaves the factory
+   * and a new one is made): its `indexers` are added to the informer (`addIndexers`; an index name
+   * already used with another function throws `IndexerError`), and any other option it passes must
+   * equal the first request's (functions by identity), else `InvalidOptionsError`.
    * The informer skips objects of another type than the descriptor's (`apiVersion`, and `kind`
    * when given: the reflector's `expectedType`, which `options.reflector` can override, `{}` to
    * check nothing). Throws `FactoryShutdownError` after `shutdown()`, `InvalidOptionsError` for bad options.
@@ -103,6 +105,8 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
   if (typeof source !== 'function') throw new InvalidOptionsError('the ListerWatcher source must be a function');
   validateFactoryOptions(options);
   const informers = new Map<string, SharedInformer<KubeObject>>();
+  // The per-informer options each informer was made with, to hold later requests to them.
+  const madeWith = new Map<string, Omit<InformerForOptions<KubeObject>, keyof InformerScope>>();
   const requested = new Subject<void>();
   const closed = new Subject<void>();
   let started = false;
@@ -140,9 +144,13 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
       scope.labelSelector ?? '',
       scope.fieldSelector ?? '',
     ]);
-    const existing = informers.get(key);
-    if (existing) return existing as unknown as SharedInformer<T>;
     const { namespace: _n, labelSelector: _l, fieldSelector: _f, ...informerOptions } = perInformer;
+    const existing = informers.get(key);
+    if (existing) {
+      reuseWith(existing as unknown as SharedInformer<T>, madeWith.get(key) ?? {}, informerOptions, resource.resource);
+      return existing as unknown as SharedInformer<T>;
+    }
+    madeWith.set(key, informerOptions as Omit<InformerForOptions<KubeObject>, keyof InformerScope>);
     const informer = createSharedInformer<T>(source(resource, scope), {
       resyncPeriodMs: options.resyncPeriodMs,
       transform: options.transform as ((obj: T) => T) | undefined,
@@ -222,6 +230,30 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
       requested.complete();
     },
   };
+}
+
+/**
+ * A later request for an informer that exists: its indexers are added to it (client-go's
+ * `AddIndexers`); any other option must be what the informer was made with, or the request is
+ * refused rather than silently given an informer that ignores it.
+ */
+function reuseWith<T extends KubeObject>(
+  informer: SharedInformer<T>,
+  first: Omit<InformerForOptions<KubeObject>, keyof InformerScope>,
+  later: Omit<InformerForOptions<T>, keyof InformerScope>,
+  resource: string,
+): void {
+  const { indexers, ...rest } = later;
+  for (const [field, value] of Object.entries(rest)) {
+    if (value === undefined) continue;
+    const before: unknown = first[field as keyof typeof first];
+    const same = typeof value === 'object' && value !== null ? JSON.stringify(value) === JSON.stringify(before) : value === before;
+    if (!same)
+      throw new InvalidOptionsError(
+        `the ${resource} informer of this scope already exists with another ${field}: pass the options it was made with (indexers are added to it)`,
+      );
+  }
+  if (indexers !== undefined) informer.addIndexers(indexers);
 }
 
 /** The apiVersion (and kind, when the descriptor knows it) every object of `resource` declares, if any. */
