@@ -3,7 +3,7 @@
  * at a time, awaiting async callbacks, so a slow or failing handler never delays the store or the
  * other handlers (client-go's `processorListener`).
  */
-import { BehaviorSubject, Observable, Subject, asapScheduler, asyncScheduler, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import { BehaviorSubject, Observable, Subject, asapScheduler, asyncScheduler, map, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
 import { validateResyncPeriod } from './resync.ts';
 import type { Delta, KubeObject } from './types.ts';
@@ -102,12 +102,24 @@ export interface Delivery<T extends KubeObject = KubeObject> {
   error?: unknown;
 }
 
+/**
+ * Deltas for one handler's buffer, in order: a live batch (the deltas of one change of the cache),
+ * a late handler's replay of the cache, or a resync pass.
+ */
+export interface HandlerBatch<T extends KubeObject> {
+  readonly deltas: readonly Delta<T>[];
+  /** These deltas end the handler's initial list: it has synced once it has finished them. */
+  readonly initialListEnd?: boolean;
+  /** A resync pass: a key with a change still waiting in the buffer is skipped, so the handler never hears a stale object ahead of its change. */
+  readonly resync?: boolean;
+}
+
 /** What a `HandlerQueue` reports to its owner. */
 interface QueueHooks<T extends KubeObject> {
   onError?(e: HandlerError<T>): void;
   onDelivered?(d: Delivery<T>): void;
-  /** The buffer is empty and no callback is running. */
-  onIdle?(): void;
+  /** `end()` was called and everything buffered before has been delivered. */
+  onEnd?(): void;
 }
 
 /**
@@ -130,6 +142,7 @@ export class HandlerQueue<T extends KubeObject> {
   #pendingByKey = new Map<string, number>();
   #running = false;
   #removed = false;
+  #ended = false;
   #enqueued = 0;
   #processed = 0;
   #syncMark: number | undefined;
@@ -206,6 +219,19 @@ export class HandlerQueue<T extends KubeObject> {
     }
   }
 
+  /** Adds a batch's deltas in order (a resync pass skips the keys with a change waiting), then marks the initial list's end when it says so. */
+  enqueueBatch(batch: HandlerBatch<T>): void {
+    for (const delta of batch.deltas) if (!batch.resync || !this.#pendingByKey.has(delta.key)) this.enqueue(delta);
+    if (batch.initialListEnd) this.markInitialListEnd();
+  }
+
+  /** No more input: `onEnd` once everything buffered has been delivered (at once when nothing is). */
+  end(): void {
+    if (this.#ended || this.#removed) return;
+    this.#ended = true;
+    if (this.idle) this.#hooks.onEnd?.();
+  }
+
   /** Marks the end of this handler's initial list: it is synced once everything enqueued so far is done. */
   markInitialListEnd(): void {
     if (this.#syncMark !== undefined) return;
@@ -260,7 +286,7 @@ export class HandlerQueue<T extends KubeObject> {
       this.#checkSynced();
     }
     this.#running = false;
-    if (!this.#removed) this.#hooks.onIdle?.();
+    if (!this.#removed && this.#ended) this.#hooks.onEnd?.();
   }
 
   #call(delta: Delta<T>): void | Promise<void> {
@@ -332,20 +358,33 @@ export function deliverTo<T extends KubeObject>(
   const scheduler = options.scheduler ?? asyncScheduler;
   return (source) =>
     new Observable<Delivery<T>>((subscriber) => {
-      let sourceDone = false;
       const queue = new HandlerQueue<T>(name, handler, options, scheduler, {
         onDelivered: (d) => subscriber.next(d),
-        onIdle: () => {
-          if (sourceDone) subscriber.complete();
-        },
+        onEnd: () => subscriber.complete(),
       });
+      return source
+        .pipe(
+          map((delta): HandlerBatch<T> => ({ deltas: [delta] })),
+          deliverBatches(queue),
+        )
+        .subscribe({ error: (err) => subscriber.error(err) });
+    });
+}
+
+/**
+ * The buffered subscription of a handler, under `deliverTo` and each shared-informer handler:
+ * every batch of the source goes into `queue`, which delivers to its handler one callback at a
+ * time; the source's completion ends the queue (its owner hears `onEnd` once it has drained) and
+ * its error is passed on. Emits nothing; unsubscribing drops the buffer.
+ * @internal
+ */
+export function deliverBatches<T extends KubeObject>(queue: HandlerQueue<T>): OperatorFunction<HandlerBatch<T>, never> {
+  return (source) =>
+    new Observable<never>((subscriber) => {
       const sub = source.subscribe({
-        next: (delta) => queue.enqueue(delta),
+        next: (batch) => queue.enqueueBatch(batch),
         error: (err) => subscriber.error(err),
-        complete: () => {
-          sourceDone = true;
-          if (queue.idle) subscriber.complete();
-        },
+        complete: () => queue.end(),
       });
       return () => {
         sub.unsubscribe();
