@@ -31,6 +31,8 @@ export interface ContenderOptions extends Watching {
   listAt?: string;
   /** rxinformer only: the transform applied before storing. */
   transform?: (obj: KubeObject) => KubeObject;
+  /** rxinformer only: `false` stores objects unfrozen (the informer's `freeze` option). Default true. */
+  freeze?: boolean;
 }
 
 /** The transform of `heapPerObjectTransformed`: the object without `metadata.managedFields`. */
@@ -51,7 +53,7 @@ export async function rxinformerSynced(kc: KubeConfig, options: ContenderOptions
   let stop: () => Promise<void>;
   if (options.listAt === undefined) {
     const factory = createKubeInformerFactory(kc, { transform: options.transform });
-    informer = factory.informerFor(pods) as SharedInformer<KubeObject>;
+    informer = factory.informerFor(pods, { freeze: options.freeze }) as SharedInformer<KubeObject>;
     if (options.onUpdate) informer.addEventHandler({ onUpdate: options.onUpdate });
     factory.start();
     await factory.waitForCacheSync();
@@ -60,6 +62,7 @@ export async function rxinformerSynced(kc: KubeConfig, options: ContenderOptions
     const transport = createKubeTransport(kc);
     informer = createSharedInformer(listingAt(kubeConfigListerWatcher(kc, { resource: pods, transport }), options.listAt), {
       transform: options.transform,
+      freeze: options.freeze,
     });
     const handler = informer.addEventHandler({ onAdd: () => {}, ...(options.onUpdate ? { onUpdate: options.onUpdate } : {}) });
     informer.start();

@@ -51,7 +51,7 @@ export function renderSection(report: BenchReport, meta: RunMeta): string {
     '',
     renderTable(report.metrics),
     '',
-    ...(references.length > 0 ? ['References measured in the same run (no goal):', ...references, ''] : []),
+    ...(references.length > 0 ? ['References measured in the same run:', ...references, ''] : []),
     '![measured ratio against each goal](benchmarks.svg)',
     '',
     'How: the simulator runs in a child process (its work never shares the measured thread) and holds',

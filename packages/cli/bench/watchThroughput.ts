@@ -5,6 +5,7 @@
  * M events as fast as the socket takes them and the figure is the client's, not the server's write
  * path. Timed from the handler's last initial add (the watch starts then) to its M-th update.
  *   - rxinformer: a shared informer over the KubeConfig ListerWatcher, first page pinned at that RV;
+ *   - rxinformerNoFreeze: the same with `freeze: false` (objects stored unfrozen, as client-node does);
  *   - clientNode: `makeInformer` whose listFn lists at that RV;
  *   - limit: one watch request from that RV through the same transport, decoded (Node's StringDecoder),
  *     lines split and `JSON.parse`d;
@@ -19,6 +20,9 @@ import { createKubeTransport } from '@rxinformer/client-node';
 import { metaNamespaceKeyFunc, type KubeObject } from '@rxinformer/core';
 import { clientNodeSynced, pagesParsed, rxinformerSynced, within, type Synced } from './clients.ts';
 import { runRotating, type Outcome, type RotatingOptions } from './rounds.ts';
+
+/** Who the watch metric runs, in this order (then rotated). */
+export type WatchContender = 'rxinformer' | 'rxinformerNoFreeze' | 'clientNode' | 'limit' | 'bareCache';
 
 /** What is replayed: `pods` cached at `listAt`, then `updates` events. */
 export interface RecordedStream {
@@ -104,7 +108,8 @@ async function parsedStream(kc: KubeConfig, stream: RecordedStream, cache?: Map<
 }
 
 /**
- * Measures the replay of a recorded stream for the three contenders and the bare-cache reference.
+ * Measures the replay of a recorded stream for the three contenders, rxinformer with `freeze: false`,
+ * and the bare-cache reference.
  *
  * @example
  * const { resourceVersion } = await sim.send({ cmd: 'state' });
@@ -117,16 +122,18 @@ export function measureWatchThroughput(
   kc: KubeConfig,
   stream: RecordedStream,
   options: RotatingOptions & { timeoutMs?: number } = {},
-): Promise<Record<'rxinformer' | 'clientNode' | 'limit' | 'bareCache', Outcome>> {
+): Promise<Record<WatchContender, Outcome>> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const listAt = stream.listAt;
   return runRotating(
     {
       rxinformer: () => replayed('rxinformer', stream, timeoutMs, (onUpdate) => rxinformerSynced(kc, { listAt, onUpdate })),
+      rxinformerNoFreeze: () =>
+        replayed('rxinformer (freeze: false)', stream, timeoutMs, (onUpdate) => rxinformerSynced(kc, { listAt, onUpdate, freeze: false })),
       clientNode: () => replayed('client-node', stream, timeoutMs, (onUpdate) => clientNodeSynced(kc, stream.pods, { listAt, onUpdate })),
       limit: () => within(parsedStream(kc, stream), timeoutMs, 'limit watch'),
       bareCache: () => within(parsedStream(kc, stream, new Map()), timeoutMs, 'bare cache watch'),
     },
     options,
-  ) as Promise<Record<'rxinformer' | 'clientNode' | 'limit' | 'bareCache', Outcome>>;
+  ) as Promise<Record<WatchContender, Outcome>>;
 }

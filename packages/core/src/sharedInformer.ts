@@ -336,6 +336,7 @@ function validateInformerOptions<T extends KubeObject>(lw: ListerWatcher<T>, opt
   for (const field of ['keyFunc', 'transform'] as const) {
     if (options[field] !== undefined && typeof options[field] !== 'function') throw new InvalidOptionsError(`${field} must be a function`);
   }
+  if (options.freeze !== undefined && typeof options.freeze !== 'boolean') throw new InvalidOptionsError('freeze must be a boolean');
   if (options.handlerErrors !== undefined && options.handlerErrors !== 'report' && options.handlerErrors !== 'throw')
     throw new InvalidOptionsError(`handlerErrors must be 'report' or 'throw'`);
   if (options.mode !== undefined && options.mode !== 'imperative' && options.mode !== 'refCount')
