@@ -10,14 +10,13 @@
  */
 import { concat, defer, distinctUntilChanged, map, mergeWith, of, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import {
-  HandlerQueue,
   deliverBatches,
   type EventHandler,
   type EventHandlerOptions,
-  type HandlerBatch,
   type HandlerError,
   type HandlerRegistration,
 } from './eventHandler.ts';
+import { HandlerQueue, type HandlerBatch } from './handlerQueue.ts';
 import type { InformerState } from './informerState.ts';
 import { resyncPasses } from './resync.ts';
 import type { Delta, KubeObject, Store } from './types.ts';

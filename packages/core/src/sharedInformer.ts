@@ -3,29 +3,8 @@
  * consumers (client-go's `SharedIndexInformer`). The store is updated before any handler hears of
  * a change; each handler has its own buffer.
  */
-import {
-  BehaviorSubject,
-  EMPTY,
-  Observable,
-  Subject,
-  asyncScheduler,
-  concat,
-  connectable,
-  defer,
-  distinctUntilChanged,
-  finalize,
-  ignoreElements,
-  map,
-  merge,
-  mergeMap,
-  of,
-  scan,
-  share,
-  skip,
-  switchMap,
-  type SchedulerLike,
-} from 'rxjs';
-import { createDeltaReducer, type DeltaReducer, type DeltaStoreOptions } from './deltaStore.ts';
+import { EMPTY, Subject, asyncScheduler, merge, mergeMap, type Observable, type SchedulerLike } from 'rxjs';
+import type { DeltaStoreOptions } from './deltaStore.ts';
 import { IndexerError, InvalidOptionsError, RxInformerError } from './errors.ts';
 import {
   validateHandler,
@@ -36,11 +15,11 @@ import {
 } from './eventHandler.ts';
 import { registerHandler, type HandlerSources } from './handlerRegistration.ts';
 import type { StoreSnapshot } from './indexer.ts';
-import { informerStep, initialInformerState, type InformerInput, type InformerState } from './informerState.ts';
-import { reflector } from './reflector.ts';
+import { eventsOf, informerPipeline, latestOf, refCountLease, type InformerPipeline } from './informerPipeline.ts';
+import type { InformerInput } from './informerState.ts';
 import type { ReflectorOptions } from './reflectorModel.ts';
-import { resyncPasses, validateResyncPeriod } from './resync.ts';
-import type { Delta, Indexers, KubeObject, ListerWatcher, ReflectorStatus, Store } from './types.ts';
+import { validateResyncPeriod } from './resync.ts';
+import type { Delta, Indexers, KubeObject, ListerWatcher, ReflectorStatus } from './types.ts';
 
 /** Options of `createSharedInformer`. */
 export interface SharedInformerOptions<T extends KubeObject> extends DeltaStoreOptions<T> {
@@ -163,20 +142,8 @@ export function createSharedInformer<T extends KubeObject>(
   validateInformerOptions(lw, options);
   const scheduler = options.scheduler ?? asyncScheduler;
   const defaultResyncMs = validateResyncPeriod(options.resyncPeriodMs);
-  const reducer = createDeltaReducer<T>(options);
-  const runs = reflectorRuns(lw, reducer, options, scheduler);
-  // The inputs: start()/stop() switch the reflector's run on and off; addIndexers() is a command.
-  const running = new BehaviorSubject(false);
-  const commands = new Subject<InformerInput<T>>();
-  // The scan's latest state, replayed to every subscriber: what shareReplay(1) keeps, readable at once.
-  const state = new BehaviorSubject(initialInformerState<T>(options));
-  const run$ = running.pipe(switchMap((on) => (on ? runs(state.value.cache.synced) : of<InformerInput<T>>(STOPPED))));
-  const lifetime = connectable(merge(run$, commands).pipe(scan(informerStep(reducer), state.value)), {
-    connector: () => state,
-    resetOnDisconnect: false,
-  }).connect();
-  const changes$ = state.pipe(skip(1)); // hot: each later state once, with its deltas
-  const latest = distinctUntilChanged<InformerState<T>>((a, b) => b.seq <= a.seq); // never back to an older state
+  const pipeline = informerPipeline(lw, options, scheduler);
+  const { running, state, lifetime } = pipeline;
   const handlerErrors = new Subject<HandlerError<T>>();
   let handlerCount = 0;
 
@@ -187,36 +154,17 @@ export function createSharedInformer<T extends KubeObject>(
   const stop = (): void => {
     if (running.value) running.next(false);
   };
-  // refCount mode: share() counts the consumers; the first starts the watch, the last one leaving stops it.
-  const lease$: Observable<never> =
-    options.mode === 'refCount'
-      ? defer(() => {
-          if (!lifetime.closed) start();
-          return state.pipe(ignoreElements(), finalize(stop));
-        }).pipe(share())
-      : EMPTY;
-  const counted = <R>(o: Observable<R>): Observable<R> => (options.mode === 'refCount' ? merge(lease$, o) : o);
-  // events$ carries Sync deltas at the informer's own period: one timer, computed only while listened to.
-  const events$ = merge(
-    changes$.pipe(mergeMap((s) => s.cache.deltas)),
-    resyncPasses<T>({ periodMs: defaultResyncMs, running$: running, scheduler, snapshot: () => syncedStore(state.value) }).pipe(
-      mergeMap((deltas) => deltas),
-    ),
-  ).pipe(share());
+  const refCount = options.mode === 'refCount';
+  const lease$ = refCount ? refCountLease(state, () => lifetime.closed || start(), stop) : EMPTY;
+  const counted = <R>(o: Observable<R>): Observable<R> => (refCount ? merge(lease$, o) : o);
   const handlers: HandlerSources<T> = {
     current: () => state.value,
-    changes$,
+    changes$: pipeline.changes$,
     running$: running,
     lease$,
     defaultResyncMs,
     scheduler,
-    onError: (e) => {
-      if (options.handlerErrors === 'throw')
-        queueMicrotask(() => {
-          throw e.error;
-        });
-      handlerErrors.next(e);
-    },
+    onError: (e) => reportHandlerError(e, options.handlerErrors, handlerErrors),
   };
 
   const addEventHandler = (handler: EventHandler<T>, handlerOptions: EventHandlerOptions = {}): HandlerRegistration => {
@@ -227,44 +175,19 @@ export function createSharedInformer<T extends KubeObject>(
     lifetime.add(subscription); // removed from it again when the handler is removed
     return registration;
   };
-
-  const addIndexers = (indexers: Indexers<T>): void => {
-    if (lifetime.closed) throw new InformerShutdownError('addIndexers()');
-    const added = newIndexers(state.value.cache.store.indexers, indexers);
-    if (Object.keys(added).length === 0) return;
-    const command: InformerInput<T> = { type: 'addIndexers', indexers: added };
-    commands.next(command); // applied at once: the scan runs synchronously
-    const { refused } = state.value;
-    if (refused?.input === command) throw refused.error;
-  };
-
   const shutdown = (): void => {
     if (lifetime.closed) return;
     stop();
     lifetime.unsubscribe(); // every handler (dropping its buffer), then the scan
-    for (const s of [running, commands, state, handlerErrors] as Subject<unknown>[]) s.complete();
+    for (const s of [running, pipeline.commands, state, handlerErrors] as Subject<unknown>[]) s.complete();
   };
 
   return {
-    store$: counted(
-      state.pipe(
-        latest,
-        map((s) => s.cache.store),
-        distinctUntilChanged(),
-      ),
-    ),
-    events$: counted(events$),
-    synced$: state.pipe(
-      latest,
-      map((s) => s.cache.synced),
-      distinctUntilChanged(),
-    ),
-    status$: state.pipe(
-      latest,
-      map((s) => s.status),
-      distinctUntilChanged(),
-    ),
-    storeErrors$: changes$.pipe(mergeMap((s) => s.cache.errors)),
+    store$: counted(latestOf(state, (s) => s.cache.store)),
+    events$: counted(eventsOf(pipeline, defaultResyncMs, scheduler)),
+    synced$: latestOf(state, (s) => s.cache.synced),
+    status$: latestOf(state, (s) => s.status),
+    storeErrors$: pipeline.changes$.pipe(mergeMap((s) => s.cache.errors)),
     handlerErrors$: handlerErrors.asObservable(),
     get lastSyncResourceVersion() {
       return state.value.cache.resourceVersion;
@@ -276,40 +199,35 @@ export function createSharedInformer<T extends KubeObject>(
     stop,
     shutdown,
     addEventHandler,
-    addIndexers,
+    addIndexers: (indexers) => addIndexers(pipeline, indexers),
   };
 }
 
-const STOPPED = { type: 'stopped' } as const;
-
-/** The cache of `state` once it has synced (what a resync pass re-delivers). */
-function syncedStore<T extends KubeObject>(state: InformerState<T>): Store<T> | undefined {
-  return state.cache.synced ? state.cache.store : undefined;
+/** Reports a handler's failure; with `handlerErrors: 'throw'` it is also rethrown out of band. */
+function reportHandlerError<T extends KubeObject>(
+  e: HandlerError<T>,
+  policy: 'report' | 'throw' | undefined,
+  to: Subject<HandlerError<T>>,
+): void {
+  if (policy === 'throw')
+    queueMicrotask(() => {
+      throw e.error;
+    });
+  to.next(e);
 }
 
 /**
- * One run of the reflector per `start()`, announced by a `run` input. List items are transformed
- * and frozen as each page arrives, not when the whole list is applied. A restart after a sync lists
- * with a consistent read, as any relist does: a list at RV "0" (the API server's cache) may be
- * older than what the store already holds, and would roll it back.
+ * `addIndexers()`: the indexers not yet present go into the scan as one input, which the step
+ * applies at once; when it refuses them (an index function threw), none is added and this throws.
  */
-function reflectorRuns<T extends KubeObject>(
-  lw: ListerWatcher<T>,
-  reducer: DeltaReducer<T>,
-  options: SharedInformerOptions<T>,
-  scheduler: SchedulerLike,
-): (restarted: boolean) => Observable<InformerInput<T>> {
-  const preparingLw: ListerWatcher<T> = {
-    list: (o) =>
-      lw.list(o).pipe(map((page) => (Array.isArray(page?.items) ? { ...page, items: page.items.map(reducer.prepareListItem) } : page))),
-    watch: (o) => lw.watch(o),
-  };
-  const first = reflector(preparingLw, { ...options.reflector, scheduler }); // validates reflector options now
-  const restart =
-    options.reflector?.initialListResourceVersion === undefined
-      ? first
-      : reflector(preparingLw, { ...options.reflector, initialListResourceVersion: undefined, scheduler });
-  return (restarted) => concat(of<InformerInput<T>>({ type: 'run', restarted }), restarted ? restart : first);
+function addIndexers<T extends KubeObject>({ lifetime, state, commands }: InformerPipeline<T>, indexers: Indexers<T>): void {
+  if (lifetime.closed) throw new InformerShutdownError('addIndexers()');
+  const added = newIndexers(state.value.cache.store.indexers, indexers);
+  if (Object.keys(added).length === 0) return;
+  const input: InformerInput<T> = { type: 'addIndexers', indexers: added };
+  commands.next(input);
+  const { refused } = state.value;
+  if (refused?.input === input) throw refused.error;
 }
 
 /**
