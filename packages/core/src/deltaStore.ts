@@ -24,8 +24,9 @@ export interface DeltaStoreOptions<T extends KubeObject> {
    */
   transform?: (obj: T) => T;
   /**
-   * `false` stores objects as decoded, unfrozen and unshared: faster per event, but a handler that
-   * mutates an object it was given changes the cache (client-node's risk). Default `true`.
+   * `false` stores objects as decoded, unfrozen and unshared (no freeze walk), so a handler that
+   * mutates an object it was given changes the cache (client-node's risk). Unshared objects keep
+   * more alive, so it is not faster in general: measure. Default `true`.
    */
   freeze?: boolean;
 }
