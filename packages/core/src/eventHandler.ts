@@ -150,6 +150,9 @@ export function deliverTo<T extends KubeObject>(
  * every batch of the source goes into `queue`, which delivers to its handler one callback at a
  * time; the source's completion ends the queue (its owner hears `onEnd` once it has drained) and
  * its error is passed on. Emits nothing; unsubscribing drops the buffer.
+ *
+ * Written by hand: unsubscribing must drop the buffer while the source completing must not (the
+ * queue drains first), and `finalize` and its kin run on both alike.
  * @internal
  */
 export function deliverBatches<T extends KubeObject>(queue: HandlerQueue<T>): OperatorFunction<HandlerBatch<T>, never> {

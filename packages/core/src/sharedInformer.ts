@@ -2,6 +2,10 @@
  * The shared informer: one reflector and one store per resource, shared by any number of
  * consumers (client-go's `SharedIndexInformer`). The store is updated before any handler hears of
  * a change; each handler has its own buffer.
+ *
+ * Its shape: the reflector's events and the informer's own inputs are scanned into one state and
+ * multicast (informerPipeline.ts); `store$`, `events$`, `synced$` and `status$` are derived from it,
+ * and each handler is one subscription to it (handlerRegistration.ts).
  */
 import { EMPTY, Subject, asyncScheduler, merge, mergeMap, type Observable, type SchedulerLike } from 'rxjs';
 import type { DeltaStoreOptions } from './deltaStore.ts';
