@@ -5,6 +5,7 @@
  * behaviour written here.
  */
 import { Observable } from 'rxjs';
+import { NetworkError } from './errors.ts';
 import { apiErrorFromResponse } from './httpErrors.ts';
 import { answerWithin, bodyChunks, errorBody, readBody, resolveHttpLimits, type HttpLimitOptions } from './httpLimits.ts';
 import { listQuery, watchQuery } from './listWatchQuery.ts';
@@ -44,7 +45,8 @@ export interface HttpListerWatcherOptions extends HttpLimitOptions {
  * A ListerWatcher over any HTTP transport. Lists parse the body as JSON (`InvalidObjectError` when
  * it is not a list); watches decode the stream line by line (`WatchDecodeError` for a malformed
  * line); non-2xx answers are `KubeApiError`s with the Status and `Retry-After`; a connection that
- * fails is a `NetworkError`; response headers later than `responseTimeoutMs` a
+ * fails is a `NetworkError`, but a watch stream the network cuts after the server answered simply
+ * ends, like a clean close (the reflector re-watches); response headers later than `responseTimeoutMs` a
  * `RequestTimeoutError`; a list body or watch line over its limit a `ResponseTooLargeError`.
  * Unsubscribing, or any of these errors, aborts the request. Invalid limits throw
  * `InvalidOptionsError` here.
@@ -120,8 +122,17 @@ export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGe
         const r = await send(path + q, signal, 'watch');
         if (r.status < 200 || r.status > 299) throw await failed(r, path + q);
         const decoder = createWatchDecoder<T>({ maxLineBytes: limits.maxWatchLineBytes });
-        for await (const chunk of bodyChunks(r, path + q)) {
-          if (!decoder.push(chunk, emit)) return;
+        try {
+          for await (const chunk of bodyChunks(r, path + q)) {
+            if (!decoder.push(chunk, emit)) return;
+          }
+        } catch (e) {
+          // The network cut a stream the server had started (reset, closed, terminated): the end of
+          // this watch, as client-go's stream watcher takes a probable EOF. A line cut in the middle
+          // is dropped; the reflector re-watches from the last resource version, and backs off if
+          // such watches keep ending empty.
+          if (e instanceof NetworkError) return;
+          throw e;
         }
         decoder.end();
       }),
