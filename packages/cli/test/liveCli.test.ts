@@ -68,7 +68,7 @@ afterAll(() => {
 
 describe('the rxinformer command (packages/cli/src/main.ts; npm start)', () => {
   it('should watch the embedded simulator through churn and a fault, then exit 0 with a summary after --duration, in plain lines', async () => {
-    const r = await run(['--duration', '3', '--pods', '1100', '--seed', '3']);
+    const r = await run(['--duration', '6', '--pods', '1100', '--seed', '3']); // the first fault comes at 5 s
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const url = /simulator running at (http:\/\/127\.0\.0\.1:\d+)/.exec(r.stdout);
@@ -85,7 +85,7 @@ describe('the rxinformer command (packages/cli/src/main.ts; npm start)', () => {
     expect(r.stdout).toMatch(/^fault injected: /m);
     expect(r.stdout).toMatch(/^\[\d+(\.\d)?s\] cached=\d+ \| events\/s=[\d.]+ \| added=\d+ .*\| handler view lag=/m);
     expect(r.stdout).toMatch(
-      /^stopped \(3s elapsed\)\nsummary: ran [\d.]+s, \d+ objects cached\nevents: ADDED=\d+ MODIFIED=\d+ DELETED=\d+ .*\nrelists=\d+ reflector errors=\d+.* faults injected=1/m,
+      /^stopped \(6s elapsed\)\nsummary: ran [\d.]+s, \d+ objects cached\nevents: ADDED=\d+ MODIFIED=\d+ DELETED=\d+ .*\nrelists=\d+ reflector errors=\d+.* faults injected=1/m,
     );
     expect(r.stdout).not.toMatch(/\u001b/); // never an escape code when not a terminal
     const kubeconfig = /kubeconfig: (\S+)/.exec(r.stdout)![1];

@@ -16,7 +16,7 @@ import {
   type ReflectorStatus,
 } from '@rxinformer/core';
 import { asyncScheduler, firstValueFrom, interval, Subscription, timer, type SchedulerLike } from 'rxjs';
-import { startDemoCluster, type DemoCluster } from './demoCluster.ts';
+import { DEMO_BACKOFF, startDemoCluster, type DemoCluster } from './demoCluster.ts';
 import { LiveOptionsError, type LiveOptions } from './liveOptions.ts';
 import {
   countersLine,
@@ -175,7 +175,8 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
     const title = `${resource.group ? `${resource.resource}.${resource.group}` : resource.resource} in ${scope}${selectors ? ` (${selectors})` : ''}`;
     if (options.namespace && !resource.namespaced) out.line(`note: ${resource.resource} are cluster-scoped; --namespace ignored`);
 
-    const informer = factory.informerFor<KubeObject>(resource);
+    // The demo's faults come every few seconds: its informer forgets failures sooner (DEMO_BACKOFF).
+    const informer = factory.informerFor<KubeObject>(resource, demo ? { reflector: { backoff: DEMO_BACKOFF } } : {});
     const state = createLiveState({ scheduler, onEvent: io.isTTY ? undefined : (e) => out.line(eventLine(e, Date.now())) });
     const handlers: { name: string; metrics: HandlerMetrics }[] = [];
     const track = (reg: HandlerRegistration) => {
