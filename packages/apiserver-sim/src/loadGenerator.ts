@@ -33,7 +33,7 @@ export interface ChurnMix {
 export interface LoadGeneratorOptions {
   /** Where the changes go, e.g. `objectStoreTarget(sim.storage)`. Required. */
   target: ChurnTarget;
-  /** Namespaces the pods spread over. Default `['default']`. */
+  /** Namespaces the pods spread over; they must exist (`startApiServer({ namespaces })`), else creates fail with NotFound. Default `['default']`. */
   namespaces?: string[];
   /** Seed of every random choice. Default 1. */
   seed?: number;
