@@ -98,7 +98,7 @@ export type {
 
 // Workqueue and controller loop
 export { WorkQueue } from './workqueue.ts';
-export type { WorkQueueMetrics, WorkQueueOptions } from './workqueue.ts';
+export type { WorkQueueEvent, WorkQueueMetrics, WorkQueueOptions } from './workqueue.ts';
 export { defaultControllerRateLimiter, exponentialFailureRateLimiter, maxOfRateLimiters, tokenBucketRateLimiter } from './rateLimiter.ts';
 export type { ExponentialFailureOptions, RateLimiter, TokenBucketOptions } from './rateLimiter.ts';
 export { ControllerSyncError, runController, toKeys } from './controller.ts';
