@@ -6,12 +6,30 @@
  */
 import type { KubeObject } from '@rxinformer/core';
 
+/** Options of `realisticPod`. */
+export interface RealisticPodOptions {
+  /**
+   * As unalike as the pods of one workload on a real cluster, where more than the name, IPs and
+   * container ID differ: the service-account volume's generated name (`kube-api-access-x7k2p`, in
+   * the volume and its mount), each condition's own transition time, the kubelet's managedFields
+   * entry keyed by the pod's IP and stamped with its own time. A cache that shares equal subtrees
+   * between objects shares less of these. Default false: the parts above are the same for every pod.
+   */
+  unalike?: boolean;
+}
+
 /** The i-th realistic pod (no namespace, uid or resourceVersion: the server fills those). */
-export function realisticPod(i: number): KubeObject {
+export function realisticPod(i: number, options: RealisticPodOptions = {}): KubeObject {
+  const unalike = options.unalike === true;
   const name = `web-${String(i).padStart(6, '0')}`;
   const rolloutTime = '2025-01-01T00:00:00Z'; // the Deployment's, shared by its pods
-  const time = new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString().replace('.000', '');
+  const at = (offsetS: number) => new Date(Date.UTC(2025, 0, 1) + i * 1000 + offsetS * 1000).toISOString().replace('.000', '');
+  const time = at(0);
+  // Scheduled, then initialized, then ready a few seconds later; the kubelet's last status write then.
+  const [scheduledAt, initializedAt, readyAt] = unalike ? [at(-3), at(-2), at(4)] : [time, time, time];
   const containerId = hex64(i);
+  const podIP = `10.244.${(i >> 8) & 255}.${i & 255}`;
+  const volume = unalike ? `kube-api-access-${generatedSuffix(containerId)}` : 'kube-api-access';
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -68,7 +86,7 @@ export function realisticPod(i: number): KubeObject {
           manager: 'kubelet',
           operation: 'Update',
           apiVersion: 'v1',
-          time,
+          time: readyAt,
           fieldsType: 'FieldsV1',
           subresource: 'status',
           fieldsV1: {
@@ -80,7 +98,7 @@ export function realisticPod(i: number): KubeObject {
               'f:hostIP': {},
               'f:phase': {},
               'f:podIP': {},
-              'f:podIPs': { '.': {}, 'k:{"ip":"10.244.1.5"}': { '.': {}, 'f:ip': {} } },
+              'f:podIPs': { '.': {}, [`k:{"ip":"${unalike ? podIP : '10.244.1.5'}"}`]: { '.': {}, 'f:ip': {} } },
               'f:startTime': {},
             },
           },
@@ -99,14 +117,14 @@ export function realisticPod(i: number): KubeObject {
             { name: 'POD_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },
           ],
           resources: { limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '100m', memory: '128Mi' } },
-          volumeMounts: [{ name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }],
+          volumeMounts: [{ name: volume, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }],
           terminationMessagePath: '/dev/termination-log',
           terminationMessagePolicy: 'File',
         },
       ],
       volumes: [
         {
-          name: 'kube-api-access',
+          name: volume,
           projected: {
             defaultMode: 420,
             sources: [
@@ -127,19 +145,19 @@ export function realisticPod(i: number): KubeObject {
     status: {
       phase: 'Running',
       conditions: [
-        { type: 'Initialized', status: 'True', lastProbeTime: null, lastTransitionTime: time },
-        { type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: time },
-        { type: 'ContainersReady', status: 'True', lastProbeTime: null, lastTransitionTime: time },
-        { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: time },
+        { type: 'Initialized', status: 'True', lastProbeTime: null, lastTransitionTime: initializedAt },
+        { type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: readyAt },
+        { type: 'ContainersReady', status: 'True', lastProbeTime: null, lastTransitionTime: readyAt },
+        { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: scheduledAt },
       ],
       hostIP: `10.0.0.${i % 50}`,
-      podIP: `10.244.${(i >> 8) & 255}.${i & 255}`,
-      podIPs: [{ ip: `10.244.${(i >> 8) & 255}.${i & 255}` }],
+      podIP,
+      podIPs: [{ ip: podIP }],
       startTime: time,
       containerStatuses: [
         {
           name: 'web',
-          state: { running: { startedAt: time } },
+          state: { running: { startedAt: unalike ? at(1) : time } },
           ready: true,
           restartCount: 0,
           image: 'registry.example.com/team/web:1.27.3',
@@ -162,5 +180,13 @@ function hex64(i: number): string {
     h = (Math.imul(h ^ (h >>> 12), 0x297a2d39) ^ k) >>> 0;
     out += h.toString(16).padStart(8, '0');
   }
+  return out;
+}
+
+/** Five characters of a generated name (Kubernetes' alphabet, no vowels), taken from hex digits. */
+function generatedSuffix(hex: string): string {
+  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
+  let out = '';
+  for (let k = 0; k < 5; k++) out += alphabet[parseInt(hex.slice(k * 2, k * 2 + 2), 16) % alphabet.length];
   return out;
 }
