@@ -57,7 +57,8 @@ export function initialDeltaState<T extends KubeObject>(options: DeltaStoreOptio
  * - `replace` is atomic: every delta of a relist carries the final snapshot. Keys missing from the
  *   list become `Deleted` tombstones (`finalStateUnknown`), new keys `Added`, changed objects
  *   `Updated`, unchanged ones (same UID and resourceVersion) `Replaced` — the stored instance is kept.
- * - A key whose UID changed (deleted and recreated) becomes `Deleted` then `Added`, never `Updated`.
+ * - A key whose UID changed (deleted and recreated) becomes `Deleted` then `Added`, never `Updated`;
+ *   the `Deleted` is a tombstone (`finalStateUnknown`): the old incarnation's deletion was not seen.
  * - A `modified`/`added` with the resourceVersion already stored produces nothing.
  * - A `deleted` of an unknown key changes nothing; of another UID than the stored one, it removes
  *   the stored object as a tombstone.
@@ -195,13 +196,14 @@ function upsert<T extends KubeObject>(
   } catch (err) {
     errors.push(err as IndexerError);
     // The old incarnation is gone on the server even if the new one cannot be indexed.
-    return { store: next, deltas: recreated ? [{ type: 'Deleted', key, object: old, store: next }] : [] };
+    return { store: next, deltas: recreated ? [{ type: 'Deleted', key, object: old, finalStateUnknown: true, store: next }] : [] };
   }
   if (recreated)
     return {
       store: next,
       deltas: [
-        { type: 'Deleted', key, object: old, store: next },
+        // The old incarnation's deletion was never seen: its last known state, as a tombstone.
+        { type: 'Deleted', key, object: old, finalStateUnknown: true, store: next },
         { type: 'Added', key, object: obj, store: next },
       ],
     };
