@@ -109,13 +109,14 @@ describe('objectStoreTarget', () => {
     expect(kubelet(a)).not.toBe(kubelet(b));
     expect(a.spec.volumes[0].name).toMatch(/^kube-api-access-[a-z0-9]{5}$/);
     expect(a.spec.volumes[0].name).not.toBe(b.spec.volumes[0].name);
-    expect(a.status).toEqual(realisticPod(0, { unalike: true }).status); // the status survived its own write
+    expect(a.status).toEqual((realisticPod(0, { unalike: true }) as typeof a).status); // the status survived its own write
   });
 });
 
 describe('realisticPod unalike', () => {
   it("should differ between pods where a real cluster's do, and leave the default pods as they were", () => {
-    const [a, b] = [realisticPod(1, { unalike: true }), realisticPod(2, { unalike: true })] as (KubeObject & Record<string, any>)[];
+    const [a, b] = [realisticPod(1, { unalike: true }), realisticPod(2, { unalike: true })] as (KubeObject &
+      Record<string, any> & { metadata: { managedFields: unknown[] } })[];
     expect(a.spec.volumes[0].name).not.toBe(b.spec.volumes[0].name);
     expect(a.spec.containers[0].volumeMounts[0].name).toBe(a.spec.volumes[0].name);
     expect(new Set(a.status.conditions.map((c: { lastTransitionTime: string }) => c.lastTransitionTime)).size).toBe(3);
