@@ -86,7 +86,7 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
     return { headers, opts, readAt };
   };
 
-  const get: HttpGet = async (pathAndQuery, signal, kind) => {
+  const get: HttpGet = async (pathAndQuery, signal, kind, accept) => {
     let dispatched!: () => void;
     const mark = new Promise<void>((resolve) => {
       dispatched = resolve;
@@ -95,6 +95,7 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
     let answer: Promise<Dispatcher.ResponseData>;
     try {
       const { headers, opts, readAt } = await credentials(signal);
+      if (accept !== undefined) headers.Accept = accept;
       // The dispatcher is chosen and the request dispatched in one step: a dispatcher retired by a
       // concurrent rotation (or `close()`) still finishes the requests it has, but takes no new one.
       const dispatcher = options.dispatcher ?? tls.forMaterial(opts, readAt);

@@ -9,6 +9,7 @@ import { NetworkError } from './errors.ts';
 import { apiErrorFromResponse } from './httpErrors.ts';
 import { answerWithin, bodyChunks, errorBody, readBody, resolveHttpLimits, type HttpLimitOptions } from './httpLimits.ts';
 import { listQuery, watchQuery } from './listWatchQuery.ts';
+import { PARTIAL_OBJECT_METADATA_ACCEPT } from './partialObjectMetadata.ts';
 import type { KubeObject, ListerWatcher, ListOptions, ListPage, WatchEvent } from './types.ts';
 import { createWatchDecoder, parseListBody } from './watchDecoder.ts';
 
@@ -27,9 +28,10 @@ export interface HttpResponse {
 /**
  * Sends `GET pathAndQuery` (e.g. `/api/v1/pods?limit=500`) and resolves with the answer once its
  * headers arrive; the request (and its body) must stop when `signal` aborts. `kind` lets the
- * transport tune timeouts: a watch body may stay silent for minutes.
+ * transport tune timeouts: a watch body may stay silent for minutes. `accept`, when given, is the
+ * request's `Accept` header (metadata-only requests); otherwise `application/json`.
  */
-export type HttpGet = (pathAndQuery: string, signal: AbortSignal, kind: 'list' | 'watch') => Promise<HttpResponse>;
+export type HttpGet = (pathAndQuery: string, signal: AbortSignal, kind: 'list' | 'watch', accept?: string) => Promise<HttpResponse>;
 
 /** Options of `httpListerWatcher`: the collection, its selectors, and the limits (`HttpLimitOptions`). */
 export interface HttpListerWatcherOptions extends HttpLimitOptions {
@@ -39,6 +41,11 @@ export interface HttpListerWatcherOptions extends HttpLimitOptions {
   labelSelector?: string;
   /** Field selector added to every list and watch (ANDed with the reflector's). Default: none. */
   fieldSelector?: string;
+  /**
+   * Ask for `PartialObjectMetadata` (`PARTIAL_OBJECT_METADATA_ACCEPT`): each object's metadata only.
+   * Default false. A descriptor made by `metadataOnly()` sets it in the ListerWatchers built from one.
+   */
+  metadataOnly?: boolean;
 }
 
 /**
@@ -60,7 +67,8 @@ export interface HttpListerWatcherOptions extends HttpLimitOptions {
 export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGet, options: HttpListerWatcherOptions): ListerWatcher<T> {
   const { path } = options;
   const limits = resolveHttpLimits(options);
-  const send = (url: string, signal: AbortSignal, kind: 'list' | 'watch') => answerWithin(get, url, signal, kind, limits);
+  const accept = options.metadataOnly === true ? PARTIAL_OBJECT_METADATA_ACCEPT : undefined;
+  const send = (url: string, signal: AbortSignal, kind: 'list' | 'watch') => answerWithin(get, url, signal, kind, limits, accept?.[kind]);
   const failed = async (r: HttpResponse, url: string) => apiErrorFromResponse(r.status, await errorBody(r, url), r.header('retry-after'));
   const pathOfList = (o: ListOptions) =>
     path +

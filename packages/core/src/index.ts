@@ -69,6 +69,15 @@ export { PersistentMap } from './persistentMap.ts';
 export { fnv1a, seededFnv1a } from './keyHash.ts';
 export type { HashFunc } from './keyHash.ts';
 
+// Metadata-only informers
+export {
+  metadataOnly,
+  NotPartialMetadataError,
+  PARTIAL_OBJECT_METADATA_ACCEPT,
+  PARTIAL_OBJECT_METADATA_TYPE,
+} from './partialObjectMetadata.ts';
+export type { MetadataOnlyDescriptor, PartialObjectMetadata } from './partialObjectMetadata.ts';
+
 // Shared informer and handlers
 export { createSharedInformer, InformerShutdownError } from './sharedInformer.ts';
 export type { SharedInformer, SharedInformerOptions } from './sharedInformer.ts';

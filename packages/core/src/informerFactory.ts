@@ -6,6 +6,7 @@
 import { firstValueFrom, filter, race, map, Subject, type SchedulerLike, type Subscription } from 'rxjs';
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
 import type { ExpectedType } from './expectedType.ts';
+import { PARTIAL_OBJECT_METADATA_TYPE } from './partialObjectMetadata.ts';
 import { validateResyncPeriod } from './resync.ts';
 import { createSharedInformer, type SharedInformer, type SharedInformerOptions } from './sharedInformer.ts';
 import type { KubeObject, ListerWatcher } from './types.ts';
@@ -25,6 +26,12 @@ export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
   kind?: string;
   /** True for namespaced resources (pods), false for cluster-scoped ones (nodes). */
   namespaced: boolean;
+  /**
+   * True: its informers list and watch `PartialObjectMetadata` (each object's metadata only) and
+   * expect that type; a factory keeps them apart from the full informers. Set by `metadataOnly()`.
+   * Default false.
+   */
+  metadataOnly?: boolean;
   /** Carries the object type only; never set. */
   readonly __type?: T;
 }
@@ -137,6 +144,7 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
       fieldSelector: perInformer.fieldSelector ?? options.fieldSelector,
     };
     const key = JSON.stringify([
+      resource.metadataOnly === true ? 'metadata' : 'full',
       resource.group,
       resource.version,
       resource.resource,
@@ -258,6 +266,7 @@ function reuseWith<T extends KubeObject>(
 
 /** The apiVersion (and kind, when the descriptor knows it) every object of `resource` declares, if any. */
 function expectedTypeOf(resource: ResourceDescriptor): ExpectedType {
+  if (resource.metadataOnly === true) return PARTIAL_OBJECT_METADATA_TYPE;
   const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
   return typeof resource.kind === 'string' && resource.kind !== '' ? { apiVersion, kind: resource.kind } : { apiVersion };
 }

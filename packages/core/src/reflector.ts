@@ -9,7 +9,8 @@
 import { Observable, asyncScheduler, defer, map, type Subscription } from 'rxjs';
 import { backoffSuccess, nextBackoff, type NextBackoffOptions } from './backoff.ts';
 import { InvalidObjectError, KubeApiError } from './errors.ts';
-import { addRejected, hasExpectedType, keepExpected, UnexpectedTypeError } from './expectedType.ts';
+import { addRejected, hasExpectedType, keepExpected, UnexpectedTypeError, type ExpectedType } from './expectedType.ts';
+import { asPartialObjectMetadata, expectsMetadata, NotPartialMetadataError } from './partialObjectMetadata.ts';
 import { idleTimeout } from './idleTimeout.ts';
 import { timerAfter } from './longTimer.ts';
 import {
@@ -48,6 +49,9 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
     outputs.push({ type: 'status', status });
     return { ...m, status };
   };
+  // Full objects where metadata was asked for: reduced, and reported once per run.
+  const reportFullObjects = (m: ReflectorModel<T>, object: unknown): ReflectorModel<T> =>
+    m.fullObjectsReported ? m : setStatus({ ...m, fullObjectsReported: true }, { lastError: new NotPartialMetadataError(object) });
   const startList = (m: ReflectorModel<T>, consistent: boolean): StepResult<T> => {
     let next = setStatus(m, {
       phase: 'listing',
@@ -141,7 +145,9 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
         const error = new ListTooLargeError(limit, ctx.options[limit], received);
         return fail(model, error, 'list', state.consistent);
       }
-      const { items: kept, rejected } = keepExpected(ctx.options.expectedType, page.items, state.rejected);
+      const { items: expected, full } = asMetadataIf(ctx.options.expectedType, page.items);
+      if (full !== undefined) model = reportFullObjects(model, full);
+      const { items: kept, rejected } = keepExpected(ctx.options.expectedType, expected, state.rejected);
       const items = state.items.length === 0 ? kept : state.items.concat(kept);
       if (token) {
         const next = setStatus({ ...model, state: { ...state, continue: token, listRv, items, rejected } }, { listProgress: received });
@@ -154,7 +160,7 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
       return replace(model, items, listRv, rejected);
     }
     case 'event': {
-      const event = input.event;
+      let event = input.event;
       if (event === null || typeof event !== 'object') {
         // A ListerWatcher that emits no object: skipped and reported, like an unknown type.
         return {
@@ -165,6 +171,12 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
       }
       const known = event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK';
       const expected = ctx.options.expectedType;
+      if (known && expectsMetadata(expected)) {
+        // A metadata-only watch answered with full objects (the server ignores `as=`): their metadata.
+        const { object, full } = asPartialObjectMetadata(event.object);
+        if (full) model = reportFullObjects(model, event.object);
+        event = { ...event, object } as typeof event;
+      }
       const ofType = !known || hasExpectedType(expected, event.object);
       if (state.phase === 'streaming') {
         // The accumulator belongs to this streaming state alone; appending avoids O(n²) copies.
@@ -261,6 +273,20 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
     if (s.phase === 'watching') return fail(m, error, 'watch');
     return fail(m, error, 'list', s.phase === 'listing' ? s.consistent : true);
   }
+}
+
+/** `items` as PartialObjectMetadata when metadata is expected, and the first full object among them. */
+function asMetadataIf<T>(expected: ExpectedType | undefined, items: T[]): { items: T[]; full?: unknown } {
+  if (!expectsMetadata(expected)) return { items };
+  let full: unknown;
+  let changed = false;
+  const out = items.map((item) => {
+    const r = asPartialObjectMetadata(item);
+    if (r.full && full === undefined) full = item;
+    if (r.object !== item) changed = true;
+    return r.object;
+  });
+  return { items: changed ? out : items, full };
 }
 
 /**

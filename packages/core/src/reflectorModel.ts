@@ -161,6 +161,8 @@ export interface ReflectorModel<T extends KubeObject> {
   streamingRefused: boolean;
   /** The last resource version known, kept across relists and errors. */
   rv?: string;
+  /** True once full objects answered a metadata-only request (reported once, see `NotPartialMetadataError`). */
+  fullObjectsReported?: boolean;
 }
 
 /** @internal What `step` needs besides the model. */
