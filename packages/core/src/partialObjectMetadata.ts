@@ -25,7 +25,12 @@ export interface PartialObjectMetadata extends KubeObject {
 export const PARTIAL_OBJECT_METADATA_TYPE: ExpectedType = Object.freeze({ apiVersion: META_V1, kind: 'PartialObjectMetadata' });
 
 /** The Accept headers of metadata-only requests: a list asks for the list type, a watch (and a get) for the object type. */
-export const PARTIAL_OBJECT_METADATA_ACCEPT = Object.freeze({
+export const PARTIAL_OBJECT_METADATA_ACCEPT: {
+  /** For lists: `application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`. */
+  readonly list: string;
+  /** For watches and gets: `application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1`. */
+  readonly watch: string;
+} = Object.freeze({
   list: `application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`,
   watch: `application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1`,
 });
