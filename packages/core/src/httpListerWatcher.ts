@@ -7,29 +7,11 @@
 import { Observable } from 'rxjs';
 import { NetworkError } from './errors.ts';
 import { apiErrorFromResponse } from './httpErrors.ts';
+import type { HttpGet, HttpResponse } from './httpGet.ts';
 import { answerWithin, bodyChunks, errorBody, readBody, resolveHttpLimits, type HttpLimitOptions } from './httpLimits.ts';
 import { listQuery, watchQuery } from './listWatchQuery.ts';
 import type { KubeObject, ListerWatcher, ListOptions, ListPage, WatchEvent } from './types.ts';
 import { createWatchDecoder, parseListBody } from './watchDecoder.ts';
-
-/** One HTTP answer, as much of it as the ListerWatcher reads. */
-export interface HttpResponse {
-  /** The HTTP status code. */
-  readonly status: number;
-  /** A response header, by lower-case name. */
-  header(name: string): string | undefined;
-  /** The whole body as text. */
-  text(): Promise<string>;
-  /** The body as it arrives, in text or byte chunks. */
-  chunks(): AsyncIterable<string | Uint8Array>;
-}
-
-/**
- * Sends `GET pathAndQuery` (e.g. `/api/v1/pods?limit=500`) and resolves with the answer once its
- * headers arrive; the request (and its body) must stop when `signal` aborts. `kind` lets the
- * transport tune timeouts: a watch body may stay silent for minutes.
- */
-export type HttpGet = (pathAndQuery: string, signal: AbortSignal, kind: 'list' | 'watch') => Promise<HttpResponse>;
 
 /** Options of `httpListerWatcher`: the collection, its selectors, and the limits (`HttpLimitOptions`). */
 export interface HttpListerWatcherOptions extends HttpLimitOptions {

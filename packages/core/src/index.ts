@@ -34,15 +34,18 @@ export type {
   DeltaType,
   IndexFunc,
   Indexers,
+  InformerScope,
   KubeObject,
   ListMeta,
   ListOptions,
   ListPage,
   ListerWatcher,
+  ListerWatcherSource,
   ObjectMeta,
   ReflectorEvent,
   ReflectorPhase,
   ReflectorStatus,
+  ResourceDescriptor,
   Status,
   Store,
   WatchEvent,
@@ -88,14 +91,7 @@ export type { ResyncOptions } from './resync.ts';
 
 // Factory
 export { createInformerFactory, FactoryShutdownError } from './informerFactory.ts';
-export type {
-  InformerFactory,
-  InformerFactoryOptions,
-  InformerForOptions,
-  InformerScope,
-  ListerWatcherSource,
-  ResourceDescriptor,
-} from './informerFactory.ts';
+export type { InformerFactory, InformerFactoryOptions, InformerForOptions } from './informerFactory.ts';
 
 // Workqueue and controller loop
 export { WorkQueue } from './workqueue.ts';
@@ -136,7 +132,8 @@ export { selectFromStore } from './operators/selectFromStore.ts';
 export { fetchListerWatcher, fetchGet } from './fetchListerWatcher.ts';
 export type { FetchListerWatcherOptions } from './fetchListerWatcher.ts';
 export { httpListerWatcher, andSelectors } from './httpListerWatcher.ts';
-export type { HttpGet, HttpListerWatcherOptions, HttpResponse } from './httpListerWatcher.ts';
+export type { HttpListerWatcherOptions } from './httpListerWatcher.ts';
+export type { HttpGet, HttpResponse } from './httpGet.ts';
 export { DEFAULT_MAX_LIST_BODY_BYTES, DEFAULT_RESPONSE_TIMEOUT_MS, resolveHttpLimits } from './httpLimits.ts';
 export type { HttpLimitOptions, ResolvedHttpLimits } from './httpLimits.ts';
 export {

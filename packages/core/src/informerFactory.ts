@@ -8,39 +8,7 @@ import { InvalidOptionsError, RxInformerError } from './errors.ts';
 import type { ExpectedType } from './expectedType.ts';
 import { validateResyncPeriod } from './resync.ts';
 import { createSharedInformer, type SharedInformer, type SharedInformerOptions } from './sharedInformer.ts';
-import type { KubeObject, ListerWatcher } from './types.ts';
-
-/** Names a resource: its group, version and plural name, and whether it lives in namespaces. */
-export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
-  /** API group; `""` for the core group. */
-  group: string;
-  /** API version, e.g. `v1`. */
-  version: string;
-  /** Plural resource name, e.g. `pods`. */
-  resource: string;
-  /**
-   * E.g. `Pod`; optional, for display and discovery. With it, the factory's informers skip objects
-   * of another kind (see the reflector's `expectedType`); without it, only `apiVersion` is checked.
-   */
-  kind?: string;
-  /** True for namespaced resources (pods), false for cluster-scoped ones (nodes). */
-  namespaced: boolean;
-  /** Carries the object type only; never set. */
-  readonly __type?: T;
-}
-
-/** Where an informer lists and watches: its namespace (namespaced resources) and selectors. */
-export interface InformerScope {
-  /** Only this namespace (namespaced resources). Default: all namespaces. */
-  namespace?: string;
-  /** Only objects matching this label selector. Default: none. */
-  labelSelector?: string;
-  /** Only objects matching this field selector. Default: none. */
-  fieldSelector?: string;
-}
-
-/** Makes the ListerWatcher of a resource in a scope; the scope applies to both list and watch. */
-export type ListerWatcherSource = <T extends KubeObject>(resource: ResourceDescriptor<T>, scope: InformerScope) => ListerWatcher<T>;
+import type { InformerScope, KubeObject, ListerWatcherSource, ResourceDescriptor } from './types.ts';
 
 /** Options of `createInformerFactory`. */
 export interface InformerFactoryOptions extends InformerScope {
