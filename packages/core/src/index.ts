@@ -54,9 +54,11 @@ export type {
 } from './types.ts';
 
 // Reflector
-export { reflector, step as reflectorStep } from './reflector.ts';
-export { initialReflectorModel, ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorModel.ts';
-export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorOptions, ReflectorState, StepResult } from './reflectorModel.ts';
+export { reflector } from './reflector.ts';
+export { initialReflectorModel, step as reflectorStep } from './reflectorMachine.ts';
+export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorState, StepResult } from './reflectorMachine.ts';
+export type { ReflectorOptions } from './reflectorOptions.ts';
+export { ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorErrors.ts';
 export { UnexpectedTypeError } from './expectedType.ts';
 export type { ExpectedType } from './expectedType.ts';
 export { nextBackoff, resolveBackoff, backoffSuccess } from './backoff.ts';
