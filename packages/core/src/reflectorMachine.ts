@@ -28,12 +28,18 @@ export type ReflectorState<T extends KubeObject> =
       consistent: boolean;
       continue?: string;
       listRv?: string;
+      /**
+       * The objects of the pages received so far. A new array for every list, which `step`
+       * appends each page to in place (rather than copying what it holds per page): once a model
+       * is stepped, its successor holds the list.
+       */
       items: T[];
       /** The list's objects of another type skipped so far (see `expectedType`). */
       rejected?: UnexpectedTypeError;
     }
   | {
       phase: 'streaming';
+      /** The objects streamed so far; appended to in place, as a paged list's `items`. */
       items: T[];
       /** The list's objects of another type skipped so far (see `expectedType`). */
       rejected?: UnexpectedTypeError;
@@ -108,7 +114,12 @@ interface Run<T extends KubeObject> {
   readonly outputs: ReflectorEvent<T>[];
 }
 
-/** The pure transition function of the reflector. */
+/**
+ * The transition function of the reflector: the next model, the events to emit and the next
+ * action, from the model and one input. Pure, but for one thing: the objects of a list in
+ * progress are appended to that list's own array (`items` of the state) in place, so a model is
+ * stepped once and then replaced by its successor, as the driver does.
+ */
 export function step<T extends KubeObject>(model: ReflectorModel<T>, input: ReflectorInput<T>, ctx: StepContext): StepResult<T> {
   const run: Run<T> = { ctx, outputs: [] };
   const { state } = model;
@@ -241,11 +252,25 @@ function onPage<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>, pag
     return fail(run, model, new ListTooLargeError(limit, options[limit], received), 'list', state.consistent);
   }
   const { items: kept, rejected } = keepExpected(options.expectedType, page.items, state.rejected);
-  const items = state.items.length === 0 ? kept : state.items.concat(kept);
-  if (!token) return replace(run, model, items, listRv, rejected);
-  const next = setStatus(run, { ...model, state: { ...state, continue: token, listRv, items, rejected } }, { listProgress: received });
+  // A list of one page is emitted as that page; the pages of a longer one go into the list's array.
+  if (!token) return replace(run, model, state.items.length === 0 ? kept : append(state.items, kept), listRv, rejected);
+  const next = setStatus(
+    run,
+    { ...model, state: { ...state, continue: token, listRv, items: append(state.items, kept), rejected } },
+    { listProgress: received },
+  );
   const request = { ...listOptions(options, state.consistent), continue: token, resourceVersion: undefined };
   return { model: next, outputs: run.outputs, action: { kind: 'list', options: request } };
+}
+
+/**
+ * Adds a page to the array of the list in progress, in place: that array belongs to the listing
+ * state alone (`startList` makes a new one for every list), so no object held before is copied and
+ * a list of n objects costs O(n), where a copy of everything held on every page cost O(n²).
+ */
+function append<T>(items: T[], page: readonly T[]): T[] {
+  for (const item of page) items.push(item);
+  return items;
 }
 
 /** A watch event: one of a streaming list's, or a change seen by the watch. */
@@ -284,7 +309,7 @@ function onStreamedEvent<T extends KubeObject>(
     const held = state.items.length + (state.rejected?.count ?? 0);
     if (held >= maxListItems)
       return fail(run, model, new ListTooLargeError('maxListItems', maxListItems, { pages: 0, items: held + 1 }), 'list', true);
-    // The accumulator belongs to this streaming state alone; appending avoids O(n²) copies.
+    // Into the array of this list alone, in place (see `items` of `ReflectorState`).
     if (ofType) state.items.push(event.object);
     else state.rejected = addRejected(expectedType!, event.object, 1, state.rejected);
     return stay(run, model);
