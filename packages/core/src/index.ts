@@ -100,16 +100,16 @@ export { WorkQueue } from './workqueue.ts';
 export type { WorkQueueMetrics, WorkQueueOptions } from './workqueue.ts';
 export { defaultControllerRateLimiter, exponentialFailureRateLimiter, maxOfRateLimiters, tokenBucketRateLimiter } from './rateLimiter.ts';
 export type { ExponentialFailureOptions, RateLimiter, TokenBucketOptions } from './rateLimiter.ts';
-export { ControllerSyncError, runController, toKeys } from './controller.ts';
+export { ControllerSyncError, runController, toKeys } from './runController.ts';
 export { InvalidReconcileResultError } from './reconcileWorker.ts';
+export type { ControllerError } from './reconcileWorker.ts';
 export type {
-  ControllerError,
   ControllerHandle,
   ControllerMetrics,
   ControllerOptions,
   ControllerPhase,
   ReconcileResult,
-} from './controller.ts';
+} from './runController.ts';
 
 // Ages as kubectl prints them
 export { formatAge, humanDuration } from './age.ts';
