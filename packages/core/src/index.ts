@@ -103,13 +103,7 @@ export type { ExponentialFailureOptions, RateLimiter, TokenBucketOptions } from 
 export { ControllerSyncError, runController, toKeys } from './runController.ts';
 export { InvalidReconcileResultError } from './reconcileWorker.ts';
 export type { ControllerError } from './reconcileWorker.ts';
-export type {
-  ControllerHandle,
-  ControllerMetrics,
-  ControllerOptions,
-  ControllerPhase,
-  ReconcileResult,
-} from './runController.ts';
+export type { ControllerHandle, ControllerMetrics, ControllerOptions, ControllerPhase, ReconcileResult } from './runController.ts';
 
 // Ages as kubectl prints them
 export { formatAge, humanDuration } from './age.ts';
