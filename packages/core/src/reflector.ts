@@ -69,8 +69,6 @@ function drive<T extends KubeObject>(
   let model = initialReflectorModel<T>();
   let current: Subscription | undefined;
   let generation = 0;
-  const queue: { input: ReflectorInput<T>; generation: number }[] = [];
-  let draining = false;
 
   const run = (action: ReflectorAction): void => {
     // Nothing new once the subscriber left (it may leave while an output is being emitted).
@@ -91,7 +89,7 @@ function drive<T extends KubeObject>(
       },
     });
   };
-  const advance = (input: ReflectorInput<T>, gen: number): void => {
+  const feed = oneAtATime<ReflectorInput<T>>((input, gen) => {
     if (gen !== generation || subscriber.closed) return; // from a stream we already left
     const result = step(model, input, { options, now: scheduler.now(), random });
     model = result.model;
@@ -100,29 +98,41 @@ function drive<T extends KubeObject>(
       subscriber.next(out);
     }
     run(result.action);
-  };
-  // Inputs that arrive while one is being handled (a consumer reacting synchronously, a source
-  // answering at once) wait their turn; the common case, one at a time, goes straight through.
-  const feed = (input: ReflectorInput<T>, gen: number): void => {
-    if (draining) {
-      queue.push({ input, generation: gen });
-      return;
-    }
-    draining = true;
-    try {
-      advance(input, gen);
-      while (queue.length > 0 && !subscriber.closed) {
-        const next = queue.shift()!;
-        advance(next.input, next.generation);
-      }
-    } finally {
-      draining = false;
-    }
-  };
+  }, subscriber);
 
   feed({ kind: 'start' }, generation);
   return () => {
     generation = -1;
     current?.unsubscribe();
+  };
+}
+
+/**
+ * `handle` made safe to call from within itself: inputs that arrive while one is being handled (a
+ * consumer reacting synchronously, a source answering at once) wait their turn, with the
+ * generation of the stream they came from; the common case, one at a time, goes straight through.
+ * Inputs still waiting when `subscriber` closes are dropped.
+ */
+function oneAtATime<I>(
+  handle: (input: I, generation: number) => void,
+  subscriber: Subscriber<unknown>,
+): (input: I, generation: number) => void {
+  const queue: { input: I; generation: number }[] = [];
+  let draining = false;
+  return (input, generation) => {
+    if (draining) {
+      queue.push({ input, generation });
+      return;
+    }
+    draining = true;
+    try {
+      handle(input, generation);
+      while (queue.length > 0 && !subscriber.closed) {
+        const next = queue.shift()!;
+        handle(next.input, next.generation);
+      }
+    } finally {
+      draining = false;
+    }
   };
 }
