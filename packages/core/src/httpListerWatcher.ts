@@ -176,8 +176,8 @@ function nextTask(signal: AbortSignal): Promise<void> {
 /**
  * Runs `fn` in a later macrotask; returns its cancellation. A zero timer, except in a web page: a
  * `MessageChannel` message there, since background tabs throttle timers to one a second. (In Node
- * a zero timer measured best: 0.44–0.47× client-node's initial sync, against 0.48–0.50 with a
- * MessageChannel and 0.55–0.57 with `setImmediate`, which is no better than no hand-over at all.)
+ * a zero timer measured best of the three, `setImmediate` no better than no hand-over at all:
+ * docs/benchmarks.md, "client-node adapter".)
  */
 function laterTask(fn: () => void): () => void {
   const page = globalThis as { document?: unknown; MessageChannel?: typeof MessageChannel };
