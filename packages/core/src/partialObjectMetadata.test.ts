@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { concat, NEVER, of } from 'rxjs';
-import { createInformerFactory, type ResourceDescriptor } from './informerFactory.ts';
+import { createInformerFactory } from './informerFactory.ts';
 import {
   metadataOnly,
   NotPartialMetadataError,
@@ -8,7 +8,7 @@ import {
   type PartialObjectMetadata,
 } from './partialObjectMetadata.ts';
 import { reflector } from './reflector.ts';
-import type { KubeObject, ListerWatcher, ReflectorEvent, WatchEvent } from './types.ts';
+import type { KubeObject, ListerWatcher, ReflectorEvent, ResourceDescriptor, WatchEvent } from './types.ts';
 
 const meta = (name: string, rv: string): PartialObjectMetadata => ({
   apiVersion: 'meta.k8s.io/v1',

@@ -5,7 +5,7 @@
  */
 import { RxInformerError } from './errors.ts';
 import type { ExpectedType } from './expectedType.ts';
-import type { ResourceDescriptor } from './informerFactory.ts';
+import type { ResourceDescriptor } from './types.ts';
 import type { KubeObject, ObjectMeta } from './types.ts';
 
 /** `meta.k8s.io/v1`, the apiVersion of `PartialObjectMetadata`. */
@@ -94,4 +94,18 @@ export function asPartialObjectMetadata<T>(obj: T): { object: T; full: boolean }
   if (!full && o.kind === 'PartialObjectMetadata' && o.apiVersion === META_V1) return { object: obj, full };
   const reduced = { apiVersion: META_V1, kind: 'PartialObjectMetadata', metadata: o.metadata };
   return { object: (Object.isFrozen(obj) ? Object.freeze(reduced) : reduced) as T, full };
+}
+
+/** `items` as PartialObjectMetadata when metadata is expected (the same array when none changed), and the first full object among them. */
+export function asMetadataIf<T>(expected: ExpectedType | undefined, items: T[]): { items: T[]; full?: unknown } {
+  if (!expectsMetadata(expected)) return { items };
+  let full: unknown;
+  let changed = false;
+  const out = items.map((item) => {
+    const r = asPartialObjectMetadata(item);
+    if (r.full && full === undefined) full = item;
+    if (r.object !== item) changed = true;
+    return r.object;
+  });
+  return { items: changed ? out : items, full };
 }
