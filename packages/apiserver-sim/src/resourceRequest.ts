@@ -64,7 +64,7 @@ export async function serveResource(ctx: RequestContext, call: ResourceCall, met
   ctx.faults.authorize(req.headers.authorization, verb, r.resource, r.group, route.namespace);
   const ns = route.namespace;
   const write = writeOptionsOf(req, q, route);
-  const mode = renderingOf(req);
+  const mode = renderingOf(req, verb === 'list' ? 'list' : verb === 'watch' ? 'watch' : 'object');
   const one = (obj: KubeObject, code = 200) => sendJson(res, code, renderObject(mode, r, obj));
   switch (verb) {
     case 'watch':
