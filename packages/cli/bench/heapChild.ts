@@ -43,6 +43,7 @@ async function main(): Promise<void> {
     rxinformer: () => rxinformerSynced(kc),
     rxinformerTransformed: () => rxinformerSynced(kc, { transform: dropManagedFields }),
     rxinformerMetadata: () => rxinformerSynced(kc, { metadataOnly: true }),
+    rxinformerMetadataTransformed: () => rxinformerSynced(kc, { metadataOnly: true, transform: dropManagedFields }),
     clientNode: () => clientNodeSynced(kc, expected),
     limit: () => limitSynced(kc),
   };

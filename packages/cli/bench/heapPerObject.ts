@@ -4,6 +4,7 @@
  *   - rxinformer: the factory's pod informer, synced and running;
  *   - rxinformerTransformed: the same with a transform dropping `metadata.managedFields`;
  *   - rxinformerMetadata: the factory's metadata-only pod informer (`metadataOnly(pods)`);
+ *   - rxinformerMetadataTransformed: the same dropping `metadata.managedFields` (not measured by default);
  *   - clientNode: `makeInformer`'s cache (always untransformed; it has no transform);
  *   - limit: the same pages `JSON.parse`d and the items kept in one array.
  */
@@ -11,7 +12,8 @@ import { runChild } from './childRun.ts';
 import { runRotating, type Outcome, type RotatingOptions } from './rounds.ts';
 
 /** What `heapChild.ts` can measure. */
-export type HeapContender = 'rxinformer' | 'rxinformerTransformed' | 'rxinformerMetadata' | 'clientNode' | 'limit';
+export type HeapContender =
+  'rxinformer' | 'rxinformerTransformed' | 'rxinformerMetadata' | 'rxinformerMetadataTransformed' | 'clientNode' | 'limit';
 
 const CONTENDERS: HeapContender[] = ['rxinformer', 'rxinformerTransformed', 'rxinformerMetadata', 'clientNode', 'limit'];
 
