@@ -55,6 +55,12 @@ export interface InformerFactory {
    */
   waitForCacheSync(): Promise<void>;
   /**
+   * True when every informer requested so far has synced (false with none, and after `shutdown()`):
+   * `waitForCacheSync` as a check, for readiness probes. An informer requested later makes it false
+   * again until it has synced.
+   */
+  hasSynced(): boolean;
+  /**
    * Shuts every informer down for good (watches aborted, timers cleared, handlers removed, streams
    * completed); pending `waitForCacheSync` calls reject with `FactoryShutdownError`. Idempotent.
    */
@@ -127,6 +133,7 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
       for (const i of informers.values()) i.start();
     },
     waitForCacheSync: () => (stopped ? Promise.reject(new FactoryShutdownError()) : allSynced(informers, requested, closed)),
+    hasSynced: () => !stopped && informers.size > 0 && [...informers.values()].every((i) => i.hasSynced()),
     shutdown: () => {
       if (stopped) return;
       stopped = true;

@@ -60,6 +60,14 @@ describe('createProbes', () => {
     expect(probes.readyz().ok).toBe(true);
   });
 
+  it('should be ready once a factory has synced every informer it made', () => {
+    let synced = false;
+    const probes = createProbes({ factories: { main: { hasSynced: () => synced } } });
+    expect(probes.readyz()).toEqual({ ok: false, checks: [{ name: 'factory main', ok: false, message: 'not synced' }] });
+    synced = true;
+    expect(probes.readyz()).toEqual({ ok: true, checks: [{ name: 'factory main', ok: true }] });
+  });
+
   it('should fail healthz once a watch has been failing past the threshold, and pass again on progress', () => {
     const { scheduler, advance } = clock();
     const pods = fakeInformer();

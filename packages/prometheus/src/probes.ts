@@ -40,6 +40,14 @@ export interface ProbeReport {
 export interface ProbesOptions {
   /** The informers to judge, by name (more with `addInformer`). Default: none. */
   informers?: Record<string, ObservedInformer>;
+  /** Informer factories by name: ready once every informer each made has synced (`factory.hasSynced()`). Default: none. */
+  factories?: Record<
+    string,
+    {
+      /** True once every informer the factory made has synced. */
+      hasSynced(): boolean;
+    }
+  >;
   /** Readiness checks of your own by name, e.g. `{ leading: () => isLeader }`. Default: none. */
   readyChecks?: Record<string, ProbeCheck>;
   /** Health checks of your own by name. Default: none. */
@@ -62,7 +70,7 @@ export interface ProbesOptions {
 
 /** Health and readiness of a set of informers. */
 export interface Probes {
-  /** Readiness: every informer synced, every ready check passing. No informer and no check: ready. */
+  /** Readiness: every informer and factory synced, every ready check passing. Nothing to check: ready. */
   readyz(): ProbeReport;
   /** Health: no informer failing or silent past its threshold, every health check passing. */
   healthz(): ProbeReport;
@@ -104,6 +112,9 @@ export function createProbes(options: ProbesOptions = {}): Probes {
       report([
         ...[...trackers].map(([name, t]) =>
           t.informer.hasSynced() ? { name: `informer ${name}`, ok: true } : { name: `informer ${name}`, ok: false, message: 'not synced' },
+        ),
+        ...Object.entries(options.factories ?? {}).map(([name, f]) =>
+          runCheck(`factory ${name}`, () => f.hasSynced() || { ok: false, message: 'not synced' }),
         ),
         ...own(options.readyChecks),
       ]),
