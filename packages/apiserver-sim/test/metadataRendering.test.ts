@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startApiServer, type ApiServer } from '../src/index.ts';
-import { openWatch, pod, req } from './helpers.ts';
+import { pod } from '@rxinformer/testing';
+import { openWatch, req } from './helpers.ts';
 
 const LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 const ONE = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
@@ -16,7 +17,7 @@ describe('PartialObjectMetadata', () => {
   beforeAll(async () => {
     sim = await startApiServer({ port: 0, seed: 4, bookmarkIntervalMs: 50 });
     base = `${sim.url}/api/v1/namespaces/default/pods`;
-    for (const name of ['a', 'b', 'c']) sim.storage.create('pods', pod(name, { app: name }), 'default');
+    for (const name of ['a', 'b', 'c']) sim.storage.create('pods', pod(name, { labels: { app: name } }), 'default');
   });
   afterAll(() => sim.close());
 
@@ -44,7 +45,7 @@ describe('PartialObjectMetadata', () => {
       Accept: ONE,
     });
     try {
-      sim.storage.create('pods', pod('d', { app: 'd' }), 'default');
+      sim.storage.create('pods', pod('d', { labels: { app: 'd' } }), 'default');
       const events = await w.waitFor(2);
       const added = events.find((e) => e.type === 'ADDED')!;
       expect(added.object).toEqual({
