@@ -112,6 +112,18 @@ export type {
   ReconcileResult,
 } from './controller.ts';
 
+// Leader election on Leases
+export { InvalidLeaseError, LEASE_INSTANCE_ANNOTATION, LEASE_RELEASED, leaseRecord, microTime } from './lease.ts';
+export type { Lease, LeaseRecord, LeaseSpec } from './lease.ts';
+export { fetchLeaseClient, httpLeaseClient, leasesPath } from './leaseClient.ts';
+export type { FetchLeaseClientOptions, HttpSend, HttpWriteResponse, LeaseClient } from './leaseClient.ts';
+export { DEFAULT_LEASE_TIMING, DuplicateIdentityError, resolveLeaseTiming } from './leaderElectionRules.ts';
+export type { LeaseTiming } from './leaderElectionRules.ts';
+export { leaderElection } from './leaderElection.ts';
+export type { LeaderElection, LeaderElectionOptions, LeaderElectionState } from './leaderElection.ts';
+export { whileLeading } from './whileLeading.ts';
+export type { LeaderWork } from './whileLeading.ts';
+
 // Ages as kubectl prints them
 export { formatAge, humanDuration } from './age.ts';
 
