@@ -18,6 +18,7 @@ import {
   type SchedulerLike,
 } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
+import type { Lease } from './lease.ts';
 import type { LeaseClient } from './leaseClient.ts';
 import { tryAcquireOrRenew, type AttemptResult, type ElectionContext } from './leaderElectionAttempt.ts';
 import {
@@ -44,6 +45,8 @@ export interface LeaderElectionOptions extends Partial<LeaseTiming> {
   labels?: Record<string, string>;
   /** Annotations set on the Lease at each write, asked before each. Default: none. */
   annotations?: () => Record<string, string>;
+  /** Called with each Lease this candidate wrote with success (acquire, renewal), with what it carries. Default: none. */
+  onWrite?: (lease: Lease) => void;
   /** Release the Lease (empty holder) when the election stops, so a successor need not wait. Default true. */
   releaseOnStop?: boolean;
   /** Where time runs. Default `asyncScheduler`. */
@@ -164,12 +167,23 @@ function electionContext(options: LeaderElectionOptions): ElectionContext {
   const s = options.scheduler;
   if (s !== undefined && (typeof s?.now !== 'function' || typeof s.schedule !== 'function'))
     throw new InvalidOptionsError('leaderElection: scheduler must be an RxJS scheduler');
-  if (options.annotations !== undefined && typeof options.annotations !== 'function')
-    throw new InvalidOptionsError('leaderElection: annotations must be a function');
+  for (const k of ['annotations', 'onWrite'] as const)
+    if (options[k] !== undefined && typeof options[k] !== 'function')
+      throw new InvalidOptionsError(`leaderElection: ${k} must be a function`);
   const timing = resolveLeaseTiming(options);
   const labels = options.labels;
   const extras = (): LeaseExtras => ({ ...(labels && { labels }), ...(options.annotations && { annotations: options.annotations() }) });
-  return { client, namespace, name, timing, scheduler: s ?? asyncScheduler, extras, me: { identity, instance: randomToken() } };
+  const me = { identity, instance: randomToken() };
+  return {
+    client,
+    namespace,
+    name,
+    timing,
+    scheduler: s ?? asyncScheduler,
+    extras,
+    me,
+    ...(options.onWrite && { written: options.onWrite }),
+  };
 }
 
 /** The attempt loop of one run. `halt()` stops it and says whether it was leading (or holding). */

@@ -30,6 +30,8 @@ export interface ElectionContext {
   readonly scheduler: SchedulerLike;
   /** Labels and annotations to stamp on every write, asked before each. */
   readonly extras: () => LeaseExtras;
+  /** Called with each Lease this candidate wrote with success (acquired or renewed). */
+  readonly written?: (lease: Lease) => void;
   /** The Lease as last seen, and when its record last changed. */
   observed?: Observed;
 }
@@ -49,6 +51,7 @@ export function tryAcquireOrRenew(ctx: ElectionContext, startedAt: number): Obse
   const where = { namespace: ctx.namespace, name: ctx.name };
   const wrote = (lease: Lease): AttemptResult => {
     ctx.observed = observe(ctx.observed, lease, ctx.scheduler.now());
+    ctx.written?.(lease);
     return { ok: true };
   };
   const slowPath = (): Observable<AttemptResult> =>

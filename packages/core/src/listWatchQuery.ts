@@ -44,6 +44,7 @@ export function listQuery(o: ListOptions): string {
     resourceVersionMatch: o.resourceVersionMatch,
     labelSelector: o.labelSelector,
     fieldSelector: o.fieldSelector,
+    shardSelector: o.shardSelector,
     timeoutSeconds: o.timeoutSeconds,
   });
 }
@@ -59,6 +60,7 @@ export function watchQuery(o: WatchOptions): string {
     sendInitialEvents: o.sendInitialEvents,
     labelSelector: o.labelSelector,
     fieldSelector: o.fieldSelector,
+    shardSelector: o.shardSelector,
   });
 }
 

@@ -3,10 +3,11 @@
  * update with a latency on a scheduler, per-client failures, hand edits, and a log of who held
  * each Lease from when.
  */
-import { Observable, type SchedulerLike } from 'rxjs';
+import { Observable, Subject, type SchedulerLike } from 'rxjs';
 import { KubeApiError } from '../src/errors.ts';
 import type { Lease } from '../src/lease.ts';
 import type { LeaseClient } from '../src/leaseClient.ts';
+import type { ListerWatcher, ListPage, WatchEvent } from '../src/types.ts';
 
 /** One write the server accepted. */
 export interface LeaseWrite {
@@ -20,6 +21,8 @@ export class FakeLeaseServer {
   readonly leases = new Map<string, Lease>();
   readonly writes: LeaseWrite[] = [];
   #rv = 0;
+  readonly #changes = new Subject<{ rv: number; event: WatchEvent<Lease> }>();
+  readonly #history: { rv: number; event: WatchEvent<Lease> }[] = [];
   /** Client names whose writes (`update`) fail with 500, or every request with `all`. */
   readonly failing = new Map<string, 'writes' | 'all'>();
 
@@ -75,9 +78,49 @@ export class FakeLeaseServer {
     this.#store(key, { ...current, metadata: { ...current.metadata, ...(annotations && { annotations }) }, spec }, 'hand');
   }
 
+  /**
+   * A ListerWatcher of the Leases (label selectors `k=v` only), answering after `latencyMs`; the
+   * client `name` fails like the others when `failing` says `all`.
+   */
+  listerWatcher(name: string, latencyMs = this.latencyMs): ListerWatcher<Lease> {
+    const matches = (l: Lease, selector?: string) =>
+      (selector ?? '').split(',').every((req) => {
+        if (req === '') return true;
+        const [k, v] = req.split('=');
+        return l.metadata?.labels?.[k] === v;
+      });
+    return {
+      list: (o) =>
+        new Observable<ListPage<Lease>>((sub) => {
+          const action = this.scheduler.schedule(() => {
+            if (this.failing.get(name) === 'all') return sub.error(new KubeApiError(500, { message: 'injected' }));
+            const items = [...this.leases.values()].filter((l) => matches(l, o.labelSelector)).map((l) => structuredClone(l));
+            sub.next({ items, metadata: { resourceVersion: String(this.#rv) } });
+            sub.complete();
+          }, latencyMs);
+          return () => action.unsubscribe();
+        }),
+      watch: (o) =>
+        new Observable<WatchEvent<Lease>>((sub) => {
+          const from = Number(o.resourceVersion ?? this.#rv);
+          const send = (c: { rv: number; event: WatchEvent<Lease> }) => {
+            if (c.rv > from && (c.event.type === 'ERROR' || matches(c.event.object, o.labelSelector))) sub.next(structuredClone(c.event));
+          };
+          for (const c of this.#history) send(c);
+          const live = this.#changes.subscribe(send);
+          return () => live.unsubscribe();
+        }),
+    };
+  }
+
   #store(key: string, lease: Lease, by: string): Lease {
-    const stored = structuredClone({ ...lease, metadata: { ...lease.metadata, resourceVersion: String(++this.#rv) } });
+    const existed = this.leases.has(key);
+    const rv = ++this.#rv;
+    const stored = structuredClone({ ...lease, metadata: { ...lease.metadata, resourceVersion: String(rv) } });
     this.leases.set(key, stored);
+    const change = { rv, event: { type: existed ? 'MODIFIED' : 'ADDED', object: stored } as WatchEvent<Lease> };
+    this.#history.push(change);
+    this.#changes.next(change);
     this.writes.push({ at: this.scheduler.now(), key, holder: stored.spec?.holderIdentity ?? '', by });
     return structuredClone(stored);
   }
