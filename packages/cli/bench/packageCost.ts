@@ -91,7 +91,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { rounds: { type: 'string' }, json: { type: 'boolean' } } });
   const rounds = Number(values.rounds ?? 15);
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number >= 1, got ${values.rounds}`);
-  execFileSync(join(ROOT, 'node_modules/.bin/tsc'), ['-b', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(ROOT, 'scripts/build.ts')], { cwd: ROOT, stdio: 'inherit' });
   const sizes = await bundleSizes();
   const times = importTimes(rounds);
   const base = times['node (no import)'].median;

@@ -65,8 +65,9 @@ export type { DeltaReducer, DeltaStoreOptions, DeltaStoreState } from './deltaSt
 export { createStore, StoreSnapshot } from './indexer.ts';
 export type { StoreOptions } from './indexer.ts';
 export { metaNamespaceKeyFunc, splitMetaNamespaceKey, namespaceIndexFunc, NAMESPACE_INDEX } from './keys.ts';
-export { PersistentMap, fnv1a } from './persistentMap.ts';
-export type { HashFunc } from './persistentMap.ts';
+export { PersistentMap } from './persistentMap.ts';
+export { fnv1a, seededFnv1a } from './keyHash.ts';
+export type { HashFunc } from './keyHash.ts';
 
 // Shared informer and handlers
 export { createSharedInformer, InformerShutdownError } from './sharedInformer.ts';

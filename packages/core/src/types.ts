@@ -261,7 +261,8 @@ export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
  * - `Added`: a new key (also a recreated object: see `Deleted` with a different UID before it).
  * - `Updated`: a changed object; `oldObject` holds the previous state.
  * - `Deleted`: the key is gone. `finalStateUnknown` is true for a tombstone: the object vanished
- *   while the watch was down and `object` is the last state we knew (client-go's
+ *   while the watch was down, or its deletion arrived with an object the store could not prepare
+ *   (a transform that threw), and `object` is the last state we knew (client-go's
  *   `DeletedFinalStateUnknown`).
  * - `Replaced`: a relist found the object unchanged (same resourceVersion).
  * - `Sync`: a resync re-delivery; `object === oldObject`.
