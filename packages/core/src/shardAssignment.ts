@@ -3,7 +3,7 @@
  * with the highest score for it. Adding a member moves only the slots it now wins (about 1/N);
  * removing one moves only the slots it had.
  */
-import { fnv1a } from './persistentMap.ts';
+import { fnv1a } from './keyHash.ts';
 
 /** Murmur3's 32-bit finalizer: spreads every input bit over the output. */
 function mix32(h: number): number {
