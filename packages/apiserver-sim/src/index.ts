@@ -25,7 +25,10 @@ export type { ResourceInfo } from './resources.ts';
 
 // faults
 export { Faults, FAULT_ENDPOINTS } from './faults.ts';
-export type { AuthOptions, FailOptions, PendingFaults, RequestClass } from './faults.ts';
+export type { AuthOptions, FailOptions, PendingFaults, RequestClass, RequestFilter } from './faults.ts';
+export { LeaseHistory } from './leaseHistory.ts';
+export type { LeaseTerm } from './leaseHistory.ts';
+export { withShardSelector, shardInfo } from './shardSelector.ts';
 export type { WatchTarget } from './watchHub.ts';
 
 // protocol helpers

@@ -36,6 +36,7 @@ import { applyPatch } from './patching.ts';
 import { seededRandom } from './random.ts';
 import { groupVersion, ResourceRegistry, type ResourceInfo } from './resources.ts';
 import { compileSelectors } from './selectors.ts';
+import { shardInfo, withShardSelector } from './shardSelector.ts';
 import { ApiStatusError, errors } from './status.ts';
 import { Storage, type HistoryOptions } from './storage.ts';
 import { toTable } from './table.ts';
@@ -78,6 +79,12 @@ export interface ApiServerOptions {
    * deletes its contents and then the namespace (default 0: right after the DELETE is answered).
    */
   namespaceDeletionDelayMs?: number;
+  /**
+   * KEP-5866's `ShardedListAndWatch` feature gate: honour `shardSelector` on list and watch (a
+   * malformed one is a 400) and echo it as `metadata.shardInfo` of lists. Off (the default), the
+   * parameter is ignored, as a server without the gate does.
+   */
+  shardedListAndWatch?: boolean;
   /** Unsent bytes after which a slow watcher is disconnected (default 64 MiB). */
   maxWatchBufferBytes?: number;
   /** Serve HTTPS instead of HTTP (default: plain HTTP). */
@@ -391,6 +398,9 @@ async function resource(
   const verb = verbOf(method, route, watch);
   if (!r.verbs.includes(verb)) throw errors.methodNotAllowed();
   ctx.faults.authorize(req.headers.authorization, verb, r.resource, r.group, route.namespace);
+  const cls: RequestClass = verb === 'watch' ? 'watch' : verb === 'get' || verb === 'list' ? 'list' : 'write';
+  const refused = ctx.faults.requestFailure({ userAgent: req.headers['user-agent'] ?? '', resource: r.resource, group: r.group, cls });
+  if (refused) throw refused;
   const ns = route.namespace;
   const fieldValidation = q.str('fieldValidation');
   if (fieldValidation !== undefined && !['Strict', 'Warn', 'Ignore', ''].includes(fieldValidation)) {
@@ -416,8 +426,14 @@ async function resource(
       return startWatch(ctx, res, route, r, q, mode);
     case 'list': {
       const lq = listQuery(q, ns);
-      const matcher = compileSelectors(r, q.str('labelSelector'), q.str('fieldSelector'));
-      const page = await listPage(ctx.storage, r, lq, matcher, ctx.wait);
+      const shard = q.str('shardSelector');
+      const matcher = withShardSelector(
+        compileSelectors(r, q.str('labelSelector'), q.str('fieldSelector')),
+        shard,
+        ctx.options.shardedListAndWatch,
+      );
+      const listed = await listPage(ctx.storage, r, lq, matcher, ctx.wait);
+      const page = { ...listed, metadata: { ...listed.metadata, ...shardInfo(shard, ctx.options.shardedListAndWatch) } };
       if (mode === 'table') return sendJson(res, 200, tableOf(r, page.items, page.metadata));
       if (mode === 'metadata')
         return sendJson(res, 200, {
@@ -531,7 +547,11 @@ async function startWatch(ctx: Ctx, res: ServerResponse, route: ResourcePath, r:
   const lq = listQuery(q, route.namespace);
   validateListQuery(r, lq, true);
   if (lq.continue) throw errors.badRequest('continue is not supported for watch');
-  const matcher = compileSelectors(r, q.str('labelSelector'), q.str('fieldSelector'), route.name);
+  const matcher = withShardSelector(
+    compileSelectors(r, q.str('labelSelector'), q.str('fieldSelector'), route.name),
+    q.str('shardSelector'),
+    ctx.options.shardedListAndWatch,
+  );
   const allowBookmarks = q.bool('allowWatchBookmarks');
   // like the real server, timeoutSeconds=0 means unset
   const timeoutSeconds = q.int('timeoutSeconds') || (ctx.options.defaultWatchTimeoutSeconds ?? 1800);

@@ -6,12 +6,14 @@
  *   rxinformer [--resource pods] [-n NS] [--kubeconfig PATH] …   # live view; --help for the rest
  *   rxinformer soak --runs 3 [--json]                            # the chaos soak
  *   rxinformer apiserver --port 6443                             # the API server simulator
+ *   rxinformer demo-sharded --replicas 3 --objects 3000 [--json]  # sharding and leader election, multi-process
  *
  * Exit codes: 0 on success, 2 for a bad command line, 1 for anything else.
  */
 import { readFileSync } from 'node:fs';
 import { runApiServerCommand } from '@rxinformer/apiserver-sim';
 import { runLiveCommand } from './live/liveMain.ts';
+import { runReplicaCommand, runShardedCommand } from './sharded/shardedMain.ts';
 import { runSoakCommand } from './soak/soakMain.ts';
 
 /** The usage text of `rxinformer --help` (the live view's own options follow it). */
@@ -21,6 +23,7 @@ export const COMMAND_USAGE = `rxinformer — Kubernetes informers as RxJS Observ
                               it starts an embedded API server simulator with churn and faults
   rxinformer soak [options]   the chaos soak: rxinformer and client-node's makeInformer through faults
   rxinformer apiserver [...]  the API server simulator alone, with a kubeconfig for kubectl
+  rxinformer demo-sharded     replica processes sharding ConfigMaps on Leases, then leader election
   rxinformer --version        the version
 
 Each command takes --help.`;
@@ -34,6 +37,8 @@ async function main(argv: readonly string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === 'soak') return runSoakCommand(rest);
   if (command === 'apiserver') return runApiServerCommand(rest);
+  if (command === 'demo-sharded') return runShardedCommand(rest);
+  if (command === 'demo-sharded-replica') return runReplicaCommand(rest);
   if (command === '--version' || command === '-v') {
     process.stdout.write(`${version()}\n`);
     return;

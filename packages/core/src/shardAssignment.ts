@@ -1,7 +1,7 @@
 /**
- * Slots to members by rendezvous (highest random weight) hashing: each slot goes to the member
- * with the highest score for it. Adding a member moves only the slots it now wins (about 1/N);
- * removing one moves only the slots it had.
+ * Slots to members by rendezvous (highest random weight) hashing with bounded load: each slot goes
+ * to the member with the highest score for it that still has room under a fair share. A member
+ * joining or leaving moves about 1/N of the slots, and shares differ by at most one slot.
  */
 import { fnv1a } from './keyHash.ts';
 
@@ -21,7 +21,10 @@ function score(memberHash: number, slot: number): number {
 }
 
 /**
- * The owner of every slot among `members` (order does not matter; duplicates count once).
+ * The owner of every slot among `members` (order does not matter; duplicates count once), by
+ * rendezvous hashing with bounded load: (slot, member) pairs are taken from the highest score down,
+ * and a member takes no more than its fair share (`ceil(slots / members)`), so shares differ by at
+ * most one slot while a member joining or leaving still moves only about `slots / members` of them.
  * Returns an array: index = slot, value = member (`undefined` when there are no members).
  *
  * @example
@@ -30,23 +33,22 @@ function score(memberHash: number, slot: number): number {
  */
 export function assignSlots(slotCount: number, members: Iterable<string>): (string | undefined)[] {
   const list = [...new Set(members)].sort();
-  const hashes = list.map((m) => fnv1a(m));
   const owners: (string | undefined)[] = new Array<string | undefined>(slotCount).fill(undefined);
-  for (let slot = 0; slot < slotCount; slot++) {
-    let best = -1;
-    let bestScore = -1;
-    for (let i = 0; i < list.length; i++) {
-      const s = score(hashes[i], slot);
-      if (s > bestScore) {
-        best = i;
-        bestScore = s;
-      }
-    }
-    owners[slot] = best < 0 ? undefined : list[best];
+  if (list.length === 0) return owners;
+  const hashes = list.map((m) => fnv1a(m));
+  const pairs: { slot: number; member: number; score: number }[] = [];
+  for (let slot = 0; slot < slotCount; slot++)
+    for (let m = 0; m < list.length; m++) pairs.push({ slot, member: m, score: score(hashes[m], slot) });
+  pairs.sort((a, b) => b.score - a.score || a.slot - b.slot || a.member - b.member);
+  const cap = Math.ceil(slotCount / list.length);
+  const taken = new Array<number>(list.length).fill(0);
+  for (const p of pairs) {
+    if (owners[p.slot] !== undefined || taken[p.member] >= cap) continue;
+    owners[p.slot] = list[p.member];
+    taken[p.member]++;
   }
   return owners;
 }
-
 /** The slots `member` owns under `assignSlots(slotCount, members)`. */
 export function slotsOf(member: string, slotCount: number, members: Iterable<string>): number[] {
   return assignSlots(slotCount, members).flatMap((m, slot) => (m === member ? [slot] : []));

@@ -57,7 +57,8 @@ export interface ShardedControllerHandle<T extends KubeObject> extends Omit<Cont
  * await ctl.stop();
  */
 export function runShardedController<T extends KubeObject>(options: ShardedControllerOptions<T>): ShardedControllerHandle<T> {
-  if (!options || typeof options.reconcile !== 'function') throw new InvalidOptionsError('runShardedController: reconcile must be a function');
+  if (!options || typeof options.reconcile !== 'function')
+    throw new InvalidOptionsError('runShardedController: reconcile must be a function');
   const { source, reconcile, informer: informerOptions, concurrency, maxRetries, onError, ...ringOptions } = options;
   if (!source || typeof source.list !== 'function' || typeof source.watch !== 'function')
     throw new InvalidOptionsError('runShardedController: source must be a ListerWatcher');
@@ -67,7 +68,10 @@ export function runShardedController<T extends KubeObject>(options: ShardedContr
   const idle = new Map<number, (() => void)[]>();
   const slotOfKey = new Map<string, number>();
   let selector: string | undefined;
-  const informer = createSharedInformer(shardedListerWatcher(source, () => selector), { ...informerOptions, ...(scheduler && { scheduler }) });
+  const informer = createSharedInformer(
+    shardedListerWatcher(source, () => selector),
+    { ...informerOptions, ...(scheduler && { scheduler }) },
+  );
   const queue = new WorkQueue<string>(scheduler ? { scheduler } : {});
   const field = ringOptions.field ?? 'object.metadata.uid';
   const slotCount = ringOptions.slots ?? 256;
