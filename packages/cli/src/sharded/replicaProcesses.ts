@@ -25,6 +25,8 @@ export interface SpawnOptions extends Omit<ReplicaConfig, 'identity'> {
   entry?: string;
   /** Where the replica's stderr goes. Default: inherited. */
   stderr?: 'inherit' | 'ignore';
+  /** Extra Node flags (say `--expose-gc`, so status lines report the heap after a collection). Default: none. */
+  nodeFlags?: string[];
 }
 
 const live = new Set<ChildProcess>();
@@ -48,7 +50,7 @@ export function spawnReplica(identity: string, options: SpawnOptions): ReplicaPr
     ...(options.renewDeadlineMs !== undefined ? ['--renew-deadline-ms', String(options.renewDeadlineMs)] : []),
     ...(options.retryPeriodMs !== undefined ? ['--retry-period-ms', String(options.retryPeriodMs)] : []),
   ];
-  const child = spawn(process.execPath, [...process.execArgv, ...args], { stdio: ['ignore', 'pipe', options.stderr ?? 'inherit'] });
+  const child = spawn(process.execPath, [...process.execArgv, ...(options.nodeFlags ?? []), ...args], { stdio: ['ignore', 'pipe', options.stderr ?? 'inherit'] });
   live.add(child);
   let dead = false;
   const replica: ReplicaProcess = {

@@ -1,0 +1,86 @@
+/**
+ * Figures of the sharded controller: reconcile throughput of R replicas when each reconcile waits
+ * on the server (the simulator's latency), and the heap of each replica once its share is cached.
+ */
+import { startApiServer } from '@rxinformer/apiserver-sim';
+import { spawnReplica, stopReplicas, until, type ReplicaProcess } from './replicaProcesses.ts';
+
+/** Options of `measureRing`. */
+export interface RingMeasureOptions {
+  /** Replica processes. */
+  replicas: number;
+  /** ConfigMaps. */
+  objects: number;
+  /** Bytes of data per ConfigMap. Default 0. */
+  dataBytes?: number;
+  /** Latency the simulator adds to every request, in ms. Default 0. */
+  latencyMs?: number;
+  /** Reconciles in parallel per replica. Default 4. */
+  concurrency?: number;
+  /** Slots. Default 256. */
+  slots?: number;
+}
+
+/** What `measureRing` measured. */
+export interface RingMeasure {
+  replicas: number;
+  objects: number;
+  /** Reconciles per second, from the first start mark to the last object reconciled. */
+  reconcilesPerSecond: number;
+  /** Each replica's heap after a collection, once synced and reconciled (bytes). */
+  heapPerReplica: number[];
+  /** Objects each replica cached. */
+  cachedPerReplica: number[];
+}
+
+/** Runs `replicas` processes on `objects` ConfigMaps until all are reconciled; measures them. */
+export async function measureRing(options: RingMeasureOptions): Promise<RingMeasure> {
+  const sim = await startApiServer({ port: 0, seed: 3, shardedListAndWatch: true });
+  const data = 'x'.repeat(options.dataBytes ?? 0);
+  for (let i = 0; i < options.objects; i++)
+    sim.storage.create('configmaps', { metadata: { name: `cm-${i}`, labels: { demo: 'sharded' } }, ...(data && { data: { payload: data } }) }, 'default');
+  const done = new Set<string>();
+  let firstStart = 0;
+  let lastEnd = 0;
+  const stop = sim.storage.storage.subscribe('/v1/configmaps', (e) => {
+    const by = (e.object as { data?: Record<string, string> }).data?.reconciledBy;
+    if (!firstStart && e.object.metadata?.annotations) firstStart = e.time;
+    if (by && !done.has(e.key)) {
+      done.add(e.key);
+      lastEnd = e.time;
+    }
+  });
+  const replicas: ReplicaProcess[] = [];
+  try {
+    sim.faults.latency(options.latencyMs ?? 0);
+    for (let i = 1; i <= options.replicas; i++)
+      replicas.push(
+        spawnReplica(`replica-${i}`, {
+          url: sim.url,
+          mode: 'sharded',
+          slots: options.slots ?? 256,
+          concurrency: options.concurrency ?? 4,
+          heartbeatMs: 50,
+          statusMs: 500,
+          leaseDurationMs: 3000,
+          renewDeadlineMs: 2000,
+          retryPeriodMs: 300,
+          nodeFlags: ['--expose-gc'],
+        }),
+      );
+    await until('every object reconciled', () => done.size === options.objects, 600_000);
+    const seen = replicas.map((r) => r.status);
+    await until('fresh status lines', () => replicas.every((r, i) => r.status !== seen[i] && r.status !== undefined), 30_000);
+    return {
+      replicas: options.replicas,
+      objects: options.objects,
+      reconcilesPerSecond: Math.round((options.objects / Math.max(1, lastEnd - firstStart)) * 1000),
+      heapPerReplica: replicas.map((r) => Number(r.status?.heapUsed ?? 0)),
+      cachedPerReplica: replicas.map((r) => Number(r.status?.cached ?? 0)),
+    };
+  } finally {
+    stop();
+    await stopReplicas(replicas);
+    await sim.close();
+  }
+}
