@@ -51,7 +51,13 @@ const result = {
 if (json) console.log(JSON.stringify(result));
 else {
   console.log(`| figure | measured | goal |\n| --- | --- | --- |`);
-  console.log(`| failover / (lease duration + retry period) | ${demo.failoverMs} ms / ${demo.failoverBudgetMs} ms = ${result.failover.ratio}x | <= 1.5x |`);
-  console.log(`| heap per replica, 3 replicas / 1 replica | ${Math.max(...result.heap.threeReplicasMiB)} MiB / ${result.heap.oneReplicaMiB} MiB = ${result.heap.ratio}x | <= 0.4x |`);
-  console.log(`| reconciles/s, 3 replicas / 1 replica | ${tpThree.reconcilesPerSecond} / ${tpOne.reconcilesPerSecond} = ${result.throughput.ratio}x | >= 2.5x |`);
+  console.log(
+    `| failover / (lease duration + retry period) | ${demo.failoverMs} ms / ${demo.failoverBudgetMs} ms = ${result.failover.ratio}x | <= 1.5x |`,
+  );
+  console.log(
+    `| heap per replica, 3 replicas / 1 replica | ${Math.max(...result.heap.threeReplicasMiB)} MiB / ${result.heap.oneReplicaMiB} MiB = ${result.heap.ratio}x | <= 0.4x |`,
+  );
+  console.log(
+    `| reconciles/s, 3 replicas / 1 replica | ${tpThree.reconcilesPerSecond} / ${tpOne.reconcilesPerSecond} = ${result.throughput.ratio}x | >= 2.5x |`,
+  );
 }

@@ -1,10 +1,11 @@
 /**
- * The demo's replica processes: spawned as `rxinformer demo-sharded-replica …` from the same entry
- * script (source or dist alike), their status lines followed, killed with SIGKILL or stopped with
+ * The demo's replica processes: spawned as `rxinformer demo-sharded-replica …` from the package's
+ * entry script (source or dist alike, never the script that imported this one), their status lines followed, killed with SIGKILL or stopped with
  * SIGTERM. Every process is killed when this one exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import type { ReplicaConfig } from './replica.ts';
 
 /** A replica process and its latest status line. */
@@ -21,13 +22,16 @@ export interface ReplicaProcess {
 
 /** Options of `spawnReplica`: the replica's command line, and where its stderr goes. */
 export interface SpawnOptions extends Omit<ReplicaConfig, 'identity'> {
-  /** The script that runs `rxinformer` (default: this process's). */
+  /** The script that runs `rxinformer`. Default: the package's `main` beside this module (source or dist). */
   entry?: string;
   /** Where the replica's stderr goes. Default: inherited. */
   stderr?: 'inherit' | 'ignore';
   /** Extra Node flags (say `--expose-gc`, so status lines report the heap after a collection). Default: none. */
   nodeFlags?: string[];
 }
+
+/** The `rxinformer` entry script next to this module: `main.ts` from source, `main.js` from dist. */
+const MAIN = fileURLToPath(new URL(`../main${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
 
 const live = new Set<ChildProcess>();
 let cleanupInstalled = false;
@@ -41,7 +45,7 @@ export function spawnReplica(identity: string, options: SpawnOptions): ReplicaPr
     });
   }
   const args = [
-    options.entry ?? process.argv[1],
+    options.entry ?? MAIN,
     'demo-sharded-replica',
     ...['--url', options.url, '--identity', identity, '--mode', options.mode],
     ...['--slots', String(options.slots), '--concurrency', String(options.concurrency)],
@@ -50,7 +54,9 @@ export function spawnReplica(identity: string, options: SpawnOptions): ReplicaPr
     ...(options.renewDeadlineMs !== undefined ? ['--renew-deadline-ms', String(options.renewDeadlineMs)] : []),
     ...(options.retryPeriodMs !== undefined ? ['--retry-period-ms', String(options.retryPeriodMs)] : []),
   ];
-  const child = spawn(process.execPath, [...process.execArgv, ...(options.nodeFlags ?? []), ...args], { stdio: ['ignore', 'pipe', options.stderr ?? 'inherit'] });
+  const child = spawn(process.execPath, [...process.execArgv, ...(options.nodeFlags ?? []), ...args], {
+    stdio: ['ignore', 'pipe', options.stderr ?? 'inherit'],
+  });
   live.add(child);
   let dead = false;
   const replica: ReplicaProcess = {

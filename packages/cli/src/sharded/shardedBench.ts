@@ -38,7 +38,11 @@ export async function measureRing(options: RingMeasureOptions): Promise<RingMeas
   const sim = await startApiServer({ port: 0, seed: 3, shardedListAndWatch: true });
   const data = 'x'.repeat(options.dataBytes ?? 0);
   for (let i = 0; i < options.objects; i++)
-    sim.storage.create('configmaps', { metadata: { name: `cm-${i}`, labels: { demo: 'sharded' } }, ...(data && { data: { payload: data } }) }, 'default');
+    sim.storage.create(
+      'configmaps',
+      { metadata: { name: `cm-${i}`, labels: { demo: 'sharded' } }, ...(data && { data: { payload: data } }) },
+      'default',
+    );
   const done = new Set<string>();
   let firstStart = 0;
   let lastEnd = 0;
