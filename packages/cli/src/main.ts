@@ -11,10 +11,6 @@
  * Exit codes: 0 on success, 2 for a bad command line, 1 for anything else.
  */
 import { readFileSync } from 'node:fs';
-import { runApiServerCommand } from '@rxinformer/apiserver-sim';
-import { runLiveCommand } from './live/liveMain.ts';
-import { runReplicaCommand, runShardedCommand } from './sharded/shardedMain.ts';
-import { runSoakCommand } from './soak/soakMain.ts';
 
 /** The usage text of `rxinformer --help` (the live view's own options follow it). */
 export const COMMAND_USAGE = `rxinformer — Kubernetes informers as RxJS Observables, on the command line
@@ -33,18 +29,22 @@ function version(): string {
   return pkg.version;
 }
 
+/** Each command loads only its own modules: a demo replica process holds core, not the simulator or the live view. */
 async function main(argv: readonly string[]): Promise<void> {
   const [command, ...rest] = argv;
-  if (command === 'soak') return runSoakCommand(rest);
-  if (command === 'apiserver') return runApiServerCommand(rest);
-  if (command === 'demo-sharded') return runShardedCommand(rest);
-  if (command === 'demo-sharded-replica') return runReplicaCommand(rest);
+  if (command === 'soak') return (await import('./soak/soakMain.ts')).runSoakCommand(rest);
+  if (command === 'apiserver') return (await import('@rxinformer/apiserver-sim')).runApiServerCommand(rest);
+  if (command === 'demo-sharded') return (await import('./sharded/shardedMain.ts')).runShardedCommand(rest);
+  if (command === 'demo-sharded-replica') {
+    const { parseReplicaArgs, runReplica } = await import('./sharded/replica.ts');
+    return runReplica(parseReplicaArgs(rest));
+  }
   if (command === '--version' || command === '-v') {
     process.stdout.write(`${version()}\n`);
     return;
   }
   if (command === '--help' || command === '-h') process.stdout.write(`${COMMAND_USAGE}\n\n`);
-  return runLiveCommand(argv);
+  return (await import('./live/liveMain.ts')).runLiveCommand(argv);
 }
 
 main(process.argv.slice(2)).catch((e: unknown) => {

@@ -122,8 +122,10 @@ export function runShardedController<T extends KubeObject>(options: ShardedContr
     informer.events$.subscribe((d) => {
       if (d.type === 'Replaced') return; // a relist found it unchanged
       const slot = slotOf(d.object, slotCount, field);
-      slotOfKey.set(d.key, slot);
-      if (active.has(slot)) queue.add(d.key);
+      if (active.has(slot)) {
+        slotOfKey.set(d.key, slot);
+        queue.add(d.key);
+      } else if (d.type === 'Deleted') slotOfKey.delete(d.key); // a slot handed over: its keys are forgotten
     }),
     ring.active$.subscribe((slots) => {
       active.clear();

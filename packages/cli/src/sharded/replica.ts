@@ -26,6 +26,8 @@ export interface ReplicaConfig extends Partial<LeaseTiming> {
   concurrency: number;
   heartbeatMs: number;
   statusMs: number;
+  /** `none`: reconciles do nothing (to measure what caching alone costs). Default `write`. */
+  reconcile?: 'write' | 'none';
 }
 
 /** A ConfigMap with the demo's data. */
@@ -82,7 +84,7 @@ function shardedReplica(config: ReplicaConfig, client: ReturnType<typeof fetchLe
     concurrency: config.concurrency,
     ...timing,
     reconcile: async (_key, cm) => {
-      if (!cm || cm.data?.reconciledBy === config.identity) return;
+      if (!cm || cm.data?.reconciledBy === config.identity || config.reconcile === 'none') return;
       const name = cm.metadata!.name!;
       const mark = `${config.identity}/${++n}`;
       await patch(config, name, { metadata: { annotations: { [RECONCILE_MARK]: `${mark}/start` } } });
@@ -148,6 +150,7 @@ export function parseReplicaArgs(argv: readonly string[]): ReplicaConfig {
     concurrency: num('concurrency', 4)!,
     heartbeatMs: num('heartbeat-ms', 50)!,
     statusMs: num('status-ms', 250)!,
+    reconcile: get('reconcile') === 'none' ? 'none' : 'write',
     leaseDurationMs: num('lease-duration-ms'),
     renewDeadlineMs: num('renew-deadline-ms'),
     retryPeriodMs: num('retry-period-ms'),

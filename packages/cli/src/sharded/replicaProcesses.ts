@@ -50,6 +50,7 @@ export function spawnReplica(identity: string, options: SpawnOptions): ReplicaPr
     ...['--url', options.url, '--identity', identity, '--mode', options.mode],
     ...['--slots', String(options.slots), '--concurrency', String(options.concurrency)],
     ...['--heartbeat-ms', String(options.heartbeatMs), '--status-ms', String(options.statusMs)],
+    ...(options.reconcile ? ['--reconcile', options.reconcile] : []),
     ...(options.leaseDurationMs !== undefined ? ['--lease-duration-ms', String(options.leaseDurationMs)] : []),
     ...(options.renewDeadlineMs !== undefined ? ['--renew-deadline-ms', String(options.renewDeadlineMs)] : []),
     ...(options.retryPeriodMs !== undefined ? ['--retry-period-ms', String(options.retryPeriodMs)] : []),

@@ -19,30 +19,28 @@ export interface RingMeasureOptions {
   concurrency?: number;
   /** Slots. Default 256. */
   slots?: number;
+  /** Reconciles write (the throughput figure), or do nothing (the heap figure: what caching costs). Default true. */
+  reconcile?: boolean;
 }
 
 /** What `measureRing` measured. */
 export interface RingMeasure {
   replicas: number;
   objects: number;
-  /** Reconciles per second, from the first start mark to the last object reconciled. */
+  /** Reconciles per second, from the first start mark to the last object reconciled (0 without reconciles). */
   reconcilesPerSecond: number;
   /** Each replica's heap after a collection, once synced and reconciled (bytes). */
   heapPerReplica: number[];
+  /** Each replica's heap after a collection, in the ring but before any object existed (bytes). */
+  baselineHeapPerReplica: number[];
   /** Objects each replica cached. */
   cachedPerReplica: number[];
 }
 
-/** Runs `replicas` processes on `objects` ConfigMaps until all are reconciled; measures them. */
+/** Runs `replicas` processes; once their ring formed, creates `objects` ConfigMaps and measures them. */
 export async function measureRing(options: RingMeasureOptions): Promise<RingMeasure> {
   const sim = await startApiServer({ port: 0, seed: 3, shardedListAndWatch: true });
-  const data = 'x'.repeat(options.dataBytes ?? 0);
-  for (let i = 0; i < options.objects; i++)
-    sim.storage.create(
-      'configmaps',
-      { metadata: { name: `cm-${i}`, labels: { demo: 'sharded' } }, ...(data && { data: { payload: data } }) },
-      'default',
-    );
+  const slots = options.slots ?? 256;
   const done = new Set<string>();
   let firstStart = 0;
   let lastEnd = 0;
@@ -62,7 +60,7 @@ export async function measureRing(options: RingMeasureOptions): Promise<RingMeas
         spawnReplica(`replica-${i}`, {
           url: sim.url,
           mode: 'sharded',
-          slots: options.slots ?? 256,
+          slots,
           concurrency: options.concurrency ?? 4,
           heartbeatMs: 50,
           statusMs: 500,
@@ -70,21 +68,46 @@ export async function measureRing(options: RingMeasureOptions): Promise<RingMeas
           renewDeadlineMs: 2000,
           retryPeriodMs: 300,
           nodeFlags: ['--expose-gc'],
+          ...(options.reconcile === false && { reconcile: 'none' as const }),
         }),
       );
-    await until('every object reconciled', () => done.size === options.objects, 600_000);
-    const seen = replicas.map((r) => r.status);
-    await until('fresh status lines', () => replicas.every((r, i) => r.status !== seen[i] && r.status !== undefined), 30_000);
+    // The ring first: every replica holds its share of the slots before there is anything to do.
+    const active = (r: ReplicaProcess) => Number(r.status?.active ?? 0);
+    await until(
+      'the ring formed',
+      () => replicas.every((r) => active(r) > 0) && replicas.reduce((n, r) => n + active(r), 0) === slots,
+      120_000,
+    );
+    const baseline = await freshStatuses(replicas);
+    const data = 'x'.repeat(options.dataBytes ?? 0);
+    for (let i = 0; i < options.objects; i++)
+      sim.storage.create(
+        'configmaps',
+        { metadata: { name: `cm-${i}`, labels: { demo: 'sharded' } }, ...(data && { data: { payload: data } }) },
+        'default',
+      );
+    const cached = () => replicas.reduce((n, r) => n + Number(r.status?.cached ?? 0), 0);
+    if (options.reconcile === false) await until('every object cached', () => cached() === options.objects, 600_000);
+    else await until('every object reconciled', () => done.size === options.objects, 600_000);
+    const after = await freshStatuses(replicas);
     return {
       replicas: options.replicas,
       objects: options.objects,
-      reconcilesPerSecond: Math.round((options.objects / Math.max(1, lastEnd - firstStart)) * 1000),
-      heapPerReplica: replicas.map((r) => Number(r.status?.heapUsed ?? 0)),
-      cachedPerReplica: replicas.map((r) => Number(r.status?.cached ?? 0)),
+      reconcilesPerSecond: done.size === 0 ? 0 : Math.round((options.objects / Math.max(1, lastEnd - firstStart)) * 1000),
+      heapPerReplica: after.map((s) => Number(s.heapUsed)),
+      baselineHeapPerReplica: baseline.map((s) => Number(s.heapUsed)),
+      cachedPerReplica: after.map((s) => Number(s.cached)),
     };
   } finally {
     stop();
     await stopReplicas(replicas);
     await sim.close();
   }
+}
+
+/** The next status line of each replica (printed after a collection). */
+async function freshStatuses(replicas: readonly ReplicaProcess[]): Promise<Record<string, unknown>[]> {
+  const seen = replicas.map((r) => r.status);
+  await until('fresh status lines', () => replicas.every((r, i) => r.status !== undefined && r.status !== seen[i]), 30_000);
+  return replicas.map((r) => r.status!);
 }

@@ -4,7 +4,6 @@
  * simulator. Exit code 0 when no key was reconciled by two replicas at once, every object was
  * reconciled and there were never two leaders; 1 otherwise; 2 on a bad command line.
  */
-import { parseReplicaArgs, runReplica } from './replica.ts';
 import { runShardedDemo, type ShardedDemoOptions, type ShardedDemoResult } from './shardedDemo.ts';
 
 /** The usage text of `rxinformer demo-sharded --help`. */
@@ -74,9 +73,4 @@ export async function runShardedCommand(argv: readonly string[]): Promise<void> 
   const result = await runShardedDemo({ ...parsed.options, onProgress: (line) => console.error(line) });
   console.log(parsed.json ? JSON.stringify(result) : JSON.stringify(result, null, 2));
   process.exitCode = demoPassed(result) ? 0 : 1;
-}
-
-/** Runs one replica (`rxinformer demo-sharded-replica`, started by the demo). */
-export function runReplicaCommand(argv: readonly string[]): Promise<void> {
-  return runReplica(parseReplicaArgs(argv));
 }
