@@ -70,30 +70,10 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
   if (schemeOf(server, 'server') === 'http:' && !cluster.skipTLSVerify)
     throw new InvalidOptionsError('HTTP servers need insecure-skip-tls-verify in the kubeconfig (as client-node requires)');
   if (cluster.proxyUrl) schemeOf(cluster.proxyUrl, 'proxy-url');
-  const userAgent = options.userAgent ?? 'rxinformer/0.1.0';
-  const userName = pinned.getCurrentUser()?.name ?? '';
+  const credentials = credentialReader(pinned, options.userAgent ?? 'rxinformer/0.1.0');
   const tls = createTlsDispatcher(cluster.proxyUrl);
-
-  // Credential reads in order (see `forMaterial`), and the requests not dispatched yet (still
-  // reading credentials), which `close()` waits for.
-  let reads = 0;
+  // The requests not dispatched yet (still reading credentials), which `close()` waits for.
   const undispatched = new Set<Promise<void>>();
-
-  /** Headers and TLS material of the pinned user, read now; an abort ends the wait at once. */
-  const credentials = async (signal: AbortSignal): Promise<{ headers: Record<string, string>; opts: RequestOptions; readAt: number }> => {
-    const readAt = ++reads;
-    const opts: RequestOptions = {};
-    const read = pinned.applyToHTTPSOptions(opts).catch((e: unknown) => {
-      throw new CredentialError(userName, { cause: e });
-    });
-    await untilAborted(read, signal);
-    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': userAgent };
-    for (const [name, value] of Object.entries(opts.headers ?? {})) {
-      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
-    }
-    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
-    return { headers, opts, readAt };
-  };
 
   /** One request with fresh credentials; a watch body may stay silent for minutes (the reflector's idle check ends it). */
   const dispatch = async (method: string, pathAndQuery: string, body: string | undefined, signal: AbortSignal, bodyTimeout: number) => {
@@ -123,28 +103,59 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
     server,
     get,
     send,
-    async getJson<T>(path: string, signal: AbortSignal = new AbortController().signal): Promise<T> {
-      let r: HttpResponse;
-      let text: string;
-      try {
-        r = await get(path, signal, 'list');
-        text = await r.text();
-      } catch (e) {
-        throw signal.aborted ? e : networkErrorFrom(e, path); // the caller's abort stays what it was
-      }
-      if (r.status < 200 || r.status > 299) throw apiErrorFromResponse(r.status, text, r.header('retry-after'));
-      try {
-        return JSON.parse(text) as T;
-      } catch (e) {
-        throw new ResponseDecodeError(path, text, { cause: e });
-      }
-    },
+    getJson: <T>(path: string, signal: AbortSignal = new AbortController().signal) => getJson<T>(get, path, signal),
     async close() {
       // Requests still reading credentials dispatch first (on the pool being closed), not after.
       await Promise.all(undispatched);
       await tls.close();
     },
   };
+}
+
+/** What one request sends as the pinned user: its headers, its TLS material, and the read's order. */
+interface Credentials {
+  headers: Record<string, string>;
+  opts: RequestOptions;
+  /** Credential reads are numbered in order (see `forMaterial`). */
+  readAt: number;
+}
+
+/** Reads the headers and TLS material of the user of `pinned` at each call; an abort ends the wait at once. */
+function credentialReader(pinned: KubeConfig, userAgent: string): (signal: AbortSignal) => Promise<Credentials> {
+  const userName = pinned.getCurrentUser()?.name ?? '';
+  let reads = 0;
+  return async (signal) => {
+    const readAt = ++reads;
+    const opts: RequestOptions = {};
+    const read = pinned.applyToHTTPSOptions(opts).catch((e: unknown) => {
+      throw new CredentialError(userName, { cause: e });
+    });
+    await untilAborted(read, signal);
+    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': userAgent };
+    for (const [name, value] of Object.entries(opts.headers ?? {})) {
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+    }
+    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+    return { headers, opts, readAt };
+  };
+}
+
+/** `GET path` decoded as JSON: a typed network, API or decoding error otherwise. */
+async function getJson<T>(get: HttpGet, path: string, signal: AbortSignal): Promise<T> {
+  let r: HttpResponse;
+  let text: string;
+  try {
+    r = await get(path, signal, 'list');
+    text = await r.text();
+  } catch (e) {
+    throw signal.aborted ? e : networkErrorFrom(e, path); // the caller's abort stays what it was
+  }
+  if (r.status < 200 || r.status > 299) throw apiErrorFromResponse(r.status, text, r.header('retry-after'));
+  try {
+    return JSON.parse(text) as T;
+  } catch (e) {
+    throw new ResponseDecodeError(path, text, { cause: e });
+  }
 }
 
 /**

@@ -4,11 +4,11 @@
  * ListerWatcher (see `httpListerWatcher`).
  */
 import { InvalidOptionsError } from './errors.ts';
-import { httpListerWatcher, type HttpGet, type HttpResponse } from './httpListerWatcher.ts';
+import type { HttpGet, HttpResponse } from './httpGet.ts';
+import { httpListerWatcher } from './httpListerWatcher.ts';
 import type { HttpLimitOptions } from './httpLimits.ts';
-import type { ResourceDescriptor } from './informerFactory.ts';
 import { resourcePath } from './listWatchQuery.ts';
-import type { KubeObject, ListerWatcher } from './types.ts';
+import type { KubeObject, ListerWatcher, ResourceDescriptor } from './types.ts';
 
 /**
  * Options of `fetchListerWatcher`: a `path`, or a `resource` (with an optional `namespace`), and the

@@ -5,11 +5,10 @@
  * then costs a typed error and a retry, never an unbounded wait or an unbounded buffer.
  */
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { InvalidOptionsError, RequestTimeoutError, ResponseTooLargeError } from './errors.ts';
+import { checkNumber, InvalidOptionsError, RequestTimeoutError, ResponseTooLargeError } from './errors.ts';
 import { networkErrorFrom } from './httpErrors.ts';
-import type { HttpGet, HttpResponse } from './httpListerWatcher.ts';
+import type { HttpGet, HttpResponse } from './httpGet.ts';
 import { scheduleAfter } from './longTimer.ts';
-import { checkNumber } from './rateLimiter.ts';
 import { DEFAULT_MAX_WATCH_LINE_BYTES } from './watchDecoder.ts';
 
 /**

@@ -34,15 +34,18 @@ export type {
   DeltaType,
   IndexFunc,
   Indexers,
+  InformerScope,
   KubeObject,
   ListMeta,
   ListOptions,
   ListPage,
   ListerWatcher,
+  ListerWatcherSource,
   ObjectMeta,
   ReflectorEvent,
   ReflectorPhase,
   ReflectorStatus,
+  ResourceDescriptor,
   Status,
   Store,
   WatchEvent,
@@ -51,9 +54,11 @@ export type {
 } from './types.ts';
 
 // Reflector
-export { reflector, step as reflectorStep } from './reflector.ts';
-export { initialReflectorModel, ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorModel.ts';
-export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorOptions, ReflectorState, StepResult } from './reflectorModel.ts';
+export { reflector } from './reflector.ts';
+export { initialReflectorModel, step as reflectorStep } from './reflectorMachine.ts';
+export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorState, StepResult } from './reflectorMachine.ts';
+export type { ReflectorOptions } from './reflectorOptions.ts';
+export { ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorErrors.ts';
 export { UnexpectedTypeError } from './expectedType.ts';
 export type { ExpectedType } from './expectedType.ts';
 export { nextBackoff, resolveBackoff, backoffSuccess } from './backoff.ts';
@@ -88,30 +93,17 @@ export type { ResyncOptions } from './resync.ts';
 
 // Factory
 export { createInformerFactory, FactoryShutdownError } from './informerFactory.ts';
-export type {
-  InformerFactory,
-  InformerFactoryOptions,
-  InformerForOptions,
-  InformerScope,
-  ListerWatcherSource,
-  ResourceDescriptor,
-} from './informerFactory.ts';
+export type { InformerFactory, InformerFactoryOptions, InformerForOptions } from './informerFactory.ts';
 
 // Workqueue and controller loop
 export { WorkQueue } from './workqueue.ts';
 export type { WorkQueueMetrics, WorkQueueOptions } from './workqueue.ts';
 export { defaultControllerRateLimiter, exponentialFailureRateLimiter, maxOfRateLimiters, tokenBucketRateLimiter } from './rateLimiter.ts';
 export type { ExponentialFailureOptions, RateLimiter, TokenBucketOptions } from './rateLimiter.ts';
-export { ControllerSyncError, runController, toKeys } from './controller.ts';
+export { ControllerSyncError, runController, toKeys } from './runController.ts';
 export { InvalidReconcileResultError } from './reconcileWorker.ts';
-export type {
-  ControllerError,
-  ControllerHandle,
-  ControllerMetrics,
-  ControllerOptions,
-  ControllerPhase,
-  ReconcileResult,
-} from './controller.ts';
+export type { ControllerError } from './reconcileWorker.ts';
+export type { ControllerHandle, ControllerMetrics, ControllerOptions, ControllerPhase, ReconcileResult } from './runController.ts';
 
 // Leader election on Leases
 export { InvalidLeaseError, LEASE_INSTANCE_ANNOTATION, LEASE_RELEASED, leaseRecord, microTime } from './lease.ts';
@@ -168,7 +160,8 @@ export { selectFromStore } from './operators/selectFromStore.ts';
 export { fetchListerWatcher, fetchGet } from './fetchListerWatcher.ts';
 export type { FetchListerWatcherOptions } from './fetchListerWatcher.ts';
 export { httpListerWatcher, andSelectors } from './httpListerWatcher.ts';
-export type { HttpGet, HttpListerWatcherOptions, HttpResponse } from './httpListerWatcher.ts';
+export type { HttpListerWatcherOptions } from './httpListerWatcher.ts';
+export type { HttpGet, HttpResponse } from './httpGet.ts';
 export { DEFAULT_MAX_LIST_BODY_BYTES, DEFAULT_RESPONSE_TIMEOUT_MS, resolveHttpLimits } from './httpLimits.ts';
 export type { HttpLimitOptions, ResolvedHttpLimits } from './httpLimits.ts';
 export {

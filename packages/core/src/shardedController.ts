@@ -5,7 +5,7 @@
  * those in progress finish — before the ring lets another replica have it.
  */
 import { Observable, defer, finalize, from, isObservable, of, type Subscription } from 'rxjs';
-import { runController, type ControllerHandle, type ControllerOptions, type ReconcileResult } from './controller.ts';
+import { runController, type ControllerHandle, type ControllerOptions, type ReconcileResult } from './runController.ts';
 import { InvalidOptionsError } from './errors.ts';
 import { slotOf } from './shardHash.ts';
 import { startShardRing, type ShardRing, type ShardRingOptions } from './shardRing.ts';
@@ -64,8 +64,7 @@ export function runShardedController<T extends KubeObject>(options: ShardedContr
     throw new InvalidOptionsError('runShardedController: source must be a ListerWatcher');
   const scheduler = options.scheduler;
   const active = new Set<number>();
-  const inFlight = new Map<number, number>();
-  const idle = new Map<number, (() => void)[]>();
+  const work = slotWork(active);
   const slotOfKey = new Map<string, number>();
   let selector: string | undefined;
   const informer = createSharedInformer(
@@ -76,29 +75,7 @@ export function runShardedController<T extends KubeObject>(options: ShardedContr
   const field = ringOptions.field ?? 'object.metadata.uid';
   const slotCount = ringOptions.slots ?? 256;
 
-  const settled = (slot: number) => {
-    const left = (inFlight.get(slot) ?? 1) - 1;
-    if (left > 0) return void inFlight.set(slot, left);
-    inFlight.delete(slot);
-    for (const wake of idle.get(slot) ?? []) wake();
-    idle.delete(slot);
-  };
-  const drain = (slots: readonly number[]) =>
-    new Observable<never>((subscriber) => {
-      for (const s of slots) active.delete(s);
-      let waiting = slots.filter((s) => inFlight.has(s)).length;
-      if (waiting === 0) return subscriber.complete();
-      for (const s of slots)
-        if (inFlight.has(s))
-          idle.set(s, [
-            ...(idle.get(s) ?? []),
-            () => {
-              if (--waiting === 0) subscriber.complete();
-            },
-          ]);
-    });
-
-  const ring = startShardRing({ ...ringOptions, drain });
+  const ring = startShardRing({ ...ringOptions, drain: work.drain });
   const controller = runController<string>({
     queue,
     synced: informer.synced$,
@@ -109,13 +86,19 @@ export function runShardedController<T extends KubeObject>(options: ShardedContr
     reconcile: (key) => {
       const slot = slotOfKey.get(key);
       if (slot === undefined || !active.has(slot)) return undefined; // handed over since it was queued
-      inFlight.set(slot, (inFlight.get(slot) ?? 0) + 1);
-      return defer(() => {
-        const object = informer.getStore().get(key);
-        if (object === undefined) slotOfKey.delete(key);
-        const r = reconcile(key, object);
-        return isObservable(r) ? r : r && typeof (r as PromiseLike<unknown>).then === 'function' ? from(r as PromiseLike<unknown>) : of(r);
-      }).pipe(finalize(() => settled(slot)));
+      return work.track(
+        slot,
+        defer(() => {
+          const object = informer.getStore().get(key);
+          if (object === undefined) slotOfKey.delete(key);
+          const r = reconcile(key, object);
+          return isObservable(r)
+            ? r
+            : r && typeof (r as PromiseLike<unknown>).then === 'function'
+              ? from(r as PromiseLike<unknown>)
+              : of(r);
+        }),
+      );
     },
   });
   const subs: Subscription[] = [
@@ -149,5 +132,41 @@ export function runShardedController<T extends KubeObject>(options: ShardedContr
         await controller.stop();
         informer.shutdown();
       })),
+  };
+}
+
+/**
+ * The reconciles in progress per slot: `track` counts one while it runs; `drain(slots)` makes the
+ * slots inactive (no new reconcile starts) and completes once none of theirs runs.
+ */
+function slotWork(active: Set<number>) {
+  const inFlight = new Map<number, number>();
+  const idle = new Map<number, (() => void)[]>();
+  const settled = (slot: number) => {
+    const left = (inFlight.get(slot) ?? 1) - 1;
+    if (left > 0) return void inFlight.set(slot, left);
+    inFlight.delete(slot);
+    for (const wake of idle.get(slot) ?? []) wake();
+    idle.delete(slot);
+  };
+  return {
+    track: <R>(slot: number, reconcile: Observable<R>): Observable<R> => {
+      inFlight.set(slot, (inFlight.get(slot) ?? 0) + 1);
+      return reconcile.pipe(finalize(() => settled(slot)));
+    },
+    drain: (slots: readonly number[]) =>
+      new Observable<never>((subscriber) => {
+        for (const s of slots) active.delete(s);
+        const busy = slots.filter((s) => inFlight.has(s));
+        let waiting = busy.length;
+        if (waiting === 0) return subscriber.complete();
+        for (const s of busy)
+          idle.set(s, [
+            ...(idle.get(s) ?? []),
+            () => {
+              if (--waiting === 0) subscriber.complete();
+            },
+          ]);
+      }),
   };
 }

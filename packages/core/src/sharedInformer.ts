@@ -16,7 +16,7 @@ import {
 } from './eventHandler.ts';
 import type { StoreSnapshot } from './indexer.ts';
 import { reflector } from './reflector.ts';
-import type { ReflectorOptions } from './reflectorModel.ts';
+import type { ReflectorOptions } from './reflectorOptions.ts';
 import { resyncPasses, validateResyncPeriod } from './resync.ts';
 import type { Delta, Indexers, KubeObject, ListerWatcher, ReflectorStatus } from './types.ts';
 
