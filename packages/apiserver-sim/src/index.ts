@@ -32,6 +32,7 @@ export type { AuthOptions, FailOptions, PendingFaults, RequestClass, RequestFilt
 export { LeaseHistory } from './leaseHistory.ts';
 export type { LeaseTerm } from './leaseHistory.ts';
 export { withShardSelector, shardInfo } from './shardSelector.ts';
+export type { ShardInfo, WithShardInfo } from './shardSelector.ts';
 export type { WatchTarget } from './watchHub.ts';
 
 // protocol helpers

@@ -27,7 +27,19 @@ export function withShardSelector(matcher: ObjectMatcher, shardSelector: string 
   return { everything: false, matches: (obj) => matcher.matches(obj) && inShard(obj) };
 }
 
+/** `ListMeta.shardInfo` of KEP-5866: present when the server applied a shard selector. */
+export interface ShardInfo {
+  /** The `shardSelector` of the request, echoed back. */
+  selector: string;
+}
+
+/** The part of a list's metadata that carries `ShardInfo`. */
+export interface WithShardInfo {
+  /** The shard selector the list answer applied. */
+  shardInfo: ShardInfo;
+}
+
 /** The `metadata.shardInfo` of a list answer that honoured `shardSelector` (KEP-5866 echoes it back). */
-export function shardInfo(shardSelector: string | undefined, gate: boolean | undefined): { shardInfo: { selector: string } } | undefined {
+export function shardInfo(shardSelector: string | undefined, gate: boolean | undefined): WithShardInfo | undefined {
   return gate && shardSelector !== undefined ? { shardInfo: { selector: shardSelector } } : undefined;
 }

@@ -115,7 +115,7 @@ export type { LeaseTiming } from './leaderElectionRules.ts';
 export { leaderElection } from './leaderElection.ts';
 export type { LeaderElection, LeaderElectionOptions, LeaderElectionState } from './leaderElection.ts';
 export { whileLeading } from './whileLeading.ts';
-export type { LeaderWork } from './whileLeading.ts';
+export type { LeaderWork, StoppableWork } from './whileLeading.ts';
 
 // Sharding: KEP-5866's hash space, slots, a ring of replicas on Leases
 export { HASH_SPACE_END, fnv1a64, shardKeyOf, slotOf, slotOfKey, slotRange, validateSlotCount } from './shardHash.ts';

@@ -8,7 +8,13 @@ import { InvalidOptionsError } from './errors.ts';
 import type { LeaderElection } from './leaderElection.ts';
 
 /** What `whileLeading` runs: an Observable (unsubscribed to stop), or a handle with `stop()`, such as `runController`'s. */
-export type LeaderWork<T> = Observable<T> | { stop(): PromiseLike<unknown> | void };
+export type LeaderWork<T> = Observable<T> | StoppableWork;
+
+/** Work with a `stop()`, such as `runController`'s handle. */
+export interface StoppableWork {
+  /** Stops the work; what it returns is awaited before the Lease is released or the next term's work starts. */
+  stop(): PromiseLike<unknown> | void;
+}
 
 /**
  * Subscribes to `election` and calls `start` each time a term begins; stops what it returned when

@@ -79,11 +79,12 @@ export async function measureRing(options: RingMeasureOptions): Promise<RingMeas
       120_000,
     );
     const baseline = await freshStatuses(replicas);
-    const data = 'x'.repeat(options.dataBytes ?? 0);
+    // A payload of its own per object: one string repeated would be shared and cost nothing.
+    const payload = (i: number) => `${i}:`.padEnd(options.dataBytes ?? 0, (i * 7919).toString(36));
     for (let i = 0; i < options.objects; i++)
       sim.storage.create(
         'configmaps',
-        { metadata: { name: `cm-${i}`, labels: { demo: 'sharded' } }, ...(data && { data: { payload: data } }) },
+        { metadata: { name: `cm-${i}`, labels: { demo: 'sharded' } }, ...(options.dataBytes && { data: { payload: payload(i) } }) },
         'default',
       );
     const cached = () => replicas.reduce((n, r) => n + Number(r.status?.cached ?? 0), 0);
