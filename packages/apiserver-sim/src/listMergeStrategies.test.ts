@@ -11,7 +11,7 @@ const T = '2025-01-01T00:00:00Z';
 const UID = '5f0c8a52-8f3e-4c7a-9d1b-2e6f4a3b1c0d';
 
 /** A pod as a controller writes it: an owner, a finalizer, two mounts of one volume, a keyed port, tolerations. */
-const pod = (opts: { cachePath?: string; readOnly?: boolean } = {}): KubeObject =>
+const podWithVolumes = (opts: { cachePath?: string; readOnly?: boolean } = {}): KubeObject =>
   ({
     apiVersion: 'v1',
     kind: 'Pod',
@@ -70,7 +70,7 @@ describe('list types', () => {
 
 describe('fieldsOf with the list types', () => {
   it('should describe a realistic pod as the API server does', () => {
-    expect(fieldsOf(pod())).toEqual({
+    expect(fieldsOf(podWithVolumes())).toEqual({
       'f:metadata': {
         'f:finalizers': { 'v:"example.com/protect"': {} },
         'f:ownerReferences': {
@@ -101,7 +101,7 @@ describe('fieldsOf with the list types', () => {
   });
 
   it('should describe the status: podIPs by ip, conditions by type, hostIPs and containerStatuses atomic', () => {
-    expect(fieldsOf(pod(), 'status')).toEqual({
+    expect(fieldsOf(podWithVolumes(), 'status')).toEqual({
       'f:status': {
         'f:podIPs': { 'k:{"ip":"10.244.0.5"}': { '.': {}, 'f:ip': {} }, 'k:{"ip":"fd00::5"}': { '.': {}, 'f:ip': {} } },
         'f:hostIPs': {},
@@ -153,7 +153,7 @@ describe('apply conflicts, pruning and update ownership with the list types', ()
     ({ ...obj, metadata: { ...obj.metadata, managedFields: withManagedFields(undefined, obj, manager, 'Apply', T) } }) as KubeObject;
 
   it('should name a keyed port field as the API server prints it', () => {
-    const current = owned(pod(), 'ci');
+    const current = owned(podWithVolumes(), 'ci');
     const applied = {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -162,9 +162,9 @@ describe('apply conflicts, pruning and update ownership with the list types', ()
     } as KubeObject;
     const current2 = owned(
       {
-        ...pod(),
+        ...podWithVolumes(),
         spec: {
-          ...(pod() as unknown as { spec: object }).spec,
+          ...(podWithVolumes() as unknown as { spec: object }).spec,
           containers: [
             {
               name: 'web',
@@ -196,7 +196,7 @@ describe('apply conflicts, pruning and update ownership with the list types', ()
   });
 
   it('should conflict on the mount whose path matches, not on another mount of the same volume', () => {
-    const current = owned(pod(), 'ci');
+    const current = owned(podWithVolumes(), 'ci');
     const applied = {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -209,7 +209,7 @@ describe('apply conflicts, pruning and update ownership with the list types', ()
   });
 
   it('should conflict on an atomic list as a whole', () => {
-    const current = owned(pod(), 'ci');
+    const current = owned(podWithVolumes(), 'ci');
     const applied = {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -220,8 +220,8 @@ describe('apply conflicts, pruning and update ownership with the list types', ()
   });
 
   it('should prune a dropped mount by its path, keeping the other mount of the same volume', () => {
-    const current = owned(pod(), 'ci');
-    const applied = pod();
+    const current = owned(podWithVolumes(), 'ci');
+    const applied = podWithVolumes();
     (applied as unknown as { spec: { containers: { volumeMounts: unknown[] }[] } }).spec.containers[0].volumeMounts.pop();
     const pruned = pruneDroppedFields(current, current.metadata!.managedFields as never, applied, 'ci') as {
       spec: { containers: { volumeMounts: unknown[] }[] };
@@ -230,10 +230,10 @@ describe('apply conflicts, pruning and update ownership with the list types', ()
   });
 
   it('should give an update the one mount it changed, and an atomic list whole', () => {
-    const before = pod();
+    const before = podWithVolumes();
     const after = {
-      ...pod({ cachePath: '/tmp/cache' }),
-      spec: { ...(pod({ cachePath: '/tmp/cache' }) as unknown as { spec: object }).spec, tolerations: [] },
+      ...podWithVolumes({ cachePath: '/tmp/cache' }),
+      spec: { ...(podWithVolumes({ cachePath: '/tmp/cache' }) as unknown as { spec: object }).spec, tolerations: [] },
     } as KubeObject;
     const { changed, removed } = changedFields(before, after);
     expect(changed).toEqual({
@@ -254,7 +254,7 @@ describe('apply conflicts, pruning and update ownership with the list types', ()
 
 describe('strategic merge patch with the list types', () => {
   it('should replace tolerations, merge container ports by containerPort and Service ports by port', () => {
-    const patched = applyStrategicMergePatch(pod(), {
+    const patched = applyStrategicMergePatch(podWithVolumes(), {
       spec: {
         tolerations: [{ key: 'a', operator: 'Exists' }],
         containers: [{ name: 'web', ports: [{ containerPort: 9090, protocol: 'TCP' }] }],
@@ -296,12 +296,12 @@ describe('strategic merge patch with the list types', () => {
         ],
       },
     };
-    const merged = mergeAppliedConfiguration(pod(), applied) as unknown as { spec: { containers: { ports: unknown[] }[] } };
+    const merged = mergeAppliedConfiguration(podWithVolumes(), applied) as unknown as { spec: { containers: { ports: unknown[] }[] } };
     expect(merged.spec.containers[0].ports).toEqual([
       { containerPort: 8080, protocol: 'TCP', name: 'web' },
       { containerPort: 8080, protocol: 'UDP', name: 'udp' },
     ]);
-    const patched = applyStrategicMergePatch(pod(), applied) as unknown as { spec: { containers: { ports: unknown[] }[] } };
+    const patched = applyStrategicMergePatch(podWithVolumes(), applied) as unknown as { spec: { containers: { ports: unknown[] }[] } };
     expect(patched.spec.containers[0].ports).toEqual([
       { containerPort: 8080, protocol: 'UDP', name: 'udp' },
       { containerPort: 8080, protocol: 'UDP' },

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { TestScheduler } from 'rxjs/testing';
 import type { KubeObject } from '@rxinformer/core';
 import { createLoadGenerator, objectStoreTarget, type ChurnTarget } from './loadGenerator.ts';
 import { realisticPod } from './realisticPod.ts';
 import { startApiServer, type ApiServer } from './index.ts';
+import { testScheduler } from '@rxinformer/testing';
 
 /** A Map-backed target that hands out UIDs, to check what the generator does. */
 function mapTarget() {
@@ -43,7 +43,7 @@ describe('createLoadGenerator', () => {
   it('should churn at the given rate in virtual time, with every kind of change, deterministically', () => {
     const runOnce = () => {
       const { target, objects, log } = mapTarget();
-      const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
+      const ts = testScheduler();
       let counters;
       ts.run(({ flush }) => {
         const load = createLoadGenerator({ target, namespaces: ['a', 'b'], seed: 3, scheduler: ts });

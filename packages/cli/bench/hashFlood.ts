@@ -12,8 +12,7 @@
  * figure is the median round's CPU time.
  */
 import { createDeltaReducer, initialDeltaState, type KubeObject } from '@rxinformer/core';
-import { processHashSeed } from '../../core/src/keyHash.ts';
-import { collidingKeys } from '../../core/test/fnvCollisions.ts';
+import { collidingKeys, processHashSeed } from '@rxinformer/testing';
 import { cpuMs } from './core.bench.ts';
 import { median } from './rounds.ts';
 
@@ -24,7 +23,7 @@ export interface StoreApi {
 }
 
 const NAMESPACE = 'flood';
-const pod = (name: string, i: number, rv: number): KubeObject => ({
+const namedPod = (name: string, i: number, rv: number): KubeObject => ({
   metadata: { namespace: NAMESPACE, name, uid: `uid-${i}`, resourceVersion: String(rv), labels: { app: 'flood' } },
 });
 
@@ -40,14 +39,14 @@ export const ordinaryNames = (n: number, length: number): string[] =>
 /** One round over `names`: the CPU ms of an initial list of them, then the CPU µs per MODIFIED event of `updates` events. */
 export function floodRound(api: StoreApi, names: readonly string[], updates: number): { listMs: number; updateUs: number } {
   const reduce = api.createDeltaReducer<KubeObject>();
-  const items = names.map((name, i) => pod(name, i, i + 1));
+  const items = names.map((name, i) => namedPod(name, i, i + 1));
   const c0 = cpuMs();
   let state = reduce(api.initialDeltaState<KubeObject>(), { type: 'replace', items, resourceVersion: String(names.length) });
   const listMs = cpuMs() - c0;
   let rv = names.length;
   const events = Array.from({ length: updates }, (_, j) => {
     const i = (j * 7919) % names.length;
-    return pod(names[i], i, ++rv);
+    return namedPod(names[i], i, ++rv);
   });
   const c1 = cpuMs();
   for (const object of events) state = reduce(state, { type: 'modified', object });

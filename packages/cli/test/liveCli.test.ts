@@ -6,8 +6,8 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { KubeObject } from '@rxinformer/core';
 import { startApiServer, writeKubeconfigFile, type ApiServer } from '@rxinformer/apiserver-sim';
+import { pod } from '@rxinformer/testing';
 
 // The live view (`npm start`) as a user runs it: a child process on Node 22, output piped (not a
 // terminal), against its embedded simulator or a simulator started here through --kubeconfig.
@@ -247,13 +247,11 @@ describe('the rxinformer command (packages/cli/src/main.ts; npm start)', () => {
     let sim: ApiServer;
     let dir: string;
     let kubeconfig: string;
-    const pod = (name: string, app: string): KubeObject =>
-      ({ metadata: { name, labels: { app } }, spec: { containers: [{ name: 'c', image: 'x' }] } }) as KubeObject;
     beforeAll(async () => {
       sim = await startApiServer({ port: 0, namespaces: ['default', 'team-x'] });
-      sim.storage.create('pods', pod('alpha', 'web'), 'default');
-      sim.storage.create('pods', pod('beta', 'db'), 'default');
-      sim.storage.create('pods', pod('gamma', 'web'), 'team-x');
+      sim.storage.create('pods', pod('alpha', { labels: { app: 'web' }, namespace: null }), 'default');
+      sim.storage.create('pods', pod('beta', { labels: { app: 'db' }, namespace: null }), 'default');
+      sim.storage.create('pods', pod('gamma', { labels: { app: 'web' }, namespace: null }), 'team-x');
       dir = mkdtempSync(join(tmpdir(), 'rxinformer-live-test-'));
       kubeconfig = join(dir, 'kubeconfig');
       await sim.writeKubeconfig(kubeconfig);
@@ -266,7 +264,7 @@ describe('the rxinformer command (packages/cli/src/main.ts; npm start)', () => {
     it('should list the known pods and show live changes, with no simulator of its own', async () => {
       const cli = startCli(['--kubeconfig', kubeconfig, '--duration', '2']);
       await cli.waitFor(/^synced: 3 objects/m);
-      sim.storage.create('pods', pod('delta', 'web'), 'team-x');
+      sim.storage.create('pods', pod('delta', { labels: { app: 'web' }, namespace: null }), 'team-x');
       sim.storage.delete('pods', 'default', 'beta', { gracePeriodSeconds: 0 });
       const r = await cli.exit;
       expect(r.code).toBe(0);

@@ -12,7 +12,8 @@ import {
 } from '@rxinformer/core';
 import { firstValueFrom, VirtualTimeScheduler } from 'rxjs';
 import { createKubeInformerFactory, createKubeTransport, pods, type KubeTransport } from '../src/index.ts';
-import { listerWatcherMakers, plainKubeConfig, startRawServer, until, type RawServer } from './rawServer.ts';
+import { until } from '@rxinformer/testing';
+import { listerWatcherMakers, plainKubeConfig, startRawServer, type RawServer } from './rawServer.ts';
 
 // What a misbehaving server or network costs each HTTP ListerWatcher over real HTTP: a typed error
 // and an aborted request, never an unbounded buffer or an endless wait.

@@ -64,7 +64,7 @@ const expectSharedWhereEqual = (result: unknown, previous: unknown): void => {
 };
 
 describe('freezeReusing', () => {
-  const pod = (phase: string, restarts: number) =>
+  const podWithStatus = (phase: string, restarts: number) =>
     JSON.parse(
       JSON.stringify({
         metadata: { name: 'web', labels: { app: 'web' }, managedFields: [{ manager: 'kubelet', fieldsV1: { 'f:status': {} } }] },
@@ -74,20 +74,20 @@ describe('freezeReusing', () => {
     );
 
   it('should keep the previous instance of every unchanged subtree and freeze the changed ones', () => {
-    const previous = deepFreeze(pod('Running', 0));
-    const next = freezeReusing(pod('Running', 1), previous);
-    expect(next).toEqual(pod('Running', 1));
+    const previous = deepFreeze(podWithStatus('Running', 0));
+    const next = freezeReusing(podWithStatus('Running', 1), previous);
+    expect(next).toEqual(podWithStatus('Running', 1));
     expect(next.spec).toBe(previous.spec);
     expect(next.metadata).toBe(previous.metadata);
     expect(next.status).not.toBe(previous.status);
     expect(next.status.containerStatuses[0]).not.toBe(previous.status.containerStatuses[0]);
     expect(isDeeplyFrozen(next)).toBe(true);
-    expect(previous).toEqual(pod('Running', 0));
+    expect(previous).toEqual(podWithStatus('Running', 0));
   });
 
   it('should return the previous object itself when nothing changed', () => {
-    const previous = deepFreeze(pod('Running', 0));
-    expect(freezeReusing(pod('Running', 0), previous)).toBe(previous);
+    const previous = deepFreeze(podWithStatus('Running', 0));
+    expect(freezeReusing(podWithStatus('Running', 0), previous)).toBe(previous);
   });
 
   it('should not share when keys were added or removed, and never through __proto__', () => {

@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Observable, Subject, of } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from './errors.ts';
 import { FactoryShutdownError, createInformerFactory, type InformerFactory } from './informerFactory.ts';
 import type { InformerScope, KubeObject, ListerWatcherSource, ListPage, ResourceDescriptor, WatchEvent } from './types.ts';
-import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWatcher.ts';
+import { fakeListerWatcher, page, testObject as obj, testScheduler } from '@rxinformer/testing';
 
 const pods: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
 const nodes: ResourceDescriptor = { group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false };
@@ -202,7 +201,7 @@ describe('createInformerFactory', () => {
   });
 
   it('should apply the default resync period, overridden per resource', () => {
-    const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
+    const ts = testScheduler();
     ts.run(({ cold, expectObservable }) => {
       const source: ListerWatcherSource = (resource) => {
         const lw = fakeListerWatcher();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { collidingKeys } from '../test/fnvCollisions.ts';
+import { collidingKeys } from '@rxinformer/testing';
 import { fnv1a as fnvOf, processHash, processHashSeed, seededFnv1a } from './keyHash.ts';
 import { inspectMap, PersistentMap } from './persistentMap.ts';
 

@@ -7,7 +7,7 @@ import { KubeApiError } from './errors.ts';
 import { initialReflectorModel, step, type ReflectorModel, type StepContext, type StepResult } from './reflectorMachine.ts';
 import { resolveOptions } from './reflectorOptions.ts';
 import type { KubeObject, ListPage, ReflectorEvent } from './types.ts';
-import { page, testObject as obj } from '../test/fakeListerWatcher.ts';
+import { page, testObject as obj } from '@rxinformer/testing';
 
 const ctx: StepContext = { options: resolveOptions({ pageSize: 2 }), now: 0, random: () => 0.5 };
 

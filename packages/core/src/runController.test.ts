@@ -5,7 +5,9 @@ import { ControllerSyncError, runController, toKeys } from './runController.ts';
 import { InvalidOptionsError } from './errors.ts';
 import type { Delta, KubeObject, Store } from './types.ts';
 import { WorkQueue } from './workqueue.ts';
-import { testScheduler, virtualController } from '../test/virtualController.ts';
+import { virtualController } from '../test/virtualController.ts';
+import { testScheduler } from '@rxinformer/testing';
+import { settle } from '@rxinformer/testing';
 
 const LETTER: Record<string, string> = { waitingForSync: 'w', running: 'r', stopping: 's', stopped: 'S' };
 /** The controller's phases as marble letters: w(aitingForSync), r(unning), s(topping), S(topped). */
@@ -15,7 +17,6 @@ const phases = (ctl: { metrics$: Observable<{ phase: string }> }) =>
     distinctUntilChanged(),
   );
 const P = { w: 'w', r: 'r', s: 's', S: 'S' };
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('runController', () => {
   it('should start reconciling only once synced emits true', () => {

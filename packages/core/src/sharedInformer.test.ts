@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { NEVER, Observable, Subject, first, firstValueFrom, filter, of, throwError } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { InvalidObjectError, InvalidOptionsError, KubeApiError } from './errors.ts';
 import { InformerShutdownError, createSharedInformer as create, type SharedInformer } from './sharedInformer.ts';
 import type { KubeObject, ReflectorStatus, WatchEvent } from './types.ts';
-import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWatcher.ts';
+import { deferred, fakeListerWatcher, page, settle, testObject as obj, until, virtualClock } from '@rxinformer/testing';
 
 // Every informer a test makes is stopped afterwards, even when the test fails: no timer outlives it.
 const made: SharedInformer<KubeObject>[] = [];
@@ -25,33 +24,6 @@ function setup(items: KubeObject[] = [obj('a', '1'), obj('b', '2')]) {
   lw.scriptWatch(watch);
   return { lw, watch };
 }
-const settle = () => new Promise((r) => setTimeout(r, 0));
-/** Waits (bounded) until `done()` holds, letting handler deliveries run. */
-const until = async (done: () => boolean) => {
-  for (let i = 0; i < 200 && !done(); i++) await settle();
-};
-/** A virtual clock whose time we advance by hand, letting microtask deliveries run in between. */
-function virtualClock() {
-  const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
-  return {
-    ts,
-    advance: async (to: number) => {
-      for (let t = ts.frame + 500; t <= to; t += 500) {
-        ts.maxFrames = t;
-        ts.flush();
-        await settle();
-      }
-    },
-  };
-}
-const deferred = () => {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-};
-
 describe('createSharedInformer', () => {
   it('should update the store before any handler hears of a change', async () => {
     const { lw, watch } = setup();

@@ -1,11 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { Subject } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from './errors.ts';
 import { exponentialFailureRateLimiter } from './rateLimiter.ts';
 import { WorkQueue } from './workqueue.ts';
-
-const testScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+import { testScheduler } from '@rxinformer/testing';
 
 /** Takes every key as it becomes available, reports it on `taken`, and calls `then(key)` (default: `done`). */
 function consume<K>(queue: WorkQueue<K>, then: (key: K) => void = (k) => queue.done(k)): Subject<K> {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { backoffSuccess, KubeApiError, nextBackoff, resolveBackoff, type BackoffOptions, type BackoffState } from '@rxinformer/core';
 import type { KubeObject } from '@rxinformer/core';
+import { until } from '@rxinformer/testing';
 import { DEMO_BACKOFF, DEMO_NAMESPACES, startDemoCluster } from './demoCluster.ts';
 
 /**
@@ -19,14 +20,6 @@ function waitsUnderFaults(options: BackoffOptions, everyMs: number, forMs: numbe
   return waits;
 }
 
-const waitUntil = async (ok: () => boolean, ms = 10_000) => {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
-
 describe('DEMO_BACKOFF', () => {
   it('should keep the waits of a fault every 5 s under 8 s for minutes, where the default backoff climbs to 45 s', () => {
     const demo = waitsUnderFaults(DEMO_BACKOFF, 5000, 300_000);
@@ -42,7 +35,7 @@ describe('startDemoCluster', () => {
     const demo = await startDemoCluster({ seed: 5, pods: 30, ratePerSecond: 300, faultEveryMs: 20, onFault: (d) => faults.push(d) });
     try {
       expect(demo.sim.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      await waitUntil(() => faults.length >= 6);
+      await until(() => faults.length >= 6);
       expect(faults.slice(0, 6).map((d) => d.replace(/\d+/g, 'N'))).toEqual([
         'dropped N watch connection(s)',
         'sent watch ERROR N Expired to N watch(es) (relist)',
@@ -53,7 +46,7 @@ describe('startDemoCluster', () => {
       ]);
       const phases = () =>
         new Set(demo.sim.storage.list('pods').map((p) => (p as KubeObject & { status?: { phase?: string } }).status?.phase));
-      await waitUntil(() => phases().has('Running') && phases().has('Pending'));
+      await until(() => phases().has('Running') && phases().has('Pending'));
       const namespaces = new Set(demo.sim.storage.list('pods').map((p) => p.metadata?.namespace));
       expect([...namespaces].sort()).toEqual([...DEMO_NAMESPACES].sort());
     } finally {

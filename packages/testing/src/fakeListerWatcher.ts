@@ -4,8 +4,9 @@
  * script runs out, calls get a stream that never emits, so a test sees exactly what it scripted.
  */
 import { NEVER, type Observable } from 'rxjs';
-import type { KubeObject, ListOptions, ListPage, ListerWatcher, WatchEvent, WatchOptions } from '../src/types.ts';
+import type { KubeObject, ListOptions, ListPage, ListerWatcher, WatchEvent, WatchOptions } from '@rxinformer/core';
 
+/** A `ListerWatcher` whose answers a test scripts in advance. */
 export interface FakeListerWatcher<T extends KubeObject> extends ListerWatcher<T> {
   /** Options of every list call, in order. */
   listCalls: ListOptions[];
@@ -17,6 +18,7 @@ export interface FakeListerWatcher<T extends KubeObject> extends ListerWatcher<T
   scriptWatch(...responses: Observable<WatchEvent<T>>[]): void;
 }
 
+/** A ListerWatcher with nothing scripted yet. */
 export function fakeListerWatcher<T extends KubeObject = KubeObject>(): FakeListerWatcher<T> {
   const lists: Observable<ListPage<T>>[] = [];
   const watches: Observable<WatchEvent<T>>[] = [];
@@ -39,19 +41,4 @@ export function fakeListerWatcher<T extends KubeObject = KubeObject>(): FakeList
     },
   };
   return fake;
-}
-
-/** A pod-like object for tests. */
-export function testObject(name: string, rv: string, uid = `uid-${name}`, namespace = 'default'): KubeObject {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { namespace, name, uid, resourceVersion: rv } };
-}
-
-/** A list page. */
-export function page<T extends KubeObject>(items: T[], resourceVersion: string | undefined, token?: string): ListPage<T> {
-  return {
-    kind: 'List',
-    apiVersion: 'v1',
-    metadata: { ...(resourceVersion ? { resourceVersion } : {}), ...(token ? { continue: token } : {}) },
-    items,
-  };
 }
