@@ -4,7 +4,7 @@ import { InvalidOptionsError } from './errors.ts';
 import { InvalidLeaseError, LEASE_INSTANCE_ANNOTATION, LEASE_RELEASED, type Lease } from './lease.ts';
 import { leaderElection, type LeaderElectionOptions, type LeaderElectionState } from './leaderElection.ts';
 import { DuplicateIdentityError } from './leaderElectionRules.ts';
-import { FakeLeaseServer, TermLog } from '../test/fakeLeaseServer.ts';
+import { FakeLeaseServer, TermLog } from '@rxinformer/testing';
 
 const ts = () => new TestScheduler((a, b) => expect(a).toEqual(b));
 const KEY = 'default/ctl';

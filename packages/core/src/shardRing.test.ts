@@ -4,7 +4,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { DuplicateIdentityError } from './leaderElectionRules.ts';
 import { ShardRingConflictError } from './shardMembers.ts';
 import { startShardRing, type ShardRing, type ShardRingOptions, type ShardRingState } from './shardRing.ts';
-import { FakeLeaseServer } from '../test/fakeLeaseServer.ts';
+import { FakeLeaseServer } from '@rxinformer/testing';
 
 const SLOTS = 64;
 

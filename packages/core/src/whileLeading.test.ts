@@ -3,7 +3,7 @@ import { Observable, asyncScheduler } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { leaderElection } from './leaderElection.ts';
 import { whileLeading } from './whileLeading.ts';
-import { FakeLeaseServer } from '../test/fakeLeaseServer.ts';
+import { FakeLeaseServer } from '@rxinformer/testing';
 
 describe('whileLeading', () => {
   it('should run the work only while leading, stop it at the renew deadline, and start it again with the next term', () => {

@@ -4,10 +4,7 @@
  * each Lease from when.
  */
 import { Observable, Subject, type SchedulerLike } from 'rxjs';
-import { KubeApiError } from '../src/errors.ts';
-import type { Lease } from '../src/lease.ts';
-import type { LeaseClient } from '../src/leaseClient.ts';
-import type { ListerWatcher, ListPage, WatchEvent } from '../src/types.ts';
+import { KubeApiError, type Lease, type LeaseClient, type ListerWatcher, type ListPage, type WatchEvent } from '@rxinformer/core';
 
 /** One write the server accepted. */
 export interface LeaseWrite {
@@ -17,6 +14,7 @@ export interface LeaseWrite {
   readonly by: string;
 }
 
+/** Leases in memory: clients per candidate, failures per client, hand edits, and the log of writes. */
 export class FakeLeaseServer {
   readonly leases = new Map<string, Lease>();
   readonly writes: LeaseWrite[] = [];
@@ -57,12 +55,14 @@ export class FakeLeaseServer {
     };
   }
 
+  /** Creates a Lease (409 when it exists), as `by`. */
   create(lease: Lease, by = 'hand'): Lease {
     const key = `${lease.metadata!.namespace}/${lease.metadata!.name}`;
     if (this.leases.has(key)) throw new KubeApiError(409, { reason: 'AlreadyExists' });
     return this.#store(key, lease, by);
   }
 
+  /** Replaces a Lease on its resourceVersion (409 when stale), as `by`. */
   update(lease: Lease, by = 'hand'): Lease {
     const key = `${lease.metadata!.namespace}/${lease.metadata!.name}`;
     const current = this.leases.get(key);
@@ -136,6 +136,7 @@ export class TermLog {
     this.scheduler = scheduler;
   }
 
+  /** Notes whether `who` leads now. */
   record(who: string, leading: boolean): void {
     const open = this.terms.find((t) => t.who === who && t.to === undefined);
     if (leading && !open) this.terms.push({ who, from: this.scheduler.now() });
