@@ -8,6 +8,7 @@ import type { RequestContext, ResourceCall } from './requestContext.ts';
 import type { Query } from './requestUrl.ts';
 import { sendJsonText } from './responses.ts';
 import { compileSelectors } from './selectors.ts';
+import { shardInfo, withShardSelector } from './shardSelector.ts';
 import { errors } from './status.ts';
 import type { WatchStart } from './watchEvents.ts';
 import { WatchSession } from './watchSession.ts';
@@ -37,9 +38,10 @@ function limitOf(q: Query): number | undefined {
 /** Answers a LIST with one page, rendered as the client asked. */
 export async function serveList(ctx: RequestContext, { res, route, r, q }: ResourceCall, mode: Rendering): Promise<void> {
   const lq = listQuery(q, route.namespace);
-  const matcher = compileSelectors(r, q.str('labelSelector'), q.str('fieldSelector'));
+  const shard = q.str('shardSelector');
+  const matcher = withShardSelector(compileSelectors(r, q.str('labelSelector'), q.str('fieldSelector')), shard, ctx.shardedListAndWatch);
   const page = await listPage(ctx.storage, r, lq, matcher, ctx.wait);
-  sendJsonText(res, 200, renderList(mode, r, page.items, page.metadata));
+  sendJsonText(res, 200, renderList(mode, r, page.items, { ...page.metadata, ...shardInfo(shard, ctx.shardedListAndWatch) }));
 }
 
 /** Where a watch starts, by its resourceVersion and sendInitialEvents (waiting for a future revision first). */
@@ -61,7 +63,11 @@ export async function serveWatch(ctx: RequestContext, { res, route, r, q }: Reso
   const lq = listQuery(q, route.namespace);
   validateListQuery(r, lq, true);
   if (lq.continue) throw errors.badRequest('continue is not supported for watch');
-  const matcher = compileSelectors(r, q.str('labelSelector'), q.str('fieldSelector'), route.name);
+  const matcher = withShardSelector(
+    compileSelectors(r, q.str('labelSelector'), q.str('fieldSelector'), route.name),
+    q.str('shardSelector'),
+    ctx.shardedListAndWatch,
+  );
   const allowBookmarks = q.bool('allowWatchBookmarks');
   // like the real server, timeoutSeconds=0 means unset
   const timeoutSeconds = q.int('timeoutSeconds') || (ctx.watch.defaultWatchTimeoutSeconds ?? 1800);

@@ -23,6 +23,18 @@ export interface FailOptions {
   on?: RequestClass;
 }
 
+/** Which requests `failRequests` fails: every field given must match. */
+export interface RequestFilter {
+  /** The client's `User-Agent`, exactly (say `rxinformer-demo/replica-2`). Default: any. */
+  userAgent?: string;
+  /** The resource (plural, `name.group` outside the core group: `leases.coordination.k8s.io`, or the plural alone). Default: any. */
+  resource?: string;
+  /** Which requests (default `any`; `write` = create, update, patch, delete). */
+  on?: RequestClass;
+  /** HTTP code (default 500). */
+  code?: 500 | 503 | 504;
+}
+
 /** Bearer-token authentication and per-resource denial. */
 export interface AuthOptions {
   /** The token every request must carry (`Authorization: Bearer <token>`); 401 otherwise. */
@@ -59,6 +71,7 @@ export class Faults {
   readonly #storage: Storage;
   readonly #restart: () => void;
   #failures: PendingFailure[] = [];
+  #filters: RequestFilter[] = [];
   #latencyMs = 0;
   #jitterMs = 0;
   #auth: AuthOptions | undefined;
@@ -101,6 +114,29 @@ export class Faults {
     const code = options.code ?? 500;
     const retry = options.retryAfterSeconds ?? (code === 429 || code === 503 ? 1 : undefined);
     this.#failures.push({ remaining: count, code, on: options.on ?? 'any', ...(retry !== undefined ? { retryAfterSeconds: retry } : {}) });
+  }
+
+  /**
+   * Fails every request that matches `filter` — say, one client's writes of Leases, so a leader's
+   * renewals fail while everything else works — until the returned function is called (or `reset`).
+   */
+  failRequests(filter: RequestFilter): () => void {
+    const f = { ...filter };
+    this.#filters.push(f);
+    return () => {
+      this.#filters = this.#filters.filter((x) => x !== f);
+    };
+  }
+
+  /** The failure of `failRequests` that applies to a request, if one does. */
+  requestFailure(request: { userAgent: string; resource: string; group: string; cls: RequestClass }): ApiStatusError | undefined {
+    const f = this.#filters.find(
+      (x) =>
+        (x.userAgent === undefined || x.userAgent === request.userAgent) &&
+        (x.resource === undefined || x.resource === request.resource || x.resource === `${request.resource}.${request.group}`) &&
+        classMatches(x.on ?? 'any', request.cls),
+    );
+    return f && failureError({ code: f.code ?? 500 });
   }
 
   /** Delays every API response by `ms` plus a seeded jitter in [0, jitterMs). `latency(0)` turns it off. */
@@ -169,6 +205,7 @@ export class Faults {
   /** Clears every fault (failures, latency, pending watch faults); auth stays as configured. */
   reset(): void {
     this.#failures = [];
+    this.#filters = [];
     this.#latencyMs = 0;
     this.#jitterMs = 0;
     this.#hub.clearPending();
@@ -184,9 +221,7 @@ export class Faults {
 
   /** Consumes a pending failure for a request of class `cls`, if one applies. */
   takeFailure(cls: Exclude<RequestClass, 'any' | 'read'>): PendingFailure | undefined {
-    const i = this.#failures.findIndex(
-      (f) => f.on === cls || (f.on === 'any' && cls !== 'discovery') || (f.on === 'read' && cls === 'list'),
-    );
+    const i = this.#failures.findIndex((f) => classMatches(f.on, cls));
     if (i < 0) return undefined;
     const f = this.#failures[i];
     f.remaining -= 1;
@@ -212,6 +247,10 @@ export class Faults {
     );
     if (denied) throw errors.forbidden(verb, resource, group, namespace);
   }
+}
+
+function classMatches(on: RequestClass, cls: RequestClass): boolean {
+  return on === 'any' ? cls !== 'discovery' : on === 'read' ? cls === 'list' : on === cls;
 }
 
 /** The error a pending failure answers with. */

@@ -28,7 +28,11 @@ export type { ResourceInfo } from './resources.ts';
 // faults
 export { Faults } from './faults.ts';
 export { FAULT_ENDPOINTS } from './control.ts';
-export type { AuthOptions, FailOptions, PendingFaults, RequestClass } from './faults.ts';
+export type { AuthOptions, FailOptions, PendingFaults, RequestClass, RequestFilter } from './faults.ts';
+export { LeaseHistory } from './leaseHistory.ts';
+export type { LeaseTerm } from './leaseHistory.ts';
+export { withShardSelector, shardInfo } from './shardSelector.ts';
+export type { ShardInfo, WithShardInfo } from './shardSelector.ts';
 export type { WatchTarget } from './watchHub.ts';
 
 // protocol helpers

@@ -35,6 +35,8 @@ export interface RequestContext {
   readonly wait: RevisionWait;
   /** Watch settings. */
   readonly watch: WatchDefaults;
+  /** KEP-5866's `ShardedListAndWatch` gate: list and watch honour `shardSelector`. */
+  readonly shardedListAndWatch: boolean;
 }
 
 /** One request of the resource API, as routed. */

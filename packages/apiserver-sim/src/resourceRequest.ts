@@ -62,6 +62,9 @@ export async function serveResource(ctx: RequestContext, call: ResourceCall, met
   const verb = verbOf(method, route, isWatch(route, method, q));
   if (!r.verbs.includes(verb)) throw errors.methodNotAllowed();
   ctx.faults.authorize(req.headers.authorization, verb, r.resource, r.group, route.namespace);
+  const cls = verb === 'watch' ? 'watch' : verb === 'get' || verb === 'list' ? 'list' : 'write';
+  const refused = ctx.faults.requestFailure({ userAgent: req.headers['user-agent'] ?? '', resource: r.resource, group: r.group, cls });
+  if (refused) throw refused;
   const ns = route.namespace;
   const write = writeOptionsOf(req, q, route);
   const mode = renderingOf(req, verb === 'list' ? 'list' : verb === 'watch' ? 'watch' : 'object');

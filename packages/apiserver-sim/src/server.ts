@@ -57,6 +57,12 @@ export interface ApiServerOptions {
   namespaceDeletionDelayMs?: number;
   /** Unsent bytes after which a slow watcher is disconnected (default 64 MiB). */
   maxWatchBufferBytes?: number;
+  /**
+   * KEP-5866's `ShardedListAndWatch` feature gate: honour `shardSelector` on list and watch (a
+   * malformed one is a 400) and echo it as `metadata.shardInfo` of lists. Off (the default), the
+   * parameter is ignored, as a server without the gate does.
+   */
+  shardedListAndWatch?: boolean;
   /** Serve HTTPS instead of HTTP (default: plain HTTP). */
   tls?: TlsOptions;
   /**
@@ -203,6 +209,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     wait: waits.wait,
     version: options.version ?? { major: '1', minor: '33' },
     watch: options,
+    shardedListAndWatch: options.shardedListAndWatch === true,
     controlEndpoints: options.controlEndpoints ?? (options.auth === undefined && options.tls === undefined),
   };
   const { server, handshakes } = createNodeServer(options.tls, (req, res) => {

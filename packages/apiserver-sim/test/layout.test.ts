@@ -34,7 +34,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'listPages',
   ],
   // storage
-  ['storage', 'historyWindow', 'sortedCollection'],
+  ['storage', 'historyWindow', 'sortedCollection', 'leaseHistory'],
   // helpers: the protocol's, and files
   [
     'requestUrl',
@@ -45,6 +45,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'serialize',
     'lineBatch',
     'selectors',
+    'shardSelector',
     'fieldSelector',
     'table',
     'protobuf',

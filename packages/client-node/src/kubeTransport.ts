@@ -5,7 +5,14 @@
  */
 import type { RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { apiErrorFromResponse, InvalidOptionsError, networkErrorFrom, type HttpGet, type HttpResponse } from '@rxinformer/core';
+import {
+  apiErrorFromResponse,
+  InvalidOptionsError,
+  networkErrorFrom,
+  type HttpGet,
+  type HttpResponse,
+  type HttpSend,
+} from '@rxinformer/core';
 import { request, type Dispatcher } from 'undici';
 import { CredentialError, ResponseDecodeError } from './errors.ts';
 import { createTlsDispatcher } from './tlsDispatcher.ts';
@@ -16,6 +23,8 @@ export interface KubeTransport {
   readonly server: string;
   /** `GET` a path with query through the shared dispatcher, with fresh auth headers. */
   readonly get: HttpGet;
+  /** Sends one request with an optional JSON body (the writes of `kubeLeaseClient`), like `get`. */
+  readonly send: HttpSend;
   /**
    * `GET` a path and parse its JSON body; an error answer rejects with a `KubeApiError`, a failed
    * connection with a `NetworkError`.
@@ -66,7 +75,15 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
   // The requests not dispatched yet (still reading credentials), which `close()` waits for.
   const undispatched = new Set<Promise<void>>();
 
-  const get: HttpGet = async (pathAndQuery, signal, kind, accept) => {
+  /** One request with fresh credentials; a watch body may stay silent for minutes (the reflector's idle check ends it). */
+  const dispatch = async (
+    method: string,
+    pathAndQuery: string,
+    body: string | undefined,
+    signal: AbortSignal,
+    bodyTimeout: number,
+    accept?: string,
+  ) => {
     let dispatched!: () => void;
     const mark = new Promise<void>((resolve) => {
       dispatched = resolve;
@@ -75,22 +92,26 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
     let answer: Promise<Dispatcher.ResponseData>;
     try {
       const { headers, opts, readAt } = await credentials(signal);
+      if (body !== undefined) headers['Content-Type'] = 'application/json';
       if (accept !== undefined) headers.Accept = accept;
       // The dispatcher is chosen and the request dispatched in one step: a dispatcher retired by a
       // concurrent rotation (or `close()`) still finishes the requests it has, but takes no new one.
       const dispatcher = options.dispatcher ?? tls.forMaterial(opts, readAt);
-      // A watch body may stay silent for minutes: the reflector's idle check ends it, not undici.
-      answer = request(server + pathAndQuery, { method: 'GET', headers, dispatcher, signal, bodyTimeout: kind === 'watch' ? 0 : 300_000 });
+      answer = request(server + pathAndQuery, { method: method as Dispatcher.HttpMethod, headers, body, dispatcher, signal, bodyTimeout });
     } finally {
       undispatched.delete(mark);
       dispatched();
     }
     return undiciResponse(await answer);
   };
+  const get: HttpGet = (pathAndQuery, signal, kind, accept) =>
+    dispatch('GET', pathAndQuery, undefined, signal, kind === 'watch' ? 0 : 300_000, accept);
+  const send: HttpSend = (method, path, body, signal) => dispatch(method, path, body, signal, 300_000);
 
   return {
     server,
     get,
+    send,
     getJson: <T>(path: string, signal: AbortSignal = new AbortController().signal) => getJson<T>(get, path, signal),
     async close() {
       // Requests still reading credentials dispatch first (on the pool being closed), not after.

@@ -114,6 +114,38 @@ export { InvalidReconcileResultError } from './reconcileWorker.ts';
 export type { ControllerError } from './reconcileWorker.ts';
 export type { ControllerHandle, ControllerMetrics, ControllerOptions, ControllerPhase, ReconcileResult } from './runController.ts';
 
+// Leader election on Leases
+export { InvalidLeaseError, LEASE_INSTANCE_ANNOTATION, LEASE_RELEASED, leaseRecord, microTime } from './lease.ts';
+export type { Lease, LeaseRecord, LeaseSpec } from './lease.ts';
+export { fetchLeaseClient, httpLeaseClient, leasesPath } from './leaseClient.ts';
+export type { FetchLeaseClientOptions, HttpSend, HttpWriteResponse, LeaseClient } from './leaseClient.ts';
+export { DEFAULT_LEASE_TIMING, DuplicateIdentityError, resolveLeaseTiming } from './leaderElectionRules.ts';
+export type { LeaseTiming } from './leaderElectionRules.ts';
+export { leaderElection } from './leaderElection.ts';
+export type { LeaderElection, LeaderElectionOptions, LeaderElectionState } from './leaderElection.ts';
+export { whileLeading } from './whileLeading.ts';
+export type { LeaderWork, StoppableWork } from './whileLeading.ts';
+
+// Sharding: KEP-5866's hash space, slots, a ring of replicas on Leases
+export { HASH_SPACE_END, fnv1a64, shardKeyOf, slotOf, slotOfKey, slotRange, validateSlotCount } from './shardHash.ts';
+export type { ShardKeyField } from './shardHash.ts';
+export { ShardSelectorError, hexBound, parseShardSelector, shardMatcher, shardSelectorFor } from './shardSelector.ts';
+export type { ShardRange } from './shardSelector.ts';
+export { assignSlots, slotsOf } from './shardAssignment.ts';
+export { shardedListerWatcher } from './shardedListerWatcher.ts';
+export {
+  SHARD_CONFIG_ANNOTATION,
+  SHARD_RING_LABEL,
+  SHARD_SLOTS_ANNOTATION,
+  ShardRingConflictError,
+  decodeSlots,
+  encodeSlots,
+} from './shardMembers.ts';
+export { startShardRing } from './shardRing.ts';
+export type { ShardRing, ShardRingOptions, ShardRingState } from './shardRing.ts';
+export { runShardedController } from './shardedController.ts';
+export type { ShardedControllerHandle, ShardedControllerOptions } from './shardedController.ts';
+
 // Ages as kubectl prints them
 export { formatAge, humanDuration } from './age.ts';
 

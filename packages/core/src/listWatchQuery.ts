@@ -43,6 +43,7 @@ export function listQuery(o: ListOptions): string {
     resourceVersionMatch: o.resourceVersionMatch,
     labelSelector: o.labelSelector,
     fieldSelector: o.fieldSelector,
+    shardSelector: o.shardSelector,
     timeoutSeconds: o.timeoutSeconds,
   });
 }
@@ -58,6 +59,7 @@ export function watchQuery(o: WatchOptions): string {
     sendInitialEvents: o.sendInitialEvents,
     labelSelector: o.labelSelector,
     fieldSelector: o.fieldSelector,
+    shardSelector: o.shardSelector,
   });
 }
 

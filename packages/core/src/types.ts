@@ -120,6 +120,11 @@ export interface ListOptions {
   labelSelector?: string;
   /** E.g. `status.phase=Running`. */
   fieldSelector?: string;
+  /**
+   * KEP-5866 (alpha, `ShardedListAndWatch` gate): `shardRange(object.metadata.uid, '0x…', '0x…') || …`.
+   * A server without the gate ignores it: filter locally too (see `shardedListerWatcher`).
+   */
+  shardSelector?: string;
   /** Server-side timeout of the request, in seconds. */
   timeoutSeconds?: number;
 }
@@ -140,6 +145,8 @@ export interface WatchOptions {
   labelSelector?: string;
   /** E.g. `status.phase=Running`; must equal the list's. */
   fieldSelector?: string;
+  /** KEP-5866's shard selector; must equal the list's. */
+  shardSelector?: string;
 }
 
 /** The wire types of watch events. */

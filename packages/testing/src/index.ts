@@ -11,5 +11,7 @@ export type { PodOptions, TestPod } from './objects.ts';
 export { deferred, settle, testScheduler, until, virtualClock } from './time.ts';
 export type { UntilOptions } from './time.ts';
 export { collidingKeys } from './fnvCollisions.ts';
+export { FakeLeaseServer, TermLog } from './fakeLeaseServer.ts';
+export type { LeaseWrite } from './fakeLeaseServer.ts';
 // The store's per-process hash seed, for building keys that collide under it (core keeps it internal).
 export { processHashSeed } from '../../core/src/keyHash.ts';
