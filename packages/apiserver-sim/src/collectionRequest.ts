@@ -84,6 +84,7 @@ export async function serveWatch(ctx: RequestContext, { res, route, r, q }: Reso
       timeoutSeconds,
       bookmarkIntervalMs: ctx.watch.bookmarkIntervalMs ?? 60_000,
       ...(render ? { render } : {}),
+      ...(mode === 'metadata' ? { metadataOnly: true } : {}),
       ...(ctx.watch.maxWatchBufferBytes !== undefined ? { maxBufferedBytes: ctx.watch.maxWatchBufferBytes } : {}),
     },
     res,

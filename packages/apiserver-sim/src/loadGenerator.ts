@@ -11,8 +11,13 @@ import { realisticPod } from './realisticPod.ts';
 
 /** Where the load goes: the simulator's object store, or anything with these four calls. */
 export interface ChurnTarget {
-  /** Creates `obj` in `namespace`. */
-  create(obj: KubeObject, namespace: string): unknown;
+  /** Creates `obj` in `namespace`, written by `fieldManager` when given (the server's default otherwise). */
+  create(obj: KubeObject, namespace: string, fieldManager?: string): unknown;
+  /**
+   * Writes `obj.status` to `namespace/name` through the status subresource, as `fieldManager` (the
+   * kubelet's status update). Optional: without it, `unalike` pods are created with their status.
+   */
+  updateStatus?(obj: KubeObject, namespace: string, name: string, fieldManager: string): unknown;
   /** Replaces the object `namespace/name` with `obj`. */
   update(obj: KubeObject, namespace: string, name: string): unknown;
   /** Deletes `namespace/name`. */
@@ -39,6 +44,14 @@ export interface LoadGeneratorOptions {
   seed?: number;
   /** Where the churn's timer runs. Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
+  /**
+   * Pods as unalike as a real cluster's (`realisticPod`'s `unalike`), written as a cluster writes
+   * them: created without status by `kube-controller-manager`, then their status by `kubelet`
+   * (when the target has `updateStatus`), so the server's managedFields hold both writers' entries,
+   * the kubelet's keyed by the pod's IP. What the benchmarks measure caches with: the simulator's
+   * default pods share whole subtrees that real pods do not. Default false.
+   */
+  unalike?: boolean;
 }
 
 /** Counters of what the generator did. */
@@ -77,9 +90,17 @@ export function createLoadGenerator(options: LoadGeneratorOptions) {
   let serial = 0;
   const place = (slot: number) => ({ namespace: namespaces[slot % namespaces.length], name: realisticPod(slot).metadata!.name! });
   const create = (slot: number) => {
-    const { namespace } = place(slot);
-    const pod = realisticPod(slot);
-    target.create({ ...pod, metadata: { ...pod.metadata, namespace } }, namespace);
+    const { namespace, name } = place(slot);
+    const made = realisticPod(slot, { unalike: options.unalike === true });
+    const pod = { ...made, metadata: { ...made.metadata, namespace } } as KubeObject & { status?: unknown };
+    if (options.unalike === true && target.updateStatus) {
+      // As on a cluster: the ReplicaSet controller creates the pod, the kubelet reports its status.
+      const { status: _status, ...created } = pod;
+      target.create(created, namespace, 'kube-controller-manager');
+      target.updateStatus(pod, namespace, name, 'kubelet');
+    } else {
+      target.create(pod, namespace);
+    }
     counters.created++;
   };
 
@@ -161,7 +182,9 @@ function startChurn(
 /** The simulator's object store as a churn target for one resource (default pods). */
 export function objectStoreTarget(objects: ObjectStore, resource = 'pods'): ChurnTarget {
   return {
-    create: (obj, namespace) => objects.create(resource, obj, namespace),
+    create: (obj, namespace, fieldManager) => objects.create(resource, obj, namespace, fieldManager ? { fieldManager } : {}),
+    updateStatus: (obj, namespace, name, fieldManager) =>
+      objects.update(resource, obj, namespace, name, { subresource: 'status', fieldManager }),
     update: (obj, namespace, name) => objects.update(resource, obj, namespace, name),
     delete: (namespace, name) => objects.delete(resource, namespace, name, { gracePeriodSeconds: 0 }),
     get: (namespace, name) => objects.find(resource, namespace, name),

@@ -31,6 +31,8 @@ export interface WatchSpec {
   bookmarkIntervalMs: number;
   /** Converts an object for the wire (Table output); identity when absent. */
   render?: (obj: KubeObject, rv: string) => unknown;
+  /** Bookmarks as PartialObjectMetadata (a metadata-only watch). Default false. */
+  metadataOnly?: boolean;
   /** Closes the stream when this many bytes wait unsent (default 64 MiB: the watcher is too slow). */
   maxBufferedBytes?: number;
 }
@@ -70,8 +72,11 @@ export function eventLine(e: StoredEvent, spec: WatchSpec): string | undefined {
 }
 
 /** A BOOKMARK at `rv`; `initialEnd` marks the end of a streaming list's initial events. */
-export function bookmarkLine(res: ResourceInfo, rv: string, initialEnd: boolean): string {
+export function bookmarkLine(res: ResourceInfo, rv: string, initialEnd: boolean, metadataOnly = false): string {
   const metadata: Record<string, unknown> = { resourceVersion: rv };
   if (initialEnd) metadata.annotations = { [INITIAL_EVENTS_END_ANNOTATION]: 'true' };
-  return JSON.stringify({ type: 'BOOKMARK', object: { kind: res.kind, apiVersion: groupVersion(res), metadata } });
+  const type = metadataOnly
+    ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' }
+    : { kind: res.kind, apiVersion: groupVersion(res) };
+  return JSON.stringify({ type: 'BOOKMARK', object: { ...type, metadata } });
 }

@@ -210,7 +210,7 @@ export class WatchSession {
   #bookmark(rv: string, initialEnd: boolean): void {
     // a streaming list without allowWatchBookmarks gets its initial events but no end marker
     if (!this.spec.allowBookmarks) return;
-    this.#writeLine(bookmarkLine(this.spec.res, rv, initialEnd));
+    this.#writeLine(bookmarkLine(this.spec.res, rv, initialEnd, this.spec.metadataOnly === true));
   }
 
   /** Lines committed in this tick, written together as one chunk on the next tick. */

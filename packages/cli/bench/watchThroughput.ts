@@ -5,6 +5,8 @@
  * M events as fast as the socket takes them and the figure is the client's, not the server's write
  * path. Timed from the handler's last initial add (the watch starts then) to its M-th update.
  *   - rxinformer: a shared informer over the KubeConfig ListerWatcher, first page pinned at that RV;
+ *   - rxinformerMetrics: the same with its informer and handler metrics registered, scraped every
+ *     100 ms, and the probes checked as often (the cost of @rxinformer/prometheus on the watch path);
  *   - clientNode: `makeInformer` whose listFn lists at that RV;
  *   - limit: one watch request from that RV through the same transport, decoded (Node's StringDecoder),
  *     lines split and `JSON.parse`d;
@@ -117,16 +119,18 @@ export function measureWatchThroughput(
   kc: KubeConfig,
   stream: RecordedStream,
   options: RotatingOptions & { timeoutMs?: number } = {},
-): Promise<Record<'rxinformer' | 'clientNode' | 'limit' | 'bareCache', Outcome>> {
+): Promise<Record<'rxinformer' | 'rxinformerMetrics' | 'clientNode' | 'limit' | 'bareCache', Outcome>> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const listAt = stream.listAt;
   return runRotating(
     {
       rxinformer: () => replayed('rxinformer', stream, timeoutMs, (onUpdate) => rxinformerSynced(kc, { listAt, onUpdate })),
+      rxinformerMetrics: () =>
+        replayed('rxinformer with metrics', stream, timeoutMs, (onUpdate) => rxinformerSynced(kc, { listAt, onUpdate, metrics: true })),
       clientNode: () => replayed('client-node', stream, timeoutMs, (onUpdate) => clientNodeSynced(kc, stream.pods, { listAt, onUpdate })),
       limit: () => within(parsedStream(kc, stream), timeoutMs, 'limit watch'),
       bareCache: () => within(parsedStream(kc, stream, new Map()), timeoutMs, 'bare cache watch'),
     },
     options,
-  ) as Promise<Record<'rxinformer' | 'clientNode' | 'limit' | 'bareCache', Outcome>>;
+  ) as Promise<Record<'rxinformer' | 'rxinformerMetrics' | 'clientNode' | 'limit' | 'bareCache', Outcome>>;
 }

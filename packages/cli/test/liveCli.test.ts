@@ -140,6 +140,23 @@ describe('the rxinformer command (packages/cli/src/main.ts; npm start)', () => {
     },
   );
 
+  it('should serve the informer for Prometheus and the probes with --metrics-port', async () => {
+    const cli = startCli(['--metrics-port', '0', '--pods', '30', '--rate', '5', '--no-faults']);
+    let out = '';
+    cli.child.stdout!.on('data', (d: string) => (out += d));
+    await cli.waitFor(/serving http:\/\/127\.0\.0\.1:\d+\/metrics/);
+    await cli.waitFor(/^synced: /m);
+    const base = /serving (http:\/\/127\.0\.0\.1:\d+)\/metrics/.exec(out)?.[1] ?? /serving (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1];
+    expect(await (await fetch(`${base}/readyz`)).text()).toBe('ok\n');
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/^rxinformer_informer_synced\{informer="v1\/pods"\} 1$/m);
+    expect(metrics).toMatch(/^rxinformer_informer_objects\{informer="v1\/pods"\} \d+$/m);
+    expect(metrics).toMatch(/^process_cpu_user_seconds_total /m);
+    cli.child.kill('SIGTERM');
+    expect((await cli.exit).code).toBe(0);
+  });
+
   it('should shut down cleanly on SIGTERM with the summary', async () => {
     const cli = startCli(['--pods', '5', '--rate', '0', '--no-faults']);
     await cli.waitFor(/^synced: 5 objects/m);

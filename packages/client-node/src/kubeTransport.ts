@@ -76,7 +76,14 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
   const undispatched = new Set<Promise<void>>();
 
   /** One request with fresh credentials; a watch body may stay silent for minutes (the reflector's idle check ends it). */
-  const dispatch = async (method: string, pathAndQuery: string, body: string | undefined, signal: AbortSignal, bodyTimeout: number) => {
+  const dispatch = async (
+    method: string,
+    pathAndQuery: string,
+    body: string | undefined,
+    signal: AbortSignal,
+    bodyTimeout: number,
+    accept?: string,
+  ) => {
     let dispatched!: () => void;
     const mark = new Promise<void>((resolve) => {
       dispatched = resolve;
@@ -86,6 +93,7 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
     try {
       const { headers, opts, readAt } = await credentials(signal);
       if (body !== undefined) headers['Content-Type'] = 'application/json';
+      if (accept !== undefined) headers.Accept = accept;
       // The dispatcher is chosen and the request dispatched in one step: a dispatcher retired by a
       // concurrent rotation (or `close()`) still finishes the requests it has, but takes no new one.
       const dispatcher = options.dispatcher ?? tls.forMaterial(opts, readAt);
@@ -96,7 +104,8 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
     }
     return undiciResponse(await answer);
   };
-  const get: HttpGet = (pathAndQuery, signal, kind) => dispatch('GET', pathAndQuery, undefined, signal, kind === 'watch' ? 0 : 300_000);
+  const get: HttpGet = (pathAndQuery, signal, kind, accept) =>
+    dispatch('GET', pathAndQuery, undefined, signal, kind === 'watch' ? 0 : 300_000, accept);
   const send: HttpSend = (method, path, body, signal) => dispatch(method, path, body, signal, 300_000);
 
   return {

@@ -18,6 +18,7 @@ export interface HttpResponse {
 /**
  * Sends `GET pathAndQuery` (e.g. `/api/v1/pods?limit=500`) and resolves with the answer once its
  * headers arrive; the request (and its body) must stop when `signal` aborts. `kind` lets the
- * transport tune timeouts: a watch body may stay silent for minutes.
+ * transport tune timeouts: a watch body may stay silent for minutes. `accept`, when given, is the
+ * request's `Accept` header (metadata-only requests); otherwise `application/json`.
  */
-export type HttpGet = (pathAndQuery: string, signal: AbortSignal, kind: 'list' | 'watch') => Promise<HttpResponse>;
+export type HttpGet = (pathAndQuery: string, signal: AbortSignal, kind: 'list' | 'watch', accept?: string) => Promise<HttpResponse>;

@@ -88,6 +88,7 @@ export function answerWithin(
   signal: AbortSignal,
   kind: 'list' | 'watch',
   limits: ResolvedHttpLimits,
+  accept?: string,
 ): Promise<HttpResponse> {
   return new Promise<HttpResponse>((resolve, reject) => {
     const ac = new AbortController();
@@ -100,7 +101,7 @@ export function answerWithin(
       ac.abort(error);
     });
     // A transport that throws instead of rejecting is typed the same way.
-    new Promise<HttpResponse>((sent) => sent(get(path, ac.signal, kind))).then(
+    new Promise<HttpResponse>((sent) => sent(accept === undefined ? get(path, ac.signal, kind) : get(path, ac.signal, kind, accept))).then(
       (r) => {
         timer.unsubscribe();
         resolve(r);

@@ -18,6 +18,7 @@ import {
   type ResolvedHttpLimits,
 } from './httpLimits.ts';
 import { listQuery, watchQuery } from './listWatchQuery.ts';
+import { PARTIAL_OBJECT_METADATA_ACCEPT } from './partialObjectMetadata.ts';
 import type { KubeObject, ListerWatcher, ListOptions, ListPage, WatchEvent, WatchOptions } from './types.ts';
 import { createWatchDecoder, parseListBody } from './watchDecoder.ts';
 
@@ -29,6 +30,11 @@ export interface HttpListerWatcherOptions extends HttpLimitOptions {
   labelSelector?: string;
   /** Field selector added to every list and watch (ANDed with the reflector's). Default: none. */
   fieldSelector?: string;
+  /**
+   * Ask for `PartialObjectMetadata` (`PARTIAL_OBJECT_METADATA_ACCEPT`): each object's metadata only.
+   * Default false. A descriptor made by `metadataOnly()` sets it in the ListerWatchers built from one.
+   */
+  metadataOnly?: boolean;
 }
 
 /**
@@ -49,8 +55,9 @@ export interface HttpListerWatcherOptions extends HttpLimitOptions {
  */
 export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGet, options: HttpListerWatcherOptions): ListerWatcher<T> {
   const limits = resolveHttpLimits(options);
+  const accept = options.metadataOnly === true ? PARTIAL_OBJECT_METADATA_ACCEPT : undefined;
   const http: Http = {
-    send: (url, signal, kind) => answerWithin(get, url, signal, kind, limits),
+    send: (url, signal, kind) => answerWithin(get, url, signal, kind, limits, accept?.[kind]),
     failed: async (r, url) => apiErrorFromResponse(r.status, await errorBody(r, url), r.header('retry-after')),
     limits,
   };

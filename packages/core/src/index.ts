@@ -74,6 +74,15 @@ export { PersistentMap } from './persistentMap.ts';
 export { fnv1a, seededFnv1a } from './keyHash.ts';
 export type { HashFunc } from './keyHash.ts';
 
+// Metadata-only informers
+export {
+  metadataOnly,
+  NotPartialMetadataError,
+  PARTIAL_OBJECT_METADATA_ACCEPT,
+  PARTIAL_OBJECT_METADATA_TYPE,
+} from './partialObjectMetadata.ts';
+export type { MetadataOnlyDescriptor, PartialObjectMetadata } from './partialObjectMetadata.ts';
+
 // Shared informer and handlers
 export { createSharedInformer, InformerShutdownError } from './sharedInformer.ts';
 export type { SharedInformer, SharedInformerOptions } from './sharedInformer.ts';
@@ -97,7 +106,7 @@ export type { InformerFactory, InformerFactoryOptions, InformerForOptions } from
 
 // Workqueue and controller loop
 export { WorkQueue } from './workqueue.ts';
-export type { WorkQueueMetrics, WorkQueueOptions } from './workqueue.ts';
+export type { WorkQueueEvent, WorkQueueMetrics, WorkQueueOptions } from './workqueue.ts';
 export { defaultControllerRateLimiter, exponentialFailureRateLimiter, maxOfRateLimiters, tokenBucketRateLimiter } from './rateLimiter.ts';
 export type { ExponentialFailureOptions, RateLimiter, TokenBucketOptions } from './rateLimiter.ts';
 export { ControllerSyncError, runController, toKeys } from './runController.ts';

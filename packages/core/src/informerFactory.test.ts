@@ -101,6 +101,23 @@ describe('createInformerFactory', () => {
     await again;
   });
 
+  it('should say hasSynced only while every informer requested has synced, false with none and after shutdown', () => {
+    const { source, answer } = controllableSource();
+    const factory = make(source);
+    expect(factory.hasSynced()).toBe(false);
+    factory.informerFor(pods);
+    factory.start();
+    expect(factory.hasSynced()).toBe(false);
+    answer('pods');
+    expect(factory.hasSynced()).toBe(true);
+    factory.informerFor(nodes); // requested later: not synced yet
+    expect(factory.hasSynced()).toBe(false);
+    answer('nodes');
+    expect(factory.hasSynced()).toBe(true);
+    factory.shutdown();
+    expect(factory.hasSynced()).toBe(false);
+  });
+
   it('should let waitForCacheSync be called before start and before any informer is requested', async () => {
     const { source, answer } = controllableSource();
     const factory = make(source);

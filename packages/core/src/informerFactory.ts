@@ -6,6 +6,7 @@
 import { firstValueFrom, filter, race, map, Subject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
 import type { ExpectedType } from './expectedType.ts';
+import { PARTIAL_OBJECT_METADATA_TYPE } from './partialObjectMetadata.ts';
 import { validateResyncPeriod } from './resync.ts';
 import { createSharedInformer, type SharedInformer, type SharedInformerOptions } from './sharedInformer.ts';
 import type { InformerScope, KubeObject, ListerWatcherSource, ResourceDescriptor } from './types.ts';
@@ -53,6 +54,12 @@ export interface InformerFactory {
    * `shutdown()`. Safe to call before `start()`; it does not start anything itself.
    */
   waitForCacheSync(): Promise<void>;
+  /**
+   * True when every informer requested so far has synced (false with none, and after `shutdown()`):
+   * `waitForCacheSync` as a check, for readiness probes. An informer requested later makes it false
+   * again until it has synced.
+   */
+  hasSynced(): boolean;
   /**
    * Shuts every informer down for good (watches aborted, timers cleared, handlers removed, streams
    * completed); pending `waitForCacheSync` calls reject with `FactoryShutdownError`. Idempotent.
@@ -126,6 +133,7 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
       for (const i of informers.values()) i.start();
     },
     waitForCacheSync: () => (stopped ? Promise.reject(new FactoryShutdownError()) : allSynced(informers, requested, closed)),
+    hasSynced: () => !stopped && informers.size > 0 && [...informers.values()].every((i) => i.hasSynced()),
     shutdown: () => {
       if (stopped) return;
       stopped = true;
@@ -213,6 +221,7 @@ function scopeOf(resource: ResourceDescriptor, perInformer: InformerScope, facto
 /** The key of an informer: one per resource and scope. */
 function informerKey(resource: ResourceDescriptor, scope: InformerScope): string {
   return JSON.stringify([
+    resource.metadataOnly === true ? 'metadata' : 'full',
     resource.group,
     resource.version,
     resource.resource,
@@ -264,6 +273,7 @@ function reuseWith<T extends KubeObject>(
 
 /** The apiVersion (and kind, when the descriptor knows it) every object of `resource` declares, if any. */
 function expectedTypeOf(resource: ResourceDescriptor): ExpectedType {
+  if (resource.metadataOnly === true) return PARTIAL_OBJECT_METADATA_TYPE;
   const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
   return typeof resource.kind === 'string' && resource.kind !== '' ? { apiVersion, kind: resource.kind } : { apiVersion };
 }

@@ -9,6 +9,7 @@
 import { backoffSuccess, nextBackoff, type BackoffState, type NextBackoffOptions } from './backoff.ts';
 import { InvalidObjectError, KubeApiError, RxInformerError } from './errors.ts';
 import { addRejected, hasExpectedType, keepExpected, UnexpectedTypeError } from './expectedType.ts';
+import { asMetadataIf, asPartialObjectMetadata, expectsMetadata, NotPartialMetadataError } from './partialObjectMetadata.ts';
 import { ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorErrors.ts';
 import { listOptions, streamingOptions, watchOptions, type ResolvedReflectorOptions } from './reflectorOptions.ts';
 import { INITIAL_EVENTS_END_ANNOTATION } from './types.ts';
@@ -70,6 +71,8 @@ export interface ReflectorModel<T extends KubeObject> {
   streamingRefused: boolean;
   /** The last resource version known, kept across relists and errors. */
   rv?: string;
+  /** True once full objects answered a metadata-only request (reported once, see `NotPartialMetadataError`). */
+  fullObjectsReported?: boolean;
 }
 
 /** @internal What `step` needs besides the model. */
@@ -155,6 +158,10 @@ function setStatus<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, patc
   run.outputs.push({ type: 'status', status });
   return { ...m, status };
 }
+
+/** Full objects where metadata was asked for (they are reduced): reported once per run. */
+const reportFullObjects = <T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, o: unknown) =>
+  m.fullObjectsReported ? m : setStatus(run, { ...m, fullObjectsReported: true }, { lastError: new NotPartialMetadataError(o) });
 
 /** Starts a list: a streaming one unless refused (or not asked for), else the first page. */
 function startList<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, consistent: boolean): StepResult<T> {
@@ -251,7 +258,9 @@ function onPage<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>, pag
     const limit = received.items > options.maxListItems ? 'maxListItems' : 'maxListPages';
     return fail(run, model, new ListTooLargeError(limit, options[limit], received), 'list', state.consistent);
   }
-  const { items: kept, rejected } = keepExpected(options.expectedType, page.items, state.rejected);
+  const { items: ofPage, full } = asMetadataIf(options.expectedType, page.items);
+  if (full !== undefined) model = reportFullObjects(run, model, full);
+  const { items: kept, rejected } = keepExpected(options.expectedType, ofPage, state.rejected);
   // A list of one page is emitted as that page; the pages of a longer one go into the list's array.
   if (!token) return replace(run, model, state.items.length === 0 ? kept : append(state.items, kept), listRv, rejected);
   const next = setStatus(
@@ -282,6 +291,9 @@ function onEvent<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>, ev
   }
   const known = event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK';
   const expected = run.ctx.options.expectedType;
+  const asMeta = known && expectsMetadata(expected) ? asPartialObjectMetadata(event.object) : undefined; // full objects: their metadata
+  if (asMeta?.full) model = reportFullObjects(run, model, event.object);
+  if (asMeta) event = { ...event, object: asMeta.object } as WatchEvent<T>;
   const ofType = !known || hasExpectedType(expected, event.object);
   if (state.phase === 'streaming') {
     const streamed = onStreamedEvent(run, model, state, event, ofType);

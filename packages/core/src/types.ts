@@ -194,6 +194,12 @@ export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
   kind?: string;
   /** True for namespaced resources (pods), false for cluster-scoped ones (nodes). */
   namespaced: boolean;
+  /**
+   * True: its informers list and watch `PartialObjectMetadata` (each object's metadata only) and
+   * expect that type; a factory keeps them apart from the full informers. Set by `metadataOnly()`.
+   * Default false.
+   */
+  metadataOnly?: boolean;
   /** Carries the object type only; never set. */
   readonly __type?: T;
 }

@@ -24,6 +24,8 @@ export interface LiveOptions {
   durationSeconds?: number;
   /** Seconds between counter lines when not on a terminal. Default 1. */
   intervalSeconds: number;
+  /** Serve `/metrics`, `/readyz` and `/healthz` on this port of 127.0.0.1 (0: any free one). Default: not served. */
+  metricsPort?: number;
   /** Print the usage and exit 0. */
   help: boolean;
 }
@@ -50,6 +52,7 @@ seeded churn generator and injected faults.
   --field-selector SEL  field selector, e.g. status.phase=Running
   --duration S          exit 0 after S seconds with a summary (default: until Ctrl-C)
   --interval S          seconds between counter lines when output is not a terminal (default 1)
+  --metrics-port N      serve /metrics (Prometheus), /readyz and /healthz on 127.0.0.1:N
   --kubeconfig PATH     watch the cluster of this kubeconfig instead of the simulator
   --context NAME        the kubeconfig context to use (default: its current context)
   --seed N              simulator: seed of the churn and the faults (default 1)
@@ -88,6 +91,9 @@ export function parseLiveOptions(argv: readonly string[], env: Record<string, st
   }
   const durationSeconds = values.duration === undefined ? undefined : number('duration', values.duration, 0, false, 0.1);
   const intervalSeconds = number('interval', values.interval, 1, false, 0.1);
+  const metricsPort = values['metrics-port'] === undefined ? undefined : number('metrics-port', values['metrics-port'], 0, true, 0);
+  if (metricsPort !== undefined && metricsPort > 65_535)
+    throw new LiveOptionsError(`--metrics-port must be a port (0-65535), got ${metricsPort}`);
   return {
     source: sourceOf(values, env),
     resource,
@@ -96,6 +102,7 @@ export function parseLiveOptions(argv: readonly string[], env: Record<string, st
     fieldSelector: nonEmpty('field-selector', values['field-selector']),
     durationSeconds,
     intervalSeconds,
+    ...(metricsPort !== undefined && { metricsPort }),
     help: values.help ?? false,
   };
 }
@@ -114,6 +121,7 @@ function parseFlags(argv: readonly string[]) {
         'field-selector': { type: 'string' },
         duration: { type: 'string' },
         interval: { type: 'string' },
+        'metrics-port': { type: 'string' },
         kubeconfig: { type: 'string' },
         context: { type: 'string' },
         seed: { type: 'string' },

@@ -5,6 +5,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKubeInformerFactory, type KubeInformerFactory } from '@rxinformer/client-node';
+import { serveLiveEndpoints } from './liveEndpoints.ts';
 import {
   InvalidOptionsError,
   type HandlerMetrics,
@@ -110,6 +111,15 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
     else {
       out.line(`watching ${title}`);
       out.line(EVENT_HEADER);
+    }
+    if (options.metricsPort !== undefined) {
+      const endpoints = await serveLiveEndpoints(
+        informer,
+        `${resource.group ? `${resource.group}/` : ''}${resource.version}/${resource.resource}`,
+        options.metricsPort,
+      );
+      held.subs.push(endpoints.stop);
+      if (!io.isTTY) out.line(`serving ${endpoints.url}/metrics, /readyz and /healthz`);
     }
     factory.start();
     held.subs.push(periodicOutput(io, out, options, scheduler, snapshot, state));
