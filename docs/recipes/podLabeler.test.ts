@@ -4,13 +4,10 @@ import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
 import type { ControllerError, KubeObject, Store } from '@rxinformer/core';
 import { filter, firstValueFrom, timeout, type Observable } from 'rxjs';
 import { startPodLabeler, type PodLabeler } from './podLabeler.ts';
+import { pod } from '@rxinformer/testing';
 
-const pod = (name: string, labels: Record<string, string> = {}): KubeObject & { spec: object } => ({
-  metadata: { name, labels },
-  spec: { containers: [{ name: 'c', image: 'nginx' }] },
-});
 /** The first value of `source` that passes `check`, or a TimeoutError after 15 s. */
-const until = <T>(source: Observable<T>, check: (value: T) => boolean) =>
+const firstWhere = <T>(source: Observable<T>, check: (value: T) => boolean) =>
   firstValueFrom(source.pipe(filter(check), timeout({ first: 15_000 })));
 const labelled = (store: Store<KubeObject>, names: string[]) =>
   names.every((n) => store.get(`shop/${n}`)?.metadata?.labels?.['example.com/seen'] === 'true');
@@ -28,15 +25,15 @@ describe('startPodLabeler', () => {
   });
 
   it('should label every pod, retry failed patches with backoff, follow new pods and stop cleanly', async () => {
-    for (const name of ['a', 'b', 'c']) sim.storage.create('pods', pod(name), 'shop');
-    sim.storage.create('pods', pod('other'), 'default'); // another namespace: out of scope
+    for (const name of ['a', 'b', 'c']) sim.storage.create('pods', pod(name, { namespace: null }), 'shop');
+    sim.storage.create('pods', pod('other', { namespace: null }), 'default'); // another namespace: out of scope
     sim.faults.failNext(2, { on: 'write', code: 500 }); // the first two patches fail
     const errors: ControllerError[] = [];
     const kc = new KubeConfig();
     kc.loadFromString(sim.kubeconfigYaml());
     labeler = startPodLabeler(kc, { namespace: 'shop', retryBaseDelayMs: 20, onError: (e) => errors.push(e) });
 
-    await until(labeler.pods.store$, (s) => labelled(s, ['a', 'b', 'c']));
+    await firstWhere(labeler.pods.store$, (s) => labelled(s, ['a', 'b', 'c']));
     expect(sim.storage.list('pods', 'shop').map((p) => p.metadata!.labels)).toEqual([
       { 'example.com/seen': 'true' },
       { 'example.com/seen': 'true' },
@@ -44,18 +41,18 @@ describe('startPodLabeler', () => {
     ]);
     expect(errors.map((e) => e.dropped)).toEqual([false, false]);
     expect(labeler.controller.queue.metrics().retries).toBe(2);
-    expect(sim.storage.get('pods', 'default', 'other').metadata!.labels).toEqual({});
+    expect(sim.storage.get('pods', 'default', 'other').metadata!.labels?.['example.com/seen']).toBeUndefined(); // out of scope: never labelled
 
-    sim.storage.create('pods', pod('d', { app: 'web' }), 'shop'); // after the sync
-    await until(labeler.pods.store$, (s) => labelled(s, ['d']));
+    sim.storage.create('pods', pod('d', { labels: { app: 'web' }, namespace: null }), 'shop'); // after the sync
+    await firstWhere(labeler.pods.store$, (s) => labelled(s, ['d']));
     expect(sim.storage.get('pods', 'shop', 'd').metadata!.labels).toEqual({ app: 'web', 'example.com/seen': 'true' });
 
     // A pod deleted before its key is reconciled is a no-op, not an error.
     const { queue, metrics$ } = labeler.controller;
-    const idle = await until(metrics$, (m) => m.active === 0 && queue.length === 0);
+    const idle = await firstWhere(metrics$, (m) => m.active === 0 && queue.length === 0);
     sim.storage.delete('pods', 'shop', 'a');
-    await until(labeler.pods.store$, (s) => s.get('shop/a') === undefined); // its key is queued now
-    await until(metrics$, (m) => m.reconciled > idle.reconciled && m.active === 0 && queue.length === 0);
+    await firstWhere(labeler.pods.store$, (s) => s.get('shop/a') === undefined); // its key is queued now
+    await firstWhere(metrics$, (m) => m.reconciled > idle.reconciled && m.active === 0 && queue.length === 0);
     expect(errors.length).toBe(2);
 
     await labeler.stop();

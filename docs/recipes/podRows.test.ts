@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { V1Pod } from '@kubernetes/client-node';
 import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
-import { createSharedInformer, fetchListerWatcher, type KubeObject } from '@rxinformer/core';
+import { createSharedInformer, fetchListerWatcher } from '@rxinformer/core';
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { podRows, podsResource, type PodRow } from './podRows.ts';
-
-const pod = (name: string): KubeObject & { spec: object } => ({
-  metadata: { name },
-  spec: { containers: [{ name: 'c', image: 'nginx' }] },
-});
+import { pod } from '@rxinformer/testing';
 
 describe('podRows', () => {
   let sim: ApiServer;
@@ -20,7 +16,7 @@ describe('podRows', () => {
   });
 
   it('should emit the rows of the browser-safe informer when a pod comes or goes, and not for a change the rows do not show', async () => {
-    sim.storage.create('pods', pod('b'), 'default');
+    sim.storage.create('pods', pod('b', { namespace: null }), 'default');
     const informer = createSharedInformer(fetchListerWatcher({ baseUrl: sim.url, resource: podsResource, namespace: 'default' }));
     const emitted: (readonly PodRow[])[] = [];
     const subscription = podRows(informer.store$).subscribe((rows) => emitted.push(rows));
@@ -36,7 +32,7 @@ describe('podRows', () => {
       await firstValueFrom(informer.synced$.pipe(filter(Boolean), timeout({ first: 15_000 })));
       expect(emitted.at(-1)).toEqual([{ key: 'default/b', name: 'b', namespace: 'default', phase: 'Pending' }]);
 
-      sim.storage.create('pods', pod('a'), 'default');
+      sim.storage.create('pods', pod('a', { namespace: null }), 'default');
       await storeWhere((p) => p !== undefined, 'default/a');
       expect(emitted.at(-1)!.map((r) => r.key)).toEqual(['default/a', 'default/b']);
 

@@ -34,7 +34,7 @@ export interface Running {
   output(): string;
   /** Resolves with the first match of `re` in the output; rejects when the process exits first. */
   waitFor(re: RegExp): Promise<RegExpExecArray>;
-  /** SIGINT, then SIGKILL after 5 s; resolves with the exit code. */
+  /** SIGINT to its process group, then SIGKILL after 5 s; resolves with the exit code. */
   stop(): Promise<number | null>;
 }
 
@@ -71,7 +71,16 @@ export async function createConsumer(template: string, packages: readonly Packed
 }
 
 function startProcess(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Running {
-  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so that stop() reaches what it starts in turn (npx runs the command through
+  // a shell): an orphan would keep our pipes, and the test run, alive.
+  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const signal = (s: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, s);
+    } catch {
+      // the group is gone already
+    }
+  };
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: Buffer) => {
@@ -100,11 +109,12 @@ function startProcess(command: string, args: string[], cwd: string, env: NodeJS.
       }),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGINT');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        signal('SIGINT');
+        const timer = setTimeout(() => signal('SIGKILL'), 5000);
         await exited;
         clearTimeout(timer);
       }
+      signal('SIGKILL'); // anything of the group still running
       return exited;
     },
   };

@@ -3,6 +3,7 @@
  * repository): runs the simulator alone on 127.0.0.1 (plain HTTP) and writes a kubeconfig.
  *
  *   rxinformer-apiserver --port 6443 [--seed 1] [--kubeconfig ./sim.kubeconfig] [--minor 33] [--token T] [--no-control-endpoints]
+ *                        [--feature-gates ShardedListAndWatch=true]
  *
  * Prints the URL and the kubeconfig path; stops cleanly on SIGINT/SIGTERM.
  */
@@ -12,7 +13,7 @@ import { replacePrivateFile, writePrivateFile } from './privateFile.ts';
 import { startApiServer } from './server.ts';
 
 /** The usage text of `rxinformer-apiserver --help`. */
-export const APISERVER_USAGE = `usage: rxinformer-apiserver [--port N] [--seed N] [--kubeconfig PATH] [--minor NN] [--token TOKEN] [--no-control-endpoints]
+export const APISERVER_USAGE = `usage: rxinformer-apiserver [--port N] [--seed N] [--kubeconfig PATH] [--minor NN] [--token TOKEN] [--no-control-endpoints] [--feature-gates G=true]
   --port        TCP port on 127.0.0.1 (default 6443; 0 = any free port)
   --seed        seed of UIDs, name suffixes and fault choices (default 1)
   --kubeconfig  where to write the kubeconfig (mode 0600; a file there is replaced, a symlink refused;
@@ -20,7 +21,9 @@ export const APISERVER_USAGE = `usage: rxinformer-apiserver [--port N] [--seed N
   --minor       Kubernetes minor version reported by /version (default 33)
   --token       require this bearer token, also on the control endpoints (default: no auth)
   --control-endpoints, --no-control-endpoints
-                serve GET /_sim/state and POST /_sim/faults/<name> (default: served)`;
+                serve GET /_sim/state and POST /_sim/faults/<name> (default: served)
+  --feature-gates
+                as the API server's: ShardedListAndWatch=true honours shardSelector on list and watch (default off)`;
 
 function int(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -29,6 +32,20 @@ function int(name: string, value: string | undefined, fallback: number): number 
     process.exit(2);
   }
   return Number(value);
+}
+
+/** `--feature-gates A=true,B=false`, the gates the simulator knows; exits with 2 on anything else. */
+function featureGates(value: string | undefined): Record<string, boolean> {
+  const gates: Record<string, boolean> = {};
+  for (const part of (value ?? '').split(',').filter((p) => p.trim() !== '')) {
+    const m = /^\s*(ShardedListAndWatch)=(true|false)\s*$/.exec(part);
+    if (!m) {
+      console.error(`--feature-gates: unknown or malformed gate "${part}" (known: ShardedListAndWatch=true|false)\n${APISERVER_USAGE}`);
+      process.exit(2);
+    }
+    gates[m[1]] = m[2] === 'true';
+  }
+  return gates;
 }
 
 /**
@@ -63,6 +80,7 @@ export async function runApiServerCommand(argv: readonly string[]): Promise<void
         token: { type: 'string' },
         'control-endpoints': { type: 'boolean' },
         'no-control-endpoints': { type: 'boolean' },
+        'feature-gates': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -78,6 +96,7 @@ export async function runApiServerCommand(argv: readonly string[]): Promise<void
     console.error(`--control-endpoints and --no-control-endpoints contradict each other\n${APISERVER_USAGE}`);
     process.exit(2);
   }
+  const gates = featureGates(values['feature-gates']);
   const sim = await startApiServer({
     port: int('port', values.port, 6443),
     seed: int('seed', values.seed, 1),
@@ -85,6 +104,7 @@ export async function runApiServerCommand(argv: readonly string[]): Promise<void
     ...(values.token ? { auth: { token: values.token } } : {}),
     // A tool for kubectl and fault scripts: the control endpoints are served unless turned off.
     controlEndpoints: !values['no-control-endpoints'],
+    shardedListAndWatch: gates.ShardedListAndWatch === true,
   });
   const kubeconfig = await writeKubeconfig(sim.kubeconfigYaml(), values.kubeconfig);
   console.log(`apiserver-sim listening on ${sim.url}`);

@@ -2,13 +2,12 @@
  * Fault injection, deterministic from the simulator's seed: drop, stall, corrupt or fail watches,
  * compact the history, fail the next N requests, add latency, restart, and bearer-token auth with
  * 403 for chosen resources. The same operations are served over HTTP under `/_sim/faults/...` for
- * out-of-process use (control.ts, with the `controlEndpoints` option), through `runFault`.
+ * out-of-process use (`control.ts`, with the `controlEndpoints` option).
  */
 import type { Status } from '@rxinformer/core';
 import type { Random } from './random.ts';
-import { ApiStatusError, errors, failure } from './status.ts';
+import { ApiStatusError, errors, failure, tooOldStatus } from './status.ts';
 import type { Storage } from './storage.ts';
-import { tooOldStatus } from './watch.ts';
 import type { WatchHub, WatchTarget } from './watchHub.ts';
 
 /** The kind of request a failure applies to. */
@@ -22,6 +21,18 @@ export interface FailOptions {
   retryAfterSeconds?: number;
   /** Which requests count (default `any` API request, discovery excluded; `read` = get + list). */
   on?: RequestClass;
+}
+
+/** Which requests `failRequests` fails: every field given must match. */
+export interface RequestFilter {
+  /** The client's `User-Agent`, exactly (say `rxinformer-demo/replica-2`). Default: any. */
+  userAgent?: string;
+  /** The resource (plural, `name.group` outside the core group: `leases.coordination.k8s.io`, or the plural alone). Default: any. */
+  resource?: string;
+  /** Which requests (default `any`; `write` = create, update, patch, delete). */
+  on?: RequestClass;
+  /** HTTP code (default 500). */
+  code?: 500 | 503 | 504;
 }
 
 /** Bearer-token authentication and per-resource denial. */
@@ -60,6 +71,7 @@ export class Faults {
   readonly #storage: Storage;
   readonly #restart: () => void;
   #failures: PendingFailure[] = [];
+  #filters: RequestFilter[] = [];
   #latencyMs = 0;
   #jitterMs = 0;
   #auth: AuthOptions | undefined;
@@ -102,6 +114,29 @@ export class Faults {
     const code = options.code ?? 500;
     const retry = options.retryAfterSeconds ?? (code === 429 || code === 503 ? 1 : undefined);
     this.#failures.push({ remaining: count, code, on: options.on ?? 'any', ...(retry !== undefined ? { retryAfterSeconds: retry } : {}) });
+  }
+
+  /**
+   * Fails every request that matches `filter` — say, one client's writes of Leases, so a leader's
+   * renewals fail while everything else works — until the returned function is called (or `reset`).
+   */
+  failRequests(filter: RequestFilter): () => void {
+    const f = { ...filter };
+    this.#filters.push(f);
+    return () => {
+      this.#filters = this.#filters.filter((x) => x !== f);
+    };
+  }
+
+  /** The failure of `failRequests` that applies to a request, if one does. */
+  requestFailure(request: { userAgent: string; resource: string; group: string; cls: RequestClass }): ApiStatusError | undefined {
+    const f = this.#filters.find(
+      (x) =>
+        (x.userAgent === undefined || x.userAgent === request.userAgent) &&
+        (x.resource === undefined || x.resource === request.resource || x.resource === `${request.resource}.${request.group}`) &&
+        classMatches(x.on ?? 'any', request.cls),
+    );
+    return f && failureError({ code: f.code ?? 500 });
   }
 
   /** Delays every API response by `ms` plus a seeded jitter in [0, jitterMs). `latency(0)` turns it off. */
@@ -170,6 +205,7 @@ export class Faults {
   /** Clears every fault (failures, latency, pending watch faults); auth stays as configured. */
   reset(): void {
     this.#failures = [];
+    this.#filters = [];
     this.#latencyMs = 0;
     this.#jitterMs = 0;
     this.#hub.clearPending();
@@ -185,9 +221,7 @@ export class Faults {
 
   /** Consumes a pending failure for a request of class `cls`, if one applies. */
   takeFailure(cls: Exclude<RequestClass, 'any' | 'read'>): PendingFailure | undefined {
-    const i = this.#failures.findIndex(
-      (f) => f.on === cls || (f.on === 'any' && cls !== 'discovery') || (f.on === 'read' && cls === 'list'),
-    );
+    const i = this.#failures.findIndex((f) => classMatches(f.on, cls));
     if (i < 0) return undefined;
     const f = this.#failures[i];
     f.remaining -= 1;
@@ -215,6 +249,10 @@ export class Faults {
   }
 }
 
+function classMatches(on: RequestClass, cls: RequestClass): boolean {
+  return on === 'any' ? cls !== 'discovery' : on === 'read' ? cls === 'list' : on === cls;
+}
+
 /** The error a pending failure answers with. */
 export function failureError(f: { code: number; retryAfterSeconds?: number }): ApiStatusError {
   const details = f.retryAfterSeconds !== undefined ? { retryAfterSeconds: f.retryAfterSeconds } : {};
@@ -238,92 +276,5 @@ export function failureError(f: { code: number; retryAfterSeconds?: number }): A
           causes: [{ message: 'injected fault' }],
         }),
       );
-  }
-}
-
-/** The names accepted by `POST /_sim/faults/<name>`. */
-export const FAULT_ENDPOINTS = [
-  'dropWatches',
-  'injectWatchError',
-  'compact',
-  'failNext',
-  'latency',
-  'stallWatches',
-  'malformedLine',
-  'restart',
-  'auth',
-  'forbid',
-  'allow',
-  'reset',
-] as const;
-
-/**
- * Runs a fault named by an HTTP control request. Body fields: `target` (all|one|next), `status`,
- * `count`, `code`, `retryAfterSeconds`, `on`, `ms`, `jitterMs`, `text`, `token`, `forbidden`,
- * `resource`, `verbs`. Returns the JSON answer.
- */
-export function runFault(faults: Faults, name: string, body: Record<string, unknown>): Record<string, unknown> {
-  const target = (body.target as WatchTarget | undefined) ?? 'all';
-  if (!['all', 'one', 'next'].includes(target)) throw errors.badRequest(`target must be all, one or next, got ${String(target)}`);
-  const num = (k: string, d?: number): number | undefined => {
-    const v = body[k];
-    if (v === undefined) return d;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw errors.badRequest(`${k} must be a non-negative number`);
-    return v;
-  };
-  switch (name) {
-    case 'dropWatches':
-      return { hit: faults.dropWatches(target) };
-    case 'injectWatchError':
-      return { hit: faults.injectWatchError(body.status as Status | undefined, target) };
-    case 'compact':
-      faults.compact();
-      return {};
-    case 'failNext': {
-      const code = num('code', 500) as number;
-      if (![500, 503, 429, 410, 504].includes(code)) throw errors.badRequest('code must be one of 500, 503, 429, 410, 504');
-      const on = (body.on as RequestClass | undefined) ?? 'any';
-      if (!['any', 'read', 'list', 'watch', 'write', 'discovery'].includes(on))
-        throw errors.badRequest(`on must be any, read, list, watch, write or discovery`);
-      const retry = num('retryAfterSeconds');
-      faults.failNext(num('count', 1) as number, {
-        code: code as FailOptions['code'],
-        on,
-        ...(retry !== undefined ? { retryAfterSeconds: retry } : {}),
-      });
-      return {};
-    }
-    case 'latency':
-      faults.latency(num('ms', 0) as number, num('jitterMs', 0));
-      return {};
-    case 'stallWatches':
-      return { hit: faults.stallWatches(target) };
-    case 'malformedLine':
-      return { hit: faults.malformedLine(target, typeof body.text === 'string' ? body.text : undefined) };
-    case 'restart':
-      return {};
-    case 'auth':
-      if (body.token === undefined || body.token === null) faults.setAuth(undefined);
-      else if (typeof body.token !== 'string' || body.token === '')
-        throw errors.badRequest('token must be a non-empty string (or null to turn auth off)');
-      else faults.setAuth({ token: body.token, forbidden: (body.forbidden as AuthOptions['forbidden']) ?? [] });
-      return {};
-    case 'forbid':
-      if (typeof body.resource !== 'string') throw errors.badRequest('resource is required');
-      try {
-        faults.forbid(body.resource, body.verbs as string[] | undefined);
-      } catch (e) {
-        throw errors.badRequest((e as Error).message);
-      }
-      return {};
-    case 'allow':
-      if (typeof body.resource !== 'string') throw errors.badRequest('resource is required');
-      faults.allow(body.resource);
-      return {};
-    case 'reset':
-      faults.reset();
-      return {};
-    default:
-      throw errors.unknownPath();
   }
 }

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { TestScheduler } from 'rxjs/testing';
 import type { KubeObject } from '@rxinformer/core';
 import { createLoadGenerator, objectStoreTarget, type ChurnTarget } from './loadGenerator.ts';
 import { realisticPod } from './realisticPod.ts';
 import { startApiServer, type ApiServer } from './index.ts';
+import { testScheduler } from '@rxinformer/testing';
 
 /** A Map-backed target that hands out UIDs, to check what the generator does. */
 function mapTarget() {
@@ -43,7 +43,7 @@ describe('createLoadGenerator', () => {
   it('should churn at the given rate in virtual time, with every kind of change, deterministically', () => {
     const runOnce = () => {
       const { target, objects, log } = mapTarget();
-      const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
+      const ts = testScheduler();
       let counters;
       ts.run(({ flush }) => {
         const load = createLoadGenerator({ target, namespaces: ['a', 'b'], seed: 3, scheduler: ts });
@@ -88,5 +88,40 @@ describe('objectStoreTarget', () => {
     target.create({ ...realisticPod(0), metadata: { ...realisticPod(0).metadata, namespace: 'default' } }, 'default');
     expect(sim.storage.get('pods', 'default', name).metadata?.uid).not.toBe(before);
     expect(sim.storage.list('pods', 'default')).toHaveLength(3);
+  });
+
+  it('should write unalike pods as a cluster does: the controller creates, the kubelet writes the status, keyed by the pod IP', () => {
+    const load = createLoadGenerator({ target: objectStoreTarget(sim.storage), namespaces: ['real'], seed: 4, unalike: true });
+    sim.storage.create('namespaces', { metadata: { name: 'real' } });
+    load.seed(2);
+    const [a, b] = sim.storage.list('pods', 'real') as (KubeObject & {
+      spec: { volumes: { name: string }[] };
+      status: { podIP: string };
+    })[];
+    const managers = (p: KubeObject) =>
+      (p.metadata!.managedFields as { manager: string; subresource?: string }[]).map((e) => [e.manager, e.subresource]);
+    expect(managers(a)).toEqual([
+      ['kube-controller-manager', undefined],
+      ['kubelet', 'status'],
+    ]);
+    const kubelet = (p: KubeObject) => JSON.stringify((p.metadata!.managedFields as { fieldsV1: unknown }[])[1].fieldsV1);
+    expect(kubelet(a)).toContain(`k:{\\"ip\\":\\"${a.status.podIP}\\"}`);
+    expect(kubelet(a)).not.toBe(kubelet(b));
+    expect(a.spec.volumes[0].name).toMatch(/^kube-api-access-[a-z0-9]{5}$/);
+    expect(a.spec.volumes[0].name).not.toBe(b.spec.volumes[0].name);
+    expect(a.status).toEqual((realisticPod(0, { unalike: true }) as typeof a).status); // the status survived its own write
+  });
+});
+
+describe('realisticPod unalike', () => {
+  it("should differ between pods where a real cluster's do, and leave the default pods as they were", () => {
+    const [a, b] = [realisticPod(1, { unalike: true }), realisticPod(2, { unalike: true })] as (KubeObject &
+      Record<string, any> & { metadata: { managedFields: unknown[] } })[];
+    expect(a.spec.volumes[0].name).not.toBe(b.spec.volumes[0].name);
+    expect(a.spec.containers[0].volumeMounts[0].name).toBe(a.spec.volumes[0].name);
+    expect(new Set(a.status.conditions.map((c: { lastTransitionTime: string }) => c.lastTransitionTime)).size).toBe(3);
+    expect(JSON.stringify(a.metadata.managedFields[1])).not.toBe(JSON.stringify(b.metadata.managedFields[1]));
+    const [c, d] = [realisticPod(1), realisticPod(2)] as (KubeObject & Record<string, any>)[];
+    expect(c.spec.volumes).toEqual(d.spec.volumes);
   });
 });

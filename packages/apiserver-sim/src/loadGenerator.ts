@@ -11,8 +11,13 @@ import { realisticPod } from './realisticPod.ts';
 
 /** Where the load goes: the simulator's object store, or anything with these four calls. */
 export interface ChurnTarget {
-  /** Creates `obj` in `namespace`. */
-  create(obj: KubeObject, namespace: string): unknown;
+  /** Creates `obj` in `namespace`, written by `fieldManager` when given (the server's default otherwise). */
+  create(obj: KubeObject, namespace: string, fieldManager?: string): unknown;
+  /**
+   * Writes `obj.status` to `namespace/name` through the status subresource, as `fieldManager` (the
+   * kubelet's status update). Optional: without it, `unalike` pods are created with their status.
+   */
+  updateStatus?(obj: KubeObject, namespace: string, name: string, fieldManager: string): unknown;
   /** Replaces the object `namespace/name` with `obj`. */
   update(obj: KubeObject, namespace: string, name: string): unknown;
   /** Deletes `namespace/name`. */
@@ -33,12 +38,20 @@ export interface ChurnMix {
 export interface LoadGeneratorOptions {
   /** Where the changes go, e.g. `objectStoreTarget(sim.storage)`. Required. */
   target: ChurnTarget;
-  /** Namespaces the pods spread over. Default `['default']`. */
+  /** Namespaces the pods spread over; they must exist (`startApiServer({ namespaces })`), else creates fail with NotFound. Default `['default']`. */
   namespaces?: string[];
   /** Seed of every random choice. Default 1. */
   seed?: number;
   /** Where the churn's timer runs. Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
+  /**
+   * Pods as unalike as a real cluster's (`realisticPod`'s `unalike`), written as a cluster writes
+   * them: created without status by `kube-controller-manager`, then their status by `kubelet`
+   * (when the target has `updateStatus`), so the server's managedFields hold both writers' entries,
+   * the kubelet's keyed by the pod's IP. What the benchmarks measure caches with: the simulator's
+   * default pods share whole subtrees that real pods do not. Default false.
+   */
+  unalike?: boolean;
 }
 
 /** Counters of what the generator did. */
@@ -76,14 +89,18 @@ export function createLoadGenerator(options: LoadGeneratorOptions) {
   let slots = 0;
   let serial = 0;
   const place = (slot: number) => ({ namespace: namespaces[slot % namespaces.length], name: realisticPod(slot).metadata!.name! });
-  const podFor = (slot: number): KubeObject => {
-    const pod = realisticPod(slot);
-    return { ...pod, metadata: { ...pod.metadata, namespace: place(slot).namespace } };
-  };
-
   const create = (slot: number) => {
-    const { namespace } = place(slot);
-    target.create(podFor(slot), namespace);
+    const { namespace, name } = place(slot);
+    const made = realisticPod(slot, { unalike: options.unalike === true });
+    const pod = { ...made, metadata: { ...made.metadata, namespace } } as KubeObject & { status?: unknown };
+    if (options.unalike === true && target.updateStatus) {
+      // As on a cluster: the ReplicaSet controller creates the pod, the kubelet reports its status.
+      const { status: _status, ...created } = pod;
+      target.create(created, namespace, 'kube-controller-manager');
+      target.updateStatus(pod, namespace, name, 'kubelet');
+    } else {
+      target.create(pod, namespace);
+    }
     counters.created++;
   };
 
@@ -103,12 +120,7 @@ export function createLoadGenerator(options: LoadGeneratorOptions) {
       return;
     }
     if ((pick -= mix.update) < 0) {
-      const meta = current.metadata!;
-      target.update(
-        { ...current, metadata: { ...meta, annotations: { ...meta.annotations, 'loadgen/serial': String(++serial) } } },
-        namespace,
-        name,
-      );
+      target.update(withSerial(current, ++serial), namespace, name);
       counters.updated++;
     } else if ((pick -= mix.delete) < 0) {
       target.delete(namespace, name);
@@ -130,31 +142,49 @@ export function createLoadGenerator(options: LoadGeneratorOptions) {
     /** Applies `ratePerSecond` changes per second (in ticks of at most 100 ms) until `count` changes or `stop()`. */
     churn(churnOptions: { ratePerSecond: number; count?: number; mix?: ChurnMix }): ChurnHandle {
       const mix = { create: 2, update: 5, delete: 2, recreate: 1, ...churnOptions.mix };
-      const tickMs = Math.max(1, Math.min(100, 1000 / churnOptions.ratePerSecond));
-      const perTick = (churnOptions.ratePerSecond * tickMs) / 1000;
-      let owed = 0;
-      let done = 0;
-      const limit = churnOptions.count ?? Infinity;
-      const sub: Subscription = interval(tickMs, scheduler)
-        .pipe(take(Number.isFinite(limit) ? Math.ceil(limit / perTick) + 1 : Infinity))
-        .subscribe(() => {
-          owed += perTick;
-          while (owed >= 1 && done < limit) {
-            change(mix);
-            owed--;
-            done++;
-          }
-          if (done >= limit) sub?.unsubscribe();
-        });
-      return { counters, stop: () => sub?.unsubscribe() };
+      return startChurn(() => change(mix), scheduler, churnOptions, counters);
     },
   };
+}
+
+/** The update the churn makes: the same object with its `loadgen/serial` annotation set to `serial`. */
+function withSerial(current: KubeObject, serial: number): KubeObject {
+  const meta = current.metadata!;
+  return { ...current, metadata: { ...meta, annotations: { ...meta.annotations, 'loadgen/serial': String(serial) } } };
+}
+
+/** Calls `change` `ratePerSecond` times a second, in ticks of at most 100 ms, until `count` calls or `stop()`. */
+function startChurn(
+  change: () => void,
+  scheduler: SchedulerLike,
+  options: { ratePerSecond: number; count?: number },
+  counters: LoadCounters,
+): ChurnHandle {
+  const tickMs = Math.max(1, Math.min(100, 1000 / options.ratePerSecond));
+  const perTick = (options.ratePerSecond * tickMs) / 1000;
+  let owed = 0;
+  let done = 0;
+  const limit = options.count ?? Infinity;
+  const sub: Subscription = interval(tickMs, scheduler)
+    .pipe(take(Number.isFinite(limit) ? Math.ceil(limit / perTick) + 1 : Infinity))
+    .subscribe(() => {
+      owed += perTick;
+      while (owed >= 1 && done < limit) {
+        change();
+        owed--;
+        done++;
+      }
+      if (done >= limit) sub?.unsubscribe();
+    });
+  return { counters, stop: () => sub?.unsubscribe() };
 }
 
 /** The simulator's object store as a churn target for one resource (default pods). */
 export function objectStoreTarget(objects: ObjectStore, resource = 'pods'): ChurnTarget {
   return {
-    create: (obj, namespace) => objects.create(resource, obj, namespace),
+    create: (obj, namespace, fieldManager) => objects.create(resource, obj, namespace, fieldManager ? { fieldManager } : {}),
+    updateStatus: (obj, namespace, name, fieldManager) =>
+      objects.update(resource, obj, namespace, name, { subresource: 'status', fieldManager }),
     update: (obj, namespace, name) => objects.update(resource, obj, namespace, name),
     delete: (namespace, name) => objects.delete(resource, namespace, name, { gracePeriodSeconds: 0 }),
     get: (namespace, name) => objects.find(resource, namespace, name),

@@ -86,8 +86,8 @@ export const errors = {
         `the body of the request was in an unknown format - accepted media types include: ${accepted} (got ${contentType || 'none'})`,
       ),
     ),
-  notAcceptable: () =>
-    new ApiStatusError(failure(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml')),
+  notAcceptable: (message = 'only the following media types are accepted: application/json, application/yaml') =>
+    new ApiStatusError(failure(406, 'NotAcceptable', message)),
   internal: (message: string) =>
     new ApiStatusError(failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] })),
   unavailable: (message: string) => new ApiStatusError(failure(503, 'ServiceUnavailable', message)),
@@ -120,3 +120,8 @@ export const errors = {
       ),
     ),
 };
+
+/** The ERROR a compacted watch receives (410 Expired, "too old resource version"). */
+export function tooOldStatus(requested: number, compacted: number): Status {
+  return failure(410, 'Expired', `too old resource version: ${requested} (${compacted + 1})`);
+}

@@ -7,7 +7,7 @@ import { changedFields, subtractFields, unionFields, withUpdatedFields } from '.
 const T = '2025-01-01T00:00:00Z';
 const cm = (data: Record<string, string>, labels?: Record<string, string>): KubeObject =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', ...(labels ? { labels } : {}) }, data }) as KubeObject;
-const pod = (image: string, env: { name: string; value: string }[], phase?: string): KubeObject =>
+const podWithEnv = (image: string, env: { name: string; value: string }[], phase?: string): KubeObject =>
   ({
     apiVersion: 'v1',
     kind: 'Pod',
@@ -24,11 +24,11 @@ describe('changedFields', () => {
 
   it('should walk keyed list items: an added item whole, a changed item by its leaves, a removed item', () => {
     const d = changedFields(
-      pod('nginx:1', [
+      podWithEnv('nginx:1', [
         { name: 'A', value: '1' },
         { name: 'B', value: '2' },
       ]),
-      pod('nginx:1', [
+      podWithEnv('nginx:1', [
         { name: 'A', value: '9' },
         { name: 'C', value: '3' },
       ]),
@@ -39,11 +39,11 @@ describe('changedFields', () => {
   });
 
   it('should compare only status for the status subresource, and ignore it otherwise', () => {
-    expect(changedFields(pod('x', [], 'Pending'), pod('x', [], 'Running'), 'status')).toEqual({
+    expect(changedFields(podWithEnv('x', [], 'Pending'), podWithEnv('x', [], 'Running'), 'status')).toEqual({
       changed: { 'f:status': { 'f:phase': {} } },
       removed: {},
     });
-    expect(changedFields(pod('x', [], 'Pending'), pod('x', [], 'Running'))).toEqual({ changed: {}, removed: {} });
+    expect(changedFields(podWithEnv('x', [], 'Pending'), podWithEnv('x', [], 'Running'))).toEqual({ changed: {}, removed: {} });
   });
 });
 

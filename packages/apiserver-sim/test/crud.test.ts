@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startApiServer, type ApiServer } from '../src/index.ts';
-import { pod, req } from './helpers.ts';
+import { req } from './helpers.ts';
+import { pod } from '@rxinformer/testing';
 
 describe('CRUD', () => {
   let sim: ApiServer;
@@ -12,7 +13,7 @@ describe('CRUD', () => {
   afterAll(() => sim.close());
 
   it('should fill metadata on create like a real server', async () => {
-    const r = await req(pods, { method: 'POST', body: pod('m1', { a: 'b' }) });
+    const r = await req(pods, { method: 'POST', body: pod('m1', { labels: { a: 'b' } }) });
     expect(r.code).toBe(201);
     const m = r.body.metadata;
     expect(m.uid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -229,7 +230,7 @@ describe('CRUD', () => {
     expect(noName.body.details.causes[0]).toMatchObject({ reason: 'FieldValueRequired', field: 'metadata.name' });
     const wrongNs = await req(pods, { method: 'POST', body: { metadata: { name: 'z', namespace: 'elsewhere' } } });
     expect(wrongNs.code).toBe(400);
-    const noNs = await req(`${sim.url}/api/v1/namespaces/missing/pods`, { method: 'POST', body: pod('z') });
+    const noNs = await req(`${sim.url}/api/v1/namespaces/missing/pods`, { method: 'POST', body: pod('z', { namespace: null }) });
     expect(noNs.code).toBe(404);
     const unknown = await req(`${sim.url}/api/v1/namespaces/default/widgets`);
     expect(unknown.code).toBe(404);
@@ -379,7 +380,7 @@ describe('CRUD', () => {
 
   it('should delete a namespace with its contents', async () => {
     await req(`${sim.url}/api/v1/namespaces`, { method: 'POST', body: { metadata: { name: 'doomed' } } });
-    await req(`${sim.url}/api/v1/namespaces/doomed/pods`, { method: 'POST', body: pod('x') });
+    await req(`${sim.url}/api/v1/namespaces/doomed/pods`, { method: 'POST', body: pod('x', { namespace: 'doomed' }) });
     expect((await req(`${sim.url}/api/v1/namespaces/doomed`, { method: 'DELETE' })).code).toBe(200);
     await new Promise((r) => setTimeout(r, 20)); // the namespace controller's pass
     expect((await req(`${sim.url}/api/v1/namespaces/doomed/pods`)).body.items).toEqual([]);

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { startApiServer, type ApiServer } from '../src/index.ts';
-import { openWatch, pod, req, sleep, type WatchReader } from './helpers.ts';
+import { openWatch, req, sleep, type WatchReader } from './helpers.ts';
+import { pod } from '@rxinformer/testing';
 
 describe('faults', () => {
   let sim: ApiServer;

@@ -1,7 +1,8 @@
 /** Deletion held by finalizers, as the API server's generic store completes it. */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { startApiServer, type ApiServer } from '../src/index.ts';
-import { openWatch, pod, req, sleep, type WatchReader } from './helpers.ts';
+import { openWatch, req, sleep, type WatchReader } from './helpers.ts';
+import { pod } from '@rxinformer/testing';
 
 describe('finalizers', () => {
   let sim: ApiServer;
@@ -47,7 +48,7 @@ describe('finalizers', () => {
 
   it('should keep a pod whose grace period is running when its finalizers go, and delete it when the grace period ends', async () => {
     const pods = `${sim.url}/api/v1/namespaces/default/pods`;
-    await req(pods, { method: 'POST', body: pod('p', {}, { metadata: { name: 'p', finalizers: ['example.com/hold'] } }) });
+    await req(pods, { method: 'POST', body: pod('p', { finalizers: ['example.com/hold'] }) });
     await req(`${pods}/p?gracePeriodSeconds=3`, { method: 'DELETE' });
     const released = await req(`${pods}/p`, {
       method: 'PATCH',
@@ -62,7 +63,7 @@ describe('finalizers', () => {
 
   it('should delete a pod whose grace period ended under a finalizer as soon as the finalizer goes', async () => {
     const pods = `${sim.url}/api/v1/namespaces/default/pods`;
-    await req(pods, { method: 'POST', body: pod('q', {}, { metadata: { name: 'q', finalizers: ['example.com/hold'] } }) });
+    await req(pods, { method: 'POST', body: pod('q', { finalizers: ['example.com/hold'] }) });
     await req(`${pods}/q?gracePeriodSeconds=1`, { method: 'DELETE' });
     await sleep(250);
     const held = await req(`${pods}/q`);

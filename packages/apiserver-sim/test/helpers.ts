@@ -119,16 +119,5 @@ export async function openWatch(url: string, headers: Record<string, string> = {
   };
 }
 
-/** A minimal pod. */
-export function pod(name: string, labels: Record<string, string> = {}, extra: Record<string, unknown> = {}): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, labels },
-    spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] },
-    ...extra,
-  } as KubeObject;
-}
-
 /** Sleeps. */
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

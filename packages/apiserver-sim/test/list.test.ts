@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startApiServer, type ApiServer } from '../src/index.ts';
-import { pod, req } from './helpers.ts';
+import { req } from './helpers.ts';
+import { pod } from '@rxinformer/testing';
 
 describe('LIST', () => {
   let sim: ApiServer;
@@ -8,9 +9,10 @@ describe('LIST', () => {
   beforeAll(async () => {
     sim = await startApiServer({ port: 0, seed: 3, tooLargeWaitMs: 200 });
     base = `${sim.url}/api/v1/namespaces/default/pods`;
-    for (let i = 0; i < 10; i++) sim.storage.create('pods', pod(`p${i}`, { app: i % 2 === 0 ? 'even' : 'odd', idx: String(i) }), 'default');
+    for (let i = 0; i < 10; i++)
+      sim.storage.create('pods', pod(`p${i}`, { labels: { app: i % 2 === 0 ? 'even' : 'odd', idx: String(i) } }), 'default');
     sim.storage.create('namespaces', { metadata: { name: 'other' } });
-    sim.storage.create('pods', pod('x', { app: 'even' }), 'other');
+    sim.storage.create('pods', pod('x', { labels: { app: 'even' }, namespace: 'other' }), 'other');
   });
   afterAll(() => sim.close());
 
@@ -52,7 +54,7 @@ describe('LIST', () => {
     }
     expect(names).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9']);
     sim.storage.delete('pods', 'default', created.metadata!.name!);
-    sim.storage.create('pods', pod('p5', { app: 'odd', idx: '5' }), 'default');
+    sim.storage.create('pods', pod('p5', { labels: { app: 'odd', idx: '5' } }), 'default');
   });
 
   it('should ignore a limit of 0 or below, as a real server does', async () => {

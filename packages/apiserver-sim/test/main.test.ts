@@ -185,6 +185,21 @@ describe('main (npm run apiserver)', () => {
     expect(existsSync(hard)).toBe(true); // the user's path is theirs
   });
 
+  it('should honour shardSelector with --feature-gates ShardedListAndWatch=true, and refuse an unknown gate', async () => {
+    const kc = join(tmpdir(), `sim-main-gate-${process.pid}.kc`);
+    const r = run(['--port', '0', '--feature-gates', 'ShardedListAndWatch=true', '--kubeconfig', kc]);
+    started.push(r);
+    const [, url] = await waitForOutput(r, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    expect((await req(`${url}/api/v1/pods?shardSelector=${encodeURIComponent('shardRange(')}`)).code).toBe(400);
+    r.child.kill('SIGTERM');
+    expect((await r.exited).code).toBe(0);
+    rmSync(kc, { force: true });
+    const bad = run(['--feature-gates', 'NoSuchGate=true']);
+    started.push(bad);
+    expect((await bad.exited).code).toBe(2);
+    expect(bad.out()).toContain('unknown or malformed gate "NoSuchGate=true"');
+  });
+
   it('should refuse a bad option with exit code 2 and the usage', async () => {
     const r = run(['--port', 'eighty']);
     started.push(r);

@@ -1,7 +1,8 @@
 /** Namespace deletion as a real cluster does it: Terminating first, contents next, the namespace last. */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../src/index.ts';
-import { openWatch, pod, req, sleep, type WatchReader } from './helpers.ts';
+import { openWatch, req, sleep, type WatchReader } from './helpers.ts';
+import { pod } from '@rxinformer/testing';
 
 describe('namespace deletion', () => {
   let sim: ApiServer;
@@ -9,7 +10,7 @@ describe('namespace deletion', () => {
   const start = async (options: ApiServerOptions = {}) => {
     sim = await startApiServer({ port: 0, seed: 9, graceMsPerSecond: 50, ...options });
     await req(`${sim.url}/api/v1/namespaces`, { method: 'POST', body: { metadata: { name: 'ns1' } } });
-    await req(`${sim.url}/api/v1/namespaces/ns1/pods`, { method: 'POST', body: pod('x') });
+    await req(`${sim.url}/api/v1/namespaces/ns1/pods`, { method: 'POST', body: pod('x', { namespace: 'ns1' }) });
   };
   const watch = async (path: string) => {
     const w = await openWatch(`${sim.url}${path}?watch=true&resourceVersion=${sim.storage.resourceVersion}`);

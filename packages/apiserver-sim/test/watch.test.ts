@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { startApiServer, type ApiServer } from '../src/index.ts';
-import { openWatch, pod, req, type WatchReader } from './helpers.ts';
+import { openWatch, req, type WatchReader } from './helpers.ts';
+import { pod } from '@rxinformer/testing';
 
 describe('WATCH', () => {
   let sim: ApiServer;
@@ -14,8 +15,8 @@ describe('WATCH', () => {
   beforeEach(async () => {
     sim = await startApiServer({ port: 0, seed: 5, bookmarkIntervalMs: 100, history: { maxEvents: 50 } });
     base = `${sim.url}/api/v1/namespaces/default/pods`;
-    sim.storage.create('pods', pod('a', { app: 'web' }), 'default');
-    sim.storage.create('pods', pod('b', { app: 'db' }), 'default');
+    sim.storage.create('pods', pod('a', { labels: { app: 'web' } }), 'default');
+    sim.storage.create('pods', pod('b', { labels: { app: 'db' } }), 'default');
   });
   afterEach(async () => {
     for (const w of open.splice(0)) w.close();
@@ -220,7 +221,7 @@ describe('WATCH', () => {
     const w = await openWatch(`${sim.url}/api/v1/watch/namespaces/default/pods/a`);
     open.push(w);
     const all = await watch(`resourceVersion=${sim.storage.resourceVersion}`);
-    sim.storage.create('pods', pod('a'), 'other');
+    sim.storage.create('pods', pod('a', { namespace: 'other' }), 'other');
     sim.storage.delete('pods', 'default', 'b');
     sim.storage.delete('pods', 'default', 'a');
     const evs = await w.waitFor(2);

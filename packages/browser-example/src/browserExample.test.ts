@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { Browser, Page } from 'playwright-core';
 import type { KubeObject } from '@rxinformer/core';
 import { startBrowserExample, type BrowserExample } from './browserExample.ts';
-import { browserTestsRun, launchChromium } from './chromium.ts';
+import { browserTestsRun, launchChromium } from '../test/chromium.ts';
+import { pod } from '@rxinformer/testing';
 
 interface Pod extends KubeObject {
   spec?: unknown;
@@ -21,12 +22,6 @@ describeInBrowser('startBrowserExample, in headless Chromium', () => {
   const rowPhase = (key: string): Promise<string | null> => page.$eval(`tr[data-key="${key}"] td.phase`, (td) => td.textContent);
   const waitForRowPhase = (key: string, phase: string) =>
     page.waitForFunction(([k, p]) => document.querySelector(`tr[data-key="${k}"] td.phase`)?.textContent === p, [key, phase] as const);
-  /** A pod as the simulator's storage takes it. */
-  const pod = (name: string, phase: string): Pod => ({
-    metadata: { name },
-    spec: { containers: [{ name: 'main', image: 'nginx' }] },
-    status: { phase },
-  });
 
   beforeAll(async () => {
     example = await startBrowserExample({ pods: 3, seed: 5 });
@@ -90,7 +85,7 @@ describeInBrowser('startBrowserExample, in headless Chromium', () => {
 
   it('should add a row when a pod is created, and remove it when the pod is deleted', async () => {
     const { storage } = example!.sim;
-    storage.create('pods', pod('browser-test', 'Pending'), 'default');
+    storage.create('pods', pod('browser-test', { phase: 'Pending', namespace: null }), 'default');
     await page.waitForSelector('tr[data-key="default/browser-test"]');
     expect(await rowPhase('default/browser-test')).toBe('Pending');
     expect(await page.$eval('tr[data-key="default/browser-test"] td.namespace', (td) => td.textContent)).toBe('default');
@@ -103,7 +98,7 @@ describeInBrowser('startBrowserExample, in headless Chromium', () => {
 
   it('should change a row when its pod is updated on the server', async () => {
     const { storage } = example!.sim;
-    storage.create('pods', pod('phase-change', 'Running'), 'web');
+    storage.create('pods', pod('phase-change', { phase: 'Running', namespace: null }), 'web');
     await waitForRowPhase('web/phase-change', 'Running');
     const succeeded: Pod = { ...storage.get('pods', 'web', 'phase-change'), status: { phase: 'Succeeded' } };
     storage.update('pods', succeeded, 'web', 'phase-change', { subresource: 'status' });
@@ -114,7 +109,7 @@ describeInBrowser('startBrowserExample, in headless Chromium', () => {
   it('should keep up through the proxy after the API server drops the watch', async () => {
     const { sim } = example!;
     expect(sim.faults.dropWatches('all')).toBeGreaterThan(0);
-    sim.storage.create('pods', pod('after-drop', 'Pending'), 'batch');
+    sim.storage.create('pods', pod('after-drop', { phase: 'Pending', namespace: null }), 'batch');
     await page.waitForSelector('tr[data-key="batch/after-drop"]');
     await page.waitForSelector('#status[data-phase="watching"]');
     // The drop reached the browser as a broken response, not as a clean end of the watch.

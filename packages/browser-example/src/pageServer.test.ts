@@ -3,16 +3,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
 import { forwardableHeaders, isApiPath, startPageServer, type PageServer } from './pageServer.ts';
+import { until } from '@rxinformer/testing';
 
 const page = { html: '<!doctype html><script type="module" src="/app.js"></script>', js: 'export const page = 1;\n' };
-
-/** Polls `check` until it holds; false after `timeoutMs`. */
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<boolean> {
-  for (const deadline = Date.now() + timeoutMs; !check(); await new Promise((r) => setTimeout(r, 20))) {
-    if (Date.now() > deadline) return false;
-  }
-  return true;
-}
 
 /** Reads a streamed body until one whole line has arrived. */
 async function firstLine(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
@@ -108,9 +101,9 @@ describe('startPageServer', () => {
     const line = firstLine(reader);
     sim.storage.create('pods', { metadata: { name: 'live' } }, 'default');
     expect(JSON.parse(await line)).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'live' } } });
-    expect(await until(() => sim.watches.sessions().length === watches + 1)).toBe(true);
+    await until(() => sim.watches.sessions().length === watches + 1);
     ac.abort();
-    expect(await until(() => sim.watches.sessions().length === watches)).toBe(true);
+    await until(() => sim.watches.sessions().length === watches);
   });
 
   it('should end the client response abruptly when the API server drops the watch', async () => {

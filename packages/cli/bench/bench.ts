@@ -6,7 +6,8 @@
  *   npm run bench -- --json             # exactly one JSON object on stdout
  *   npm run bench -- --write-docs       # also docs/benchmarks.md's top section and docs/benchmarks.svg
  *   options: --rounds N (3) --rounds-large N (1) --pods N (10000) --pods-large N (100000; 0 skips)
- *            --updates M (20000)
+ *            --updates M (20000) --template-pods (the simulator's default pods, alike, instead of
+ *            pods as unalike as a real cluster's; the heap is measured on both either way)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -21,7 +22,8 @@ import { buildMetric, goalsMet, renderReferences, renderTable, withReference, ty
 import { startSimProcess } from './simProcess.ts';
 import { measureWatchThroughput } from './watchThroughput.ts';
 
-const usage = 'usage: npm run bench -- [--json] [--write-docs] [--rounds N] [--rounds-large N] [--pods N] [--pods-large N] [--updates M]';
+const usage =
+  'usage: npm run bench -- [--json] [--write-docs] [--rounds N] [--rounds-large N] [--pods N] [--pods-large N] [--updates M] [--template-pods]';
 
 function options() {
   const { values } = parseArgs({
@@ -33,6 +35,7 @@ function options() {
       pods: { type: 'string' },
       'pods-large': { type: 'string' },
       updates: { type: 'string' },
+      'template-pods': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -52,7 +55,45 @@ function options() {
     pods: int('pods', 10_000, 1),
     podsLarge: int('pods-large', 100_000, 0),
     updates: int('updates', 20_000, 1),
+    // Pods as unalike as a real cluster's unless told otherwise; the heap is measured on both.
+    unalike: values['template-pods'] !== true,
   };
+}
+
+/**
+ * The heap per pod on the other kind of pods (the simulator's alike pods when the run uses unalike
+ * ones, and the other way round), in a simulator of its own: what the pods' likeness does to it.
+ */
+async function heapOnOtherPods(
+  o: ReturnType<typeof options>,
+  onRound: (name: string, round: number) => void,
+): Promise<Record<string, Metric>> {
+  const other = await startSimProcess({ historyEvents: 2 * o.pods + 1_000, unalike: !o.unalike });
+  try {
+    await other.send({ cmd: 'seed', count: o.pods });
+    const heap = await measureHeapPerObject(other.kubeconfig, o.pods, {
+      rounds: o.rounds,
+      onRun: onRound,
+      contenders: ['rxinformer', 'rxinformerMetadata', 'clientNode'],
+    });
+    const name = o.unalike ? 'heapPerObjectAlikePods' : 'heapPerObjectUnalikePods';
+    return {
+      [name]: buildMetric(name, 'bytes/pod', 'lower', { rxinformer: heap.rxinformer, clientNode: heap.clientNode }, 'heapPerObject'),
+      [`${name}Metadata`]: buildMetric(
+        `${name}Metadata`,
+        'bytes/pod',
+        'lower',
+        {
+          rxinformer: heap.rxinformerMetadata,
+          clientNode: heap.clientNode,
+          limit: heap.rxinformer,
+        },
+        'heapPerObjectMetadata',
+      ),
+    };
+  } finally {
+    await other.close();
+  }
 }
 
 /** What the watch metric's bare-cache reference is (see watchThroughput.ts). */
@@ -72,7 +113,8 @@ async function main(): Promise<void> {
   }
   const loadStart = loadavg();
   const date = new Date().toISOString();
-  const sim = await startSimProcess({ historyEvents: o.pods + o.updates + 1_000 });
+  // An unalike pod is two writes (the controller's create, the kubelet's status).
+  const sim = await startSimProcess({ historyEvents: 2 * o.pods + o.updates + 1_000, unalike: o.unalike });
   const metrics: Record<string, Metric> = {};
   const stream = { pods: o.pods, updates: o.updates, listAt: '' };
   try {
@@ -82,13 +124,14 @@ async function main(): Promise<void> {
     await sim.send({ cmd: 'seed', count: o.pods });
 
     const small = `initialSync${o.pods / 1000}k`;
-    metrics[small] = buildMetric(
-      small,
-      'ms',
-      'lower',
-      await measureInitialSync(kc, o.pods, { rounds: o.rounds, onRun: onRun(small) }),
-      'initialSync10k',
-    );
+    const sync = await measureInitialSync(kc, o.pods, { rounds: o.rounds, onRun: onRun(small), metadata: true });
+    metrics[small] = buildMetric(small, 'ms', 'lower', sync, 'initialSync10k');
+    // The metadata-only informer, against client-node's and (as `limit`) our full informer's sync.
+    metrics.initialSyncMetadata = buildMetric('initialSyncMetadata', 'ms', 'lower', {
+      rxinformer: sync.rxinformerMetadata,
+      clientNode: sync.clientNode,
+      limit: sync.rxinformer,
+    });
 
     stream.listAt = (await sim.send({ cmd: 'state' })).resourceVersion;
     progress(`recording ${o.updates} updates after revision ${stream.listAt}`);
@@ -109,8 +152,22 @@ async function main(): Promise<void> {
       BARE_CACHE,
       replays.bareCache,
     );
+    // The same run's rxinformer with @rxinformer/prometheus wired, against the plain one.
+    metrics.watchThroughputWithMetrics = buildMetric(
+      'watchThroughputWithMetrics',
+      'events/s',
+      'higher',
+      { rxinformer: replays.rxinformerMetrics, limit: replays.rxinformer },
+      'watchThroughputWithMetrics',
+    );
 
     const heap = await measureHeapPerObject(sim.kubeconfig, o.pods, { rounds: o.rounds, onRun: onRun('heapPerObject') });
+    metrics.heapPerObjectMetadata = buildMetric('heapPerObjectMetadata', 'bytes/pod', 'lower', {
+      rxinformer: heap.rxinformerMetadata,
+      clientNode: heap.clientNode,
+      limit: heap.rxinformer,
+    });
+    Object.assign(metrics, await heapOnOtherPods(o, onRun('heapPerObject, other pods')));
     metrics.heapPerObject = buildMetric('heapPerObject', 'bytes/pod', 'lower', {
       rxinformer: heap.rxinformer,
       clientNode: heap.clientNode,

@@ -3,7 +3,7 @@
  * every module, takes the heap after a full GC, syncs one contender against the simulator, takes
  * the heap again with the contender still running, and prints `{"bytesPerObject": …, "count": …}`.
  *
- *   node --expose-gc heapChild.ts <rxinformer|rxinformerTransformed|clientNode|limit> <expected pods>
+ *   node --expose-gc heapChild.ts <rxinformer|rxinformerTransformed|rxinformerMetadata|clientNode|limit> <expected pods>
  *   (the kubeconfig YAML comes in the RXINFORMER_BENCH_KUBECONFIG environment variable)
  */
 import { setImmediate as tick } from 'node:timers/promises';
@@ -42,6 +42,8 @@ async function main(): Promise<void> {
   const syncs: Record<HeapContender, () => Promise<Synced>> = {
     rxinformer: () => rxinformerSynced(kc),
     rxinformerTransformed: () => rxinformerSynced(kc, { transform: dropManagedFields }),
+    rxinformerMetadata: () => rxinformerSynced(kc, { metadataOnly: true }),
+    rxinformerMetadataTransformed: () => rxinformerSynced(kc, { metadataOnly: true, transform: dropManagedFields }),
     clientNode: () => clientNodeSynced(kc, expected),
     limit: () => limitSynced(kc),
   };

@@ -3,6 +3,8 @@
  * each measured in a fresh process (`heapChild.ts`) holding nothing else:
  *   - rxinformer: the factory's pod informer, synced and running;
  *   - rxinformerTransformed: the same with a transform dropping `metadata.managedFields`;
+ *   - rxinformerMetadata: the factory's metadata-only pod informer (`metadataOnly(pods)`);
+ *   - rxinformerMetadataTransformed: the same dropping `metadata.managedFields` (not measured by default);
  *   - clientNode: `makeInformer`'s cache (always untransformed; it has no transform);
  *   - limit: the same pages `JSON.parse`d and the items kept in one array.
  */
@@ -10,9 +12,10 @@ import { runChild } from './childRun.ts';
 import { runRotating, type Outcome, type RotatingOptions } from './rounds.ts';
 
 /** What `heapChild.ts` can measure. */
-export type HeapContender = 'rxinformer' | 'rxinformerTransformed' | 'clientNode' | 'limit';
+export type HeapContender =
+  'rxinformer' | 'rxinformerTransformed' | 'rxinformerMetadata' | 'rxinformerMetadataTransformed' | 'clientNode' | 'limit';
 
-const CONTENDERS: HeapContender[] = ['rxinformer', 'rxinformerTransformed', 'clientNode', 'limit'];
+const CONTENDERS: HeapContender[] = ['rxinformer', 'rxinformerTransformed', 'rxinformerMetadata', 'clientNode', 'limit'];
 
 /**
  * Measures the heap per cached pod of each contender, `rounds` fresh processes each, in rotating
@@ -27,7 +30,7 @@ const CONTENDERS: HeapContender[] = ['rxinformer', 'rxinformerTransformed', 'cli
 export function measureHeapPerObject(
   kubeconfig: string,
   pods: number,
-  options: RotatingOptions = {},
+  options: RotatingOptions & { contenders?: readonly HeapContender[] } = {},
 ): Promise<Record<HeapContender, Outcome>> {
   const one = (contender: HeapContender) => async () => {
     const { bytesPerObject } = await runChild<{ bytesPerObject: number }>('heapChild.ts', [contender, String(pods)], {
@@ -36,7 +39,7 @@ export function measureHeapPerObject(
     });
     return bytesPerObject;
   };
-  return runRotating(Object.fromEntries(CONTENDERS.map((c) => [c, one(c)])), { ...options, warmup: 0 }) as Promise<
+  return runRotating(Object.fromEntries((options.contenders ?? CONTENDERS).map((c) => [c, one(c)])), { ...options, warmup: 0 }) as Promise<
     Record<HeapContender, Outcome>
   >;
 }

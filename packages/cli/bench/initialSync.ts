@@ -1,6 +1,7 @@
 /**
  * initialSync10k / initialSync100k: milliseconds from start to a complete cache of N pods.
  *   - rxinformer: `createKubeInformerFactory(kc).informerFor(pods)`, start → `waitForCacheSync()`;
+ *   - rxinformerMetadata (with `metadata`): the same with `informerFor(metadataOnly(pods))`;
  *   - clientNode: `makeInformer(kc, '/api/v1/pods', listFn)`, start → the N-th `add`;
  *   - limit: the same pages rxinformer fetches (limit=500 + continue), `JSON.parse` only.
  */
@@ -20,6 +21,8 @@ async function timed(what: string, expected: number, timeoutMs: number, sync: ()
 /** Options of `measureInitialSync`: the rounds, plus how long one sync may take (default 10 min). */
 export interface InitialSyncOptions extends RotatingOptions {
   timeoutMs?: number;
+  /** Also a metadata-only informer (`rxinformerMetadata`). Default false. */
+  metadata?: boolean;
 }
 
 /**
@@ -36,14 +39,17 @@ export function measureInitialSync(
   kc: KubeConfig,
   pods: number,
   options: InitialSyncOptions = {},
-): Promise<Record<'rxinformer' | 'clientNode' | 'limit', Outcome>> {
+): Promise<Record<'rxinformer' | 'rxinformerMetadata' | 'clientNode' | 'limit', Outcome>> {
   const timeoutMs = options.timeoutMs ?? 600_000;
   return runRotating(
     {
       rxinformer: () => timed('rxinformer', pods, timeoutMs, () => rxinformerSynced(kc)),
+      ...(options.metadata && {
+        rxinformerMetadata: () => timed('rxinformer metadata-only', pods, timeoutMs, () => rxinformerSynced(kc, { metadataOnly: true })),
+      }),
       clientNode: () => timed('client-node', pods, timeoutMs, () => clientNodeSynced(kc, pods)),
       limit: () => timed('limit', pods, timeoutMs, () => limitSynced(kc)),
     },
     options,
-  ) as Promise<Record<'rxinformer' | 'clientNode' | 'limit', Outcome>>;
+  ) as Promise<Record<'rxinformer' | 'rxinformerMetadata' | 'clientNode' | 'limit', Outcome>>;
 }

@@ -75,6 +75,10 @@ export const GOALS: Record<string, GoalSpec[]> = {
   heapPerObject: [{ of: 'clientNode', atMost: 1.1 }],
   heapPerObjectTransformed: [{ of: 'clientNode', atMost: 0.6 }],
   applyCost100kVs1k: [{ of: null, atMost: 1.5 }],
+  // The metadata-only informer's heap against client-node's full objects; in `limit`, our full informer's.
+  heapPerObjectMetadata: [{ of: 'clientNode', atMost: 0.15 }],
+  // rxinformer with @rxinformer/prometheus wired; in `limit`, the same run's plain rxinformer.
+  watchThroughputWithMetrics: [{ of: 'limit', atLeast: 0.97 }],
 };
 
 const LABEL: Record<Contender | Peer, string> = {

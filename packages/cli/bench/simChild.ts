@@ -20,6 +20,7 @@ const BENCH_NAMESPACES = Array.from({ length: 10 }, (_, i) => `team-${i}`);
 
 async function main(): Promise<void> {
   const historyEvents = Number(process.argv[2] ?? 100_000);
+  const unalike = process.argv[3] === 'unalike'; // pods as unalike as a real cluster's (see createLoadGenerator)
   // History large enough to replay every update, and old enough to outlive the whole run. A replay
   // from history is written to the socket at once (20k realistic pods ≈ 84 MB), so the buffer that
   // drops slow watchers (64 MiB by default) is raised above any recorded stream.
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
   for (const name of BENCH_NAMESPACES) sim.storage.create('namespaces', { metadata: { name } });
   // Updates run as a churn in virtual time: `flush()` applies them all at once, in order.
   const scheduler = new VirtualTimeScheduler();
-  const load = createLoadGenerator({ target: objectStoreTarget(sim.storage), namespaces: BENCH_NAMESPACES, seed: 3, scheduler });
+  const load = createLoadGenerator({ target: objectStoreTarget(sim.storage), namespaces: BENCH_NAMESPACES, seed: 3, scheduler, unalike });
   let pods = 0;
   const state = (): SimState => ({ pods, resourceVersion: String(sim.storage.resourceVersion) });
 

@@ -22,6 +22,8 @@ export interface SimProcessOptions {
   historyEvents?: number;
   /** V8 old-space limit of the child in MiB (100k realistic pods need ~2 GiB). Default 8192. */
   maxOldSpaceMiB?: number;
+  /** Seed pods as unalike as a real cluster's (`createLoadGenerator`'s `unalike`). Default false. */
+  unalike?: boolean;
 }
 
 /** A running simulator child. */
@@ -51,7 +53,12 @@ export async function startSimProcess(options: SimProcessOptions = {}): Promise<
   const script = fileURLToPath(new URL('./simChild.ts', import.meta.url));
   const child: ChildProcess = spawn(
     process.execPath,
-    [`--max-old-space-size=${options.maxOldSpaceMiB ?? 8192}`, script, String(options.historyEvents ?? 100_000)],
+    [
+      `--max-old-space-size=${options.maxOldSpaceMiB ?? 8192}`,
+      script,
+      String(options.historyEvents ?? 100_000),
+      options.unalike ? 'unalike' : 'template',
+    ],
     {
       stdio: ['pipe', 'pipe', 'inherit'],
     },

@@ -6,6 +6,8 @@
  * path. Timed from the handler's last initial add (the watch starts then) to its M-th update.
  *   - rxinformer: a shared informer over the KubeConfig ListerWatcher, first page pinned at that RV;
  *   - rxinformerNoFreeze: the same with `freeze: false` (objects stored unfrozen, as client-node does);
+ *   - rxinformerMetrics: the same with its informer and handler metrics registered, scraped every
+ *     100 ms, and the probes checked as often (the cost of @rxinformer/prometheus on the watch path);
  *   - clientNode: `makeInformer` whose listFn lists at that RV;
  *   - limit: one watch request from that RV through the same transport, decoded (Node's StringDecoder),
  *     lines split and `JSON.parse`d;
@@ -22,7 +24,7 @@ import { clientNodeSynced, pagesParsed, rxinformerSynced, within, type Synced } 
 import { runRotating, type Outcome, type RotatingOptions } from './rounds.ts';
 
 /** Who the watch metric runs, in this order (then rotated). */
-export type WatchContender = 'rxinformer' | 'rxinformerNoFreeze' | 'clientNode' | 'limit' | 'bareCache';
+export type WatchContender = 'rxinformer' | 'rxinformerNoFreeze' | 'rxinformerMetrics' | 'clientNode' | 'limit' | 'bareCache';
 
 /** What is replayed: `pods` cached at `listAt`, then `updates` events. */
 export interface RecordedStream {
@@ -130,6 +132,8 @@ export function measureWatchThroughput(
       rxinformer: () => replayed('rxinformer', stream, timeoutMs, (onUpdate) => rxinformerSynced(kc, { listAt, onUpdate })),
       rxinformerNoFreeze: () =>
         replayed('rxinformer (freeze: false)', stream, timeoutMs, (onUpdate) => rxinformerSynced(kc, { listAt, onUpdate, freeze: false })),
+      rxinformerMetrics: () =>
+        replayed('rxinformer with metrics', stream, timeoutMs, (onUpdate) => rxinformerSynced(kc, { listAt, onUpdate, metrics: true })),
       clientNode: () => replayed('client-node', stream, timeoutMs, (onUpdate) => clientNodeSynced(kc, stream.pods, { listAt, onUpdate })),
       limit: () => within(parsedStream(kc, stream), timeoutMs, 'limit watch'),
       bareCache: () => within(parsedStream(kc, stream, new Map()), timeoutMs, 'bare cache watch'),

@@ -6,13 +6,11 @@
  *   rxinformer [--resource pods] [-n NS] [--kubeconfig PATH] …   # live view; --help for the rest
  *   rxinformer soak --runs 3 [--json]                            # the chaos soak
  *   rxinformer apiserver --port 6443                             # the API server simulator
+ *   rxinformer demo-sharded --replicas 3 --objects 3000 [--json]  # sharding and leader election, multi-process
  *
  * Exit codes: 0 on success, 2 for a bad command line, 1 for anything else.
  */
 import { readFileSync } from 'node:fs';
-import { runApiServerCommand } from '@rxinformer/apiserver-sim';
-import { runLiveCommand } from './live/liveMain.ts';
-import { runSoakCommand } from './soak/soakMain.ts';
 
 /** The usage text of `rxinformer --help` (the live view's own options follow it). */
 export const COMMAND_USAGE = `rxinformer — Kubernetes informers as RxJS Observables, on the command line
@@ -21,6 +19,7 @@ export const COMMAND_USAGE = `rxinformer — Kubernetes informers as RxJS Observ
                               it starts an embedded API server simulator with churn and faults
   rxinformer soak [options]   the chaos soak: rxinformer and client-node's makeInformer through faults
   rxinformer apiserver [...]  the API server simulator alone, with a kubeconfig for kubectl
+  rxinformer demo-sharded     replica processes sharding ConfigMaps on Leases, then leader election
   rxinformer --version        the version
 
 Each command takes --help.`;
@@ -30,16 +29,22 @@ function version(): string {
   return pkg.version;
 }
 
+/** Each command loads only its own modules: a demo replica process holds core, not the simulator or the live view. */
 async function main(argv: readonly string[]): Promise<void> {
   const [command, ...rest] = argv;
-  if (command === 'soak') return runSoakCommand(rest);
-  if (command === 'apiserver') return runApiServerCommand(rest);
+  if (command === 'soak') return (await import('./soak/soakMain.ts')).runSoakCommand(rest);
+  if (command === 'apiserver') return (await import('@rxinformer/apiserver-sim')).runApiServerCommand(rest);
+  if (command === 'demo-sharded') return (await import('./sharded/shardedMain.ts')).runShardedCommand(rest);
+  if (command === 'demo-sharded-replica') {
+    const { parseReplicaArgs, runReplica } = await import('./sharded/replica.ts');
+    return runReplica(parseReplicaArgs(rest));
+  }
   if (command === '--version' || command === '-v') {
     process.stdout.write(`${version()}\n`);
     return;
   }
   if (command === '--help' || command === '-h') process.stdout.write(`${COMMAND_USAGE}\n\n`);
-  return runLiveCommand(argv);
+  return (await import('./live/liveMain.ts')).runLiveCommand(argv);
 }
 
 main(process.argv.slice(2)).catch((e: unknown) => {

@@ -23,6 +23,10 @@ export type { KubeConfigListerWatcherOptions } from './kubeConfigListerWatcher.t
 export { createKubeTransport, sharedKubeTransport } from './kubeTransport.ts';
 export type { KubeTransport, KubeTransportOptions } from './kubeTransport.ts';
 
+// Leases (leader election and shard membership)
+export { kubeLeaseClient } from './kubeLeaseClient.ts';
+export type { KubeLeaseClientOptions } from './kubeLeaseClient.ts';
+
 // Typed built-in resources
 export {
   apiVersionOf,

@@ -30,6 +30,8 @@ export interface KubeConfigListerWatcherOptions<T extends KubeObject = KubeObjec
   labelSelector?: string;
   /** Field selector on every list AND watch. Default: none. */
   fieldSelector?: string;
+  /** Ask for `PartialObjectMetadata` only. Default: the `resource`'s `metadataOnly` (core's `metadataOnly(pods)`), else false. */
+  metadataOnly?: boolean;
   /** The transport. Default: `sharedKubeTransport(kubeConfig)` (one connection pool per KubeConfig). */
   transport?: KubeTransport;
 }
@@ -59,6 +61,7 @@ export function kubeConfigListerWatcher<T extends KubeObject = KubeObject>(
   if (!options?.path && !options?.resource) throw new InvalidOptionsError('kubeConfigListerWatcher needs a resource or a path');
   const path = options.path ?? resourcePath(options.resource!, options.namespace);
   const transport = options.transport ?? sharedKubeTransport(kubeConfig);
+  const metadataOnly = options.metadataOnly ?? options.resource?.metadataOnly === true;
   // The selectors and the limits, as they are: httpListerWatcher reads only its own fields.
-  return httpListerWatcher<T>(transport.get, { ...options, path });
+  return httpListerWatcher<T>(transport.get, { ...options, path, metadataOnly });
 }

@@ -5,7 +5,14 @@
  */
 import type { RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { apiErrorFromResponse, InvalidOptionsError, networkErrorFrom, type HttpGet, type HttpResponse } from '@rxinformer/core';
+import {
+  apiErrorFromResponse,
+  InvalidOptionsError,
+  networkErrorFrom,
+  type HttpGet,
+  type HttpResponse,
+  type HttpSend,
+} from '@rxinformer/core';
 import { request, type Dispatcher } from 'undici';
 import { CredentialError, ResponseDecodeError } from './errors.ts';
 import { createTlsDispatcher } from './tlsDispatcher.ts';
@@ -16,6 +23,8 @@ export interface KubeTransport {
   readonly server: string;
   /** `GET` a path with query through the shared dispatcher, with fresh auth headers. */
   readonly get: HttpGet;
+  /** Sends one request with an optional JSON body (the writes of `kubeLeaseClient`), like `get`. */
+  readonly send: HttpSend;
   /**
    * `GET` a path and parse its JSON body; an error answer rejects with a `KubeApiError`, a failed
    * connection with a `NetworkError`.
@@ -61,17 +70,70 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
   if (schemeOf(server, 'server') === 'http:' && !cluster.skipTLSVerify)
     throw new InvalidOptionsError('HTTP servers need insecure-skip-tls-verify in the kubeconfig (as client-node requires)');
   if (cluster.proxyUrl) schemeOf(cluster.proxyUrl, 'proxy-url');
-  const userAgent = options.userAgent ?? 'rxinformer/0.1.0';
-  const userName = pinned.getCurrentUser()?.name ?? '';
+  const credentials = credentialReader(pinned, options.userAgent ?? 'rxinformer/0.1.0');
   const tls = createTlsDispatcher(cluster.proxyUrl);
-
-  // Credential reads in order (see `forMaterial`), and the requests not dispatched yet (still
-  // reading credentials), which `close()` waits for.
-  let reads = 0;
+  // The requests not dispatched yet (still reading credentials), which `close()` waits for.
   const undispatched = new Set<Promise<void>>();
 
-  /** Headers and TLS material of the pinned user, read now; an abort ends the wait at once. */
-  const credentials = async (signal: AbortSignal): Promise<{ headers: Record<string, string>; opts: RequestOptions; readAt: number }> => {
+  /** One request with fresh credentials; a watch body may stay silent for minutes (the reflector's idle check ends it). */
+  const dispatch = async (
+    method: string,
+    pathAndQuery: string,
+    body: string | undefined,
+    signal: AbortSignal,
+    bodyTimeout: number,
+    accept?: string,
+  ) => {
+    let dispatched!: () => void;
+    const mark = new Promise<void>((resolve) => {
+      dispatched = resolve;
+    });
+    undispatched.add(mark);
+    let answer: Promise<Dispatcher.ResponseData>;
+    try {
+      const { headers, opts, readAt } = await credentials(signal);
+      if (body !== undefined) headers['Content-Type'] = 'application/json';
+      if (accept !== undefined) headers.Accept = accept;
+      // The dispatcher is chosen and the request dispatched in one step: a dispatcher retired by a
+      // concurrent rotation (or `close()`) still finishes the requests it has, but takes no new one.
+      const dispatcher = options.dispatcher ?? tls.forMaterial(opts, readAt);
+      answer = request(server + pathAndQuery, { method: method as Dispatcher.HttpMethod, headers, body, dispatcher, signal, bodyTimeout });
+    } finally {
+      undispatched.delete(mark);
+      dispatched();
+    }
+    return undiciResponse(await answer);
+  };
+  const get: HttpGet = (pathAndQuery, signal, kind, accept) =>
+    dispatch('GET', pathAndQuery, undefined, signal, kind === 'watch' ? 0 : 300_000, accept);
+  const send: HttpSend = (method, path, body, signal) => dispatch(method, path, body, signal, 300_000);
+
+  return {
+    server,
+    get,
+    send,
+    getJson: <T>(path: string, signal: AbortSignal = new AbortController().signal) => getJson<T>(get, path, signal),
+    async close() {
+      // Requests still reading credentials dispatch first (on the pool being closed), not after.
+      await Promise.all(undispatched);
+      await tls.close();
+    },
+  };
+}
+
+/** What one request sends as the pinned user: its headers, its TLS material, and the read's order. */
+interface Credentials {
+  headers: Record<string, string>;
+  opts: RequestOptions;
+  /** Credential reads are numbered in order (see `forMaterial`). */
+  readAt: number;
+}
+
+/** Reads the headers and TLS material of the user of `pinned` at each call; an abort ends the wait at once. */
+function credentialReader(pinned: KubeConfig, userAgent: string): (signal: AbortSignal) => Promise<Credentials> {
+  const userName = pinned.getCurrentUser()?.name ?? '';
+  let reads = 0;
+  return async (signal) => {
     const readAt = ++reads;
     const opts: RequestOptions = {};
     const read = pinned.applyToHTTPSOptions(opts).catch((e: unknown) => {
@@ -85,53 +147,24 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
     if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     return { headers, opts, readAt };
   };
+}
 
-  const get: HttpGet = async (pathAndQuery, signal, kind) => {
-    let dispatched!: () => void;
-    const mark = new Promise<void>((resolve) => {
-      dispatched = resolve;
-    });
-    undispatched.add(mark);
-    let answer: Promise<Dispatcher.ResponseData>;
-    try {
-      const { headers, opts, readAt } = await credentials(signal);
-      // The dispatcher is chosen and the request dispatched in one step: a dispatcher retired by a
-      // concurrent rotation (or `close()`) still finishes the requests it has, but takes no new one.
-      const dispatcher = options.dispatcher ?? tls.forMaterial(opts, readAt);
-      // A watch body may stay silent for minutes: the reflector's idle check ends it, not undici.
-      answer = request(server + pathAndQuery, { method: 'GET', headers, dispatcher, signal, bodyTimeout: kind === 'watch' ? 0 : 300_000 });
-    } finally {
-      undispatched.delete(mark);
-      dispatched();
-    }
-    return undiciResponse(await answer);
-  };
-
-  return {
-    server,
-    get,
-    async getJson<T>(path: string, signal: AbortSignal = new AbortController().signal): Promise<T> {
-      let r: HttpResponse;
-      let text: string;
-      try {
-        r = await get(path, signal, 'list');
-        text = await r.text();
-      } catch (e) {
-        throw signal.aborted ? e : networkErrorFrom(e, path); // the caller's abort stays what it was
-      }
-      if (r.status < 200 || r.status > 299) throw apiErrorFromResponse(r.status, text, r.header('retry-after'));
-      try {
-        return JSON.parse(text) as T;
-      } catch (e) {
-        throw new ResponseDecodeError(path, text, { cause: e });
-      }
-    },
-    async close() {
-      // Requests still reading credentials dispatch first (on the pool being closed), not after.
-      await Promise.all(undispatched);
-      await tls.close();
-    },
-  };
+/** `GET path` decoded as JSON: a typed network, API or decoding error otherwise. */
+async function getJson<T>(get: HttpGet, path: string, signal: AbortSignal): Promise<T> {
+  let r: HttpResponse;
+  let text: string;
+  try {
+    r = await get(path, signal, 'list');
+    text = await r.text();
+  } catch (e) {
+    throw signal.aborted ? e : networkErrorFrom(e, path); // the caller's abort stays what it was
+  }
+  if (r.status < 200 || r.status > 299) throw apiErrorFromResponse(r.status, text, r.header('retry-after'));
+  try {
+    return JSON.parse(text) as T;
+  } catch (e) {
+    throw new ResponseDecodeError(path, text, { cause: e });
+  }
 }
 
 /**

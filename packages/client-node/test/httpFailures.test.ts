@@ -12,7 +12,8 @@ import {
 } from '@rxinformer/core';
 import { firstValueFrom, VirtualTimeScheduler } from 'rxjs';
 import { createKubeInformerFactory, createKubeTransport, pods, type KubeTransport } from '../src/index.ts';
-import { listerWatcherMakers, plainKubeConfig, startRawServer, until, type RawServer } from './rawServer.ts';
+import { until } from '@rxinformer/testing';
+import { listerWatcherMakers, plainKubeConfig, startRawServer, type RawServer } from './rawServer.ts';
 
 // What a misbehaving server or network costs each HTTP ListerWatcher over real HTTP: a typed error
 // and an aborted request, never an unbounded buffer or an endless wait.
@@ -135,16 +136,44 @@ describe.each(listerWatcherMakers(() => server.url, transports))('%s', (_name, m
     sub.unsubscribe();
   });
 
-  it('should type a connection cut in the middle of a watch as a NetworkError with the original as cause', async () => {
+  it('should end a watch the network cuts after the server answered, like a clean close, with what arrived', async () => {
     server.handler = (req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.write(line({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '2' } } }), () => req.socket.destroy());
+      // A whole line, then half of one, then the connection is cut.
+      res.write(line({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '2' } } }) + '{"type":"ADD', () => req.socket.destroy());
     };
-    const error = await errorOf(make({}).watch({}));
-    expect(error).toBeInstanceOf(NetworkError);
-    expect((error as NetworkError).reason).toBe('ConnectionReset');
-    // fetch's `TypeError: terminated` or undici's `SocketError: other side closed`, as it was.
-    expect(String((error as NetworkError).cause)).toMatch(/^(TypeError: terminated|SocketError: other side closed)$/);
+    const events: WatchEvent[] = [];
+    let outcome: unknown;
+    make({})
+      .watch({})
+      .subscribe({ next: (e) => events.push(e), error: (e: unknown) => (outcome = e), complete: () => (outcome = 'complete') });
+    await until(() => outcome !== undefined);
+    expect(outcome).toBe('complete');
+    expect(events).toEqual([{ type: 'BOOKMARK', object: { metadata: { resourceVersion: '2' } } }]);
+  });
+
+  it('should re-watch a cut stream from the last resource version at once, without a relist or a backoff', async () => {
+    let lists = 0;
+    const watchRvs: string[] = [];
+    server.handler = (req, res) => {
+      if (!req.url?.includes('watch=true')) {
+        lists++;
+        return res.end(emptyList);
+      }
+      watchRvs.push(new URL(req.url, 'http://x').searchParams.get('resourceVersion') ?? '');
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      const rv = String(10 + watchRvs.length);
+      res.write(line({ type: 'BOOKMARK', object: { metadata: { resourceVersion: rv } } }), () => req.socket.destroy());
+    };
+    const statuses: ReflectorStatus[] = [];
+    const sub = reflector(make({}), { backoff: { initialMs: 60_000, maxMs: 60_000 } }).subscribe((e) => {
+      if (e.type === 'status') statuses.push(e.status);
+    });
+    await until(() => watchRvs.length >= 3);
+    sub.unsubscribe();
+    expect(lists).toBe(1);
+    expect(watchRvs.slice(0, 3)).toEqual(['1', '11', '12']); // each from the bookmark before it
+    expect(statuses.some((s) => s.phase === 'backingOff')).toBe(false);
   });
 
   it('should type a refused connection as a NetworkError', async () => {

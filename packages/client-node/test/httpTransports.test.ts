@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { InvalidObjectError, InvalidOptionsError, KubeApiError, WatchDecodeError, type WatchEvent } from '@rxinformer/core';
 import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import { createKubeTransport, kubeConfigListerWatcher, pods, type KubeTransport } from '../src/index.ts';
-import { listerWatcherMakers, plainKubeConfig, startRawServer, until, type RawServer } from './rawServer.ts';
+import { until } from '@rxinformer/testing';
+import { listerWatcherMakers, plainKubeConfig, startRawServer, type RawServer } from './rawServer.ts';
 
 // Both HTTP ListerWatchers (fetch, browser-safe; KubeConfig over undici) against one small
 // node:http server on 127.0.0.1: the same wire behaviour is expected of each.

@@ -77,8 +77,3 @@ export function listerWatcherMakers(
     ],
   ];
 }
-
-/** Polls `check` every 10 ms, 200 times at most. */
-export async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-}

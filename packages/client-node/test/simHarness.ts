@@ -40,6 +40,7 @@ export function recordingTransport(kc: KubeConfig): RecordingTransport {
       const answer = t.intercept?.(path);
       return answer ?? inner.get(path, signal, kind);
     },
+    send: (method, path, body, signal) => inner.send(method, path, body, signal),
     getJson: (path, signal) => inner.getJson(path, signal),
     close: () => inner.close(),
   };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { deepFreeze, freezeReusing } from './deepFreeze.ts';
+import { everyObjectFrozen, nested, nestedJson, nestedLeaf } from '../test/nested.ts';
+import { deepFreeze, freezeReusing, MAX_SHARE_DEPTH } from './deepFreeze.ts';
 
 describe('deepFreeze', () => {
   it('should freeze every object and array of a JSON document', () => {
@@ -63,7 +64,7 @@ const expectSharedWhereEqual = (result: unknown, previous: unknown): void => {
 };
 
 describe('freezeReusing', () => {
-  const pod = (phase: string, restarts: number) =>
+  const podWithStatus = (phase: string, restarts: number) =>
     JSON.parse(
       JSON.stringify({
         metadata: { name: 'web', labels: { app: 'web' }, managedFields: [{ manager: 'kubelet', fieldsV1: { 'f:status': {} } }] },
@@ -73,20 +74,20 @@ describe('freezeReusing', () => {
     );
 
   it('should keep the previous instance of every unchanged subtree and freeze the changed ones', () => {
-    const previous = deepFreeze(pod('Running', 0));
-    const next = freezeReusing(pod('Running', 1), previous);
-    expect(next).toEqual(pod('Running', 1));
+    const previous = deepFreeze(podWithStatus('Running', 0));
+    const next = freezeReusing(podWithStatus('Running', 1), previous);
+    expect(next).toEqual(podWithStatus('Running', 1));
     expect(next.spec).toBe(previous.spec);
     expect(next.metadata).toBe(previous.metadata);
     expect(next.status).not.toBe(previous.status);
     expect(next.status.containerStatuses[0]).not.toBe(previous.status.containerStatuses[0]);
     expect(isDeeplyFrozen(next)).toBe(true);
-    expect(previous).toEqual(pod('Running', 0));
+    expect(previous).toEqual(podWithStatus('Running', 0));
   });
 
   it('should return the previous object itself when nothing changed', () => {
-    const previous = deepFreeze(pod('Running', 0));
-    expect(freezeReusing(pod('Running', 0), previous)).toBe(previous);
+    const previous = deepFreeze(podWithStatus('Running', 0));
+    expect(freezeReusing(podWithStatus('Running', 0), previous)).toBe(previous);
   });
 
   it('should not share when keys were added or removed, and never through __proto__', () => {
@@ -144,5 +145,43 @@ describe('freezeReusing', () => {
     const fewer = freezeReusing(JSON.parse('{"a":{"x":[1]},"b":{"y":2}}'), deepFreeze(JSON.parse('{"a":{"x":[1]},"b":{"y":2},"c":1}')));
     expect(Object.keys(fewer)).toEqual(['a', 'b']);
     expect(Object.isFrozen(fewer.a) && Object.isFrozen(fewer.b)).toBe(true);
+  });
+});
+
+describe('deepFreeze and freezeReusing on documents nested deeper than the call stack', () => {
+  it('should freeze a document nested 3,000 and 100,000 deep, and one with a cycle', () => {
+    for (const depth of [3_000, 100_000]) {
+      const doc = deepFreeze(nested(depth, 'x'));
+      expect(everyObjectFrozen(doc)).toBe(true);
+      expect(nestedLeaf(doc)).toBe('x');
+      const parsed = deepFreeze(JSON.parse(nestedJson(depth, '"z"')));
+      expect(everyObjectFrozen(parsed)).toBe(true);
+      expect(nestedLeaf(parsed)).toBe('z');
+    }
+    const cyclic: Record<string, unknown> = { a: { b: [] as unknown[] } };
+    ((cyclic.a as { b: unknown[] }).b as unknown[]).push(cyclic);
+    expect(everyObjectFrozen(deepFreeze(cyclic))).toBe(true);
+    const cyclicToo: Record<string, unknown> = { a: { b: [] as unknown[] } };
+    ((cyclicToo.a as { b: unknown[] }).b as unknown[]).push(cyclicToo);
+    expect(everyObjectFrozen(freezeReusing(cyclicToo, deepFreeze({ a: { b: [{ a: 1 }] } })))).toBe(true);
+  });
+
+  it('should share what is equal down to MAX_SHARE_DEPTH and freeze the rest as it is, however deep', () => {
+    for (const depth of [3_000, 100_000]) {
+      const previous = deepFreeze({ top: { same: 1 }, deep: nested(depth, 'x') });
+      const equal = freezeReusing({ top: { same: 1 }, deep: nested(depth, 'x') }, previous);
+      expect(equal.top).toBe(previous.top);
+      expect(everyObjectFrozen(equal)).toBe(true);
+      const changed = freezeReusing({ top: { same: 1 }, deep: nested(depth, 'changed') }, previous);
+      expect(changed.top).toBe(previous.top);
+      expect(nestedLeaf(changed.deep)).toBe('changed');
+      expect(everyObjectFrozen(changed)).toBe(true);
+      expect(nestedLeaf(previous.deep)).toBe('x');
+    }
+    // Objects down to depth MAX_SHARE_DEPTH (the root is at 0) are compared and shared as usual.
+    const atLimit = deepFreeze({ deep: nested(MAX_SHARE_DEPTH - 1, { x: 1 }), other: 1 });
+    expect(freezeReusing({ deep: nested(MAX_SHARE_DEPTH - 1, { x: 1 }), other: 2 }, atLimit).deep).toBe(atLimit.deep);
+    const pastLimit = deepFreeze({ deep: nested(MAX_SHARE_DEPTH, { x: 1 }), other: 1 });
+    expect(freezeReusing({ deep: nested(MAX_SHARE_DEPTH, { x: 1 }), other: 2 }, pastLimit).deep).not.toBe(pastLimit.deep);
   });
 });

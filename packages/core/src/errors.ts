@@ -220,3 +220,12 @@ export function describeValue(value: unknown): string {
     return Object.prototype.toString.call(value);
   }
 }
+
+/** Throws `InvalidOptionsError` unless `value` (or its default) is a finite number ≥ `min` (> `min` if `exclusive`). */
+export function checkNumber(name: string, value: number | undefined, fallback: number, min: number, exclusive = false): number {
+  const x = value ?? fallback;
+  if (typeof x !== 'number' || !Number.isFinite(x) || x < min || (exclusive && x === min)) {
+    throw new InvalidOptionsError(`${name} must be a finite number ${exclusive ? '>' : '>='} ${min}, got ${String(value)}`);
+  }
+  return x;
+}

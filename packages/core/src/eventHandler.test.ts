@@ -1,24 +1,20 @@
 import { describe, expect, it } from '@jest/globals';
 import { Subject, map, type SchedulerLike } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from './errors.ts';
 import { deliverTo, HandlerQueue, type Delivery, type EventHandler, type HandlerMetrics } from './eventHandler.ts';
 import { createStore } from './indexer.ts';
 import type { Delta, DeltaType, KubeObject } from './types.ts';
+import { deferred, settle, testObject, testScheduler } from '@rxinformer/testing';
 
-const testScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
-const pod = (name: string, rv: string): KubeObject => ({
-  metadata: { namespace: 'default', name, uid: `uid-${name}`, resourceVersion: rv },
-});
 const store = createStore<KubeObject>();
 /** A delta of `name` at resource version `rv`; updates carry the previous version `old`. */
 function delta(type: DeltaType, name: string, rv: string, old?: string): Delta<KubeObject> {
-  const object = pod(name, rv);
+  const object = testObject(name, rv);
   return {
     type,
     key: `default/${name}`,
     object,
-    oldObject: old ? pod(name, old) : type === 'Sync' || type === 'Replaced' ? object : undefined,
+    oldObject: old ? testObject(name, old) : type === 'Sync' || type === 'Replaced' ? object : undefined,
     store,
   };
 }
@@ -40,14 +36,6 @@ function recorder(calls: string[] = []): EventHandler<KubeObject> & { calls: str
 }
 const describeDelivery = (d: Delivery<KubeObject>) =>
   `${d.delta.type} ${d.delta.object.metadata?.name}${d.failed ? ` failed: ${(d.error as Error).message}` : ''}`;
-const deferred = () => {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-};
-const settle = () => new Promise((r) => setTimeout(r, 0));
 
 describe('deliverTo', () => {
   it('should deliver every delta in order (fifo) and complete once the buffer is drained', () => {

@@ -3,6 +3,7 @@ import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import { InvalidObjectError, InvalidOptionsError, KubeApiError, WatchDecodeError } from './errors.ts';
 import { fetchListerWatcher } from './fetchListerWatcher.ts';
 import { andSelectors } from './httpListerWatcher.ts';
+import { metadataOnly, PARTIAL_OBJECT_METADATA_ACCEPT } from './partialObjectMetadata.ts';
 import type { WatchEvent } from './types.ts';
 
 // A fetch double: records requests, answers with a Response whose body streams the given chunks
@@ -39,6 +40,21 @@ const pods = { group: '', version: 'v1', resource: 'pods', namespaced: true };
 const line = (e: WatchEvent) => JSON.stringify(e) + '\n';
 
 describe('fetchListerWatcher', () => {
+  it('should ask for PartialObjectMetadata on list and watch for a metadataOnly resource, JSON otherwise', async () => {
+    const { doFetch, calls } = fakeFetch((url) => ({
+      chunks: url.includes('watch=true') ? [] : ['{"kind":"PartialObjectMetadataList","metadata":{"resourceVersion":"9"},"items":[]}'],
+    }));
+    const accept = (i: number) => (calls[i].init.headers as Record<string, string>).Accept;
+    const lw = fetchListerWatcher({ baseUrl: 'http://k8s', resource: metadataOnly(pods), fetch: doFetch });
+    await firstValueFrom(lw.list({}));
+    await lastValueFrom(lw.watch({}), { defaultValue: undefined });
+    expect(accept(0)).toBe('application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1');
+    expect(accept(1)).toBe('application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1');
+    await firstValueFrom(fetchListerWatcher({ baseUrl: 'http://k8s', resource: pods, fetch: doFetch, headers: { 'X-A': '1' } }).list({}));
+    expect(accept(2)).toBe('application/json');
+    expect(PARTIAL_OBJECT_METADATA_ACCEPT.list).toBe(accept(0));
+  });
+
   it('should list the resource path with its scope and the reflector options', async () => {
     const { doFetch, calls } = fakeFetch(() => ({
       chunks: ['{"kind":"PodList","metadata":{"resourceVersion":"9","continue":"c"},', '"items":[{"metadata":{"name":"a"}}]}'],

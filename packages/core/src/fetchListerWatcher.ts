@@ -4,11 +4,11 @@
  * ListerWatcher (see `httpListerWatcher`).
  */
 import { InvalidOptionsError } from './errors.ts';
-import { httpListerWatcher, type HttpGet, type HttpResponse } from './httpListerWatcher.ts';
+import type { HttpGet, HttpResponse } from './httpGet.ts';
+import { httpListerWatcher } from './httpListerWatcher.ts';
 import type { HttpLimitOptions } from './httpLimits.ts';
-import type { ResourceDescriptor } from './informerFactory.ts';
 import { resourcePath } from './listWatchQuery.ts';
-import type { KubeObject, ListerWatcher } from './types.ts';
+import type { KubeObject, ListerWatcher, ResourceDescriptor } from './types.ts';
 
 /**
  * Options of `fetchListerWatcher`: a `path`, or a `resource` (with an optional `namespace`), and the
@@ -27,6 +27,8 @@ export interface FetchListerWatcherOptions<T extends KubeObject = KubeObject> ex
   labelSelector?: string;
   /** Field selector on every list and watch. Default: none. */
   fieldSelector?: string;
+  /** Ask for `PartialObjectMetadata` only. Default: the `resource`'s `metadataOnly` (see `metadataOnly()`), else false. */
+  metadataOnly?: boolean;
   /** Extra headers on every request (e.g. `Authorization`). Default: none. */
   headers?: Record<string, string>;
   /** Extra `RequestInit` fields on every request (e.g. `credentials: 'include'`). Default: none. */
@@ -52,8 +54,9 @@ export function fetchListerWatcher<T extends KubeObject = KubeObject>(options: F
   if (!options || typeof options.baseUrl !== 'string') throw new InvalidOptionsError('fetchListerWatcher needs a baseUrl');
   if (!options.path && !options.resource) throw new InvalidOptionsError('fetchListerWatcher needs a path or a resource');
   const path = options.path ?? resourcePath(options.resource!, options.namespace);
+  const metadataOnly = options.metadataOnly ?? options.resource?.metadataOnly === true;
   // The selectors and the limits, as they are: httpListerWatcher reads only its own fields.
-  return httpListerWatcher<T>(fetchGet(options), { ...options, path });
+  return httpListerWatcher<T>(fetchGet(options), { ...options, path, metadataOnly });
 }
 
 /**
@@ -66,8 +69,15 @@ export function fetchGet(options: Pick<FetchListerWatcherOptions, 'baseUrl' | 'h
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   const base = options.baseUrl.replace(/\/+$/, '');
   const headers = { Accept: 'application/json', ...options.headers };
-  return async (pathAndQuery, signal) =>
-    fetchResponse(await doFetch(base + pathAndQuery, { ...options.init, method: 'GET', headers, signal }));
+  return async (pathAndQuery, signal, _kind, accept) =>
+    fetchResponse(
+      await doFetch(base + pathAndQuery, {
+        ...options.init,
+        method: 'GET',
+        headers: accept ? { ...headers, Accept: accept } : headers,
+        signal,
+      }),
+    );
 }
 
 function fetchResponse(r: Response): HttpResponse {

@@ -3,7 +3,7 @@ import { asyncScheduler, VirtualTimeScheduler } from 'rxjs';
 import { InvalidOptionsError, KubeApiError, NetworkError, ResponseTooLargeError } from './errors.ts';
 import { networkErrorFrom } from './httpErrors.ts';
 import { DEFAULT_MAX_LIST_BODY_BYTES, DEFAULT_RESPONSE_TIMEOUT_MS, readBody, resolveHttpLimits } from './httpLimits.ts';
-import type { HttpResponse } from './httpListerWatcher.ts';
+import type { HttpResponse } from './httpGet.ts';
 import { DEFAULT_MAX_WATCH_LINE_BYTES } from './watchDecoder.ts';
 
 /** An answer whose body is `chunks`, with `headers`. */

@@ -5,11 +5,10 @@
  * then costs a typed error and a retry, never an unbounded wait or an unbounded buffer.
  */
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { InvalidOptionsError, RequestTimeoutError, ResponseTooLargeError } from './errors.ts';
+import { checkNumber, InvalidOptionsError, RequestTimeoutError, ResponseTooLargeError } from './errors.ts';
 import { networkErrorFrom } from './httpErrors.ts';
-import type { HttpGet, HttpResponse } from './httpListerWatcher.ts';
+import type { HttpGet, HttpResponse } from './httpGet.ts';
 import { scheduleAfter } from './longTimer.ts';
-import { checkNumber } from './rateLimiter.ts';
 import { DEFAULT_MAX_WATCH_LINE_BYTES } from './watchDecoder.ts';
 
 /**
@@ -89,6 +88,7 @@ export function answerWithin(
   signal: AbortSignal,
   kind: 'list' | 'watch',
   limits: ResolvedHttpLimits,
+  accept?: string,
 ): Promise<HttpResponse> {
   return new Promise<HttpResponse>((resolve, reject) => {
     const ac = new AbortController();
@@ -101,7 +101,7 @@ export function answerWithin(
       ac.abort(error);
     });
     // A transport that throws instead of rejecting is typed the same way.
-    new Promise<HttpResponse>((sent) => sent(get(path, ac.signal, kind))).then(
+    new Promise<HttpResponse>((sent) => sent(accept === undefined ? get(path, ac.signal, kind) : get(path, ac.signal, kind, accept))).then(
       (r) => {
         timer.unsubscribe();
         resolve(r);

@@ -1,10 +1,11 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, it } from '@jest/globals';
 import { EMPTY, NEVER, asyncScheduler, throwError, timeout } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { idleTimeout } from './idleTimeout.ts';
+import { testScheduler } from '@rxinformer/testing';
 
 const run = (fn: Parameters<TestScheduler['run']>[0]): void => {
-  new TestScheduler((a, b) => expect(a).toEqual(b)).run(fn);
+  testScheduler().run(fn);
 };
 const idle = new Error('idle');
 

@@ -34,15 +34,18 @@ export type {
   DeltaType,
   IndexFunc,
   Indexers,
+  InformerScope,
   KubeObject,
   ListMeta,
   ListOptions,
   ListPage,
   ListerWatcher,
+  ListerWatcherSource,
   ObjectMeta,
   ReflectorEvent,
   ReflectorPhase,
   ReflectorStatus,
+  ResourceDescriptor,
   Status,
   Store,
   WatchEvent,
@@ -51,9 +54,11 @@ export type {
 } from './types.ts';
 
 // Reflector
-export { reflector, step as reflectorStep } from './reflector.ts';
-export { initialReflectorModel, ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorModel.ts';
-export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorOptions, ReflectorState, StepResult } from './reflectorModel.ts';
+export { reflector } from './reflector.ts';
+export { initialReflectorModel, step as reflectorStep } from './reflectorMachine.ts';
+export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorState, StepResult } from './reflectorMachine.ts';
+export type { ReflectorOptions } from './reflectorOptions.ts';
+export { ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorErrors.ts';
 export { UnexpectedTypeError } from './expectedType.ts';
 export type { ExpectedType } from './expectedType.ts';
 export { nextBackoff, resolveBackoff, backoffSuccess } from './backoff.ts';
@@ -65,8 +70,18 @@ export type { DeltaReducer, DeltaStoreOptions, DeltaStoreState } from './deltaSt
 export { createStore, StoreSnapshot } from './indexer.ts';
 export type { StoreOptions } from './indexer.ts';
 export { metaNamespaceKeyFunc, splitMetaNamespaceKey, namespaceIndexFunc, NAMESPACE_INDEX } from './keys.ts';
-export { PersistentMap, fnv1a } from './persistentMap.ts';
-export type { HashFunc } from './persistentMap.ts';
+export { PersistentMap } from './persistentMap.ts';
+export { fnv1a, seededFnv1a } from './keyHash.ts';
+export type { HashFunc } from './keyHash.ts';
+
+// Metadata-only informers
+export {
+  metadataOnly,
+  NotPartialMetadataError,
+  PARTIAL_OBJECT_METADATA_ACCEPT,
+  PARTIAL_OBJECT_METADATA_TYPE,
+} from './partialObjectMetadata.ts';
+export type { MetadataOnlyDescriptor, PartialObjectMetadata } from './partialObjectMetadata.ts';
 
 // Shared informer and handlers
 export { createSharedInformer, InformerShutdownError } from './sharedInformer.ts';
@@ -87,30 +102,49 @@ export type { ResyncOptions } from './resync.ts';
 
 // Factory
 export { createInformerFactory, FactoryShutdownError } from './informerFactory.ts';
-export type {
-  InformerFactory,
-  InformerFactoryOptions,
-  InformerForOptions,
-  InformerScope,
-  ListerWatcherSource,
-  ResourceDescriptor,
-} from './informerFactory.ts';
+export type { InformerFactory, InformerFactoryOptions, InformerForOptions } from './informerFactory.ts';
 
 // Workqueue and controller loop
 export { WorkQueue } from './workqueue.ts';
-export type { WorkQueueMetrics, WorkQueueOptions } from './workqueue.ts';
+export type { WorkQueueEvent, WorkQueueMetrics, WorkQueueOptions } from './workqueue.ts';
 export { defaultControllerRateLimiter, exponentialFailureRateLimiter, maxOfRateLimiters, tokenBucketRateLimiter } from './rateLimiter.ts';
 export type { ExponentialFailureOptions, RateLimiter, TokenBucketOptions } from './rateLimiter.ts';
-export { ControllerSyncError, runController, toKeys } from './controller.ts';
+export { ControllerSyncError, runController, toKeys } from './runController.ts';
 export { InvalidReconcileResultError } from './reconcileWorker.ts';
-export type {
-  ControllerError,
-  ControllerHandle,
-  ControllerMetrics,
-  ControllerOptions,
-  ControllerPhase,
-  ReconcileResult,
-} from './controller.ts';
+export type { ControllerError } from './reconcileWorker.ts';
+export type { ControllerHandle, ControllerMetrics, ControllerOptions, ControllerPhase, ReconcileResult } from './runController.ts';
+
+// Leader election on Leases
+export { InvalidLeaseError, LEASE_INSTANCE_ANNOTATION, LEASE_RELEASED, leaseRecord, microTime } from './lease.ts';
+export type { Lease, LeaseRecord, LeaseSpec } from './lease.ts';
+export { fetchLeaseClient, httpLeaseClient, leasesPath } from './leaseClient.ts';
+export type { FetchLeaseClientOptions, HttpSend, HttpWriteResponse, LeaseClient } from './leaseClient.ts';
+export { DEFAULT_LEASE_TIMING, DuplicateIdentityError, resolveLeaseTiming } from './leaderElectionRules.ts';
+export type { LeaseTiming } from './leaderElectionRules.ts';
+export { leaderElection } from './leaderElection.ts';
+export type { LeaderElection, LeaderElectionOptions, LeaderElectionState } from './leaderElection.ts';
+export { whileLeading } from './whileLeading.ts';
+export type { LeaderWork, StoppableWork } from './whileLeading.ts';
+
+// Sharding: KEP-5866's hash space, slots, a ring of replicas on Leases
+export { HASH_SPACE_END, fnv1a64, shardKeyOf, slotOf, slotOfKey, slotRange, validateSlotCount } from './shardHash.ts';
+export type { ShardKeyField } from './shardHash.ts';
+export { ShardSelectorError, hexBound, parseShardSelector, shardMatcher, shardSelectorFor } from './shardSelector.ts';
+export type { ShardRange } from './shardSelector.ts';
+export { assignSlots, slotsOf } from './shardAssignment.ts';
+export { shardedListerWatcher } from './shardedListerWatcher.ts';
+export {
+  SHARD_CONFIG_ANNOTATION,
+  SHARD_RING_LABEL,
+  SHARD_SLOTS_ANNOTATION,
+  ShardRingConflictError,
+  decodeSlots,
+  encodeSlots,
+} from './shardMembers.ts';
+export { startShardRing } from './shardRing.ts';
+export type { ShardRing, ShardRingOptions, ShardRingState } from './shardRing.ts';
+export { runShardedController } from './shardedController.ts';
+export type { ShardedControllerHandle, ShardedControllerOptions } from './shardedController.ts';
 
 // Ages as kubectl prints them
 export { formatAge, humanDuration } from './age.ts';
@@ -135,7 +169,8 @@ export { selectFromStore } from './operators/selectFromStore.ts';
 export { fetchListerWatcher, fetchGet } from './fetchListerWatcher.ts';
 export type { FetchListerWatcherOptions } from './fetchListerWatcher.ts';
 export { httpListerWatcher, andSelectors } from './httpListerWatcher.ts';
-export type { HttpGet, HttpListerWatcherOptions, HttpResponse } from './httpListerWatcher.ts';
+export type { HttpListerWatcherOptions } from './httpListerWatcher.ts';
+export type { HttpGet, HttpResponse } from './httpGet.ts';
 export { DEFAULT_MAX_LIST_BODY_BYTES, DEFAULT_RESPONSE_TIMEOUT_MS, resolveHttpLimits } from './httpLimits.ts';
 export type { HttpLimitOptions, ResolvedHttpLimits } from './httpLimits.ts';
 export {

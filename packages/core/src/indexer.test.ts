@@ -4,17 +4,17 @@ import { IndexerError, InvalidOptionsError } from './errors.ts';
 import { createStore } from './indexer.ts';
 import { NAMESPACE_INDEX } from './keys.ts';
 import type { KubeObject } from './types.ts';
+import { pod, type TestPod } from '@rxinformer/testing';
 
-const pod = (ns: string, name: string, node = 'n1'): KubeObject & { spec: { nodeName: string } } => ({
-  metadata: { namespace: ns, name, uid: `${ns}-${name}` },
-  spec: { nodeName: node },
-});
-const byNode = (o: KubeObject) => [(o as ReturnType<typeof pod>).spec.nodeName];
+const byNode = (o: KubeObject) => [(o as TestPod).spec.nodeName ?? ''];
 
 describe('StoreSnapshot', () => {
   it('should maintain the namespace index under add, update and delete', () => {
     const s0 = createStore();
-    const s1 = s0.set('a/x', pod('a', 'x')).set('a/y', pod('a', 'y')).set('b/z', pod('b', 'z'));
+    const s1 = s0
+      .set('a/x', pod('x', { namespace: 'a', uid: 'a-x', nodeName: 'n1' }))
+      .set('a/y', pod('y', { namespace: 'a', uid: 'a-y', nodeName: 'n1' }))
+      .set('b/z', pod('z', { namespace: 'b', uid: 'b-z', nodeName: 'n1' }));
     expect(s1.size).toBe(3);
     expect([...s1.indexKeys(NAMESPACE_INDEX, 'a')].sort()).toEqual(['a/x', 'a/y']);
     expect([...s1.listIndexValues(NAMESPACE_INDEX)].sort()).toEqual(['a', 'b']);
@@ -26,8 +26,8 @@ describe('StoreSnapshot', () => {
   });
 
   it('should move an object between index values when it changes', () => {
-    const s = createStore({ indexers: { byNode } }).set('a/x', pod('a', 'x', 'n1'));
-    const moved = s.set('a/x', pod('a', 'x', 'n2'));
+    const s = createStore({ indexers: { byNode } }).set('a/x', pod('x', { namespace: 'a', uid: 'a-x', nodeName: 'n1' }));
+    const moved = s.set('a/x', pod('x', { namespace: 'a', uid: 'a-x', nodeName: 'n2' }));
     expect(moved.byIndex('byNode', 'n1')).toEqual([]);
     expect(moved.byIndex('byNode', 'n2').map((o) => o.metadata?.name)).toEqual(['x']);
     expect(moved.listIndexValues('byNode')).toEqual(['n2']);
@@ -36,8 +36,8 @@ describe('StoreSnapshot', () => {
 
   it('should index existing objects when an indexer is added', () => {
     const s = createStore()
-      .set('a/x', pod('a', 'x', 'n1'))
-      .set('a/y', pod('a', 'y', 'n2'));
+      .set('a/x', pod('x', { namespace: 'a', uid: 'a-x', nodeName: 'n1' }))
+      .set('a/y', pod('y', { namespace: 'a', uid: 'a-y', nodeName: 'n2' }));
     const indexed = s.addIndexers({ byNode });
     expect(indexed.byIndex('byNode', 'n2').map((o) => o.metadata?.name)).toEqual(['y']);
     expect(() => s.byIndex('byNode', 'n1')).toThrow(IndexerError);
@@ -52,13 +52,15 @@ describe('StoreSnapshot', () => {
           return ['ok'];
         },
       },
-    }).set('a/x', pod('a', 'x'));
-    expect(() => s.set('a/boom', pod('a', 'boom'))).toThrow(/index function "bad" threw for a\/boom: kaput/);
+    }).set('a/x', pod('x', { namespace: 'a', uid: 'a-x', nodeName: 'n1' }));
+    expect(() => s.set('a/boom', pod('boom', { namespace: 'a', uid: 'a-boom', nodeName: 'n1' }))).toThrow(
+      /index function "bad" threw for a\/boom: kaput/,
+    );
     expect(s.size).toBe(1);
     expect(s.byIndex('bad', 'ok')).toHaveLength(1);
     expect(() =>
       createStore()
-        .set('a/boom', pod('a', 'boom'))
+        .set('a/boom', pod('boom', { namespace: 'a', uid: 'a-boom', nodeName: 'n1' }))
         .addIndexers({
           bad: () => {
             throw new Error('x');
@@ -68,7 +70,7 @@ describe('StoreSnapshot', () => {
   });
 
   it('should treat index names that objects inherit (constructor, toString) as any other name', () => {
-    const s = createStore().set('a/x', pod('a', 'x'));
+    const s = createStore().set('a/x', pod('x', { namespace: 'a', uid: 'a-x', nodeName: 'n1' }));
     for (const name of ['nope', 'constructor', 'toString', 'hasOwnProperty']) {
       expect(() => s.byIndex(name, 'v')).toThrow(IndexerError);
       expect(() => s.indexKeys(name, 'v')).toThrow(IndexerError);
@@ -82,8 +84,8 @@ describe('StoreSnapshot', () => {
   });
 
   it('should replace everything atomically and rebuild indexes', () => {
-    const s = createStore({ indexers: { byNode } }).set('a/x', pod('a', 'x', 'n1'));
-    const r = s.replaceAll([['b/y', pod('b', 'y', 'n3')]]);
+    const s = createStore({ indexers: { byNode } }).set('a/x', pod('x', { namespace: 'a', uid: 'a-x', nodeName: 'n1' }));
+    const r = s.replaceAll([['b/y', pod('y', { namespace: 'b', uid: 'b-y', nodeName: 'n3' })]]);
     expect(r.keys()).toEqual(['b/y']);
     expect(r.listIndexValues('byNode')).toEqual(['n3']);
     expect(s.keys()).toEqual(['a/x']);
@@ -95,7 +97,8 @@ describe('StoreSnapshot', () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 60 }), (list) => {
         let s = createStore({ indexers: { byNode } });
-        for (const o of list) s = o.del ? s.delete(`${o.ns}/${o.name}`) : s.set(`${o.ns}/${o.name}`, pod(o.ns, o.name, o.node));
+        for (const o of list)
+          s = o.del ? s.delete(`${o.ns}/${o.name}`) : s.set(`${o.ns}/${o.name}`, pod(o.name, { namespace: o.ns, nodeName: o.node }));
         for (const index of ['byNode', NAMESPACE_INDEX]) {
           const fn = index === 'byNode' ? byNode : (x: KubeObject) => [x.metadata?.namespace ?? ''];
           const expected = new Map<string, string[]>();

@@ -1,17 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Observable, Subject, of } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from './errors.ts';
-import {
-  FactoryShutdownError,
-  createInformerFactory,
-  type InformerFactory,
-  type InformerScope,
-  type ListerWatcherSource,
-  type ResourceDescriptor,
-} from './informerFactory.ts';
-import type { KubeObject, ListPage, WatchEvent } from './types.ts';
-import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWatcher.ts';
+import { FactoryShutdownError, createInformerFactory, type InformerFactory } from './informerFactory.ts';
+import type { InformerScope, KubeObject, ListerWatcherSource, ListPage, ResourceDescriptor, WatchEvent } from './types.ts';
+import { fakeListerWatcher, page, testObject as obj, testScheduler } from '@rxinformer/testing';
 
 const pods: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
 const nodes: ResourceDescriptor = { group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false };
@@ -107,6 +99,23 @@ describe('createInformerFactory', () => {
     expect(synced).toBe(false); // the new pods informer has not listed yet
     answer('pods');
     await again;
+  });
+
+  it('should say hasSynced only while every informer requested has synced, false with none and after shutdown', () => {
+    const { source, answer } = controllableSource();
+    const factory = make(source);
+    expect(factory.hasSynced()).toBe(false);
+    factory.informerFor(pods);
+    factory.start();
+    expect(factory.hasSynced()).toBe(false);
+    answer('pods');
+    expect(factory.hasSynced()).toBe(true);
+    factory.informerFor(nodes); // requested later: not synced yet
+    expect(factory.hasSynced()).toBe(false);
+    answer('nodes');
+    expect(factory.hasSynced()).toBe(true);
+    factory.shutdown();
+    expect(factory.hasSynced()).toBe(false);
   });
 
   it('should let waitForCacheSync be called before start and before any informer is requested', async () => {
@@ -209,7 +218,7 @@ describe('createInformerFactory', () => {
   });
 
   it('should apply the default resync period, overridden per resource', () => {
-    const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
+    const ts = testScheduler();
     ts.run(({ cold, expectObservable }) => {
       const source: ListerWatcherSource = (resource) => {
         const lw = fakeListerWatcher();

@@ -31,7 +31,7 @@ import {
 import { createDeltaReducer, type DeltaReducer, type DeltaStoreOptions } from './deltaStore.ts';
 import { informerStep, initialInformerState, type InformerInput, type InformerState } from './informerState.ts';
 import { reflector } from './reflector.ts';
-import type { ReflectorOptions } from './reflectorModel.ts';
+import type { ReflectorOptions } from './reflectorOptions.ts';
 import { resyncPasses } from './resync.ts';
 import type { Delta, KubeObject, ListerWatcher, Store } from './types.ts';
 

@@ -4,7 +4,7 @@ import { createDeltaReducer } from './deltaStore.ts';
 import { IndexerError } from './errors.ts';
 import { informerStep, initialInformerState, type InformerInput, type InformerState } from './informerState.ts';
 import type { KubeObject } from './types.ts';
-import { testObject as obj } from '../test/fakeListerWatcher.ts';
+import { testObject as obj } from '@rxinformer/testing';
 
 const step = informerStep<KubeObject>(createDeltaReducer());
 const apply = (inputs: InformerInput<KubeObject>[], from0 = initialInformerState<KubeObject>()) =>

@@ -3,8 +3,7 @@
  * only the parameters that are set. Shared by the fetch and the client-node ListerWatchers.
  */
 import { InvalidOptionsError } from './errors.ts';
-import type { ResourceDescriptor } from './informerFactory.ts';
-import type { ListOptions, WatchOptions } from './types.ts';
+import type { ListOptions, ResourceDescriptor, WatchOptions } from './types.ts';
 
 /**
  * The collection path of `resource`, in `namespace` when it is namespaced and one is given
@@ -44,6 +43,7 @@ export function listQuery(o: ListOptions): string {
     resourceVersionMatch: o.resourceVersionMatch,
     labelSelector: o.labelSelector,
     fieldSelector: o.fieldSelector,
+    shardSelector: o.shardSelector,
     timeoutSeconds: o.timeoutSeconds,
   });
 }
@@ -59,6 +59,7 @@ export function watchQuery(o: WatchOptions): string {
     sendInitialEvents: o.sendInitialEvents,
     labelSelector: o.labelSelector,
     fieldSelector: o.fieldSelector,
+    shardSelector: o.shardSelector,
   });
 }
 

@@ -1,12 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { NEVER, asyncScheduler, of, throwError, type Subscription } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { KubeApiError } from './errors.ts';
 import { MAX_TIMER_MS, scheduleAfter, timerAfter } from './longTimer.ts';
 import { reflector } from './reflector.ts';
 import type { ReflectorStatus } from './types.ts';
 import { WorkQueue } from './workqueue.ts';
-import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWatcher.ts';
+import { fakeListerWatcher, page, testObject as obj, testScheduler } from '@rxinformer/testing';
 
 // JavaScript timers hold 2³¹−1 ms; a longer delay fires after ~1 ms. These tests run on the real
 // clock for that reason (a TestScheduler has no such limit) and check that nothing fires early.
@@ -27,7 +26,7 @@ describe('scheduleAfter / timerAfter', () => {
   });
 
   it('should fire at the due time in virtual time, across several timers', () => {
-    const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
+    const ts = testScheduler();
     ts.run(({ flush }) => {
       const seen: number[] = [];
       scheduleAfter(ts, 60 * DAY, () => seen.push(ts.now()));

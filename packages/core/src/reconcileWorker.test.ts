@@ -1,9 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { ReplaySubject, last, map, max, of, throwError, timer, type Observable } from 'rxjs';
-import { runController, type ControllerError } from './controller.ts';
+import type { ControllerError } from './reconcileWorker.ts';
+import { runController } from './runController.ts';
 import { InvalidReconcileResultError, nextMacrotask } from './reconcileWorker.ts';
 import { WorkQueue } from './workqueue.ts';
-import { testScheduler, virtualController } from '../test/virtualController.ts';
+import { virtualController } from '../test/virtualController.ts';
+import { testScheduler } from '@rxinformer/testing';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Resolves 'stopped' once `stop()` resolves; 'wedged' if it is still waiting after a second (a deadline, not a duration). */

@@ -4,13 +4,13 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { NEVER, Observable, defer, of, throwError } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError, KubeApiError } from './errors.ts';
 import { reflector } from './reflector.ts';
 import { UnexpectedTypeError } from './expectedType.ts';
-import { ListTooLargeError, type ReflectorOptions } from './reflectorModel.ts';
+import { ListTooLargeError } from './reflectorErrors.ts';
+import type { ReflectorOptions } from './reflectorOptions.ts';
 import type { KubeObject, ListOptions, ListerWatcher, ListPage, ReflectorStatus, WatchEvent } from './types.ts';
-import { page, testObject as obj } from '../test/fakeListerWatcher.ts';
+import { page, testObject as obj, testScheduler } from '@rxinformer/testing';
 import { data, ev, setup, statuses } from '../test/reflectorHarness.ts';
 
 const expired = () => new KubeApiError(410, { reason: 'Expired', message: 'too old resource version' });
@@ -29,7 +29,7 @@ function runGuarded(
 ) {
   const lists: { at: number; options: ListOptions }[] = [];
   const statuses: ReflectorStatus[] = [];
-  const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
+  const ts = testScheduler();
   ts.run(({ flush }) => {
     let calls = 0;
     const guard = <T>(make: () => Observable<T>) => defer(() => (++calls > 1000 ? NEVER : make()));

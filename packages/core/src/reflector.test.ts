@@ -3,7 +3,7 @@ import { NEVER, Observable, first, of, throwError, type Subscription } from 'rxj
 import { InvalidOptionsError, KubeApiError, WatchDecodeError } from './errors.ts';
 import { reflector } from './reflector.ts';
 import type { WatchEvent } from './types.ts';
-import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWatcher.ts';
+import { fakeListerWatcher, page, testObject as obj } from '@rxinformer/testing';
 import { data, ev, setup, statuses } from '../test/reflectorHarness.ts';
 
 describe('reflector', () => {

@@ -1,14 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { map, merge } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from './errors.ts';
 import { createStore } from './indexer.ts';
 import { resyncPasses, resyncTicks, syncDeltas, validateResyncPeriod } from './resync.ts';
 import type { KubeObject } from './types.ts';
+import { testObject, testScheduler } from '@rxinformer/testing';
 
-const testScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
-const pod = (name: string, rv = '1'): KubeObject => ({ metadata: { namespace: 'default', name, uid: `uid-${name}`, resourceVersion: rv } });
-const storeOf = (...names: string[]) => names.reduce((s, n) => s.set(`default/${n}`, pod(n)), createStore<KubeObject>());
+const storeOf = (...names: string[]) => names.reduce((s, n) => s.set(`default/${n}`, testObject(n, '1')), createStore<KubeObject>());
 
 describe('validateResyncPeriod', () => {
   it('should accept 0, undefined and periods of at least one second', () => {
@@ -91,7 +89,7 @@ describe('resyncPasses', () => {
       hot('1500ms x 999ms y 999ms z').subscribe((v) => {
         if (v === 'x') current = createStore<KubeObject>();
         if (v === 'y') current = storeOf('a');
-        if (v === 'z') current = current!.set('default/b', pod('b', '7'));
+        if (v === 'z') current = current!.set('default/b', testObject('b', '7'));
       });
       expectObservable(passes, '^ 4500ms !').toBe('3s a 999ms b', { a: 'default/a@1', b: 'default/a@1,default/b@7' });
       flush();

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Subject, of } from 'rxjs';
 import { IndexerError, InvalidOptionsError } from './errors.ts';
-import { createInformerFactory, type ResourceDescriptor } from './informerFactory.ts';
+import { createInformerFactory } from './informerFactory.ts';
 import { createSharedInformer, InformerShutdownError, type SharedInformer } from './sharedInformer.ts';
-import type { KubeObject, ListerWatcher, WatchEvent } from './types.ts';
-import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWatcher.ts';
+import type { KubeObject, ListerWatcher, ResourceDescriptor, WatchEvent } from './types.ts';
+import { fakeListerWatcher, page, testObject as obj } from '@rxinformer/testing';
 
 type Labelled = KubeObject & { metadata: { labels?: Record<string, string> } };
 

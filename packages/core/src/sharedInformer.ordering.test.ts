@@ -7,7 +7,7 @@ import { Subject, of } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
 import { createSharedInformer, type SharedInformer } from './sharedInformer.ts';
 import type { KubeObject, ReflectorPhase, WatchEvent } from './types.ts';
-import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWatcher.ts';
+import { fakeListerWatcher, page, testObject as obj } from '@rxinformer/testing';
 
 const made: SharedInformer<KubeObject>[] = [];
 afterEach(() => {

@@ -21,7 +21,7 @@ import { registerHandler, type HandlerSources } from './handlerRegistration.ts';
 import type { StoreSnapshot } from './indexer.ts';
 import { eventsOf, informerPipeline, latestOf, refCountLease, type InformerPipeline } from './informerPipeline.ts';
 import type { InformerInput } from './informerState.ts';
-import type { ReflectorOptions } from './reflectorModel.ts';
+import type { ReflectorOptions } from './reflectorOptions.ts';
 import { validateResyncPeriod } from './resync.ts';
 import type { Delta, Indexers, KubeObject, ListerWatcher, ReflectorStatus } from './types.ts';
 

@@ -7,12 +7,10 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { Subject } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { createSharedInformer } from './sharedInformer.ts';
 import type { KubeObject, ListPage, WatchEvent } from './types.ts';
-import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWatcher.ts';
+import { fakeListerWatcher, page, testObject as obj, testScheduler } from '@rxinformer/testing';
 
-const testScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 const v = (o: KubeObject) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`;
 
 /** A handler that reports each call, with the store's version of that object at the time, on `heard`. */

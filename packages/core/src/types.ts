@@ -1,7 +1,7 @@
 /**
  * The shared vocabulary of rxinformer: Kubernetes objects as the wire carries them, the
- * ListerWatcher contract every transport implements, and the events that flow from the
- * reflector into the delta store.
+ * ListerWatcher contract every transport implements (and the resource descriptors and scopes
+ * that name what it lists), and the events that flow from the reflector into the delta store.
  *
  * Everything here is plain data (no classes) so it crosses package and browser boundaries.
  */
@@ -120,6 +120,11 @@ export interface ListOptions {
   labelSelector?: string;
   /** E.g. `status.phase=Running`. */
   fieldSelector?: string;
+  /**
+   * KEP-5866 (alpha, `ShardedListAndWatch` gate): `shardRange(object.metadata.uid, '0x…', '0x…') || …`.
+   * A server without the gate ignores it: filter locally too (see `shardedListerWatcher`).
+   */
+  shardSelector?: string;
   /** Server-side timeout of the request, in seconds. */
   timeoutSeconds?: number;
 }
@@ -140,6 +145,8 @@ export interface WatchOptions {
   labelSelector?: string;
   /** E.g. `status.phase=Running`; must equal the list's. */
   fieldSelector?: string;
+  /** KEP-5866's shard selector; must equal the list's. */
+  shardSelector?: string;
 }
 
 /** The wire types of watch events. */
@@ -171,6 +178,44 @@ export interface ListerWatcher<T extends KubeObject = KubeObject> {
   /** Opens a watch stream; emits one event per line until the server closes it. */
   watch(options: WatchOptions): Observable<WatchEvent<T>>;
 }
+
+/** Names a resource: its group, version and plural name, and whether it lives in namespaces. */
+export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
+  /** API group; `""` for the core group. */
+  group: string;
+  /** API version, e.g. `v1`. */
+  version: string;
+  /** Plural resource name, e.g. `pods`. */
+  resource: string;
+  /**
+   * E.g. `Pod`; optional, for display and discovery. With it, the factory's informers skip objects
+   * of another kind (see the reflector's `expectedType`); without it, only `apiVersion` is checked.
+   */
+  kind?: string;
+  /** True for namespaced resources (pods), false for cluster-scoped ones (nodes). */
+  namespaced: boolean;
+  /**
+   * True: its informers list and watch `PartialObjectMetadata` (each object's metadata only) and
+   * expect that type; a factory keeps them apart from the full informers. Set by `metadataOnly()`.
+   * Default false.
+   */
+  metadataOnly?: boolean;
+  /** Carries the object type only; never set. */
+  readonly __type?: T;
+}
+
+/** Where an informer lists and watches: its namespace (namespaced resources) and selectors. */
+export interface InformerScope {
+  /** Only this namespace (namespaced resources). Default: all namespaces. */
+  namespace?: string;
+  /** Only objects matching this label selector. Default: none. */
+  labelSelector?: string;
+  /** Only objects matching this field selector. Default: none. */
+  fieldSelector?: string;
+}
+
+/** Makes the ListerWatcher of a resource in a scope; the scope applies to both list and watch. */
+export type ListerWatcherSource = <T extends KubeObject>(resource: ResourceDescriptor<T>, scope: InformerScope) => ListerWatcher<T>;
 
 /**
  * What the reflector emits, in order, for the delta store to apply.
@@ -254,7 +299,8 @@ export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
  * - `Added`: a new key (also a recreated object: see `Deleted` with a different UID before it).
  * - `Updated`: a changed object; `oldObject` holds the previous state.
  * - `Deleted`: the key is gone. `finalStateUnknown` is true for a tombstone: the object vanished
- *   while the watch was down and `object` is the last state we knew (client-go's
+ *   while the watch was down, or its deletion arrived with an object the store could not prepare
+ *   (a transform that threw), and `object` is the last state we knew (client-go's
  *   `DeletedFinalStateUnknown`).
  * - `Replaced`: a relist found the object unchanged (same resourceVersion).
  * - `Sync`: a resync re-delivery; `object === oldObject`.

@@ -143,7 +143,8 @@ function lineLimit(max: number): (chunk: string | Uint8Array) => void {
 
 /**
  * Strict UTF-8 decoding of a byte stream chunk by chunk. Each chunk is decoded whole up to its
- * last complete character (a streaming `TextDecoder` is ~3× slower on big chunks); the 1–3 bytes
+ * last complete character (faster than a streaming `TextDecoder` on the all-ASCII chunks most
+ * API objects make; docs/benchmarks.md has the figures); the 1–3 bytes
  * of a character cut by the chunk's end wait for the next one. Invalid UTF-8 throws
  * `WatchDecodeError`; a leading byte-order mark is dropped, as `TextDecoder` does.
  */

@@ -1,11 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { Subject } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from './errors.ts';
 import { exponentialFailureRateLimiter } from './rateLimiter.ts';
 import { WorkQueue } from './workqueue.ts';
-
-const testScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+import { testScheduler } from '@rxinformer/testing';
 
 /** Takes every key as it becomes available, reports it on `taken`, and calls `then(key)` (default: `done`). */
 function consume<K>(queue: WorkQueue<K>, then: (key: K) => void = (k) => queue.done(k)): Subject<K> {
@@ -224,6 +222,46 @@ describe('WorkQueue', () => {
         key.subscribe((k) => q.done(k));
         expectObservable(q.depth$).toBe('|');
       }));
+  });
+
+  describe('events$', () => {
+    it('should report each step of a key: added, taken, done, retried; de-duplicated adds report nothing', async () => {
+      const q = new WorkQueue<string>({ baseDelayMs: 0, maxDelayMs: 0, qps: 1000, burst: 1000 });
+      const seen: string[] = [];
+      q.events$.subscribe((e) => seen.push(`${e.type} ${e.key}`));
+      q.add('a');
+      q.add('a');
+      const key = await q.get();
+      q.add('a'); // while processing: waits until done
+      q.done(key!);
+      expect(await q.get()).toBe('a');
+      q.addRateLimited('a');
+      q.done('a');
+      expect(seen).toEqual(['added a', 'taken a', 'added a', 'done a', 'taken a', 'retried a', 'added a', 'done a']);
+    });
+
+    it('should report a key handed straight to a waiting worker as taken', async () => {
+      const q = new WorkQueue<string>();
+      const seen: string[] = [];
+      q.events$.subscribe((e) => seen.push(`${e.type} ${e.key}`));
+      const next = q.get();
+      q.add('b');
+      expect(await next).toBe('b');
+      expect(seen).toEqual(['added b', 'taken b']);
+    });
+
+    it('should complete once shut down and drained', async () => {
+      const q = new WorkQueue<string>();
+      let completed = false;
+      q.events$.subscribe({ complete: () => (completed = true) });
+      q.add('a');
+      const key = await q.get();
+      const drained = q.shutDownWithDrain();
+      expect(completed).toBe(false);
+      q.done(key!);
+      await drained;
+      expect(completed).toBe(true);
+    });
   });
 
   describe('options', () => {

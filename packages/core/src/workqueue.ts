@@ -3,7 +3,7 @@
  * often it is added; a key is never handed to two workers at once; a key added while it is being
  * processed is processed again after `done`. Delays run on an RxJS scheduler.
  */
-import { BehaviorSubject, Observable, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
+import { BehaviorSubject, Observable, Subject, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
 import { scheduleAfter } from './longTimer.ts';
 import { checkDelay, checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from './rateLimiter.ts';
@@ -38,6 +38,19 @@ export interface WorkQueueMetrics {
   retries: number;
 }
 
+/**
+ * One step of a key through the queue, as `events$` reports it (client-go's workqueue metrics hook):
+ * `added` — the key started waiting (an add of a key already waiting reports nothing; one of a key
+ * being processed is reported, and the key waits until `done`); `taken` — handed to a worker;
+ * `done` — its worker finished; `retried` — `addRateLimited` was called.
+ */
+export interface WorkQueueEvent<K = string> {
+  /** What happened. */
+  type: 'added' | 'taken' | 'done' | 'retried';
+  /** The key it happened to. */
+  key: K;
+}
+
 interface Waiter<K> {
   take(key: K): void;
   end(): void;
@@ -68,6 +81,7 @@ export class WorkQueue<K = string> {
   readonly #limiter: RateLimiter<K>;
   readonly #scheduler: SchedulerLike;
   readonly #depth = new BehaviorSubject(0);
+  readonly #events = new Subject<WorkQueueEvent<K>>();
   #shuttingDown = false;
   #adds = 0;
   #retries = 0;
@@ -93,6 +107,15 @@ export class WorkQueue<K = string> {
     return this.#depth.asObservable();
   }
 
+  /**
+   * Every step of every key (`WorkQueueEvent`), hot, as it happens: what metrics of durations need
+   * (time in queue, time in work, work in progress). Nothing is computed while nobody subscribes.
+   * Completes once shut down and drained.
+   */
+  get events$(): Observable<WorkQueueEvent<K>> {
+    return this.#events.asObservable();
+  }
+
   /** True once `shutdown` or `shutDownWithDrain` was called. */
   get shuttingDown(): boolean {
     return this.#shuttingDown;
@@ -112,6 +135,7 @@ export class WorkQueue<K = string> {
     if (this.#shuttingDown || this.#dirty.has(key)) return;
     this.#adds++;
     this.#dirty.add(key);
+    if (this.#events.observed) this.#events.next({ type: 'added', key });
     if (!this.#processing.has(key)) this.#enqueue(key);
   }
 
@@ -150,6 +174,7 @@ export class WorkQueue<K = string> {
     if (this.#shuttingDown) return;
     const ms = checkDelay(this.#limiter.when(key), key);
     this.#retries++;
+    if (this.#events.observed) this.#events.next({ type: 'retried', key });
     this.addAfter(key, ms);
   }
 
@@ -210,6 +235,7 @@ export class WorkQueue<K = string> {
   /** Marks `key` as processed; if it was added meanwhile, it is queued again. */
   done(key: K): void {
     if (!this.#processing.delete(key)) return;
+    if (this.#events.observed) this.#events.next({ type: 'done', key });
     if (this.#dirty.has(key)) this.#enqueue(key);
     this.#settle();
   }
@@ -250,6 +276,7 @@ export class WorkQueue<K = string> {
     if (waiter !== undefined) {
       this.#dirty.delete(key);
       this.#processing.add(key);
+      if (this.#events.observed) this.#events.next({ type: 'taken', key });
       waiter.take(key); // last: the waiter may call back into the queue
       return;
     }
@@ -268,6 +295,7 @@ export class WorkQueue<K = string> {
     this.#dirty.delete(key);
     this.#processing.add(key);
     this.#publishDepth();
+    if (this.#events.observed) this.#events.next({ type: 'taken', key });
     return key;
   }
 
@@ -282,5 +310,6 @@ export class WorkQueue<K = string> {
     if (this.#processing.size > 0) return;
     for (const resolve of this.#drainWaiters.splice(0)) resolve();
     this.#depth.complete();
+    this.#events.complete();
   }
 }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { scan } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { createDeltaReducer, initialDeltaState } from '../src/deltaStore.ts';
 import { reflector } from '../src/reflector.ts';
 import type { KubeObject } from '../src/types.ts';
 import { ModelServer } from './modelServer.ts';
+import { testScheduler } from '@rxinformer/testing';
 
 type Step =
   { kind: 'create' | 'update' | 'delete' | 'recreate'; name: string } | { kind: 'drop' | 'break' | 'expire' | 'compact' | 'fail' | 'wait' };
@@ -31,7 +31,7 @@ describe('reflector + delta store', () => {
   it('should converge to the server state through any interleaving of changes and faults', () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 60 }), fc.integer({ min: 1, max: 4 }), (steps, pageSize) => {
-        const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
+        const ts = testScheduler();
         ts.run(({ flush }) => {
           const server = new ModelServer();
           const reducer = createDeltaReducer<KubeObject>();

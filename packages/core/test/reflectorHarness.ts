@@ -2,13 +2,12 @@
  * Runs the reflector on a `TestScheduler` against a scripted ListerWatcher, and reads what it
  * emitted: the shared harness of the reflector's tests.
  */
-import { expect } from '@jest/globals';
 import type { Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { reflector } from '../src/reflector.ts';
-import type { ReflectorOptions } from '../src/reflectorModel.ts';
+import type { ReflectorOptions } from '../src/reflectorOptions.ts';
 import type { KubeObject, ReflectorEvent, ReflectorStatus, WatchEvent } from '../src/types.ts';
-import { fakeListerWatcher } from './fakeListerWatcher.ts';
+import { fakeListerWatcher, testScheduler } from '@rxinformer/testing';
 
 /** What one reflector emitted, each event with its virtual time. */
 export type Run = { events: [number, ReflectorEvent][]; sub: Subscription };
@@ -23,7 +22,7 @@ export function setup(
     flush: () => void;
   }) => void,
 ): void {
-  const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
+  const ts = testScheduler();
   ts.run(({ cold, flush }) => {
     const lw = fakeListerWatcher();
     // Runs the reflector until `untilMs` of virtual time (it never stops on its own).

@@ -2,14 +2,10 @@
  * `runController` in virtual time for tests: a `TestScheduler` that compares with jest, and a
  * controller on it whose reconciles are logged (as marbles) before they run.
  */
-import { expect } from '@jest/globals';
 import { ReplaySubject, of, timer } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
-import { runController, type ControllerOptions } from '../src/controller.ts';
+import type { TestScheduler } from 'rxjs/testing';
+import { runController, type ControllerOptions } from '../src/runController.ts';
 import { WorkQueue } from '../src/workqueue.ts';
-
-/** A `TestScheduler` whose assertions are jest's `toEqual`. */
-export const testScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 
 /**
  * Runs a controller in virtual time; `log` records the key of every reconcile as it starts. `work`

@@ -1,19 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
 import { createStore, type Delta } from '@rxinformer/core';
 import { eventLine, formatAge, podRows, statusLine, type Pod } from './podView.ts';
+import { pod } from '@rxinformer/testing';
 
 const T0 = Date.parse('2024-01-01T00:00:00Z');
-const pod = (namespace: string, name: string, phase?: string, created = '2024-01-01T00:00:00Z'): Pod => ({
-  metadata: { namespace, name, creationTimestamp: created },
-  ...(phase ? { status: { phase } } : {}),
-});
 
 describe('podRows', () => {
   it('should give one row per cached pod, sorted by namespace then name, with phase and age', () => {
     const store = createStore<Pod>()
-      .set('web/b', pod('web', 'b', 'Running'))
-      .set('default/z', pod('default', 'z', 'Pending', '2024-01-01T00:00:30Z'))
-      .set('web/a', pod('web', 'a'));
+      .set('web/b', pod('b', { namespace: 'web', phase: 'Running', creationTimestamp: '2024-01-01T00:00:00Z' }))
+      .set('default/z', pod('z', { namespace: 'default', phase: 'Pending', creationTimestamp: '2024-01-01T00:00:30Z' }))
+      .set('web/a', pod('a', { namespace: 'web', creationTimestamp: '2024-01-01T00:00:00Z' }));
     const rows = podRows(store, T0 + 90_000);
     expect(rows.map(({ key, namespace, name, phase, age }) => ({ key, namespace, name, phase, age }))).toEqual([
       { key: 'default/z', namespace: 'default', name: 'z', phase: 'Pending', age: '60s' },
@@ -78,14 +75,33 @@ describe('eventLine', () => {
   const store = createStore<Pod>();
   it('should name the delta type, the key and the phase, at the local time given', () => {
     const at = new Date(2024, 0, 1, 9, 5, 7).getTime();
-    const delta: Delta<Pod> = { type: 'Updated', key: 'web/a', object: pod('web', 'a', 'Failed'), store };
+    const delta: Delta<Pod> = {
+      type: 'Updated',
+      key: 'web/a',
+      object: pod('a', { namespace: 'web', phase: 'Failed', creationTimestamp: '2024-01-01T00:00:00Z' }),
+      store,
+    };
     expect(eventLine(delta, at)).toEqual({ time: '09:05:07', type: 'Updated', text: 'Updated web/a (Failed)' });
   });
 
   it('should flag a tombstone and omit a missing phase', () => {
-    expect(eventLine({ type: 'Deleted', key: 'web/a', object: pod('web', 'a', 'Running'), finalStateUnknown: true, store }, T0).text).toBe(
-      'Deleted web/a (final state unknown)',
-    );
-    expect(eventLine({ type: 'Added', key: 'web/b', object: pod('web', 'b'), store }, T0).text).toBe('Added web/b');
+    expect(
+      eventLine(
+        {
+          type: 'Deleted',
+          key: 'web/a',
+          object: pod('a', { namespace: 'web', phase: 'Running', creationTimestamp: '2024-01-01T00:00:00Z' }),
+          finalStateUnknown: true,
+          store,
+        },
+        T0,
+      ).text,
+    ).toBe('Deleted web/a (final state unknown)');
+    expect(
+      eventLine(
+        { type: 'Added', key: 'web/b', object: pod('b', { namespace: 'web', creationTimestamp: '2024-01-01T00:00:00Z' }), store },
+        T0,
+      ).text,
+    ).toBe('Added web/b');
   });
 });

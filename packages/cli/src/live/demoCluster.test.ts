@@ -1,14 +1,33 @@
 import { describe, expect, it } from '@jest/globals';
+import { backoffSuccess, KubeApiError, nextBackoff, resolveBackoff, type BackoffOptions, type BackoffState } from '@rxinformer/core';
 import type { KubeObject } from '@rxinformer/core';
-import { DEMO_NAMESPACES, startDemoCluster } from './demoCluster.ts';
+import { until } from '@rxinformer/testing';
+import { DEMO_BACKOFF, DEMO_NAMESPACES, startDemoCluster } from './demoCluster.ts';
 
-const waitUntil = async (ok: () => boolean, ms = 10_000) => {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
+/**
+ * The waits of a reflector hit by one failure every `everyMs` (each retry succeeding), for
+ * `forMs`: the backoff policy the demo's informer runs, without the network.
+ */
+function waitsUnderFaults(options: BackoffOptions, everyMs: number, forMs: number): number[] {
+  const policy = resolveBackoff(options);
+  let state: BackoffState = { failures: 0 };
+  const waits: number[] = [];
+  for (let now = 0; now < forMs; now += everyMs) {
+    const next = nextBackoff(state, new KubeApiError(500), now, policy, () => 1);
+    waits.push(next.delayMs);
+    state = backoffSuccess(next.state, now + next.delayMs);
   }
-};
+  return waits;
+}
+
+describe('DEMO_BACKOFF', () => {
+  it('should keep the waits of a fault every 5 s under 8 s for minutes, where the default backoff climbs to 45 s', () => {
+    const demo = waitsUnderFaults(DEMO_BACKOFF, 5000, 300_000);
+    expect(Math.max(...demo)).toBeLessThanOrEqual(7500);
+    const defaults = waitsUnderFaults({}, 5000, 300_000);
+    expect(Math.max(...defaults)).toBe(45_000);
+  });
+});
 
 describe('startDemoCluster', () => {
   it('should seed pods over the demo namespaces, move them through phases, and inject every fault in turn', async () => {
@@ -16,7 +35,7 @@ describe('startDemoCluster', () => {
     const demo = await startDemoCluster({ seed: 5, pods: 30, ratePerSecond: 300, faultEveryMs: 20, onFault: (d) => faults.push(d) });
     try {
       expect(demo.sim.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      await waitUntil(() => faults.length >= 6);
+      await until(() => faults.length >= 6);
       expect(faults.slice(0, 6).map((d) => d.replace(/\d+/g, 'N'))).toEqual([
         'dropped N watch connection(s)',
         'sent watch ERROR N Expired to N watch(es) (relist)',
@@ -27,7 +46,7 @@ describe('startDemoCluster', () => {
       ]);
       const phases = () =>
         new Set(demo.sim.storage.list('pods').map((p) => (p as KubeObject & { status?: { phase?: string } }).status?.phase));
-      await waitUntil(() => phases().has('Running') && phases().has('Pending'));
+      await until(() => phases().has('Running') && phases().has('Pending'));
       const namespaces = new Set(demo.sim.storage.list('pods').map((p) => p.metadata?.namespace));
       expect([...namespaces].sort()).toEqual([...DEMO_NAMESPACES].sort());
     } finally {

@@ -45,6 +45,13 @@ describe('parseLiveOptions', () => {
     });
   });
 
+  it('should read --metrics-port, a port number, and refuse anything else', () => {
+    expect(parseLiveOptions(['--metrics-port', '9090']).metricsPort).toBe(9090);
+    expect(parseLiveOptions(['--metrics-port', '0']).metricsPort).toBe(0);
+    expect(parseLiveOptions([]).metricsPort).toBeUndefined();
+    for (const bad of ['70000', '-1', 'x', '1.5']) expect(() => parseLiveOptions(['--metrics-port', bad])).toThrow(LiveOptionsError);
+  });
+
   it('should watch a cluster with --kubeconfig, --context or KUBECONFIG', () => {
     expect(parseLiveOptions(['--kubeconfig', '/tmp/k', '--context', 'prod']).source).toEqual({
       kind: 'cluster',

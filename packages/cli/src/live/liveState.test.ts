@@ -1,33 +1,29 @@
 import { describe, expect, it } from '@jest/globals';
 import { VirtualTimeScheduler } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
-import type { KubeObject } from '@rxinformer/core';
 import { createLiveState, type LiveEvent } from './liveState.ts';
-
-const pod = (name: string, rv: string, phase = 'Running'): KubeObject =>
-  ({ kind: 'Pod', metadata: { name, namespace: 'default', resourceVersion: rv }, status: { phase } }) as KubeObject;
+import { pod, testScheduler } from '@rxinformer/testing';
 
 describe('createLiveState', () => {
   it('should record the last event per object, newest first, and count events by type', () => {
-    const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
+    const ts = testScheduler();
     ts.run(() => {
       const seen: LiveEvent[] = [];
       const state = createLiveState({ scheduler: ts, onEvent: (e) => seen.push(e) });
       const h = state.handler;
       ts.schedule(() => {
-        void h.onAdd!(pod('a', '1'), true);
-        void h.onAdd!(pod('b', '2'), true);
+        void h.onAdd!(pod('a', { resourceVersion: '1', phase: 'Running' }), true);
+        void h.onAdd!(pod('b', { resourceVersion: '2', phase: 'Running' }), true);
       }, 0);
       ts.schedule(() => {
-        const b = pod('b', '3', 'Failed');
-        void h.onUpdate!(pod('b', '2'), b);
+        const b = pod('b', { resourceVersion: '3', phase: 'Failed' });
+        void h.onUpdate!(pod('b', { resourceVersion: '2', phase: 'Running' }), b);
       }, 100);
       ts.schedule(() => {
-        const a = pod('a', '1');
+        const a = pod('a', { resourceVersion: '1', phase: 'Running' });
         void h.onUpdate!(a, a);
       }, 150); // relist, unchanged
       ts.schedule(() => {
-        void h.onDelete!(pod('a', '1'), true);
+        void h.onDelete!(pod('a', { resourceVersion: '1', phase: 'Running' }), true);
       }, 200);
       let rows: string[] = [];
       ts.schedule(() => {
@@ -48,19 +44,19 @@ describe('createLiveState', () => {
   });
 
   it('should keep deleted objects for keepDeletedMs, then drop them, and count a re-add', () => {
-    const ts = new TestScheduler((a, b) => expect(a).toEqual(b));
+    const ts = testScheduler();
     ts.run(() => {
       const state = createLiveState({ scheduler: ts, keepDeletedMs: 1000 });
       const h = state.handler;
       ts.schedule(() => {
-        void h.onAdd!(pod('a', '1'), false);
-        void h.onDelete!(pod('a', '1'), false);
+        void h.onAdd!(pod('a', { resourceVersion: '1', phase: 'Running' }), false);
+        void h.onDelete!(pod('a', { resourceVersion: '1', phase: 'Running' }), false);
       }, 0);
       const sizes: [number, number][] = [];
       ts.schedule(() => sizes.push([state.rows().length, state.size]), 999);
       ts.schedule(() => sizes.push([state.rows().length, state.size]), 1001);
       ts.schedule(() => {
-        void h.onAdd!(pod('a', '5'), false);
+        void h.onAdd!(pod('a', { resourceVersion: '5', phase: 'Running' }), false);
         sizes.push([state.rows().length, state.size]);
       }, 1100);
       ts.flush();
@@ -77,8 +73,8 @@ describe('createLiveState', () => {
     const state = createLiveState({ keepDeletedMs: 0, scheduler: new VirtualTimeScheduler() });
     for (let i = 0; i < 5000; i++) {
       const name = `p${i % 7}`;
-      if (i % 3 === 2) void state.handler.onDelete!(pod(name, String(i)), false);
-      else void state.handler.onAdd!(pod(name, String(i)), false);
+      if (i % 3 === 2) void state.handler.onDelete!(pod(name, { resourceVersion: String(i), phase: 'Running' }), false);
+      else void state.handler.onAdd!(pod(name, { resourceVersion: String(i), phase: 'Running' }), false);
     }
     const rows = state.rows();
     expect(new Set(rows.map((e) => e.key)).size).toBe(rows.length); // one row per object
@@ -97,8 +93,11 @@ describe('createLiveState', () => {
 
   it('should return at most limit rows, the most recently changed first, even within one millisecond', () => {
     const state = createLiveState();
-    for (let i = 0; i < 10; i++) void state.handler.onAdd!(pod(`p${i}`, String(i)), false);
-    void state.handler.onUpdate!(pod('p2', '2'), pod('p2', '11'));
+    for (let i = 0; i < 10; i++) void state.handler.onAdd!(pod(`p${i}`, { resourceVersion: String(i), phase: 'Running' }), false);
+    void state.handler.onUpdate!(
+      pod('p2', { resourceVersion: '2', phase: 'Running' }),
+      pod('p2', { resourceVersion: '11', phase: 'Running' }),
+    );
     expect(state.rows(3).map((e) => e.key)).toEqual(['default/p2', 'default/p9', 'default/p8']);
   });
 });

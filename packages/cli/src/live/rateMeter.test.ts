@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { TestScheduler } from 'rxjs/testing';
 import { createRateMeter } from './rateMeter.ts';
+import { testScheduler } from '@rxinformer/testing';
 
 describe('createRateMeter', () => {
-  const scheduler = () => new TestScheduler((a, b) => expect(a).toEqual(b));
+  const scheduler = () => testScheduler();
 
   it('should average over the time since creation while it is shorter than the window', () => {
     const ts = scheduler();

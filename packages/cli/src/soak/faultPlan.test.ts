@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { TestScheduler } from 'rxjs/testing';
 import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
 import { clearFaults, FAULT_KINDS, planFaults, runFaultPlan, type AppliedFault } from './faultPlan.ts';
+import { testScheduler } from '@rxinformer/testing';
 
 const steps = (seed: number) => planFaults({ seed, durationMs: 20_000, token: 't' }).map((a) => `${a.atMs} ${a.fault} ${a.step}`);
 
@@ -40,7 +40,7 @@ describe('runFaultPlan', () => {
 
   it('should apply each action to the simulator at its planned time, in plan order', () => {
     const plan = planFaults({ seed: 9, durationMs: 10_000, token: 't' });
-    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    const scheduler = testScheduler();
     scheduler.maxFrames = Infinity; // the plan spans 10 s of virtual time
     const applied: { at: number; fault: AppliedFault }[] = [];
     let tokenDuring401: string | undefined;
@@ -67,7 +67,7 @@ describe('runFaultPlan', () => {
 
   it('should stop applying actions when unsubscribed', () => {
     const plan = planFaults({ seed: 9, durationMs: 10_000, token: 't' });
-    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    const scheduler = testScheduler();
     scheduler.maxFrames = Infinity; // the plan spans 10 s of virtual time
     let count = 0;
     const sub = runFaultPlan(sim, plan, scheduler).subscribe(() => {

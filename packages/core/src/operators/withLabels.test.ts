@@ -1,11 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { TestScheduler } from 'rxjs/testing';
 import { LabelSelectorError, parseLabelSelector } from '../labelSelector.ts';
-import { delta, obj } from './testDeltas.ts';
+import { delta, obj } from '../../test/testDeltas.ts';
 import { withLabels } from './withLabels.ts';
+import { testScheduler } from '@rxinformer/testing';
 
 const run = (fn: Parameters<TestScheduler['run']>[0]): void => {
-  new TestScheduler((a, b) => expect(a).toEqual(b)).run(fn);
+  testScheduler().run(fn);
 };
 const web = obj('x', 'p', { app: 'web' });
 const web2 = obj('x', 'p', { app: 'web', v: '2' });

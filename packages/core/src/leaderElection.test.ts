@@ -1,0 +1,190 @@
+import { describe, expect, it } from '@jest/globals';
+import { TestScheduler } from 'rxjs/testing';
+import { InvalidOptionsError } from './errors.ts';
+import { InvalidLeaseError, LEASE_INSTANCE_ANNOTATION, LEASE_RELEASED, type Lease } from './lease.ts';
+import { leaderElection, type LeaderElectionOptions, type LeaderElectionState } from './leaderElection.ts';
+import { DuplicateIdentityError } from './leaderElectionRules.ts';
+import { FakeLeaseServer, TermLog } from '@rxinformer/testing';
+
+const ts = () => new TestScheduler((a, b) => expect(a).toEqual(b));
+const KEY = 'default/ctl';
+
+/** Runs candidates against one fake server in virtual time until `endMs`; returns their states and terms. */
+function scenario(
+  endMs: number,
+  script: (ctx: {
+    server: FakeLeaseServer;
+    start: (who: string, extra?: Partial<LeaderElectionOptions>) => ReturnType<typeof leaderElection>;
+    at: (ms: number, fn: () => void) => void;
+    states: Record<string, [number, LeaderElectionState][]>;
+  }) => void,
+) {
+  const scheduler = ts();
+  const states: Record<string, [number, LeaderElectionState][]> = {};
+  const terms = new TermLog(scheduler);
+  let server!: FakeLeaseServer;
+  scheduler.run(() => {
+    server = new FakeLeaseServer(scheduler);
+    const subs: { unsubscribe(): void }[] = [];
+    const start = (who: string, extra: Partial<LeaderElectionOptions> = {}) => {
+      const election = leaderElection({
+        client: server.client(who),
+        namespace: 'default',
+        name: 'ctl',
+        identity: who,
+        scheduler,
+        random: () => 0.5,
+        ...extra,
+      });
+      states[who] = [];
+      subs.push(
+        election.subscribe((s) => {
+          states[who].push([scheduler.now(), s]);
+          terms.record(who, s.phase === 'leading');
+        }),
+      );
+      return election;
+    };
+    const at = (ms: number, fn: () => void) => void scheduler.schedule(fn, ms);
+    script({ server, start, at, states });
+    at(endMs, () => subs.forEach((s) => s.unsubscribe()));
+  });
+  return { states, terms, server };
+}
+
+const phases = (list: [number, LeaderElectionState][]) =>
+  list.map(([t, s]) => `${t} ${s.phase}${s.phase === 'following' ? ` ${s.holder ?? '-'}${s.lost ? ' lost' : ''}` : ''}`);
+
+describe('leaderElection', () => {
+  it('should create the Lease and lead at once when there is none', () => {
+    let lease: Lease | undefined;
+    const { states } = scenario(1000, ({ start, at, server }) => {
+      start('a');
+      at(500, () => (lease = server.leases.get(KEY)));
+    });
+    expect(phases(states.a)).toEqual(['10 leading']); // get (5 ms) then create (5 ms)
+    expect(lease!.spec).toMatchObject({ holderIdentity: 'a', leaseDurationSeconds: 15, leaseTransitions: 0 });
+    expect(lease!.spec!.renewTime).toBe('1970-01-01T00:00:00.000000Z'); // MicroTime of the attempt's start
+  });
+
+  it('should follow the holder, and take over at once when the leader releases the Lease on stop', () => {
+    const { states, terms, server } = scenario(60_000, ({ start, at }) => {
+      const a = start('a');
+      at(1000, () => start('b'));
+      at(20_000, () => void a.stop());
+    });
+    // b tries every 3200 ms (2000 × (1 + 0.5 × 1.2)): its first try after the release at 20005 wins.
+    expect(phases(states.b)).toEqual(['1005 following a', '20240 leading']);
+    expect(phases(states.a)).toEqual(['10 leading', '20005 stopped']);
+    expect(server.writes.find((w) => w.at === 20_005)).toMatchObject({ holder: '', by: 'a' });
+    expect(terms.overlaps()).toEqual([]);
+  });
+
+  it('should step down at the renew deadline when renewals fail, before the Lease can expire for others', () => {
+    const { states, terms, server } = scenario(60_000, ({ start, at, server }) => {
+      start('a');
+      at(1000, () => start('b'));
+      at(6001, () => server.failing.set('a', 'writes'));
+    });
+    // a renews at 2010 and 4015 (every 2000 ms after an answer); the try at 6020 fails. Its last
+    // successful renewal started at 4015: it leads until 14015 and not a moment longer.
+    expect(phases(states.a).slice(0, 2)).toEqual(['10 leading', '14015 following a lost']);
+    // b read a's renewal of 4020 at 4210 (its tries: 1000, 4205, …): it takes the Lease 15 s after that.
+    const bLeads = states.b.find(([, s]) => s.phase === 'leading')![0];
+    expect(bLeads).toBeGreaterThanOrEqual(4210 + 15_000);
+    expect(bLeads).toBeLessThan(4210 + 15_000 + 3205);
+    expect(server.leases.get(KEY)!.spec!.leaseTransitions).toBe(1);
+    expect(terms.overlaps()).toEqual([]);
+  });
+
+  it('should judge expiry by when the record was seen changing, not by the times written in it', () => {
+    const { states } = scenario(60_000, ({ server, start, at }) => {
+      // A holder whose clock runs a day ahead, and that never renews.
+      server.create({
+        metadata: { namespace: 'default', name: 'ctl' },
+        spec: { holderIdentity: 'ghost', leaseDurationSeconds: 15, renewTime: '1970-01-02T00:00:00.000000Z' },
+      });
+      at(3000, () => start('b'));
+    });
+    const [first, second] = phases(states.b);
+    expect(first).toBe('3005 following ghost');
+    const leadAt = Number(second.split(' ')[0]);
+    expect(second.endsWith('leading')).toBe(true);
+    expect(leadAt).toBeGreaterThanOrEqual(3005 + 15_000); // first seen at 3005
+    expect(leadAt).toBeLessThan(3005 + 15_000 + 3200);
+  });
+
+  it('should treat a nonsense duration as its own, and report the Lease as invalid', () => {
+    const { states } = scenario(60_000, ({ server, start }) => {
+      server.create({ metadata: { namespace: 'default', name: 'ctl' }, spec: { holderIdentity: 'ghost', leaseDurationSeconds: -5 } });
+      start('b');
+    });
+    const [, first] = states.b[0];
+    expect(first.phase === 'following' && first.warning).toBeInstanceOf(InvalidLeaseError);
+    const leadAt = states.b.find(([, s]) => s.phase === 'leading')![0];
+    expect(leadAt).toBeGreaterThanOrEqual(5 + 15_000); // never sooner than our own duration
+  });
+
+  it('should never lead beside another process that uses the same identity, and say so', () => {
+    const { states, terms } = scenario(120_000, ({ start, at }) => {
+      start('a');
+      at(500, () => start('a2', { identity: 'a' }));
+    });
+    const warnings = states.a2.map(([, s]) => (s.phase === 'following' ? s.warning : undefined));
+    expect(warnings[0]).toBeInstanceOf(DuplicateIdentityError);
+    expect(states.a2.some(([, s]) => s.phase === 'leading')).toBe(false);
+    expect(terms.overlaps()).toEqual([]);
+  });
+
+  it('should let exactly one of two candidates win a free Lease (a 409 loses the race)', () => {
+    const { states, terms } = scenario(30_000, ({ start }) => {
+      start('a');
+      start('b');
+    });
+    const leaders = Object.entries(states).filter(([, l]) => l.some(([, s]) => s.phase === 'leading'));
+    expect(leaders).toHaveLength(1);
+    expect(terms.overlaps()).toEqual([]);
+  });
+
+  it('should wait out an emptied holder that was not released on purpose (a hand edit), but not a release', () => {
+    const { states } = scenario(60_000, ({ server, start, at }) => {
+      server.create({ metadata: { namespace: 'default', name: 'ctl' }, spec: { holderIdentity: 'ghost', leaseDurationSeconds: 15 } });
+      start('b');
+      at(4000, () => server.edit(KEY, { holderIdentity: '' }));
+    });
+    expect(states.b.find(([, s]) => s.phase === 'leading')![0]).toBeGreaterThanOrEqual(4000 + 15_000);
+    const released = scenario(60_000, ({ server, start }) => {
+      server.create({
+        metadata: { namespace: 'default', name: 'ctl', annotations: { [LEASE_INSTANCE_ANNOTATION]: LEASE_RELEASED } },
+        spec: { holderIdentity: '' },
+      });
+      start('b');
+    });
+    expect(phases(released.states.b)).toEqual(['10 leading']);
+  });
+
+  it('should never have two leaders through random failures, latencies and stops', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      let x = seed;
+      const rand = () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+      const { terms } = scenario(300_000, ({ start, at, server }) => {
+        for (const who of ['a', 'b', 'c']) at(Math.floor(rand() * 5000), () => start(who, { random: rand }));
+        for (let t = 0; t < 300_000; t += 3000) {
+          const who = ['a', 'b', 'c'][Math.floor(rand() * 3)];
+          const mode = rand();
+          at(t, () => (mode < 0.3 ? server.failing.set(who, mode < 0.1 ? 'all' : 'writes') : server.failing.delete(who)));
+        }
+      });
+      expect({ seed, overlaps: terms.overlaps(300_000) }).toEqual({ seed, overlaps: [] });
+      expect(terms.terms.length).toBeGreaterThan(1);
+    }
+  });
+
+  it('should refuse options that break the rules', () => {
+    const base = { client: new FakeLeaseServer(ts()).client('x'), namespace: 'default', name: 'ctl', identity: 'x' };
+    expect(() => leaderElection({ ...base, leaseDurationMs: 10_000, renewDeadlineMs: 10_000 })).toThrow(InvalidOptionsError);
+    expect(() => leaderElection({ ...base, renewDeadlineMs: 2000, retryPeriodMs: 2000 })).toThrow(/jitter/);
+    expect(() => leaderElection({ ...base, leaseDurationMs: 15_500 })).toThrow(/whole seconds/);
+    expect(() => leaderElection({ ...base, identity: '' })).toThrow(/identity/);
+  });
+});

@@ -1,0 +1,134 @@
+import { describe, expect, it } from '@jest/globals';
+import { timer } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { DuplicateIdentityError } from './leaderElectionRules.ts';
+import { ShardRingConflictError } from './shardMembers.ts';
+import { startShardRing, type ShardRing, type ShardRingOptions, type ShardRingState } from './shardRing.ts';
+import { FakeLeaseServer } from '@rxinformer/testing';
+
+const SLOTS = 64;
+
+/**
+ * Runs ring members against one fake server in virtual time until `endMs`, checking at every state
+ * change that no slot is active in two members; returns the last states and the violations.
+ */
+function ringScenario(
+  endMs: number,
+  script: (ctx: {
+    server: FakeLeaseServer;
+    join: (who: string, extra?: Partial<ShardRingOptions>) => ShardRing;
+    at: (ms: number, fn: () => void) => void;
+  }) => void,
+) {
+  const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+  const last = new Map<string, ShardRingState>();
+  const violations: string[] = [];
+  const history: { at: number; who: string; active: number }[] = [];
+  scheduler.run(() => {
+    const server = new FakeLeaseServer(scheduler);
+    const rings: ShardRing[] = [];
+    const join = (who: string, extra: Partial<ShardRingOptions> = {}) => {
+      const ring = startShardRing({
+        client: server.client(who),
+        leases: server.listerWatcher(who),
+        namespace: 'default',
+        ring: 'cm',
+        identity: who,
+        slots: SLOTS,
+        scheduler,
+        random: () => 0.5,
+        drain: () => timer(2500, scheduler), // in-flight reconciles take a while to finish
+        ...extra,
+      });
+      rings.push(ring);
+      ring.state$.subscribe((s) => {
+        last.set(who, s);
+        history.push({ at: scheduler.now(), who, active: s.active.length });
+        // A slot being drained is still being worked on: it counts as held.
+        for (const [other, o] of last)
+          if (other !== who)
+            for (const slot of [...s.active, ...s.draining])
+              if (o.active.includes(slot) || o.draining.includes(slot))
+                violations.push(`${scheduler.now()}: slot ${slot} in ${who} and ${other}`);
+      });
+      return ring;
+    };
+    const at = (ms: number, fn: () => void) => void scheduler.schedule(fn, ms);
+    script({ server, join, at });
+    at(endMs, () => rings.forEach((r) => void r.stop()));
+  });
+  return { last, violations, history };
+}
+
+const activeOf = (last: Map<string, ShardRingState>, who: string) => last.get(who)?.active ?? [];
+
+describe('startShardRing', () => {
+  it('should split the slots among three members, each active on its own, all covered', () => {
+    let snapshot: Map<string, readonly number[]> | undefined;
+    const { violations } = ringScenario(120_000, ({ join, at }) => {
+      const rings = ['a', 'b', 'c'].map((w) => ({ w, r: join(w) }));
+      at(60_000, () => {
+        snapshot = new Map();
+        for (const { w, r } of rings) r.state$.subscribe((s) => snapshot!.set(w, s.active)).unsubscribe();
+      });
+    });
+    expect(violations).toEqual([]);
+    const all = [...snapshot!.values()].flat().sort((x, y) => x - y);
+    expect(all).toEqual(Array.from({ length: SLOTS }, (_, i) => i));
+    for (const slots of snapshot!.values()) expect(slots.length).toBeGreaterThan(SLOTS / 3 - 12);
+  });
+
+  it("should move a dead member's slots once its Lease expires, and rebalance to a newcomer, never two owners", () => {
+    const timeline: { at: number; a: number; b: number; c: number; d: number }[] = [];
+    const { violations } = ringScenario(200_000, ({ join, at, server }) => {
+      const rings: Record<string, ShardRing> = {};
+      for (const w of ['a', 'b', 'c']) rings[w] = join(w);
+      const counts: Record<string, number> = { a: 0, b: 0, c: 0, d: 0 };
+      const track = (w: string) => rings[w].state$.subscribe((s) => (counts[w] = s.active.length));
+      ['a', 'b', 'c'].forEach(track);
+      at(40_000, () => server.failing.set('c', 'all')); // c is cut off: it stops at its renew deadline
+      at(100_000, () => {
+        rings.d = join('d');
+        track('d');
+      });
+      for (let t = 30_000; t < 200_000; t += 1000)
+        at(t, () => timeline.push({ at: t, a: counts.a, b: counts.b, c: counts.c, d: counts.d }));
+    });
+    expect(violations).toEqual([]);
+    const at = (t: number) => timeline.find((x) => x.at === t)!;
+    expect(at(39_000).a + at(39_000).b + at(39_000).c).toBe(SLOTS);
+    expect(at(60_000).c).toBe(0); // stopped at its deadline, about 10 s after its last renewal
+    expect(at(70_000).a + at(70_000).b).toBe(SLOTS); // its Lease expired (15 s) and its slots moved
+    expect(at(199_000).d).toBeGreaterThan(SLOTS / 3 - 12); // the newcomer got its share
+    expect(at(199_000).a + at(199_000).b + at(199_000).d).toBe(SLOTS);
+  });
+
+  it('should hold no slot while another controller uses the same ring label, and say so', () => {
+    const { last, violations } = ringScenario(60_000, ({ join }) => {
+      join('a');
+      join('b', { controller: 'another' });
+    });
+    expect(violations).toEqual([]);
+    expect(last.get('a')!.warning).toBeInstanceOf(ShardRingConflictError);
+    expect(activeOf(last, 'a')).toEqual([]);
+    expect(activeOf(last, 'b')).toEqual([]);
+  });
+
+  it('should keep a second process with a reused identity out of the ring, and say so', () => {
+    let warned: Error | undefined;
+    let twinActive = 0;
+    const { violations } = ringScenario(60_000, ({ join, at }) => {
+      join('a');
+      at(1000, () => {
+        const twin = join('a2', { identity: 'a' });
+        twin.state$.subscribe((s) => {
+          warned ??= s.warning;
+          twinActive = Math.max(twinActive, s.active.length);
+        });
+      });
+    });
+    expect(warned).toBeInstanceOf(DuplicateIdentityError);
+    expect(violations).toEqual([]);
+    expect(twinActive).toBe(0);
+  });
+});

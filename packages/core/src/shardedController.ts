@@ -1,0 +1,172 @@
+/**
+ * `runController` sharded over a ring of replicas: this replica's informer lists and watches only
+ * the slots the ring gives it (KEP-5866's `shardSelector`, and the same filter locally), its queue
+ * takes only their keys, and a slot handed over is drained — no new reconcile starts for its keys,
+ * those in progress finish — before the ring lets another replica have it.
+ */
+import { Observable, defer, finalize, from, isObservable, of, type Subscription } from 'rxjs';
+import { runController, type ControllerHandle, type ControllerOptions, type ReconcileResult } from './runController.ts';
+import { InvalidOptionsError } from './errors.ts';
+import { slotOf } from './shardHash.ts';
+import { startShardRing, type ShardRing, type ShardRingOptions } from './shardRing.ts';
+import { shardSelectorFor } from './shardSelector.ts';
+import { shardedListerWatcher } from './shardedListerWatcher.ts';
+import { createSharedInformer, type SharedInformer, type SharedInformerOptions } from './sharedInformer.ts';
+import type { KubeObject, ListerWatcher } from './types.ts';
+import { WorkQueue } from './workqueue.ts';
+
+/** Options of `runShardedController`: the ring's (but `drain`), the controller's (but `synced` and `queue`), and the source. */
+export interface ShardedControllerOptions<T extends KubeObject>
+  extends Omit<ShardRingOptions, 'drain'>, Omit<ControllerOptions<string>, 'synced' | 'queue' | 'reconcile'> {
+  /** The objects to reconcile (all of them: the shard selector is added). Required. */
+  source: ListerWatcher<T>;
+  /**
+   * Reconciles one key of this replica's slots; `object` is the cached object (undefined once
+   * deleted). As `runController`'s reconcile: a promise is awaited, an Observable run to completion.
+   */
+  reconcile: (key: string, object: T | undefined) => ReconcileResult | PromiseLike<unknown> | Observable<unknown>;
+  /** Options of this replica's informer (transform, indexers, reflector…). Default: none. */
+  informer?: Omit<SharedInformerOptions<T>, 'scheduler'>;
+}
+
+/** A running sharded controller. */
+export interface ShardedControllerHandle<T extends KubeObject> extends Omit<ControllerHandle<string>, 'stop'> {
+  /** This replica's ring membership: members, active slots, warnings. */
+  readonly ring: ShardRing;
+  /** This replica's informer: only the objects of its active slots. */
+  readonly informer: SharedInformer<T>;
+  /** Leaves the ring (its slots drained, its Lease released: others take them at once), then stops. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs a controller on this replica's share of the objects. Reconciles of a slot's keys start only
+ * once the ring made the slot active (written in this replica's Lease, confirmed against the
+ * others'); when the slot is handed over — or the replica's Lease is lost at its renew deadline —
+ * no new reconcile starts for its keys, and those in progress finish (an Observable reconcile runs
+ * on) before the slot leaves the Lease. A change of slots restarts the informer's list and watch.
+ *
+ * Caveat: sharding on `metadata.uid` splits objects, not names: a name deleted and recreated may
+ * be reconciled by two replicas at once (one for the old object, one for the new); shard on
+ * `object.metadata.namespace` where that matters. Keep reconciles shorter than
+ * `leaseDurationMs - renewDeadlineMs` (5 s by default): after a lost Lease they run on unwatched.
+ *
+ * @example
+ * const ctl = runShardedController({ source: configMapsLw, client: leaseClient, leases: leasesLw, namespace: 'default',
+ *   ring: 'cm-labeler', identity: podName, concurrency: 4, reconcile: async (key, cm) => { ... } });
+ * await ctl.stop();
+ */
+export function runShardedController<T extends KubeObject>(options: ShardedControllerOptions<T>): ShardedControllerHandle<T> {
+  if (!options || typeof options.reconcile !== 'function')
+    throw new InvalidOptionsError('runShardedController: reconcile must be a function');
+  const { source, reconcile, informer: informerOptions, concurrency, maxRetries, onError, ...ringOptions } = options;
+  if (!source || typeof source.list !== 'function' || typeof source.watch !== 'function')
+    throw new InvalidOptionsError('runShardedController: source must be a ListerWatcher');
+  const scheduler = options.scheduler;
+  const active = new Set<number>();
+  const work = slotWork(active);
+  const slotOfKey = new Map<string, number>();
+  let selector: string | undefined;
+  const informer = createSharedInformer(
+    shardedListerWatcher(source, () => selector),
+    { ...informerOptions, ...(scheduler && { scheduler }) },
+  );
+  const queue = new WorkQueue<string>(scheduler ? { scheduler } : {});
+  const field = ringOptions.field ?? 'object.metadata.uid';
+  const slotCount = ringOptions.slots ?? 256;
+
+  const ring = startShardRing({ ...ringOptions, drain: work.drain });
+  const controller = runController<string>({
+    queue,
+    synced: informer.synced$,
+    ...(concurrency !== undefined && { concurrency }),
+    ...(maxRetries !== undefined && { maxRetries }),
+    ...(onError && { onError }),
+    ...(scheduler && { scheduler }),
+    reconcile: (key) => {
+      const slot = slotOfKey.get(key);
+      if (slot === undefined || !active.has(slot)) return undefined; // handed over since it was queued
+      return work.track(
+        slot,
+        defer(() => {
+          const object = informer.getStore().get(key);
+          if (object === undefined) slotOfKey.delete(key);
+          const r = reconcile(key, object);
+          return isObservable(r)
+            ? r
+            : r && typeof (r as PromiseLike<unknown>).then === 'function'
+              ? from(r as PromiseLike<unknown>)
+              : of(r);
+        }),
+      );
+    },
+  });
+  const subs: Subscription[] = [
+    informer.events$.subscribe((d) => {
+      if (d.type === 'Replaced') return; // a relist found it unchanged
+      const slot = slotOf(d.object, slotCount, field);
+      if (active.has(slot)) {
+        slotOfKey.set(d.key, slot);
+        queue.add(d.key);
+      } else if (d.type === 'Deleted') slotOfKey.delete(d.key); // a slot handed over: its keys are forgotten
+    }),
+    ring.active$.subscribe((slots) => {
+      active.clear();
+      for (const s of slots) active.add(s);
+      selector = shardSelectorFor(slots, slotCount, field);
+      informer.stop();
+      if (slots.size > 0) informer.start();
+    }),
+  ];
+
+  let stopping: Promise<void> | undefined;
+  return {
+    ring,
+    informer,
+    queue: controller.queue,
+    metrics$: controller.metrics$,
+    errors$: controller.errors$,
+    stop: () =>
+      (stopping ??= ring.stop().then(async () => {
+        for (const s of subs) s.unsubscribe();
+        await controller.stop();
+        informer.shutdown();
+      })),
+  };
+}
+
+/**
+ * The reconciles in progress per slot: `track` counts one while it runs; `drain(slots)` makes the
+ * slots inactive (no new reconcile starts) and completes once none of theirs runs.
+ */
+function slotWork(active: Set<number>) {
+  const inFlight = new Map<number, number>();
+  const idle = new Map<number, (() => void)[]>();
+  const settled = (slot: number) => {
+    const left = (inFlight.get(slot) ?? 1) - 1;
+    if (left > 0) return void inFlight.set(slot, left);
+    inFlight.delete(slot);
+    for (const wake of idle.get(slot) ?? []) wake();
+    idle.delete(slot);
+  };
+  return {
+    track: <R>(slot: number, reconcile: Observable<R>): Observable<R> => {
+      inFlight.set(slot, (inFlight.get(slot) ?? 0) + 1);
+      return reconcile.pipe(finalize(() => settled(slot)));
+    },
+    drain: (slots: readonly number[]) =>
+      new Observable<never>((subscriber) => {
+        for (const s of slots) active.delete(s);
+        const busy = slots.filter((s) => inFlight.has(s));
+        let waiting = busy.length;
+        if (waiting === 0) return subscriber.complete();
+        for (const s of busy)
+          idle.set(s, [
+            ...(idle.get(s) ?? []),
+            () => {
+              if (--waiting === 0) subscriber.complete();
+            },
+          ]);
+      }),
+  };
+}

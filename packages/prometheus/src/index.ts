@@ -1,0 +1,35 @@
+/**
+ * @rxinformer/prometheus — Prometheus metrics (prom-client) and health/readiness probes for
+ * rxinformer, fed by the Observables core already has: client-go's workqueue metrics, informer and
+ * handler metrics, client-go's leader-election status; `/readyz`, `/healthz` and `/metrics` over
+ * node:http or any framework. Nothing is computed for what nobody registered.
+ *
+ * @example
+ * const factory = createKubeInformerFactory(kc);
+ * const podInformer = factory.informerFor(pods);
+ * informerMetrics(podInformer, { name: 'v1/pods' });
+ * workqueueMetrics(queue, { name: 'pod-labeler' });
+ * const server = await serveProbes({ probes: createProbes({ informers: { 'v1/pods': podInformer } }), port: 9090 });
+ *
+ * @module @rxinformer/prometheus
+ */
+
+// Errors
+export { MetricConflictError } from './errors.ts';
+
+// Metrics
+export { workqueueMetrics, WORKQUEUE_METRICS } from './workqueueMetrics.ts';
+export type { MetricsRegistration, ObservedQueue, WorkqueueMetricsOptions } from './workqueueMetrics.ts';
+export { informerMetrics, INFORMER_METRICS } from './informerMetrics.ts';
+export type { InformerMetricsOptions, InformerMetricsRegistration } from './informerMetrics.ts';
+export { HANDLER_METRIC_NAMES } from './handlerMetrics.ts';
+export type { ObservedHandler } from './handlerMetrics.ts';
+export type { ObservedInformer } from './informerTracker.ts';
+export { leaderElectionMetrics, LEADER_ELECTION_METRICS } from './leaderElectionMetrics.ts';
+export type { LeaderElectionMetricsOptions, ObservedElection } from './leaderElectionMetrics.ts';
+
+// Probes
+export { createProbes } from './probes.ts';
+export type { CheckOutcome, ProbeCheck, ProbeReport, Probes, ProbesOptions } from './probes.ts';
+export { probeHandler, probeResponse, serveProbes } from './probeServer.ts';
+export type { ProbeHandlerOptions, ProbeResponse, ProbeServer } from './probeServer.ts';

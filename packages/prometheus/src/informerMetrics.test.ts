@@ -1,0 +1,127 @@
+import { describe, expect, it } from '@jest/globals';
+import { Registry } from 'prom-client';
+import { BehaviorSubject, Subject, VirtualTimeScheduler } from 'rxjs';
+import { KubeApiError, WatchIdleError, type ReflectorStatus } from '@rxinformer/core';
+import { hasSample, parseExposition, sampleValue } from '../test/exposition.ts';
+import { informerMetrics } from './informerMetrics.ts';
+import { leaderElectionMetrics } from './leaderElectionMetrics.ts';
+
+/** An informer driven by the test through its status, on virtual time. */
+function fakeInformer() {
+  const status = new BehaviorSubject<ReflectorStatus>({ phase: 'stopped', relistCount: 0, hasSynced: false });
+  const informer = {
+    status$: status.asObservable(),
+    lastSyncResourceVersion: undefined as string | undefined,
+    size: 0,
+    hasSynced: () => status.value.hasSynced,
+    getStore: () => ({ size: informer.size }),
+    set(patch: Partial<ReflectorStatus>) {
+      status.next({ ...status.value, ...patch });
+    },
+  };
+  return informer;
+}
+
+function setup() {
+  const scheduler = new VirtualTimeScheduler();
+  const registry = new Registry();
+  const advance = (ms: number) => {
+    scheduler.schedule(() => undefined, ms);
+    scheduler.flush();
+  };
+  const scrape = async () => parseExposition(await registry.metrics());
+  return { scheduler, registry, advance, scrape };
+}
+
+describe('informerMetrics', () => {
+  it('should count lists, watches, relists and failures by reason from the status, and time the first sync', async () => {
+    const { scheduler, registry, advance, scrape } = setup();
+    const pods = fakeInformer();
+    informerMetrics(pods, { name: 'v1/pods', registry, scheduler });
+    const labels = { informer: 'v1/pods' };
+    pods.set({ phase: 'listing', listProgress: { pages: 0, items: 0 } });
+    pods.set({ listProgress: { pages: 1, items: 500 } });
+    advance(1_500);
+    pods.size = 700;
+    pods.set({ phase: 'watching', hasSynced: true, lastSyncResourceVersion: '10', listProgress: undefined });
+    advance(2_000);
+    const idle = new WatchIdleError(330_000);
+    pods.set({ lastError: idle }); // a re-watch after an idle stream: same session
+    pods.set({ phase: 'backingOff', lastError: new KubeApiError(503) });
+    pods.set({ phase: 'watching' });
+    pods.set({
+      phase: 'listing',
+      relistCount: 1,
+      lastError: new KubeApiError(410, { reason: 'Expired' }),
+      listProgress: { pages: 0, items: 0 },
+    });
+    pods.set({ listProgress: { pages: 0, items: 0 }, relistCount: 1 }); // the same list: not counted again
+    const e = await scrape();
+    expect(sampleValue(e, 'rxinformer_informer_lists_total', labels)).toBe(2);
+    expect(sampleValue(e, 'rxinformer_informer_watches_total', labels)).toBe(2);
+    expect(sampleValue(e, 'rxinformer_informer_relists_total', labels)).toBe(1);
+    expect(sampleValue(e, 'rxinformer_informer_errors_total', { ...labels, reason: 'WatchIdle' })).toBe(1);
+    expect(sampleValue(e, 'rxinformer_informer_errors_total', { ...labels, reason: 'ServiceUnavailable' })).toBe(1);
+    expect(sampleValue(e, 'rxinformer_informer_errors_total', { ...labels, reason: 'Expired' })).toBe(1);
+    expect(sampleValue(e, 'rxinformer_informer_initial_sync_seconds', labels)).toBe(1.5);
+    expect(sampleValue(e, 'rxinformer_informer_last_sync_resource_version_age_seconds', labels)).toBe(2);
+    expect(sampleValue(e, 'rxinformer_informer_objects', labels)).toBe(700);
+    expect(sampleValue(e, 'rxinformer_informer_phase', { ...labels, phase: 'listing' })).toBe(1);
+  });
+
+  it('should see the resource version move between scrapes, as watch events move it', async () => {
+    const { scheduler, registry, advance, scrape } = setup();
+    const pods = fakeInformer();
+    informerMetrics(pods, { name: 'v1/pods', registry, scheduler });
+    const labels = { informer: 'v1/pods' };
+    expect(hasSample(await scrape(), 'rxinformer_informer_last_sync_resource_version_age_seconds', labels)).toBe(false);
+    pods.set({ phase: 'watching', hasSynced: true, lastSyncResourceVersion: '1' });
+    advance(10_000);
+    expect(sampleValue(await scrape(), 'rxinformer_informer_last_sync_resource_version_age_seconds', labels)).toBe(10);
+    pods.lastSyncResourceVersion = '2';
+    expect(sampleValue(await scrape(), 'rxinformer_informer_last_sync_resource_version_age_seconds', labels)).toBe(0);
+    advance(3_000);
+    expect(sampleValue(await scrape(), 'rxinformer_informer_last_sync_resource_version_age_seconds', labels)).toBe(3);
+  });
+
+  it('should not time a first sync it did not see start', async () => {
+    const { scheduler, registry, scrape } = setup();
+    const pods = fakeInformer();
+    pods.set({ phase: 'listing', listProgress: { pages: 0, items: 0 } });
+    informerMetrics(pods, { name: 'v1/pods', registry, scheduler });
+    pods.set({ phase: 'watching', hasSynced: true, lastSyncResourceVersion: '1' });
+    const e = await scrape();
+    expect(hasSample(e, 'rxinformer_informer_initial_sync_seconds', { informer: 'v1/pods' })).toBe(false);
+    expect(sampleValue(e, 'rxinformer_informer_lists_total', { informer: 'v1/pods' })).toBe(0);
+  });
+
+  it('should drop the series and stop following on unregister', async () => {
+    const { registry, scrape } = setup();
+    const pods = fakeInformer();
+    const metrics = informerMetrics(pods, { name: 'v1/pods', registry });
+    metrics.unregister();
+    expect((await scrape()).samples).toEqual([]);
+    expect(() => informerMetrics(null as never, { name: 'x', registry })).toThrow(/needs a shared informer/);
+  });
+});
+
+describe('leaderElectionMetrics', () => {
+  it("should report client-go's leader_election_master_status: 1 while leading, 0 otherwise", async () => {
+    const registry = new Registry();
+    const leading = new Subject<boolean>();
+    const metrics = leaderElectionMetrics({ isLeader$: leading }, { name: 'my-controller', registry });
+    const status = async () =>
+      sampleValue(parseExposition(await registry.metrics()), 'leader_election_master_status', { name: 'my-controller' });
+    expect(await status()).toBe(0);
+    leading.next(true);
+    expect(await status()).toBe(1);
+    leading.next(false);
+    expect(await status()).toBe(0);
+    leading.next(true);
+    leading.complete();
+    expect(await status()).toBe(0);
+    metrics.unregister();
+    expect(leading.observed).toBe(false);
+    expect(() => leaderElectionMetrics({} as never, { name: 'x', registry })).toThrow(/isLeader\$/);
+  });
+});

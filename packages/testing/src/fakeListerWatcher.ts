@@ -1,0 +1,44 @@
+/**
+ * A scripted ListerWatcher for tests: each list or watch call takes the next scripted response
+ * (an Observable, e.g. a `cold` marble) and records the options it was called with. When the
+ * script runs out, calls get a stream that never emits, so a test sees exactly what it scripted.
+ */
+import { NEVER, type Observable } from 'rxjs';
+import type { KubeObject, ListOptions, ListPage, ListerWatcher, WatchEvent, WatchOptions } from '@rxinformer/core';
+
+/** A `ListerWatcher` whose answers a test scripts in advance. */
+export interface FakeListerWatcher<T extends KubeObject> extends ListerWatcher<T> {
+  /** Options of every list call, in order. */
+  listCalls: ListOptions[];
+  /** Options of every watch call, in order. */
+  watchCalls: WatchOptions[];
+  /** Appends responses for the next list calls. */
+  scriptList(...responses: Observable<ListPage<T>>[]): void;
+  /** Appends responses for the next watch calls. */
+  scriptWatch(...responses: Observable<WatchEvent<T>>[]): void;
+}
+
+/** A ListerWatcher with nothing scripted yet. */
+export function fakeListerWatcher<T extends KubeObject = KubeObject>(): FakeListerWatcher<T> {
+  const lists: Observable<ListPage<T>>[] = [];
+  const watches: Observable<WatchEvent<T>>[] = [];
+  const fake: FakeListerWatcher<T> = {
+    listCalls: [],
+    watchCalls: [],
+    scriptList: (...r) => {
+      lists.push(...r);
+    },
+    scriptWatch: (...r) => {
+      watches.push(...r);
+    },
+    list(options) {
+      fake.listCalls.push(options);
+      return lists.shift() ?? NEVER;
+    },
+    watch(options) {
+      fake.watchCalls.push(options);
+      return watches.shift() ?? NEVER;
+    },
+  };
+  return fake;
+}

@@ -1,0 +1,17 @@
+/**
+ * @rxinformer/testing — the repository's shared test kit (private, not published): object builders,
+ * a scripted ListerWatcher, polling and virtual time. Every package's tests use it instead of a copy.
+ *
+ * @module @rxinformer/testing
+ */
+export { fakeListerWatcher } from './fakeListerWatcher.ts';
+export type { FakeListerWatcher } from './fakeListerWatcher.ts';
+export { page, pod, testObject } from './objects.ts';
+export type { PodOptions, TestPod } from './objects.ts';
+export { deferred, settle, testScheduler, until, virtualClock } from './time.ts';
+export type { UntilOptions } from './time.ts';
+export { collidingKeys } from './fnvCollisions.ts';
+export { FakeLeaseServer, TermLog } from './fakeLeaseServer.ts';
+export type { LeaseWrite } from './fakeLeaseServer.ts';
+// The store's per-process hash seed, for building keys that collide under it (core keeps it internal).
+export { processHashSeed } from '../../core/src/keyHash.ts';
