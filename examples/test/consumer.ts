@@ -34,7 +34,7 @@ export interface Running {
   output(): string;
   /** Resolves with the first match of `re` in the output; rejects when the process exits first. */
   waitFor(re: RegExp): Promise<RegExpExecArray>;
-  /** SIGINT, then SIGKILL after 5 s; resolves with the exit code. */
+  /** SIGINT to its process group, then SIGKILL after 5 s; resolves with the exit code once its output is closed. */
   stop(): Promise<number | null>;
 }
 
@@ -70,8 +70,11 @@ export async function createConsumer(template: string, packages: readonly Packed
   };
 }
 
-function startProcess(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Running {
-  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `command` in `cwd`, in a process group of its own; `Consumer.start` uses it. */
+export function startProcess(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Running {
+  // A process group of its own: `npx x` runs x under a shell, and stopping npx alone would leave x
+  // running (holding the output pipes open, so the test process could not exit either).
+  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: Buffer) => {
@@ -80,7 +83,15 @@ function startProcess(command: string, args: string[], cwd: string, env: NodeJS.
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close': the process has exited and every process that shared its output has let go too.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  const signalGroup = (signal: NodeJS.Signals): void => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // the group is gone already
+    }
+  };
   return {
     child,
     output: () => out,
@@ -99,13 +110,11 @@ function startProcess(command: string, args: string[], cwd: string, env: NodeJS.
         });
       }),
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGINT');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-        await exited;
-        clearTimeout(timer);
-      }
-      return exited;
+      signalGroup('SIGINT');
+      const timer = setTimeout(() => signalGroup('SIGKILL'), 5000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
     },
   };
 }
