@@ -2,7 +2,8 @@ import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { createEnvironmentInjector, EnvironmentInjector } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
 import { InvalidOptionsError } from '@rxinformer/core';
-import { initTestBed, manualSource, pod, podsOver, until } from '../test/angularTestKit.ts';
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import { initTestBed, manualSource, pod, podsOver, reader, until } from '../test/angularTestKit.ts';
 import { injectEventHandler } from './injectEventHandler.ts';
 
 beforeAll(initTestBed);
@@ -34,6 +35,24 @@ describe('injectEventHandler', () => {
     expect(seen).toEqual(['add a (initial)', 'add b', 'delete a']);
     expect(handler.metrics()).toEqual({ depth: 0, lagMs: expect.any(Number), delivered: 3, errors: 0 });
     expect(handler.lagMs()).toBe(handler.metrics().lagMs);
+  });
+
+  it('should notify readers of lagMs only when the lag changes, and readers of metrics on every delivery', async () => {
+    let now = 1000; // the informer's clock: lag is the time between a change's arrival and its delivery
+    const clock: SchedulerLike = { now: () => now, schedule: asyncScheduler.schedule.bind(asyncScheduler) as SchedulerLike['schedule'] };
+    const manual = manualSource([]);
+    const pods = podsOver(manual, { scheduler: clock });
+    const handler = TestBed.runInInjectionContext(() => injectEventHandler(pods, { onAdd: () => {} }));
+    const lag = reader(handler.lagMs);
+    const metrics = reader(handler.metrics);
+    for (const name of ['a', 'b']) manual.emit({ type: 'ADDED', object: pod('default', name, 'Running', `1${name === 'a' ? 1 : 2}`) });
+    await until(() => handler.metrics().delivered === 2);
+    expect([lag.notifications, metrics.notifications > 0]).toEqual([0, true]); // delivered at once: the lag stays 0
+    manual.emit({ type: 'ADDED', object: pod('default', 'c', 'Running', '13') });
+    now += 7; // delivery comes a microtask later, 7 ms on
+    await until(() => handler.metrics().delivered === 3);
+    expect(lag.notifications).toBe(1);
+    expect(handler.lagMs()).toBe(7);
   });
 
   it('should remove the handler when its injector is destroyed, or when asked', async () => {

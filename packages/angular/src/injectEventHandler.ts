@@ -2,7 +2,7 @@
  * `injectEventHandler`: an informer event handler that lives as long as the calling context, with
  * its sync state and delivery figures (lag, backlog) as signals.
  */
-import { computed, DestroyRef, signal, type Injector, type Signal } from '@angular/core';
+import { DestroyRef, signal, type Injector, type Signal } from '@angular/core';
 import { toSignal } from '@angular/core/rxjs-interop';
 import type { EventHandler, EventHandlerOptions, HandlerMetrics, HandlerRegistration, KubeObject } from '@rxinformer/core';
 import { contextInjector, outsideAngular, sharedInformerOf, type InformerSource } from './injectionContext.ts';
@@ -22,7 +22,10 @@ export interface EventHandlerRef {
   readonly synced: Signal<boolean>;
   /** Delivery figures: backlog (`depth`), `lagMs`, `delivered`, `errors`. */
   readonly metrics: Signal<HandlerMetrics>;
-  /** How long the last delivered notification waited in the handler's buffer, in ms. */
+  /**
+   * How long the last delivered notification waited in the handler's buffer, in ms; notifies only
+   * when the lag changes (`metrics` notifies on every delivery).
+   */
   readonly lagMs: Signal<number>;
   /** Removes the handler now (it is removed anyway when the calling context is destroyed). */
   remove(): void;
@@ -58,25 +61,35 @@ export function injectEventHandler<T extends KubeObject>(
   const { injector: given, ...handlerOptions } = options ?? {};
   const injector = contextInjector(injectEventHandler, given);
   if (isDormant(informer)) {
-    const metrics = signal(NO_METRICS).asReadonly();
     return {
       registration: undefined,
       synced: signal(false).asReadonly(),
-      metrics,
-      lagMs: computed(() => metrics().lagMs),
+      metrics: signal(NO_METRICS).asReadonly(),
+      lagMs: signal(0).asReadonly(),
       remove: () => {},
     };
   }
   const registration = outsideAngular(injector, () => informer.addEventHandler(handler, handlerOptions));
-  injector.get(DestroyRef).onDestroy(() => registration.remove());
-  return outsideAngular(injector, () => {
-    const metrics = toSignal(registration.metrics$, { initialValue: NO_METRICS, injector });
-    return {
-      registration,
-      synced: toSignal(registration.synced$, { requireSync: true, injector }),
-      metrics,
-      lagMs: computed(() => metrics().lagMs),
-      remove: () => registration.remove(),
-    };
+  // One subscription feeds both: metrics changes with every delivery, lagMs only when the lag does
+  // (a signal set to an equal value notifies nobody), so a view showing the lag is not re-checked
+  // per event.
+  const metrics = signal(NO_METRICS);
+  const lagMs = signal(0);
+  const figures = outsideAngular(injector, () =>
+    registration.metrics$.subscribe((m) => {
+      metrics.set(m);
+      lagMs.set(m.lagMs);
+    }),
+  );
+  injector.get(DestroyRef).onDestroy(() => {
+    figures.unsubscribe();
+    registration.remove();
   });
+  return {
+    registration,
+    synced: outsideAngular(injector, () => toSignal(registration.synced$, { requireSync: true, injector })),
+    metrics: metrics.asReadonly(),
+    lagMs: lagMs.asReadonly(),
+    remove: () => registration.remove(),
+  };
 }

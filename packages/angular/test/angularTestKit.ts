@@ -12,7 +12,7 @@ import { createWindow } from 'domino';
 import { Observable, Subject, of } from 'rxjs';
 import type { KubeObject, ListerWatcherSource, ResourceDescriptor, WatchEvent } from '@rxinformer/core';
 import { injectInformer, type InformerRef } from '../src/injectInformer.ts';
-import { provideInformers } from '../src/provideInformers.ts';
+import { provideInformers, type InformersConfig } from '../src/provideInformers.ts';
 
 /** The DOM globals Angular's renderer and TestBed reach for. */
 const DOM_GLOBALS = [
@@ -107,8 +107,8 @@ export function manualSource(items: Pod[], rv = '10'): ManualSource {
 }
 
 /** A zoneless TestBed app with informers over `manual`, and its pods informer. */
-export function podsOver(manual: ManualSource): InformerRef<Pod> {
-  TestBed.configureTestingModule({ providers: [provideZonelessChangeDetection(), provideInformers({ source: manual.source })] });
+export function podsOver(manual: ManualSource, config: Omit<InformersConfig, 'source'> = {}): InformerRef<Pod> {
+  TestBed.configureTestingModule({ providers: [provideZonelessChangeDetection(), provideInformers({ ...config, source: manual.source })] });
   return TestBed.runInInjectionContext(() => injectInformer(podsResource));
 }
 
