@@ -45,6 +45,14 @@ export default tseslint.config(
     },
   },
   {
+    // The Angular example has its own tsconfig (bundler resolution, like the Angular CLI's), which
+    // includes none of its files; examples/tsconfig.angular.json does, with the packages' source.
+    files: ['examples/angular/**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: false, project: ['examples/tsconfig.angular.json'], tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
     // The terminal view and its tests match control characters (escape codes) on purpose.
     files: ['packages/cli/**/*.ts'],
     rules: { 'no-control-regex': 'off' },
