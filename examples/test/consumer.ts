@@ -5,7 +5,7 @@
  * environment (its own Node 22 from the `node` devDependency, no repository npm settings).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -38,9 +38,23 @@ export interface Running {
   stop(): Promise<number | null>;
 }
 
-/** Copies `examples/<template>` to a temporary directory and installs `packages` there. */
-export async function createConsumer(template: string, packages: readonly PackedPackage[]): Promise<Consumer> {
-  const dir = mkdtempSync(join(tmpdir(), `rxinformer-${template}-`));
+/** Options of `createConsumer`. */
+export interface ConsumerOptions {
+  /**
+   * A directory to install into and keep (created if missing; the template copied over what it
+   * holds, so a second install is quick). Default: a fresh temporary directory, removed on dispose.
+   */
+  dir?: string;
+}
+
+/** Copies `examples/<template>` to a temporary directory (or `options.dir`) and installs `packages` there. */
+export async function createConsumer(
+  template: string,
+  packages: readonly PackedPackage[],
+  options: ConsumerOptions = {},
+): Promise<Consumer> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), `rxinformer-${template}-`));
+  mkdirSync(dir, { recursive: true });
   cpSync(join(ROOT, 'examples', template), dir, { recursive: true, filter: (src) => !/node_modules|dist$/.test(src) });
   const env = cleanEnv([join(dir, 'node_modules/.bin')]);
   const started = new Set<Running>();
@@ -65,7 +79,7 @@ export async function createConsumer(template: string, packages: readonly Packed
     start,
     dispose: async () => {
       await Promise.all([...started].map((r) => r.stop()));
-      rmSync(dir, { recursive: true, force: true });
+      if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -52,10 +52,10 @@ export function cleanEnv(extraPath: string[] = []): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Builds the published packages into their `dist/` and packs each into `dest`. */
-export function buildAndPack(dest: string): PackedPackage[] {
+/** Builds the published packages into their `dist/` and packs each (or those of `dirs`) into `dest`. */
+export function buildAndPack(dest: string, dirs: readonly (typeof PUBLISHED)[number][] = PUBLISHED): PackedPackage[] {
   execFileSync(join(ROOT, 'node_modules/.bin/tsc'), ['-b', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
-  return PUBLISHED.map((dir) => {
+  return dirs.map((dir) => {
     const cwd = join(ROOT, 'packages', dir);
     // Built above, so no lifecycle scripts: `prepack` would only run the same build again.
     const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dest], {
