@@ -69,6 +69,22 @@ describe('provideInformers', () => {
     expect([pods.informer.isRunning(), nodes.informer.isRunning()]).toEqual([false, false]);
   });
 
+  it("should watch a refCount informer only while some component's signals read it", () => {
+    const manual = manualSource([pod('default', 'a', 'Running', '5')]);
+    configure(provideInformers({ source: manual.source }));
+    const component = () => createEnvironmentInjector([], TestBed.inject(EnvironmentInjector));
+    const first = component();
+    const pods = injectInformer(podsResource, { mode: 'refCount', injector: first });
+    expect([pods.informer.isRunning(), manual.openWatches()]).toEqual([true, 1]);
+    first.destroy();
+    expect([pods.informer.isRunning(), manual.openWatches()]).toEqual([false, 0]);
+    const second = component();
+    expect(injectInformer(podsResource, { injector: second }).informer).toBe(pods.informer);
+    expect([pods.informer.isRunning(), manual.openWatches()]).toEqual([true, 1]);
+    second.destroy();
+    expect(manual.openWatches()).toBe(0);
+  });
+
   it('should hand out the factory itself through injectInformerFactory', async () => {
     const manual = manualSource([pod('default', 'a', 'Running', '5')]);
     configure(provideInformers({ source: manual.source }));
