@@ -34,7 +34,7 @@ export interface Running {
   output(): string;
   /** Resolves with the first match of `re` in the output; rejects when the process exits first. */
   waitFor(re: RegExp): Promise<RegExpExecArray>;
-  /** SIGINT to its process group, then SIGKILL after 5 s; resolves with the exit code once its output is closed. */
+  /** SIGINT to its process group, then SIGKILL after 5 s; resolves with the exit code. */
   stop(): Promise<number | null>;
 }
 
@@ -86,9 +86,16 @@ export async function createConsumer(
 
 /** Starts `command` in `cwd`, in a process group of its own; `Consumer.start` uses it. */
 export function startProcess(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Running {
-  // A process group of its own: `npx x` runs x under a shell, and stopping npx alone would leave x
-  // running (holding the output pipes open, so the test process could not exit either).
+  // Its own process group, so that stop() reaches what it starts in turn (npx runs the command through
+  // a shell): an orphan would keep our pipes, and the test run, alive.
   const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const signal = (s: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, s);
+    } catch {
+      // the group is gone already
+    }
+  };
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: Buffer) => {
@@ -97,15 +104,7 @@ export function startProcess(command: string, args: string[], cwd: string, env: 
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
-  // 'close': the process has exited and every process that shared its output has let go too.
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  const signalGroup = (signal: NodeJS.Signals): void => {
-    try {
-      process.kill(-child.pid!, signal);
-    } catch {
-      // the group is gone already
-    }
-  };
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     child,
     output: () => out,
@@ -124,11 +123,14 @@ export function startProcess(command: string, args: string[], cwd: string, env: 
         });
       }),
     stop: async () => {
-      signalGroup('SIGINT');
-      const timer = setTimeout(() => signalGroup('SIGKILL'), 5000);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
+      if (child.exitCode === null && child.signalCode === null) {
+        signal('SIGINT');
+        const timer = setTimeout(() => signal('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+      }
+      signal('SIGKILL'); // anything of the group still running
+      return exited;
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
- * Builds every published package (`tsc -b tsconfig.build.json`) and packs it with `npm pack`, as a
- * release would: what the tarballs hold is exactly what users install.
+ * Builds every published package from scratch (`scripts/build.ts`) and packs it with `npm pack`, as
+ * a release would: what the tarballs hold is exactly what users install.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -52,9 +52,9 @@ export function cleanEnv(extraPath: string[] = []): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Builds the published packages into their `dist/` and packs each (or those of `dirs`) into `dest`. */
+/** Builds the published packages into fresh `dist/`s and packs each (or those of `dirs`) into `dest`. */
 export function buildAndPack(dest: string, dirs: readonly (typeof PUBLISHED)[number][] = PUBLISHED): PackedPackage[] {
-  execFileSync(join(ROOT, 'node_modules/.bin/tsc'), ['-b', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
+  execFileSync(process.execPath, [join(ROOT, 'scripts/build.ts')], { cwd: ROOT, stdio: 'pipe' });
   return dirs.map((dir) => {
     const cwd = join(ROOT, 'packages', dir);
     // Built above, so no lifecycle scripts: `prepack` would only run the same build again.

@@ -3,8 +3,8 @@
  * @arethetypeswrong/cli clean, and `npm publish --dry-run` accepting each (nothing is published).
  */
 import { describe, expect, it } from '@jest/globals';
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -44,6 +44,16 @@ describe('tarballProblems', () => {
       ),
     ).toEqual(['misses dist/index.d.ts, which package.json names', 'misses dist/main.js, which package.json names']);
   });
+});
+
+describe('the build', () => {
+  it('should leave no module of a removed or renamed source in dist/', () => {
+    const stale = join(ROOT, 'packages/core/dist/removedModule.js');
+    writeFileSync(stale, 'export {};\n');
+    execFileSync(process.execPath, [join(ROOT, 'scripts/build.ts')], { cwd: ROOT, stdio: 'pipe' });
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(join(ROOT, 'packages/core/dist/index.js'))).toBe(true);
+  }, 60_000);
 });
 
 describe.each(packed.map((p) => [p.name, p] as const))('the %s tarball', (_name, p) => {

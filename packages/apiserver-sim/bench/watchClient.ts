@@ -8,10 +8,10 @@
  *   its type must be MODIFIED, it must carry an object, and the resourceVersions of the sampled
  *   lines must strictly increase.
  *
- * So the figure measures what the server delivers, not what one client's `JSON.parse` (≈ 40 µs
- * for a 4 KB pod) can take. It reports on stdout: `ready` once streaming, `done <n> <cpuMs>
- * <parsed> <ms>` after `n` events (`ms` since the response began), `ended …` if the stream ends
- * first, or `invalid <reason>` if a check fails.
+ * So the figure measures what the server delivers, not what one client's `JSON.parse` of every
+ * line can take (its cost per pod line is in docs/benchmarks.md). It reports on stdout: `ready`
+ * once streaming, `done <n> <cpuMs> <parsed> <ms>` after `n` events (`ms` since the response
+ * began), `ended …` if the stream ends first, or `invalid <reason>` if a check fails.
  *
  *   node watchClient.ts <watch URL> <count> [sample]
  */

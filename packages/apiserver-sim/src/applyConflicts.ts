@@ -8,8 +8,9 @@
  * one while another manager owns it; setting the same value shares the field, as on a real server.
  */
 import type { KubeObject } from '@rxinformer/core';
-import { childScope, itemKeyFields, listTypeAt, rootScope } from './listTypes.ts';
-import { isJsonObject, jsonEqual, METADATA_FIELDS, type ManagedFieldsEntry } from './managedFields.ts';
+import { childScope, itemKeyFields, listTypeAt, rootScope } from './listMergeStrategies.ts';
+import { isJsonObject, jsonEqual } from './json.ts';
+import { METADATA_FIELDS, type ManagedFieldsEntry } from './managedFields.ts';
 import { ApiStatusError, failure } from './status.ts';
 
 /** One field another manager owns that an apply would change. */
@@ -29,7 +30,7 @@ export interface ApplyConflict {
 type Node = Record<string, unknown>;
 const isObject = isJsonObject;
 
-/** Walks the applied value beside the current one and one owner's FieldsV1 node, at `scope` (see `listTypes.ts`). */
+/** Walks the applied value beside the current one and one owner's FieldsV1 node, at `scope` (see `listMergeStrategies.ts`). */
 function walk(
   applied: unknown,
   current: unknown,

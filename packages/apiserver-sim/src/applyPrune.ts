@@ -6,8 +6,9 @@
  * the new configuration's fields).
  */
 import type { KubeObject } from '@rxinformer/core';
-import { childScope, rootScope } from './listTypes.ts';
-import { fieldsItemKey, fieldsOf, isJsonObject, type ManagedFieldsEntry } from './managedFields.ts';
+import { childScope, rootScope } from './listMergeStrategies.ts';
+import { isJsonObject } from './json.ts';
+import { fieldsItemKey, fieldsOf, type ManagedFieldsEntry } from './managedFields.ts';
 
 type Node = Record<string, unknown>;
 const isObject = isJsonObject as (v: unknown) => v is Node;
@@ -52,7 +53,7 @@ const isEmpty = (v: unknown): boolean => (Array.isArray(v) ? v.length === 0 : is
 
 /**
  * `value` without the paths of `removals`, copied where it changes (the input is not mutated). List
- * items are matched by their FieldsV1 keys at `scope` (see `listTypes.ts`; undefined for a value of
+ * items are matched by their FieldsV1 keys at `scope` (see `listMergeStrategies.ts`; undefined for a value of
  * a kind the list tables do not describe).
  *
  * @example

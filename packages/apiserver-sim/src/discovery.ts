@@ -1,10 +1,14 @@
 /**
- * Discovery answers: `/version`, `/api`, `/apis`, the per-group-version APIResourceLists and the
- * minimal OpenAPI v2 document kubectl needs to skip client-side validation. Plain
- * `application/json` only: kubectl falls back to legacy discovery.
+ * Discovery answers: `/version`, `/api`, `/apis`, the per-group-version APIResourceLists, the
+ * minimal OpenAPI v2 document kubectl needs to skip client-side validation, and the health
+ * endpoints; `serveDiscovery` answers their paths. Plain `application/json` only: kubectl falls
+ * back to legacy discovery.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResourceInfo, ResourceRegistry } from './resources.ts';
 import { groupVersion } from './resources.ts';
+import { sendJson } from './responses.ts';
+import { errors } from './status.ts';
 
 /** The Kubernetes version the simulator claims. */
 export interface ServerVersion {
@@ -98,3 +102,46 @@ export const OPENAPI_V2_JSON = {
   paths: {},
   definitions: {},
 };
+
+/** Answers a discovery, OpenAPI or health path (405 for a method other than GET or HEAD, 404 for an unknown path). */
+export function serveDiscovery(
+  registry: ResourceRegistry,
+  version: ServerVersion,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  method: string,
+): void {
+  if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed();
+  const p = path.replace(/\/+$/, '') || '/';
+  if (p === '/version') return sendJson(res, 200, versionInfo(version));
+  if (p === '/healthz' || p === '/livez' || p === '/readyz') {
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+    res.end('ok');
+    return;
+  }
+  if (p === '/api') return sendJson(res, 200, apiVersions());
+  if (p === '/apis') return sendJson(res, 200, apiGroupList(registry));
+  if (p === '/openapi/v2') {
+    if ((req.headers.accept ?? '').includes('protobuf')) {
+      res.writeHead(200, { 'Content-Type': OPENAPI_V2_PROTOBUF_TYPE, 'Content-Length': OPENAPI_V2_PROTOBUF.length });
+      res.end(OPENAPI_V2_PROTOBUF);
+      return;
+    }
+    return sendJson(res, 200, OPENAPI_V2_JSON);
+  }
+  const answer = groupDiscovery(
+    registry,
+    p.split('/').filter((s) => s),
+  );
+  if (answer) return sendJson(res, 200, answer);
+  throw errors.unknownPath();
+}
+
+/** The answer of `/api/{version}`, `/apis/{group}` or `/apis/{group}/{version}`, undefined for anything else. */
+function groupDiscovery(registry: ResourceRegistry, segs: string[]): Record<string, unknown> | undefined {
+  if (segs[0] === 'api' && segs.length === 2) return apiResourceList(registry, '', segs[1]);
+  if (segs[0] === 'apis' && segs.length === 2) return apiGroup(registry, segs[1]);
+  if (segs[0] === 'apis' && segs.length === 3) return apiResourceList(registry, segs[1], segs[2]);
+  return undefined;
+}

@@ -2,13 +2,12 @@
  * Fault injection, deterministic from the simulator's seed: drop, stall, corrupt or fail watches,
  * compact the history, fail the next N requests, add latency, restart, and bearer-token auth with
  * 403 for chosen resources. The same operations are served over HTTP under `/_sim/faults/...` for
- * out-of-process use (control.ts, with the `controlEndpoints` option), through `runFault`.
+ * out-of-process use (`control.ts`, with the `controlEndpoints` option).
  */
 import type { Status } from '@rxinformer/core';
 import type { Random } from './random.ts';
-import { ApiStatusError, errors, failure } from './status.ts';
+import { ApiStatusError, errors, failure, tooOldStatus } from './status.ts';
 import type { Storage } from './storage.ts';
-import { tooOldStatus } from './watch.ts';
 import type { WatchHub, WatchTarget } from './watchHub.ts';
 
 /** The kind of request a failure applies to. */
@@ -238,92 +237,5 @@ export function failureError(f: { code: number; retryAfterSeconds?: number }): A
           causes: [{ message: 'injected fault' }],
         }),
       );
-  }
-}
-
-/** The names accepted by `POST /_sim/faults/<name>`. */
-export const FAULT_ENDPOINTS = [
-  'dropWatches',
-  'injectWatchError',
-  'compact',
-  'failNext',
-  'latency',
-  'stallWatches',
-  'malformedLine',
-  'restart',
-  'auth',
-  'forbid',
-  'allow',
-  'reset',
-] as const;
-
-/**
- * Runs a fault named by an HTTP control request. Body fields: `target` (all|one|next), `status`,
- * `count`, `code`, `retryAfterSeconds`, `on`, `ms`, `jitterMs`, `text`, `token`, `forbidden`,
- * `resource`, `verbs`. Returns the JSON answer.
- */
-export function runFault(faults: Faults, name: string, body: Record<string, unknown>): Record<string, unknown> {
-  const target = (body.target as WatchTarget | undefined) ?? 'all';
-  if (!['all', 'one', 'next'].includes(target)) throw errors.badRequest(`target must be all, one or next, got ${String(target)}`);
-  const num = (k: string, d?: number): number | undefined => {
-    const v = body[k];
-    if (v === undefined) return d;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw errors.badRequest(`${k} must be a non-negative number`);
-    return v;
-  };
-  switch (name) {
-    case 'dropWatches':
-      return { hit: faults.dropWatches(target) };
-    case 'injectWatchError':
-      return { hit: faults.injectWatchError(body.status as Status | undefined, target) };
-    case 'compact':
-      faults.compact();
-      return {};
-    case 'failNext': {
-      const code = num('code', 500) as number;
-      if (![500, 503, 429, 410, 504].includes(code)) throw errors.badRequest('code must be one of 500, 503, 429, 410, 504');
-      const on = (body.on as RequestClass | undefined) ?? 'any';
-      if (!['any', 'read', 'list', 'watch', 'write', 'discovery'].includes(on))
-        throw errors.badRequest(`on must be any, read, list, watch, write or discovery`);
-      const retry = num('retryAfterSeconds');
-      faults.failNext(num('count', 1) as number, {
-        code: code as FailOptions['code'],
-        on,
-        ...(retry !== undefined ? { retryAfterSeconds: retry } : {}),
-      });
-      return {};
-    }
-    case 'latency':
-      faults.latency(num('ms', 0) as number, num('jitterMs', 0));
-      return {};
-    case 'stallWatches':
-      return { hit: faults.stallWatches(target) };
-    case 'malformedLine':
-      return { hit: faults.malformedLine(target, typeof body.text === 'string' ? body.text : undefined) };
-    case 'restart':
-      return {};
-    case 'auth':
-      if (body.token === undefined || body.token === null) faults.setAuth(undefined);
-      else if (typeof body.token !== 'string' || body.token === '')
-        throw errors.badRequest('token must be a non-empty string (or null to turn auth off)');
-      else faults.setAuth({ token: body.token, forbidden: (body.forbidden as AuthOptions['forbidden']) ?? [] });
-      return {};
-    case 'forbid':
-      if (typeof body.resource !== 'string') throw errors.badRequest('resource is required');
-      try {
-        faults.forbid(body.resource, body.verbs as string[] | undefined);
-      } catch (e) {
-        throw errors.badRequest((e as Error).message);
-      }
-      return {};
-    case 'allow':
-      if (typeof body.resource !== 'string') throw errors.badRequest('resource is required');
-      faults.allow(body.resource);
-      return {};
-    case 'reset':
-      faults.reset();
-      return {};
-    default:
-      throw errors.unknownPath();
   }
 }

@@ -18,13 +18,16 @@ export type { ApiServer, ApiServerOptions, TlsOptions } from './server.ts';
 // storage and objects
 export { Storage, CompactedError, objectKey } from './storage.ts';
 export type { ChangeType, HistoryOptions, StoredEvent, Snapshot, ChangeListener } from './storage.ts';
-export { ObjectStore, timestamp } from './objects.ts';
-export type { DeleteOptions, ObjectInput, ObjectStoreOptions, ResourceRef, WriteOptions } from './objects.ts';
+export { ObjectStore } from './objects.ts';
+export { timestamp } from './objectMeta.ts';
+export type { ObjectInput, ObjectStoreOptions, ResourceRef } from './objects.ts';
+export type { DeleteOptions, WriteOptions } from './writeContext.ts';
 export { ResourceRegistry, BUILTIN_RESOURCES, gvrKey, groupVersion, resourcesOfCrd } from './resources.ts';
 export type { ResourceInfo } from './resources.ts';
 
 // faults
-export { Faults, FAULT_ENDPOINTS } from './faults.ts';
+export { Faults } from './faults.ts';
+export { FAULT_ENDPOINTS } from './control.ts';
 export type { AuthOptions, FailOptions, PendingFaults, RequestClass } from './faults.ts';
 export type { WatchTarget } from './watchHub.ts';
 
@@ -46,10 +49,11 @@ export type { ChurnHandle, ChurnMix, ChurnTarget, LoadCounters, LoadGeneratorOpt
 export { realisticPod } from './realisticPod.ts';
 
 // pure protocol modules
-export { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, mergeAppliedConfiguration, PatchError } from './patch.ts';
-export { LIST_TYPES, PATCH_MERGE_KEYS, listTypeAt, patchMergeKeyAt, mergeKeysAt } from './listTypes.ts';
-export type { ListType } from './listTypes.ts';
-export type { JsonPatchOp } from './patch.ts';
+export { applyJsonPatch, applyMergePatch, PatchError } from './jsonPatch.ts';
+export { applyStrategicMergePatch, mergeAppliedConfiguration } from './strategicMerge.ts';
+export { LIST_TYPES, PATCH_MERGE_KEYS, listTypeAt, patchMergeKeyAt, mergeKeysAt } from './listMergeStrategies.ts';
+export type { ListType } from './listMergeStrategies.ts';
+export type { JsonPatchOp } from './jsonPatch.ts';
 export { parseFieldSelector, matchesFields, fieldsForResource, fieldValue, FieldSelectorError } from './fieldSelector.ts';
 export { toTable, humanAge } from './table.ts';
 export { decodeProtobufObject, readEnvelope, PROTOBUF_MEDIA_TYPE, PROTOBUF_MAGIC } from './protobuf.ts';

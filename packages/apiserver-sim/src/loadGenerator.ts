@@ -33,7 +33,7 @@ export interface ChurnMix {
 export interface LoadGeneratorOptions {
   /** Where the changes go, e.g. `objectStoreTarget(sim.storage)`. Required. */
   target: ChurnTarget;
-  /** Namespaces the pods spread over. Default `['default']`. */
+  /** Namespaces the pods spread over; they must exist (`startApiServer({ namespaces })`), else creates fail with NotFound. Default `['default']`. */
   namespaces?: string[];
   /** Seed of every random choice. Default 1. */
   seed?: number;
@@ -76,14 +76,10 @@ export function createLoadGenerator(options: LoadGeneratorOptions) {
   let slots = 0;
   let serial = 0;
   const place = (slot: number) => ({ namespace: namespaces[slot % namespaces.length], name: realisticPod(slot).metadata!.name! });
-  const podFor = (slot: number): KubeObject => {
-    const pod = realisticPod(slot);
-    return { ...pod, metadata: { ...pod.metadata, namespace: place(slot).namespace } };
-  };
-
   const create = (slot: number) => {
     const { namespace } = place(slot);
-    target.create(podFor(slot), namespace);
+    const pod = realisticPod(slot);
+    target.create({ ...pod, metadata: { ...pod.metadata, namespace } }, namespace);
     counters.created++;
   };
 
@@ -103,12 +99,7 @@ export function createLoadGenerator(options: LoadGeneratorOptions) {
       return;
     }
     if ((pick -= mix.update) < 0) {
-      const meta = current.metadata!;
-      target.update(
-        { ...current, metadata: { ...meta, annotations: { ...meta.annotations, 'loadgen/serial': String(++serial) } } },
-        namespace,
-        name,
-      );
+      target.update(withSerial(current, ++serial), namespace, name);
       counters.updated++;
     } else if ((pick -= mix.delete) < 0) {
       target.delete(namespace, name);
@@ -130,25 +121,41 @@ export function createLoadGenerator(options: LoadGeneratorOptions) {
     /** Applies `ratePerSecond` changes per second (in ticks of at most 100 ms) until `count` changes or `stop()`. */
     churn(churnOptions: { ratePerSecond: number; count?: number; mix?: ChurnMix }): ChurnHandle {
       const mix = { create: 2, update: 5, delete: 2, recreate: 1, ...churnOptions.mix };
-      const tickMs = Math.max(1, Math.min(100, 1000 / churnOptions.ratePerSecond));
-      const perTick = (churnOptions.ratePerSecond * tickMs) / 1000;
-      let owed = 0;
-      let done = 0;
-      const limit = churnOptions.count ?? Infinity;
-      const sub: Subscription = interval(tickMs, scheduler)
-        .pipe(take(Number.isFinite(limit) ? Math.ceil(limit / perTick) + 1 : Infinity))
-        .subscribe(() => {
-          owed += perTick;
-          while (owed >= 1 && done < limit) {
-            change(mix);
-            owed--;
-            done++;
-          }
-          if (done >= limit) sub?.unsubscribe();
-        });
-      return { counters, stop: () => sub?.unsubscribe() };
+      return startChurn(() => change(mix), scheduler, churnOptions, counters);
     },
   };
+}
+
+/** The update the churn makes: the same object with its `loadgen/serial` annotation set to `serial`. */
+function withSerial(current: KubeObject, serial: number): KubeObject {
+  const meta = current.metadata!;
+  return { ...current, metadata: { ...meta, annotations: { ...meta.annotations, 'loadgen/serial': String(serial) } } };
+}
+
+/** Calls `change` `ratePerSecond` times a second, in ticks of at most 100 ms, until `count` calls or `stop()`. */
+function startChurn(
+  change: () => void,
+  scheduler: SchedulerLike,
+  options: { ratePerSecond: number; count?: number },
+  counters: LoadCounters,
+): ChurnHandle {
+  const tickMs = Math.max(1, Math.min(100, 1000 / options.ratePerSecond));
+  const perTick = (options.ratePerSecond * tickMs) / 1000;
+  let owed = 0;
+  let done = 0;
+  const limit = options.count ?? Infinity;
+  const sub: Subscription = interval(tickMs, scheduler)
+    .pipe(take(Number.isFinite(limit) ? Math.ceil(limit / perTick) + 1 : Infinity))
+    .subscribe(() => {
+      owed += perTick;
+      while (owed >= 1 && done < limit) {
+        change();
+        owed--;
+        done++;
+      }
+      if (done >= limit) sub?.unsubscribe();
+    });
+  return { counters, stop: () => sub?.unsubscribe() };
 }
 
 /** The simulator's object store as a churn target for one resource (default pods). */

@@ -3,9 +3,8 @@
  * operation, with a FieldsV1 description of the fields that manager set.
  */
 import type { KubeObject } from '@rxinformer/core';
-import { childScope, itemKeyFields, listTypeAt, rootScope } from './listTypes.ts';
-
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+import { isJsonObject, jsonEqual, type Json } from './json.ts';
+import { childScope, itemKeyFields, listTypeAt, rootScope } from './listMergeStrategies.ts';
 
 /** One managedFields entry. */
 export interface ManagedFieldsEntry {
@@ -23,7 +22,7 @@ export interface ManagedFieldsEntry {
 export const METADATA_FIELDS = ['labels', 'annotations', 'finalizers', 'ownerReferences'];
 
 /**
- * The FieldsV1 description of one value at `scope` (see `listTypes.ts`; undefined for a value of a
+ * The FieldsV1 description of one value at `scope` (see `listMergeStrategies.ts`; undefined for a value of a
  * kind the list tables do not describe): `f:` keys for object fields, `k:` for keyed list items
  * (with their `.` marker), `v:` for the items of a set or scalar list, `{}` for a leaf or an atomic
  * list.
@@ -35,9 +34,6 @@ export const METADATA_FIELDS = ['labels', 'annotations', 'finalizers', 'ownerRef
 export function fieldsOfValue(value: unknown, scope?: string): Record<string, unknown> {
   return describe(value as Json, scope);
 }
-
-/** A JSON object (not null, not an array): a FieldsV1 node or a map of an object. */
-export const isJsonObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * The FieldsV1 key of an item of the list at `scope`: `k:{"containerPort":80,"protocol":"TCP"}`
@@ -69,29 +65,6 @@ function describe(value: Json, scope: string | undefined): Record<string, unknow
     return out;
   }
   return {};
-}
-
-/** Deep equality of JSON values, insensitive to key order, allocation-free. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  let na = 0;
-  for (const k in ao) {
-    if (ao[k] === undefined) continue;
-    na++;
-    if (!jsonEqual(ao[k], bo[k])) return false;
-  }
-  let nb = 0;
-  for (const k in bo) if (bo[k] !== undefined) nb++;
-  return na === nb;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { PatchError, applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from './patch.ts';
+import { PatchError, applyJsonPatch, applyMergePatch } from './jsonPatch.ts';
+import { applyStrategicMergePatch } from './strategicMerge.ts';
 
 describe('applyJsonPatch', () => {
   it('should apply add, remove, replace, move, copy and test, with escapes and "-"', () => {

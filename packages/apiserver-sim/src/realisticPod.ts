@@ -6,12 +6,16 @@
  */
 import type { KubeObject } from '@rxinformer/core';
 
+/** The uid of the ReplicaSet that owns the pods. */
+const OWNER_UID = '5f0c8a52-8f3e-4c7a-9d1b-2e6f4a3b1c0d';
+/** The image of the pods' one container. */
+const IMAGE = 'registry.example.com/team/web:1.27.3';
+
 /** The i-th realistic pod (no namespace, uid or resourceVersion: the server fills those). */
 export function realisticPod(i: number): KubeObject {
   const name = `web-${String(i).padStart(6, '0')}`;
   const rolloutTime = '2025-01-01T00:00:00Z'; // the Deployment's, shared by its pods
   const time = new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString().replace('.000', '');
-  const containerId = hex64(i);
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -20,137 +24,147 @@ export function realisticPod(i: number): KubeObject {
       labels: { app: 'web', 'pod-template-hash': '7d9f8b6c5d', tier: i % 2 === 0 ? 'frontend' : 'backend' },
       annotations: { 'kubectl.kubernetes.io/restartedAt': rolloutTime, 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9102' },
       ownerReferences: [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'ReplicaSet',
-          name: 'web-7d9f8b6c5d',
-          uid: '5f0c8a52-8f3e-4c7a-9d1b-2e6f4a3b1c0d',
-          controller: true,
-          blockOwnerDeletion: true,
-        },
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7d9f8b6c5d', uid: OWNER_UID, controller: true, blockOwnerDeletion: true },
       ],
-      managedFields: [
-        {
-          manager: 'kube-controller-manager',
-          operation: 'Update',
-          apiVersion: 'v1',
-          time,
-          fieldsType: 'FieldsV1',
-          fieldsV1: {
-            'f:metadata': {
-              'f:generateName': {},
-              'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {}, 'f:tier': {} },
-              'f:ownerReferences': { '.': {}, 'k:{"uid":"5f0c8a52-8f3e-4c7a-9d1b-2e6f4a3b1c0d"}': {} },
-            },
-            'f:spec': {
-              'f:containers': {
-                'k:{"name":"web"}': {
-                  '.': {},
-                  'f:image': {},
-                  'f:imagePullPolicy': {},
-                  'f:name': {},
-                  'f:ports': { '.': {}, 'k:{"containerPort":8080,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} } },
-                  'f:resources': {
-                    '.': {},
-                    'f:limits': { '.': {}, 'f:cpu': {}, 'f:memory': {} },
-                    'f:requests': { '.': {}, 'f:cpu': {}, 'f:memory': {} },
-                  },
-                },
-              },
-              'f:dnsPolicy': {},
-              'f:restartPolicy': {},
-              'f:schedulerName': {},
-              'f:terminationGracePeriodSeconds': {},
-            },
-          },
-        },
-        {
-          manager: 'kubelet',
-          operation: 'Update',
-          apiVersion: 'v1',
-          time,
-          fieldsType: 'FieldsV1',
-          subresource: 'status',
-          fieldsV1: {
-            'f:status': {
-              'f:conditions': {
-                'k:{"type":"Ready"}': { '.': {}, 'f:lastProbeTime': {}, 'f:lastTransitionTime': {}, 'f:status': {}, 'f:type': {} },
-              },
-              'f:containerStatuses': {},
-              'f:hostIP': {},
-              'f:phase': {},
-              'f:podIP': {},
-              'f:podIPs': { '.': {}, 'k:{"ip":"10.244.1.5"}': { '.': {}, 'f:ip': {} } },
-              'f:startTime': {},
-            },
-          },
-        },
-      ],
+      managedFields: [controllerFields(time), kubeletFields(time)],
     },
-    spec: {
-      containers: [
-        {
-          name: 'web',
-          image: 'registry.example.com/team/web:1.27.3',
-          imagePullPolicy: 'IfNotPresent',
-          ports: [{ containerPort: 8080, protocol: 'TCP' }],
-          env: [
-            { name: 'LOG_LEVEL', value: 'info' },
-            { name: 'POD_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },
-          ],
-          resources: { limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '100m', memory: '128Mi' } },
-          volumeMounts: [{ name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }],
-          terminationMessagePath: '/dev/termination-log',
-          terminationMessagePolicy: 'File',
-        },
-      ],
-      volumes: [
-        {
-          name: 'kube-api-access',
-          projected: {
-            defaultMode: 420,
-            sources: [
-              { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
-              { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-            ],
-          },
-        },
-      ],
-      nodeName: `node-${i % 50}`,
-      restartPolicy: 'Always',
-      terminationGracePeriodSeconds: 30,
-      dnsPolicy: 'ClusterFirst',
-      serviceAccountName: 'default',
-      schedulerName: 'default-scheduler',
-      tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
-    },
-    status: {
-      phase: 'Running',
-      conditions: [
-        { type: 'Initialized', status: 'True', lastProbeTime: null, lastTransitionTime: time },
-        { type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: time },
-        { type: 'ContainersReady', status: 'True', lastProbeTime: null, lastTransitionTime: time },
-        { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: time },
-      ],
-      hostIP: `10.0.0.${i % 50}`,
-      podIP: `10.244.${(i >> 8) & 255}.${i & 255}`,
-      podIPs: [{ ip: `10.244.${(i >> 8) & 255}.${i & 255}` }],
-      startTime: time,
-      containerStatuses: [
-        {
-          name: 'web',
-          state: { running: { startedAt: time } },
-          ready: true,
-          restartCount: 0,
-          image: 'registry.example.com/team/web:1.27.3',
-          imageID: 'registry.example.com/team/web@sha256:4f2a1b3c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708',
-          containerID: `containerd://${containerId}`,
-          started: true,
-        },
-      ],
-      qosClass: 'Burstable',
-    },
+    spec: podSpec(i),
+    status: podStatus(i, time),
   } as KubeObject;
+}
+
+/** The managedFields entry of the ReplicaSet controller that created the pod. */
+function controllerFields(time: string): Record<string, unknown> {
+  return {
+    manager: 'kube-controller-manager',
+    operation: 'Update',
+    apiVersion: 'v1',
+    time,
+    fieldsType: 'FieldsV1',
+    fieldsV1: {
+      'f:metadata': {
+        'f:generateName': {},
+        'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {}, 'f:tier': {} },
+        'f:ownerReferences': { '.': {}, [`k:{"uid":"${OWNER_UID}"}`]: {} },
+      },
+      'f:spec': {
+        'f:containers': {
+          'k:{"name":"web"}': {
+            '.': {},
+            'f:image': {},
+            'f:imagePullPolicy': {},
+            'f:name': {},
+            'f:ports': { '.': {}, 'k:{"containerPort":8080,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} } },
+            'f:resources': {
+              '.': {},
+              'f:limits': { '.': {}, 'f:cpu': {}, 'f:memory': {} },
+              'f:requests': { '.': {}, 'f:cpu': {}, 'f:memory': {} },
+            },
+          },
+        },
+        'f:dnsPolicy': {},
+        'f:restartPolicy': {},
+        'f:schedulerName': {},
+        'f:terminationGracePeriodSeconds': {},
+      },
+    },
+  };
+}
+
+/** The managedFields entry of the kubelet's status updates. */
+function kubeletFields(time: string): Record<string, unknown> {
+  return {
+    manager: 'kubelet',
+    operation: 'Update',
+    apiVersion: 'v1',
+    time,
+    fieldsType: 'FieldsV1',
+    subresource: 'status',
+    fieldsV1: {
+      'f:status': {
+        'f:conditions': {
+          'k:{"type":"Ready"}': { '.': {}, 'f:lastProbeTime': {}, 'f:lastTransitionTime': {}, 'f:status': {}, 'f:type': {} },
+        },
+        'f:containerStatuses': {},
+        'f:hostIP': {},
+        'f:phase': {},
+        'f:podIP': {},
+        'f:podIPs': { '.': {}, 'k:{"ip":"10.244.1.5"}': { '.': {}, 'f:ip': {} } },
+        'f:startTime': {},
+      },
+    },
+  };
+}
+
+/** The spec every pod of the workload shares, on node `node-<i % 50>`. */
+function podSpec(i: number): Record<string, unknown> {
+  return {
+    containers: [
+      {
+        name: 'web',
+        image: IMAGE,
+        imagePullPolicy: 'IfNotPresent',
+        ports: [{ containerPort: 8080, protocol: 'TCP' }],
+        env: [
+          { name: 'LOG_LEVEL', value: 'info' },
+          { name: 'POD_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },
+        ],
+        resources: { limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '100m', memory: '128Mi' } },
+        volumeMounts: [{ name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }],
+        terminationMessagePath: '/dev/termination-log',
+        terminationMessagePolicy: 'File',
+      },
+    ],
+    volumes: [
+      {
+        name: 'kube-api-access',
+        projected: {
+          defaultMode: 420,
+          sources: [
+            { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+            { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+          ],
+        },
+      },
+    ],
+    nodeName: `node-${i % 50}`,
+    restartPolicy: 'Always',
+    terminationGracePeriodSeconds: 30,
+    dnsPolicy: 'ClusterFirst',
+    serviceAccountName: 'default',
+    schedulerName: 'default-scheduler',
+    tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
+  };
+}
+
+/** A running, ready pod's status: its own IPs, times and container ID. */
+function podStatus(i: number, time: string): Record<string, unknown> {
+  return {
+    phase: 'Running',
+    conditions: [
+      { type: 'Initialized', status: 'True', lastProbeTime: null, lastTransitionTime: time },
+      { type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: time },
+      { type: 'ContainersReady', status: 'True', lastProbeTime: null, lastTransitionTime: time },
+      { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: time },
+    ],
+    hostIP: `10.0.0.${i % 50}`,
+    podIP: `10.244.${(i >> 8) & 255}.${i & 255}`,
+    podIPs: [{ ip: `10.244.${(i >> 8) & 255}.${i & 255}` }],
+    startTime: time,
+    containerStatuses: [
+      {
+        name: 'web',
+        state: { running: { startedAt: time } },
+        ready: true,
+        restartCount: 0,
+        image: IMAGE,
+        imageID: 'registry.example.com/team/web@sha256:4f2a1b3c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708',
+        containerID: `containerd://${hex64(i)}`,
+        started: true,
+      },
+    ],
+    qosClass: 'Burstable',
+  };
 }
 
 /** 64 hex digits derived from `i` (a container ID's shape), the same for the same `i`. */

@@ -120,3 +120,8 @@ export const errors = {
       ),
     ),
 };
+
+/** The ERROR a compacted watch receives (410 Expired, "too old resource version"). */
+export function tooOldStatus(requested: number, compacted: number): Status {
+  return failure(410, 'Expired', `too old resource version: ${requested} (${compacted + 1})`);
+}

@@ -4,10 +4,13 @@
  * by age, like the API server's per-resource watch cache: churn of one kind never expires another
  * kind's window), compaction, point-in-time snapshots for consistent paging, and watchers.
  *
- * This layer stores what it is given: metadata defaults, validation and conflicts live in
- * `objects.ts`. Stored objects are never mutated; every change stores a new object.
+ * This layer stores what it is given: metadata defaults, validation and conflicts live in the
+ * object store (`objects.ts` and its write paths). Stored objects are never mutated; every change
+ * stores a new object.
  */
 import type { KubeObject } from '@rxinformer/core';
+import { HistoryWindow } from './historyWindow.ts';
+import { Collection, lowerBound, mergeSorted, prefixEnd, rangeKeys } from './sortedCollection.ts';
 
 /** The change types a watch sees. */
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -41,80 +44,12 @@ export interface HistoryOptions {
   maxAgeMs?: number;
 }
 
-/** One resource's history window: events oldest first from `head`. */
-class Window {
-  readonly events: StoredEvent[] = [];
-  head = 0;
-  /** The highest revision of an event of this resource no longer in the window. */
-  evictedRv = 0;
-
-  get size(): number {
-    return this.events.length - this.head;
-  }
-
-  evict(): StoredEvent {
-    const e = this.events[this.head];
-    this.head += 1;
-    this.evictedRv = e.rv;
-    return e;
-  }
-
-  /** Drops evicted events from the array once they are the larger part of it. */
-  gc(): void {
-    if (this.head > 4096 && this.head * 2 > this.events.length) {
-      this.events.splice(0, this.head);
-      this.head = 0;
-    }
-  }
-
-  /** Index of the first event with rv > `rv`. */
-  firstAfter(rv: number): number {
-    const h = this.events;
-    let lo = this.head;
-    let hi = h.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (h[mid].rv <= rv) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-}
-
 /** A listener of committed changes. */
 export type ChangeListener = (event: StoredEvent) => void;
 
 /** `namespace/name` for namespaced objects, `name` otherwise. */
 export function objectKey(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
-}
-
-/** Binary search: index of the first element of sorted `arr` that is >= `key`. */
-function lowerBound(arr: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = arr.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (arr[mid] < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-class Collection {
-  readonly objects = new Map<string, KubeObject>();
-  readonly sorted: string[] = [];
-
-  insert(key: string): void {
-    const n = this.sorted.length;
-    if (n === 0 || this.sorted[n - 1] < key) this.sorted.push(key);
-    else this.sorted.splice(lowerBound(this.sorted, key), 0, key);
-  }
-
-  remove(key: string): void {
-    const i = lowerBound(this.sorted, key);
-    if (this.sorted[i] === key) this.sorted.splice(i, 1);
-  }
 }
 
 /** A read view of one resource at one revision. */
@@ -143,7 +78,7 @@ export class Storage {
   #compactedRv: number;
   /** The last explicit compaction, which empties every window. */
   #explicitRv: number;
-  readonly #windows = new Map<string, Window>();
+  readonly #windows = new Map<string, HistoryWindow<StoredEvent>>();
   #historySize = 0;
   readonly #collections = new Map<string, Collection>();
   readonly #listeners = new Map<string, Set<ChangeListener>>();
@@ -247,7 +182,7 @@ export class Storage {
       : { rv: this.#rv, gvr, type, key, object, time: this.#now() };
     let w = this.#windows.get(gvr);
     if (!w) {
-      w = new Window();
+      w = new HistoryWindow<StoredEvent>();
       this.#windows.set(gvr, w);
     }
     w.events.push(event);
@@ -270,7 +205,7 @@ export class Storage {
     this.#explicitRv = this.#rv;
   }
 
-  #trimCount(w: Window): void {
+  #trimCount(w: HistoryWindow<StoredEvent>): void {
     while (w.size > this.#maxEvents) {
       w.evict();
       this.#historySize -= 1;
@@ -358,31 +293,6 @@ function liveSnapshot(col: Collection, rv: number): Snapshot {
       return Math.max(0, end - start);
     },
   };
-}
-
-/** The smallest string greater than every string starting with `prefix`. */
-function prefixEnd(prefix: string): string {
-  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
-}
-
-function* rangeKeys(sorted: readonly string[], from: string, prefix?: string): Generator<string> {
-  const start = lowerBound(sorted, prefix !== undefined && prefix > from ? prefix : from);
-  for (let i = start; i < sorted.length; i++) {
-    const k = sorted[i];
-    if (prefix !== undefined && !k.startsWith(prefix)) return;
-    yield k;
-  }
-}
-
-function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
-  const out: string[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    if (j >= b.length || (i < a.length && a[i] < b[j])) out.push(a[i++]);
-    else out.push(b[j++]);
-  }
-  return out;
 }
 
 /** The history no longer reaches back to the revision asked for. */

@@ -9,8 +9,9 @@
  * objects), so a status update or an annotation bump costs about the size of its change.
  */
 import type { KubeObject } from '@rxinformer/core';
-import { childScope, listTypeAt, rootScope } from './listTypes.ts';
-import { fieldsItemKey, fieldsOfValue, isJsonObject, jsonEqual, METADATA_FIELDS, type ManagedFieldsEntry } from './managedFields.ts';
+import { childScope, listTypeAt, rootScope } from './listMergeStrategies.ts';
+import { isJsonObject, jsonEqual } from './json.ts';
+import { fieldsItemKey, fieldsOfValue, METADATA_FIELDS, type ManagedFieldsEntry } from './managedFields.ts';
 
 type Node = Record<string, unknown>;
 const isObject = isJsonObject as (v: unknown) => v is Node;
@@ -22,7 +23,7 @@ export interface FieldChanges {
   removed: Node;
 }
 
-// `scope` is the values' place for the list tables (see `listTypes.ts`)
+// `scope` is the values' place for the list tables (see `listMergeStrategies.ts`)
 function diffField(a: unknown, b: unknown, key: string, d: FieldChanges, scope: string | undefined): void {
   if (a === b) return;
   if (a === undefined) d.changed[key] = fieldsOfValue(b, scope);

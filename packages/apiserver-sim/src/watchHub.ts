@@ -2,7 +2,7 @@
  * The registry of open watch streams, through which faults reach them (drop, stall, corrupt,
  * fail every, one seeded-random, or the next watch to open).
  */
-import type { WatchSession } from './watch.ts';
+import type { WatchSession } from './watchSession.ts';
 
 /** Which open watches a fault hits. */
 export type WatchTarget = 'all' | 'one' | 'next';

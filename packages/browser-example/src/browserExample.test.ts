@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { Browser, Page } from 'playwright-core';
 import type { KubeObject } from '@rxinformer/core';
 import { startBrowserExample, type BrowserExample } from './browserExample.ts';
-import { browserTestsRun, launchChromium } from './chromium.ts';
+import { browserTestsRun, launchChromium } from '../test/chromium.ts';
 
 interface Pod extends KubeObject {
   spec?: unknown;

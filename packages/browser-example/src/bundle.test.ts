@@ -11,6 +11,12 @@ describe('buildPage', () => {
     expect(page.js).not.toContain('sourceMappingURL');
   });
 
+  it('should bundle the core from its TypeScript source, never from a dist/ build', async () => {
+    const { inputs } = await buildPage({ sourcemap: false });
+    expect(inputs).toContain('packages/core/src/sharedInformer.ts');
+    expect(inputs.filter((f) => f.startsWith('packages/') && f.includes('/dist/'))).toEqual([]);
+  });
+
   it('should minify and inline a source map on request', async () => {
     const [plain, small] = await Promise.all([buildPage({ sourcemap: false }), buildPage({ minify: true, sourcemap: true })]);
     expect(small.js).toContain('sourceMappingURL=data:application/json');

@@ -13,6 +13,12 @@ export interface PageBundle {
   readonly js: string;
 }
 
+/** What `buildPage` built: the page, and the files it bundled. */
+export interface BuiltPage extends PageBundle {
+  /** The files bundled into it, relative to the working directory (the repository's root under npm scripts). */
+  readonly inputs: readonly string[];
+}
+
 /** Options of `buildPage`. */
 export interface BuildPageOptions {
   /** Minify the script. Default false (readable in the browser's devtools). */
@@ -45,8 +51,9 @@ const appDir = new URL('./app/', import.meta.url);
  *
  * Caveat: esbuild strips types without checking them; `npm run typecheck` does that.
  */
-export async function buildPage(options: BuildPageOptions = {}): Promise<PageBundle> {
+export async function buildPage(options: BuildPageOptions = {}): Promise<BuiltPage> {
   let js: string;
+  let inputs: string[];
   try {
     const result = await build({
       entryPoints: [new URL('main.ts', appDir).pathname],
@@ -54,12 +61,17 @@ export async function buildPage(options: BuildPageOptions = {}): Promise<PageBun
       format: 'esm',
       platform: 'browser',
       target: 'es2022',
+      // The workspace packages from their TypeScript source, as every test and script of the
+      // repository: never a dist/ that may be missing or stale.
+      conditions: ['@rxinformer/source'],
       minify: options.minify ?? false,
       sourcemap: (options.sourcemap ?? true) ? 'inline' : false,
       write: false,
+      metafile: true,
       logLevel: 'silent',
     });
     js = result.outputFiles[0].text;
+    inputs = Object.keys(result.metafile.inputs);
   } catch (e) {
     throw new PageBuildError('bundle', `could not bundle the page: ${(e as Error).message}`, { cause: e });
   }
@@ -69,5 +81,5 @@ export async function buildPage(options: BuildPageOptions = {}): Promise<PageBun
   } catch (e) {
     throw new PageBuildError('html', `could not read index.html: ${(e as Error).message}`, { cause: e });
   }
-  return { html, js };
+  return { html, js, inputs };
 }

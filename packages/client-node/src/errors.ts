@@ -39,16 +39,8 @@ export class ResponseDecodeError extends RxInformerError {
   }
 }
 
-/** A request that must answer quickly (discovery) did not answer within its time limit. */
-export class RequestTimeoutError extends RxInformerError {
-  /** The request path. */
-  readonly path: string;
-  /** The time limit, in milliseconds. */
-  readonly timeoutMs: number;
-
-  constructor(path: string, timeoutMs: number, options?: { cause?: unknown }) {
-    super('Timeout', `no answer to ${path} within ${timeoutMs} ms`, options);
-    this.path = path;
-    this.timeoutMs = timeoutMs;
-  }
-}
+/**
+ * A discovery request past its `timeoutMs` (or a list or watch past its `responseTimeoutMs`): core's
+ * `RequestTimeoutError`, re-exported here where it used to live.
+ */
+export { RequestTimeoutError } from '@rxinformer/core';

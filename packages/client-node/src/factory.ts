@@ -7,6 +7,8 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import {
   createInformerFactory,
   FactoryShutdownError,
+  resolveHttpLimits,
+  type HttpLimitOptions,
   type InformerFactory,
   type InformerFactoryOptions,
   type InformerForOptions,
@@ -19,8 +21,11 @@ import { kubeConfigListerWatcher } from './kubeConfigListerWatcher.ts';
 import type { KubeResource } from './resources.ts';
 import { createKubeTransport, type KubeTransport } from './kubeTransport.ts';
 
-/** Options of `createKubeInformerFactory`: core's factory options plus the transport. */
-export interface KubeInformerFactoryOptions extends InformerFactoryOptions {
+/**
+ * Options of `createKubeInformerFactory`: core's factory options, the transport, and the limits of
+ * every informer's list and watch (`HttpLimitOptions`; their timeout runs on the factory's `scheduler`).
+ */
+export interface KubeInformerFactoryOptions extends InformerFactoryOptions, Omit<HttpLimitOptions, 'scheduler'> {
   /**
    * The transport of every informer and of discovery. Default: a transport of its own for the
    * KubeConfig's current context (one keep-alive connection pool), closed by `close()`.
@@ -61,7 +66,8 @@ export interface KubeInformerFactory extends InformerFactory {
  * await factory.close();
  */
 export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeInformerFactoryOptions = {}): KubeInformerFactory {
-  const { transport: given, discoveryTimeoutMs, ...factoryOptions } = options;
+  const { transport: given, discoveryTimeoutMs, responseTimeoutMs, maxWatchLineBytes, maxListBodyBytes, ...factoryOptions } = options;
+  const limits = resolveHttpLimits({ responseTimeoutMs, maxWatchLineBytes, maxListBodyBytes, scheduler: options.scheduler }); // throws now
   const transport = given ?? createKubeTransport(kubeConfig);
   const source: ListerWatcherSource = (resource, scope) =>
     kubeConfigListerWatcher(kubeConfig, {
@@ -70,6 +76,7 @@ export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeI
       labelSelector: scope.labelSelector,
       fieldSelector: scope.fieldSelector,
       transport,
+      ...limits,
     });
   const factory = createInformerFactory(source, factoryOptions);
   const closing = new AbortController();

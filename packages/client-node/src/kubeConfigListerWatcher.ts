@@ -9,13 +9,17 @@ import {
   InvalidOptionsError,
   resourcePath,
   type KubeObject,
+  type HttpLimitOptions,
   type ListerWatcher,
   type ResourceDescriptor,
 } from '@rxinformer/core';
 import { sharedKubeTransport, type KubeTransport } from './kubeTransport.ts';
 
-/** Options of `kubeConfigListerWatcher`: a `resource` (with an optional `namespace`) or a `path`. */
-export interface KubeConfigListerWatcherOptions<T extends KubeObject = KubeObject> {
+/**
+ * Options of `kubeConfigListerWatcher`: a `resource` (with an optional `namespace`) or a `path`, and
+ * the limits of core's `HttpLimitOptions` (response timeout, largest watch line and list body).
+ */
+export interface KubeConfigListerWatcherOptions<T extends KubeObject = KubeObject> extends HttpLimitOptions {
   /** The resource to list and watch, e.g. `pods` from this package. */
   resource?: ResourceDescriptor<T>;
   /** The namespace of a namespaced `resource`. Default: all namespaces. */
@@ -32,7 +36,11 @@ export interface KubeConfigListerWatcherOptions<T extends KubeObject = KubeObjec
 
 /**
  * Lists and watches one resource of the KubeConfig's current cluster. Objects are the parsed JSON,
- * typed as client-node's model interfaces.
+ * typed as client-node's model interfaces. Failures are typed as with core's `httpListerWatcher`:
+ * `KubeApiError`, `NetworkError` (undici's `SocketError`… as its `cause`), `RequestTimeoutError`,
+ * `ResponseTooLargeError`, `WatchDecodeError`, and `CredentialError` from the KubeConfig.
+ *
+ * Caveat: undici's own 300 s headers timeout still bounds a `responseTimeoutMs` set higher.
  *
  * Caveat: fields client-node types as `Date` (e.g. `metadata.creationTimestamp`) hold the wire's
  * RFC 3339 strings: parse them with `new Date(...)` where you need a date.
@@ -51,5 +59,6 @@ export function kubeConfigListerWatcher<T extends KubeObject = KubeObject>(
   if (!options?.path && !options?.resource) throw new InvalidOptionsError('kubeConfigListerWatcher needs a resource or a path');
   const path = options.path ?? resourcePath(options.resource!, options.namespace);
   const transport = options.transport ?? sharedKubeTransport(kubeConfig);
-  return httpListerWatcher<T>(transport.get, { path, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector });
+  // The selectors and the limits, as they are: httpListerWatcher reads only its own fields.
+  return httpListerWatcher<T>(transport.get, { ...options, path });
 }

@@ -5,7 +5,7 @@
  */
 import type { RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { apiErrorFromResponse, InvalidOptionsError, type HttpGet, type HttpResponse } from '@rxinformer/core';
+import { apiErrorFromResponse, InvalidOptionsError, networkErrorFrom, type HttpGet, type HttpResponse } from '@rxinformer/core';
 import { request, type Dispatcher } from 'undici';
 import { CredentialError, ResponseDecodeError } from './errors.ts';
 import { createTlsDispatcher } from './tlsDispatcher.ts';
@@ -16,7 +16,10 @@ export interface KubeTransport {
   readonly server: string;
   /** `GET` a path with query through the shared dispatcher, with fresh auth headers. */
   readonly get: HttpGet;
-  /** `GET` a path and parse its JSON body; an error answer rejects with a `KubeApiError`. */
+  /**
+   * `GET` a path and parse its JSON body; an error answer rejects with a `KubeApiError`, a failed
+   * connection with a `NetworkError`.
+   */
   getJson<T>(path: string, signal?: AbortSignal): Promise<T>;
   /**
    * Closes the connections once their requests end (waits for them, and for requests still reading
@@ -40,8 +43,10 @@ export interface KubeTransportOptions {
  * files are re-read); a changed certificate, key or CA gets a new connection pool, the old one
  * closing once its requests (watches included) end.
  *
- * Caveat: `http://` servers are refused unless the cluster sets `insecure-skip-tls-verify`, as in
- * client-node. Failing credentials (exec plugin, missing file) reject with a `CredentialError`.
+ * Caveat: `http://` servers (the scheme in any case: `HTTP://` too) are refused unless the cluster
+ * sets `insecure-skip-tls-verify`, as in client-node; a server or proxy that is not an http(s) URL
+ * is refused too (`InvalidOptionsError`). Failing credentials (exec plugin, missing file) reject
+ * with a `CredentialError`.
  *
  * @example
  * const transport = createKubeTransport(kc);
@@ -52,33 +57,14 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
   const pinned = pinCurrentContext(kc);
   const cluster = pinned.getCurrentCluster()!;
   const server = cluster.server.replace(/\/+$/, '');
-  if (server.startsWith('http:') && !cluster.skipTLSVerify)
+  // The scheme decides TLS (undici parses it case-insensitively): parse it the same way.
+  if (schemeOf(server, 'server') === 'http:' && !cluster.skipTLSVerify)
     throw new InvalidOptionsError('HTTP servers need insecure-skip-tls-verify in the kubeconfig (as client-node requires)');
-  if (cluster.proxyUrl?.startsWith('socks')) throw new InvalidOptionsError('SOCKS proxies are not supported; use an HTTP(S) proxy');
-  const userAgent = options.userAgent ?? 'rxinformer/0.1.0';
-  const userName = pinned.getCurrentUser()?.name ?? '';
+  if (cluster.proxyUrl) schemeOf(cluster.proxyUrl, 'proxy-url');
+  const credentials = credentialReader(pinned, options.userAgent ?? 'rxinformer/0.1.0');
   const tls = createTlsDispatcher(cluster.proxyUrl);
-
-  // Credential reads in order (see `forMaterial`), and the requests not dispatched yet (still
-  // reading credentials), which `close()` waits for.
-  let reads = 0;
+  // The requests not dispatched yet (still reading credentials), which `close()` waits for.
   const undispatched = new Set<Promise<void>>();
-
-  /** Headers and TLS material of the pinned user, read now; an abort ends the wait at once. */
-  const credentials = async (signal: AbortSignal): Promise<{ headers: Record<string, string>; opts: RequestOptions; readAt: number }> => {
-    const readAt = ++reads;
-    const opts: RequestOptions = {};
-    const read = pinned.applyToHTTPSOptions(opts).catch((e: unknown) => {
-      throw new CredentialError(userName, { cause: e });
-    });
-    await untilAborted(read, signal);
-    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': userAgent };
-    for (const [name, value] of Object.entries(opts.headers ?? {})) {
-      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
-    }
-    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
-    return { headers, opts, readAt };
-  };
 
   const get: HttpGet = async (pathAndQuery, signal, kind) => {
     let dispatched!: () => void;
@@ -104,22 +90,76 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
   return {
     server,
     get,
-    async getJson<T>(path: string, signal: AbortSignal = new AbortController().signal): Promise<T> {
-      const r = await get(path, signal, 'list');
-      const text = await r.text();
-      if (r.status < 200 || r.status > 299) throw apiErrorFromResponse(r.status, text, r.header('retry-after'));
-      try {
-        return JSON.parse(text) as T;
-      } catch (e) {
-        throw new ResponseDecodeError(path, text, { cause: e });
-      }
-    },
+    getJson: <T>(path: string, signal: AbortSignal = new AbortController().signal) => getJson<T>(get, path, signal),
     async close() {
       // Requests still reading credentials dispatch first (on the pool being closed), not after.
       await Promise.all(undispatched);
       await tls.close();
     },
   };
+}
+
+/** What one request sends as the pinned user: its headers, its TLS material, and the read's order. */
+interface Credentials {
+  headers: Record<string, string>;
+  opts: RequestOptions;
+  /** Credential reads are numbered in order (see `forMaterial`). */
+  readAt: number;
+}
+
+/** Reads the headers and TLS material of the user of `pinned` at each call; an abort ends the wait at once. */
+function credentialReader(pinned: KubeConfig, userAgent: string): (signal: AbortSignal) => Promise<Credentials> {
+  const userName = pinned.getCurrentUser()?.name ?? '';
+  let reads = 0;
+  return async (signal) => {
+    const readAt = ++reads;
+    const opts: RequestOptions = {};
+    const read = pinned.applyToHTTPSOptions(opts).catch((e: unknown) => {
+      throw new CredentialError(userName, { cause: e });
+    });
+    await untilAborted(read, signal);
+    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': userAgent };
+    for (const [name, value] of Object.entries(opts.headers ?? {})) {
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+    }
+    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+    return { headers, opts, readAt };
+  };
+}
+
+/** `GET path` decoded as JSON: a typed network, API or decoding error otherwise. */
+async function getJson<T>(get: HttpGet, path: string, signal: AbortSignal): Promise<T> {
+  let r: HttpResponse;
+  let text: string;
+  try {
+    r = await get(path, signal, 'list');
+    text = await r.text();
+  } catch (e) {
+    throw signal.aborted ? e : networkErrorFrom(e, path); // the caller's abort stays what it was
+  }
+  if (r.status < 200 || r.status > 299) throw apiErrorFromResponse(r.status, text, r.header('retry-after'));
+  try {
+    return JSON.parse(text) as T;
+  } catch (e) {
+    throw new ResponseDecodeError(path, text, { cause: e });
+  }
+}
+
+/**
+ * The scheme of a kubeconfig URL, lower case as the URL parser gives it: `http:` or `https:`; throws
+ * `InvalidOptionsError` for anything else (a SOCKS proxy included) or a string that is no URL.
+ */
+function schemeOf(url: string, field: 'server' | 'proxy-url'): 'http:' | 'https:' {
+  let scheme: string;
+  try {
+    scheme = new URL(url).protocol;
+  } catch (cause) {
+    throw new InvalidOptionsError(`the cluster's ${field} is not a URL: ${JSON.stringify(url)}`, { cause });
+  }
+  if (scheme === 'http:' || scheme === 'https:') return scheme;
+  if (field === 'proxy-url' && scheme.startsWith('socks'))
+    throw new InvalidOptionsError('SOCKS proxies are not supported; use an HTTP(S) proxy');
+  throw new InvalidOptionsError(`the cluster's ${field} must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
 }
 
 /**

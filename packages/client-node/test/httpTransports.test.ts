@@ -1,103 +1,60 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
-import {
-  fetchListerWatcher,
-  InvalidObjectError,
-  KubeApiError,
-  WatchDecodeError,
-  type KubeObject,
-  type ListerWatcher,
-  type WatchEvent,
-} from '@rxinformer/core';
+import { InvalidObjectError, InvalidOptionsError, KubeApiError, WatchDecodeError, type WatchEvent } from '@rxinformer/core';
 import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import { createKubeTransport, kubeConfigListerWatcher, pods, type KubeTransport } from '../src/index.ts';
+import { listerWatcherMakers, plainKubeConfig, startRawServer, until, type RawServer } from './rawServer.ts';
 
 // Both HTTP ListerWatchers (fetch, browser-safe; KubeConfig over undici) against one small
 // node:http server on 127.0.0.1: the same wire behaviour is expected of each.
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-let server: Server;
-let url: string;
-let handler: Handler = (_req, res) => res.end();
-const requests: { url: string; auth?: string; socket: Socket }[] = [];
-const closedRequests: string[] = [];
+let server: RawServer;
+const requests = () => server.requests;
+const closedRequests = () => server.closedRequests;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    requests.push({ url: req.url ?? '', auth: req.headers.authorization, socket: req.socket });
-    res.on('close', () => closedRequests.push(req.url ?? ''));
-    handler(req, res);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await startRawServer();
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+  await server.close();
 });
 
-function kubeConfig(token?: string): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: url, skipTLSVerify: true }],
-    users: [{ name: 'u', ...(token && { token }) }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kc;
-}
-
+const kubeConfig = (token?: string) => plainKubeConfig(server.url, token);
 const transports: KubeTransport[] = [];
-const makers: [string, (opts: { labelSelector?: string; namespace?: string }) => ListerWatcher<KubeObject>][] = [
-  ['fetchListerWatcher', (o) => fetchListerWatcher({ baseUrl: url, resource: pods, headers: { Authorization: 'Bearer t' }, ...o })],
-  [
-    'kubeConfigListerWatcher',
-    (o) => {
-      const transport = createKubeTransport(kubeConfig('t'));
-      transports.push(transport);
-      return kubeConfigListerWatcher(kubeConfig('t'), { resource: pods, transport, ...o });
-    },
-  ],
-];
+const makers = listerWatcherMakers(() => server.url, transports);
 afterAll(async () => {
   await Promise.all(transports.map((t) => t.close()));
 });
 
 const line = (e: WatchEvent) => JSON.stringify(e) + '\n';
-const until = async (check: () => boolean) => {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-};
 
 describe.each(makers)('%s', (_name, make) => {
   it('should list with the scope and the token, and parse the page into plain objects', async () => {
-    handler = (_req, res) => {
+    server.handler = (_req, res) => {
       res.setHeader('Content-Type', 'application/json');
       res.end(
         '{"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a","creationTimestamp":"2025-01-01T00:00:00Z"}}]}',
       );
     };
-    requests.length = 0;
+    requests().length = 0;
     const page = await firstValueFrom(make({ namespace: 'ns', labelSelector: 'app=web' }).list({ limit: 2, labelSelector: 'tier=fe' }));
     expect(page.items[0]).toEqual({ metadata: { name: 'a', creationTimestamp: '2025-01-01T00:00:00Z' } });
     expect(Object.getPrototypeOf(page.items[0])).toBe(Object.prototype);
-    expect(requests[0].url).toBe('/api/v1/namespaces/ns/pods?limit=2&labelSelector=app%3Dweb%2Ctier%3Dfe');
-    expect(requests[0].auth).toBe('Bearer t');
+    expect(requests()[0].url).toBe('/api/v1/namespaces/ns/pods?limit=2&labelSelector=app%3Dweb%2Ctier%3Dfe');
+    expect(requests()[0].auth).toBe('Bearer t');
   });
 
   it('should put the scope on the watch as on the list', async () => {
-    handler = (_req, res) => res.end();
-    requests.length = 0;
+    server.handler = (_req, res) => res.end();
+    requests().length = 0;
     await lastValueFrom(make({ namespace: 'ns', labelSelector: 'app=web' }).watch({ resourceVersion: '5', allowWatchBookmarks: true }), {
       defaultValue: undefined,
     });
-    expect(requests[0].url).toBe(
+    expect(requests()[0].url).toBe(
       '/api/v1/namespaces/ns/pods?watch=true&resourceVersion=5&allowWatchBookmarks=true&labelSelector=app%3Dweb',
     );
   });
 
   it('should answer a Status error and a plain-text 429 with KubeApiErrors', async () => {
-    handler = (req, res) => {
+    server.handler = (req, res) => {
       if (req.url?.includes('limit=1')) {
         res.writeHead(429, { 'Content-Type': 'text/plain', 'Retry-After': '3' });
         res.end('Too many requests, please try again later.\n');
@@ -127,7 +84,7 @@ describe.each(makers)('%s', (_name, make) => {
   });
 
   it('should refuse a list body that is not a list', async () => {
-    handler = (_req, res) => res.end('<html>proxy error</html>');
+    server.handler = (_req, res) => res.end('<html>proxy error</html>');
     await expect(firstValueFrom(make({}).list({}))).rejects.toBeInstanceOf(InvalidObjectError);
   });
 
@@ -138,7 +95,7 @@ describe.each(makers)('%s', (_name, make) => {
       { type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (7)' } },
     ];
     const bytes = Buffer.from(events.map(line).join(''));
-    handler = (_req, res) => {
+    server.handler = (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.flushHeaders();
       let at = 0;
@@ -157,7 +114,7 @@ describe.each(makers)('%s', (_name, make) => {
   });
 
   it('should report a malformed line as a WatchDecodeError, never drop it', async () => {
-    handler = (_req, res) => {
+    server.handler = (_req, res) => {
       res.write(line({ type: 'ADDED', object: { metadata: { name: 'a' } } }));
       res.end('{"type":"MODIFIED","object":{"metadata":\n');
     };
@@ -172,39 +129,49 @@ describe.each(makers)('%s', (_name, make) => {
   });
 
   it('should abort the request when unsubscribed', async () => {
-    handler = (req, res) => {
+    server.handler = (req, res) => {
       res.writeHead(200);
       res.write(line({ type: 'ADDED', object: { metadata: { name: 'a' } } }));
       void req;
     };
-    closedRequests.length = 0;
+    closedRequests().length = 0;
     await firstValueFrom(make({}).watch({ resourceVersion: 'abort-me' }).pipe(take(1)));
-    await until(() => closedRequests.some((u) => u.includes('abort-me')));
-    expect(closedRequests.some((u) => u.includes('abort-me'))).toBe(true);
+    await until(() => closedRequests().some((u) => u.includes('abort-me')));
+    expect(closedRequests().some((u) => u.includes('abort-me'))).toBe(true);
   });
 });
 
 describe('kubeConfigListerWatcher connections', () => {
   it('should reuse keep-alive connections for successive requests', async () => {
-    handler = (_req, res) => res.end('{"items":[]}');
-    requests.length = 0;
+    server.handler = (_req, res) => res.end('{"items":[]}');
+    requests().length = 0;
     const transport = createKubeTransport(kubeConfig());
     const lw = kubeConfigListerWatcher(kubeConfig(), { resource: pods, transport });
     for (let i = 0; i < 20; i++) await firstValueFrom(lw.list({ limit: 1 }));
     await transport.close();
-    expect(requests).toHaveLength(20);
+    expect(requests()).toHaveLength(20);
     // undici's pool may open a second socket while the first is being released; never one per request.
-    expect(new Set(requests.map((r) => r.socket)).size).toBeLessThanOrEqual(2);
+    expect(new Set(requests().map((r) => r.socket)).size).toBeLessThanOrEqual(2);
   });
 
-  it('should refuse an http:// server without insecure-skip-tls-verify', () => {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: url, skipTLSVerify: false }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    expect(() => createKubeTransport(kc)).toThrow(/insecure-skip-tls-verify/);
+  it.each(['http', 'HTTP', 'Http'])('should refuse a %s:// server without insecure-skip-tls-verify, before any token is sent', (scheme) => {
+    requests().length = 0;
+    const kc = plainKubeConfig(server.url.replace(/^http/, scheme), 'secret-token', false);
+    expect(() => createKubeTransport(kc)).toThrow(InvalidOptionsError);
+    expect(() => kubeConfigListerWatcher(kc, { resource: pods })).toThrow(/insecure-skip-tls-verify/);
+    expect(requests()).toHaveLength(0);
+  });
+
+  it('should accept HTTPS:// in any case, and refuse a server or proxy that is not an http(s) URL', () => {
+    const withCluster = (cluster: { server: string; proxyUrl?: string }) => {
+      const kc = plainKubeConfig(cluster.server, 't', false);
+      if (cluster.proxyUrl) kc.clusters[0] = { ...kc.clusters[0], proxyUrl: cluster.proxyUrl };
+      return () => createKubeTransport(kc);
+    };
+    expect(withCluster({ server: 'HTTPS://127.0.0.1:1' })().server).toBe('HTTPS://127.0.0.1:1');
+    expect(withCluster({ server: 'ftp://127.0.0.1:1' })).toThrow(InvalidOptionsError);
+    expect(withCluster({ server: 'localhost:6443' })).toThrow(/must be an http:\/\/ or https:\/\/ URL/);
+    expect(withCluster({ server: 'not a url' })).toThrow(/not a URL/);
+    expect(withCluster({ server: 'https://127.0.0.1:1', proxyUrl: 'SOCKS5://127.0.0.1:1080' })).toThrow(/SOCKS proxies/);
   });
 });

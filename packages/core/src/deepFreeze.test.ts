@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { deepFreeze, freezeReusing } from './deepFreeze.ts';
+import { everyObjectFrozen, nested, nestedJson, nestedLeaf } from '../test/nested.ts';
+import { deepFreeze, freezeReusing, MAX_SHARE_DEPTH } from './deepFreeze.ts';
 
 describe('deepFreeze', () => {
   it('should freeze every object and array of a JSON document', () => {
@@ -144,5 +145,43 @@ describe('freezeReusing', () => {
     const fewer = freezeReusing(JSON.parse('{"a":{"x":[1]},"b":{"y":2}}'), deepFreeze(JSON.parse('{"a":{"x":[1]},"b":{"y":2},"c":1}')));
     expect(Object.keys(fewer)).toEqual(['a', 'b']);
     expect(Object.isFrozen(fewer.a) && Object.isFrozen(fewer.b)).toBe(true);
+  });
+});
+
+describe('deepFreeze and freezeReusing on documents nested deeper than the call stack', () => {
+  it('should freeze a document nested 3,000 and 100,000 deep, and one with a cycle', () => {
+    for (const depth of [3_000, 100_000]) {
+      const doc = deepFreeze(nested(depth, 'x'));
+      expect(everyObjectFrozen(doc)).toBe(true);
+      expect(nestedLeaf(doc)).toBe('x');
+      const parsed = deepFreeze(JSON.parse(nestedJson(depth, '"z"')));
+      expect(everyObjectFrozen(parsed)).toBe(true);
+      expect(nestedLeaf(parsed)).toBe('z');
+    }
+    const cyclic: Record<string, unknown> = { a: { b: [] as unknown[] } };
+    ((cyclic.a as { b: unknown[] }).b as unknown[]).push(cyclic);
+    expect(everyObjectFrozen(deepFreeze(cyclic))).toBe(true);
+    const cyclicToo: Record<string, unknown> = { a: { b: [] as unknown[] } };
+    ((cyclicToo.a as { b: unknown[] }).b as unknown[]).push(cyclicToo);
+    expect(everyObjectFrozen(freezeReusing(cyclicToo, deepFreeze({ a: { b: [{ a: 1 }] } })))).toBe(true);
+  });
+
+  it('should share what is equal down to MAX_SHARE_DEPTH and freeze the rest as it is, however deep', () => {
+    for (const depth of [3_000, 100_000]) {
+      const previous = deepFreeze({ top: { same: 1 }, deep: nested(depth, 'x') });
+      const equal = freezeReusing({ top: { same: 1 }, deep: nested(depth, 'x') }, previous);
+      expect(equal.top).toBe(previous.top);
+      expect(everyObjectFrozen(equal)).toBe(true);
+      const changed = freezeReusing({ top: { same: 1 }, deep: nested(depth, 'changed') }, previous);
+      expect(changed.top).toBe(previous.top);
+      expect(nestedLeaf(changed.deep)).toBe('changed');
+      expect(everyObjectFrozen(changed)).toBe(true);
+      expect(nestedLeaf(previous.deep)).toBe('x');
+    }
+    // Objects down to depth MAX_SHARE_DEPTH (the root is at 0) are compared and shared as usual.
+    const atLimit = deepFreeze({ deep: nested(MAX_SHARE_DEPTH - 1, { x: 1 }), other: 1 });
+    expect(freezeReusing({ deep: nested(MAX_SHARE_DEPTH - 1, { x: 1 }), other: 2 }, atLimit).deep).toBe(atLimit.deep);
+    const pastLimit = deepFreeze({ deep: nested(MAX_SHARE_DEPTH, { x: 1 }), other: 1 });
+    expect(freezeReusing({ deep: nested(MAX_SHARE_DEPTH, { x: 1 }), other: 2 }, pastLimit).deep).not.toBe(pastLimit.deep);
   });
 });

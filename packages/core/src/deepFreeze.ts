@@ -8,29 +8,48 @@
  * frozen and kept alive. The delta store passes the object it applied just before (still in the CPU's
  * cache): pods of one workload, or two versions of a pod, differ in a few fields, and the garbage
  * collector then copies only those.
+ *
+ * Neither walk can overflow the call stack, however deep the document (the API server accepts
+ * objects nested thousands deep, and JSON.parse builds them): `deepFreeze` recurses down to
+ * `MAX_FREEZE_RECURSION` levels and keeps its own stack below, and the sharing walk stops sharing
+ * below `MAX_SHARE_DEPTH` and freezes the rest with `deepFreeze`.
  */
 import { freeze } from 'immer';
 
 /**
  * Freezes `value` and everything reachable from it, in place, and returns it. Subtrees already
- * frozen are not walked again (a relist keeps stored instances: they cost nothing).
+ * frozen are not walked again (a relist keeps stored instances: they cost nothing). Any depth, and
+ * cycles, are fine: below `MAX_FREEZE_RECURSION` levels the walk goes on with a stack of its own.
  *
- * Caveat: like immer, an object that is already frozen is trusted to be deeply frozen.
+ * Caveats: like immer, an object that is already frozen is trusted to be deeply frozen. If reading
+ * the document throws midway (a getter or a Proxy a transform put there), part of it stays frozen.
  *
  * @example
  * const pod = deepFreeze(JSON.parse(text));
  * pod.metadata.labels.app = 'x'; // TypeError in strict mode
  */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) freezeTree(value);
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) freezeTree(value, 0);
   return value;
 }
 
-function freezeTree(o: object): void {
+/**
+ * How deep `deepFreeze` recurses before it hands a subtree to `freezeIteratively`. Recursion is
+ * the faster walk for the small subtrees an update freezes (a call each, no stack to keep), and
+ * real documents are a few dozen levels deep; the server accepts far deeper ones.
+ */
+export const MAX_FREEZE_RECURSION = 200;
+
+/** Freezes children first, so that a frozen object is always deeply frozen (immer's rule). */
+function freezeTree(o: object, depth: number): void {
+  if (depth > MAX_FREEZE_RECURSION) {
+    freezeIteratively(o);
+    return;
+  }
   if (Array.isArray(o)) {
     for (let i = 0; i < o.length; i++) {
       const v: unknown = o[i];
-      if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) freezeTree(v);
+      if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) freezeTree(v, depth + 1);
     }
   } else {
     if (!isPlain(o)) {
@@ -40,10 +59,32 @@ function freezeTree(o: object): void {
     const record = o as Record<string, unknown>;
     for (const k in record) {
       const v = record[k];
-      if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) freezeTree(v);
+      if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) freezeTree(v, depth + 1);
     }
   }
   Object.freeze(o);
+}
+
+/**
+ * Freezes `root` and all below it with a stack of its own, each object before its children (so a
+ * cycle ends: an object is frozen when it is met again).
+ */
+function freezeIteratively(root: object): void {
+  const pending: object[] = [root];
+  for (let o = pending.pop(); o !== undefined; o = pending.pop()) {
+    if (Object.isFrozen(o)) continue; // frozen already, or met twice (a shared child, a cycle)
+    if (Array.isArray(o)) {
+      Object.freeze(o);
+      for (const v of o as unknown[]) if (typeof v === 'object' && v !== null) pending.push(v); // checked when popped
+    } else if (isPlain(o)) {
+      Object.freeze(o);
+      const record = o as Record<string, unknown>;
+      for (const k in record) {
+        const v = record[k];
+        if (typeof v === 'object' && v !== null) pending.push(v);
+      }
+    } else freeze(o, true);
+  }
 }
 
 function isPlain(o: object): boolean {
@@ -62,7 +103,8 @@ function isPlain(o: object): boolean {
  *
  * Caveats: `previous` must be deeply frozen (what the store holds). Equality is JSON equality of
  * plain objects and arrays; an object whose keys come in another order but are equal counts as equal
- * and keeps `previous`'s order. Non-plain objects (Dates, Maps…) are never shared, only frozen.
+ * and keeps `previous`'s order. Non-plain objects (Dates, Maps…) are never shared, only frozen;
+ * nor is anything nested more than `MAX_SHARE_DEPTH` deep (it is frozen as it is).
  */
 export function freezeReusing<T>(fresh: T, previous: unknown): T {
   if (previous === undefined || previous === null) return deepFreeze(fresh);
@@ -73,8 +115,16 @@ export function freezeReusing<T>(fresh: T, previous: unknown): T {
 function share(fresh: unknown, old: unknown): unknown {
   if (fresh === old || typeof fresh !== 'object' || fresh === null) return fresh;
   if (typeof old !== 'object' || old === null) return deepFreeze(fresh);
-  return shareObject(fresh, old);
+  return shareObject(fresh, old, 0);
 }
+
+/**
+ * How deep the sharing walk goes; below, subtrees are frozen as they are (with `deepFreeze`, which
+ * has no depth limit) and not shared. The walk recurses (two calls per level), and a document from
+ * the server can be nested deeper than the call stack allows; real objects are nested a few dozen
+ * levels at most.
+ */
+export const MAX_SHARE_DEPTH = 200;
 
 // The walk below compares leaves in place rather than through a call per value (a pod has as many
 // primitive leaves as objects, and most of both equal the reference's), and writes a shared child
@@ -82,7 +132,7 @@ function share(fresh: unknown, old: unknown): unknown {
 // whole and return `old`, so writes made into them would be wasted.
 
 /** `share` for an array and the old value at its place. */
-function shareArray(fresh: unknown[], old: object): object {
+function shareArray(fresh: unknown[], old: object, depth: number): object {
   if (!Array.isArray(old)) return deepFreeze(fresh);
   const prev: unknown[] = old;
   let same = fresh.length === prev.length;
@@ -94,7 +144,7 @@ function shareArray(fresh: unknown[], old: object): object {
     }
     const o: unknown = prev[i];
     if (f === o) continue;
-    if (sharedChild(f, o)) {
+    if (sharedChild(f, o, depth)) {
       if (!same) fresh[i] = o;
     } else if (same) {
       same = false;
@@ -106,9 +156,10 @@ function shareArray(fresh: unknown[], old: object): object {
 }
 
 /** `share` for two objects. */
-function shareObject(fresh: object, old: object): object {
+function shareObject(fresh: object, old: object, depth: number): object {
   if (Object.isFrozen(fresh)) return fresh; // trusted: frozen means deeply frozen
-  if (Array.isArray(fresh)) return shareArray(fresh as unknown[], old);
+  if (depth > MAX_SHARE_DEPTH) return deepFreeze(fresh);
+  if (Array.isArray(fresh)) return shareArray(fresh as unknown[], old, depth);
   // Both plain objects of one prototype (an array's is Array.prototype, so arrays are ruled out too).
   const proto: unknown = Object.getPrototypeOf(fresh);
   if ((proto !== Object.prototype && proto !== null) || Object.getPrototypeOf(old) !== proto) return deepFreeze(fresh);
@@ -121,7 +172,7 @@ function shareObject(fresh: object, old: object): object {
     const f = record[k];
     // `__proto__` cannot be assigned as an own property: never share it.
     const o = k === '__proto__' ? undefined : before[k];
-    if (f === o ? o !== undefined : sharedChild(f, o)) {
+    if (f === o ? o !== undefined : sharedChild(f, o, depth)) {
       if (!same && f !== o) record[k] = o;
     } else if (same) {
       same = false;
@@ -136,14 +187,17 @@ function shareObject(fresh: object, old: object): object {
   return fresh;
 }
 
-/** Whether the differing values `f` and `o` are equal objects (`o` is then to be shared); freezes `f` otherwise. */
-function sharedChild(f: unknown, o: unknown): boolean {
+/**
+ * Whether the differing values `f` and `o`, children of objects at `depth`, are equal objects (`o`
+ * is then to be shared); freezes `f` otherwise.
+ */
+function sharedChild(f: unknown, o: unknown, depth: number): boolean {
   if (typeof f !== 'object' || f === null) return false;
   if (typeof o !== 'object' || o === null) {
     deepFreeze(f);
     return false;
   }
-  return shareObject(f, o) === o;
+  return shareObject(f, o, depth + 1) === o;
 }
 
 /**

@@ -57,11 +57,15 @@ export function initialDeltaState<T extends KubeObject>(options: DeltaStoreOptio
  * - `replace` is atomic: every delta of a relist carries the final snapshot. Keys missing from the
  *   list become `Deleted` tombstones (`finalStateUnknown`), new keys `Added`, changed objects
  *   `Updated`, unchanged ones (same UID and resourceVersion) `Replaced` — the stored instance is kept.
- * - A key whose UID changed (deleted and recreated) becomes `Deleted` then `Added`, never `Updated`.
+ * - A key whose UID changed (deleted and recreated) becomes `Deleted` then `Added`, never `Updated`;
+ *   the `Deleted` is a tombstone (`finalStateUnknown`): the old incarnation's deletion was not seen.
  * - A `modified`/`added` with the resourceVersion already stored produces nothing.
  * - A `deleted` of an unknown key changes nothing; of another UID than the stored one, it removes
  *   the stored object as a tombstone.
- * - Objects that cannot be keyed, transformed or indexed are skipped with a typed error in `errors`.
+ * - Objects that cannot be keyed, transformed or indexed are skipped with a typed error in `errors`,
+ *   except in a `deleted`: its key (read from the raw object) is removed all the same, and the
+ *   stored object delivered as a `Deleted` tombstone (`finalStateUnknown`), so no deleted object
+ *   stays cached.
  * - Stored objects are deeply frozen. A subtree equal to the same part of the object applied just
  *   before may be that object's (frozen) instance: stored objects can share equal parts.
  *
@@ -132,9 +136,12 @@ export function createDeltaReducer<T extends KubeObject>(options: DeltaStoreOpti
         case 'deleted': {
           const errors: Error[] = [];
           const prepared = prepare(state.store, event.object, errors);
-          const resourceVersion = event.object?.metadata?.resourceVersion ?? state.resourceVersion;
-          if (prepared === undefined) return { ...state, deltas: [], errors, resourceVersion };
-          const next = event.type === 'deleted' ? remove(state.store, prepared) : upsert(state.store, prepared, errors);
+          const resourceVersion = rvOf(event.object) ?? state.resourceVersion;
+          let next: { store: StoreSnapshot<T>; deltas: Delta<T>[] };
+          if (event.type !== 'deleted') {
+            if (prepared === undefined) return { ...state, deltas: [], errors, resourceVersion };
+            next = upsert(state.store, prepared, errors);
+          } else next = prepared !== undefined ? remove(state.store, prepared) : removeUnprepared(state.store, event.object);
           return { ...state, store: next.store, deltas: next.deltas, errors, resourceVersion };
         }
         default: {
@@ -189,13 +196,14 @@ function upsert<T extends KubeObject>(
   } catch (err) {
     errors.push(err as IndexerError);
     // The old incarnation is gone on the server even if the new one cannot be indexed.
-    return { store: next, deltas: recreated ? [{ type: 'Deleted', key, object: old, store: next }] : [] };
+    return { store: next, deltas: recreated ? [{ type: 'Deleted', key, object: old, finalStateUnknown: true, store: next }] : [] };
   }
   if (recreated)
     return {
       store: next,
       deltas: [
-        { type: 'Deleted', key, object: old, store: next },
+        // The old incarnation's deletion was never seen: its last known state, as a tombstone.
+        { type: 'Deleted', key, object: old, finalStateUnknown: true, store: next },
         { type: 'Added', key, object: obj, store: next },
       ],
     };
@@ -219,6 +227,25 @@ function remove<T extends KubeObject>(
   if (uidChanged(stored, obj))
     return { store: next, deltas: [{ type: 'Deleted', key, object: stored, finalStateUnknown: true, store: next }] };
   return { store: next, deltas: [{ type: 'Deleted', key, object: obj, store: next }] };
+}
+
+/**
+ * A delete whose object could not be prepared (a transform that threw, an object the freeze
+ * refused): the object is gone on the server all the same, so the key, read from the raw object,
+ * is removed and its last known object delivered as a tombstone (its final state unknown: the one
+ * that arrived could not be stored). Only an object that cannot even be keyed changes nothing.
+ */
+function removeUnprepared<T extends KubeObject>(store: StoreSnapshot<T>, raw: T): { store: StoreSnapshot<T>; deltas: Delta<T>[] } {
+  let key: string;
+  try {
+    key = store.keyFunc(raw);
+  } catch {
+    return { store, deltas: [] }; // the preparation error already says why
+  }
+  const stored = store.get(key);
+  if (stored === undefined) return { store, deltas: [] };
+  const next = store.delete(key);
+  return { store: next, deltas: [{ type: 'Deleted', key, object: stored, finalStateUnknown: true, store: next }] };
 }
 
 function replace<T extends KubeObject>(

@@ -80,6 +80,86 @@ export class InvalidOptionsError extends RxInformerError {
   }
 }
 
+/** Why a connection failed: the `reason` of a `NetworkError`. */
+export type NetworkErrorReason =
+  | 'ConnectionRefused'
+  | 'ConnectionReset'
+  | 'Terminated'
+  | 'ConnectTimeout'
+  | 'HeadersTimeout'
+  | 'BodyTimeout'
+  | 'HostNotFound'
+  | 'TlsFailure'
+  | 'NetworkFailure';
+
+/**
+ * The connection failed before or during an answer: refused, reset, cut in the middle of a body,
+ * a DNS or TLS failure, or a timeout of the HTTP client itself. `reason` says which (see
+ * `NetworkErrorReason`; `NetworkFailure` when the transport does not tell), `code` is the system or
+ * HTTP client code found on the error (`ECONNRESET`, `UND_ERR_SOCKET`…) and `cause` the transport's
+ * own error (fetch's `TypeError: terminated`, undici's `SocketError`…). The reflector retries it
+ * after a backoff, as any failure but a 410.
+ *
+ * @example
+ * informer.status$.subscribe((s) => { if (s.lastError instanceof NetworkError) console.warn(s.lastError.reason, s.lastError.code); });
+ */
+export class NetworkError extends RxInformerError {
+  declare readonly reason: NetworkErrorReason;
+  /** The request's path and query, when known. */
+  readonly path?: string;
+  /** The system or HTTP client error code found on the cause chain, e.g. `ECONNREFUSED`. */
+  readonly code?: string;
+
+  constructor(reason: NetworkErrorReason, message: string, options: { path?: string; code?: string; cause?: unknown } = {}) {
+    super(reason, options.path === undefined ? message : `${message} (GET ${options.path})`, { cause: options.cause });
+    this.path = options.path;
+    this.code = options.code;
+  }
+}
+
+/**
+ * A request that must answer within a time limit did not: a list or watch whose response headers did
+ * not arrive within its `responseTimeoutMs`, or a discovery request past its `timeoutMs`. The request
+ * was aborted.
+ *
+ * @example
+ * if (status.lastError instanceof RequestTimeoutError) console.warn(`no answer to ${status.lastError.path}`);
+ */
+export class RequestTimeoutError extends RxInformerError {
+  /** The request path. */
+  readonly path: string;
+  /** The time limit, in milliseconds. */
+  readonly timeoutMs: number;
+
+  constructor(path: string, timeoutMs: number, options?: { cause?: unknown }) {
+    super('Timeout', `no answer to ${path} within ${timeoutMs} ms`, options);
+    this.path = path;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * An answer larger than the client accepts: a watch line longer than `maxWatchLineBytes`, or a list
+ * body larger than `maxListBodyBytes`. The request was aborted as soon as the limit was passed, so
+ * the memory it held is released; the reflector retries after a backoff.
+ *
+ * @example
+ * if (err instanceof ResponseTooLargeError && err.part === 'listBody') console.warn('use a smaller pageSize');
+ */
+export class ResponseTooLargeError extends RxInformerError {
+  /** What was too large: one line of a watch stream, or the body of a list answer. */
+  readonly part: 'watchLine' | 'listBody';
+  /** The limit that was passed, in bytes (UTF-16 code units for a transport that yields text). */
+  readonly limitBytes: number;
+
+  constructor(part: 'watchLine' | 'listBody', limitBytes: number, options?: { cause?: unknown }) {
+    const what = part === 'watchLine' ? 'a watch line is longer' : 'a list body is larger';
+    super('ResponseTooLarge', `${what} than ${limitBytes} bytes; the request was aborted`, options);
+    this.part = part;
+    this.limitBytes = limitBytes;
+  }
+}
+
 /** An index function threw, or an unknown index was asked for. The store is left unchanged. */
 export class IndexerError extends RxInformerError {
   /** The name of the index concerned. */
@@ -139,4 +219,13 @@ export function describeValue(value: unknown): string {
   } catch {
     return Object.prototype.toString.call(value);
   }
+}
+
+/** Throws `InvalidOptionsError` unless `value` (or its default) is a finite number ≥ `min` (> `min` if `exclusive`). */
+export function checkNumber(name: string, value: number | undefined, fallback: number, min: number, exclusive = false): number {
+  const x = value ?? fallback;
+  if (typeof x !== 'number' || !Number.isFinite(x) || x < min || (exclusive && x === min)) {
+    throw new InvalidOptionsError(`${name} must be a finite number ${exclusive ? '>' : '>='} ${min}, got ${String(value)}`);
+  }
+  return x;
 }

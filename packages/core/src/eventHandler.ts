@@ -14,7 +14,7 @@ export interface EventHandler<T extends KubeObject> {
   onAdd?(obj: T, isInInitialList: boolean): void | Promise<void>;
   /** A changed object; on resync (`Sync`) and unchanged relist (`Replaced`) deltas `oldObj === newObj`. */
   onUpdate?(oldObj: T, newObj: T): void | Promise<void>;
-  /** A deleted object; `finalStateUnknown` when it vanished while the watch was down (a tombstone). */
+  /** A deleted object; `finalStateUnknown` when `obj` is only its last known state (a tombstone: see `Delta`). */
   onDelete?(obj: T, finalStateUnknown: boolean): void | Promise<void>;
 }
 

@@ -4,13 +4,17 @@
  * ListerWatcher (see `httpListerWatcher`).
  */
 import { InvalidOptionsError } from './errors.ts';
-import { httpListerWatcher, type HttpGet, type HttpResponse } from './httpListerWatcher.ts';
-import type { ResourceDescriptor } from './informerFactory.ts';
+import type { HttpGet, HttpResponse } from './httpGet.ts';
+import { httpListerWatcher } from './httpListerWatcher.ts';
+import type { HttpLimitOptions } from './httpLimits.ts';
 import { resourcePath } from './listWatchQuery.ts';
-import type { KubeObject, ListerWatcher } from './types.ts';
+import type { KubeObject, ListerWatcher, ResourceDescriptor } from './types.ts';
 
-/** Options of `fetchListerWatcher`: a `path`, or a `resource` (with an optional `namespace`). */
-export interface FetchListerWatcherOptions<T extends KubeObject = KubeObject> {
+/**
+ * Options of `fetchListerWatcher`: a `path`, or a `resource` (with an optional `namespace`), and the
+ * limits of `HttpLimitOptions` (response timeout, largest watch line and list body).
+ */
+export interface FetchListerWatcherOptions<T extends KubeObject = KubeObject> extends HttpLimitOptions {
   /** The API server (or proxy) URL, e.g. `http://127.0.0.1:8001` or `/k8s` behind an app's backend. Required. */
   baseUrl: string;
   /** The collection path, e.g. `/api/v1/pods`. Default: built from `resource` and `namespace`. */
@@ -33,7 +37,9 @@ export interface FetchListerWatcherOptions<T extends KubeObject = KubeObject> {
 
 /**
  * Lists and watches one collection with fetch. Unsubscribing aborts the request; HTTP errors are
- * `KubeApiError`s, a malformed watch line a `WatchDecodeError`.
+ * `KubeApiError`s, a malformed watch line a `WatchDecodeError`, a failed connection a `NetworkError`
+ * (fetch's `TypeError` as its `cause`), headers later than `responseTimeoutMs` a
+ * `RequestTimeoutError`, a watch line or list body over its limit a `ResponseTooLargeError`.
  *
  * Caveat: browsers hold few connections per host over HTTP/1.1 (6): every informer keeps one watch
  * open, so serve the API over HTTP/2 or keep the number of informers per origin small.
@@ -46,7 +52,8 @@ export function fetchListerWatcher<T extends KubeObject = KubeObject>(options: F
   if (!options || typeof options.baseUrl !== 'string') throw new InvalidOptionsError('fetchListerWatcher needs a baseUrl');
   if (!options.path && !options.resource) throw new InvalidOptionsError('fetchListerWatcher needs a path or a resource');
   const path = options.path ?? resourcePath(options.resource!, options.namespace);
-  return httpListerWatcher<T>(fetchGet(options), { path, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector });
+  // The selectors and the limits, as they are: httpListerWatcher reads only its own fields.
+  return httpListerWatcher<T>(fetchGet(options), { ...options, path });
 }
 
 /**

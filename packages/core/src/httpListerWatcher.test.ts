@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
-import { httpListerWatcher, type HttpGet, type HttpResponse } from './httpListerWatcher.ts';
+import type { HttpGet, HttpResponse } from './httpGet.ts';
+import { httpListerWatcher } from './httpListerWatcher.ts';
 import { KubeApiError } from './errors.ts';
 import type { KubeObject, ListPage } from './types.ts';
 

@@ -1,35 +1,28 @@
 /**
  * The HTTP ListerWatcher over a minimal transport: every HTTP client (fetch in browsers, undici
  * under client-node) supplies only "GET this URL", and shares the query building, the list and
- * watch decoding, the error mapping and the abort-on-unsubscribe behaviour written here.
+ * watch decoding, the error mapping, the limits (`httpLimits.ts`) and the abort-on-unsubscribe
+ * behaviour written here.
  */
 import { Observable } from 'rxjs';
+import { NetworkError } from './errors.ts';
 import { apiErrorFromResponse } from './httpErrors.ts';
+import type { HttpGet, HttpResponse } from './httpGet.ts';
+import {
+  answerWithin,
+  bodyChunks,
+  errorBody,
+  readBody,
+  resolveHttpLimits,
+  type HttpLimitOptions,
+  type ResolvedHttpLimits,
+} from './httpLimits.ts';
 import { listQuery, watchQuery } from './listWatchQuery.ts';
-import type { KubeObject, ListerWatcher, ListOptions, ListPage, WatchEvent } from './types.ts';
+import type { KubeObject, ListerWatcher, ListOptions, ListPage, WatchEvent, WatchOptions } from './types.ts';
 import { createWatchDecoder, parseListBody } from './watchDecoder.ts';
 
-/** One HTTP answer, as much of it as the ListerWatcher reads. */
-export interface HttpResponse {
-  /** The HTTP status code. */
-  readonly status: number;
-  /** A response header, by lower-case name. */
-  header(name: string): string | undefined;
-  /** The whole body as text. */
-  text(): Promise<string>;
-  /** The body as it arrives, in text or byte chunks. */
-  chunks(): AsyncIterable<string | Uint8Array>;
-}
-
-/**
- * Sends `GET pathAndQuery` (e.g. `/api/v1/pods?limit=500`) and resolves with the answer once its
- * headers arrive; the request (and its body) must stop when `signal` aborts. `kind` lets the
- * transport tune timeouts: a watch body may stay silent for minutes.
- */
-export type HttpGet = (pathAndQuery: string, signal: AbortSignal, kind: 'list' | 'watch') => Promise<HttpResponse>;
-
-/** Options of `httpListerWatcher`. */
-export interface HttpListerWatcherOptions {
+/** Options of `httpListerWatcher`: the collection, its selectors, and the limits (`HttpLimitOptions`). */
+export interface HttpListerWatcherOptions extends HttpLimitOptions {
   /** The collection path, e.g. `/api/v1/namespaces/default/pods`. Required. */
   path: string;
   /** Label selector added to every list and watch (ANDed with the reflector's). Default: none. */
@@ -41,84 +34,112 @@ export interface HttpListerWatcherOptions {
 /**
  * A ListerWatcher over any HTTP transport. Lists parse the body as JSON (`InvalidObjectError` when
  * it is not a list); watches decode the stream line by line (`WatchDecodeError` for a malformed
- * line); non-2xx answers are `KubeApiError`s with the Status and `Retry-After`. Unsubscribing
- * aborts the request.
+ * line); non-2xx answers are `KubeApiError`s with the Status and `Retry-After`; a connection that
+ * fails is a `NetworkError`, but a watch stream the network cuts after the server answered simply
+ * ends, like a clean close (the reflector re-watches); response headers later than `responseTimeoutMs` a
+ * `RequestTimeoutError`; a list body or watch line over its limit a `ResponseTooLargeError`.
+ * Unsubscribing, or any of these errors, aborts the request. Invalid limits throw
+ * `InvalidOptionsError` here.
  *
  * Caveat: the selectors given here apply to list and watch alike; a selector on only one of them
  * would corrupt the cache.
  *
  * @example
- * const lw = httpListerWatcher<V1Pod>(myGet, { path: '/api/v1/pods', labelSelector: 'app=web' });
+ * const lw = httpListerWatcher<V1Pod>(myGet, { path: '/api/v1/pods', labelSelector: 'app=web', responseTimeoutMs: 30_000 });
  */
 export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGet, options: HttpListerWatcherOptions): ListerWatcher<T> {
-  const { path } = options;
-  const failed = async (r: HttpResponse) => apiErrorFromResponse(r.status, await r.text().catch(() => ''), r.header('retry-after'));
-  const pathOfList = (o: ListOptions) =>
-    path +
-    listQuery({
-      ...o,
-      labelSelector: andSelectors(options.labelSelector, o.labelSelector),
-      fieldSelector: andSelectors(options.fieldSelector, o.fieldSelector),
-    });
-  // The next page, requested while this one is parsed (see `Prefetch`); at most one at a time.
-  let prefetched: Prefetch | undefined;
+  const limits = resolveHttpLimits(options);
+  const http: Http = {
+    send: (url, signal, kind) => answerWithin(get, url, signal, kind, limits),
+    failed: async (r, url) => apiErrorFromResponse(r.status, await errorBody(r, url), r.header('retry-after')),
+    limits,
+  };
+  const selected = <O extends ListOptions | WatchOptions>(o: O): O => ({
+    ...o,
+    labelSelector: andSelectors(options.labelSelector, o.labelSelector),
+    fieldSelector: andSelectors(options.fieldSelector, o.fieldSelector),
+  });
   return {
-    list: (listOptions) =>
-      abortable<ListPage<T>>(async (signal, emit) => {
-        const url = pathOfList(listOptions);
-        let answer: Promise<HttpResponse>;
-        if (prefetched?.url === url) {
-          const adopted = prefetched;
-          prefetched = undefined;
-          signal.addEventListener('abort', () => adopted.ac.abort(), { once: true });
-          answer = adopted.answer;
-        } else {
-          answer = get(url, signal, 'list');
-        }
-        const r = await answer;
-        if (r.status < 200 || r.status > 299) throw await failed(r);
-        const text = await r.text();
-        const token = peekContinue(text);
-        let mine: Prefetch | undefined;
-        if (token !== undefined) {
-          prefetched?.ac.abort();
-          const ac = new AbortController();
-          const nextUrl = pathOfList({ ...listOptions, continue: token, resourceVersion: undefined });
-          const nextAnswer = get(nextUrl, ac.signal, 'list');
-          nextAnswer.catch(() => undefined); // its owner, if any, sees the error
-          prefetched = mine = { url: nextUrl, ac, answer: nextAnswer };
-        }
-        try {
-          // One task boundary, so that the transport writes the prefetch request before this page's
-          // synchronous parse and hand-over (the consumer's work on 500 objects takes milliseconds).
-          if (mine !== undefined) {
-            await nextTask(signal);
-            if (signal.aborted) return;
-          }
-          emit(parseListBody<T>(text)); // a consumer asking for the next page now adopts `mine`
-        } finally {
-          if (mine !== undefined && prefetched === mine) {
-            prefetched = undefined;
-            mine.ac.abort(); // not asked for at once: never left running
-          }
-        }
-      }),
-    watch: (watchOptions) =>
-      abortable<WatchEvent<T>>(async (signal, emit) => {
-        const q = watchQuery({
-          ...watchOptions,
-          labelSelector: andSelectors(options.labelSelector, watchOptions.labelSelector),
-          fieldSelector: andSelectors(options.fieldSelector, watchOptions.fieldSelector),
-        });
-        const r = await get(path + q, signal, 'watch');
-        if (r.status < 200 || r.status > 299) throw await failed(r);
-        const decoder = createWatchDecoder<T>();
-        for await (const chunk of r.chunks()) {
+    list: pagedLister<T>(http, (o) => options.path + listQuery(selected(o))),
+    watch: streamWatcher<T>(http, (o) => options.path + watchQuery(selected(o))),
+  };
+}
+
+/** What lists and watches share: a request with its time limit, the error of a non-2xx answer, the limits. */
+interface Http {
+  send(url: string, signal: AbortSignal, kind: 'list' | 'watch'): Promise<HttpResponse>;
+  failed(r: HttpResponse, url: string): Promise<Error>;
+  limits: ResolvedHttpLimits;
+}
+
+/** The `watch` of an HTTP ListerWatcher: the events of one stream, decoded line by line. */
+function streamWatcher<T extends KubeObject>(http: Http, pathOfWatch: (o: WatchOptions) => string): ListerWatcher<T>['watch'] {
+  return (watchOptions) =>
+    abortable<WatchEvent<T>>(async (signal, emit) => {
+      const url = pathOfWatch(watchOptions);
+      const r = await http.send(url, signal, 'watch');
+      if (r.status < 200 || r.status > 299) throw await http.failed(r, url);
+      const decoder = createWatchDecoder<T>({ maxLineBytes: http.limits.maxWatchLineBytes });
+      try {
+        for await (const chunk of bodyChunks(r, url)) {
           if (!decoder.push(chunk, emit)) return;
         }
-        decoder.end();
-      }),
+      } catch (e) {
+        // The network cut a stream the server had started (reset, closed, terminated): the end of
+        // this watch, as client-go's stream watcher takes a probable EOF. A line cut in the middle
+        // is dropped; the reflector re-watches from the last resource version, and backs off if
+        // such watches keep ending empty.
+        if (e instanceof NetworkError) return;
+        throw e;
+      }
+      decoder.end();
+    });
+}
+
+/** The `list` of an HTTP ListerWatcher: one page per call, the next one requested ahead (`Prefetch`). */
+function pagedLister<T extends KubeObject>(http: Http, pathOfList: (o: ListOptions) => string): ListerWatcher<T>['list'] {
+  // The next page, requested while this one is parsed; at most one at a time.
+  let prefetched: Prefetch | undefined;
+  /** The answer to `url`: the prefetch's, if it asked for that, else a new request. */
+  const answerTo = (url: string, signal: AbortSignal): Promise<HttpResponse> => {
+    if (prefetched?.url !== url) return http.send(url, signal, 'list');
+    const adopted = prefetched;
+    prefetched = undefined;
+    signal.addEventListener('abort', () => adopted.ac.abort(), { once: true });
+    return adopted.answer;
   };
+  /** Requests the page after the one whose continue token is `token`, in place of any prefetch. */
+  const prefetch = (listOptions: ListOptions, token: string): Prefetch => {
+    prefetched?.ac.abort();
+    const ac = new AbortController();
+    const url = pathOfList({ ...listOptions, continue: token, resourceVersion: undefined });
+    const answer = http.send(url, ac.signal, 'list');
+    answer.catch(() => undefined); // its owner, if any, sees the error
+    return (prefetched = { url, ac, answer });
+  };
+  return (listOptions) =>
+    abortable<ListPage<T>>(async (signal, emit) => {
+      const url = pathOfList(listOptions);
+      const r = await answerTo(url, signal);
+      if (r.status < 200 || r.status > 299) throw await http.failed(r, url);
+      const text = await readBody(r, url, http.limits.maxListBodyBytes);
+      const token = peekContinue(text);
+      const mine = token === undefined ? undefined : prefetch(listOptions, token);
+      try {
+        // One task boundary, so that the transport writes the prefetch request before this page's
+        // synchronous parse and hand-over (the consumer's work on 500 objects takes milliseconds).
+        if (mine !== undefined) {
+          await nextTask(signal);
+          if (signal.aborted) return;
+        }
+        emit(parseListBody<T>(text)); // a consumer asking for the next page now adopts `mine`
+      } finally {
+        if (mine !== undefined && prefetched === mine) {
+          prefetched = undefined;
+          mine.ac.abort(); // not asked for at once: never left running
+        }
+      }
+    });
 }
 
 /**
@@ -155,8 +176,8 @@ function nextTask(signal: AbortSignal): Promise<void> {
 /**
  * Runs `fn` in a later macrotask; returns its cancellation. A zero timer, except in a web page: a
  * `MessageChannel` message there, since background tabs throttle timers to one a second. (In Node
- * a zero timer measured best: 0.44–0.47× client-node's initial sync, against 0.48–0.50 with a
- * MessageChannel and 0.55–0.57 with `setImmediate`, which is no better than no hand-over at all.)
+ * a zero timer measured best of the three, `setImmediate` no better than no hand-over at all:
+ * docs/benchmarks.md, "client-node adapter".)
  */
 function laterTask(fn: () => void): () => void {
   const page = globalThis as { document?: unknown; MessageChannel?: typeof MessageChannel };

@@ -1,9 +1,8 @@
 /**
  * The reflector's idle check of a watch stream: an error once no value has arrived for a given
- * time. RxJS's `timeout({ each })` says the same, but re-arms a timer on every value, which costs
- * more than the rest of the reflector's work on a busy watch (thousands of events per second). This
- * one keeps a single timer: each value only records its time, and the timer, when it fires early,
- * waits out the rest.
+ * time. RxJS's `timeout({ each })` says the same, but re-arms a timer on every value, on the hot
+ * path of a busy watch (docs/benchmarks.md compares the two). This one keeps a single timer: each
+ * value only records its time, and the timer, when it fires early, waits out the rest.
  */
 import { Observable, type MonoTypeOperatorFunction, type SchedulerAction, type SchedulerLike } from 'rxjs';
 import { MAX_TIMER_MS } from './longTimer.ts';

@@ -14,7 +14,18 @@
  */
 
 // Errors
-export { IndexerError, InvalidObjectError, InvalidOptionsError, KubeApiError, RxInformerError, WatchDecodeError } from './errors.ts';
+export {
+  IndexerError,
+  InvalidObjectError,
+  InvalidOptionsError,
+  KubeApiError,
+  NetworkError,
+  RequestTimeoutError,
+  ResponseTooLargeError,
+  RxInformerError,
+  WatchDecodeError,
+} from './errors.ts';
+export type { NetworkErrorReason } from './errors.ts';
 
 // Transport contract
 export { INITIAL_EVENTS_END_ANNOTATION } from './types.ts';
@@ -23,15 +34,18 @@ export type {
   DeltaType,
   IndexFunc,
   Indexers,
+  InformerScope,
   KubeObject,
   ListMeta,
   ListOptions,
   ListPage,
   ListerWatcher,
+  ListerWatcherSource,
   ObjectMeta,
   ReflectorEvent,
   ReflectorPhase,
   ReflectorStatus,
+  ResourceDescriptor,
   Status,
   Store,
   WatchEvent,
@@ -40,9 +54,11 @@ export type {
 } from './types.ts';
 
 // Reflector
-export { reflector, step as reflectorStep } from './reflector.ts';
-export { initialReflectorModel, ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorModel.ts';
-export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorOptions, ReflectorState, StepResult } from './reflectorModel.ts';
+export { reflector } from './reflector.ts';
+export { initialReflectorModel, step as reflectorStep } from './reflectorMachine.ts';
+export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorState, StepResult } from './reflectorMachine.ts';
+export type { ReflectorOptions } from './reflectorOptions.ts';
+export { ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorErrors.ts';
 export { UnexpectedTypeError } from './expectedType.ts';
 export type { ExpectedType } from './expectedType.ts';
 export { nextBackoff, resolveBackoff, backoffSuccess } from './backoff.ts';
@@ -54,8 +70,9 @@ export type { DeltaReducer, DeltaStoreOptions, DeltaStoreState } from './deltaSt
 export { createStore, StoreSnapshot } from './indexer.ts';
 export type { StoreOptions } from './indexer.ts';
 export { metaNamespaceKeyFunc, splitMetaNamespaceKey, namespaceIndexFunc, NAMESPACE_INDEX } from './keys.ts';
-export { PersistentMap, fnv1a } from './persistentMap.ts';
-export type { HashFunc } from './persistentMap.ts';
+export { PersistentMap } from './persistentMap.ts';
+export { fnv1a, seededFnv1a } from './keyHash.ts';
+export type { HashFunc } from './keyHash.ts';
 
 // Shared informer and handlers
 export { createSharedInformer, InformerShutdownError } from './sharedInformer.ts';
@@ -76,30 +93,17 @@ export type { ResyncOptions } from './resync.ts';
 
 // Factory
 export { createInformerFactory, FactoryShutdownError } from './informerFactory.ts';
-export type {
-  InformerFactory,
-  InformerFactoryOptions,
-  InformerForOptions,
-  InformerScope,
-  ListerWatcherSource,
-  ResourceDescriptor,
-} from './informerFactory.ts';
+export type { InformerFactory, InformerFactoryOptions, InformerForOptions } from './informerFactory.ts';
 
 // Workqueue and controller loop
 export { WorkQueue } from './workqueue.ts';
 export type { WorkQueueMetrics, WorkQueueOptions } from './workqueue.ts';
 export { defaultControllerRateLimiter, exponentialFailureRateLimiter, maxOfRateLimiters, tokenBucketRateLimiter } from './rateLimiter.ts';
 export type { ExponentialFailureOptions, RateLimiter, TokenBucketOptions } from './rateLimiter.ts';
-export { ControllerSyncError, runController, toKeys } from './controller.ts';
+export { ControllerSyncError, runController, toKeys } from './runController.ts';
 export { InvalidReconcileResultError } from './reconcileWorker.ts';
-export type {
-  ControllerError,
-  ControllerHandle,
-  ControllerMetrics,
-  ControllerOptions,
-  ControllerPhase,
-  ReconcileResult,
-} from './controller.ts';
+export type { ControllerError } from './reconcileWorker.ts';
+export type { ControllerHandle, ControllerMetrics, ControllerOptions, ControllerPhase, ReconcileResult } from './runController.ts';
 
 // Ages as kubectl prints them
 export { formatAge, humanDuration } from './age.ts';
@@ -124,8 +128,18 @@ export { selectFromStore } from './operators/selectFromStore.ts';
 export { fetchListerWatcher, fetchGet } from './fetchListerWatcher.ts';
 export type { FetchListerWatcherOptions } from './fetchListerWatcher.ts';
 export { httpListerWatcher, andSelectors } from './httpListerWatcher.ts';
-export type { HttpGet, HttpListerWatcherOptions, HttpResponse } from './httpListerWatcher.ts';
-export { lineSplitter, createWatchDecoder, decodeWatchLine, decodeListPage, parseListBody } from './watchDecoder.ts';
-export type { WatchDecoder } from './watchDecoder.ts';
-export { apiErrorFromResponse, parseRetryAfter } from './httpErrors.ts';
+export type { HttpListerWatcherOptions } from './httpListerWatcher.ts';
+export type { HttpGet, HttpResponse } from './httpGet.ts';
+export { DEFAULT_MAX_LIST_BODY_BYTES, DEFAULT_RESPONSE_TIMEOUT_MS, resolveHttpLimits } from './httpLimits.ts';
+export type { HttpLimitOptions, ResolvedHttpLimits } from './httpLimits.ts';
+export {
+  DEFAULT_MAX_WATCH_LINE_BYTES,
+  lineSplitter,
+  createWatchDecoder,
+  decodeWatchLine,
+  decodeListPage,
+  parseListBody,
+} from './watchDecoder.ts';
+export type { WatchDecoder, WatchDecoderOptions } from './watchDecoder.ts';
+export { apiErrorFromResponse, networkErrorFrom, parseRetryAfter } from './httpErrors.ts';
 export { listQuery, watchQuery, resourcePath } from './listWatchQuery.ts';

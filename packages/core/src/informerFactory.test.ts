@@ -2,15 +2,8 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { Observable, Subject, of } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from './errors.ts';
-import {
-  FactoryShutdownError,
-  createInformerFactory,
-  type InformerFactory,
-  type InformerScope,
-  type ListerWatcherSource,
-  type ResourceDescriptor,
-} from './informerFactory.ts';
-import type { KubeObject, ListPage, WatchEvent } from './types.ts';
+import { FactoryShutdownError, createInformerFactory, type InformerFactory } from './informerFactory.ts';
+import type { InformerScope, KubeObject, ListerWatcherSource, ListPage, ResourceDescriptor, WatchEvent } from './types.ts';
 import { fakeListerWatcher, page, testObject as obj } from '../test/fakeListerWatcher.ts';
 
 const pods: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };

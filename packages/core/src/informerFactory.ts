@@ -3,44 +3,12 @@
  * requested after `start()` start at once, `waitForCacheSync()` covers every informer requested
  * whenever, and `shutdown()` releases everything.
  */
-import { firstValueFrom, filter, race, map, Subject, type SchedulerLike, type Subscription } from 'rxjs';
+import { firstValueFrom, filter, race, map, Subject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
 import type { ExpectedType } from './expectedType.ts';
 import { validateResyncPeriod } from './resync.ts';
 import { createSharedInformer, type SharedInformer, type SharedInformerOptions } from './sharedInformer.ts';
-import type { KubeObject, ListerWatcher } from './types.ts';
-
-/** Names a resource: its group, version and plural name, and whether it lives in namespaces. */
-export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
-  /** API group; `""` for the core group. */
-  group: string;
-  /** API version, e.g. `v1`. */
-  version: string;
-  /** Plural resource name, e.g. `pods`. */
-  resource: string;
-  /**
-   * E.g. `Pod`; optional, for display and discovery. With it, the factory's informers skip objects
-   * of another kind (see the reflector's `expectedType`); without it, only `apiVersion` is checked.
-   */
-  kind?: string;
-  /** True for namespaced resources (pods), false for cluster-scoped ones (nodes). */
-  namespaced: boolean;
-  /** Carries the object type only; never set. */
-  readonly __type?: T;
-}
-
-/** Where an informer lists and watches: its namespace (namespaced resources) and selectors. */
-export interface InformerScope {
-  /** Only this namespace (namespaced resources). Default: all namespaces. */
-  namespace?: string;
-  /** Only objects matching this label selector. Default: none. */
-  labelSelector?: string;
-  /** Only objects matching this field selector. Default: none. */
-  fieldSelector?: string;
-}
-
-/** Makes the ListerWatcher of a resource in a scope; the scope applies to both list and watch. */
-export type ListerWatcherSource = <T extends KubeObject>(resource: ResourceDescriptor<T>, scope: InformerScope) => ListerWatcher<T>;
+import type { InformerScope, KubeObject, ListerWatcherSource, ResourceDescriptor } from './types.ts';
 
 /** Options of `createInformerFactory`. */
 export interface InformerFactoryOptions extends InformerScope {
@@ -67,8 +35,10 @@ export interface InformerFactory {
   /**
    * The informer of `resource` in the factory's (or the given) scope, made on first request and
    * started at once if the factory has started. A later request for the same resource and scope
-   * returns the same informer and ignores its options (the first request's options hold), unless
-   * that one was shut down on its own: it then leaves the factory and a new one is made.
+   * returns the same informer, unless that one was shut down on its own (it then leaves the factory
+   * and a new one is made): its `indexers` are added to the informer (`addIndexers`; an index name
+   * already used with another function throws `IndexerError`), and any other option it passes must
+   * equal the first request's (functions by identity), else `InvalidOptionsError`.
    * The informer skips objects of another type than the descriptor's (`apiVersion`, and `kind`
    * when given: the reflector's `expectedType`, which `options.reflector` can override, `{}` to
    * check nothing). Throws `FactoryShutdownError` after `shutdown()`, `InvalidOptionsError` for bad options.
@@ -103,106 +73,49 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
   if (typeof source !== 'function') throw new InvalidOptionsError('the ListerWatcher source must be a function');
   validateFactoryOptions(options);
   const informers = new Map<string, SharedInformer<KubeObject>>();
+  // The per-informer options each informer was made with, to hold later requests to them.
+  const madeWith = new Map<string, PerInformerOptions<KubeObject>>();
   const requested = new Subject<void>();
   const closed = new Subject<void>();
   let started = false;
   let stopped = false;
+
+  const make = <T extends KubeObject>(key: string, resource: ResourceDescriptor<T>, scope: InformerScope, own: PerInformerOptions<T>) => {
+    const informer = createSharedInformer<T>(source(resource, scope), informerOptions(resource, own, options));
+    const held = informer as unknown as SharedInformer<KubeObject>;
+    informers.set(key, held);
+    // An informer shut down on its own leaves the factory: waits no longer count it, and the next
+    // request for its resource and scope makes a new one.
+    informer.synced$.subscribe({
+      complete: () => {
+        if (stopped || informers.get(key) !== held) return;
+        informers.delete(key);
+        requested.next();
+      },
+    });
+    if (started) informer.start(); // requested after start: starts at once
+    return informer;
+  };
 
   const informerFor = <T extends KubeObject>(
     resource: ResourceDescriptor<T>,
     perInformer: InformerForOptions<T> = {},
   ): SharedInformer<T> => {
     if (stopped) throw new FactoryShutdownError();
-    if (
-      !resource ||
-      typeof resource.group !== 'string' ||
-      typeof resource.resource !== 'string' ||
-      !resource.resource ||
-      typeof resource.version !== 'string' ||
-      !resource.version
-    ) {
-      throw new InvalidOptionsError('a resource descriptor needs string group, version and resource');
-    }
-    // Without it a namespaced resource would silently be watched in every namespace.
-    if (typeof resource.namespaced !== 'boolean')
-      throw new InvalidOptionsError(`the descriptor of ${resource.resource} needs namespaced: true or false`);
+    validateDescriptor(resource);
     validateScope(perInformer ?? {});
-    const scope: InformerScope = {
-      namespace: resource.namespaced ? (perInformer.namespace ?? options.namespace) : undefined,
-      labelSelector: perInformer.labelSelector ?? options.labelSelector,
-      fieldSelector: perInformer.fieldSelector ?? options.fieldSelector,
-    };
-    const key = JSON.stringify([
-      resource.group,
-      resource.version,
-      resource.resource,
-      scope.namespace ?? '',
-      scope.labelSelector ?? '',
-      scope.fieldSelector ?? '',
-    ]);
-    const existing = informers.get(key);
-    if (existing) return existing as unknown as SharedInformer<T>;
-    const { namespace: _n, labelSelector: _l, fieldSelector: _f, ...informerOptions } = perInformer;
-    const informer = createSharedInformer<T>(source(resource, scope), {
-      resyncPeriodMs: options.resyncPeriodMs,
-      transform: options.transform as ((obj: T) => T) | undefined,
-      ...informerOptions,
-      // Objects of another type never enter the cache (unless the informer's options say otherwise).
-      reflector: { expectedType: expectedTypeOf(resource), ...informerOptions.reflector },
-      scheduler: options.scheduler,
-    });
-    informers.set(key, informer as unknown as SharedInformer<KubeObject>);
-    // An informer shut down on its own leaves the factory: waits no longer count it, and the next
-    // request for its resource and scope makes a new one.
-    informer.synced$.subscribe({
-      complete: () => {
-        if (stopped || informers.get(key) !== (informer as unknown as SharedInformer<KubeObject>)) return;
-        informers.delete(key);
-        requested.next();
-      },
-    });
-    if (started) informer.start(); // requested after start: starts at once
+    const scope = scopeOf(resource, perInformer, options);
+    const key = informerKey(resource, scope);
+    const { namespace: _n, labelSelector: _l, fieldSelector: _f, ...own } = perInformer;
+    const existing = informers.get(key) as unknown as SharedInformer<T> | undefined;
+    if (existing) {
+      reuseWith(existing, madeWith.get(key) ?? {}, own, resource.resource);
+      return existing;
+    }
+    madeWith.set(key, own as PerInformerOptions<KubeObject>);
+    const informer = make(key, resource, scope, own);
     requested.next();
     return informer;
-  };
-
-  const allSynced = (): boolean => [...informers.values()].every((i) => i.hasSynced());
-
-  const waitForCacheSync = (): Promise<void> => {
-    if (stopped) return Promise.reject(new FactoryShutdownError());
-    if (informers.size > 0 && allSynced()) return Promise.resolve();
-    // Re-check whenever an informer syncs or a new one is requested; reject on shutdown.
-    const changes = new Subject<void>();
-    const watched = new Map<SharedInformer<KubeObject>, Subscription>();
-    const watchAll = (): void => {
-      for (const i of informers.values())
-        if (!watched.has(i))
-          watched.set(
-            i,
-            i.synced$.subscribe(() => changes.next()),
-          );
-    };
-    watchAll();
-    const onRequest = requested.subscribe(() => {
-      watchAll();
-      changes.next();
-    });
-    return firstValueFrom(
-      race(
-        changes.pipe(
-          filter(() => informers.size > 0 && allSynced()),
-          map(() => undefined),
-        ),
-        closed.pipe(
-          map(() => {
-            throw new FactoryShutdownError();
-          }),
-        ),
-      ),
-    ).finally(() => {
-      onRequest.unsubscribe();
-      for (const s of watched.values()) s.unsubscribe();
-    });
   };
 
   return {
@@ -212,7 +125,7 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
       started = true;
       for (const i of informers.values()) i.start();
     },
-    waitForCacheSync,
+    waitForCacheSync: () => (stopped ? Promise.reject(new FactoryShutdownError()) : allSynced(informers, requested, closed)),
     shutdown: () => {
       if (stopped) return;
       stopped = true;
@@ -222,6 +135,131 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
       requested.complete();
     },
   };
+}
+
+/** The options of `informerFor` besides the scope: those of the informer itself. */
+type PerInformerOptions<T extends KubeObject> = Omit<InformerForOptions<T>, keyof InformerScope>;
+
+/** The options of an informer: its own, over the factory's. */
+function informerOptions<T extends KubeObject>(
+  resource: ResourceDescriptor<T>,
+  own: PerInformerOptions<T>,
+  factory: InformerFactoryOptions,
+): SharedInformerOptions<T> {
+  return {
+    resyncPeriodMs: factory.resyncPeriodMs,
+    transform: factory.transform as ((obj: T) => T) | undefined,
+    ...own,
+    // Objects of another type never enter the cache (unless the informer's options say otherwise).
+    reflector: { expectedType: expectedTypeOf(resource), ...own.reflector },
+    scheduler: factory.scheduler,
+  };
+}
+
+/**
+ * Resolves once every informer of `informers` has synced, re-checking whenever one syncs or a new
+ * one is requested (with none yet, it waits for the first); rejects with `FactoryShutdownError`
+ * when `closed` emits.
+ */
+function allSynced(
+  informers: ReadonlyMap<string, SharedInformer<KubeObject>>,
+  requested: Observable<void>,
+  closed: Observable<void>,
+): Promise<void> {
+  const synced = (): boolean => informers.size > 0 && [...informers.values()].every((i) => i.hasSynced());
+  if (synced()) return Promise.resolve();
+  const changes = new Subject<void>();
+  const watched = new Map<SharedInformer<KubeObject>, Subscription>();
+  const watchAll = (): void => {
+    for (const i of informers.values())
+      if (!watched.has(i))
+        watched.set(
+          i,
+          i.synced$.subscribe(() => changes.next()),
+        );
+  };
+  watchAll();
+  const onRequest = requested.subscribe(() => {
+    watchAll();
+    changes.next();
+  });
+  return firstValueFrom(
+    race(
+      changes.pipe(
+        filter(synced),
+        map(() => undefined),
+      ),
+      closed.pipe(
+        map(() => {
+          throw new FactoryShutdownError();
+        }),
+      ),
+    ),
+  ).finally(() => {
+    onRequest.unsubscribe();
+    for (const s of watched.values()) s.unsubscribe();
+  });
+}
+
+/** Where an informer of `resource` lists and watches: its own scope, else the factory's. */
+function scopeOf(resource: ResourceDescriptor, perInformer: InformerScope, factory: InformerScope): InformerScope {
+  return {
+    namespace: resource.namespaced ? (perInformer.namespace ?? factory.namespace) : undefined,
+    labelSelector: perInformer.labelSelector ?? factory.labelSelector,
+    fieldSelector: perInformer.fieldSelector ?? factory.fieldSelector,
+  };
+}
+
+/** The key of an informer: one per resource and scope. */
+function informerKey(resource: ResourceDescriptor, scope: InformerScope): string {
+  return JSON.stringify([
+    resource.group,
+    resource.version,
+    resource.resource,
+    scope.namespace ?? '',
+    scope.labelSelector ?? '',
+    scope.fieldSelector ?? '',
+  ]);
+}
+
+function validateDescriptor(resource: ResourceDescriptor): void {
+  if (
+    !resource ||
+    typeof resource.group !== 'string' ||
+    typeof resource.resource !== 'string' ||
+    !resource.resource ||
+    typeof resource.version !== 'string' ||
+    !resource.version
+  ) {
+    throw new InvalidOptionsError('a resource descriptor needs string group, version and resource');
+  }
+  // Without it a namespaced resource would silently be watched in every namespace.
+  if (typeof resource.namespaced !== 'boolean')
+    throw new InvalidOptionsError(`the descriptor of ${resource.resource} needs namespaced: true or false`);
+}
+
+/**
+ * A later request for an informer that exists: its indexers are added to it (client-go's
+ * `AddIndexers`); any other option must be what the informer was made with, or the request is
+ * refused rather than silently given an informer that ignores it.
+ */
+function reuseWith<T extends KubeObject>(
+  informer: SharedInformer<T>,
+  first: PerInformerOptions<KubeObject>,
+  later: PerInformerOptions<T>,
+  resource: string,
+): void {
+  const { indexers, ...rest } = later;
+  for (const [field, value] of Object.entries(rest)) {
+    if (value === undefined) continue;
+    const before: unknown = first[field as keyof typeof first];
+    const same = typeof value === 'object' && value !== null ? JSON.stringify(value) === JSON.stringify(before) : value === before;
+    if (!same)
+      throw new InvalidOptionsError(
+        `the ${resource} informer of this scope already exists with another ${field}: pass the options it was made with (indexers are added to it)`,
+      );
+  }
+  if (indexers !== undefined) informer.addIndexers(indexers);
 }
 
 /** The apiVersion (and kind, when the descriptor knows it) every object of `resource` declares, if any. */

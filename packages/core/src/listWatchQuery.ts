@@ -3,8 +3,7 @@
  * only the parameters that are set. Shared by the fetch and the client-node ListerWatchers.
  */
 import { InvalidOptionsError } from './errors.ts';
-import type { ResourceDescriptor } from './informerFactory.ts';
-import type { ListOptions, WatchOptions } from './types.ts';
+import type { ListOptions, ResourceDescriptor, WatchOptions } from './types.ts';
 
 /**
  * The collection path of `resource`, in `namespace` when it is namespaced and one is given

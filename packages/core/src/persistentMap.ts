@@ -3,6 +3,15 @@
  * mapped trie. Every update copies only the nodes on the path to the changed entry, so its cost is
  * O(log₃₂ n) — flat in practice — where one immer `produce` over a `Map` would copy all n entries.
  *
+ * Keys come from the cluster (object names), so anyone who can create objects chooses them: the
+ * map must stay fast for keys crafted to collide. Two defences (docs/architecture.md):
+ * - the default hash is FNV-1a from a random per-process seed, so keys cannot be crafted to
+ *   collide without knowing it;
+ * - keys whose 32-bit hashes are equal anyway (by chance, by a caller's own hash, or crafted by
+ *   someone who knows the seed) are kept in a balanced search tree ordered by the keys themselves
+ *   (`sortedTree.ts`), so the worst case is O(log n) comparisons and nodes copied per write, never
+ *   a list copied and scanned per write.
+ *
  * Nodes are private to the map and never written after creation (freezing them would cost time on
  * every update for no safety gain: nothing outside this module can reach them). The map object
  * itself is frozen.
@@ -11,24 +20,13 @@
  * const a = PersistentMap.empty<number>().set('x', 1);
  * const b = a.set('y', 2); // a still has one entry
  */
+import { processHash, type HashFunc } from './keyHash.ts';
+import { treeDelete, treeEntries, treeFromSorted, treeGet, treeSet, treeSize, type TreeNode } from './sortedTree.ts';
 
 const BITS = 5;
 const WIDTH = 1 << BITS;
 const MASK = WIDTH - 1;
 const MAX_DEPTH = Math.ceil(32 / BITS);
-
-/** The string hash used by the trie (FNV-1a, 32 bits). Replaceable in tests to force collisions. */
-export type HashFunc = (key: string) => number;
-
-/** FNV-1a over UTF-16 code units. */
-export const fnv1a: HashFunc = (key) => {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    h ^= key.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-};
 
 interface Leaf<V> {
   readonly kind: 0;
@@ -36,10 +34,11 @@ interface Leaf<V> {
   readonly key: string;
   readonly value: V;
 }
+/** Two or more keys with one hash, in a search tree ordered by key (at least two nodes). */
 interface Collision<V> {
   readonly kind: 1;
   readonly hash: number;
-  readonly entries: readonly (readonly [string, V])[];
+  readonly tree: TreeNode<V>;
 }
 interface Branch<V> {
   readonly kind: 2;
@@ -68,13 +67,16 @@ function hashOf<V>(node: Leaf<V> | Collision<V>): number {
   return node.hash;
 }
 
+function collision<V>(hash: number, tree: TreeNode<V>): Collision<V> {
+  return { kind: 1, hash, tree };
+}
+
 /** Joins two distinct-key leaf-like nodes into the smallest subtree that holds both. */
 function merge<V>(a: Leaf<V> | Collision<V>, b: Leaf<V>, depth: number): Node<V> {
   const ha = hashOf(a);
   if (ha === b.hash || depth >= MAX_DEPTH) {
-    const entries: (readonly [string, V])[] = a.kind === 0 ? [[a.key, a.value]] : [...a.entries];
-    entries.push([b.key, b.value]);
-    return { kind: 1, hash: ha, entries };
+    const tree = a.kind === 0 ? treeSet(undefined, a.key, a.value) : a.tree;
+    return collision(ha, treeSet(tree, b.key, b.value));
   }
   const fa = frag(ha, depth);
   const fb = frag(b.hash, depth);
@@ -96,11 +98,9 @@ function setIn<V>(node: Node<V> | undefined, hash: number, key: string, value: V
   }
   if (node.kind === 1) {
     if (node.hash !== hash && depth < MAX_DEPTH) return { node: merge(node, leaf(hash, key, value), depth), delta: 1 };
-    const i = node.entries.findIndex(([k]) => k === key);
-    const entries = [...node.entries];
-    if (i >= 0) entries[i] = [key, value];
-    else entries.push([key, value]);
-    return { node: { kind: 1, hash: node.hash, entries }, delta: i >= 0 ? 0 : 1 };
+    const had = treeGet(node.tree, key) !== undefined;
+    const tree = treeSet(node.tree, key, value);
+    return tree === node.tree ? { node, delta: 0 } : { node: collision(node.hash, tree), delta: had ? 0 : 1 };
   }
   const bit = 1 << frag(hash, depth);
   const idx = popcount(node.bitmap & (bit - 1));
@@ -119,11 +119,11 @@ function deleteIn<V>(node: Node<V> | undefined, hash: number, key: string, depth
   if (node === undefined) return { node, delta: 0 };
   if (node.kind === 0) return node.key === key ? { node: undefined, delta: -1 } : { node, delta: 0 };
   if (node.kind === 1) {
-    const i = node.entries.findIndex(([k]) => k === key);
-    if (i < 0) return { node, delta: 0 };
-    const entries = node.entries.filter((_, j) => j !== i);
-    if (entries.length === 1) return { node: leaf(node.hash, entries[0][0], entries[0][1]), delta: -1 };
-    return { node: { kind: 1, hash: node.hash, entries }, delta: -1 };
+    const tree = treeDelete(node.tree, key);
+    if (tree === node.tree) return { node, delta: 0 };
+    // At least one node is left; a single one becomes a leaf again.
+    if (tree!.left === undefined && tree!.right === undefined) return { node: leaf(node.hash, tree!.key, tree!.value), delta: -1 };
+    return { node: collision(node.hash, tree!), delta: -1 };
   }
   const bit = 1 << frag(hash, depth);
   if ((node.bitmap & bit) === 0) return { node, delta: 0 };
@@ -153,14 +153,17 @@ interface Placed<V> {
 
 /**
  * The subtree holding `entries` (distinct keys, at least one) below `depth`, built bottom-up in one
- * pass: the same shape successive `setIn`s give (a leaf as shallow as its hash allows, one-child
+ * pass: the same trie successive `setIn`s give (a leaf as shallow as its hash allows, one-child
  * branches down to where two hashes part, a collision node for equal hashes), with no node copied.
+ * A collision node's tree is built balanced from the sorted keys: it may be shaped otherwise than
+ * successive inserts would make it, but holds the same entries in the same (key) order.
  */
 function build<V>(entries: readonly Placed<V>[], depth: number): Node<V> {
   if (entries.length === 1) return leaf(entries[0].hash, entries[0].key, entries[0].value);
   const first = entries[0].hash;
   if (depth >= MAX_DEPTH || entries.every((e) => e.hash === first)) {
-    return { kind: 1, hash: first, entries: entries.map((e) => [e.key, e.value] as const) };
+    const sorted = [...entries].sort((a, b) => (a.key < b.key ? -1 : 1)); // keys are distinct
+    return collision(first, treeFromSorted(sorted)!);
   }
   const buckets: Placed<V>[][] = [];
   let bitmap = 0;
@@ -179,8 +182,41 @@ function build<V>(entries: readonly Placed<V>[], depth: number): Node<V> {
 function* walk<V>(node: Node<V> | undefined): Generator<readonly [string, V]> {
   if (node === undefined) return;
   if (node.kind === 0) yield [node.key, node.value];
-  else if (node.kind === 1) yield* node.entries;
+  else if (node.kind === 1) yield* treeEntries(node.tree);
   else for (const child of node.children) yield* walk(child);
+}
+
+let rootOf: <V>(map: PersistentMap<V>) => Node<V> | undefined;
+
+/**
+ * Every node of `map` with the slots it holds (a branch: its children; a leaf, collision or tree
+ * node: one), and the most keys sharing one hash: what tests need to count what a write copies
+ * (the slots of the nodes the new map does not share with the old one).
+ * @internal
+ */
+export function inspectMap<V>(map: PersistentMap<V>): { slots: Map<object, number>; largestCollision: number } {
+  const slots = new Map<object, number>();
+  let largestCollision = 0;
+  const pending: (Node<V> | TreeNode<V>)[] = [];
+  const root = rootOf(map);
+  if (root !== undefined) pending.push(root);
+  for (let n = pending.pop(); n !== undefined; n = pending.pop()) {
+    if (!('kind' in n)) {
+      slots.set(n, 1);
+      if (n.left) pending.push(n.left);
+      if (n.right) pending.push(n.right);
+    } else if (n.kind === 2) {
+      slots.set(n, n.children.length);
+      pending.push(...n.children);
+    } else {
+      slots.set(n, 1);
+      if (n.kind === 1) {
+        largestCollision = Math.max(largestCollision, treeSize(n.tree));
+        pending.push(n.tree);
+      }
+    }
+  }
+  return { slots, largestCollision };
 }
 
 /**
@@ -193,6 +229,10 @@ export class PersistentMap<V> implements Iterable<readonly [string, V]> {
   readonly #root: Node<V> | undefined;
   readonly #hash: HashFunc;
 
+  static {
+    rootOf = (map) => map.#root;
+  }
+
   private constructor(root: Node<V> | undefined, size: number, hash: HashFunc) {
     this.#root = root;
     this.size = size;
@@ -200,8 +240,12 @@ export class PersistentMap<V> implements Iterable<readonly [string, V]> {
     Object.freeze(this);
   }
 
-  /** An empty map; `hash` is for tests that need collisions. */
-  static empty<V>(hash: HashFunc = fnv1a): PersistentMap<V> {
+  /**
+   * An empty map hashing keys with `hash`. Default: FNV-1a with this process's random seed, so the
+   * iteration order differs between processes; pass `fnv1a` or `seededFnv1a(n)` for the same order
+   * everywhere, or a poor hash in tests that need collisions.
+   */
+  static empty<V>(hash: HashFunc = processHash): PersistentMap<V> {
     return new PersistentMap<V>(undefined, 0, hash);
   }
 
@@ -209,7 +253,7 @@ export class PersistentMap<V> implements Iterable<readonly [string, V]> {
    * Builds a map from entries (later entries win) in one pass, several times faster than as many
    * `set`s: no path is copied on the way. The result is the map those `set`s would give.
    */
-  static from<V>(entries: Iterable<readonly [string, V]>, hash: HashFunc = fnv1a): PersistentMap<V> {
+  static from<V>(entries: Iterable<readonly [string, V]>, hash: HashFunc = processHash): PersistentMap<V> {
     let byKey: ReadonlyMap<string, V>;
     if (entries instanceof Map)
       byKey = entries; // keys already distinct: no second copy
@@ -226,9 +270,7 @@ export class PersistentMap<V> implements Iterable<readonly [string, V]> {
 
   /** The value under `key`. */
   get(key: string): V | undefined {
-    const found = this.#find(key);
-    if (found === undefined) return undefined;
-    return found.kind === 0 ? found.value : found.entries.find(([k]) => k === key)![1];
+    return this.#find(key)?.value;
   }
 
   /** True when `key` has an entry. */
@@ -236,16 +278,13 @@ export class PersistentMap<V> implements Iterable<readonly [string, V]> {
     return this.#find(key) !== undefined;
   }
 
-  /** The leaf holding `key`, or the collision node listing it (no allocation: `get` is the hot path). */
-  #find(key: string): Leaf<V> | Collision<V> | undefined {
+  /** The leaf or collision tree node holding `key` (no allocation: `get` is the hot path). */
+  #find(key: string): Leaf<V> | TreeNode<V> | undefined {
     const hash = this.#hash(key);
     let node = this.#root;
     for (let depth = 0; node !== undefined; depth++) {
       if (node.kind === 0) return node.key === key ? node : undefined;
-      if (node.kind === 1) {
-        for (const [k] of node.entries) if (k === key) return node;
-        return undefined;
-      }
+      if (node.kind === 1) return treeGet(node.tree, key);
       const bit = 1 << frag(hash, depth);
       if ((node.bitmap & bit) === 0) return undefined;
       node = node.children[popcount(node.bitmap & (bit - 1))];

@@ -5,7 +5,7 @@
  * answers a finite delay >= 0 whatever its options and however many failures it has counted.
  */
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { InvalidOptionsError, describeValue } from './errors.ts';
+import { InvalidOptionsError, checkNumber, describeValue } from './errors.ts';
 
 /**
  * Decides retry delays. `when` counts one more failure of `key` and answers the delay in ms;
@@ -59,15 +59,6 @@ export function checkRateLimiter<K>(limiter: RateLimiter<K>, name: string): Rate
   if (typeof limiter?.when !== 'function' || typeof limiter.forget !== 'function' || typeof limiter.numRequeues !== 'function')
     throw new InvalidOptionsError(`${name} must have when, forget and numRequeues`);
   return limiter;
-}
-
-/** Throws `InvalidOptionsError` unless `value` (or its default) is a finite number ≥ `min`. */
-export function checkNumber(name: string, value: number | undefined, fallback: number, min: number, exclusive = false): number {
-  const x = value ?? fallback;
-  if (typeof x !== 'number' || !Number.isFinite(x) || x < min || (exclusive && x === min)) {
-    throw new InvalidOptionsError(`${name} must be a finite number ${exclusive ? '>' : '>='} ${min}, got ${String(value)}`);
-  }
-  return x;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ReplaySubject, last, map, max, of, throwError, timer, type Observable } from 'rxjs';
-import { runController, type ControllerError } from './controller.ts';
+import type { ControllerError } from './reconcileWorker.ts';
+import { runController } from './runController.ts';
 import { InvalidReconcileResultError, nextMacrotask } from './reconcileWorker.ts';
 import { WorkQueue } from './workqueue.ts';
 import { testScheduler, virtualController } from '../test/virtualController.ts';

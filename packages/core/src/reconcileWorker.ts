@@ -4,7 +4,6 @@
  * then so reconciles that settle without I/O cannot starve timers.
  */
 import { asyncScheduler, isObservable, type SchedulerLike } from 'rxjs';
-import type { ControllerError } from './controller.ts';
 import { RxInformerError, describeValue } from './errors.ts';
 import { isDelay } from './rateLimiter.ts';
 import type { WorkQueue } from './workqueue.ts';
@@ -41,6 +40,23 @@ export class InvalidReconcileResultError<K = unknown> extends RxInformerError {
     this.key = key;
     this.result = result;
   }
+}
+
+/** A failure reported by a controller. */
+export interface ControllerError<K = string> {
+  /** The key whose reconcile failed; absent when waiting for `synced` failed. */
+  key?: K;
+  /**
+   * What the reconcile threw, rejected or errored with; an `InvalidReconcileResultError` for a
+   * result the controller cannot act on; or what the queue threw when the key was requeued or
+   * forgotten (say, an `InvalidOptionsError` for a rate limiter of your own answering NaN): then
+   * the key is released and given up (`dropped`), never left in progress.
+   */
+  error: unknown;
+  /** How many times the key had been retried before this failure. */
+  retries: number;
+  /** True when the key is given up (`maxRetries` reached, or the controller is stopping). */
+  dropped: boolean;
 }
 
 /** What a worker needs of its controller. */

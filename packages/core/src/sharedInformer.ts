@@ -5,7 +5,7 @@
  */
 import { BehaviorSubject, Observable, Subject, Subscription, asyncScheduler, distinctUntilChanged, map, type SchedulerLike } from 'rxjs';
 import { createDeltaReducer, initialDeltaState, type DeltaStoreOptions, type DeltaStoreState } from './deltaStore.ts';
-import { InvalidOptionsError, RxInformerError } from './errors.ts';
+import { IndexerError, InvalidOptionsError, RxInformerError } from './errors.ts';
 import {
   HandlerQueue,
   validateHandler,
@@ -16,9 +16,9 @@ import {
 } from './eventHandler.ts';
 import type { StoreSnapshot } from './indexer.ts';
 import { reflector } from './reflector.ts';
-import type { ReflectorOptions } from './reflectorModel.ts';
+import type { ReflectorOptions } from './reflectorOptions.ts';
 import { resyncPasses, validateResyncPeriod } from './resync.ts';
-import type { Delta, KubeObject, ListerWatcher, ReflectorStatus } from './types.ts';
+import type { Delta, Indexers, KubeObject, ListerWatcher, ReflectorStatus } from './types.ts';
 
 /** Options of `createSharedInformer`. */
 export interface SharedInformerOptions<T extends KubeObject> extends DeltaStoreOptions<T> {
@@ -102,6 +102,18 @@ export interface SharedInformer<T extends KubeObject> {
    * holds at once (if it has synced before) and live events once the informer starts.
    */
   addEventHandler(handler: EventHandler<T>, options?: EventHandlerOptions): HandlerRegistration;
+  /**
+   * Adds indexes to the live cache (client-go's `AddIndexers`, also on a started informer): the
+   * objects already cached are indexed at once and `store$` emits the new snapshot; every later
+   * snapshot keeps them. A name already present with the same function is left as it is; with
+   * another function, or an index function that throws, it throws `IndexerError` and adds none.
+   * Throws `InformerShutdownError` after `shutdown()`.
+   *
+   * @example
+   * pods.addIndexers({ byNode: (p) => (p.spec?.nodeName ? [p.spec.nodeName] : []) });
+   * pods.getStore().byIndex('byNode', 'node-1');
+   */
+  addIndexers(indexers: Indexers<T>): void;
 }
 
 /** The informer was shut down: it starts no more and takes no more handlers. */
@@ -300,6 +312,20 @@ export function createSharedInformer<T extends KubeObject>(
     return registration;
   };
 
+  const addIndexers = (indexers: Indexers<T>): void => {
+    if (isShutdown) throw new InformerShutdownError('addIndexers()');
+    if (indexers === null || typeof indexers !== 'object') throw new InvalidOptionsError('addIndexers needs an object of index functions');
+    const present = state.store.indexers;
+    const added: Indexers<T> = {};
+    for (const [name, fn] of Object.entries(indexers)) {
+      if (!Object.hasOwn(present, name)) added[name] = fn;
+      else if (present[name] !== fn) throw new IndexerError(name, `indexer "${name}" already exists with another function`);
+    }
+    if (Object.keys(added).length === 0) return;
+    state = { ...state, store: state.store.addIndexers(added), deltas: [], errors: [] };
+    store.next(state.store);
+  };
+
   const shutdown = (): void => {
     if (isShutdown) return;
     isShutdown = true;
@@ -327,6 +353,7 @@ export function createSharedInformer<T extends KubeObject>(
     stop,
     shutdown,
     addEventHandler,
+    addIndexers,
   };
 }
 

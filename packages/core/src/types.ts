@@ -1,7 +1,7 @@
 /**
  * The shared vocabulary of rxinformer: Kubernetes objects as the wire carries them, the
- * ListerWatcher contract every transport implements, and the events that flow from the
- * reflector into the delta store.
+ * ListerWatcher contract every transport implements (and the resource descriptors and scopes
+ * that name what it lists), and the events that flow from the reflector into the delta store.
  *
  * Everything here is plain data (no classes) so it crosses package and browser boundaries.
  */
@@ -157,8 +157,9 @@ export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
  *
  * Both methods return **cold** Observables: nothing is sent until subscription, and
  * unsubscribing aborts the HTTP request. Failures are `KubeApiError` (an HTTP status or a
- * Status body), `WatchDecodeError` (a malformed line) or any network error, delivered as the
- * Observable's error. A watch that the server ends cleanly completes.
+ * Status body), `WatchDecodeError` (a malformed line) or any network error (the HTTP
+ * ListerWatchers type theirs: `NetworkError`, `RequestTimeoutError`, `ResponseTooLargeError`),
+ * delivered as the Observable's error. A watch that the server ends cleanly completes.
  *
  * @example
  * const lw: ListerWatcher<V1Pod> = fetchListerWatcher({ baseUrl, path: '/api/v1/pods' });
@@ -170,6 +171,38 @@ export interface ListerWatcher<T extends KubeObject = KubeObject> {
   /** Opens a watch stream; emits one event per line until the server closes it. */
   watch(options: WatchOptions): Observable<WatchEvent<T>>;
 }
+
+/** Names a resource: its group, version and plural name, and whether it lives in namespaces. */
+export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
+  /** API group; `""` for the core group. */
+  group: string;
+  /** API version, e.g. `v1`. */
+  version: string;
+  /** Plural resource name, e.g. `pods`. */
+  resource: string;
+  /**
+   * E.g. `Pod`; optional, for display and discovery. With it, the factory's informers skip objects
+   * of another kind (see the reflector's `expectedType`); without it, only `apiVersion` is checked.
+   */
+  kind?: string;
+  /** True for namespaced resources (pods), false for cluster-scoped ones (nodes). */
+  namespaced: boolean;
+  /** Carries the object type only; never set. */
+  readonly __type?: T;
+}
+
+/** Where an informer lists and watches: its namespace (namespaced resources) and selectors. */
+export interface InformerScope {
+  /** Only this namespace (namespaced resources). Default: all namespaces. */
+  namespace?: string;
+  /** Only objects matching this label selector. Default: none. */
+  labelSelector?: string;
+  /** Only objects matching this field selector. Default: none. */
+  fieldSelector?: string;
+}
+
+/** Makes the ListerWatcher of a resource in a scope; the scope applies to both list and watch. */
+export type ListerWatcherSource = <T extends KubeObject>(resource: ResourceDescriptor<T>, scope: InformerScope) => ListerWatcher<T>;
 
 /**
  * What the reflector emits, in order, for the delta store to apply.
@@ -253,7 +286,8 @@ export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
  * - `Added`: a new key (also a recreated object: see `Deleted` with a different UID before it).
  * - `Updated`: a changed object; `oldObject` holds the previous state.
  * - `Deleted`: the key is gone. `finalStateUnknown` is true for a tombstone: the object vanished
- *   while the watch was down and `object` is the last state we knew (client-go's
+ *   while the watch was down, or its deletion arrived with an object the store could not prepare
+ *   (a transform that threw), and `object` is the last state we knew (client-go's
  *   `DeletedFinalStateUnknown`).
  * - `Replaced`: a relist found the object unchanged (same resourceVersion).
  * - `Sync`: a resync re-delivery; `object === oldObject`.

@@ -1,9 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { InvalidObjectError, KubeApiError, WatchDecodeError } from './errors.ts';
+import { InvalidObjectError, KubeApiError, ResponseTooLargeError, WatchDecodeError } from './errors.ts';
 import { apiErrorFromResponse, parseRetryAfter } from './httpErrors.ts';
 import { listQuery, resourcePath, watchQuery } from './listWatchQuery.ts';
-import { createWatchDecoder, decodeListPage, decodeWatchLine, lineSplitter, parseListBody } from './watchDecoder.ts';
+import {
+  createWatchDecoder,
+  DEFAULT_MAX_WATCH_LINE_BYTES,
+  decodeListPage,
+  decodeWatchLine,
+  lineSplitter,
+  parseListBody,
+} from './watchDecoder.ts';
 
 describe('lineSplitter', () => {
   it('should hold a line split across chunks until its end arrives', () => {
@@ -95,6 +102,71 @@ describe('createWatchDecoder', () => {
     const clean = createWatchDecoder();
     clean.push('\n \n', () => undefined);
     expect(() => clean.end()).not.toThrow();
+  });
+});
+
+describe('createWatchDecoder line limit', () => {
+  const event = (name: string) => JSON.stringify({ type: 'ADDED', object: { metadata: { name } } });
+  const exact = event('x'.repeat(100));
+  const max = new TextEncoder().encode(exact).length;
+  const longer = event('x'.repeat(101));
+  /** Pushes `text` cut at `cuts`, as bytes or text; the events decoded, or the error thrown. */
+  const feed = (text: string, cuts: number[], asBytes: boolean, maxLineBytes = max) => {
+    const decoder = createWatchDecoder({ maxLineBytes });
+    const data = asBytes ? new TextEncoder().encode(text) : text;
+    const out: unknown[] = [];
+    let at = 0;
+    try {
+      for (const cut of [...cuts.filter((c) => c < data.length).sort((a, b) => a - b), data.length]) {
+        decoder.push(data.slice(at, cut), (e) => {
+          out.push(e);
+        });
+        at = cut;
+      }
+      decoder.end();
+      return out;
+    } catch (e) {
+      return e;
+    }
+  };
+
+  it('should accept lines of exactly the limit and refuse a longer one, however the stream is cut', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 1, max: 3 * max }), { maxLength: 12 }), fc.boolean(), (cuts, asBytes) => {
+        expect(feed(`${exact}\n${exact}\n`, cuts, asBytes)).toHaveLength(2);
+        const refused = feed(`${exact}\n${longer}\n${exact}\n`, cuts, asBytes);
+        expect(refused).toBeInstanceOf(ResponseTooLargeError);
+        expect(refused).toMatchObject({ part: 'watchLine', limitBytes: max, reason: 'ResponseTooLarge' });
+      }),
+    );
+  });
+
+  it('should refuse a line that never ends as soon as it passes the limit, before decoding it', () => {
+    const decoder = createWatchDecoder({ maxLineBytes: 1000 });
+    const chunk = new Uint8Array(300).fill(0x61);
+    let pushed = 0;
+    expect(() => {
+      for (let i = 0; i < 100; i++) {
+        pushed++;
+        decoder.push(chunk, () => undefined);
+      }
+    }).toThrow(ResponseTooLargeError);
+    expect(pushed).toBe(4); // 1,200 bytes > 1,000
+  });
+
+  it('should count bytes, not characters, in byte chunks', () => {
+    const wide = event('é'.repeat(60)); // 60 characters, 120 bytes
+    expect(feed(`${wide}\n`, [], true, wide.length + 59)).toBeInstanceOf(ResponseTooLargeError);
+    expect(feed(`${wide}\n`, [], false, wide.length)).toHaveLength(1); // text: code units
+  });
+
+  it('should refuse lines over 16 MiB by default', () => {
+    expect(DEFAULT_MAX_WATCH_LINE_BYTES).toBe(16 * 1024 * 1024);
+    const decoder = createWatchDecoder();
+    const mib = 'a'.repeat(1024 * 1024);
+    expect(() => {
+      for (let i = 0; i < 17; i++) decoder.push(mib, () => undefined);
+    }).toThrow(ResponseTooLargeError);
   });
 });
 

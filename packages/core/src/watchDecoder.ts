@@ -2,9 +2,9 @@
  * Decoding of the list/watch wire format, shared by every HTTP ListerWatcher: an incremental
  * decoder for chunked watch streams (text or bytes, lines and multi-byte characters split across
  * chunks) and strict checks of watch events and list bodies. A malformed line is a
- * `WatchDecodeError`, never silently dropped.
+ * `WatchDecodeError`, never silently dropped; a line past the size limit a `ResponseTooLargeError`.
  */
-import { InvalidObjectError, WatchDecodeError } from './errors.ts';
+import { InvalidObjectError, ResponseTooLargeError, WatchDecodeError } from './errors.ts';
 import type { KubeObject, ListPage, WatchEvent } from './types.ts';
 
 /**
@@ -60,20 +60,41 @@ export interface WatchDecoder<T extends KubeObject = KubeObject> {
 }
 
 /**
+ * The default longest watch line, 16 MiB: one line holds one object, and the API server refuses
+ * objects over ~1.5 MiB (etcd's request limit; 3 MiB for a request body), so this leaves room for
+ * JSON's expansion of a large object while bounding what a broken stream can make us hold. (Go
+ * clients cap a watch frame at the same size.)
+ */
+export const DEFAULT_MAX_WATCH_LINE_BYTES = 16 * 1024 * 1024;
+
+/** Options of `createWatchDecoder`. */
+export interface WatchDecoderOptions {
+  /**
+   * The longest line accepted, in bytes (in UTF-16 code units for text chunks; a `\r` before the
+   * newline counts); a longer one throws `ResponseTooLargeError` as soon as its first
+   * `maxLineBytes + 1` bytes have arrived, before they are decoded or kept. Default
+   * `DEFAULT_MAX_WATCH_LINE_BYTES` (16 MiB).
+   */
+  maxLineBytes?: number;
+}
+
+/**
  * Creates a decoder for one watch stream. Each event is checked with `decodeWatchLine`.
  *
  * Caveat: a throw leaves the decoder in an undefined state; end the stream on the first error.
  *
  * @example
- * const decoder = createWatchDecoder<V1Pod>();
+ * const decoder = createWatchDecoder<V1Pod>({ maxLineBytes: 4 * 1024 * 1024 });
  * for await (const chunk of body) decoder.push(chunk, (event) => subscriber.next(event));
  * decoder.end();
  */
-export function createWatchDecoder<T extends KubeObject = KubeObject>(): WatchDecoder<T> {
+export function createWatchDecoder<T extends KubeObject = KubeObject>(options: WatchDecoderOptions = {}): WatchDecoder<T> {
   const split = lineSplitter();
   const utf8 = utf8ChunkDecoder();
+  const limit = lineLimit(options.maxLineBytes ?? DEFAULT_MAX_WATCH_LINE_BYTES);
   return {
     push(chunk, emit) {
+      limit(chunk);
       const text = typeof chunk === 'string' ? chunk : utf8.decode(chunk);
       for (const line of split(text)) {
         if (emit(decodeWatchLine<T>(line)) === false) return false;
@@ -89,8 +110,41 @@ export function createWatchDecoder<T extends KubeObject = KubeObject>(): WatchDe
 }
 
 /**
+ * A check of the line lengths of a stream, chunk by chunk, before anything is decoded or kept:
+ * throws `ResponseTooLargeError` once a line (terminated or not) is longer than `max`. Bytes are
+ * counted in byte chunks (a newline byte never occurs inside a UTF-8 character), code units in text.
+ */
+function lineLimit(max: number): (chunk: string | Uint8Array) => void {
+  let open = 0; // the length of the line not terminated yet
+  const tooLong = (): never => {
+    throw new ResponseTooLargeError('watchLine', max);
+  };
+  return (chunk) => {
+    const text = typeof chunk === 'string';
+    const next = (from: number): number => (text ? chunk.indexOf('\n', from) : chunk.indexOf(0x0a, from));
+    const first = next(0);
+    if (first < 0) {
+      open += chunk.length;
+      if (open > max) tooLong();
+      return;
+    }
+    if (open + first > max) tooLong();
+    // Lines wholly inside the chunk can only be too long in a chunk longer than the limit.
+    let end = first;
+    if (chunk.length > max) {
+      for (let nl = next(end + 1); nl >= 0; end = nl, nl = next(end + 1)) if (nl - end - 1 > max) tooLong();
+    } else {
+      end = text ? chunk.lastIndexOf('\n') : chunk.lastIndexOf(0x0a);
+    }
+    open = chunk.length - end - 1;
+    if (open > max) tooLong();
+  };
+}
+
+/**
  * Strict UTF-8 decoding of a byte stream chunk by chunk. Each chunk is decoded whole up to its
- * last complete character (a streaming `TextDecoder` is ~3× slower on big chunks); the 1–3 bytes
+ * last complete character (faster than a streaming `TextDecoder` on the all-ASCII chunks most
+ * API objects make; docs/benchmarks.md has the figures); the 1–3 bytes
  * of a character cut by the chunk's end wait for the next one. Invalid UTF-8 throws
  * `WatchDecodeError`; a leading byte-order mark is dropped, as `TextDecoder` does.
  */

@@ -6,7 +6,7 @@ import { expect } from '@jest/globals';
 import type { Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { reflector } from '../src/reflector.ts';
-import type { ReflectorOptions } from '../src/reflectorModel.ts';
+import type { ReflectorOptions } from '../src/reflectorOptions.ts';
 import type { KubeObject, ReflectorEvent, ReflectorStatus, WatchEvent } from '../src/types.ts';
 import { fakeListerWatcher } from './fakeListerWatcher.ts';
 

@@ -5,7 +5,7 @@
 import { expect } from '@jest/globals';
 import { ReplaySubject, of, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { runController, type ControllerOptions } from '../src/controller.ts';
+import { runController, type ControllerOptions } from '../src/runController.ts';
 import { WorkQueue } from '../src/workqueue.ts';
 
 /** A `TestScheduler` whose assertions are jest's `toEqual`. */

@@ -1,6 +1,23 @@
 import { describe, expect, it } from '@jest/globals';
+import { backoffSuccess, KubeApiError, nextBackoff, resolveBackoff, type BackoffOptions, type BackoffState } from '@rxinformer/core';
 import type { KubeObject } from '@rxinformer/core';
-import { DEMO_NAMESPACES, startDemoCluster } from './demoCluster.ts';
+import { DEMO_BACKOFF, DEMO_NAMESPACES, startDemoCluster } from './demoCluster.ts';
+
+/**
+ * The waits of a reflector hit by one failure every `everyMs` (each retry succeeding), for
+ * `forMs`: the backoff policy the demo's informer runs, without the network.
+ */
+function waitsUnderFaults(options: BackoffOptions, everyMs: number, forMs: number): number[] {
+  const policy = resolveBackoff(options);
+  let state: BackoffState = { failures: 0 };
+  const waits: number[] = [];
+  for (let now = 0; now < forMs; now += everyMs) {
+    const next = nextBackoff(state, new KubeApiError(500), now, policy, () => 1);
+    waits.push(next.delayMs);
+    state = backoffSuccess(next.state, now + next.delayMs);
+  }
+  return waits;
+}
 
 const waitUntil = async (ok: () => boolean, ms = 10_000) => {
   const deadline = Date.now() + ms;
@@ -9,6 +26,15 @@ const waitUntil = async (ok: () => boolean, ms = 10_000) => {
     await new Promise((r) => setTimeout(r, 10));
   }
 };
+
+describe('DEMO_BACKOFF', () => {
+  it('should keep the waits of a fault every 5 s under 8 s for minutes, where the default backoff climbs to 45 s', () => {
+    const demo = waitsUnderFaults(DEMO_BACKOFF, 5000, 300_000);
+    expect(Math.max(...demo)).toBeLessThanOrEqual(7500);
+    const defaults = waitsUnderFaults({}, 5000, 300_000);
+    expect(Math.max(...defaults)).toBe(45_000);
+  });
+});
 
 describe('startDemoCluster', () => {
   it('should seed pods over the demo namespaces, move them through phases, and inject every fault in turn', async () => {

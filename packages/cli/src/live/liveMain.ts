@@ -51,20 +51,8 @@ export async function runLiveCommand(argv: readonly string[]): Promise<void> {
     process.stdout.write(`${LIVE_USAGE}\n`);
     return;
   }
-  // The ways to stop, armed before the start: --duration counts from now, and Ctrl-C while the
-  // simulator or discovery is starting still closes everything (the temporary kubeconfig included).
-  const stopRequested = new AbortController();
-  const stop = (reason: string) => {
-    if (!stopRequested.signal.aborted) stopRequested.abort(reason);
-  };
-  const timer =
-    options.durationSeconds !== undefined
-      ? setTimeout(() => stop(`${options.durationSeconds}s elapsed`), options.durationSeconds * 1000)
-      : undefined;
-  const onSignal = (signal: NodeJS.Signals) => stop(signal);
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  const out = stdoutWriter(() => stop('output closed'));
+  const stops = armStops(options.durationSeconds);
+  const out = stdoutWriter(() => stops.stop('output closed'));
   const stdout = process.stdout;
 
   let run: LiveRun | undefined;
@@ -73,25 +61,20 @@ export async function runLiveCommand(argv: readonly string[]): Promise<void> {
       write: out.write,
       isTTY: stdout.isTTY === true,
       size: () => ({ rows: stdout.rows || 24, columns: stdout.columns || 80 }),
-      signal: stopRequested.signal,
+      signal: stops.signal,
     });
   } catch (e) {
-    if (!stopRequested.signal.aborted) {
+    if (!stops.signal.aborted) {
       // once a stop is requested, a failed start is its doing
-      clearTimeout(timer);
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      stops.disarm();
       if (e instanceof LiveOptionsError) return fail(2, `error: ${e.message}`);
       if (e instanceof RxInformerError) return fail(1, `error: ${e.message}`);
       throw e;
     }
   }
-  if (!stopRequested.signal.aborted)
-    await new Promise((resolve) => stopRequested.signal.addEventListener('abort', resolve, { once: true }));
-  clearTimeout(timer);
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
-  const reason = String(stopRequested.signal.reason);
+  if (!stops.signal.aborted) await new Promise((resolve) => stops.signal.addEventListener('abort', resolve, { once: true }));
+  stops.disarm();
+  const reason = String(stops.signal.reason);
   if (run) {
     const summary = await run.stop();
     out.write(
@@ -106,4 +89,29 @@ export async function runLiveCommand(argv: readonly string[]): Promise<void> {
     process.stderr.write(`still running ${EXIT_GRACE_MS} ms after shutdown: ${process.getActiveResourcesInfo().join(', ')}\n`);
     process.exit(1);
   }, EXIT_GRACE_MS).unref();
+}
+
+/**
+ * The ways to stop, armed before the start: after `durationSeconds` (counted from now), on SIGINT
+ * or SIGTERM, or by `stop(reason)`; Ctrl-C while the simulator or discovery is starting still
+ * closes everything (the temporary kubeconfig included). `signal` aborts with the first reason.
+ */
+function armStops(durationSeconds: number | undefined): { signal: AbortSignal; stop(reason: string): void; disarm(): void } {
+  const stopRequested = new AbortController();
+  const stop = (reason: string) => {
+    if (!stopRequested.signal.aborted) stopRequested.abort(reason);
+  };
+  const timer = durationSeconds !== undefined ? setTimeout(() => stop(`${durationSeconds}s elapsed`), durationSeconds * 1000) : undefined;
+  const onSignal = (signal: NodeJS.Signals) => stop(signal);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    signal: stopRequested.signal,
+    stop,
+    disarm: () => {
+      clearTimeout(timer);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }

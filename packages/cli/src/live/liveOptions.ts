@@ -79,9 +79,31 @@ function number(name: string, value: string | undefined, fallback: number, integ
  * not silently ignored.
  */
 export function parseLiveOptions(argv: readonly string[], env: Record<string, string | undefined> = {}): LiveOptions {
-  let values;
+  const values = parseFlags(argv);
+  const resource = nonEmpty('resource', values.resource) ?? 'pods';
+  if (!/^[a-z0-9.-]+$|^([a-z0-9.-]+\/)?v[0-9a-z]+\/[a-z0-9.-]+$/.test(resource)) {
+    throw new LiveOptionsError(
+      `--resource must be a plural name (pods, deployments.apps) or group/version/resource (v1/pods, apps/v1/deployments), got "${resource}"`,
+    );
+  }
+  const durationSeconds = values.duration === undefined ? undefined : number('duration', values.duration, 0, false, 0.1);
+  const intervalSeconds = number('interval', values.interval, 1, false, 0.1);
+  return {
+    source: sourceOf(values, env),
+    resource,
+    namespace: nonEmpty('namespace', values.namespace),
+    labelSelector: nonEmpty('selector', values.selector),
+    fieldSelector: nonEmpty('field-selector', values['field-selector']),
+    durationSeconds,
+    intervalSeconds,
+    help: values.help ?? false,
+  };
+}
+
+/** The flags of the command line, as `parseArgs` reads them; unknown or malformed ones are a `LiveOptionsError`. */
+function parseFlags(argv: readonly string[]) {
   try {
-    ({ values } = parseArgs({
+    return parseArgs({
       args: [...argv],
       strict: true,
       allowPositionals: false,
@@ -100,49 +122,35 @@ export function parseLiveOptions(argv: readonly string[], env: Record<string, st
         'no-faults': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
-    }));
+    }).values;
   } catch (e) {
     throw new LiveOptionsError((e as Error).message, { cause: e });
   }
-  const nonEmpty = (name: string, v: string | undefined) => {
-    if (v !== undefined && v.trim() === '') throw new LiveOptionsError(`--${name} must not be empty`);
-    return v;
-  };
-  const resource = nonEmpty('resource', values.resource) ?? 'pods';
-  if (!/^[a-z0-9.-]+$|^([a-z0-9.-]+\/)?v[0-9a-z]+\/[a-z0-9.-]+$/.test(resource)) {
-    throw new LiveOptionsError(
-      `--resource must be a plural name (pods, deployments.apps) or group/version/resource (v1/pods, apps/v1/deployments), got "${resource}"`,
-    );
-  }
-  const durationSeconds = values.duration === undefined ? undefined : number('duration', values.duration, 0, false, 0.1);
-  const intervalSeconds = number('interval', values.interval, 1, false, 0.1);
+}
+
+/** A flag's value, which must not be blank when given. */
+function nonEmpty(name: string, v: string | undefined): string | undefined {
+  if (v !== undefined && v.trim() === '') throw new LiveOptionsError(`--${name} must not be empty`);
+  return v;
+}
+
+/** A cluster (from `--kubeconfig`, `--context` or `KUBECONFIG`), else the embedded simulator with its flags. */
+function sourceOf(values: ReturnType<typeof parseFlags>, env: Record<string, string | undefined>): LiveOptions['source'] {
   const kubeconfig = nonEmpty('kubeconfig', values.kubeconfig);
   const context = nonEmpty('context', values.context);
   const simulatorFlags = (['seed', 'pods', 'rate', 'no-faults'] as const).filter((k) => values[k] !== undefined);
-  let source: LiveOptions['source'];
   if (kubeconfig !== undefined || context !== undefined || env.KUBECONFIG) {
     if (simulatorFlags.length > 0)
       throw new LiveOptionsError(
         `--${simulatorFlags[0]} only applies to the embedded simulator, not with --kubeconfig, --context or KUBECONFIG`,
       );
-    source = { kind: 'cluster', kubeconfig, context };
-  } else {
-    source = {
-      kind: 'simulator',
-      seed: number('seed', values.seed, 1, true, 0),
-      pods: number('pods', values.pods, 60, true, 0),
-      ratePerSecond: number('rate', values.rate, 20, false, 0),
-      faults: !values['no-faults'],
-    };
+    return { kind: 'cluster', kubeconfig, context };
   }
   return {
-    source,
-    resource,
-    namespace: nonEmpty('namespace', values.namespace),
-    labelSelector: nonEmpty('selector', values.selector),
-    fieldSelector: nonEmpty('field-selector', values['field-selector']),
-    durationSeconds,
-    intervalSeconds,
-    help: values.help ?? false,
+    kind: 'simulator',
+    seed: number('seed', values.seed, 1, true, 0),
+    pods: number('pods', values.pods, 60, true, 0),
+    ratePerSecond: number('rate', values.rate, 20, false, 0),
+    faults: !values['no-faults'],
   };
 }

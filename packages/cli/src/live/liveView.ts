@@ -1,12 +1,9 @@
 /**
  * The live view: an informer from `createKubeInformerFactory` over a client-node KubeConfig (the
- * embedded simulator's or a real cluster's: the same code), its events and counters drawn on a
- * terminal, or printed as plain lines when the output is not one.
+ * embedded simulator's or a real cluster's, from `liveSource.ts`: the same code), its events and
+ * counters drawn on a terminal, or printed as plain lines when the output is not one.
  */
-import { rmSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { KubeConfig } from '@kubernetes/client-node';
-import { writePrivateFile } from '@rxinformer/apiserver-sim';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { createKubeInformerFactory, type KubeInformerFactory } from '@rxinformer/client-node';
 import {
   InvalidOptionsError,
@@ -14,9 +11,10 @@ import {
   type HandlerRegistration,
   type KubeObject,
   type ReflectorStatus,
+  type SharedInformer,
 } from '@rxinformer/core';
 import { asyncScheduler, firstValueFrom, interval, Subscription, timer, type SchedulerLike } from 'rxjs';
-import { startDemoCluster, type DemoCluster } from './demoCluster.ts';
+import { DEMO_BACKOFF } from './demoCluster.ts';
 import { LiveOptionsError, type LiveOptions } from './liveOptions.ts';
 import {
   countersLine,
@@ -29,7 +27,8 @@ import {
   type LiveSummary,
 } from './liveRender.ts';
 import { resolveLiveResource } from './liveResource.ts';
-import { createLiveState } from './liveState.ts';
+import { liveHoldings, openSource, type LiveHoldings } from './liveSource.ts';
+import { createLiveState, type LiveState } from './liveState.ts';
 import { terminalOutput, type LiveOutput } from './terminal.ts';
 
 /** Where the view writes and how big the screen is. */
@@ -58,33 +57,6 @@ export interface LiveRun {
 /** Milliseconds between screen redraws on a terminal. */
 const REDRAW_MS = 250;
 
-function kubeConfigFor(source: Extract<LiveOptions['source'], { kind: 'cluster' }>): KubeConfig {
-  const kc = new KubeConfig();
-  try {
-    if (source.kubeconfig !== undefined) kc.loadFromFile(source.kubeconfig);
-    else kc.loadFromDefault();
-  } catch (e) {
-    throw new LiveOptionsError(`cannot load the kubeconfig${source.kubeconfig ? ` ${source.kubeconfig}` : ''}: ${(e as Error).message}`, {
-      cause: e,
-    });
-  }
-  if (source.context !== undefined) {
-    if (!kc.getContextObject(source.context))
-      throw new LiveOptionsError(
-        `no context "${source.context}" in the kubeconfig (have: ${
-          kc
-            .getContexts()
-            .map((c) => c.name)
-            .join(', ') || 'none'
-        })`,
-      );
-    kc.setCurrentContext(source.context);
-  }
-  if (!kc.getCurrentCluster())
-    throw new LiveOptionsError(`the kubeconfig${source.kubeconfig ? ` ${source.kubeconfig}` : ''} has no current context with a cluster`);
-  return kc;
-}
-
 /**
  * Starts a live view; resolves once the informer is started (the list may still be loading).
  *
@@ -100,73 +72,13 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
   const scheduler = io.scheduler ?? asyncScheduler;
   const startedAt = scheduler.now();
   const out: LiveOutput = terminalOutput(io);
-  const subs: Subscription[] = [];
-  let demo: DemoCluster | undefined;
-  let factory: KubeInformerFactory | undefined;
-  let kubeconfigDir: string | undefined;
-  let kubeconfigFile: string | undefined;
+  const held = liveHoldings(io.signal);
   let lastFault: string | undefined;
-  // The kubeconfig file (in a private directory of its own) is removed on stop, and also when the
-  // process exits without one (process.exit).
-  const removeOnExit = () => {
-    if (kubeconfigDir) rmSync(kubeconfigDir, { recursive: true, force: true });
-  };
-  const abortStart = () => {
-    void factory?.close();
-  };
-  const release = async () => {
-    io.signal?.removeEventListener('abort', abortStart);
-    for (const s of subs) s.unsubscribe();
-    await factory?.close();
-    await demo?.close();
-    if (kubeconfigDir) await rm(kubeconfigDir, { recursive: true, force: true }).catch(() => undefined);
-    process.off('exit', removeOnExit);
-  };
-  io.signal?.addEventListener('abort', abortStart, { once: true });
-
   try {
     io.signal?.throwIfAborted();
-    let kc: KubeConfig;
-    let sourceText: string;
-    if (options.source.kind === 'simulator') {
-      const s = options.source;
-      demo = await startDemoCluster({
-        seed: s.seed,
-        pods: s.pods,
-        ratePerSecond: s.ratePerSecond,
-        faults: s.faults,
-        scheduler,
-        onFault: (d) => {
-          lastFault = d;
-          if (!io.isTTY) out.line(`fault injected: ${d}`);
-        },
-      });
-      kc = new KubeConfig();
-      kc.loadFromString(demo.sim.kubeconfigYaml());
-      // A fresh directory only this user can enter (mode 0700, unpredictable name), so no one else
-      // can plant or read the file holding the simulator's token.
-      ({ dir: kubeconfigDir, path: kubeconfigFile } = await writePrivateFile(demo.sim.kubeconfigYaml(), { prefix: 'rxinformer-live-' }));
-      process.on('exit', removeOnExit);
-      sourceText = `simulator ${demo.sim.url}`;
-      out.line(
-        `simulator running at ${demo.sim.url} (seed ${s.seed}, ${s.pods} pods, ${s.ratePerSecond} changes/s, faults ${s.faults ? 'on' : 'off'})`,
-      );
-      out.line(`kubeconfig: ${kubeconfigFile}  (try: kubectl --kubeconfig ${kubeconfigFile} get pods -A -w)`);
-    } else {
-      kc = kubeConfigFor(options.source);
-      sourceText = `context ${kc.getCurrentContext()} (${kc.getCurrentCluster()!.server})`;
-      out.line(`watching ${sourceText}`);
-    }
-    try {
-      factory = createKubeInformerFactory(kc, {
-        namespace: options.namespace,
-        labelSelector: options.labelSelector,
-        fieldSelector: options.fieldSelector,
-      });
-    } catch (e) {
-      if (e instanceof InvalidOptionsError) throw new LiveOptionsError(`the kubeconfig cannot be used: ${e.message}`, { cause: e });
-      throw e;
-    }
+    const onFault = (d: string) => (lastFault = d);
+    const source = await openSource(options.source, held, { out, plain: !io.isTTY, scheduler, onFault });
+    const factory = (held.factory = kubeFactory(source.kc, options));
     io.signal?.throwIfAborted();
     const resource = await resolveLiveResource(options.resource, factory.discovery);
     io.signal?.throwIfAborted();
@@ -175,65 +87,20 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
     const title = `${resource.group ? `${resource.resource}.${resource.group}` : resource.resource} in ${scope}${selectors ? ` (${selectors})` : ''}`;
     if (options.namespace && !resource.namespaced) out.line(`note: ${resource.resource} are cluster-scoped; --namespace ignored`);
 
-    const informer = factory.informerFor<KubeObject>(resource);
+    // The demo's faults come every few seconds: its informer forgets failures sooner (DEMO_BACKOFF).
+    const informer = factory.informerFor<KubeObject>(resource, held.demo ? { reflector: { backoff: DEMO_BACKOFF } } : {});
     const state = createLiveState({ scheduler, onEvent: io.isTTY ? undefined : (e) => out.line(eventLine(e, Date.now())) });
-    const handlers: { name: string; metrics: HandlerMetrics }[] = [];
-    const track = (reg: HandlerRegistration) => {
-      const entry = { name: reg.name, metrics: { depth: 0, lagMs: 0, delivered: 0, errors: 0 } };
-      handlers.push(entry);
-      subs.push(
-        reg.metrics$.subscribe((m) => {
-          entry.metrics = m;
-        }),
-      );
-      subs.push(new Subscription(() => reg.remove()));
-    };
-    track(informer.addEventHandler(state.handler, { name: 'view' }));
-    if (demo) {
-      // A deliberately slow consumer (5 ms of async work per event): it falls behind on the bursts
-      // of a list or relist and drains after, while the store and the view stay current.
-      const work = () => firstValueFrom(timer(5, scheduler)).then(() => undefined);
-      track(informer.addEventHandler({ onAdd: work, onUpdate: work, onDelete: work }, { name: 'slow-audit' }));
-    }
-
-    let status: ReflectorStatus = { phase: 'listing', relistCount: 0, hasSynced: false };
-    let errors = 0;
-    const errorNames = new Set<string>();
-    let handlerErrors = 0;
-    let lastProgress: string | undefined;
-    subs.push(
-      informer.status$.subscribe((s) => {
-        if (s.lastError && s.lastError !== status.lastError) {
-          errors++;
-          const code = (s.lastError as { code?: unknown }).code;
-          errorNames.add(s.lastError.name === 'Error' && typeof code === 'string' ? code : s.lastError.name); // ECONNREFUSED says more than Error
-          if (!io.isTTY) out.line(`reflector: ${reflectorText(s)}`);
-        }
-        if (!io.isTTY) {
-          const progress = progressText(s);
-          if (progress && progress !== lastProgress) out.line(progress);
-          if (!s.hasSynced || s.phase !== 'listing') lastProgress = progress;
-          if (s.hasSynced && !status.hasSynced)
-            out.line(`synced: ${informer.getStore().size} objects listed in ${((scheduler.now() - startedAt) / 1000).toFixed(1)}s`);
-        }
-        status = s;
-      }),
-    );
-    subs.push(
-      informer.handlerErrors$.subscribe(() => {
-        handlerErrors++;
-      }),
-    );
-
+    const handlers = addHandlers(informer, state, held.subs, held.demo ? scheduler : undefined);
+    const seen = watchStatus(informer, held.subs, { out, plain: !io.isTTY, since: () => scheduler.now() - startedAt });
     const snapshot = (): LiveSnapshot => ({
       title,
-      source: sourceText,
-      note: kubeconfigFile ? `kubectl --kubeconfig ${kubeconfigFile} get pods -A -w` : undefined,
+      source: source.text,
+      note: source.kubeconfigFile ? `kubectl --kubeconfig ${source.kubeconfigFile} get pods -A -w` : undefined,
       cached: informer.getStore().size,
       eventsPerSecond: state.rate.perSecond(),
       counts: state.counts,
-      status,
-      errors,
+      status: seen.status,
+      errors: seen.errors,
       handlers,
       lastFault,
       uptimeMs: scheduler.now() - startedAt,
@@ -245,36 +112,162 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
       out.line(EVENT_HEADER);
     }
     factory.start();
-    if (io.isTTY) {
-      const draw = () => out.frame(renderScreen(snapshot(), state.rows(io.size().rows), io.size(), scheduler.now(), Date.now()));
-      subs.push(interval(REDRAW_MS, scheduler).subscribe(draw));
-      draw();
-    } else {
-      subs.push(interval(options.intervalSeconds * 1000, scheduler).subscribe(() => out.line(countersLine(snapshot()))));
-    }
-
-    let stopping: Promise<LiveSummary> | undefined;
-    return {
-      stop: () =>
-        (stopping ??= (async () => {
-          const final = snapshot();
-          await release();
-          out.leaveScreen();
-          return {
-            durationMs: final.uptimeMs,
-            cached: final.cached,
-            counts: { ...state.counts },
-            relists: status.relistCount,
-            errors,
-            errorNames: [...errorNames],
-            handlerErrors,
-            faults: demo?.faultCount ?? 0,
-          };
-        })()),
-    };
+    held.subs.push(periodicOutput(io, out, options, scheduler, snapshot, state));
+    return stoppable(held, out, snapshot, (final) => summary(final, state, seen, held));
   } catch (e) {
-    await release();
+    await held.release();
     out.leaveScreen();
     throw e;
   }
+}
+
+/** The informer factory of the view, over `kc`; a KubeConfig it cannot use is a `LiveOptionsError`. */
+function kubeFactory(kc: KubeConfig, options: LiveOptions): KubeInformerFactory {
+  try {
+    return createKubeInformerFactory(kc, {
+      namespace: options.namespace,
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+    });
+  } catch (e) {
+    if (e instanceof InvalidOptionsError) throw new LiveOptionsError(`the kubeconfig cannot be used: ${e.message}`, { cause: e });
+    throw e;
+  }
+}
+
+/**
+ * Adds the view's handler and, with `slowScheduler` (the simulator's demo), a deliberately slow
+ * one; their figures, as they change.
+ */
+function addHandlers(
+  informer: SharedInformer<KubeObject>,
+  state: LiveState,
+  subs: Subscription[],
+  slowScheduler: SchedulerLike | undefined,
+): { name: string; metrics: HandlerMetrics }[] {
+  const handlers: { name: string; metrics: HandlerMetrics }[] = [];
+  const track = (reg: HandlerRegistration) => {
+    const entry = { name: reg.name, metrics: { depth: 0, lagMs: 0, delivered: 0, errors: 0 } };
+    handlers.push(entry);
+    subs.push(
+      reg.metrics$.subscribe((m) => {
+        entry.metrics = m;
+      }),
+    );
+    subs.push(new Subscription(() => reg.remove()));
+  };
+  track(informer.addEventHandler(state.handler, { name: 'view' }));
+  if (slowScheduler) {
+    // A deliberately slow consumer (5 ms of async work per event): it falls behind on the bursts
+    // of a list or relist and drains after, while the store and the view stay current.
+    const work = () => firstValueFrom(timer(5, slowScheduler)).then(() => undefined);
+    track(informer.addEventHandler({ onAdd: work, onUpdate: work, onDelete: work }, { name: 'slow-audit' }));
+  }
+  return handlers;
+}
+
+/** What the view has seen of the informer's condition. */
+interface SeenStatus {
+  /** The reflector's status last emitted. */
+  status: ReflectorStatus;
+  /** Reflector failures seen (each distinct `lastError`). */
+  errors: number;
+  /** Their names (or error codes), once each. */
+  errorNames: Set<string>;
+  /** Handler failures seen. */
+  handlerErrors: number;
+}
+
+/**
+ * Follows the informer's status and handler errors; on plain output, also prints each new
+ * failure, the list's progress and when it synced (`since`: time since the view started).
+ */
+function watchStatus(
+  informer: SharedInformer<KubeObject>,
+  subs: Subscription[],
+  { out, plain, since }: { out: LiveOutput; plain: boolean; since: () => number },
+): SeenStatus {
+  const seen: SeenStatus = {
+    status: { phase: 'listing', relistCount: 0, hasSynced: false },
+    errors: 0,
+    errorNames: new Set(),
+    handlerErrors: 0,
+  };
+  let lastProgress: string | undefined;
+  subs.push(
+    informer.status$.subscribe((s) => {
+      if (s.lastError && s.lastError !== seen.status.lastError) {
+        seen.errors++;
+        const code = (s.lastError as { code?: unknown }).code;
+        seen.errorNames.add(s.lastError.name === 'Error' && typeof code === 'string' ? code : s.lastError.name); // ECONNREFUSED says more than Error
+        if (plain) out.line(`reflector: ${reflectorText(s)}`);
+      }
+      if (plain) {
+        const progress = progressText(s);
+        if (progress && progress !== lastProgress) out.line(progress);
+        if (!s.hasSynced || s.phase !== 'listing') lastProgress = progress;
+        if (s.hasSynced && !seen.status.hasSynced)
+          out.line(`synced: ${informer.getStore().size} objects listed in ${(since() / 1000).toFixed(1)}s`);
+      }
+      seen.status = s;
+    }),
+  );
+  subs.push(
+    informer.handlerErrors$.subscribe(() => {
+      seen.handlerErrors++;
+    }),
+  );
+  return seen;
+}
+
+/** The screen redrawn on a terminal, or a counters line every `intervalSeconds` on plain output. */
+function periodicOutput(
+  io: LiveIo,
+  out: LiveOutput,
+  options: LiveOptions,
+  scheduler: SchedulerLike,
+  snapshot: () => LiveSnapshot,
+  state: LiveState,
+): Subscription {
+  if (!io.isTTY) return interval(options.intervalSeconds * 1000, scheduler).subscribe(() => out.line(countersLine(snapshot())));
+  const draw = () => out.frame(renderScreen(snapshot(), state.rows(io.size().rows), io.size(), scheduler.now(), Date.now()));
+  const sub = interval(REDRAW_MS, scheduler).subscribe(draw);
+  draw();
+  return sub;
+}
+
+/**
+ * A run whose `stop` (idempotent) takes the last snapshot, releases everything, leaves the screen
+ * and resolves with the summary.
+ */
+function stoppable(
+  held: LiveHoldings,
+  out: LiveOutput,
+  snapshot: () => LiveSnapshot,
+  summarize: (final: LiveSnapshot) => LiveSummary,
+): LiveRun {
+  let stopping: Promise<LiveSummary> | undefined;
+  return {
+    stop: () =>
+      (stopping ??= (async () => {
+        const final = snapshot();
+        await held.release();
+        out.leaveScreen();
+        return summarize(final);
+      })()),
+  };
+}
+
+/** The summary printed when the view stops. */
+function summary(final: LiveSnapshot, state: LiveState, seen: SeenStatus, held: LiveHoldings): LiveSummary {
+  return {
+    durationMs: final.uptimeMs,
+    cached: final.cached,
+    counts: { ...state.counts },
+    relists: seen.status.relistCount,
+    errors: seen.errors,
+    errorNames: [...seen.errorNames],
+    handlerErrors: seen.handlerErrors,
+    faults: held.demo?.faultCount ?? 0,
+  };
 }

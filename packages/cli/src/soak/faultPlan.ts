@@ -71,50 +71,70 @@ export interface FaultPlanOptions {
   resource?: string;
 }
 
-/** The steps of one fault that starts at `at` and may last up to `lastMs`. */
-function stepsOf(kind: FaultKind, at: number, lastMs: number, options: FaultPlanOptions): FaultAction[] {
+/** A watch fault: aimed at the open watches, or, when none is open (the client is between watches), at the next one. */
+function atWatch(fault: (target: 'all' | 'one' | 'next') => number, target: 'all' | 'one' = 'all'): number {
+  const hit = fault(target);
+  if (hit === 0) fault('next');
+  return hit;
+}
+
+/** The step builders of one fault whose slot starts at `at` and that may last up to `lastMs`. */
+function slotOf(kind: FaultKind, at: number, lastMs: number) {
   const one = (step: string, run: (sim: ApiServer) => number | void, offset = 0): FaultAction => ({
     atMs: at + offset,
     fault: kind,
     step,
     run,
   });
-  const resource = options.resource ?? 'pods';
-  // A watch fault that finds no open watch (the client is between watches) waits for the next one.
-  const atWatch = (fault: (target: 'all' | 'one' | 'next') => number, target: 'all' | 'one' = 'all'): number => {
-    const hit = fault(target);
-    if (hit === 0) fault('next');
-    return hit;
-  };
-  const failing = (step: string, fail: (sim: ApiServer) => void): FaultAction[] => [
-    one(`${step}, drop watches`, (s) => {
-      fail(s);
-      return s.faults.dropWatches('all');
-    }),
-    endOfSlot(),
-  ];
   // What waits for a request or a watch belongs to its slot: dropped (and counted) at its end.
-  function endOfSlot(): FaultAction {
-    return {
-      ...one(
-        'end of slot: drop what waits unused',
-        (s) => {
-          const { failures, watchFaults } = s.faults.clearPending();
-          return failures + watchFaults;
-        },
-        lastMs,
-      ),
-      endsSlot: true,
-    };
-  }
-  const aimed = (action: FaultAction): FaultAction[] => [action, endOfSlot()];
+  const end = (): FaultAction => ({
+    ...one(
+      'end of slot: drop what waits unused',
+      (s) => {
+        const { failures, watchFaults } = s.faults.clearPending();
+        return failures + watchFaults;
+      },
+      lastMs,
+    ),
+    endsSlot: true,
+  });
+  return {
+    one,
+    end,
+    /** One step aimed at watches (`atWatch`), then the end of the slot. */
+    aimed: (step: string, fault: (s: ApiServer) => (target: 'all' | 'one' | 'next') => number, target: 'all' | 'one' = 'all') => [
+      one(step, (s) => atWatch(fault(s), target)),
+      end(),
+    ],
+    /**
+     * A failure waits for the next request, and an open watch makes none: the watches are dropped
+     * so the reconnects meet it (and consume it, so failures do not pile up); then the end of the slot.
+     */
+    failing: (step: string, fail: (sim: ApiServer) => void): FaultAction[] => [
+      one(`${step}, drop watches`, (s) => {
+        fail(s);
+        return s.faults.dropWatches('all');
+      }),
+      end(),
+    ],
+  };
+}
+
+/** The steps of one fault that starts at `at` and may last up to `lastMs`. */
+function stepsOf(kind: FaultKind, at: number, lastMs: number, options: FaultPlanOptions): FaultAction[] {
+  const { one, end, aimed, failing } = slotOf(kind, at, lastMs);
+  const resource = options.resource ?? 'pods';
   switch (kind) {
     case 'dropAllWatches':
-      return aimed(one('drop all watches', (s) => atWatch((t) => s.faults.dropWatches(t))));
+      return aimed('drop all watches', (s) => (t) => s.faults.dropWatches(t));
     case 'dropOneWatch':
-      return aimed(one('drop one watch', (s) => atWatch((t) => s.faults.dropWatches(t), 'one')));
+      return aimed('drop one watch', (s) => (t) => s.faults.dropWatches(t), 'one');
     case 'watchError410':
-      return aimed(one('ERROR 410 on every watch', (s) => atWatch((t) => s.faults.injectWatchError(undefined, t))));
+      return aimed('ERROR 410 on every watch', (s) => (t) => s.faults.injectWatchError(undefined, t));
+    case 'stallWatches':
+      return aimed('stall every watch', (s) => (t) => s.faults.stallWatches(t));
+    case 'malformedLine':
+      return aimed('malformed line on every watch', (s) => (t) => s.faults.malformedLine(t));
     case 'compact':
       return [one('compact', (s) => s.faults.compact())];
     case 'compactDuringList':
@@ -129,10 +149,8 @@ function stepsOf(kind: FaultKind, at: number, lastMs: number, options: FaultPlan
           one('compact during the relist', (s) => s.faults.compact(), 150 + i * 200),
         ),
         one('latency off', (s) => s.faults.latency(0), lastMs),
-        endOfSlot(),
+        end(),
       ];
-    // A failure waits for the next request, and an open watch makes none: drop the watches so the
-    // reconnects meet it (and consume it, so failures do not pile up).
     case 'fail500':
       return failing('next 2 requests 500', (s) => s.faults.failNext(2, { code: 500 }));
     case 'fail503':
@@ -143,10 +161,6 @@ function stepsOf(kind: FaultKind, at: number, lastMs: number, options: FaultPlan
       return failing('next watch 504', (s) => s.faults.failNext(1, { code: 504, on: 'watch' }));
     case 'latency':
       return [one('latency 150±100 ms on', (s) => s.faults.latency(150, 100)), one('latency off', (s) => s.faults.latency(0), lastMs)];
-    case 'stallWatches':
-      return aimed(one('stall every watch', (s) => atWatch((t) => s.faults.stallWatches(t))));
-    case 'malformedLine':
-      return aimed(one('malformed line on every watch', (s) => atWatch((t) => s.faults.malformedLine(t))));
     case 'restart':
       return [one('restart', (s) => s.faults.restart())];
     case 'unauthorized401':

@@ -95,35 +95,14 @@ function divergence(expected: IdentityMap, client: SoakClient): string | undefin
  * console.log(result.converged, result.convergeMs, result.uidViolations);
  */
 export async function soakRun(makeClient: (sim: ApiServer) => SoakClient, options: SoakRunOptions): Promise<SoakRunResult> {
-  const o = {
-    objects: 2000,
-    namespaces: 4,
-    chaosMs: 40_000,
-    churnPerSecond: 200,
-    syncTimeoutMs: 60_000,
-    convergeTimeoutMs: 60_000,
-    pollMs: 100,
-    ...options,
-  };
+  const o = { ...DEFAULTS, ...options };
   const sim = await startApiServer({ port: 0, seed: o.seed, auth: { token: TOKEN }, bookmarkIntervalMs: 1000 });
   const namespaces = Array.from({ length: o.namespaces }, (_, i) => `soak-${i}`);
   for (const name of namespaces) sim.storage.create('namespaces', { metadata: { name } });
   const load = createLoadGenerator({ target: objectStoreTarget(sim.storage), namespaces, seed: o.seed });
   load.seed(o.objects);
   let client: SoakClient | undefined;
-  let faultsApplied = 0;
-  const faults: SoakRunResult['faults'] = {};
-  const count = ({ action, watchesHit, unused }: AppliedFault) => {
-    const entry = (faults[action.fault] ??= { applied: 0 });
-    if (action.endsSlot) {
-      // Failures no request met and watch faults no watch met within the slot: not injected.
-      if (unused) entry.unused = (entry.unused ?? 0) + unused;
-      return;
-    }
-    faultsApplied++;
-    entry.applied++;
-    if (watchesHit !== undefined) entry.watchesHit = (entry.watchesHit ?? 0) + watchesHit;
-  };
+  const tally = faultTally();
   const result = (fields: Partial<SoakRunResult>): SoakRunResult => {
     const views = client?.views ?? [];
     return {
@@ -132,8 +111,8 @@ export async function soakRun(makeClient: (sim: ApiServer) => SoakClient, option
       converged: false,
       uidViolations: views.reduce((n, v) => n + v.uidViolations, 0),
       handlerEvents: views.reduce((n, v) => n + v.events, 0),
-      faultsApplied,
-      faults,
+      faultsApplied: tally.applied(),
+      faults: tally.faults,
       churn: { ...load.counters },
       serverObjects: sim.storage.list('pods').length,
       stats: client?.stats() ?? { relists: 0, errorsSeen: 0, errorKinds: {}, restarts: 0, handlerErrors: 0 },
@@ -150,7 +129,7 @@ export async function soakRun(makeClient: (sim: ApiServer) => SoakClient, option
     const plan = planFaults({ seed: o.seed, durationMs: o.chaosMs, token: TOKEN });
     const churn = load.churn({ ratePerSecond: o.churnPerSecond });
     await Promise.all([
-      lastValueFrom(runFaultPlan(sim, plan).pipe(tap(count)), { defaultValue: undefined }),
+      lastValueFrom(runFaultPlan(sim, plan).pipe(tap(tally.count)), { defaultValue: undefined }),
       firstValueFrom(timer(o.chaosMs)),
     ]);
     churn.stop();
@@ -167,4 +146,36 @@ export async function soakRun(makeClient: (sim: ApiServer) => SoakClient, option
     await client?.close().catch(() => undefined);
     await sim.close();
   }
+}
+
+/** The defaults of `SoakRunOptions`. */
+const DEFAULTS = {
+  objects: 2000,
+  namespaces: 4,
+  chaosMs: 40_000,
+  churnPerSecond: 200,
+  syncTimeoutMs: 60_000,
+  convergeTimeoutMs: 60_000,
+  pollMs: 100,
+};
+
+/** Counts the fault actions applied, per kind (`count` for each action as it is applied). */
+function faultTally() {
+  let applied = 0;
+  const faults: SoakRunResult['faults'] = {};
+  return {
+    faults,
+    applied: () => applied,
+    count: ({ action, watchesHit, unused }: AppliedFault) => {
+      const entry = (faults[action.fault] ??= { applied: 0 });
+      if (action.endsSlot) {
+        // Failures no request met and watch faults no watch met within the slot: not injected.
+        if (unused) entry.unused = (entry.unused ?? 0) + unused;
+        return;
+      }
+      applied++;
+      entry.applied++;
+      if (watchesHit !== undefined) entry.watchesHit = (entry.watchesHit ?? 0) + watchesHit;
+    },
+  };
 }

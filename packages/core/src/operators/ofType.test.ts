@@ -4,7 +4,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from '../errors.ts';
 import type { Delta, DeltaType } from '../types.ts';
 import { ofType } from './ofType.ts';
-import { delta, obj } from './testDeltas.ts';
+import { delta, obj } from '../../test/testDeltas.ts';
 
 const run = (fn: Parameters<TestScheduler['run']>[0]): void => {
   new TestScheduler((a, b) => expect(a).toEqual(b)).run(fn);

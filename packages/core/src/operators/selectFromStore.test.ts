@@ -3,7 +3,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from '../errors.ts';
 import type { Store } from '../types.ts';
 import { selectFromStore } from './selectFromStore.ts';
-import { mapStore, obj } from './testDeltas.ts';
+import { mapStore, obj } from '../../test/testDeltas.ts';
 
 const run = (fn: Parameters<TestScheduler['run']>[0]): void => {
   new TestScheduler((a, b) => expect(a).toEqual(b)).run(fn);

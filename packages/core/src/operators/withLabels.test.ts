@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { TestScheduler } from 'rxjs/testing';
 import { LabelSelectorError, parseLabelSelector } from '../labelSelector.ts';
-import { delta, obj } from './testDeltas.ts';
+import { delta, obj } from '../../test/testDeltas.ts';
 import { withLabels } from './withLabels.ts';
 
 const run = (fn: Parameters<TestScheduler['run']>[0]): void => {

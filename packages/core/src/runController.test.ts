@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { EMPTY, ReplaySubject, Subject, distinctUntilChanged, map, max, of, throwError, timer, type Observable } from 'rxjs';
-import { ControllerSyncError, runController, toKeys } from './controller.ts';
+import { ControllerSyncError, runController, toKeys } from './runController.ts';
 import { InvalidOptionsError } from './errors.ts';
 import type { Delta, KubeObject, Store } from './types.ts';
 import { WorkQueue } from './workqueue.ts';

@@ -1,11 +1,14 @@
 /**
- * A controller loop over a `WorkQueue`: waits for the caches to sync, then runs `concurrency`
- * workers that reconcile keys — never one key in two workers — forgetting a key on success and
- * retrying it with the queue's backoff on failure.
+ * `runController`, a controller loop over a `WorkQueue` (controller-runtime's controller, not
+ * client-go's `controller.go`, which is the informer's list-and-watch loop): waits for the caches
+ * to sync, then runs `concurrency` workers (`reconcileWorker.ts`) that reconcile keys — never one
+ * key in two workers — forgetting a key on success and retrying it with the queue's backoff on
+ * failure.
  */
 import {
   BehaviorSubject,
   Subject,
+  Subscription,
   asapScheduler,
   concatMap,
   filter,
@@ -14,10 +17,9 @@ import {
   type Observable,
   type OperatorFunction,
   type SchedulerLike,
-  type Subscription,
 } from 'rxjs';
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
-import { isPromiseLike, nextMacrotask, startWorker, type WorkerContext } from './reconcileWorker.ts';
+import { isPromiseLike, nextMacrotask, startWorker, type ControllerError, type WorkerContext } from './reconcileWorker.ts';
 import type { Delta, KubeObject } from './types.ts';
 import { WorkQueue } from './workqueue.ts';
 
@@ -59,23 +61,6 @@ export interface ControllerOptions<K = string> {
   scheduler?: SchedulerLike;
   /** Called with each failure, as well as `errors$`. Default: none. */
   onError?: (error: ControllerError<K>) => void;
-}
-
-/** A failure reported by a controller. */
-export interface ControllerError<K = string> {
-  /** The key whose reconcile failed; absent when waiting for `synced` failed. */
-  key?: K;
-  /**
-   * What the reconcile threw, rejected or errored with; an `InvalidReconcileResultError` for a
-   * result the controller cannot act on; or what the queue threw when the key was requeued or
-   * forgotten (say, an `InvalidOptionsError` for a rate limiter of your own answering NaN): then
-   * the key is released and given up (`dropped`), never left in progress.
-   */
-  error: unknown;
-  /** How many times the key had been retried before this failure. */
-  retries: number;
-  /** True when the key is given up (`maxRetries` reached, or the controller is stopping). */
-  dropped: boolean;
 }
 
 /** What a controller is doing. */
@@ -131,60 +116,18 @@ export class ControllerSyncError extends RxInformerError {
  * await ctl.stop();
  */
 export function runController<K = string>(options: ControllerOptions<K>): ControllerHandle<K> {
-  if (typeof options?.reconcile !== 'function') throw new InvalidOptionsError('runController: reconcile must be a function');
-  if (!isObservable(options.synced) && !isPromiseLike(options.synced))
-    throw new InvalidOptionsError('runController: synced must be an Observable<boolean> or a promise');
-  const concurrency = options.concurrency ?? 1;
-  if (!Number.isInteger(concurrency) || concurrency < 1)
-    throw new InvalidOptionsError(`runController: concurrency must be an integer >= 1, got ${String(options.concurrency)}`);
-  const maxRetries = options.maxRetries;
-  if (maxRetries !== undefined && (!Number.isInteger(maxRetries) || maxRetries < 0))
-    throw new InvalidOptionsError(`runController: maxRetries must be an integer >= 0, got ${String(maxRetries)}`);
-  if (options.queue !== undefined && !(options.queue instanceof WorkQueue))
-    throw new InvalidOptionsError('runController: queue must be a WorkQueue');
-  const scheduler = options.scheduler ?? asapScheduler;
-  const testScheduler = options.scheduler;
-  const yieldTo = testScheduler ? (then: () => void) => void testScheduler.schedule(then) : nextMacrotask;
+  const { concurrency, maxRetries } = validateControllerOptions(options);
   const queue = options.queue ?? new WorkQueue<K>(options.scheduler ? { scheduler: options.scheduler } : {});
-
-  const metrics = new BehaviorSubject<ControllerMetrics>({ phase: 'waitingForSync', active: 0, reconciled: 0, failed: 0, dropped: 0 });
-  const errors = new Subject<ControllerError<K>>();
-  const update = (patch: Partial<ControllerMetrics>) => {
-    if (!metrics.closed) metrics.next({ ...metrics.value, ...patch });
-  };
-  const report = (failure: ControllerError<K>) => {
-    errors.next(failure);
-    try {
-      options.onError?.(failure);
-    } catch {
-      /* a failing error callback must not stop the loop */
-    }
-  };
-
   let workers = 0;
   let stopping: Promise<void> | undefined;
   /** Set by `stop`: runs once no worker is left (synchronously, so virtual time sees it). */
   let onAllExited: (() => void) | undefined;
 
-  const worker: WorkerContext<K> = {
-    queue,
-    reconcile: (key) => options.reconcile(key),
-    maxRetries,
-    wakeScheduler: scheduler,
-    yieldTo,
-    started: () => update({ active: metrics.value.active + 1 }),
-    ended: (failed, dropped) => {
-      const m = metrics.value;
-      const counts = failed ? { failed: m.failed + 1 } : { reconciled: m.reconciled + 1 };
-      update({ active: m.active - 1, ...counts, dropped: m.dropped + (dropped ? 1 : 0) });
-    },
-    report,
-    exited: () => {
-      if (--workers === 0) onAllExited?.();
-    },
-  };
-
-  let syncSub: Subscription | undefined;
+  const reports = reporting<K>(options.onError);
+  const { metrics, errors, update, report } = reports;
+  const worker = workerContext(queue, options, maxRetries, reports, () => {
+    if (--workers === 0) onAllExited?.();
+  });
   const start = () => {
     if (stopping !== undefined) return;
     update({ phase: 'running' });
@@ -195,14 +138,12 @@ export function runController<K = string>(options: ControllerOptions<K>): Contro
   };
   const syncFailed = (error: unknown) => {
     if (stopping !== undefined) return;
-    report({
-      error:
-        error instanceof ControllerSyncError ? error : new ControllerSyncError('waiting for the caches to sync failed', { cause: error }),
-      retries: 0,
-      dropped: true,
-    });
+    const cause =
+      error instanceof ControllerSyncError ? error : new ControllerSyncError('waiting for the caches to sync failed', { cause: error });
+    report({ error: cause, retries: 0, dropped: true });
     void handle.stop();
   };
+  const syncSub = new Subscription();
   const handle: ControllerHandle<K> = {
     queue,
     metrics$: metrics.asObservable(),
@@ -218,7 +159,7 @@ export function runController<K = string>(options: ControllerOptions<K>): Contro
           errors.complete();
           resolve();
         };
-        syncSub?.unsubscribe();
+        syncSub.unsubscribe();
         update({ phase: 'stopping' });
         // Workers leave once the queue is shut down and empty, after their key in progress is done.
         void (stopOptions.drainQueue ? queue.shutDownWithDrain() : queue.shutdown());
@@ -228,27 +169,108 @@ export function runController<K = string>(options: ControllerOptions<K>): Contro
     },
   };
   // Subscribed once `handle` exists: a synced stream that fails or ends at once stops the controller.
-  if (isObservable(options.synced)) {
-    let started = false;
-    syncSub = options.synced
-      .pipe(
-        filter((v) => v === true),
-        take(1),
-      )
-      .subscribe({
-        next: () => {
-          started = true;
-          start();
-        },
-        error: syncFailed,
-        complete: () => {
-          if (!started) syncFailed(new ControllerSyncError('synced completed before the caches synced'));
-        },
-      });
-  } else {
-    options.synced.then(start, syncFailed);
-  }
+  syncSub.add(whenSynced(options.synced, start, syncFailed));
   return handle;
+}
+
+/** Checks `runController`'s options; the concurrency and retries they give. */
+function validateControllerOptions<K>(options: ControllerOptions<K>): { concurrency: number; maxRetries: number | undefined } {
+  if (typeof options?.reconcile !== 'function') throw new InvalidOptionsError('runController: reconcile must be a function');
+  if (!isObservable(options.synced) && !isPromiseLike(options.synced))
+    throw new InvalidOptionsError('runController: synced must be an Observable<boolean> or a promise');
+  const concurrency = options.concurrency ?? 1;
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new InvalidOptionsError(`runController: concurrency must be an integer >= 1, got ${String(options.concurrency)}`);
+  const maxRetries = options.maxRetries;
+  if (maxRetries !== undefined && (!Number.isInteger(maxRetries) || maxRetries < 0))
+    throw new InvalidOptionsError(`runController: maxRetries must be an integer >= 0, got ${String(maxRetries)}`);
+  if (options.queue !== undefined && !(options.queue instanceof WorkQueue))
+    throw new InvalidOptionsError('runController: queue must be a WorkQueue');
+  return { concurrency, maxRetries };
+}
+
+/** A controller's figures and failures: the subjects behind `metrics$` and `errors$`. */
+interface Reporting<K> {
+  readonly metrics: BehaviorSubject<ControllerMetrics>;
+  readonly errors: Subject<ControllerError<K>>;
+  /** Emits the figures with `patch` applied (none once stopped). */
+  readonly update: (patch: Partial<ControllerMetrics>) => void;
+  /** Emits a failure on `errors$` and to `onError` (never throws). */
+  readonly report: (failure: ControllerError<K>) => void;
+}
+
+function reporting<K>(onError: ControllerOptions<K>['onError']): Reporting<K> {
+  const metrics = new BehaviorSubject<ControllerMetrics>({ phase: 'waitingForSync', active: 0, reconciled: 0, failed: 0, dropped: 0 });
+  const errors = new Subject<ControllerError<K>>();
+  const update = (patch: Partial<ControllerMetrics>) => {
+    if (!metrics.closed) metrics.next({ ...metrics.value, ...patch });
+  };
+  const report = (failure: ControllerError<K>) => {
+    errors.next(failure);
+    try {
+      onError?.(failure);
+    } catch {
+      /* a failing error callback must not stop the loop */
+    }
+  };
+  return { metrics, errors, update, report };
+}
+
+/** What the workers of a controller share: its queue, its reconcile, its figures and its reports. */
+function workerContext<K>(
+  queue: WorkQueue<K>,
+  options: ControllerOptions<K>,
+  maxRetries: number | undefined,
+  { metrics, update, report }: Reporting<K>,
+  exited: () => void,
+): WorkerContext<K> {
+  const testScheduler = options.scheduler;
+  return {
+    queue,
+    reconcile: (key) => options.reconcile(key),
+    maxRetries,
+    wakeScheduler: testScheduler ?? asapScheduler,
+    yieldTo: testScheduler ? (then: () => void) => void testScheduler.schedule(then) : nextMacrotask,
+    started: () => update({ active: metrics.value.active + 1 }),
+    ended: (failed, dropped) => {
+      const m = metrics.value;
+      const counts = failed ? { failed: m.failed + 1 } : { reconciled: m.reconciled + 1 };
+      update({ active: m.active - 1, ...counts, dropped: m.dropped + (dropped ? 1 : 0) });
+    },
+    report,
+    exited,
+  };
+}
+
+/**
+ * Calls `start` once `synced` resolves or emits `true`; `failed` if it fails first, or (an
+ * Observable) completes first. The subscription, to leave when stopped early.
+ */
+function whenSynced(
+  synced: ControllerOptions<unknown>['synced'],
+  start: () => void,
+  failed: (error: unknown) => void,
+): Subscription | undefined {
+  if (!isObservable(synced)) {
+    synced.then(start, failed);
+    return undefined;
+  }
+  let started = false;
+  return synced
+    .pipe(
+      filter((v) => v === true),
+      take(1),
+    )
+    .subscribe({
+      next: () => {
+        started = true;
+        start();
+      },
+      error: failed,
+      complete: () => {
+        if (!started) failed(new ControllerSyncError('synced completed before the caches synced'));
+      },
+    });
 }
 
 /**

@@ -154,6 +154,39 @@ export async function waitForRevision(storage: Storage, rv: number, wait: Revisi
   });
 }
 
+/** Where a page starts: the revision of its snapshot, the key it continues after, and its limit. */
+interface PageStart {
+  rv: number;
+  startKey: string;
+  limit: number | undefined;
+}
+
+/** The start of a page by the request's `continue`, `resourceVersion` and `resourceVersionMatch`. */
+async function pageStart(storage: Storage, gvr: string, q: ListQuery, wait: RevisionWait): Promise<PageStart> {
+  const rvParam = q.resourceVersion ?? '';
+  const limit = q.limit !== undefined && q.limit > 0 ? q.limit : undefined;
+  if (q.continue) {
+    if (rvParam !== '' && rvParam !== '0') throw errors.badRequest('specifying resource version is not allowed when using continue');
+    const token = decodeContinue(q.continue);
+    if (token.rv === -1) return { rv: storage.resourceVersion, startKey: token.start, limit };
+    if (token.rv < storage.listCompactedRevision(gvr)) {
+      const err = errors.expired(CONTINUE_TOO_OLD);
+      err.status.metadata = { continue: encodeInconsistent(token.start) };
+      throw err;
+    }
+    return { rv: token.rv, startKey: token.start, limit };
+  }
+  if (rvParam === '') return { rv: storage.resourceVersion, startKey: '', limit };
+  // served from the watch cache: limit ignored
+  if (rvParam === '0') return { rv: storage.resourceVersion, startKey: '', limit: undefined };
+  const rv = parseResourceVersion(rvParam);
+  const exact = q.resourceVersionMatch === 'Exact' || (limit !== undefined && (q.resourceVersionMatch ?? '') === '');
+  await waitForRevision(storage, rv, wait);
+  if (!exact) return { rv: storage.resourceVersion, startKey: '', limit };
+  if (rv < storage.listCompactedRevision(gvr)) throw errors.expired('The resourceVersion for the provided list is too old.');
+  return { rv, startKey: '', limit };
+}
+
 /**
  * Serves one list request (one page). Selectors are applied after the snapshot is taken;
  * `remainingItemCount` is set only without selectors.
@@ -167,40 +200,10 @@ export async function listPage(
 ): Promise<ListResult> {
   validateListQuery(res, q, false);
   const gvr = gvrKey(res);
-  const rvParam = q.resourceVersion ?? '';
-  let limit = q.limit !== undefined && q.limit > 0 ? q.limit : undefined;
-  let snapshotRv: number;
-  let startKey = '';
-  if (q.continue) {
-    if (rvParam !== '' && rvParam !== '0') throw errors.badRequest('specifying resource version is not allowed when using continue');
-    const token = decodeContinue(q.continue);
-    startKey = token.start;
-    if (token.rv === -1) snapshotRv = storage.resourceVersion;
-    else {
-      if (token.rv < storage.listCompactedRevision(gvr)) {
-        const err = errors.expired(CONTINUE_TOO_OLD);
-        err.status.metadata = { continue: encodeInconsistent(token.start) };
-        throw err;
-      }
-      snapshotRv = token.rv;
-    }
-  } else if (rvParam === '') {
-    snapshotRv = storage.resourceVersion;
-  } else if (rvParam === '0') {
-    snapshotRv = storage.resourceVersion;
-    limit = undefined; // served from the watch cache: limit ignored
-  } else {
-    const rv = parseResourceVersion(rvParam);
-    const exact = q.resourceVersionMatch === 'Exact' || (limit !== undefined && (q.resourceVersionMatch ?? '') === '');
-    await waitForRevision(storage, rv, wait);
-    if (exact) {
-      if (rv < storage.listCompactedRevision(gvr)) throw errors.expired('The resourceVersion for the provided list is too old.');
-      snapshotRv = rv;
-    } else snapshotRv = storage.resourceVersion;
-  }
+  const { rv, startKey, limit } = await pageStart(storage, gvr, q, wait);
   let snapshot;
   try {
-    snapshot = storage.snapshot(gvr, snapshotRv);
+    snapshot = storage.snapshot(gvr, rv);
   } catch (e) {
     if (e instanceof CompactedError) throw errors.expired('The resourceVersion for the provided list is too old.');
     throw e;
@@ -218,9 +221,9 @@ export async function listPage(
     const obj = snapshot.get(key);
     if (obj && matcher.matches(obj)) items.push(obj);
   }
-  const metadata: ListMeta = { resourceVersion: String(snapshotRv) };
+  const metadata: ListMeta = { resourceVersion: String(rv) };
   if (more && lastKey !== undefined) {
-    metadata.continue = encodeContinue(snapshotRv, lastKey);
+    metadata.continue = encodeContinue(rv, lastKey);
     if (matcher.everything) metadata.remainingItemCount = snapshot.countFrom(`${lastKey}\u0000`, prefix);
   }
   return { items, metadata };

@@ -1,5 +1,5 @@
-/** Hand-built deltas and a Map-backed store for the operator tests (test helper, not exported). */
-import type { Delta, DeltaType, KubeObject, Store } from '../types.ts';
+/** Hand-built deltas and a Map-backed store for the operator tests. */
+import type { Delta, DeltaType, KubeObject, Store } from '../src/types.ts';
 
 /** A read-only store over a Map: enough for operators, which only read it. */
 export function mapStore<T extends KubeObject>(entries: Record<string, T> = {}): Store<T> {

@@ -2,9 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import type { KubeObject } from '@rxinformer/core';
 import { applyConflictError, findApplyConflicts } from './applyConflicts.ts';
 import { pruneDroppedFields } from './applyPrune.ts';
-import { listTypeAt, patchMergeKeyAt, rootScope } from './listTypes.ts';
+import { listTypeAt, patchMergeKeyAt, rootScope } from './listMergeStrategies.ts';
 import { fieldsOf, withManagedFields } from './managedFields.ts';
-import { applyStrategicMergePatch, mergeAppliedConfiguration } from './patch.ts';
+import { applyStrategicMergePatch, mergeAppliedConfiguration } from './strategicMerge.ts';
 import { changedFields } from './updateOwnership.ts';
 
 const T = '2025-01-01T00:00:00Z';

@@ -1,0 +1,101 @@
+/**
+ * What a request's URL says: typed query parameters (400 for bad values), and the resource path
+ * parser for `/api/v1/...` and `/apis/{g}/{v}/...` paths.
+ */
+import { errors } from './status.ts';
+
+/** Reads typed query parameters, with 400 answers for bad values. */
+export class Query {
+  readonly params: URLSearchParams;
+
+  constructor(params: URLSearchParams) {
+    this.params = params;
+  }
+
+  /** A string parameter. */
+  str(name: string): string | undefined {
+    return this.params.get(name) ?? undefined;
+  }
+
+  /** A boolean parameter (`true`/`1`/`false`/`0`). */
+  bool(name: string): boolean {
+    const v = this.params.get(name);
+    if (v === null || v === '' || v === 'false' || v === '0') return false;
+    if (v === 'true' || v === '1') return true;
+    throw errors.badRequest(`invalid value for ${name}: "${v}" (want true or false)`, [
+      { reason: 'FieldValueInvalid', message: `invalid boolean "${v}"`, field: name },
+    ]);
+  }
+
+  /** A non-negative integer parameter. */
+  int(name: string): number | undefined {
+    const v = this.params.get(name);
+    if (v === null || v === '') return undefined;
+    if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) {
+      throw errors.badRequest(`invalid value for ${name}: "${v}" is not a non-negative integer`, [
+        { reason: 'FieldValueInvalid', message: `Invalid value: "${v}"`, field: name },
+      ]);
+    }
+    return Number(v);
+  }
+}
+
+/** A parsed resource path. */
+export interface ResourcePath {
+  group: string;
+  version: string;
+  namespace?: string;
+  resource: string;
+  name?: string;
+  subresource?: string;
+  /** The legacy `/watch/` path prefix was used. */
+  legacyWatch: boolean;
+}
+
+/**
+ * Parses `/api/v1/...` and `/apis/{g}/{v}/...` resource paths. `isNamespaced(group, version, r)`
+ * disambiguates `namespaces/{ns}/{resource}` from `namespaces/{name}/{subresource}`.
+ * Returns undefined for a path that names no resource.
+ */
+export function parseResourcePath(
+  path: string,
+  isNamespaced: (group: string, version: string, resource: string) => boolean,
+): ResourcePath | undefined {
+  const segs = path
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decodeURIComponent);
+  let group: string;
+  let version: string;
+  let rest: string[];
+  if (segs[0] === 'api' && segs.length >= 3) {
+    group = '';
+    version = segs[1];
+    rest = segs.slice(2);
+  } else if (segs[0] === 'apis' && segs.length >= 4) {
+    group = segs[1];
+    version = segs[2];
+    rest = segs.slice(3);
+  } else return undefined;
+  let legacyWatch = false;
+  if (rest[0] === 'watch') {
+    legacyWatch = true;
+    rest = rest.slice(1);
+  }
+  let namespace: string | undefined;
+  if (rest[0] === 'namespaces' && rest.length >= 3 && isNamespaced(group, version, rest[2])) {
+    namespace = rest[1];
+    rest = rest.slice(2);
+  }
+  if (rest.length === 0 || rest.length > 3) return undefined;
+  const out: ResourcePath = { group, version, resource: rest[0], legacyWatch };
+  if (namespace !== undefined) out.namespace = namespace;
+  if (rest[1] !== undefined) out.name = rest[1];
+  if (rest[2] !== undefined) out.subresource = rest[2];
+  return out;
+}
+
+/** A watch: the legacy `/watch/` path, or a GET of a collection with `watch=true` (a named GET ignores it). */
+export function isWatch(route: ResourcePath, method: string, q: Query): boolean {
+  return route.legacyWatch || (method === 'GET' && route.name === undefined && q.bool('watch'));
+}

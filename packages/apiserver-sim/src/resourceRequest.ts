@@ -1,0 +1,98 @@
+/**
+ * Requests of the resource API (`/api/v1/...`, `/apis/{g}/{v}/...`): the verb from the method and
+ * path, its authorization, the write options of the query (`fieldManager`, `dryRun`,
+ * `fieldValidation`), and the handler of each verb. Answers render objects as the client's Accept
+ * header asks (`rendering.ts`).
+ */
+import type { IncomingMessage } from 'node:http';
+import type { KubeObject } from '@rxinformer/core';
+import { serveList, serveWatch } from './collectionRequest.ts';
+import { serveDelete, serveDeleteCollection } from './deleteRequest.ts';
+import { applyPatch } from './patchRequest.ts';
+import { renderingOf, renderObject } from './rendering.ts';
+import { readBody, readObjectBody } from './requestBody.ts';
+import type { RequestContext, ResourceCall } from './requestContext.ts';
+import { isWatch, type Query, type ResourcePath } from './requestUrl.ts';
+import { sendJson } from './responses.ts';
+import { errors } from './status.ts';
+import type { WriteOptions } from './writeContext.ts';
+
+type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+function verbOf(method: string, route: ResourcePath, watch: boolean): Verb {
+  switch (method) {
+    case 'GET':
+      return watch ? 'watch' : route.name !== undefined ? 'get' : 'list';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return route.name !== undefined ? 'delete' : 'deletecollection';
+    default:
+      throw errors.methodNotAllowed();
+  }
+}
+
+function userAgentManager(req: IncomingMessage): string {
+  const ua = req.headers['user-agent'] ?? 'unknown';
+  return ua.split('/')[0].slice(0, 128) || 'unknown';
+}
+
+/** The write options of a request's query (400 for a bad `fieldValidation` or `dryRun`); the manager defaults to the user agent's name. */
+function writeOptionsOf(req: IncomingMessage, q: Query, route: ResourcePath): WriteOptions & { dryRun: boolean } {
+  const fieldValidation = q.str('fieldValidation');
+  if (fieldValidation !== undefined && !['Strict', 'Warn', 'Ignore', ''].includes(fieldValidation)) {
+    throw errors.badRequest(`fieldValidation must be one of "Ignore", "Warn", or "Strict", got "${fieldValidation}"`);
+  }
+  const dryRun = q.params.getAll('dryRun');
+  if (dryRun.some((d) => d !== 'All')) throw errors.badRequest(`dryRun must be "All"`);
+  return {
+    fieldManager: q.str('fieldManager') ?? userAgentManager(req),
+    dryRun: dryRun.includes('All'),
+    ...(route.subresource ? { subresource: route.subresource } : {}),
+  };
+}
+
+/** Serves one request of resource `r` (405 for a verb the resource does not serve, 403 for a denied one). */
+export async function serveResource(ctx: RequestContext, call: ResourceCall, method: string): Promise<void> {
+  const { req, res, route, r, q } = call;
+  const verb = verbOf(method, route, isWatch(route, method, q));
+  if (!r.verbs.includes(verb)) throw errors.methodNotAllowed();
+  ctx.faults.authorize(req.headers.authorization, verb, r.resource, r.group, route.namespace);
+  const ns = route.namespace;
+  const write = writeOptionsOf(req, q, route);
+  const mode = renderingOf(req);
+  const one = (obj: KubeObject, code = 200) => sendJson(res, code, renderObject(mode, r, obj));
+  switch (verb) {
+    case 'watch':
+      return serveWatch(ctx, call, mode);
+    case 'list':
+      return serveList(ctx, call, mode);
+    case 'get':
+      return one(ctx.objects.get(r, ns, route.name as string));
+    case 'create': {
+      if (route.name !== undefined) throw errors.methodNotAllowed();
+      const body = (await readObjectBody(req)) as KubeObject;
+      return one(ctx.objects.create(r, body, ns, { ...write, owned: true }), 201);
+    }
+    case 'update': {
+      if (route.name === undefined) throw errors.methodNotAllowed();
+      const body = (await readObjectBody(req)) as KubeObject;
+      return one(ctx.objects.update(r, body, ns, route.name, { ...write, owned: true }));
+    }
+    case 'patch': {
+      if (route.name === undefined) throw errors.methodNotAllowed();
+      const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim();
+      const text = await readBody(req);
+      const { object, created } = applyPatch(ctx.objects, r, ns, route.name, contentType, text, { ...write, force: q.bool('force') });
+      return one(object, created ? 201 : 200);
+    }
+    case 'delete':
+      return serveDelete(ctx, call, write.dryRun, mode);
+    case 'deletecollection':
+      return serveDeleteCollection(ctx, call, write.dryRun);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The path of every request through the simulator: the control endpoints (`/_sim/...`, when
+ * served), the bearer token, the injected latency and failures, then discovery or the resource
+ * API. Errors thrown on the way are answered with their Status by the server.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveControl, type ControlContext } from './control.ts';
+import { serveDiscovery, type ServerVersion } from './discovery.ts';
+import { failureError, type RequestClass } from './faults.ts';
+import type { RevisionWait } from './listPages.ts';
+import type { RequestContext } from './requestContext.ts';
+import { isWatch, parseResourcePath, Query } from './requestUrl.ts';
+import { serveResource } from './resourceRequest.ts';
+import type { ResourceRegistry } from './resources.ts';
+import { errors } from './status.ts';
+
+/** Everything a request may reach. */
+export interface ServerContext extends RequestContext, ControlContext {
+  /** The resources served (built-ins and CRDs). */
+  readonly registry: ResourceRegistry;
+  /** The version `/version` reports. */
+  readonly version: ServerVersion;
+  /** The resolved `controlEndpoints` option. */
+  readonly controlEndpoints: boolean;
+}
+
+/** Routes one request; throws `ApiStatusError` for the server to answer. */
+export async function routeRequest(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const path = url.pathname;
+  if (path.startsWith('/_sim/')) {
+    // The token first, as on every path; switched off, the endpoints are unknown paths.
+    ctx.faults.authorize(req.headers.authorization, undefined, undefined, '', undefined);
+    if (!ctx.controlEndpoints) throw errors.unknownPath();
+    return serveControl(ctx, req, res, path);
+  }
+  const method = req.method ?? 'GET';
+  const route = parseResourcePath(path, (g, v, r) => ctx.registry.get(g, v, r)?.namespaced === true);
+  const q = new Query(url.searchParams);
+  const cls: RequestClass = !route ? 'discovery' : method === 'GET' ? (isWatch(route, method, q) ? 'watch' : 'list') : 'write';
+  ctx.faults.authorize(req.headers.authorization, undefined, undefined, '', undefined);
+  const delay = ctx.faults.delayMs();
+  if (delay > 0) await sleepCancellable(delay, ctx.wait);
+  const failure = ctx.faults.takeFailure(cls as Exclude<RequestClass, 'any' | 'read'>);
+  if (failure) throw failureError(failure);
+  if (!route) return serveDiscovery(ctx.registry, ctx.version, req, res, path, method);
+  const resInfo = ctx.registry.get(route.group, route.version, route.resource);
+  if (!resInfo) throw errors.unknownPath();
+  if (route.subresource !== undefined && !resInfo.subresources.includes(route.subresource)) throw errors.unknownPath();
+  if (!resInfo.namespaced && route.namespace !== undefined) throw errors.unknownPath();
+  return serveResource(ctx, { req, res, route, r: resInfo, q }, method);
+}
+
+/** Waits `ms` (the latency fault); a closing server cancels the wait, which then fails with 503. */
+function sleepCancellable(ms: number, wait: RevisionWait): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const untrack = wait.track(() => {
+      clearTimeout(timer);
+      reject(errors.unavailable('the server is shutting down'));
+    });
+    const timer = setTimeout(() => {
+      untrack();
+      resolve();
+    }, ms);
+  });
+}

@@ -1,0 +1,23 @@
+/**
+ * The HTTP contract under every HTTP ListerWatcher: an HTTP client (fetch in browsers, undici under
+ * client-node) supplies only "GET this URL" and the answer's status, headers and body.
+ */
+
+/** One HTTP answer, as much of it as the ListerWatcher reads. */
+export interface HttpResponse {
+  /** The HTTP status code. */
+  readonly status: number;
+  /** A response header, by lower-case name. */
+  header(name: string): string | undefined;
+  /** The whole body as text. */
+  text(): Promise<string>;
+  /** The body as it arrives, in text or byte chunks. */
+  chunks(): AsyncIterable<string | Uint8Array>;
+}
+
+/**
+ * Sends `GET pathAndQuery` (e.g. `/api/v1/pods?limit=500`) and resolves with the answer once its
+ * headers arrive; the request (and its body) must stop when `signal` aborts. `kind` lets the
+ * transport tune timeouts: a watch body may stay silent for minutes.
+ */
+export type HttpGet = (pathAndQuery: string, signal: AbortSignal, kind: 'list' | 'watch') => Promise<HttpResponse>;

@@ -1,0 +1,172 @@
+/**
+ * What an HTTP ListerWatcher accepts from a server and how long it waits for it: a time limit on the
+ * response headers (on an RxJS scheduler), a size limit on list bodies and watch lines, and the
+ * typing of every transport failure as a `NetworkError`. A server, proxy or network that misbehaves
+ * then costs a typed error and a retry, never an unbounded wait or an unbounded buffer.
+ */
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import { checkNumber, InvalidOptionsError, RequestTimeoutError, ResponseTooLargeError } from './errors.ts';
+import { networkErrorFrom } from './httpErrors.ts';
+import type { HttpGet, HttpResponse } from './httpGet.ts';
+import { scheduleAfter } from './longTimer.ts';
+import { DEFAULT_MAX_WATCH_LINE_BYTES } from './watchDecoder.ts';
+
+/**
+ * The default time limit on a list or watch response's headers, 90 s: the API server ends a request
+ * it cannot answer within its `--request-timeout` (60 s by default) with a 504, and sends a watch's
+ * headers at once, so only a dead connection or a stuck proxy waits longer.
+ */
+export const DEFAULT_RESPONSE_TIMEOUT_MS = 90_000;
+
+/**
+ * The default largest list body, 256 MiB: a page of 500 objects of 100 KiB each is ~50 MiB, and a
+ * body twice the size of the largest string JavaScript can hold (~512 MiB) could never be parsed.
+ * An unpaged list (`initialListResourceVersion: '0'` is served unpaged) of a large cluster may need
+ * more.
+ */
+export const DEFAULT_MAX_LIST_BODY_BYTES = 256 * 1024 * 1024;
+
+/** The largest error body read for its Status (1 MiB); a larger one gives an error without it. */
+const MAX_ERROR_BODY_BYTES = 1024 * 1024;
+
+/** Limits of an HTTP ListerWatcher. Each must be a finite number > 0: there is no "off", give a large value. */
+export interface HttpLimitOptions {
+  /**
+   * Time limit, in ms, from sending a list or watch request to its response headers; past it the
+   * request is aborted with a `RequestTimeoutError`. A watch's body may then stay silent for as
+   * long as it likes (the reflector's idle check covers it). Raise it with the API server's
+   * `--request-timeout`. Default `DEFAULT_RESPONSE_TIMEOUT_MS` (90 s).
+   */
+  responseTimeoutMs?: number;
+  /**
+   * The longest watch line (one event) accepted, in bytes; a longer one aborts the watch with a
+   * `ResponseTooLargeError`. Default `DEFAULT_MAX_WATCH_LINE_BYTES` (16 MiB).
+   */
+  maxWatchLineBytes?: number;
+  /**
+   * The largest list body accepted, in bytes; a larger one (by its `Content-Length`, or as it
+   * arrives) aborts the list with a `ResponseTooLargeError`. Default `DEFAULT_MAX_LIST_BODY_BYTES`
+   * (256 MiB).
+   */
+  maxListBodyBytes?: number;
+  /** Where the response timeout runs: a `TestScheduler` or `VirtualTimeScheduler` controls it. Default `asyncScheduler`. */
+  scheduler?: SchedulerLike;
+}
+
+/** `HttpLimitOptions` with every default filled in. */
+export type ResolvedHttpLimits = Required<HttpLimitOptions>;
+
+/**
+ * Validates the limits and fills in their defaults; throws `InvalidOptionsError` for a value that
+ * is not a finite number > 0 (`NaN`, `Infinity`, `0`, a negative number, a string).
+ *
+ * @example
+ * resolveHttpLimits({ responseTimeoutMs: 10_000 }).maxWatchLineBytes; // 16777216
+ * resolveHttpLimits({ maxListBodyBytes: -1 });                         // throws InvalidOptionsError
+ */
+export function resolveHttpLimits(options: HttpLimitOptions = {}): ResolvedHttpLimits {
+  const scheduler = options.scheduler ?? asyncScheduler;
+  if (typeof scheduler?.schedule !== 'function' || typeof scheduler.now !== 'function')
+    throw new InvalidOptionsError('scheduler must be an RxJS SchedulerLike');
+  return {
+    responseTimeoutMs: checkNumber('responseTimeoutMs', options.responseTimeoutMs, DEFAULT_RESPONSE_TIMEOUT_MS, 0, true),
+    maxWatchLineBytes: checkNumber('maxWatchLineBytes', options.maxWatchLineBytes, DEFAULT_MAX_WATCH_LINE_BYTES, 0, true),
+    maxListBodyBytes: checkNumber('maxListBodyBytes', options.maxListBodyBytes, DEFAULT_MAX_LIST_BODY_BYTES, 0, true),
+    scheduler,
+  };
+}
+
+/**
+ * `get(path)` with its response headers due within `limits.responseTimeoutMs`: past it the request
+ * is aborted and the answer rejects with a `RequestTimeoutError`. Aborting `signal` aborts the
+ * request (and its body, later). Every other failure is typed with `networkErrorFrom`.
+ * @internal
+ */
+export function answerWithin(
+  get: HttpGet,
+  path: string,
+  signal: AbortSignal,
+  kind: 'list' | 'watch',
+  limits: ResolvedHttpLimits,
+): Promise<HttpResponse> {
+  return new Promise<HttpResponse>((resolve, reject) => {
+    const ac = new AbortController();
+    // Stays linked after the headers: the body is read on the same signal.
+    if (signal.aborted) ac.abort(signal.reason);
+    else signal.addEventListener('abort', () => ac.abort(signal.reason), { once: true });
+    const timer = scheduleAfter(limits.scheduler, limits.responseTimeoutMs, () => {
+      const error = new RequestTimeoutError(path, limits.responseTimeoutMs);
+      reject(error);
+      ac.abort(error);
+    });
+    // A transport that throws instead of rejecting is typed the same way.
+    new Promise<HttpResponse>((sent) => sent(get(path, ac.signal, kind))).then(
+      (r) => {
+        timer.unsubscribe();
+        resolve(r);
+      },
+      (e: unknown) => {
+        timer.unsubscribe();
+        reject(networkErrorFrom(e, path));
+      },
+    );
+  });
+}
+
+/** The chunks of a body, a failure to read them typed with `networkErrorFrom`. @internal */
+export async function* bodyChunks(r: HttpResponse, path: string): AsyncGenerator<string | Uint8Array> {
+  const chunks = r.chunks()[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      let step: IteratorResult<string | Uint8Array>;
+      try {
+        step = await chunks.next();
+      } catch (e) {
+        throw networkErrorFrom(e, path);
+      }
+      if (step.done) return;
+      yield step.value;
+    }
+  } finally {
+    // Left early (a limit passed, an unsubscribe): release the body and its connection.
+    await chunks.return?.()?.catch(() => undefined);
+  }
+}
+
+/**
+ * The whole body as text, refused with a `ResponseTooLargeError` once it passes `maxBytes` (by its
+ * `Content-Length` before reading, or as it arrives); what was read is dropped, and the body left
+ * for the caller's abort to release (a body left in the middle is released at once).
+ * @internal
+ */
+export async function readBody(r: HttpResponse, path: string, maxBytes: number): Promise<string> {
+  // Refused unread: the caller's abort (every HTTP ListerWatcher aborts on error) releases it.
+  if (Number(r.header('content-length')) > maxBytes) throw new ResponseTooLargeError('listBody', maxBytes);
+  let parts: (string | Uint8Array)[] = [];
+  let size = 0;
+  for await (const chunk of bodyChunks(r, path)) {
+    size += chunk.length;
+    if (size > maxBytes) throw new ResponseTooLargeError('listBody', maxBytes);
+    parts.push(chunk);
+  }
+  const utf8 = new TextDecoder(); // replaces invalid bytes and drops a byte-order mark, as Response.text() does
+  if (parts.every((p) => typeof p !== 'string')) {
+    if (parts.length === 1) return utf8.decode(parts[0]);
+    const whole = new Uint8Array(size);
+    let at = 0;
+    for (const part of parts as Uint8Array[]) {
+      whole.set(part, at);
+      at += part.length;
+    }
+    parts = []; // the copy is all we need now
+    return utf8.decode(whole);
+  }
+  let text = '';
+  for (const part of parts) text += typeof part === 'string' ? part : utf8.decode(part, { stream: true });
+  return text + utf8.decode();
+}
+
+/** The text of an error answer, for its Status; `''` when it cannot be read or is larger than 1 MiB. @internal */
+export function errorBody(r: HttpResponse, path: string): Promise<string> {
+  return readBody(r, path, MAX_ERROR_BODY_BYTES).catch(() => '');
+}

@@ -1,0 +1,387 @@
+/**
+ * The reflector's state machine, pure: its states and inputs, and `step`, which advances a model
+ * by one input and says what to emit and what to do next. `reflector.ts` drives it with RxJS;
+ * `reflectorOptions.ts` holds the options and the requests they make.
+ *
+ * `step` hands each input to a function of its own (`onPage`, `onEvent`, `onClosed`, `onError`),
+ * which ends in one of the transitions `startList`, `startWatch`, `fail` or `replace`.
+ */
+import { backoffSuccess, nextBackoff, type BackoffState, type NextBackoffOptions } from './backoff.ts';
+import { InvalidObjectError, KubeApiError, RxInformerError } from './errors.ts';
+import { addRejected, hasExpectedType, keepExpected, UnexpectedTypeError } from './expectedType.ts';
+import { ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorErrors.ts';
+import { listOptions, streamingOptions, watchOptions, type ResolvedReflectorOptions } from './reflectorOptions.ts';
+import { INITIAL_EVENTS_END_ANNOTATION } from './types.ts';
+import type { KubeObject, ListOptions, ListPage, ReflectorEvent, ReflectorStatus, Status, WatchEvent, WatchOptions } from './types.ts';
+
+/** What the reflector does next. */
+export type ReflectorAction =
+  | { kind: 'list'; options: ListOptions }
+  | { kind: 'watch'; options: WatchOptions; idleMs: number }
+  | { kind: 'wait'; ms: number }
+  | { kind: 'continue' };
+
+/** The state of the machine. `rv` is the last resource version seen (opaque). */
+export type ReflectorState<T extends KubeObject> =
+  | {
+      phase: 'listing';
+      consistent: boolean;
+      continue?: string;
+      listRv?: string;
+      /**
+       * The objects of the pages received so far. A new array for every list, which `step`
+       * appends each page to in place (rather than copying what it holds per page): once a model
+       * is stepped, its successor holds the list.
+       */
+      items: T[];
+      /** The list's objects of another type skipped so far (see `expectedType`). */
+      rejected?: UnexpectedTypeError;
+    }
+  | {
+      phase: 'streaming';
+      /** The objects streamed so far; appended to in place, as a paged list's `items`. */
+      items: T[];
+      /** The list's objects of another type skipped so far (see `expectedType`). */
+      rejected?: UnexpectedTypeError;
+    }
+  | { phase: 'watching'; rv: string; startedAt: number; events: number }
+  | { phase: 'backingOff'; resume: 'list' | 'watch'; consistent: boolean; rv?: string };
+
+/** The inputs that advance the machine. */
+export type ReflectorInput<T extends KubeObject> =
+  | { kind: 'start' }
+  | { kind: 'page'; page: ListPage<T> }
+  | { kind: 'event'; event: WatchEvent<T> }
+  | { kind: 'closed' }
+  | { kind: 'error'; error: unknown }
+  | { kind: 'waited' };
+
+/** Everything `step` needs besides the state. */
+export interface ReflectorModel<T extends KubeObject> {
+  /** Where the list/watch state machine is. */
+  state: ReflectorState<T>;
+  /** The status last emitted. */
+  status: ReflectorStatus;
+  /** Failures since the last success, for the next delay. */
+  backoff: BackoffState;
+  /** Watches in a row that closed at once with no event (three relist after a backoff). */
+  emptyWatches: number;
+  /** True once the server refused a streaming list: page from then on. */
+  streamingRefused: boolean;
+  /** The last resource version known, kept across relists and errors. */
+  rv?: string;
+}
+
+/** @internal What `step` needs besides the model. */
+export interface StepContext {
+  options: ResolvedReflectorOptions;
+  now: number;
+  random: () => number;
+}
+
+/** The result of one step: the new model, events to emit, and the next action. */
+export interface StepResult<T extends KubeObject> {
+  /** The next model. */
+  model: ReflectorModel<T>;
+  /** Events to emit, in order. */
+  outputs: ReflectorEvent<T>[];
+  /** What the driver must do next (list, watch, wait…). */
+  action: ReflectorAction;
+}
+
+/** The model before the first step. */
+export function initialReflectorModel<T extends KubeObject>(): ReflectorModel<T> {
+  return {
+    state: { phase: 'listing', consistent: false, items: [] },
+    status: { phase: 'listing', relistCount: 0, hasSynced: false },
+    backoff: { failures: 0 },
+    emptyWatches: 0,
+    streamingRefused: false,
+  };
+}
+
+/** @internal A thrown value as an `Error` (the status's `lastError`). */
+export function asError(e: unknown): Error {
+  return e instanceof Error ? e : new RxInformerError('Unknown', String(e), { cause: e });
+}
+
+/** The action of most steps: nothing new to start (one shared instance: the watch's hot path). */
+const CONTINUE: ReflectorAction = Object.freeze({ kind: 'continue' });
+
+/** One step in progress: its context and the events it emits, in order. */
+interface Run<T extends KubeObject> {
+  readonly ctx: StepContext;
+  readonly outputs: ReflectorEvent<T>[];
+}
+
+/**
+ * The transition function of the reflector: the next model, the events to emit and the next
+ * action, from the model and one input. Pure, but for one thing: the objects of a list in
+ * progress are appended to that list's own array (`items` of the state) in place, so a model is
+ * stepped once and then replaced by its successor, as the driver does.
+ */
+export function step<T extends KubeObject>(model: ReflectorModel<T>, input: ReflectorInput<T>, ctx: StepContext): StepResult<T> {
+  const run: Run<T> = { ctx, outputs: [] };
+  const { state } = model;
+  switch (input.kind) {
+    case 'start':
+      return startList(run, model, ctx.options.initialListResourceVersion === undefined);
+    case 'waited':
+      if (state.phase !== 'backingOff') return stay(run, model);
+      if (state.resume === 'watch' && state.rv !== undefined) return startWatch(run, model, state.rv);
+      return startList(run, model, state.consistent || ctx.options.initialListResourceVersion === undefined);
+    case 'page':
+      return onPage(run, model, input.page);
+    case 'event':
+      return onEvent(run, model, input.event);
+    case 'closed':
+      return onClosed(run, model);
+    case 'error':
+      return onError(run, model, input.error);
+  }
+}
+
+/** Nothing to start: the model as it now is, with what the step emitted. */
+function stay<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>): StepResult<T> {
+  return { model, outputs: run.outputs, action: CONTINUE };
+}
+
+/** The model with its status patched, the new status emitted. */
+function setStatus<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, patch: Partial<ReflectorStatus>): ReflectorModel<T> {
+  const status = { ...m.status, ...patch };
+  if (!('backoffMs' in patch) && status.phase !== 'backingOff') delete status.backoffMs;
+  if (status.listProgress === undefined) delete status.listProgress;
+  if (status.lastError === undefined) delete status.lastError;
+  run.outputs.push({ type: 'status', status });
+  return { ...m, status };
+}
+
+/** Starts a list: a streaming one unless refused (or not asked for), else the first page. */
+function startList<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, consistent: boolean): StepResult<T> {
+  const { options } = run.ctx;
+  const next = setStatus(run, m, {
+    phase: 'listing',
+    relistCount: m.status.hasSynced ? m.status.relistCount + 1 : m.status.relistCount,
+    listProgress: { pages: 0, items: 0 },
+  });
+  if (options.useStreamingList && !next.streamingRefused) {
+    const idleMs = options.idleGraceMs + options.minWatchTimeoutSeconds * 2000;
+    return {
+      model: { ...next, state: { phase: 'streaming', items: [] } },
+      outputs: run.outputs,
+      action: { kind: 'watch', options: streamingOptions(options), idleMs },
+    };
+  }
+  return {
+    model: { ...next, state: { phase: 'listing', consistent, items: [] } },
+    outputs: run.outputs,
+    action: { kind: 'list', options: listOptions(options, consistent) },
+  };
+}
+
+/** Starts a watch from `rv`, with a random server-side timeout. */
+function startWatch<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, rv: string): StepResult<T> {
+  const { options, random, now } = run.ctx;
+  const seconds = Math.floor(options.minWatchTimeoutSeconds * (1 + random()));
+  const next = m.status.phase === 'watching' ? m : setStatus(run, m, { phase: 'watching' });
+  return {
+    model: { ...next, state: { phase: 'watching', rv, startedAt: now, events: 0 } },
+    outputs: run.outputs,
+    action: { kind: 'watch', options: watchOptions(options, rv, seconds), idleMs: seconds * 1000 + options.idleGraceMs },
+  };
+}
+
+/** A failure: back off, then resume with a list or a watch (a first 410 after health relists at once). */
+function fail<T extends KubeObject>(
+  run: Run<T>,
+  m: ReflectorModel<T>,
+  error: unknown,
+  resume: 'list' | 'watch',
+  consistent = false,
+  how?: NextBackoffOptions,
+): StepResult<T> {
+  const { ctx } = run;
+  const { delayMs, state: backoff } = nextBackoff(m.backoff, error, ctx.now, ctx.options.backoff, ctx.random, how);
+  // Only a first failure counted as immediate skips the wait (never a zero `initialMs`: that
+  // still yields to the scheduler, so a source failing synchronously cannot spin).
+  if (how?.firstImmediate && delayMs === 0 && resume === 'list')
+    return startList(run, setStatus(run, { ...m, backoff }, { lastError: asError(error) }), consistent);
+  const next = setStatus(
+    run,
+    { ...m, backoff, state: { phase: 'backingOff', resume, consistent, rv: m.rv } },
+    { phase: 'backingOff', lastError: asError(error), backoffMs: delayMs },
+  );
+  return { model: next, outputs: run.outputs, action: { kind: 'wait', ms: delayMs } };
+}
+
+/**
+ * A complete list: emitted as one `replace`, then a watch from its resource version.
+ * `rejected`: the list's objects of another type, reported on the status after the list.
+ */
+function replace<T extends KubeObject>(
+  run: Run<T>,
+  m: ReflectorModel<T>,
+  items: T[],
+  rv: string,
+  rejected?: UnexpectedTypeError,
+): StepResult<T> {
+  run.outputs.push({ type: 'replace', items, resourceVersion: rv });
+  const next = setStatus(
+    run,
+    { ...m, backoff: backoffSuccess(m.backoff, run.ctx.now), rv, emptyWatches: 0 },
+    { lastSyncResourceVersion: rv, hasSynced: true, lastError: rejected, listProgress: undefined },
+  );
+  return startWatch(run, next, rv);
+}
+
+/** A page of a paged list: checked against the list's bounds, then the next page or the `replace`. */
+function onPage<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>, page: ListPage<T>): StepResult<T> {
+  const { state } = model;
+  const { options } = run.ctx;
+  if (state.phase !== 'listing') return stay(run, model);
+  const listRv = state.listRv ?? page?.metadata?.resourceVersion;
+  if (!page || !Array.isArray(page.items) || !listRv) {
+    const what = !page || !Array.isArray(page.items) ? 'list page has no items array' : 'list page has no metadata.resourceVersion';
+    return fail(run, model, new InvalidObjectError(what, page), 'list', state.consistent);
+  }
+  const token = page.metadata?.continue;
+  const { pages = 0, items: before = 0 } = model.status.listProgress ?? {};
+  const received = { pages: pages + 1, items: before + page.items.length };
+  if (received.items > options.maxListItems || (token && received.pages >= options.maxListPages)) {
+    const limit = received.items > options.maxListItems ? 'maxListItems' : 'maxListPages';
+    return fail(run, model, new ListTooLargeError(limit, options[limit], received), 'list', state.consistent);
+  }
+  const { items: kept, rejected } = keepExpected(options.expectedType, page.items, state.rejected);
+  // A list of one page is emitted as that page; the pages of a longer one go into the list's array.
+  if (!token) return replace(run, model, state.items.length === 0 ? kept : append(state.items, kept), listRv, rejected);
+  const next = setStatus(
+    run,
+    { ...model, state: { ...state, continue: token, listRv, items: append(state.items, kept), rejected } },
+    { listProgress: received },
+  );
+  const request = { ...listOptions(options, state.consistent), continue: token, resourceVersion: undefined };
+  return { model: next, outputs: run.outputs, action: { kind: 'list', options: request } };
+}
+
+/**
+ * Adds a page to the array of the list in progress, in place: that array belongs to the listing
+ * state alone (`startList` makes a new one for every list), so no object held before is copied and
+ * a list of n objects costs O(n), where a copy of everything held on every page cost O(n²).
+ */
+function append<T>(items: T[], page: readonly T[]): T[] {
+  for (const item of page) items.push(item);
+  return items;
+}
+
+/** A watch event: one of a streaming list's, or a change seen by the watch. */
+function onEvent<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>, event: WatchEvent<T>): StepResult<T> {
+  const { state } = model;
+  if (event === null || typeof event !== 'object') {
+    // A ListerWatcher that emits no object: skipped and reported, like an unknown type.
+    return stay(run, setStatus(run, model, { lastError: new InvalidObjectError('watch event is not an object; skipped', event) }));
+  }
+  const known = event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK';
+  const expected = run.ctx.options.expectedType;
+  const ofType = !known || hasExpectedType(expected, event.object);
+  if (state.phase === 'streaming') {
+    const streamed = onStreamedEvent(run, model, state, event, ofType);
+    if (streamed) return streamed;
+  }
+  if (state.phase !== 'watching' && state.phase !== 'streaming') return stay(run, model);
+  // An object of another type: skipped and reported, its resource version not taken (client-go).
+  if (!ofType) return stay(run, setStatus(run, model, { lastError: new UnexpectedTypeError(expected!, event.object) }));
+  return onWatchEvent(run, model, event, known);
+}
+
+/**
+ * An event of a streaming list, while it lists: an object to hold, or the bookmark that ends the
+ * list. Anything else (undefined) is handled as a watch event.
+ */
+function onStreamedEvent<T extends KubeObject>(
+  run: Run<T>,
+  model: ReflectorModel<T>,
+  state: Extract<ReflectorState<T>, { phase: 'streaming' }>,
+  event: WatchEvent<T>,
+  ofType: boolean,
+): StepResult<T> | undefined {
+  const { maxListItems, expectedType } = run.ctx.options;
+  if (event.type === 'ADDED') {
+    const held = state.items.length + (state.rejected?.count ?? 0);
+    if (held >= maxListItems)
+      return fail(run, model, new ListTooLargeError('maxListItems', maxListItems, { pages: 0, items: held + 1 }), 'list', true);
+    // Into the array of this list alone, in place (see `items` of `ReflectorState`).
+    if (ofType) state.items.push(event.object);
+    else state.rejected = addRejected(expectedType!, event.object, 1, state.rejected);
+    return stay(run, model);
+  }
+  if (event.type === 'BOOKMARK' && ofType && event.object?.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
+    const rv = event.object.metadata.resourceVersion;
+    if (!rv) return fail(run, model, new InvalidObjectError('initial-events-end bookmark has no resourceVersion', event), 'list', true);
+    const result = replace(run, model, state.items, rv, state.rejected);
+    return { ...result, action: CONTINUE }; // the same stream carries on with live events
+  }
+  return undefined;
+}
+
+/** A change seen by the watch (or after a streaming list): emitted, its resource version kept. */
+function onWatchEvent<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>, event: WatchEvent<T>, known: boolean): StepResult<T> {
+  const { state } = model;
+  // The hot path of a busy watch: one new state and one new model per event.
+  const rv = known ? event.object?.metadata?.resourceVersion : undefined;
+  const watching =
+    state.phase === 'watching'
+      ? { phase: 'watching' as const, rv: rv || state.rv, startedAt: state.startedAt, events: state.events + 1 }
+      : state;
+  let next: ReflectorModel<T> = { ...model, backoff: backoffSuccess(model.backoff, run.ctx.now), state: watching, emptyWatches: 0 };
+  if (rv) next.rv = rv;
+  switch (event.type) {
+    case 'ADDED':
+    case 'MODIFIED':
+    case 'DELETED':
+      // A good event ends the last failure's report (one status when there was one, none after).
+      if (next.status.lastError !== undefined) next = setStatus(run, next, { lastError: undefined });
+      run.outputs.push({
+        type: event.type === 'ADDED' ? 'added' : event.type === 'MODIFIED' ? 'modified' : 'deleted',
+        object: event.object,
+      });
+      return stay(run, next);
+    case 'BOOKMARK':
+      if (!rv) return stay(run, setStatus(run, next, { lastError: new InvalidObjectError('bookmark without resourceVersion', event) }));
+      run.outputs.push({ type: 'bookmark', resourceVersion: rv });
+      return stay(run, setStatus(run, next, { lastSyncResourceVersion: rv, lastError: undefined }));
+    case 'ERROR': {
+      const status = event.object as Status;
+      const code = typeof status?.code === 'number' ? status.code : 500;
+      return onError(run, model, new KubeApiError(code, { status, reason: status?.reason ?? 'WatchError' }));
+    }
+    default:
+      return stay(run, setStatus(run, next, { lastError: new UnknownWatchEventError((event as { type?: unknown }).type) }));
+  }
+}
+
+/** The server closed the stream: re-watch, or relist after too many watches closed at once. */
+function onClosed<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>): StepResult<T> {
+  const { state } = model;
+  if (state.phase === 'streaming') return fail(run, model, new WatchClosedError(1), 'list', true);
+  if (state.phase !== 'watching') return stay(run, model);
+  const empty = state.events === 0 && run.ctx.now - state.startedAt < 1000;
+  const emptyWatches = empty ? model.emptyWatches + 1 : 0;
+  if (emptyWatches >= run.ctx.options.maxEmptyWatches)
+    return fail(run, { ...model, emptyWatches: 0 }, new WatchClosedError(emptyWatches), 'list', true);
+  return startWatch(run, { ...model, emptyWatches }, state.rv);
+}
+
+/** A list or watch failed: page after a refused streaming list, relist on 410, else back off. */
+function onError<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, error: unknown): StepResult<T> {
+  const s = m.state;
+  if (s.phase === 'streaming' && error instanceof KubeApiError && (error.code === 422 || error.code === 400) && s.items.length === 0) {
+    // The server does not do streaming lists: page from now on.
+    return startList(run, setStatus(run, { ...m, streamingRefused: true }, { lastError: error }), true);
+  }
+  // 410: relist with a consistent read; at once after a healthy period (compaction, the common
+  // case), with backoff when it repeats (a server or gateway answering 410 to everything).
+  if (error instanceof KubeApiError && error.code === 410) return fail(run, m, error, 'list', true, { firstImmediate: true });
+  if (error instanceof WatchIdleError && s.phase === 'watching') return startWatch(run, setStatus(run, m, { lastError: error }), s.rv);
+  if (s.phase === 'watching') return fail(run, m, error, 'watch');
+  return fail(run, m, error, 'list', s.phase === 'listing' ? s.consistent : true);
+}
