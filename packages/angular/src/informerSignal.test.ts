@@ -60,7 +60,7 @@ describe('informerSignal', () => {
     const pods = podsOver(manual);
     const namespace = signal('default');
     const inNamespace = TestBed.runInInjectionContext(() =>
-      informerSignal(pods, (s) => s.byIndex(NAMESPACE_INDEX, namespace()).map((p) => p.metadata!.name), { equal: sameNames }),
+      informerSignal(pods, (s) => s.indexKeys(NAMESPACE_INDEX, namespace()).toSorted(), { equal: sameNames }),
     );
     const view = reader(inNamespace);
     namespace.set('web');
@@ -71,7 +71,7 @@ describe('informerSignal', () => {
     manual.emit({ type: 'ADDED', object: pod('web', 'y', 'Running', '8') });
     expect(view.notifications).toBe(2);
     view.read();
-    expect(view.values).toEqual([['a'], ['b'], ['b', 'y']]);
+    expect(view.values).toEqual([['default/a'], ['web/b'], ['web/b', 'web/y']]);
   });
 
   it('should let a select that throws reach its readers, and recover', () => {
