@@ -56,6 +56,14 @@ export default tseslint.config(
     },
   },
   {
+    // The Angular example has its own tsconfig (bundler resolution, like the Angular CLI's), which
+    // includes none of its files; examples/tsconfig.angular.json does, with the packages' source.
+    files: ['examples/angular/**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: false, project: ['examples/tsconfig.angular.json'], tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
     // The consumer templates resolve our packages as users do, to dist/ (absent in a fresh clone):
     // linted with the repository's view of them instead (examples/tsconfig.json, source condition).
     files: ['examples/node-esm/src/**/*.ts', 'examples/browser-bundle/src/**/*.ts'],

@@ -4,7 +4,8 @@
  * the pods a program's `added`/`deleted` lines say it holds.
  */
 
-const POD_PATH = '/api/v1/namespaces/default/pods';
+const podPath = (namespace = 'default') => `/api/v1/namespaces/${namespace}/pods`;
+const POD_PATH = podPath();
 
 async function call(url: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<unknown> {
   const res = await fetch(`${url}${path}`, {
@@ -22,9 +23,20 @@ export async function serverPods(url: string): Promise<string[]> {
   return list.items.map((p) => p.metadata.name).sort();
 }
 
-/** Creates a pod named `name` in `default`. */
-export function createPod(url: string, name: string): Promise<unknown> {
-  return call(url, 'POST', POD_PATH, {
+/** The pods of every namespace as `namespace/name`, sorted. */
+export async function serverPodKeys(url: string): Promise<string[]> {
+  const list = (await call(url, 'GET', '/api/v1/pods')) as { items: { metadata: { namespace: string; name: string } }[] };
+  return list.items.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).sort();
+}
+
+/** Creates namespace `name`. */
+export function createNamespace(url: string, name: string): Promise<unknown> {
+  return call(url, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+}
+
+/** Creates a pod named `name` in `namespace` (default `default`). */
+export function createPod(url: string, name: string, namespace = 'default'): Promise<unknown> {
+  return call(url, 'POST', podPath(namespace), {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, labels: { app: 'consumer-test' } },
@@ -33,13 +45,23 @@ export function createPod(url: string, name: string): Promise<unknown> {
 }
 
 /** Deletes pod `name` at once (no grace period). */
-export function deletePod(url: string, name: string): Promise<unknown> {
-  return call(url, 'DELETE', `${POD_PATH}/${name}?gracePeriodSeconds=0`);
+export function deletePod(url: string, name: string, namespace = 'default'): Promise<unknown> {
+  return call(url, 'DELETE', `${podPath(namespace)}/${name}?gracePeriodSeconds=0`);
 }
 
 /** Changes a label of pod `name` (a MODIFIED event). */
-export function relabelPod(url: string, name: string, value: string): Promise<unknown> {
-  return call(url, 'PATCH', `${POD_PATH}/${name}`, { metadata: { labels: { round: value } } }, 'application/merge-patch+json');
+export function relabelPod(url: string, name: string, value: string, namespace = 'default'): Promise<unknown> {
+  return call(url, 'PATCH', `${podPath(namespace)}/${name}`, { metadata: { labels: { round: value } } }, 'application/merge-patch+json');
+}
+
+/** Sets the phase of pod `name` through its status subresource, as the kubelet does. */
+export function setPodPhase(url: string, name: string, phase: string, namespace = 'default'): Promise<unknown> {
+  return call(url, 'PATCH', `${podPath(namespace)}/${name}/status`, { status: { phase } }, 'application/merge-patch+json');
+}
+
+/** Makes the next `count` requests of class `on` (`watch`, `list`, `any`…) fail with HTTP `code`. */
+export function failNext(url: string, count: number, code: number, on = 'any'): Promise<unknown> {
+  return call(url, 'POST', '/_sim/faults/failNext', { count, code, on });
 }
 
 /** Ends every open watch stream on the server (the informer must re-watch and lose nothing). */

@@ -5,7 +5,7 @@
  * environment (its own Node 22 from the `node` devDependency, no repository npm settings).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -38,9 +38,23 @@ export interface Running {
   stop(): Promise<number | null>;
 }
 
-/** Copies `examples/<template>` to a temporary directory and installs `packages` there. */
-export async function createConsumer(template: string, packages: readonly PackedPackage[]): Promise<Consumer> {
-  const dir = mkdtempSync(join(tmpdir(), `rxinformer-${template}-`));
+/** Options of `createConsumer`. */
+export interface ConsumerOptions {
+  /**
+   * A directory to install into and keep (created if missing; the template copied over what it
+   * holds, so a second install is quick). Default: a fresh temporary directory, removed on dispose.
+   */
+  dir?: string;
+}
+
+/** Copies `examples/<template>` to a temporary directory (or `options.dir`) and installs `packages` there. */
+export async function createConsumer(
+  template: string,
+  packages: readonly PackedPackage[],
+  options: ConsumerOptions = {},
+): Promise<Consumer> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), `rxinformer-${template}-`));
+  mkdirSync(dir, { recursive: true });
   cpSync(join(ROOT, 'examples', template), dir, { recursive: true, filter: (src) => !/node_modules|dist$/.test(src) });
   const env = cleanEnv([join(dir, 'node_modules/.bin')]);
   const started = new Set<Running>();
@@ -65,12 +79,13 @@ export async function createConsumer(template: string, packages: readonly Packed
     start,
     dispose: async () => {
       await Promise.all([...started].map((r) => r.stop()));
-      rmSync(dir, { recursive: true, force: true });
+      if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
-function startProcess(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Running {
+/** Starts `command` in `cwd`, in a process group of its own; `Consumer.start` uses it. */
+export function startProcess(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Running {
   // Its own process group, so that stop() reaches what it starts in turn (npx runs the command through
   // a shell): an orphan would keep our pipes, and the test run, alive.
   const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });

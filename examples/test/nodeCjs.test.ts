@@ -13,7 +13,7 @@ describe('a CommonJS TypeScript project installing the tarballs', () => {
   let consumer: Consumer;
 
   beforeAll(async () => {
-    const packed = packedFromManifest().filter((p) => p.name !== '@rxinformer/cli');
+    const packed = packedFromManifest().filter((p) => p.name !== '@rxinformer/cli' && p.name !== '@rxinformer/angular');
     consumer = await createConsumer('node-cjs', packed);
   }, 300_000);
   afterAll(() => consumer?.dispose());

@@ -8,23 +8,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { churn, converges, dropWatches, serverPods, viewFromOutput } from './cluster.ts';
 import { createConsumer, startSimulator, type Consumer } from './consumer.ts';
-import { packedFromManifest, ROOT } from './pack.ts';
-
-/** The code block the README marks as `examples/node-esm/src/main.ts`. */
-export function readmeProgram(marker: string): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const at = readme.indexOf(`<!-- ${marker} -->`);
-  if (at < 0) throw new Error(`README.md has no <!-- ${marker} --> block`);
-  const m = /```ts\n([\s\S]*?)```/.exec(readme.slice(at));
-  if (!m) throw new Error(`no ts code block after <!-- ${marker} -->`);
-  return m[1];
-}
+import { packedFromManifest } from './pack.ts';
+import { readmeProgram } from './readme.ts';
 
 describe('a Node ESM TypeScript project installing the tarballs', () => {
   let consumer: Consumer;
 
   beforeAll(async () => {
-    const packed = packedFromManifest().filter((p) => p.name !== '@rxinformer/cli');
+    const packed = packedFromManifest().filter((p) => p.name !== '@rxinformer/cli' && p.name !== '@rxinformer/angular');
     consumer = await createConsumer('node-esm', packed);
   }, 300_000);
   afterAll(() => consumer?.dispose());

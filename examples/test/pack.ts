@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The packages users install, by directory under `packages/`. */
-export const PUBLISHED = ['core', 'client-node', 'apiserver-sim', 'prometheus', 'cli'] as const;
+export const PUBLISHED = ['core', 'client-node', 'apiserver-sim', 'prometheus', 'cli', 'angular'] as const;
 
 /** One packed package. */
 export interface PackedPackage {
@@ -52,10 +52,10 @@ export function cleanEnv(extraPath: string[] = []): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Builds the published packages into fresh `dist/`s and packs each into `dest`. */
-export function buildAndPack(dest: string): PackedPackage[] {
+/** Builds the published packages into fresh `dist/`s and packs each (or those of `dirs`) into `dest`. */
+export function buildAndPack(dest: string, dirs: readonly (typeof PUBLISHED)[number][] = PUBLISHED): PackedPackage[] {
   execFileSync(process.execPath, [join(ROOT, 'scripts/build.ts')], { cwd: ROOT, stdio: 'pipe' });
-  return PUBLISHED.map((dir) => {
+  return dirs.map((dir) => {
     const cwd = join(ROOT, 'packages', dir);
     // Built above, so no lifecycle scripts: `prepack` would only run the same build again.
     const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dest], {

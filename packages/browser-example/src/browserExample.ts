@@ -4,8 +4,8 @@
  * test both start it this way.
  */
 import { createLoadGenerator, objectStoreTarget, startApiServer, type ApiServer, type ChurnHandle } from '@rxinformer/apiserver-sim';
-import { buildPage } from './bundle.ts';
-import { startPageServer } from './pageServer.ts';
+import { buildPage, type PageBundle } from './bundle.ts';
+import { startPageServer, type StaticSite } from './pageServer.ts';
 
 /** Options of `startBrowserExample`. */
 export interface BrowserExampleOptions {
@@ -21,6 +21,11 @@ export interface BrowserExampleOptions {
   ratePerSecond?: number;
   /** Minify the page's script. Default false. */
   minify?: boolean;
+  /**
+   * What the page server serves besides the API: a built site's directory (`{ root }`, e.g. an
+   * Angular build) or a page bundle. Default: this package's page, built with esbuild.
+   */
+  page?: PageBundle | StaticSite;
 }
 
 /** A running example. */
@@ -49,7 +54,7 @@ export interface BrowserExample {
 export async function startBrowserExample(options: BrowserExampleOptions = {}): Promise<BrowserExample> {
   const seed = options.seed ?? 1;
   const namespaces = options.namespaces ?? ['default', 'web', 'batch'];
-  const page = await buildPage({ minify: options.minify });
+  const page = options.page ?? (await buildPage({ minify: options.minify }));
   // The control endpoints are for the curl that main.ts suggests; the page server never forwards them.
   const sim = await startApiServer({ port: 0, seed, controlEndpoints: true });
   let churn: ChurnHandle | undefined;

@@ -8,13 +8,19 @@ import { Agent, createServer, request, type IncomingHttpHeaders, type IncomingMe
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream';
 import type { PageBundle } from './bundle.ts';
+import { serveSite, type StaticSite } from './staticSite.ts';
+
+export type { StaticSite } from './staticSite.ts';
 
 /** Options of `startPageServer`. */
 export interface PageServerOptions {
   /** The API server every API path is forwarded to, e.g. `http://127.0.0.1:6443`. Required. */
   upstream: string;
-  /** The page to serve at `/` and `/app.js`. Required. */
-  page: PageBundle;
+  /**
+   * What to serve besides the API: a page bundle (`/` and `/app.js`), or a built site's directory
+   * (every file in it, `index.html` at `/` and for the app's routes). Required.
+   */
+  page: PageBundle | StaticSite;
   /** TCP port. Default 0 (a free port). */
   port?: number;
   /** Listen address. Default `127.0.0.1`: the proxy adds no authentication of its own. */
@@ -81,6 +87,10 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
 
   const serveStatic = (req: IncomingMessage, res: ServerResponse, pathname: string): void => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, 'method not allowed\n', { Allow: 'GET, HEAD' });
+    if ('root' in page) {
+      serveSite(page, req, res, pathname).catch(() => res.destroy());
+      return;
+    }
     if (pathname === '/' || pathname === '/index.html')
       return sendText(res, 200, page.html, { 'Content-Type': 'text/html; charset=utf-8' }, req.method === 'HEAD');
     if (pathname === '/app.js')

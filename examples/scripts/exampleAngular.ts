@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+/**
+ * `npm run example:angular [-- --port 8080 --pods 30 --rate 2 --seed 1 --duration S]`: the Angular
+ * example for a person. Builds the app from the packed packages (see test/angularApp.ts), starts
+ * the simulator with seeded pods in three namespaces, a churn and changing pod phases, serves the
+ * built app behind the same-origin proxy, prints the URL and runs until Ctrl-C.
+ */
+import { parseArgs } from 'node:util';
+import { startBrowserExample } from '@rxinformer/browser-example/browserExample';
+import type { KubeObject } from '@rxinformer/core';
+import { buildAngularApp } from '../test/angularApp.ts';
+
+const usage = `usage: npm run example:angular -- [--port N] [--pods N] [--rate N] [--seed N] [--duration S]
+  --port      port of the page on 127.0.0.1 (default 8080; 0 = any free port)
+  --pods      pods created at start (default 30)
+  --rate      churn: creates, updates, deletes and recreates per second, and as many phase changes (default 2; 0 = none)
+  --seed      seed of the simulator and the churn (default 1)
+  --duration  stop after S seconds (default: run until Ctrl-C)`;
+
+const DEFAULTS = { port: 8080, pods: 30, rate: 2, seed: 1, duration: Infinity };
+const PHASES = ['Pending', 'Running', 'Running', 'Running', 'Succeeded', 'Failed'];
+
+function fail(message: string, code = 2): never {
+  console.error(message);
+  process.exit(code);
+}
+
+function options(): typeof DEFAULTS {
+  const names = Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[];
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      options: { ...Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])), help: { type: 'boolean' } },
+    }).values;
+  } catch (e) {
+    fail(`${(e as Error).message}\n${usage}`);
+  }
+  if (values.help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  const out = { ...DEFAULTS };
+  for (const name of names) {
+    const text = values[name];
+    if (typeof text !== 'string') continue;
+    if (!/^\d+(\.\d+)?$/.test(text)) fail(`--${name} must be a non-negative number, got "${text}"\n${usage}`);
+    out[name] = Number(text);
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const o = options();
+  const app = await buildAngularApp(undefined, (line) => console.log(line));
+  const example = await startBrowserExample({
+    port: o.port,
+    pods: o.pods,
+    ratePerSecond: o.rate,
+    seed: o.seed,
+    page: { root: app.liveRoot },
+  });
+  // The load generator's pods all run: move some through the other phases too.
+  let n = o.seed;
+  const phases =
+    o.rate > 0
+      ? setInterval(() => {
+          const pods = example.sim.storage.list('pods') as (KubeObject & { status?: { phase?: string } })[];
+          const pod = pods[(n = (n * 1103515245 + 12345) % 2 ** 31) % Math.max(pods.length, 1)];
+          if (!pod?.metadata?.name) return;
+          const status = { ...pod.status, phase: PHASES[n % PHASES.length] };
+          example.sim.storage.update('pods', { ...pod, status }, pod.metadata.namespace, pod.metadata.name, { subresource: 'status' });
+        }, 1000 / o.rate)
+      : undefined;
+  console.log(`Angular example: open ${example.url}`);
+  console.log(`  the app lists and watches pods through ${example.url}/api → simulator at ${example.sim.url}`);
+  const fault = (name: string, body: string) =>
+    `curl -XPOST ${example.sim.url}/_sim/faults/${name} -H 'Content-Type: application/json' -d '${body}'`;
+  console.log(`  try: ${fault('dropWatches', '{}')}   (the app re-watches)`);
+  console.log(`       ${fault('failNext', '{"count": 2, "code": 503, "on": "watch"}')}   (then a dropWatches: it backs off twice)`);
+  let stopping = false;
+  const stop = (why: string): void => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${why}, shutting down`);
+    clearInterval(phases);
+    example.close().then(
+      () => process.exit(0),
+      (e: unknown) => fail(String(e), 1),
+    );
+  };
+  process.on('SIGINT', () => stop('received SIGINT'));
+  process.on('SIGTERM', () => stop('received SIGTERM'));
+  if (Number.isFinite(o.duration)) setTimeout(() => stop(`${o.duration}s elapsed`), o.duration * 1000);
+}
+
+main().catch((e: unknown) => fail(e instanceof Error ? e.message : String(e), 1));
