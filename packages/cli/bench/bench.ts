@@ -144,6 +144,14 @@ async function main(): Promise<void> {
       BARE_CACHE,
       replays.bareCache,
     );
+    // The same run's rxinformer with `freeze: false` (client-node's risk: handlers can corrupt the cache).
+    const { rxinformerNoFreeze, ...peers } = replays;
+    metrics[`${watch}NoFreeze`] = withReference(
+      buildMetric(`${watch}NoFreeze`, 'events/s', 'higher', { ...peers, rxinformer: rxinformerNoFreeze }, 'watchThroughput10kNoFreeze'),
+      'bareCache',
+      BARE_CACHE,
+      replays.bareCache,
+    );
     // The same run's rxinformer with @rxinformer/prometheus wired, against the plain one.
     metrics.watchThroughputWithMetrics = buildMetric(
       'watchThroughputWithMetrics',
@@ -226,7 +234,7 @@ async function main(): Promise<void> {
     console.log(`rxinformer side by side — ${runSummary(meta)}; medians of ${o.rounds} rounds (min–max)\n`);
     console.log(renderTable(metrics));
     const references = renderReferences(metrics);
-    if (references.length > 0) console.log(`\nReferences (no goal):\n${references.join('\n')}`);
+    if (references.length > 0) console.log(`\nReferences measured in the same run:\n${references.join('\n')}`);
     console.log(`\n${met} of ${total} goals met. ${String(report.note)}.`);
   }
 }

@@ -41,6 +41,8 @@ export interface ContenderOptions extends Watching {
   listAt?: string;
   /** rxinformer only: the transform applied before storing. */
   transform?: (obj: KubeObject) => KubeObject;
+  /** rxinformer only: `false` stores objects unfrozen (the informer's `freeze` option). Default true. */
+  freeze?: boolean;
   /** rxinformer only: a metadata-only informer (`metadataOnly(pods)`). */
   metadataOnly?: boolean;
   /** rxinformer only: with its informer and handler metrics registered (and scraped) in a registry of its own. */
@@ -74,6 +76,7 @@ export async function rxinformerSynced(kc: KubeConfig, options: ContenderOptions
     const transport = createKubeTransport(kc);
     informer = createSharedInformer(listingAt(kubeConfigListerWatcher(kc, { resource: pods, transport }), options.listAt), {
       transform: options.transform,
+      freeze: options.freeze,
     });
     const handler = informer.addEventHandler({ onAdd: () => {}, ...(options.onUpdate ? { onUpdate: options.onUpdate } : {}) });
     const metrics = options.metrics ? wireMetrics(informer, handler) : undefined;

@@ -5,6 +5,7 @@
  * M events as fast as the socket takes them and the figure is the client's, not the server's write
  * path. Timed from the handler's last initial add (the watch starts then) to its M-th update.
  *   - rxinformer: a shared informer over the KubeConfig ListerWatcher, first page pinned at that RV;
+ *   - rxinformerNoFreeze: the same with `freeze: false` (objects stored unfrozen, as client-node does);
  *   - rxinformerMetrics: the same with its informer and handler metrics registered, scraped every
  *     100 ms, and the probes checked as often (the cost of @rxinformer/prometheus on the watch path);
  *   - clientNode: `makeInformer` whose listFn lists at that RV;
@@ -21,6 +22,9 @@ import { createKubeTransport } from '@rxinformer/client-node';
 import { metaNamespaceKeyFunc, type KubeObject } from '@rxinformer/core';
 import { clientNodeSynced, pagesParsed, rxinformerSynced, within, type Synced } from './clients.ts';
 import { runRotating, type Outcome, type RotatingOptions } from './rounds.ts';
+
+/** Who the watch metric runs, in this order (then rotated). */
+export type WatchContender = 'rxinformer' | 'rxinformerNoFreeze' | 'rxinformerMetrics' | 'clientNode' | 'limit' | 'bareCache';
 
 /** What is replayed: `pods` cached at `listAt`, then `updates` events. */
 export interface RecordedStream {
@@ -106,7 +110,8 @@ async function parsedStream(kc: KubeConfig, stream: RecordedStream, cache?: Map<
 }
 
 /**
- * Measures the replay of a recorded stream for the three contenders and the bare-cache reference.
+ * Measures the replay of a recorded stream for the three contenders, rxinformer with `freeze: false`,
+ * and the bare-cache reference.
  *
  * @example
  * const { resourceVersion } = await sim.send({ cmd: 'state' });
@@ -119,12 +124,14 @@ export function measureWatchThroughput(
   kc: KubeConfig,
   stream: RecordedStream,
   options: RotatingOptions & { timeoutMs?: number } = {},
-): Promise<Record<'rxinformer' | 'rxinformerMetrics' | 'clientNode' | 'limit' | 'bareCache', Outcome>> {
+): Promise<Record<WatchContender, Outcome>> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const listAt = stream.listAt;
   return runRotating(
     {
       rxinformer: () => replayed('rxinformer', stream, timeoutMs, (onUpdate) => rxinformerSynced(kc, { listAt, onUpdate })),
+      rxinformerNoFreeze: () =>
+        replayed('rxinformer (freeze: false)', stream, timeoutMs, (onUpdate) => rxinformerSynced(kc, { listAt, onUpdate, freeze: false })),
       rxinformerMetrics: () =>
         replayed('rxinformer with metrics', stream, timeoutMs, (onUpdate) => rxinformerSynced(kc, { listAt, onUpdate, metrics: true })),
       clientNode: () => replayed('client-node', stream, timeoutMs, (onUpdate) => clientNodeSynced(kc, stream.pods, { listAt, onUpdate })),
@@ -132,5 +139,5 @@ export function measureWatchThroughput(
       bareCache: () => within(parsedStream(kc, stream, new Map()), timeoutMs, 'bare cache watch'),
     },
     options,
-  ) as Promise<Record<'rxinformer' | 'rxinformerMetrics' | 'clientNode' | 'limit' | 'bareCache', Outcome>>;
+  ) as Promise<Record<WatchContender, Outcome>>;
 }

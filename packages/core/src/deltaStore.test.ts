@@ -160,6 +160,23 @@ describe('createDeltaReducer', () => {
     expect(storedA).toEqual({ ...obj('a', 'u1', '1'), spec });
   });
 
+  it('should store objects as they arrived, unfrozen and unshared, with freeze: false', () => {
+    const spec = { containers: [{ name: 'c', image: 'web:1' }] };
+    const a = JSON.parse(JSON.stringify({ ...obj('a', 'u1', '1'), spec }));
+    const b = JSON.parse(JSON.stringify({ ...obj('b', 'u2', '2'), spec }));
+    const { state } = run(
+      [
+        { type: 'replace', items: [a], resourceVersion: '1' },
+        { type: 'added', object: b },
+      ],
+      createDeltaReducer({ freeze: false }),
+    );
+    expect(state.store.get('ns/a')).toBe(a);
+    expect(state.store.get('ns/b')).toBe(b);
+    expect(Object.isFrozen(b) || Object.isFrozen(b.spec)).toBe(false);
+    expect(b.spec).not.toBe(a.spec);
+  });
+
   it('should leave the state untouched by status events', () => {
     const s = initialDeltaState();
     expect(createDeltaReducer()(s, { type: 'status', status: { phase: 'listing', relistCount: 0, hasSynced: false } })).toBe(s);

@@ -23,6 +23,12 @@ export interface DeltaStoreOptions<T extends KubeObject> {
    * Default: none.
    */
   transform?: (obj: T) => T;
+  /**
+   * `false` stores objects as decoded, unfrozen and unshared (no freeze walk), so a handler that
+   * mutates an object it was given changes the cache (client-node's risk). Unshared objects keep
+   * more alive, so it is not faster in general: measure. Default `true`.
+   */
+  freeze?: boolean;
 }
 
 /** The state `scan` carries: the latest snapshot and what the last event did. */
@@ -66,8 +72,9 @@ export function initialDeltaState<T extends KubeObject>(options: DeltaStoreOptio
  *   except in a `deleted`: its key (read from the raw object) is removed all the same, and the
  *   stored object delivered as a `Deleted` tombstone (`finalStateUnknown`), so no deleted object
  *   stays cached.
- * - Stored objects are deeply frozen. A subtree equal to the same part of the object applied just
- *   before may be that object's (frozen) instance: stored objects can share equal parts.
+ * - Stored objects are deeply frozen (unless `freeze: false`). A subtree equal to the same part of
+ *   the object applied just before may be that object's (frozen) instance: stored objects can share
+ *   equal parts.
  *
  * @example
  * const options = { transform: dropManagedFields };
@@ -77,6 +84,7 @@ export function initialDeltaState<T extends KubeObject>(options: DeltaStoreOptio
  */
 export function createDeltaReducer<T extends KubeObject>(options: DeltaStoreOptions<T> = {}): DeltaReducer<T> {
   const { transform } = options;
+  const freeze = options.freeze !== false;
 
   // Each object is frozen sharing the subtrees it has in common with the object prepared just
   // before it (pods of one ReplicaSet differ in a few fields; that object is still in the CPU's
@@ -93,6 +101,7 @@ export function createDeltaReducer<T extends KubeObject>(options: DeltaStoreOpti
     if (failed.has(raw)) throw failed.get(raw);
     if (ready.has(raw)) return raw;
     const obj = transform ? transform(raw) : raw;
+    if (!freeze) return obj;
     const frozen = freezeReusing(obj, reference);
     reference = frozen;
     return frozen;

@@ -3,8 +3,9 @@
  * at a time, awaiting async callbacks, so a slow or failing handler never delays the store or the
  * other handlers (client-go's `processorListener`).
  */
-import { BehaviorSubject, Observable, Subject, asapScheduler, asyncScheduler, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import { Observable, asyncScheduler, map, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
+import { HandlerQueue, type HandlerBatch } from './handlerQueue.ts';
 import { validateResyncPeriod } from './resync.ts';
 import type { Delta, KubeObject } from './types.ts';
 
@@ -72,7 +73,7 @@ export interface HandlerRegistration {
   remove(): void;
 }
 
-type Entry<T extends KubeObject> = { delta: Delta<T>; at: number };
+export { HandlerQueue, type HandlerBatch } from './handlerQueue.ts';
 
 /** Validates handler input at the call; throws `InvalidOptionsError`. */
 export function validateHandler<T extends KubeObject>(handler: EventHandler<T>, options: EventHandlerOptions): void {
@@ -100,207 +101,6 @@ export interface Delivery<T extends KubeObject = KubeObject> {
   failed: boolean;
   /** What the callback threw or rejected with, when `failed`. */
   error?: unknown;
-}
-
-/** What a `HandlerQueue` reports to its owner. */
-interface QueueHooks<T extends KubeObject> {
-  onError?(e: HandlerError<T>): void;
-  onDelivered?(d: Delivery<T>): void;
-  /** The buffer is empty and no callback is running. */
-  onIdle?(): void;
-}
-
-/**
- * One handler's buffer and delivery loop. The owner pushes deltas with `enqueue`; delivery starts
- * on `asapScheduler` (a microtask, or virtual time inside `TestScheduler.run`), one callback at a
- * time: a returned promise is awaited before the next delta.
- * @internal used by the shared informer and `deliverTo`.
- */
-export class HandlerQueue<T extends KubeObject> {
-  readonly name: string;
-  readonly #handler: EventHandler<T>;
-  readonly #policy: BufferPolicy;
-  readonly #scheduler: SchedulerLike;
-  readonly #hooks: QueueHooks<T>;
-  #entries: (Entry<T> | undefined)[] = [];
-  #head = 0;
-  /** Index of the last pending entry per key (coalescing only). */
-  #lastByKey = new Map<string, number>();
-  /** Pending entries per key, so resync asks in O(1) whatever the backlog. */
-  #pendingByKey = new Map<string, number>();
-  #running = false;
-  #removed = false;
-  #enqueued = 0;
-  #processed = 0;
-  #syncMark: number | undefined;
-  #lagMs = 0;
-  #errors = 0;
-  /** The depth last published on `metrics$` (figures are published only while someone listens). */
-  #publishedDepth = 0;
-  readonly #metrics = new Subject<HandlerMetrics>();
-  readonly synced = new BehaviorSubject(false);
-  /**
-   * Delivery figures: the current ones on subscription, then each change (a notification
-   * buffered or taken, a callback finished). Computed only while subscribed, so an unobserved
-   * handler pays nothing per event. Completes on `remove()`.
-   */
-  readonly metrics$ = new Observable<HandlerMetrics>((subscriber) => {
-    if (!this.#removed) {
-      const figures = this.#figures();
-      this.#publishedDepth = figures.depth; // what every listener has now seen
-      subscriber.next(figures);
-    }
-    return this.#metrics.subscribe(subscriber);
-  });
-
-  constructor(
-    name: string,
-    handler: EventHandler<T>,
-    options: Pick<EventHandlerOptions, 'buffer'>,
-    scheduler: SchedulerLike,
-    hooks: QueueHooks<T> = {},
-  ) {
-    this.name = name;
-    this.#handler = handler;
-    this.#policy = options.buffer ?? 'fifo';
-    this.#scheduler = scheduler;
-    this.#hooks = hooks;
-  }
-
-  /** Notifications waiting. */
-  get depth(): number {
-    return this.#entries.length - this.#head;
-  }
-
-  /** True when nothing is waiting and no callback is running. */
-  get idle(): boolean {
-    return !this.#running && this.depth === 0;
-  }
-
-  /** True when a notification for `key` is waiting (resync skips such keys). */
-  hasPending(key: string): boolean {
-    return this.#pendingByKey.has(key);
-  }
-
-  /** Adds a delta to the buffer (merging it in coalescing mode) and starts delivery. */
-  enqueue(delta: Delta<T>): void {
-    if (this.#removed) return;
-    const at = this.#scheduler.now();
-    if (this.#policy === 'coalesce') {
-      const index = this.#lastByKey.get(delta.key);
-      const pending = index === undefined ? undefined : this.#entries[index];
-      const merged = pending && merge(pending.delta, delta);
-      if (pending && merged) {
-        this.#entries[index!] = { delta: merged, at: pending.at };
-        return;
-      }
-      this.#lastByKey.set(delta.key, this.#entries.length);
-    }
-    this.#entries.push({ delta, at });
-    this.#pendingByKey.set(delta.key, (this.#pendingByKey.get(delta.key) ?? 0) + 1);
-    this.#enqueued++;
-    this.#publish();
-    if (!this.#running) {
-      this.#running = true;
-      asapScheduler.schedule(() => void this.#drain());
-    }
-  }
-
-  /** Marks the end of this handler's initial list: it is synced once everything enqueued so far is done. */
-  markInitialListEnd(): void {
-    if (this.#syncMark !== undefined) return;
-    this.#syncMark = this.#enqueued;
-    this.#checkSynced();
-  }
-
-  /** Stops delivery and drops the buffer; a callback already running finishes. */
-  remove(): void {
-    if (this.#removed) return;
-    this.#removed = true;
-    this.#entries = [];
-    this.#head = 0;
-    this.#lastByKey.clear();
-    this.#pendingByKey.clear();
-    this.synced.complete();
-    this.#metrics.complete();
-  }
-
-  async #drain(): Promise<void> {
-    while (!this.#removed && this.#head < this.#entries.length) {
-      const index = this.#head++;
-      const entry = this.#entries[index]!;
-      this.#entries[index] = undefined;
-      const left = this.#pendingByKey.get(entry.delta.key)! - 1;
-      if (left === 0) this.#pendingByKey.delete(entry.delta.key);
-      else this.#pendingByKey.set(entry.delta.key, left);
-      if (this.#policy === 'coalesce' && this.#lastByKey.get(entry.delta.key) === index) this.#lastByKey.delete(entry.delta.key);
-      if (this.#head > 1024 && this.#head * 2 > this.#entries.length) this.#compact();
-      this.#publish();
-      const lagMs = this.#scheduler.now() - entry.at;
-      let failed = false;
-      let error: unknown;
-      try {
-        const result = this.#call(entry.delta);
-        if (result !== undefined && typeof (result as Promise<void>).then === 'function') await result;
-      } catch (e) {
-        failed = true;
-        error = e;
-      }
-      this.#processed++;
-      if (failed) this.#errors++;
-      this.#lagMs = lagMs;
-      if (failed) this.#hooks.onError?.({ handler: this.name, delta: entry.delta, error }); // even when removed meanwhile
-      if (this.#removed) break;
-      if (this.#metrics.observed) this.#emitFigures();
-      this.#hooks.onDelivered?.(
-        failed
-          ? { handler: this.name, delta: entry.delta, lagMs, failed, error }
-          : { handler: this.name, delta: entry.delta, lagMs, failed },
-      );
-      this.#checkSynced();
-    }
-    this.#running = false;
-    if (!this.#removed) this.#hooks.onIdle?.();
-  }
-
-  #call(delta: Delta<T>): void | Promise<void> {
-    const h = this.#handler;
-    switch (delta.type) {
-      case 'Added':
-        return h.onAdd?.(delta.object, delta.isInInitialList === true);
-      case 'Deleted':
-        return h.onDelete?.(delta.object, delta.finalStateUnknown === true);
-      default:
-        return h.onUpdate?.(delta.oldObject ?? delta.object, delta.object);
-    }
-  }
-
-  #compact(): void {
-    const shift = this.#head;
-    this.#entries = this.#entries.slice(shift);
-    this.#head = 0;
-    for (const [key, i] of this.#lastByKey) this.#lastByKey.set(key, i - shift);
-  }
-
-  /** Publishes a change of depth, if anyone listens. */
-  #publish(): void {
-    if (this.#removed || !this.#metrics.observed || this.#publishedDepth === this.depth) return;
-    this.#emitFigures();
-  }
-
-  #emitFigures(): void {
-    const figures = this.#figures();
-    this.#publishedDepth = figures.depth;
-    this.#metrics.next(figures);
-  }
-
-  #figures(): HandlerMetrics {
-    return { depth: this.depth, lagMs: this.#lagMs, delivered: this.#processed, errors: this.#errors };
-  }
-
-  #checkSynced(): void {
-    if (!this.synced.value && this.#syncMark !== undefined && this.#processed >= this.#syncMark && !this.#removed) this.synced.next(true);
-  }
 }
 
 /** Options of `deliverTo`. */
@@ -332,34 +132,40 @@ export function deliverTo<T extends KubeObject>(
   const scheduler = options.scheduler ?? asyncScheduler;
   return (source) =>
     new Observable<Delivery<T>>((subscriber) => {
-      let sourceDone = false;
       const queue = new HandlerQueue<T>(name, handler, options, scheduler, {
         onDelivered: (d) => subscriber.next(d),
-        onIdle: () => {
-          if (sourceDone) subscriber.complete();
-        },
+        onEnd: () => subscriber.complete(),
       });
+      return source
+        .pipe(
+          map((delta): HandlerBatch<T> => ({ deltas: [delta] })),
+          deliverBatches(queue),
+        )
+        .subscribe({ error: (err) => subscriber.error(err) });
+    });
+}
+
+/**
+ * The buffered subscription of a handler, under `deliverTo` and each shared-informer handler:
+ * every batch of the source goes into `queue`, which delivers to its handler one callback at a
+ * time; the source's completion ends the queue (its owner hears `onEnd` once it has drained) and
+ * its error is passed on. Emits nothing; unsubscribing drops the buffer.
+ *
+ * Written by hand: unsubscribing must drop the buffer while the source completing must not (the
+ * queue drains first), and `finalize` and its kin run on both alike.
+ * @internal
+ */
+export function deliverBatches<T extends KubeObject>(queue: HandlerQueue<T>): OperatorFunction<HandlerBatch<T>, never> {
+  return (source) =>
+    new Observable<never>((subscriber) => {
       const sub = source.subscribe({
-        next: (delta) => queue.enqueue(delta),
+        next: (batch) => queue.enqueueBatch(batch),
         error: (err) => subscriber.error(err),
-        complete: () => {
-          sourceDone = true;
-          if (queue.idle) subscriber.complete();
-        },
+        complete: () => queue.end(),
       });
       return () => {
         sub.unsubscribe();
         queue.remove();
       };
     });
-}
-
-/** Merges a new delta into a pending one for the same key, or returns undefined to keep both. */
-function merge<T extends KubeObject>(pending: Delta<T>, next: Delta<T>): Delta<T> | undefined {
-  if (pending.type === 'Deleted' || next.type === 'Added') return undefined; // never drop a delete; delete+add stays two
-  if (next.type === 'Deleted') return next;
-  if (pending.type === 'Added') return { ...next, type: 'Added', oldObject: undefined, isInInitialList: pending.isInInitialList };
-  // Updated/Replaced/Sync followed by an update: newest object, oldest old object.
-  const type = next.type === 'Sync' ? pending.type : next.type;
-  return { ...next, type, oldObject: pending.oldObject ?? pending.object };
 }

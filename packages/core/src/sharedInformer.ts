@@ -2,22 +2,27 @@
  * The shared informer: one reflector and one store per resource, shared by any number of
  * consumers (client-go's `SharedIndexInformer`). The store is updated before any handler hears of
  * a change; each handler has its own buffer.
+ *
+ * Its shape: the reflector's events and the informer's own inputs are scanned into one state and
+ * multicast (informerPipeline.ts); `store$`, `events$`, `synced$` and `status$` are derived from it,
+ * and each handler is one subscription to it (handlerRegistration.ts).
  */
-import { BehaviorSubject, Observable, Subject, Subscription, asyncScheduler, distinctUntilChanged, map, type SchedulerLike } from 'rxjs';
-import { createDeltaReducer, initialDeltaState, type DeltaStoreOptions, type DeltaStoreState } from './deltaStore.ts';
+import { EMPTY, Subject, asyncScheduler, merge, mergeMap, type Observable, type SchedulerLike } from 'rxjs';
+import type { DeltaStoreOptions } from './deltaStore.ts';
 import { IndexerError, InvalidOptionsError, RxInformerError } from './errors.ts';
 import {
-  HandlerQueue,
   validateHandler,
   type EventHandler,
   type EventHandlerOptions,
   type HandlerError,
   type HandlerRegistration,
 } from './eventHandler.ts';
+import { registerHandler, type HandlerSources } from './handlerRegistration.ts';
 import type { StoreSnapshot } from './indexer.ts';
-import { reflector } from './reflector.ts';
+import { eventsOf, informerPipeline, latestOf, refCountLease, type InformerPipeline } from './informerPipeline.ts';
+import type { InformerInput } from './informerState.ts';
 import type { ReflectorOptions } from './reflectorOptions.ts';
-import { resyncPasses, validateResyncPeriod } from './resync.ts';
+import { validateResyncPeriod } from './resync.ts';
 import type { Delta, Indexers, KubeObject, ListerWatcher, ReflectorStatus } from './types.ts';
 
 /** Options of `createSharedInformer`. */
@@ -140,221 +145,107 @@ export function createSharedInformer<T extends KubeObject>(
 ): SharedInformer<T> {
   validateInformerOptions(lw, options);
   const scheduler = options.scheduler ?? asyncScheduler;
-  const defaultResync = validateResyncPeriod(options.resyncPeriodMs);
-  if (options.handlerErrors !== undefined && options.handlerErrors !== 'report' && options.handlerErrors !== 'throw')
-    throw new InvalidOptionsError(`handlerErrors must be 'report' or 'throw'`);
-  if (options.mode !== undefined && options.mode !== 'imperative' && options.mode !== 'refCount')
-    throw new InvalidOptionsError(`mode must be 'imperative' or 'refCount'`);
-  const reducer = createDeltaReducer<T>(options);
-  // List items are transformed and frozen as each page arrives, not when the whole list is applied.
-  const preparingLw: ListerWatcher<T> = {
-    list: (o) =>
-      lw.list(o).pipe(map((page) => (Array.isArray(page?.items) ? { ...page, items: page.items.map(reducer.prepareListItem) } : page))),
-    watch: (o) => lw.watch(o),
-  };
-  const source = reflector(preparingLw, { ...options.reflector, scheduler }); // validates reflector options now
-  // A restart after a sync lists with a consistent read, as any relist does: a list at RV "0" (the
-  // API server's cache) may be older than what the store already holds, and would roll it back.
-  const restartSource =
-    options.reflector?.initialListResourceVersion === undefined
-      ? source
-      : reflector(preparingLw, { ...options.reflector, initialListResourceVersion: undefined, scheduler });
-  // A restarted reflector counts from zero: its status is reported on top of the earlier runs'.
-  let relistsBefore = 0;
-  let state: DeltaStoreState<T> = initialDeltaState<T>(options);
-  const store = new BehaviorSubject<StoreSnapshot<T>>(state.store);
-  const events = new Subject<Delta<T>>();
-  const synced = new BehaviorSubject(false);
-  const status = new BehaviorSubject<ReflectorStatus>({ phase: 'stopped', relistCount: 0, hasSynced: false });
-  const storeErrors = new Subject<Error>();
+  const defaultResyncMs = validateResyncPeriod(options.resyncPeriodMs);
+  const pipeline = informerPipeline(lw, options, scheduler);
+  const { running, state, lifetime } = pipeline;
   const handlerErrors = new Subject<HandlerError<T>>();
-  // Replaced, never changed, when a handler comes or goes: a batch being applied keeps its own list.
-  let handlers: readonly HandlerQueue<T>[] = [];
-  let running: Subscription | undefined;
-  const running$ = new BehaviorSubject(false);
-  let consumers = 0;
   let handlerCount = 0;
-  let isShutdown = false;
-  const registrations = new Set<HandlerRegistration>();
-
-  const apply = (next: DeltaStoreState<T>): void => {
-    const first = !state.synced && next.synced;
-    state = next;
-    // A handler added by a listener in the middle of this batch replays the batch's final store:
-    // it must not also receive the rest of the batch.
-    const targets = handlers;
-    if (next.store !== store.value) store.next(next.store); // the store first…
-    for (const error of next.errors) storeErrors.next(error);
-    for (const delta of next.deltas) {
-      events.next(delta); // …then everyone who listens
-      for (const h of targets) h.enqueue(delta);
-    }
-    if (first) {
-      for (const h of targets) h.markInitialListEnd();
-      synced.next(true);
-    }
-  };
 
   const start = (): void => {
-    if (isShutdown) throw new InformerShutdownError('start()');
-    if (running) return;
-    const restarted = state.synced;
-    if (restarted) relistsBefore = status.value.relistCount + 1; // the restart's list is a relist
-    // Running before the reflector is subscribed: a listener may stop() while the source emits
-    // synchronously, and what the source still emits then is ignored and released.
-    const run = new Subscription();
-    running = run;
-    running$.next(true);
-    run.add(
-      (restarted ? restartSource : source).subscribe((event) => {
-        if (running !== run) return;
-        if (event.type !== 'status') apply(reducer(state, event));
-        else if (!restarted) status.next(event.status);
-        else {
-          // Counted on top of the earlier runs, synced since the first, at the last version known
-          // until the restart's own list lands.
-          const { lastSyncResourceVersion = state.resourceVersion } = event.status;
-          status.next({
-            ...event.status,
-            relistCount: event.status.relistCount + relistsBefore,
-            hasSynced: true,
-            ...(lastSyncResourceVersion !== undefined && { lastSyncResourceVersion }),
-          });
-        }
-      }),
-    );
+    if (lifetime.closed) throw new InformerShutdownError('start()');
+    if (!running.value) running.next(true);
   };
   const stop = (): void => {
-    if (!running) return;
-    running.unsubscribe();
-    running = undefined;
-    running$.next(false);
-    const { backoffMs: _b, listProgress: _p, ...rest } = status.value; // only while backing off / listing
-    status.next({ ...rest, phase: 'stopped' });
+    if (running.value) running.next(false);
   };
-  const acquire = (): void => {
-    if (options.mode === 'refCount' && consumers++ === 0 && !isShutdown) start();
-  };
-  const release = (): void => {
-    if (options.mode === 'refCount' && --consumers === 0) stop();
-  };
-  const counted = <R>(inner: Observable<R>): Observable<R> =>
-    new Observable<R>((subscriber) => {
-      acquire();
-      const sub = inner.subscribe(subscriber);
-      return () => {
-        sub.unsubscribe();
-        release();
-      };
-    });
-
-  const onHandlerError = (e: HandlerError<T>): void => {
-    if (options.handlerErrors === 'throw')
-      queueMicrotask(() => {
-        throw e.error;
-      });
-    handlerErrors.next(e);
-  };
-
-  // events$ carries Sync deltas at the informer's own period, computed only for actual listeners.
-  const eventsResync = resyncPasses<T>({
-    periodMs: defaultResync,
-    running$,
+  const refCount = options.mode === 'refCount';
+  const lease$ = refCount ? refCountLease(state, () => lifetime.closed || start(), stop) : EMPTY;
+  const counted = <R>(o: Observable<R>): Observable<R> => (refCount ? merge(lease$, o) : o);
+  const handlers: HandlerSources<T> = {
+    current: () => state.value,
+    changes$: pipeline.changes$,
+    running$: running,
+    lease$,
+    defaultResyncMs,
     scheduler,
-    snapshot: () => (state.synced && events.observed ? state.store : undefined),
-  }).subscribe((deltas) => {
-    for (const d of deltas) events.next(d);
-  });
+    onError: (e) => reportHandlerError(e, options.handlerErrors, handlerErrors),
+  };
 
   const addEventHandler = (handler: EventHandler<T>, handlerOptions: EventHandlerOptions = {}): HandlerRegistration => {
     validateHandler(handler, handlerOptions);
-    if (isShutdown) throw new InformerShutdownError('addEventHandler()');
+    if (lifetime.closed) throw new InformerShutdownError('addEventHandler()');
     const name = handlerOptions.name ?? `handler-${++handlerCount}`;
-    const queue = new HandlerQueue<T>(name, handler, handlerOptions, scheduler, { onError: onHandlerError });
-    // Replay and subscription happen in one synchronous step: no live delta can fall in between.
-    if (state.synced) {
-      const snapshot = state.store;
-      for (const key of snapshot.keys())
-        queue.enqueue({ type: 'Added', key, object: snapshot.get(key)!, isInInitialList: true, store: snapshot });
-      queue.markInitialListEnd();
-    }
-    handlers = [...handlers, queue];
-    const period = handlerOptions.resyncPeriodMs ?? defaultResync;
-    // Resync timers run only while the informer does; a key with a change still waiting in this
-    // handler's buffer is skipped, so the handler never hears a stale object ahead of its change.
-    const resync = resyncPasses<T>({
-      periodMs: period,
-      running$,
-      scheduler,
-      snapshot: () => (state.synced ? state.store : undefined),
-      isPending: (key) => queue.hasPending(key),
-    }).subscribe((deltas) => {
-      for (const d of deltas) queue.enqueue(d);
-    });
-    acquire();
-    let removed = false;
-    const registration: HandlerRegistration = {
-      name,
-      hasSynced: () => queue.synced.value,
-      synced$: queue.synced.pipe(distinctUntilChanged()),
-      metrics$: queue.metrics$,
-      remove: () => {
-        if (removed) return;
-        removed = true;
-        resync.unsubscribe();
-        handlers = handlers.filter((h) => h !== queue);
-        registrations.delete(registration);
-        queue.remove();
-        release();
-      },
-    };
-    registrations.add(registration);
+    const { registration, subscription } = registerHandler(handlers, name, handler, handlerOptions);
+    lifetime.add(subscription); // removed from it again when the handler is removed
     return registration;
   };
-
-  const addIndexers = (indexers: Indexers<T>): void => {
-    if (isShutdown) throw new InformerShutdownError('addIndexers()');
-    if (indexers === null || typeof indexers !== 'object') throw new InvalidOptionsError('addIndexers needs an object of index functions');
-    const present = state.store.indexers;
-    const added: Indexers<T> = {};
-    for (const [name, fn] of Object.entries(indexers)) {
-      if (!Object.hasOwn(present, name)) added[name] = fn;
-      else if (present[name] !== fn) throw new IndexerError(name, `indexer "${name}" already exists with another function`);
-    }
-    if (Object.keys(added).length === 0) return;
-    state = { ...state, store: state.store.addIndexers(added), deltas: [], errors: [] };
-    store.next(state.store);
-  };
-
   const shutdown = (): void => {
-    if (isShutdown) return;
-    isShutdown = true;
+    if (lifetime.closed) return;
     stop();
-    for (const r of [...registrations]) r.remove();
-    eventsResync.unsubscribe();
-    running$.complete();
-    for (const s of [store, events, synced, status, storeErrors, handlerErrors] as Subject<unknown>[]) s.complete();
+    lifetime.unsubscribe(); // every handler (dropping its buffer), then the scan
+    for (const s of [running, pipeline.commands, state, handlerErrors] as Subject<unknown>[]) s.complete();
   };
 
   return {
-    store$: counted(store.asObservable()),
-    events$: counted(events.asObservable()),
-    synced$: synced.pipe(distinctUntilChanged()),
-    status$: status.asObservable(),
-    storeErrors$: storeErrors.asObservable(),
+    store$: counted(latestOf(state, (s) => s.cache.store)),
+    events$: counted(eventsOf(pipeline, defaultResyncMs, scheduler)),
+    synced$: latestOf(state, (s) => s.cache.synced),
+    status$: latestOf(state, (s) => s.status),
+    storeErrors$: pipeline.changes$.pipe(mergeMap((s) => s.cache.errors)),
     handlerErrors$: handlerErrors.asObservable(),
     get lastSyncResourceVersion() {
-      return state.resourceVersion;
+      return state.value.cache.resourceVersion;
     },
-    getStore: () => state.store,
-    hasSynced: () => state.synced,
-    isRunning: () => running !== undefined,
+    getStore: () => state.value.cache.store,
+    hasSynced: () => state.value.cache.synced,
+    isRunning: () => running.value,
     start,
     stop,
     shutdown,
     addEventHandler,
-    addIndexers,
+    addIndexers: (indexers) => addIndexers(pipeline, indexers),
   };
+}
+
+/** Reports a handler's failure; with `handlerErrors: 'throw'` it is also rethrown out of band. */
+function reportHandlerError<T extends KubeObject>(
+  e: HandlerError<T>,
+  policy: 'report' | 'throw' | undefined,
+  to: Subject<HandlerError<T>>,
+): void {
+  if (policy === 'throw')
+    queueMicrotask(() => {
+      throw e.error;
+    });
+  to.next(e);
+}
+
+/**
+ * `addIndexers()`: the indexers not yet present go into the scan as one input, which the step
+ * applies at once; when it refuses them (an index function threw), none is added and this throws.
+ */
+function addIndexers<T extends KubeObject>({ lifetime, state, commands }: InformerPipeline<T>, indexers: Indexers<T>): void {
+  if (lifetime.closed) throw new InformerShutdownError('addIndexers()');
+  const added = newIndexers(state.value.cache.store.indexers, indexers);
+  if (Object.keys(added).length === 0) return;
+  const input: InformerInput<T> = { type: 'addIndexers', indexers: added };
+  commands.next(input);
+  const { refused } = state.value;
+  if (refused?.input === input) throw refused.error;
+}
+
+/**
+ * The indexers of `indexers` not yet in `present`. A name present with the same function is left as
+ * it is; with another function, it throws `IndexerError`.
+ */
+function newIndexers<T extends KubeObject>(present: Readonly<Indexers<T>>, indexers: Indexers<T>): Indexers<T> {
+  if (indexers === null || typeof indexers !== 'object') throw new InvalidOptionsError('addIndexers needs an object of index functions');
+  const added: Indexers<T> = {};
+  for (const [name, fn] of Object.entries(indexers)) {
+    if (!Object.hasOwn(present, name)) added[name] = fn;
+    else if (present[name] !== fn) throw new IndexerError(name, `indexer "${name}" already exists with another function`);
+  }
+  return added;
 }
 
 function validateInformerOptions<T extends KubeObject>(lw: ListerWatcher<T>, options: SharedInformerOptions<T>): void {
@@ -367,6 +258,11 @@ function validateInformerOptions<T extends KubeObject>(lw: ListerWatcher<T>, opt
   for (const field of ['keyFunc', 'transform'] as const) {
     if (options[field] !== undefined && typeof options[field] !== 'function') throw new InvalidOptionsError(`${field} must be a function`);
   }
+  if (options.freeze !== undefined && typeof options.freeze !== 'boolean') throw new InvalidOptionsError('freeze must be a boolean');
+  if (options.handlerErrors !== undefined && options.handlerErrors !== 'report' && options.handlerErrors !== 'throw')
+    throw new InvalidOptionsError(`handlerErrors must be 'report' or 'throw'`);
+  if (options.mode !== undefined && options.mode !== 'imperative' && options.mode !== 'refCount')
+    throw new InvalidOptionsError(`mode must be 'imperative' or 'refCount'`);
   const s = options.scheduler;
   if (s !== undefined && (s === null || typeof s.now !== 'function' || typeof s.schedule !== 'function'))
     throw new InvalidOptionsError('scheduler must be an RxJS scheduler');
