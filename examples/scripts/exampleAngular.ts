@@ -5,8 +5,8 @@
  * the simulator with seeded pods in three namespaces, a churn and changing pod phases, serves the
  * built app behind the same-origin proxy, prints the URL and runs until Ctrl-C.
  */
-import { parseArgs } from 'node:util';
 import { startBrowserExample } from '@rxinformer/browser-example/browserExample';
+import { exampleOptions, fail, runUntilStopped } from '@rxinformer/browser-example/exampleCommand';
 import type { KubeObject } from '@rxinformer/core';
 import { buildAngularApp } from '../test/angularApp.ts';
 
@@ -17,40 +17,14 @@ const usage = `usage: npm run example:angular -- [--port N] [--pods N] [--rate N
   --seed      seed of the simulator and the churn (default 1)
   --duration  stop after S seconds (default: run until Ctrl-C)`;
 
-const DEFAULTS = { port: 8080, pods: 30, rate: 2, seed: 1, duration: Infinity };
 const PHASES = ['Pending', 'Running', 'Running', 'Running', 'Succeeded', 'Failed'];
 
-function fail(message: string, code = 2): never {
-  console.error(message);
-  process.exit(code);
-}
-
-function options(): typeof DEFAULTS {
-  const names = Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[];
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    values = parseArgs({
-      options: { ...Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])), help: { type: 'boolean' } },
-    }).values;
-  } catch (e) {
-    fail(`${(e as Error).message}\n${usage}`);
-  }
-  if (values.help) {
-    console.log(usage);
-    process.exit(0);
-  }
-  const out = { ...DEFAULTS };
-  for (const name of names) {
-    const text = values[name];
-    if (typeof text !== 'string') continue;
-    if (!/^\d+(\.\d+)?$/.test(text)) fail(`--${name} must be a non-negative number, got "${text}"\n${usage}`);
-    out[name] = Number(text);
-  }
-  return out;
-}
-
 async function main(): Promise<void> {
-  const o = options();
+  const o = exampleOptions(process.argv.slice(2), usage);
+  if (o === 'help') {
+    console.log(usage);
+    return;
+  }
   const app = await buildAngularApp(undefined, (line) => console.log(line));
   const example = await startBrowserExample({
     port: o.port,
@@ -77,20 +51,11 @@ async function main(): Promise<void> {
     `curl -XPOST ${example.sim.url}/_sim/faults/${name} -H 'Content-Type: application/json' -d '${body}'`;
   console.log(`  try: ${fault('dropWatches', '{}')}   (the app re-watches)`);
   console.log(`       ${fault('failNext', '{"count": 2, "code": 503, "on": "watch"}')}   (then a dropWatches: it backs off twice)`);
-  let stopping = false;
-  const stop = (why: string): void => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${why}, shutting down`);
-    clearInterval(phases);
-    example.close().then(
-      () => process.exit(0),
-      (e: unknown) => fail(String(e), 1),
-    );
-  };
-  process.on('SIGINT', () => stop('received SIGINT'));
-  process.on('SIGTERM', () => stop('received SIGTERM'));
-  if (Number.isFinite(o.duration)) setTimeout(() => stop(`${o.duration}s elapsed`), o.duration * 1000);
+  runUntilStopped(
+    () => example.close(),
+    o.duration,
+    () => clearInterval(phases),
+  );
 }
 
 main().catch((e: unknown) => fail(e instanceof Error ? e.message : String(e), 1));

@@ -7,8 +7,8 @@
  * Starts the simulator with seeded pods and a churn, and the page server on 127.0.0.1, prints the
  * URL, and runs until Ctrl-C / SIGTERM (or `--duration` seconds), then closes everything.
  */
-import { parseArgs } from 'node:util';
 import { startBrowserExample } from './browserExample.ts';
+import { exampleOptions, fail, runUntilStopped } from './exampleCommand.ts';
 
 const usage = `usage: npm run example:browser -- [--port N] [--pods N] [--rate N] [--seed N] [--duration S]
   --port      port of the page on 127.0.0.1 (default 8080; 0 = any free port)
@@ -17,38 +17,8 @@ const usage = `usage: npm run example:browser -- [--port N] [--pods N] [--rate N
   --seed      seed of the simulator and the churn (default 1)
   --duration  stop after S seconds (default: run until Ctrl-C)`;
 
-function fail(message: string, code = 2): never {
-  console.error(message);
-  process.exit(code);
-}
-
-/** The numeric options and their defaults; every one is `--name N`. */
-const DEFAULTS = { port: 8080, pods: 30, rate: 2, seed: 1, duration: Infinity };
-type Options = Record<keyof typeof DEFAULTS, number>;
-
-/** The options of `argv`, or `help`; a bad one ends the process with the usage and code 2. */
-function options(argv: string[]): Options | 'help' {
-  const names = Object.keys(DEFAULTS) as (keyof Options)[];
-  const spec = Object.fromEntries(names.map((name) => [name, { type: 'string' as const }]));
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    values = parseArgs({ args: argv, options: { ...spec, help: { type: 'boolean', short: 'h' } } }).values;
-  } catch (e) {
-    fail(`${(e as Error).message}\n${usage}`);
-  }
-  if (values.help) return 'help';
-  const out = { ...DEFAULTS };
-  for (const name of names) {
-    const text = values[name];
-    if (typeof text !== 'string') continue;
-    if (!/^\d+(\.\d+)?$/.test(text)) fail(`--${name} must be a non-negative number, got "${text}"\n${usage}`);
-    out[name] = Number(text);
-  }
-  return out;
-}
-
 async function main(): Promise<void> {
-  const o = options(process.argv.slice(2));
+  const o = exampleOptions(process.argv.slice(2), usage);
   if (o === 'help') {
     console.log(usage);
     return;
@@ -66,19 +36,7 @@ async function main(): Promise<void> {
   console.log(
     `  try: curl -XPOST ${example.sim.url}/_sim/faults/dropWatches -H 'Content-Type: application/json' -d '{}'   (the page re-watches)`,
   );
-  let stopping = false;
-  const stop = (why: string): void => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${why}, shutting down`);
-    example.close().then(
-      () => process.exit(0),
-      (e: unknown) => fail(String(e), 1),
-    );
-  };
-  process.on('SIGINT', () => stop('received SIGINT'));
-  process.on('SIGTERM', () => stop('received SIGTERM'));
-  if (Number.isFinite(o.duration)) setTimeout(() => stop(`${o.duration}s elapsed`), o.duration * 1000);
+  runUntilStopped(() => example.close(), o.duration);
 }
 
 main().catch((e: unknown) => fail(e instanceof Error ? e.message : String(e), 1));
