@@ -187,4 +187,13 @@ describe('leaderElection', () => {
     expect(() => leaderElection({ ...base, leaseDurationMs: 15_500 })).toThrow(/whole seconds/);
     expect(() => leaderElection({ ...base, identity: '' })).toThrow(/identity/);
   });
+
+  it('should refuse durations longer than a JavaScript timer holds, which would fire at once', () => {
+    const base = { client: new FakeLeaseServer(ts()).client('x'), namespace: 'default', name: 'ctl', identity: 'x' };
+    const long = { leaseDurationMs: 3_000_000_000, renewDeadlineMs: 2_500_000_000 };
+    expect(() => leaderElection({ ...base, ...long })).toThrow(InvalidOptionsError);
+    expect(() => leaderElection({ ...base, jitter: 0, retryPeriodMs: 3e9, renewDeadlineMs: 2e9, leaseDurationMs: 2_100_000_000 })).toThrow(
+      /timer's limit/,
+    );
+  });
 });
