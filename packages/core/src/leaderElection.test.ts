@@ -1,9 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
+import { EMPTY, Observable, of, timer, switchMap } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { InvalidOptionsError } from './errors.ts';
+import { InvalidObjectError, InvalidOptionsError } from './errors.ts';
 import { InvalidLeaseError, LEASE_INSTANCE_ANNOTATION, LEASE_RELEASED, type Lease } from './lease.ts';
 import { leaderElection, type LeaderElectionOptions, type LeaderElectionState } from './leaderElection.ts';
 import { DuplicateIdentityError } from './leaderElectionRules.ts';
+import type { LeaseClient } from './leaseClient.ts';
 import { FakeLeaseServer, TermLog } from '@rxinformer/testing';
 
 const ts = () => new TestScheduler((a, b) => expect(a).toEqual(b));
@@ -195,5 +197,55 @@ describe('leaderElection', () => {
     expect(() => leaderElection({ ...base, jitter: 0, retryPeriodMs: 3e9, renewDeadlineMs: 2e9, leaseDurationMs: 2_100_000_000 })).toThrow(
       /timer's limit/,
     );
+  });
+});
+
+describe('leaderElection with a careless LeaseClient', () => {
+  /** Counts the requests of one candidate over `endMs` of virtual time against `client`, each answered after 5 ms. */
+  function against(
+    endMs: number,
+    answer: (verb: 'get' | 'create' | 'update', lease?: Lease) => Observable<Lease | undefined>,
+    random = () => 0.5,
+  ) {
+    const scheduler = ts();
+    let requests = 0;
+    const states: LeaderElectionState[] = [];
+    scheduler.run(() => {
+      const call = (verb: 'get' | 'create' | 'update', lease?: Lease) =>
+        timer(5, scheduler).pipe(switchMap(() => (requests++, answer(verb, lease))));
+      const client = { get: () => call('get'), create: (l) => call('create', l), update: (l) => call('update', l) } as LeaseClient;
+      const sub = leaderElection({ client, namespace: 'default', name: 'ctl', identity: 'me', scheduler, random }).subscribe((s) =>
+        states.push(s),
+      );
+      scheduler.schedule(() => sub.unsubscribe(), endMs);
+    });
+    return { requests, states };
+  }
+  const held = (rv: string): Lease => ({
+    metadata: { namespace: 'default', name: 'ctl', resourceVersion: rv },
+    spec: { holderIdentity: 'other', leaseDurationSeconds: 15 },
+  });
+
+  it('should try once per retry period when a read answers twice', () => {
+    // Each answer forked the loop: 184 requests in 10 s, doubling every try.
+    const { requests } = against(10_000, (verb, lease) => (verb === 'get' ? of(held('1'), held('1')) : of(lease)));
+    expect(requests).toBe(4); // reads at 0, 3205, 6410, 9615 (every 3200 ms plus 5 ms latency)
+  });
+
+  it('should keep trying, and say why, when the client completes without an answer', () => {
+    // It stalled for good after one request, with no state at all.
+    const { requests, states } = against(10_000, () => EMPTY);
+    expect(requests).toBe(4);
+    expect(states[0]).toMatchObject({ phase: 'following', lastError: expect.any(InvalidObjectError) });
+  });
+
+  it('should not write over a read that is not a Lease with a resourceVersion', () => {
+    let writes = 0;
+    const { states } = against(30_000, (verb, lease) => {
+      if (verb !== 'get') writes++;
+      return verb === 'get' ? of(null as unknown as Lease) : of(lease);
+    });
+    expect(writes).toBe(0); // it wrote a Lease without a resourceVersion: an unconditional write, after 15 s
+    expect(states.every((s) => s.phase === 'following' && s.lastError instanceof InvalidObjectError)).toBe(true);
   });
 });
