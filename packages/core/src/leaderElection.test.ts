@@ -226,6 +226,20 @@ describe('leaderElection with a careless LeaseClient', () => {
     spec: { holderIdentity: 'other', leaseDurationSeconds: 15 },
   });
 
+  it('should wait a retry period between tries whatever the random function answers', () => {
+    // NaN or 4e9 made the delay NaN or 10^13 ms: a timer that fires at once, 400 requests a second.
+    for (const r of [NaN, 4e9, -1]) {
+      const { requests } = against(
+        10_000,
+        () => of(held('1')),
+        () => r,
+      );
+      expect({ r, requests }).toEqual({ r, requests: 5 }); // reads every 2005 ms
+    }
+    const base = { client: new FakeLeaseServer(ts()).client('x'), namespace: 'default', name: 'ctl', identity: 'x' };
+    expect(() => leaderElection({ ...base, random: 0.5 as unknown as () => number })).toThrow(/random must be a function/);
+  });
+
   it('should try once per retry period when a read answers twice', () => {
     // Each answer forked the loop: 184 requests in 10 s, doubling every try.
     const { requests } = against(10_000, (verb, lease) => (verb === 'get' ? of(held('1'), held('1')) : of(lease)));
