@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
+import { InvalidOptionsError } from './errors.ts';
 import { DuplicateIdentityError } from './leaderElectionRules.ts';
 import { ShardRingConflictError } from './shardMembers.ts';
 import { startShardRing, type ShardRing, type ShardRingOptions, type ShardRingState } from './shardRing.ts';
@@ -130,5 +131,21 @@ describe('startShardRing', () => {
     expect(warned).toBeInstanceOf(DuplicateIdentityError);
     expect(violations).toEqual([]);
     expect(twinActive).toBe(0);
+  });
+
+  it('should refuse a ring name longer than a label value may be (63), which every write would fail on', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    const server = new FakeLeaseServer(scheduler);
+    const base = { client: server.client('a'), leases: server.listerWatcher('a'), namespace: 'default', identity: 'a', scheduler };
+    let error: unknown;
+    scheduler.run(() => {
+      try {
+        void startShardRing({ ...base, ring: 'r'.repeat(64) }).stop();
+      } catch (e) {
+        error = e;
+      }
+    });
+    expect(error).toBeInstanceOf(InvalidOptionsError);
+    expect(String(error)).toMatch(/at most 63/);
   });
 });

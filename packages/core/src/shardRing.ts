@@ -47,7 +47,7 @@ export interface ShardRingOptions extends Partial<LeaseTiming> {
   leases: ListerWatcher<Lease>;
   /** Where the member Leases live. Required. */
   namespace: string;
-  /** The ring's name: the label value of its Leases, and the prefix of their names. Required. */
+  /** The ring's name (a DNS label, at most 63 characters): the label value of its Leases, and the prefix of their names. Required. */
   ring: string;
   /** This replica's identity (a DNS label: its Lease is `<ring>-<identity>`), unique per process. Required. */
   identity: string;
@@ -334,6 +334,8 @@ function validateRingOptions(options: ShardRingOptions) {
       throw new InvalidOptionsError(
         `startShardRing: ${k} must be a DNS label (lower case letters, digits, '-'), got ${JSON.stringify(options[k])}`,
       );
+  if (options.ring.length > 63)
+    throw new InvalidOptionsError(`startShardRing: ring is the value of a label: at most 63 characters, got ${options.ring.length}`);
   if (options.ring.length + options.identity.length + 1 > 253)
     throw new InvalidOptionsError('startShardRing: ring and identity make too long a Lease name');
   const field = options.field ?? 'object.metadata.uid';
