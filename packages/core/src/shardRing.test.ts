@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { timer } from 'rxjs';
+import { config, map, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from './errors.ts';
 import { DuplicateIdentityError } from './leaderElectionRules.ts';
@@ -147,5 +147,26 @@ describe('startShardRing', () => {
     });
     expect(error).toBeInstanceOf(InvalidOptionsError);
     expect(String(error)).toMatch(/at most 63/);
+  });
+
+  it('should not throw out of its consistent read when a page holds an item that is not an object', () => {
+    // Each read after a write threw a TypeError in a subscriber (14 in 30 s): uncaught, it ends a Node process.
+    const unhandled: unknown[] = [];
+    config.onUnhandledError = (e) => unhandled.push(e);
+    try {
+      const { history } = ringScenario(30_000, ({ server, join }) => {
+        const real = server.listerWatcher('a');
+        let lists = 0;
+        const leases: ShardRingOptions['leases'] = {
+          list: (o) => real.list(o).pipe(map((page) => (++lists === 1 ? page : { ...page, items: [...page.items, null as never] }))),
+          watch: (o) => real.watch(o),
+        };
+        join('a', { leases });
+      });
+      expect(unhandled).toEqual([]);
+      expect(history.filter((h) => h.active > 0)).toEqual([]); // no claim confirmed by a read it could not trust
+    } finally {
+      config.onUnhandledError = null;
+    }
   });
 });
