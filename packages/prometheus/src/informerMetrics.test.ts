@@ -95,6 +95,23 @@ describe('informerMetrics', () => {
     expect(sampleValue(e, 'rxinformer_informer_lists_total', { informer: 'v1/pods' })).toBe(0);
   });
 
+  it("should keep the reason label to Kubernetes' reasons, whatever reason a server writes in its Status", async () => {
+    const { registry, scheduler, scrape } = setup();
+    const pods = fakeInformer();
+    informerMetrics(pods, { name: 'v1/pods', registry, scheduler });
+    for (let i = 0; i < 100; i++) {
+      pods.set({ phase: 'backingOff', lastError: new KubeApiError(500, { status: { reason: `Made-up-${i}` } }) });
+      pods.set({ phase: 'listing' });
+    }
+    pods.set({ phase: 'backingOff', lastError: new KubeApiError(429, { status: { reason: 'TooManyRequests' } }) });
+    const series = (await scrape()).samples.filter((x) => x.name === 'rxinformer_informer_errors_total');
+    // A series per answer before: 101.
+    expect(series.map((x) => [x.labels.reason, x.value])).toEqual([
+      ['InternalError', 100],
+      ['TooManyRequests', 1],
+    ]);
+  });
+
   it('should drop the series and stop following on unregister', async () => {
     const { registry, scrape } = setup();
     const pods = fakeInformer();
