@@ -3,8 +3,8 @@
  * per list or failure, none per watch event) and read on demand (store size, resource version):
  * no cost per event.
  */
-import type { Observable, SchedulerLike, Subscription } from 'rxjs';
-import { KubeApiError, RxInformerError, type ReflectorPhase, type ReflectorStatus } from '@rxinformer/core';
+import { isObservable, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { InvalidOptionsError, KubeApiError, RxInformerError, type ReflectorPhase, type ReflectorStatus } from '@rxinformer/core';
 
 /** What is read of an informer: every `SharedInformer` has it. */
 export interface ObservedInformer {
@@ -90,6 +90,12 @@ export class InformerTracker {
   readonly informer: ObservedInformer;
   /** Its clock. */
   readonly scheduler: SchedulerLike;
+
+  /** Throws `InvalidOptionsError` unless `informer` can be followed (a shared informer). */
+  static check(informer: ObservedInformer, who: string): void {
+    if (informer === null || typeof informer !== 'object' || !isObservable(informer.status$) || typeof informer.hasSynced !== 'function')
+      throw new InvalidOptionsError(`${who} needs a shared informer (status$, hasSynced)`);
+  }
 
   constructor(informer: ObservedInformer, scheduler: SchedulerLike) {
     this.informer = informer;
