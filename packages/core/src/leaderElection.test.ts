@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { EMPTY, Observable, of, timer, switchMap } from 'rxjs';
+import { EMPTY, NEVER, Observable, of, timer, switchMap } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { InvalidObjectError, InvalidOptionsError } from './errors.ts';
+import { InvalidObjectError, InvalidOptionsError, RequestTimeoutError } from './errors.ts';
 import { InvalidLeaseError, LEASE_INSTANCE_ANNOTATION, LEASE_RELEASED, type Lease } from './lease.ts';
 import { leaderElection, type LeaderElectionOptions, type LeaderElectionState } from './leaderElection.ts';
 import { DuplicateIdentityError } from './leaderElectionRules.ts';
@@ -251,6 +251,15 @@ describe('leaderElection with a careless LeaseClient', () => {
     const { requests, states } = against(10_000, () => EMPTY);
     expect(requests).toBe(4);
     expect(states[0]).toMatchObject({ phase: 'following', lastError: expect.any(InvalidObjectError) });
+  });
+
+  it('should report an attempt with no answer by the renew deadline as a RequestTimeoutError', () => {
+    // rxjs's untyped TimeoutError ("Timeout has occurred") before.
+    const { requests, states } = against(30_000, () => NEVER);
+    expect(requests).toBe(3); // an attempt per 10 s deadline and 3.2 s wait: at 0, 13200 and 26400
+    expect(states[0]).toMatchObject({ phase: 'following', lastError: expect.any(RequestTimeoutError) });
+    const error = (states[0] as { lastError?: Error }).lastError as RequestTimeoutError;
+    expect([error.reason, error.path]).toEqual(['Timeout', 'the Lease /apis/coordination.k8s.io/v1/namespaces/default/leases/ctl']);
   });
 
   it('should not write over a read that is not a Lease with a resourceVersion', () => {

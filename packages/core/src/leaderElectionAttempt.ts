@@ -4,10 +4,10 @@
  * exist, leave it while another holds it, and write it conditioned on the resourceVersion read. A
  * 409 is a lost race: the attempt fails.
  */
-import { catchError, defer, map, of, switchMap, take, throwIfEmpty, timeout, type Observable, type SchedulerLike } from 'rxjs';
-import { InvalidObjectError } from './errors.ts';
+import { catchError, defer, map, of, switchMap, take, throwError, throwIfEmpty, timeout, type Observable, type SchedulerLike } from 'rxjs';
+import { InvalidObjectError, RequestTimeoutError } from './errors.ts';
 import { leaseKey, InvalidLeaseError, type Lease } from './lease.ts';
-import type { LeaseClient } from './leaseClient.ts';
+import { leasesPath, type LeaseClient } from './leaseClient.ts';
 import {
   DuplicateIdentityError,
   claimLease,
@@ -80,7 +80,12 @@ export function tryAcquireOrRenew(ctx: ElectionContext, startedAt: number): Obse
   return defer(() => (holdsIt(ctx.observed, ctx.me) ? fastPath() : slowPath())).pipe(
     take(1), // a client that answers twice would fork the loop
     throwIfEmpty(() => new InvalidObjectError('the Lease client completed without an answer', undefined)),
-    timeout({ first: ctx.timing.renewDeadlineMs, scheduler: ctx.scheduler }),
+    timeout({
+      first: ctx.timing.renewDeadlineMs,
+      scheduler: ctx.scheduler,
+      with: () =>
+        throwError(() => new RequestTimeoutError(`the Lease ${leasesPath(ctx.namespace)}/${ctx.name}`, ctx.timing.renewDeadlineMs)),
+    }),
     catchError((error: unknown) => of<AttemptResult>({ ok: false, error: error instanceof Error ? error : new Error(String(error)) })),
   );
 }
