@@ -190,6 +190,15 @@ describe('leaderElection', () => {
     expect(() => leaderElection({ ...base, identity: '' })).toThrow(/identity/);
   });
 
+  it('should refuse a retry period as long as the renew deadline, which would end every term', () => {
+    // With jitter 0 and retryPeriodMs 12000 (renewDeadlineMs 10000) it was accepted, and the leader
+    // lost every term at its deadline before its first renewal: 5 lost terms in 120 s.
+    const base = { client: new FakeLeaseServer(ts()).client('x'), namespace: 'default', name: 'ctl', identity: 'x' };
+    expect(() => leaderElection({ ...base, jitter: 0, retryPeriodMs: 12_000 })).toThrow(InvalidOptionsError);
+    expect(() => leaderElection({ ...base, jitter: 0.5, retryPeriodMs: 10_000 })).toThrow(/greater than retryPeriodMs/);
+    expect(() => leaderElection({ ...base, jitter: 0, retryPeriodMs: 8_000 })).not.toThrow();
+  });
+
   it('should refuse durations longer than a JavaScript timer holds, which would fire at once', () => {
     const base = { client: new FakeLeaseServer(ts()).client('x'), namespace: 'default', name: 'ctl', identity: 'x' };
     const long = { leaseDurationMs: 3_000_000_000, renewDeadlineMs: 2_500_000_000 };

@@ -24,7 +24,7 @@ export interface LeaseTiming {
   leaseDurationMs: number;
   /** How long the leader keeps leading without a successful renewal (< leaseDurationMs). Default 10,000. */
   renewDeadlineMs: number;
-  /** Time between attempts (> 0; renewDeadlineMs > jitter × retryPeriodMs; retryPeriodMs × (1 + jitter) at most 2³¹−1 ms). Default 2,000. */
+  /** Time between attempts (> 0; renewDeadlineMs > retryPeriodMs and > jitter × retryPeriodMs; retryPeriodMs × (1 + jitter) at most 2³¹−1 ms). Default 2,000. */
   retryPeriodMs: number;
   /** A candidate waits retryPeriodMs × (1 + random × jitter) between attempts. Default 1.2. */
   jitter: number;
@@ -54,6 +54,10 @@ export function resolveLeaseTiming(options: Partial<LeaseTiming>, who = 'leaderE
   if (t.renewDeadlineMs <= t.jitter * t.retryPeriodMs)
     throw new InvalidOptionsError(
       `${who}: renewDeadlineMs (${t.renewDeadlineMs}) must be greater than jitter × retryPeriodMs (${t.jitter * t.retryPeriodMs})`,
+    );
+  if (t.renewDeadlineMs <= t.retryPeriodMs)
+    throw new InvalidOptionsError(
+      `${who}: renewDeadlineMs (${t.renewDeadlineMs}) must be greater than retryPeriodMs (${t.retryPeriodMs}): the leader renews every retryPeriodMs`,
     );
   return t;
 }
