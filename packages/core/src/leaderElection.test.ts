@@ -1,9 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
+import { EMPTY, NEVER, Observable, of, timer, switchMap } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { InvalidOptionsError } from './errors.ts';
+import { InvalidObjectError, InvalidOptionsError, RequestTimeoutError } from './errors.ts';
 import { InvalidLeaseError, LEASE_INSTANCE_ANNOTATION, LEASE_RELEASED, type Lease } from './lease.ts';
 import { leaderElection, type LeaderElectionOptions, type LeaderElectionState } from './leaderElection.ts';
 import { DuplicateIdentityError } from './leaderElectionRules.ts';
+import type { LeaseClient } from './leaseClient.ts';
 import { FakeLeaseServer, TermLog } from '@rxinformer/testing';
 
 const ts = () => new TestScheduler((a, b) => expect(a).toEqual(b));
@@ -186,5 +188,96 @@ describe('leaderElection', () => {
     expect(() => leaderElection({ ...base, renewDeadlineMs: 2000, retryPeriodMs: 2000 })).toThrow(/jitter/);
     expect(() => leaderElection({ ...base, leaseDurationMs: 15_500 })).toThrow(/whole seconds/);
     expect(() => leaderElection({ ...base, identity: '' })).toThrow(/identity/);
+  });
+
+  it('should refuse a retry period as long as the renew deadline, which would end every term', () => {
+    // With jitter 0 and retryPeriodMs 12000 (renewDeadlineMs 10000) it was accepted, and the leader
+    // lost every term at its deadline before its first renewal: 5 lost terms in 120 s.
+    const base = { client: new FakeLeaseServer(ts()).client('x'), namespace: 'default', name: 'ctl', identity: 'x' };
+    expect(() => leaderElection({ ...base, jitter: 0, retryPeriodMs: 12_000 })).toThrow(InvalidOptionsError);
+    expect(() => leaderElection({ ...base, jitter: 0.5, retryPeriodMs: 10_000 })).toThrow(/greater than retryPeriodMs/);
+    expect(() => leaderElection({ ...base, jitter: 0, retryPeriodMs: 8_000 })).not.toThrow();
+  });
+
+  it('should refuse durations longer than a JavaScript timer holds, which would fire at once', () => {
+    const base = { client: new FakeLeaseServer(ts()).client('x'), namespace: 'default', name: 'ctl', identity: 'x' };
+    const long = { leaseDurationMs: 3_000_000_000, renewDeadlineMs: 2_500_000_000 };
+    expect(() => leaderElection({ ...base, ...long })).toThrow(InvalidOptionsError);
+    expect(() => leaderElection({ ...base, jitter: 0, retryPeriodMs: 3e9, renewDeadlineMs: 2e9, leaseDurationMs: 2_100_000_000 })).toThrow(
+      /timer's limit/,
+    );
+  });
+});
+
+describe('leaderElection with a careless LeaseClient', () => {
+  /** Counts the requests of one candidate over `endMs` of virtual time against `client`, each answered after 5 ms. */
+  function against(
+    endMs: number,
+    answer: (verb: 'get' | 'create' | 'update', lease?: Lease) => Observable<Lease | undefined>,
+    random = () => 0.5,
+  ) {
+    const scheduler = ts();
+    let requests = 0;
+    const states: LeaderElectionState[] = [];
+    scheduler.run(() => {
+      const call = (verb: 'get' | 'create' | 'update', lease?: Lease) =>
+        timer(5, scheduler).pipe(switchMap(() => (requests++, answer(verb, lease))));
+      const client = { get: () => call('get'), create: (l) => call('create', l), update: (l) => call('update', l) } as LeaseClient;
+      const sub = leaderElection({ client, namespace: 'default', name: 'ctl', identity: 'me', scheduler, random }).subscribe((s) =>
+        states.push(s),
+      );
+      scheduler.schedule(() => sub.unsubscribe(), endMs);
+    });
+    return { requests, states };
+  }
+  const held = (rv: string): Lease => ({
+    metadata: { namespace: 'default', name: 'ctl', resourceVersion: rv },
+    spec: { holderIdentity: 'other', leaseDurationSeconds: 15 },
+  });
+
+  it('should wait a retry period between tries whatever the random function answers', () => {
+    // NaN or 4e9 made the delay NaN or 10^13 ms: a timer that fires at once, 400 requests a second.
+    for (const r of [NaN, 4e9, -1]) {
+      const { requests } = against(
+        10_000,
+        () => of(held('1')),
+        () => r,
+      );
+      expect({ r, requests }).toEqual({ r, requests: 5 }); // reads every 2005 ms
+    }
+    const base = { client: new FakeLeaseServer(ts()).client('x'), namespace: 'default', name: 'ctl', identity: 'x' };
+    expect(() => leaderElection({ ...base, random: 0.5 as unknown as () => number })).toThrow(/random must be a function/);
+  });
+
+  it('should try once per retry period when a read answers twice', () => {
+    // Each answer forked the loop: 184 requests in 10 s, doubling every try.
+    const { requests } = against(10_000, (verb, lease) => (verb === 'get' ? of(held('1'), held('1')) : of(lease)));
+    expect(requests).toBe(4); // reads at 0, 3205, 6410, 9615 (every 3200 ms plus 5 ms latency)
+  });
+
+  it('should keep trying, and say why, when the client completes without an answer', () => {
+    // It stalled for good after one request, with no state at all.
+    const { requests, states } = against(10_000, () => EMPTY);
+    expect(requests).toBe(4);
+    expect(states[0]).toMatchObject({ phase: 'following', lastError: expect.any(InvalidObjectError) });
+  });
+
+  it('should report an attempt with no answer by the renew deadline as a RequestTimeoutError', () => {
+    // rxjs's untyped TimeoutError ("Timeout has occurred") before.
+    const { requests, states } = against(30_000, () => NEVER);
+    expect(requests).toBe(3); // an attempt per 10 s deadline and 3.2 s wait: at 0, 13200 and 26400
+    expect(states[0]).toMatchObject({ phase: 'following', lastError: expect.any(RequestTimeoutError) });
+    const error = (states[0] as { lastError?: Error }).lastError as RequestTimeoutError;
+    expect([error.reason, error.path]).toEqual(['Timeout', 'the Lease /apis/coordination.k8s.io/v1/namespaces/default/leases/ctl']);
+  });
+
+  it('should not write over a read that is not a Lease with a resourceVersion', () => {
+    let writes = 0;
+    const { states } = against(30_000, (verb, lease) => {
+      if (verb !== 'get') writes++;
+      return verb === 'get' ? of(null as unknown as Lease) : of(lease);
+    });
+    expect(writes).toBe(0); // it wrote a Lease without a resourceVersion: an unconditional write, after 15 s
+    expect(states.every((s) => s.phase === 'following' && s.lastError instanceof InvalidObjectError)).toBe(true);
   });
 });

@@ -51,7 +51,7 @@ export interface LeaderElectionOptions extends Partial<LeaseTiming> {
   releaseOnStop?: boolean;
   /** Where time runs. Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
-  /** Random numbers in [0, 1), for the jitter. Default `Math.random`. */
+  /** Random numbers in [0, 1), for the jitter (others count as 0). Default `Math.random`. */
   random?: () => number;
 }
 
@@ -167,7 +167,7 @@ function electionContext(options: LeaderElectionOptions): ElectionContext {
   const s = options.scheduler;
   if (s !== undefined && (typeof s?.now !== 'function' || typeof s.schedule !== 'function'))
     throw new InvalidOptionsError('leaderElection: scheduler must be an RxJS scheduler');
-  for (const k of ['annotations', 'onWrite'] as const)
+  for (const k of ['annotations', 'onWrite', 'random'] as const)
     if (options[k] !== undefined && typeof options[k] !== 'function')
       throw new InvalidOptionsError(`leaderElection: ${k} must be a function`);
   const timing = resolveLeaseTiming(options);
@@ -203,7 +203,10 @@ function candidateLoop(ctx: ElectionContext, random: () => number, emit: (s: Lea
   const schedule = (ms: number) => {
     if (!halted) next = scheduler.schedule(tryNow, Math.max(0, ms));
   };
-  const jittered = () => timing.retryPeriodMs * (1 + random() * timing.jitter);
+  const jittered = () => {
+    const r = random();
+    return timing.retryPeriodMs * (1 + (r > 0 && r < 1 ? r : 0) * timing.jitter); // NaN or 4e9 would make a hot loop
+  };
   const lose = () => {
     leading = false;
     attempt?.unsubscribe();

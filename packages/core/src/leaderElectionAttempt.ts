@@ -4,9 +4,10 @@
  * exist, leave it while another holds it, and write it conditioned on the resourceVersion read. A
  * 409 is a lost race: the attempt fails.
  */
-import { catchError, defer, map, of, switchMap, timeout, type Observable, type SchedulerLike } from 'rxjs';
+import { catchError, defer, map, of, switchMap, take, throwError, throwIfEmpty, timeout, type Observable, type SchedulerLike } from 'rxjs';
+import { InvalidObjectError, RequestTimeoutError } from './errors.ts';
 import { leaseKey, InvalidLeaseError, type Lease } from './lease.ts';
-import type { LeaseClient } from './leaseClient.ts';
+import { leasesPath, type LeaseClient } from './leaseClient.ts';
 import {
   DuplicateIdentityError,
   claimLease,
@@ -59,6 +60,8 @@ export function tryAcquireOrRenew(ctx: ElectionContext, startedAt: number): Obse
       switchMap((lease) => {
         if (lease === undefined)
           return ctx.client.create(claimLease(where, undefined, ctx.me, startedAt, ctx.timing, ctx.extras())).pipe(map(wrote));
+        if (lease === null || typeof lease !== 'object' || typeof lease.metadata?.resourceVersion !== 'string')
+          throw new InvalidObjectError('the Lease client read something that is not a Lease with a resourceVersion', lease);
         const seen = observe(ctx.observed, lease, ctx.scheduler.now());
         ctx.observed = seen;
         const warning = leaseWarning(ctx, seen);
@@ -75,7 +78,14 @@ export function tryAcquireOrRenew(ctx: ElectionContext, startedAt: number): Obse
       catchError(() => slowPath()), // a 409 or any failure: read what is there now
     );
   return defer(() => (holdsIt(ctx.observed, ctx.me) ? fastPath() : slowPath())).pipe(
-    timeout({ first: ctx.timing.renewDeadlineMs, scheduler: ctx.scheduler }),
+    take(1), // a client that answers twice would fork the loop
+    throwIfEmpty(() => new InvalidObjectError('the Lease client completed without an answer', undefined)),
+    timeout({
+      first: ctx.timing.renewDeadlineMs,
+      scheduler: ctx.scheduler,
+      with: () =>
+        throwError(() => new RequestTimeoutError(`the Lease ${leasesPath(ctx.namespace)}/${ctx.name}`, ctx.timing.renewDeadlineMs)),
+    }),
     catchError((error: unknown) => of<AttemptResult>({ ok: false, error: error instanceof Error ? error : new Error(String(error)) })),
   );
 }

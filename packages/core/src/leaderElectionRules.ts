@@ -7,6 +7,7 @@
  * never by comparing the record's times with a local clock.
  */
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
+import { MAX_TIMER_MS } from './longTimer.ts';
 import {
   LEASE_INSTANCE_ANNOTATION,
   LEASE_RELEASED,
@@ -19,11 +20,11 @@ import {
 
 /** The timing of an election, in milliseconds. */
 export interface LeaseTiming {
-  /** How long others wait, from when they saw the record change, before taking the Lease. Default 15,000. */
+  /** How long others wait, from when they saw the record change, before taking the Lease (whole seconds, at most 2³¹−1 ms). Default 15,000. */
   leaseDurationMs: number;
   /** How long the leader keeps leading without a successful renewal (< leaseDurationMs). Default 10,000. */
   renewDeadlineMs: number;
-  /** Time between attempts (> 0; renewDeadlineMs > jitter × retryPeriodMs). Default 2,000. */
+  /** Time between attempts (> 0; renewDeadlineMs > retryPeriodMs and > jitter × retryPeriodMs; retryPeriodMs × (1 + jitter) at most 2³¹−1 ms). Default 2,000. */
   retryPeriodMs: number;
   /** A candidate waits retryPeriodMs × (1 + random × jitter) between attempts. Default 1.2. */
   jitter: number;
@@ -40,6 +41,10 @@ export function resolveLeaseTiming(options: Partial<LeaseTiming>, who = 'leaderE
       throw new InvalidOptionsError(`${who}: ${k} must be a number > 0, got ${String(t[k])}`);
   if (typeof t.jitter !== 'number' || !(t.jitter >= 0) || !Number.isFinite(t.jitter))
     throw new InvalidOptionsError(`${who}: jitter must be a number >= 0, got ${String(t.jitter)}`);
+  if (t.leaseDurationMs > MAX_TIMER_MS || t.retryPeriodMs * (1 + t.jitter) > MAX_TIMER_MS)
+    throw new InvalidOptionsError(
+      `${who}: leaseDurationMs and retryPeriodMs × (1 + jitter) must be at most ${MAX_TIMER_MS} (a timer's limit, ~24.8 days)`,
+    );
   if (t.leaseDurationMs % 1000 !== 0)
     throw new InvalidOptionsError(`${who}: leaseDurationMs must be whole seconds (a Lease counts in seconds)`);
   if (t.leaseDurationMs <= t.renewDeadlineMs)
@@ -49,6 +54,10 @@ export function resolveLeaseTiming(options: Partial<LeaseTiming>, who = 'leaderE
   if (t.renewDeadlineMs <= t.jitter * t.retryPeriodMs)
     throw new InvalidOptionsError(
       `${who}: renewDeadlineMs (${t.renewDeadlineMs}) must be greater than jitter × retryPeriodMs (${t.jitter * t.retryPeriodMs})`,
+    );
+  if (t.renewDeadlineMs <= t.retryPeriodMs)
+    throw new InvalidOptionsError(
+      `${who}: renewDeadlineMs (${t.renewDeadlineMs}) must be greater than retryPeriodMs (${t.retryPeriodMs}): the leader renews every retryPeriodMs`,
     );
   return t;
 }

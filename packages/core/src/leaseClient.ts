@@ -17,6 +17,10 @@ import type { Lease } from './lease.ts';
  * - `update`: a PUT carrying `metadata.resourceVersion`; a `KubeApiError` 409 (Conflict) means
  *   someone else wrote the Lease since: the race is lost.
  *
+ * Leader election takes the first answer of each call only; a call that completes without one, or a
+ * read that is neither `undefined` nor a Lease with a `resourceVersion`, fails the attempt with an
+ * `InvalidObjectError` (it never writes over what it could not read).
+ *
  * @example
  * const client = fetchLeaseClient({ baseUrl: 'http://127.0.0.1:8001' });
  * client.get('default', 'my-controller').subscribe((lease) => console.log(lease?.spec?.holderIdentity));

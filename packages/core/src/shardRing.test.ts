@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { timer } from 'rxjs';
+import { config, map, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
+import { InvalidOptionsError } from './errors.ts';
 import { DuplicateIdentityError } from './leaderElectionRules.ts';
 import { ShardRingConflictError } from './shardMembers.ts';
 import { startShardRing, type ShardRing, type ShardRingOptions, type ShardRingState } from './shardRing.ts';
@@ -130,5 +131,42 @@ describe('startShardRing', () => {
     expect(warned).toBeInstanceOf(DuplicateIdentityError);
     expect(violations).toEqual([]);
     expect(twinActive).toBe(0);
+  });
+
+  it('should refuse a ring name longer than a label value may be (63), which every write would fail on', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    const server = new FakeLeaseServer(scheduler);
+    const base = { client: server.client('a'), leases: server.listerWatcher('a'), namespace: 'default', identity: 'a', scheduler };
+    let error: unknown;
+    scheduler.run(() => {
+      try {
+        void startShardRing({ ...base, ring: 'r'.repeat(64) }).stop();
+      } catch (e) {
+        error = e;
+      }
+    });
+    expect(error).toBeInstanceOf(InvalidOptionsError);
+    expect(String(error)).toMatch(/at most 63/);
+  });
+
+  it('should not throw out of its consistent read when a page holds an item that is not an object', () => {
+    // Each read after a write threw a TypeError in a subscriber (14 in 30 s): uncaught, it ends a Node process.
+    const unhandled: unknown[] = [];
+    config.onUnhandledError = (e) => unhandled.push(e);
+    try {
+      const { history } = ringScenario(30_000, ({ server, join }) => {
+        const real = server.listerWatcher('a');
+        let lists = 0;
+        const leases: ShardRingOptions['leases'] = {
+          list: (o) => real.list(o).pipe(map((page) => (++lists === 1 ? page : { ...page, items: [...page.items, null as never] }))),
+          watch: (o) => real.watch(o),
+        };
+        join('a', { leases });
+      });
+      expect(unhandled).toEqual([]);
+      expect(history.filter((h) => h.active > 0)).toEqual([]); // no claim confirmed by a read it could not trust
+    } finally {
+      config.onUnhandledError = null;
+    }
   });
 });

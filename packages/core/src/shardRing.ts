@@ -37,6 +37,7 @@ import {
   slotsOfLease,
 } from './shardMembers.ts';
 import { createSharedInformer } from './sharedInformer.ts';
+import { decodeListPage } from './watchDecoder.ts';
 import type { ListerWatcher } from './types.ts';
 
 /** Options of `startShardRing`. Timing fields default to client-go's leader election (`LeaseTiming`). */
@@ -47,7 +48,7 @@ export interface ShardRingOptions extends Partial<LeaseTiming> {
   leases: ListerWatcher<Lease>;
   /** Where the member Leases live. Required. */
   namespace: string;
-  /** The ring's name: the label value of its Leases, and the prefix of their names. Required. */
+  /** The ring's name (a DNS label, at most 63 characters): the label value of its Leases, and the prefix of their names. Required. */
   ring: string;
   /** This replica's identity (a DNS label: its Lease is `<ring>-<identity>`), unique per process. Required. */
   identity: string;
@@ -272,29 +273,32 @@ class RingMember {
     const claims = this.#confirmed.filter((s) => this.#announced.has(s) && !this.#active.has(s) && !this.#draining.has(s));
     if (this.#verifying || claims.length === 0 || this.#phase !== 'member') return;
     this.#verifying = true;
-    this.#ringLw.list({}).subscribe({
-      next: (page) => {
-        const now = this.#scheduler.now();
-        const held = new Set<number>();
-        for (const lease of page.items ?? []) {
-          const name = lease.metadata?.name ?? '';
-          if (name !== this.#leaseName && readMemberAlive(lease, this.#seen.get(name), now, this.#timing))
-            for (const s of slotsOfLease(lease, this.slotCount)) held.add(s);
-        }
-        if (this.#phase !== 'member') return;
-        for (const s of claims) {
-          if (!this.#announced.has(s) || this.#draining.has(s)) continue;
-          if (held.has(s))
-            this.#announced.delete(s); // another claimed it too: withdraw, try again later
-          else this.#active.add(s);
-        }
-      },
-      error: () => (this.#verifying = false),
-      complete: () => {
-        this.#verifying = false;
-        this.#emit();
-      },
-    });
+    this.#ringLw
+      .list({})
+      .pipe(map(decodeListPage)) // a ListerWatcher's page with a null item would throw in the handler below
+      .subscribe({
+        next: (page) => {
+          const now = this.#scheduler.now();
+          const held = new Set<number>();
+          for (const lease of page.items ?? []) {
+            const name = lease.metadata?.name ?? '';
+            if (name !== this.#leaseName && readMemberAlive(lease, this.#seen.get(name), now, this.#timing))
+              for (const s of slotsOfLease(lease, this.slotCount)) held.add(s);
+          }
+          if (this.#phase !== 'member') return;
+          for (const s of claims) {
+            if (!this.#announced.has(s) || this.#draining.has(s)) continue;
+            if (held.has(s))
+              this.#announced.delete(s); // another claimed it too: withdraw, try again later
+            else this.#active.add(s);
+          }
+        },
+        error: () => (this.#verifying = false),
+        complete: () => {
+          this.#verifying = false;
+          this.#emit();
+        },
+      });
   }
 
   /** The election ended (our Lease released): nothing is left running. */
@@ -334,6 +338,8 @@ function validateRingOptions(options: ShardRingOptions) {
       throw new InvalidOptionsError(
         `startShardRing: ${k} must be a DNS label (lower case letters, digits, '-'), got ${JSON.stringify(options[k])}`,
       );
+  if (options.ring.length > 63)
+    throw new InvalidOptionsError(`startShardRing: ring is the value of a label: at most 63 characters, got ${options.ring.length}`);
   if (options.ring.length + options.identity.length + 1 > 253)
     throw new InvalidOptionsError('startShardRing: ring and identity make too long a Lease name');
   const field = options.field ?? 'object.metadata.uid';

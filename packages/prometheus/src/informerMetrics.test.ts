@@ -1,10 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { Registry } from 'prom-client';
+import { Registry, register } from 'prom-client';
 import { BehaviorSubject, Subject, VirtualTimeScheduler } from 'rxjs';
-import { KubeApiError, WatchIdleError, type ReflectorStatus } from '@rxinformer/core';
+import { InvalidOptionsError, KubeApiError, WatchIdleError, WorkQueue, type ReflectorStatus } from '@rxinformer/core';
 import { hasSample, parseExposition, sampleValue } from '../test/exposition.ts';
 import { informerMetrics } from './informerMetrics.ts';
 import { leaderElectionMetrics } from './leaderElectionMetrics.ts';
+import { workqueueMetrics } from './workqueueMetrics.ts';
 
 /** An informer driven by the test through its status, on virtual time. */
 function fakeInformer() {
@@ -93,6 +94,32 @@ describe('informerMetrics', () => {
     const e = await scrape();
     expect(hasSample(e, 'rxinformer_informer_initial_sync_seconds', { informer: 'v1/pods' })).toBe(false);
     expect(sampleValue(e, 'rxinformer_informer_lists_total', { informer: 'v1/pods' })).toBe(0);
+  });
+
+  it('should refuse missing options with an InvalidOptionsError, registering nothing', () => {
+    // A TypeError (reading 'scheduler', 'name') before, after the families were registered.
+    const missing = undefined as never;
+    expect(() => informerMetrics(fakeInformer(), missing)).toThrow(InvalidOptionsError);
+    expect(() => workqueueMetrics(new WorkQueue<string>(), missing)).toThrow(InvalidOptionsError);
+    expect(() => leaderElectionMetrics(new Subject<boolean>(), missing)).toThrow(InvalidOptionsError);
+    expect(register.getMetricsAsArray()).toEqual([]); // the global registry, the default
+  });
+
+  it("should keep the reason label to Kubernetes' reasons, whatever reason a server writes in its Status", async () => {
+    const { registry, scheduler, scrape } = setup();
+    const pods = fakeInformer();
+    informerMetrics(pods, { name: 'v1/pods', registry, scheduler });
+    for (let i = 0; i < 100; i++) {
+      pods.set({ phase: 'backingOff', lastError: new KubeApiError(500, { status: { reason: `Made-up-${i}` } }) });
+      pods.set({ phase: 'listing' });
+    }
+    pods.set({ phase: 'backingOff', lastError: new KubeApiError(429, { status: { reason: 'TooManyRequests' } }) });
+    const series = (await scrape()).samples.filter((x) => x.name === 'rxinformer_informer_errors_total');
+    // A series per answer before: 101.
+    expect(series.map((x) => [x.labels.reason, x.value])).toEqual([
+      ['InternalError', 100],
+      ['TooManyRequests', 1],
+    ]);
   });
 
   it('should drop the series and stop following on unregister', async () => {

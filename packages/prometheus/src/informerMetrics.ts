@@ -133,9 +133,9 @@ function makeFamilies(registry: Registry, sources: Map<string, InformerSource>) 
  * informerMetrics(podInformer, { name: 'v1/pods', handlers: [handler] });
  */
 export function informerMetrics(informer: ObservedInformer, options: InformerMetricsOptions): InformerMetricsRegistration {
-  if (informer === null || typeof informer !== 'object' || !informer.status$ || typeof informer.hasSynced !== 'function')
-    throw new InvalidOptionsError('informerMetrics needs a shared informer');
-  const registry = options?.registry ?? globalRegistry;
+  InformerTracker.check(informer, 'informerMetrics');
+  if (options === null || typeof options !== 'object') throw new InvalidOptionsError('informerMetrics needs options with a name');
+  const registry = options.registry ?? globalRegistry;
   const set = metricSet<ReturnType<typeof makeFamilies>, InformerSource>(
     registry,
     'informer',

@@ -3,8 +3,8 @@
  * per list or failure, none per watch event) and read on demand (store size, resource version):
  * no cost per event.
  */
-import type { Observable, SchedulerLike, Subscription } from 'rxjs';
-import { RxInformerError, type ReflectorPhase, type ReflectorStatus } from '@rxinformer/core';
+import { isObservable, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { InvalidOptionsError, KubeApiError, RxInformerError, type ReflectorPhase, type ReflectorStatus } from '@rxinformer/core';
 
 /** What is read of an informer: every `SharedInformer` has it. */
 export interface ObservedInformer {
@@ -35,8 +35,36 @@ export interface InformerHealth {
   lastError?: Error;
 }
 
-/** The stable reason of an error, for the `reason` label: an rxinformer error's `reason`, else its class name. */
+/** The reasons a Kubernetes Status may give (apimachinery's `StatusReason`). */
+const STATUS_REASONS = new Set([
+  'Unauthorized',
+  'Forbidden',
+  'NotFound',
+  'AlreadyExists',
+  'Conflict',
+  'Gone',
+  'Invalid',
+  'ServerTimeout',
+  'StoreReadError',
+  'Timeout',
+  'TooManyRequests',
+  'BadRequest',
+  'MethodNotAllowed',
+  'NotAcceptable',
+  'RequestEntityTooLarge',
+  'UnsupportedMediaType',
+  'InternalError',
+  'Expired',
+  'ServiceUnavailable',
+]);
+
+/**
+ * The stable reason of an error, for the `reason` label: an rxinformer error's `reason`, else its
+ * class name. The server writes an API error's reason: one that is not a Kubernetes `StatusReason`
+ * gives way to its code's, so a server cannot make a series per answer.
+ */
 export function reasonOf(error: Error): string {
+  if (error instanceof KubeApiError && !STATUS_REASONS.has(error.reason)) return new KubeApiError(error.code).reason;
   return error instanceof RxInformerError ? error.reason : error.name || 'Error';
 }
 
@@ -62,6 +90,12 @@ export class InformerTracker {
   readonly informer: ObservedInformer;
   /** Its clock. */
   readonly scheduler: SchedulerLike;
+
+  /** Throws `InvalidOptionsError` unless `informer` can be followed (a shared informer). */
+  static check(informer: ObservedInformer, who: string): void {
+    if (informer === null || typeof informer !== 'object' || !isObservable(informer.status$) || typeof informer.hasSynced !== 'function')
+      throw new InvalidOptionsError(`${who} needs a shared informer (status$, hasSynced)`);
+  }
 
   constructor(informer: ObservedInformer, scheduler: SchedulerLike) {
     this.informer = informer;

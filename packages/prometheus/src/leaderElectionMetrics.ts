@@ -43,7 +43,8 @@ export function leaderElectionMetrics(election: ObservedElection, options: Leade
   const leading$ = isObservable(election) ? election : election?.isLeader$;
   if (!isObservable(leading$))
     throw new InvalidOptionsError('leaderElectionMetrics needs an Observable<boolean> or an election with isLeader$');
-  const registry = options?.registry ?? globalRegistry;
+  if (options === null || typeof options !== 'object') throw new InvalidOptionsError('leaderElectionMetrics needs options with a name');
+  const registry = options.registry ?? globalRegistry;
   const set = metricSet<{ status: Gauge }, { leading: boolean }>(
     registry,
     'leaderElection',

@@ -42,7 +42,8 @@ export interface ProbeHandlerOptions {
 
 /**
  * A node:http request handler for `/readyz`, `/healthz`, `/livez` and `/metrics` (GET and HEAD).
- * Returns false, answering nothing, for any other path, so it mounts in front of your own routes.
+ * Returns false, answering nothing, for any other path (or a request target that is not a URL), so it
+ * mounts in front of your own routes.
  *
  * @example
  * const probe = probeHandler({ probes });
@@ -51,7 +52,12 @@ export interface ProbeHandlerOptions {
 export function probeHandler(options: ProbeHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => boolean {
   const registry = options.registry === undefined ? globalRegistry : options.registry;
   return (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      return false; // `GET //[`: thrown out of the server's request listener, it would end the process
+    }
     const path = url.pathname.replace(/\/+$/, '');
     const probe = path === '/readyz' ? 'readyz' : path === '/healthz' || path === '/livez' ? 'healthz' : undefined;
     if (probe === undefined ? path !== '/metrics' || registry === null : options.probes === undefined) return false;

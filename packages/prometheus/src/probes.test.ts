@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { BehaviorSubject, VirtualTimeScheduler } from 'rxjs';
-import { KubeApiError, type ReflectorStatus } from '@rxinformer/core';
+import { InvalidOptionsError, KubeApiError, type ReflectorStatus } from '@rxinformer/core';
 import { createProbes } from './probes.ts';
 import { probeResponse } from './probeServer.ts';
 
@@ -140,6 +140,12 @@ describe('createProbes', () => {
     expect(() => createProbes({ silentAfterMs: Number.NaN })).toThrow(/silentAfterMs/);
     const probes = createProbes({ informers: { a: fakeInformer() } });
     expect(() => probes.addInformer('a', fakeInformer())).toThrow(/already judge/);
+  });
+
+  it('should refuse an informer that is not one with an InvalidOptionsError', () => {
+    // A TypeError (reading 'subscribe') before.
+    for (const bad of [{}, null, { status$: {}, hasSynced: () => true }])
+      expect(() => createProbes({ informers: { a: bad as never } })).toThrow(InvalidOptionsError);
   });
 });
 

@@ -95,6 +95,7 @@ export function createProbes(options: ProbesOptions = {}): Probes {
   const addInformer = (name: string, informer: ObservedInformer): (() => void) => {
     if (typeof name !== 'string' || name === '') throw new InvalidOptionsError('an informer of the probes needs a name');
     if (trackers.has(name)) throw new InvalidOptionsError(`the probes already judge an informer named ${name}`);
+    InformerTracker.check(informer, `the probes' informer ${name}`);
     const tracker = new InformerTracker(informer, scheduler);
     trackers.set(name, tracker);
     return () => {

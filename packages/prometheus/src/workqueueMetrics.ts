@@ -115,8 +115,9 @@ function makeFamilies(registry: Registry, sources: Map<string, QueueSource>) {
 export function workqueueMetrics<K>(queue: ObservedQueue<K>, options: WorkqueueMetricsOptions): MetricsRegistration {
   if (queue === null || typeof queue !== 'object' || typeof queue.metrics !== 'function' || !queue.events$)
     throw new InvalidOptionsError('workqueueMetrics needs a WorkQueue');
-  const registry = options?.registry ?? globalRegistry;
-  const scheduler = options?.scheduler ?? asyncScheduler;
+  if (options === null || typeof options !== 'object') throw new InvalidOptionsError('workqueueMetrics needs options with a name');
+  const registry = options.registry ?? globalRegistry;
+  const scheduler = options.scheduler ?? asyncScheduler;
   const set = metricSet<WorkqueueFamilies, QueueSource>(
     registry,
     'workqueue',

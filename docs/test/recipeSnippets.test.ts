@@ -1,0 +1,36 @@
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+// recipes.md shows excerpts of the recipes' code (docs/recipes/*.ts, which `tsc -b` checks and the
+// recipes' tests run): an excerpt edited apart from its recipe may no longer compile when pasted.
+
+const docs = fileURLToPath(new URL('..', import.meta.url));
+const read = (path: string) => readFileSync(docs + path, 'utf8');
+
+/** The first `ts` block of the section of recipes.md titled `heading`. */
+function snippet(heading: string): string {
+  const text = read('recipes.md');
+  const at = text.indexOf(`\n## ${heading}\n`);
+  const block = at < 0 ? null : /```ts\n([\s\S]*?)```/.exec(text.slice(at));
+  if (!block) throw new Error(`recipes.md has no ts block under "## ${heading}"`);
+  return block[1];
+}
+
+/** The lines of `code` without leading blanks, comments dropped, joined: to compare code across line breaks. */
+const flat = (code: string) =>
+  code
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('//') && !l.startsWith('/**'))
+    .join(' ');
+
+describe('recipes.md', () => {
+  it("should show the metadata-only recipe's indexer as it compiles in podOwners.ts", () => {
+    // It showed `(p.metadata.ownerReferences ?? []).filter((o) => o.controller)`: 'o' is of type 'unknown'.
+    const shown = /byOwner: (\(p\) =>[^\n]*)/.exec(snippet('A metadata-only informer'))?.[1] ?? '';
+    expect(shown).not.toBe('');
+    expect(flat(read('recipes/podOwners.ts'))).toContain(shown.replace(/,$/, ''));
+    expect(flat(snippet('A metadata-only informer'))).toContain(flat('interface OwnerReference { uid: string; controller?: boolean; }'));
+  });
+});
