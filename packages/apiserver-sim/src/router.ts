@@ -26,7 +26,8 @@ export interface ServerContext extends RequestContext, ControlContext {
 
 /** Routes one request; throws `ApiStatusError` for the server to answer. */
 export async function routeRequest(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://localhost');
+  const url = URL.parse(req.url ?? '/', 'http://localhost');
+  if (!url) throw errors.badRequest(`the request target ${JSON.stringify(req.url)} is not a valid path`);
   const path = url.pathname;
   if (path.startsWith('/_sim/')) {
     // The token first, as on every path; switched off, the endpoints are unknown paths.

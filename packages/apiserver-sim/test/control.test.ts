@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { get as getHttp } from 'node:http';
 import { get } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,6 +69,20 @@ describe('control endpoints', () => {
     fetch(url, { method: 'POST', headers: { ...headers, ...(contentType !== undefined && { 'Content-Type': contentType }) }, body }).then(
       (r) => r.status,
     );
+
+  it('should answer a request target that is not a URL with 400 BadRequest, not 500', async () => {
+    const sim = await start({});
+    const { port } = new URL(sim.url);
+    const answer = await new Promise<{ code: number; body: string }>((resolve, reject) => {
+      getHttp({ host: '127.0.0.1', port, path: '//[' }, (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
+      }).on('error', reject);
+    });
+    expect(answer.code).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400 });
+  });
 
   it('should require the bearer token on GET /_sim/state and every POST /_sim/faults/*', async () => {
     const sim = await start({ auth: { token: 's3cret' }, controlEndpoints: true });

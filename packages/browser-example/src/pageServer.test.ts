@@ -1,11 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer } from 'node:http';
+import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
 import { forwardableHeaders, isApiPath, startPageServer, type PageServer } from './pageServer.ts';
 import { until } from '@rxinformer/testing';
 
 const page = { html: '<!doctype html><script type="module" src="/app.js"></script>', js: 'export const page = 1;\n' };
+
+/** GETs `path` as written (fetch would normalise it); resolves with the status code. */
+function rawGet(url: string, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    get({ host: '127.0.0.1', port: new URL(url).port, path }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on('error', reject);
+  });
+}
 
 /** Reads a streamed body until one whole line has arrived. */
 async function firstLine(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
@@ -118,6 +128,20 @@ describe('startPageServer', () => {
         for (;;) if ((await reader.read()).done) return 'clean end';
       })(),
     ).rejects.toThrow();
+  });
+
+  it('should answer a request target that is not a URL with 400, and keep serving', async () => {
+    const thrown: unknown[] = [];
+    const record = (e: unknown) => thrown.push(e);
+    process.on('uncaughtException', record);
+    try {
+      // `new URL('//[', base)` threw out of the request listener: uncaught, it ended the process.
+      expect(await rawGet(server.url, '//[')).toBe(400);
+      expect(await rawGet(server.url, '/')).toBe(200);
+      expect(thrown).toEqual([]);
+    } finally {
+      process.off('uncaughtException', record);
+    }
   });
 
   it('should answer 502 with a Status when the API server is unreachable', async () => {

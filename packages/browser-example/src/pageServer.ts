@@ -124,7 +124,9 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
   };
 
   const server = createServer((req, res) => {
-    const pathname = new URL(req.url ?? '/', 'http://page').pathname;
+    const url = URL.parse(req.url ?? '/', 'http://page');
+    if (!url) return sendText(res, 400, 'bad request target\n');
+    const pathname = url.pathname;
     if (isApiPath(pathname)) forward(req, res);
     else serveStatic(req, res, pathname);
   });

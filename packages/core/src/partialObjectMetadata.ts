@@ -87,7 +87,7 @@ export function expectsMetadata(expected: ExpectedType | undefined): boolean {
  */
 export function asPartialObjectMetadata<T>(obj: T): { object: T; full: boolean } {
   if (obj === null || typeof obj !== 'object') return { object: obj, full: false };
-  const o = obj as Record<string, unknown>;
+  const o = obj as Record<string, unknown> & { apiVersion?: unknown; kind?: unknown; metadata?: unknown };
   let extra = false;
   for (const key in o) if (key !== 'apiVersion' && key !== 'kind' && key !== 'metadata') extra = true;
   const full = extra || (o.kind !== undefined && o.kind !== 'PartialObjectMetadata');
