@@ -29,8 +29,11 @@ const fast = ['--lease-duration-ms', '3000', '--renew-deadline-ms', '2000', '--r
 
 describe('rxinformer demo-sharded', () => {
   it('should reconcile every object with no overlap through a SIGKILL and a new replica, and never have two leaders', async () => {
-    const { code, result, err } = await demo(['--replicas', '3', '--objects', '600', ...fast]);
+    const { code, result, err } = await demo(['--replicas', '3', '--objects', '600', '--metrics-port', '0', ...fast]);
     expect({ code, err: code === 0 ? '' : err }).toEqual({ code: 0, err: '' });
+    // Every replica, sharded or leader-elected, served its endpoints and said where.
+    for (const identity of ['replica-1', 'replica-2', 'replica-3', 'replica-4', 'leader-1', 'leader-2', 'leader-3'])
+      expect(err).toMatch(new RegExp(`${identity} serves http://127\\.0\\.0\\.1:\\d+/metrics, /readyz and /healthz`));
     expect(result).toMatchObject({ objects: 600, reconciledAll: true, overlaps: 0, leaderOverlaps: 0, shardSelector: true });
     expect(result!.renewalFault!.steppedDownFirst).toBe(true);
     // Each replica caches its share only: about 600 / 3.

@@ -5,7 +5,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKubeInformerFactory, type KubeInformerFactory } from '@rxinformer/client-node';
-import { serveLiveEndpoints } from './liveEndpoints.ts';
+import { serveEndpoints } from '../endpoints.ts';
 import {
   InvalidOptionsError,
   type HandlerMetrics,
@@ -113,11 +113,8 @@ export async function startLiveView(options: LiveOptions, io: LiveIo): Promise<L
       out.line(EVENT_HEADER);
     }
     if (options.metricsPort !== undefined) {
-      const endpoints = await serveLiveEndpoints(
-        informer,
-        `${resource.group ? `${resource.group}/` : ''}${resource.version}/${resource.resource}`,
-        options.metricsPort,
-      );
+      const name = `${resource.group ? `${resource.group}/` : ''}${resource.version}/${resource.resource}`;
+      const endpoints = await serveEndpoints({ informers: { [name]: informer } }, options.metricsPort);
       held.subs.push(endpoints.stop);
       if (!io.isTTY) out.line(`serving ${endpoints.url}/metrics, /readyz and /healthz`);
     }

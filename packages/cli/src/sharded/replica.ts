@@ -15,6 +15,7 @@ import {
   type LeaseTiming,
 } from '@rxinformer/core';
 import { Observable, concatMap, interval } from 'rxjs';
+import type { EndpointSources } from '../endpoints.ts';
 import { RECONCILE_MARK } from './writeLog.ts';
 
 /** What a replica is told on its command line. */
@@ -28,6 +29,14 @@ export interface ReplicaConfig extends Partial<LeaseTiming> {
   statusMs: number;
   /** `none`: reconciles do nothing (to measure what caching alone costs). Default `write`. */
   reconcile?: 'write' | 'none';
+  /** Serve `/metrics`, `/readyz` and `/healthz` on 127.0.0.1 at this port (0: any free one). Default: not served. */
+  metricsPort?: number;
+}
+
+/** A running replica: what it serves with `--metrics-port`, and how it stops. */
+interface RunningReplica {
+  sources: EndpointSources;
+  stop(): Promise<void>;
 }
 
 /** A ConfigMap with the demo's data. */
@@ -58,13 +67,21 @@ export async function runReplica(config: ReplicaConfig): Promise<void> {
   const headers = { 'User-Agent': `rxinformer-demo/${config.identity}` };
   const client = fetchLeaseClient({ baseUrl: config.url, headers });
   const timing = { leaseDurationMs: config.leaseDurationMs, renewDeadlineMs: config.renewDeadlineMs, retryPeriodMs: config.retryPeriodMs };
-  const stop = config.mode === 'sharded' ? shardedReplica(config, client, timing) : leaderReplica(config, client, timing);
-  await new Promise<void>((resolve) => process.once('SIGTERM', () => resolve()));
-  await stop();
+  const replica = config.mode === 'sharded' ? shardedReplica(config, client, timing) : leaderReplica(config, client, timing);
+  const stopped = new Promise<void>((resolve) => process.once('SIGTERM', () => resolve()));
+  // Loaded only when asked for: a replica without it keeps prom-client out of its heap.
+  const endpoints =
+    config.metricsPort === undefined
+      ? undefined
+      : await (await import('../endpoints.ts')).serveEndpoints(replica.sources, config.metricsPort);
+  if (endpoints) process.stdout.write(`${JSON.stringify({ type: 'endpoints', identity: config.identity, url: endpoints.url })}\n`);
+  await stopped;
+  endpoints?.stop.unsubscribe();
+  await replica.stop();
   process.exit(0);
 }
 
-function shardedReplica(config: ReplicaConfig, client: ReturnType<typeof fetchLeaseClient>, timing: Partial<LeaseTiming>) {
+function shardedReplica(config: ReplicaConfig, client: ReturnType<typeof fetchLeaseClient>, timing: Partial<LeaseTiming>): RunningReplica {
   const headers = { 'User-Agent': `rxinformer-demo/${config.identity}` };
   let n = 0;
   let reconciles = 0;
@@ -105,13 +122,16 @@ function shardedReplica(config: ReplicaConfig, client: ReturnType<typeof fetchLe
     () => status({ identity: config.identity, cached: ctl.informer.getStore().size, active, members, reconciles }),
     config.statusMs,
   );
-  return async () => {
-    clearInterval(timer);
-    await ctl.stop();
+  return {
+    sources: { informers: { configmaps: ctl.informer }, queues: { [`demo/${config.identity}`]: ctl.queue } },
+    stop: async () => {
+      clearInterval(timer);
+      await ctl.stop();
+    },
   };
 }
 
-function leaderReplica(config: ReplicaConfig, client: ReturnType<typeof fetchLeaseClient>, timing: Partial<LeaseTiming>) {
+function leaderReplica(config: ReplicaConfig, client: ReturnType<typeof fetchLeaseClient>, timing: Partial<LeaseTiming>): RunningReplica {
   const election = leaderElection({ client, namespace: 'default', name: 'demo-leader', identity: config.identity, ...timing });
   let beats = 0;
   // Each heartbeat is an HTTP write, aborted if the term ends while it is in flight.
@@ -128,10 +148,13 @@ function leaderReplica(config: ReplicaConfig, client: ReturnType<typeof fetchLea
   let leading = false;
   election.isLeader$.subscribe((l) => (leading = l));
   const timer = setInterval(() => status({ identity: config.identity, leading, beats }), config.statusMs);
-  return async () => {
-    clearInterval(timer);
-    work.unsubscribe();
-    await election.stop();
+  return {
+    sources: { elections: { 'demo-leader': election } },
+    stop: async () => {
+      clearInterval(timer);
+      work.unsubscribe();
+      await election.stop();
+    },
   };
 }
 
@@ -154,5 +177,6 @@ export function parseReplicaArgs(argv: readonly string[]): ReplicaConfig {
     leaseDurationMs: num('lease-duration-ms'),
     renewDeadlineMs: num('renew-deadline-ms'),
     retryPeriodMs: num('retry-period-ms'),
+    metricsPort: num('metrics-port'),
   };
 }

@@ -14,6 +14,8 @@ export interface ReplicaProcess {
   readonly child: ChildProcess;
   /** The last status it printed. */
   status: Record<string, unknown> | undefined;
+  /** The URL of its `/metrics`, `/readyz` and `/healthz` once served (`metricsPort`). */
+  endpoints: string | undefined;
   /** Resolves once it exited. */
   readonly exited: Promise<void>;
   /** True once it exited. */
@@ -28,6 +30,8 @@ export interface SpawnOptions extends Omit<ReplicaConfig, 'identity'> {
   stderr?: 'inherit' | 'ignore';
   /** Extra Node flags (say `--expose-gc`, so status lines report the heap after a collection). Default: none. */
   nodeFlags?: string[];
+  /** Called once the replica serves its endpoints (`metricsPort`), with their base URL. Default: none. */
+  onEndpoints?: (identity: string, url: string) => void;
 }
 
 /** The `rxinformer` entry script next to this module: `main.ts` from source, `main.js` from dist. */
@@ -54,6 +58,7 @@ export function spawnReplica(identity: string, options: SpawnOptions): ReplicaPr
     ...(options.leaseDurationMs !== undefined ? ['--lease-duration-ms', String(options.leaseDurationMs)] : []),
     ...(options.renewDeadlineMs !== undefined ? ['--renew-deadline-ms', String(options.renewDeadlineMs)] : []),
     ...(options.retryPeriodMs !== undefined ? ['--retry-period-ms', String(options.retryPeriodMs)] : []),
+    ...(options.metricsPort !== undefined ? ['--metrics-port', String(options.metricsPort)] : []),
   ];
   const child = spawn(process.execPath, [...process.execArgv, ...(options.nodeFlags ?? []), ...args], {
     stdio: ['ignore', 'pipe', options.stderr ?? 'inherit'],
@@ -64,6 +69,7 @@ export function spawnReplica(identity: string, options: SpawnOptions): ReplicaPr
     identity,
     child,
     status: undefined,
+    endpoints: undefined,
     exited: new Promise<void>((resolve) =>
       child.once('exit', () => {
         dead = true;
@@ -79,6 +85,10 @@ export function spawnReplica(identity: string, options: SpawnOptions): ReplicaPr
     try {
       const parsed = JSON.parse(line) as Record<string, unknown>;
       if (parsed.type === 'status') replica.status = parsed;
+      else if (parsed.type === 'endpoints' && typeof parsed.url === 'string') {
+        replica.endpoints = parsed.url;
+        options.onEndpoints?.(identity, parsed.url);
+      }
     } catch {
       /* not a status line */
     }

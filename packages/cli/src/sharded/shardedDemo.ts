@@ -30,6 +30,12 @@ export interface ShardedDemoOptions {
   onProgress?: (line: string) => void;
   /** Where the replicas' stderr goes. Default: inherited. */
   replicaStderr?: 'inherit' | 'ignore';
+  /**
+   * Each replica serves `/metrics`, `/readyz` and `/healthz` on 127.0.0.1: the first at this port,
+   * the next ones at the ports after it, in the order they start (0: each at any free port). Their
+   * URLs are progress lines. Default: not served.
+   */
+  metricsPort?: number;
 }
 
 /** What the demo measured. */
@@ -75,6 +81,8 @@ export async function runShardedDemo(options: ShardedDemoOptions = {}): Promise<
   };
   const progress = o.onProgress ?? (() => undefined);
   const sim = await startApiServer({ port: 0, seed: 11, shardedListAndWatch: o.shardSelector });
+  let started = 0;
+  const metricsPort = () => (options.metricsPort ? options.metricsPort + started++ : options.metricsPort);
   try {
     const spawnOptions = (mode: 'sharded' | 'leader'): SpawnOptions => ({
       url: sim.url,
@@ -87,18 +95,23 @@ export async function runShardedDemo(options: ShardedDemoOptions = {}): Promise<
       renewDeadlineMs: o.renewDeadlineMs,
       retryPeriodMs: o.retryPeriodMs,
       ...(o.replicaStderr && { stderr: o.replicaStderr }),
+      onEndpoints: (identity, url) => progress(`${identity} serves ${url}/metrics, /readyz and /healthz`),
     });
-    const sharded = await shardedPart(sim, o, spawnOptions('sharded'), progress);
-    const leader = o.leader ? await leaderPart(sim, o, spawnOptions('leader'), progress) : {};
+    const spawn = (mode: 'sharded' | 'leader') => (identity: string) =>
+      spawnReplica(identity, { ...spawnOptions(mode), metricsPort: metricsPort() });
+    const sharded = await shardedPart(sim, o, spawn('sharded'), progress);
+    const leader = o.leader ? await leaderPart(sim, o, spawn('leader'), progress) : {};
     return { ...sharded, ...leader };
   } finally {
     await sim.close();
   }
 }
 
-type Resolved = Required<Omit<ShardedDemoOptions, 'onProgress' | 'replicaStderr'>>;
+type Resolved = Required<Omit<ShardedDemoOptions, 'onProgress' | 'replicaStderr' | 'metricsPort'>>;
+/** Starts a replica process of one part of the demo. */
+type Spawn = (identity: string) => ReplicaProcess;
 
-async function shardedPart(sim: ApiServer, o: Resolved, spawnOptions: SpawnOptions, progress: (l: string) => void) {
+async function shardedPart(sim: ApiServer, o: Resolved, spawn: Spawn, progress: (l: string) => void) {
   for (let i = 0; i < o.objects; i++)
     sim.storage.create('configmaps', { metadata: { name: `cm-${i}`, labels: { demo: 'sharded' } } }, 'default');
   const log = new ReconcileLog();
@@ -109,7 +122,7 @@ async function shardedPart(sim: ApiServer, o: Resolved, spawnOptions: SpawnOptio
     if (by && (e.prev as { data?: Record<string, string> } | undefined)?.data?.reconciledBy !== by) lastBy.set(e.key, { by, at: e.time });
   });
   const replicas: ReplicaProcess[] = [];
-  const start = (n: number) => replicas.push(spawnReplica(`replica-${n}`, spawnOptions));
+  const start = (n: number) => replicas.push(spawn(`replica-${n}`));
   const alive = () => new Set(replicas.filter((r) => !r.dead && r.child.exitCode === null && !r.child.killed).map((r) => r.identity));
   const allByLive = () => lastBy.size === o.objects && [...lastBy.values()].every((v) => alive().has(v.by));
   const budget = 120_000 + o.objects * 20;
@@ -160,7 +173,7 @@ async function shardedPart(sim: ApiServer, o: Resolved, spawnOptions: SpawnOptio
   }
 }
 
-async function leaderPart(sim: ApiServer, o: Resolved, spawnOptions: SpawnOptions, progress: (l: string) => void) {
+async function leaderPart(sim: ApiServer, o: Resolved, spawn: Spawn, progress: (l: string) => void) {
   sim.storage.create('configmaps', { metadata: { name: 'demo-leader-work' } }, 'default');
   const beats: { by: string; at: number }[] = [];
   const history = new LeaseHistory(sim.storage.storage);
@@ -171,7 +184,7 @@ async function leaderPart(sim: ApiServer, o: Resolved, spawnOptions: SpawnOption
     }),
     () => history.close(),
   ];
-  const replicas = Array.from({ length: o.replicas }, (_, i) => spawnReplica(`leader-${i + 1}`, spawnOptions));
+  const replicas = Array.from({ length: o.replicas }, (_, i) => spawn(`leader-${i + 1}`));
   const budget = 4 * (o.leaseDurationMs + o.retryPeriodMs) + 30_000;
   const leaderAfter = (t: number, not?: string) => beats.find((b) => b.at > t && b.by !== not);
   try {

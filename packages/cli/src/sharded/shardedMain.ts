@@ -18,6 +18,8 @@ export const SHARDED_USAGE = `rxinformer demo-sharded — replicas sharing Confi
   --retry-period-ms N     retry period (default 2000)
   --no-shard-selector     the simulator ignores shardSelector (a server without the feature gate)
   --no-leader             skip the leader-elected part
+  --metrics-port N        each replica serves /metrics (Prometheus), /readyz and /healthz on
+                          127.0.0.1: the first at N, the next ones at N+1, N+2… (0: any free port)
   --json                  print the figures as JSON`;
 
 /** A command line the demo cannot run with. */
@@ -43,7 +45,12 @@ export function parseShardedArgs(argv: readonly string[]): { options: ShardedDem
     else if (a === '--help' || a === '-h') help = true;
     else if (a === '--no-shard-selector') options.shardSelector = false;
     else if (a === '--no-leader') options.leader = false;
-    else if (a in numbers) {
+    else if (a === '--metrics-port') {
+      const v = Number(argv[++i]);
+      if (!Number.isInteger(v) || v < 0 || v > 65_535)
+        throw new ShardedArgsError(`--metrics-port needs a port (0-65535), got ${JSON.stringify(argv[i])}`);
+      options.metricsPort = v;
+    } else if (a in numbers) {
       const v = Number(argv[++i]);
       if (!Number.isInteger(v) || v < 1) throw new ShardedArgsError(`${a} needs a whole number >= 1, got ${JSON.stringify(argv[i])}`);
       (options as Record<string, number>)[numbers[a]] = v;
