@@ -240,3 +240,10 @@ export function checkNumber(
   }
   return x;
 }
+
+/** Throws `InvalidOptionsError` (`<prefix>scheduler must be an RxJS scheduler`) unless `value` is undefined or has `now()` and `schedule()`. */
+export function checkScheduler(value: unknown, prefix = ''): void {
+  const s = value as { now?: unknown; schedule?: unknown } | null;
+  if (value !== undefined && (typeof s?.now !== 'function' || typeof s.schedule !== 'function'))
+    throw new InvalidOptionsError(`${prefix}scheduler must be an RxJS scheduler`);
+}
