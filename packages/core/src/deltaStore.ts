@@ -190,13 +190,16 @@ function withStore<T extends KubeObject>(pending: Pending<T>[], store: StoreSnap
 const uidOf = (obj: KubeObject | undefined): string | undefined => obj?.metadata?.uid;
 const rvOf = (obj: KubeObject | undefined): string | undefined => obj?.metadata?.resourceVersion;
 const uidChanged = (a: KubeObject, b: KubeObject): boolean => uidOf(a) !== undefined && uidOf(b) !== undefined && uidOf(a) !== uidOf(b);
+/** `obj` is the version already `stored`: same incarnation, same (known) resourceVersion. */
+const sameVersion = (stored: KubeObject, obj: KubeObject): boolean =>
+  !uidChanged(stored, obj) && rvOf(stored) !== undefined && rvOf(stored) === rvOf(obj);
 
 function upsert<T extends KubeObject>(
   store: StoreSnapshot<T>,
   { key, obj, stored: old }: Prepared<T>,
   errors: Error[],
 ): { store: StoreSnapshot<T>; deltas: Delta<T>[] } {
-  if (old !== undefined && !uidChanged(old, obj) && rvOf(old) !== undefined && rvOf(old) === rvOf(obj)) return { store, deltas: [] };
+  if (old !== undefined && sameVersion(old, obj)) return { store, deltas: [] };
   // The hot path of a busy watch: each delta is made once, with the final snapshot.
   const recreated = old !== undefined && uidChanged(old, obj);
   let next = recreated ? store.delete(key) : store;
@@ -231,11 +234,20 @@ function remove<T extends KubeObject>(
   { key, obj, stored }: Prepared<T>,
 ): { store: StoreSnapshot<T>; deltas: Delta<T>[] } {
   if (stored === undefined) return { store, deltas: [] };
-  const next = store.delete(key);
   // A delete of another incarnation than the one we hold: ours is gone too, its final state unknown.
-  if (uidChanged(stored, obj))
-    return { store: next, deltas: [{ type: 'Deleted', key, object: stored, finalStateUnknown: true, store: next }] };
+  if (uidChanged(stored, obj)) return removeAsTombstone(store, key, stored);
+  const next = store.delete(key);
   return { store: next, deltas: [{ type: 'Deleted', key, object: obj, store: next }] };
+}
+
+/** Removes `key` and delivers `stored`, the last object known under it, as a tombstone (`finalStateUnknown`). */
+function removeAsTombstone<T extends KubeObject>(
+  store: StoreSnapshot<T>,
+  key: string,
+  stored: T,
+): { store: StoreSnapshot<T>; deltas: Delta<T>[] } {
+  const next = store.delete(key);
+  return { store: next, deltas: [{ type: 'Deleted', key, object: stored, finalStateUnknown: true, store: next }] };
 }
 
 /**
@@ -252,9 +264,7 @@ function removeUnprepared<T extends KubeObject>(store: StoreSnapshot<T>, raw: T)
     return { store, deltas: [] }; // the preparation error already says why
   }
   const stored = store.get(key);
-  if (stored === undefined) return { store, deltas: [] };
-  const next = store.delete(key);
-  return { store: next, deltas: [{ type: 'Deleted', key, object: stored, finalStateUnknown: true, store: next }] };
+  return stored === undefined ? { store, deltas: [] } : removeAsTombstone(store, key, stored);
 }
 
 function replace<T extends KubeObject>(
@@ -272,7 +282,7 @@ function replace<T extends KubeObject>(
     if (prepared === undefined) continue;
     const kept = prepared.stored;
     // Unchanged objects keep the instance already stored, so a relist does not double the heap.
-    const same = kept !== undefined && !uidChanged(kept, prepared.obj) && rvOf(kept) !== undefined && rvOf(kept) === rvOf(prepared.obj);
+    const same = kept !== undefined && sameVersion(kept, prepared.obj);
     entries.set(prepared.key, same ? kept : prepared.obj);
   }
   const next = buildSkippingBadIndexes(old, entries, errors);
@@ -280,8 +290,7 @@ function replace<T extends KubeObject>(
   for (const key of old.keys()) {
     const before = old.get(key) as T;
     const after = next.get(key);
-    if (after === undefined) pending.push({ type: 'Deleted', key, object: before, finalStateUnknown: true });
-    else if (uidChanged(before, after)) pending.push({ type: 'Deleted', key, object: before, finalStateUnknown: true });
+    if (after === undefined || uidChanged(before, after)) pending.push({ type: 'Deleted', key, object: before, finalStateUnknown: true });
   }
   for (const [key, after] of entries) {
     if (next.get(key) === undefined) continue;

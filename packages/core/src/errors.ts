@@ -221,11 +221,29 @@ export function describeValue(value: unknown): string {
   }
 }
 
-/** Throws `InvalidOptionsError` unless `value` (or its default) is a finite number ≥ `min` (> `min` if `exclusive`). */
-export function checkNumber(name: string, value: number | undefined, fallback: number, min: number, exclusive = false): number {
+/**
+ * Throws `InvalidOptionsError` unless `value` (or its default) is a finite number ≥ `min` (> `min` if
+ * `exclusive`), and a whole one if `integer`.
+ */
+export function checkNumber(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  exclusive = false,
+  integer = false,
+): number {
   const x = value ?? fallback;
-  if (typeof x !== 'number' || !Number.isFinite(x) || x < min || (exclusive && x === min)) {
-    throw new InvalidOptionsError(`${name} must be a finite number ${exclusive ? '>' : '>='} ${min}, got ${String(value)}`);
+  if (typeof x !== 'number' || !Number.isFinite(x) || x < min || (exclusive && x === min) || (integer && !Number.isInteger(x))) {
+    const what = integer ? 'an integer' : 'a finite number';
+    throw new InvalidOptionsError(`${name} must be ${what} ${exclusive ? '>' : '>='} ${min}, got ${String(value)}`);
   }
   return x;
+}
+
+/** Throws `InvalidOptionsError` (`<prefix>scheduler must be an RxJS scheduler`) unless `value` is undefined or has `now()` and `schedule()`. */
+export function checkScheduler(value: unknown, prefix = ''): void {
+  const s = value as { now?: unknown; schedule?: unknown } | null;
+  if (value !== undefined && (typeof s?.now !== 'function' || typeof s.schedule !== 'function'))
+    throw new InvalidOptionsError(`${prefix}scheduler must be an RxJS scheduler`);
 }

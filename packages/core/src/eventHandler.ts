@@ -73,8 +73,6 @@ export interface HandlerRegistration {
   remove(): void;
 }
 
-export { HandlerQueue, type HandlerBatch } from './handlerQueue.ts';
-
 /** Validates handler input at the call; throws `InvalidOptionsError`. */
 export function validateHandler<T extends KubeObject>(handler: EventHandler<T>, options: EventHandlerOptions): void {
   if (handler === null || typeof handler !== 'object')

@@ -128,7 +128,7 @@ export class HandlerQueue<T extends KubeObject> {
 
   /** Adds a batch's deltas in order (a resync pass skips the keys with a change waiting), then marks the initial list's end when it says so. */
   enqueueBatch(batch: HandlerBatch<T>): void {
-    for (const delta of batch.deltas) if (!batch.resync || !this.#pendingByKey.has(delta.key)) this.enqueue(delta);
+    for (const delta of batch.deltas) if (!batch.resync || !this.hasPending(delta.key)) this.enqueue(delta);
     if (batch.initialListEnd) this.markInitialListEnd();
   }
 

@@ -17,7 +17,7 @@ import {
   type HandlerRegistration,
 } from './eventHandler.ts';
 import { HandlerQueue, type HandlerBatch } from './handlerQueue.ts';
-import type { InformerState } from './informerState.ts';
+import { syncedStore, type InformerState } from './informerState.ts';
 import { resyncPasses } from './resync.ts';
 import type { Delta, KubeObject, Store } from './types.ts';
 
@@ -86,9 +86,6 @@ function resyncBatches<T extends KubeObject>(sources: HandlerSources<T>, periodM
     periodMs,
     running$: sources.running$,
     scheduler: sources.scheduler,
-    snapshot: () => {
-      const { cache } = sources.current();
-      return cache.synced ? cache.store : undefined;
-    },
+    snapshot: () => syncedStore(sources.current()),
   }).pipe(map((deltas): HandlerBatch<T> => ({ deltas, resync: true })));
 }

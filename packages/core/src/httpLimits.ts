@@ -5,7 +5,7 @@
  * then costs a typed error and a retry, never an unbounded wait or an unbounded buffer.
  */
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { checkNumber, InvalidOptionsError, RequestTimeoutError, ResponseTooLargeError } from './errors.ts';
+import { checkNumber, checkScheduler, RequestTimeoutError, ResponseTooLargeError } from './errors.ts';
 import { networkErrorFrom } from './httpErrors.ts';
 import type { HttpGet, HttpResponse } from './httpGet.ts';
 import { scheduleAfter } from './longTimer.ts';
@@ -66,8 +66,7 @@ export type ResolvedHttpLimits = Required<HttpLimitOptions>;
  */
 export function resolveHttpLimits(options: HttpLimitOptions = {}): ResolvedHttpLimits {
   const scheduler = options.scheduler ?? asyncScheduler;
-  if (typeof scheduler?.schedule !== 'function' || typeof scheduler.now !== 'function')
-    throw new InvalidOptionsError('scheduler must be an RxJS SchedulerLike');
+  checkScheduler(scheduler);
   return {
     responseTimeoutMs: checkNumber('responseTimeoutMs', options.responseTimeoutMs, DEFAULT_RESPONSE_TIMEOUT_MS, 0, true),
     maxWatchLineBytes: checkNumber('maxWatchLineBytes', options.maxWatchLineBytes, DEFAULT_MAX_WATCH_LINE_BYTES, 0, true),

@@ -29,11 +29,11 @@ import {
   type Subscription,
 } from 'rxjs';
 import { createDeltaReducer, type DeltaReducer, type DeltaStoreOptions } from './deltaStore.ts';
-import { informerStep, initialInformerState, type InformerInput, type InformerState } from './informerState.ts';
+import { informerStep, initialInformerState, syncedStore, type InformerInput, type InformerState } from './informerState.ts';
 import { reflector } from './reflector.ts';
 import type { ReflectorOptions } from './reflectorOptions.ts';
 import { resyncPasses } from './resync.ts';
-import type { Delta, KubeObject, ListerWatcher, Store } from './types.ts';
+import type { Delta, KubeObject, ListerWatcher } from './types.ts';
 
 /** The subjects and the connection of one informer's pipeline. */
 export interface InformerPipeline<T extends KubeObject> {
@@ -94,11 +94,6 @@ export function latestOf<T extends KubeObject, R>(state: Observable<InformerStat
 export function eventsOf<T extends KubeObject>(p: InformerPipeline<T>, periodMs: number, scheduler: SchedulerLike): Observable<Delta<T>> {
   const resync$ = resyncPasses<T>({ periodMs, running$: p.running, scheduler, snapshot: () => syncedStore(p.state.value) });
   return merge(p.changes$.pipe(mergeMap((s) => s.cache.deltas)), resync$.pipe(mergeMap((deltas) => deltas))).pipe(share());
-}
-
-/** The cache of `state` once it has synced (what a resync pass re-delivers). */
-export function syncedStore<T extends KubeObject>(state: InformerState<T>): Store<T> | undefined {
-  return state.cache.synced ? state.cache.store : undefined;
 }
 
 /**

@@ -8,7 +8,7 @@
  * merge(run$, commands$).pipe(scan(informerStep(createDeltaReducer(o)), initialInformerState(o)));
  */
 import { initialDeltaState, type DeltaReducer, type DeltaStoreOptions, type DeltaStoreState } from './deltaStore.ts';
-import type { Indexers, KubeObject, ReflectorEvent, ReflectorStatus } from './types.ts';
+import type { Indexers, KubeObject, ReflectorEvent, ReflectorStatus, Store } from './types.ts';
 
 /** What the informer's `scan` consumes: the reflector's events and the informer's own inputs. */
 export type InformerInput<T extends KubeObject> =
@@ -97,6 +97,11 @@ export function informerStep<T extends KubeObject>(
         return { ...state, cache: reducer(state.cache, input), initialListEnd: false, seq };
     }
   };
+}
+
+/** The cache of `state` once it has synced (what a resync pass re-delivers), else `undefined`. */
+export function syncedStore<T extends KubeObject>(state: InformerState<T>): Store<T> | undefined {
+  return state.cache.synced ? state.cache.store : undefined;
 }
 
 /** `state` at `seq` with nothing to deliver: no deltas, no errors, no end of the first list. */

@@ -17,7 +17,7 @@ import {
   timeout,
   type SchedulerLike,
 } from 'rxjs';
-import { InvalidOptionsError } from './errors.ts';
+import { checkScheduler, InvalidOptionsError } from './errors.ts';
 import type { Lease } from './lease.ts';
 import type { LeaseClient } from './leaseClient.ts';
 import { tryAcquireOrRenew, type AttemptResult, type ElectionContext } from './leaderElectionAttempt.ts';
@@ -164,9 +164,7 @@ function electionContext(options: LeaderElectionOptions): ElectionContext {
     throw new InvalidOptionsError('leaderElection: client must be a LeaseClient (get, create, update)');
   for (const [k, v] of Object.entries({ namespace, name, identity }))
     if (typeof v !== 'string' || v === '') throw new InvalidOptionsError(`leaderElection: ${k} must be a non-empty string`);
-  const s = options.scheduler;
-  if (s !== undefined && (typeof s?.now !== 'function' || typeof s.schedule !== 'function'))
-    throw new InvalidOptionsError('leaderElection: scheduler must be an RxJS scheduler');
+  checkScheduler(options.scheduler, 'leaderElection: ');
   for (const k of ['annotations', 'onWrite', 'random'] as const)
     if (options[k] !== undefined && typeof options[k] !== 'function')
       throw new InvalidOptionsError(`leaderElection: ${k} must be a function`);
@@ -179,7 +177,7 @@ function electionContext(options: LeaderElectionOptions): ElectionContext {
     namespace,
     name,
     timing,
-    scheduler: s ?? asyncScheduler,
+    scheduler: options.scheduler ?? asyncScheduler,
     extras,
     me,
     ...(options.onWrite && { written: options.onWrite }),

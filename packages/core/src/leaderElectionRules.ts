@@ -104,7 +104,15 @@ export function heldByAnother(observed: Observed, me: Candidate, now: number, ti
   const r = observed.record;
   if (holdsIt(observed, me)) return false;
   if (r.holder === '' && r.released) return false;
-  const durationMs = Math.max((r.durationSeconds ?? 0) * 1000, timing.leaseDurationMs);
+  return unexpired(observed, now, timing);
+}
+
+/**
+ * True while less than the lease duration has passed since the record was seen changing: the
+ * longer of the Lease's duration and ours, so an edited Lease never expires sooner than ours would.
+ */
+export function unexpired(observed: Observed, now: number, timing: LeaseTiming): boolean {
+  const durationMs = Math.max((observed.record.durationSeconds ?? 0) * 1000, timing.leaseDurationMs);
   return observed.observedAt + durationMs > now;
 }
 

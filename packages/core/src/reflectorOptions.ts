@@ -3,7 +3,7 @@
  * become the list and watch requests the state machine (`reflectorMachine.ts`) asks for.
  */
 import { resolveBackoff, type BackoffOptions, type ResolvedBackoff } from './backoff.ts';
-import { InvalidOptionsError } from './errors.ts';
+import { checkNumber, InvalidOptionsError } from './errors.ts';
 import { validateExpectedType, type ExpectedType } from './expectedType.ts';
 import type { ListOptions, WatchOptions } from './types.ts';
 import type { SchedulerLike } from 'rxjs';
@@ -79,29 +79,22 @@ export type ResolvedReflectorOptions = Required<
 
 /** @internal Fills in the defaults; throws `InvalidOptionsError` for a value out of range. */
 export function resolveOptions(options: ReflectorOptions): ResolvedReflectorOptions {
-  const positive = (name: string, value: number | undefined, dflt: number, min = 1, integer = false): number => {
-    const v = value ?? dflt;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || (integer && !Number.isInteger(v))) {
-      throw new InvalidOptionsError(`${name} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ${value}`);
-    }
-    return v;
-  };
   if (options.initialListResourceVersion !== undefined && options.initialListResourceVersion !== '0') {
     throw new InvalidOptionsError(
       `initialListResourceVersion must be "0" or unset, got ${JSON.stringify(options.initialListResourceVersion)}`,
     );
   }
   return {
-    pageSize: positive('pageSize', options.pageSize, 500, 1, true), // the API's limit is an integer
+    pageSize: checkNumber('pageSize', options.pageSize, 500, 1, false, true), // the API's limit is an integer
     labelSelector: options.labelSelector,
     fieldSelector: options.fieldSelector,
     initialListResourceVersion: options.initialListResourceVersion,
     useStreamingList: options.useStreamingList ?? false,
-    minWatchTimeoutSeconds: positive('minWatchTimeoutSeconds', options.minWatchTimeoutSeconds, 300),
-    idleGraceMs: positive('idleGraceMs', options.idleGraceMs, 30_000, 0),
-    maxEmptyWatches: positive('maxEmptyWatches', options.maxEmptyWatches, 3, 1, true),
-    maxListPages: positive('maxListPages', options.maxListPages, 10_000, 1, true),
-    maxListItems: positive('maxListItems', options.maxListItems, 1_000_000, 1, true),
+    minWatchTimeoutSeconds: checkNumber('minWatchTimeoutSeconds', options.minWatchTimeoutSeconds, 300, 1),
+    idleGraceMs: checkNumber('idleGraceMs', options.idleGraceMs, 30_000, 0),
+    maxEmptyWatches: checkNumber('maxEmptyWatches', options.maxEmptyWatches, 3, 1, false, true),
+    maxListPages: checkNumber('maxListPages', options.maxListPages, 10_000, 1, false, true),
+    maxListItems: checkNumber('maxListItems', options.maxListItems, 1_000_000, 1, false, true),
     backoff: resolveBackoff(options.backoff),
     expectedType: validateExpectedType(options.expectedType),
   };

@@ -5,7 +5,7 @@
  */
 import { RxInformerError } from './errors.ts';
 import { LEASE_INSTANCE_ANNOTATION, LEASE_RELEASED, leaseFingerprint, type Lease } from './lease.ts';
-import type { LeaseTiming, Observed } from './leaderElectionRules.ts';
+import { unexpired, type LeaseTiming, type Observed } from './leaderElectionRules.ts';
 
 /** The label every member Lease of a ring carries, with the ring's name as value. */
 export const SHARD_RING_LABEL = 'rxinformer.io/shard-ring';
@@ -57,8 +57,7 @@ export function slotsOfLease(lease: Lease, slotCount: number): number[] {
 export function memberAlive(observed: Observed, now: number, timing: LeaseTiming): boolean {
   const r = observed.record;
   if (r.holder === '' || r.released) return false;
-  const durationMs = Math.max((r.durationSeconds ?? 0) * 1000, timing.leaseDurationMs);
-  return observed.observedAt + durationMs > now;
+  return unexpired(observed, now, timing);
 }
 
 /**

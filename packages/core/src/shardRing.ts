@@ -88,7 +88,7 @@ export interface ShardRing {
   readonly state$: Observable<ShardRingState>;
   /** The active slots, on every change. */
   readonly active$: Observable<ReadonlySet<number>>;
-  /** The field hashed and the slot count, as configured. */
+  /** The field hashed, as configured. */
   readonly field: ShardKeyField;
   /** The slot count. */
   readonly slots: number;

@@ -7,6 +7,7 @@
 import { Observable, defer, finalize, from, isObservable, of, type Subscription } from 'rxjs';
 import { runController, type ControllerHandle, type ControllerOptions, type ReconcileResult } from './runController.ts';
 import { InvalidOptionsError } from './errors.ts';
+import { isPromiseLike } from './reconcileWorker.ts';
 import { slotOf } from './shardHash.ts';
 import { startShardRing, type ShardRing, type ShardRingOptions } from './shardRing.ts';
 import { shardSelectorFor } from './shardSelector.ts';
@@ -72,10 +73,8 @@ export function runShardedController<T extends KubeObject>(options: ShardedContr
     { ...informerOptions, ...(scheduler && { scheduler }) },
   );
   const queue = new WorkQueue<string>(scheduler ? { scheduler } : {});
-  const field = ringOptions.field ?? 'object.metadata.uid';
-  const slotCount = ringOptions.slots ?? 256;
-
   const ring = startShardRing({ ...ringOptions, drain: work.drain });
+  const { field, slots: slotCount } = ring; // as the ring resolved them
   const controller = runController<string>({
     queue,
     synced: informer.synced$,
@@ -92,11 +91,7 @@ export function runShardedController<T extends KubeObject>(options: ShardedContr
           const object = informer.getStore().get(key);
           if (object === undefined) slotOfKey.delete(key);
           const r = reconcile(key, object);
-          return isObservable(r)
-            ? r
-            : r && typeof (r as PromiseLike<unknown>).then === 'function'
-              ? from(r as PromiseLike<unknown>)
-              : of(r);
+          return isObservable(r) ? r : isPromiseLike(r) ? from(r) : of(r);
         }),
       );
     },

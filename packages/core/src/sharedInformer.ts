@@ -9,7 +9,7 @@
  */
 import { EMPTY, Subject, asyncScheduler, merge, mergeMap, type Observable, type SchedulerLike } from 'rxjs';
 import type { DeltaStoreOptions } from './deltaStore.ts';
-import { IndexerError, InvalidOptionsError, RxInformerError } from './errors.ts';
+import { checkScheduler, IndexerError, InvalidOptionsError, RxInformerError } from './errors.ts';
 import {
   validateHandler,
   type EventHandler,
@@ -263,7 +263,5 @@ function validateInformerOptions<T extends KubeObject>(lw: ListerWatcher<T>, opt
     throw new InvalidOptionsError(`handlerErrors must be 'report' or 'throw'`);
   if (options.mode !== undefined && options.mode !== 'imperative' && options.mode !== 'refCount')
     throw new InvalidOptionsError(`mode must be 'imperative' or 'refCount'`);
-  const s = options.scheduler;
-  if (s !== undefined && (s === null || typeof s.now !== 'function' || typeof s.schedule !== 'function'))
-    throw new InvalidOptionsError('scheduler must be an RxJS scheduler');
+  checkScheduler(options.scheduler);
 }

@@ -39,6 +39,13 @@ export function collectedCounter(config: CollectedConfig, rows: () => Rows): Cou
   });
 }
 
+/** One row per source, labelled `label` with the source's name, and `read` of the source now. */
+export function rowsOf<S>(sources: ReadonlyMap<string, S>, label: string, read: (s: S) => number | undefined): () => Rows {
+  return function* () {
+    for (const [name, s] of sources) yield [{ [label]: name }, read(s)];
+  };
+}
+
 /** `fn`, run on the first call only: an idempotent `unregister`. */
 export function once(fn: () => void): () => void {
   let done = false;

@@ -7,7 +7,7 @@ import { register as globalRegistry, type Registry } from 'prom-client';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { InvalidOptionsError, type ReflectorPhase } from '@rxinformer/core';
 import { HANDLER_METRIC_NAMES, handlerSeries, type HandlerSource, type ObservedHandler } from './handlerMetrics.ts';
-import { collectedCounter, collectedGauge, once, type Rows } from './collected.ts';
+import { collectedCounter, collectedGauge, once, rowsOf } from './collected.ts';
 import { InformerTracker, type ObservedInformer } from './informerTracker.ts';
 import { addSource, metricSet } from './metricSet.ts';
 import type { MetricsRegistration } from './workqueueMetrics.ts';
@@ -54,10 +54,7 @@ function makeFamilies(registry: Registry, sources: Map<string, InformerSource>) 
   const registers = [registry];
   const config = (name: string, help: string, labelNames = ['informer']) => ({ name, help, labelNames, registers });
   /** One row per informer: its label and `read` of its tracker now. */
-  const rows = (read: (t: InformerTracker) => number | undefined) =>
-    function* (): Rows {
-      for (const [informer, s] of sources) yield [{ informer }, read(s.tracker)];
-    };
+  const rows = (read: (t: InformerTracker) => number | undefined) => rowsOf(sources, 'informer', (s) => read(s.tracker));
   const seconds = (ms: number | undefined) => (ms === undefined ? undefined : ms / 1000);
   return {
     synced: collectedGauge(

@@ -108,7 +108,7 @@ export class InformerTracker {
     this.#sub.unsubscribe();
   }
 
-  /** Seconds since the resource version last moved; undefined before the first list. */
+  /** Ms since the resource version last moved (scheduler time); undefined before the first list. */
   lastSyncAgeMs(): number | undefined {
     this.#pollProgress();
     return this.#rvAt === undefined ? undefined : this.scheduler.now() - this.#rvAt;

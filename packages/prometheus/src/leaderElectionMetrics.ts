@@ -5,7 +5,7 @@
 import { register as globalRegistry, type Gauge, type Registry } from 'prom-client';
 import { isObservable, type Observable } from 'rxjs';
 import { InvalidOptionsError } from '@rxinformer/core';
-import { collectedGauge, once } from './collected.ts';
+import { collectedGauge, once, rowsOf } from './collected.ts';
 import { addSource, metricSet } from './metricSet.ts';
 import type { MetricsRegistration } from './workqueueMetrics.ts';
 
@@ -56,9 +56,7 @@ export function leaderElectionMetrics(election: ObservedElection, options: Leade
           labelNames: ['name'],
           registers: [registry],
         },
-        function* () {
-          for (const [name, s] of sources) yield [{ name }, s.leading ? 1 : 0];
-        },
+        rowsOf(sources, 'name', (s) => (s.leading ? 1 : 0)),
       ),
     }),
     LEADER_ELECTION_METRICS,

@@ -5,7 +5,7 @@
 import { Histogram, register as globalRegistry, type Registry } from 'prom-client';
 import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
 import { InvalidOptionsError, type WorkQueueEvent, type WorkQueueMetrics } from '@rxinformer/core';
-import { collectedCounter, collectedGauge, once, type Rows } from './collected.ts';
+import { collectedCounter, collectedGauge, once, rowsOf } from './collected.ts';
 import { addSource, metricSet } from './metricSet.ts';
 
 /** The names of the workqueue metrics (client-go's). */
@@ -60,10 +60,7 @@ function makeFamilies(registry: Registry, sources: Map<string, QueueSource>) {
   const labelNames = ['name'];
   const config = (name: string, help: string) => ({ name, help, labelNames, registers });
   /** One row per queue: its name and `read` of it now. */
-  const rows = (read: (s: QueueSource) => number) =>
-    function* (): Rows {
-      for (const [name, s] of sources) yield [{ name }, read(s)];
-    };
+  const rows = (read: (s: QueueSource) => number) => rowsOf(sources, 'name', read);
   const histogram = (name: string, help: string) => new Histogram({ ...config(name, help), labelNames, buckets: DURATION_BUCKETS });
   return {
     depth: collectedGauge(
