@@ -1,7 +1,15 @@
 /** Sharded controllers (three replicas in one process) against the simulator over real HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
-import { fetchLeaseClient, fetchListerWatcher, runShardedController, type KubeObject, type Lease } from '@rxinformer/core';
+import {
+  fetchLeaseClient,
+  fetchListerWatcher,
+  InvalidReconcileResultError,
+  runShardedController,
+  type ControllerError,
+  type KubeObject,
+  type Lease,
+} from '@rxinformer/core';
 import { waitFor } from './simHarness.ts';
 
 let sim: ApiServer;
@@ -61,4 +69,32 @@ describe('runShardedController against the simulator', () => {
     expect(overlaps(log)).toEqual([]);
     await Promise.all(replicas.slice(0, 2).map((r) => r.ctl.stop()));
   }, 60_000);
+
+  it('should report a reconcile result it cannot act on as runController does, returned as is or resolved', async () => {
+    const errors: ControllerError[] = [];
+    const ctl = runShardedController<KubeObject>({
+      source: fetchListerWatcher({ baseUrl: sim.url, path: '/api/v1/namespaces/default/configmaps' }),
+      client: fetchLeaseClient({ baseUrl: sim.url }),
+      leases: fetchListerWatcher<Lease>({ baseUrl: sim.url, path: '/apis/coordination.k8s.io/v1/namespaces/default/leases' }),
+      namespace: 'default',
+      ring: 'cm-invalid-results',
+      identity: 'solo',
+      slots: 16,
+      maxRetries: 0,
+      ...timing,
+      // A number is no ReconcileResult: runController refuses it returned as is; so must this.
+      reconcile: (key) =>
+        key === 'default/cm-1' ? (5 as never) : key === 'default/cm-2' ? Promise.resolve({ requeueAfterMs: -1 }) : undefined,
+    });
+    ctl.errors$.subscribe((e) => errors.push(e));
+    try {
+      expect(await waitFor(() => errors.length >= 2, 20_000)).toBe(true);
+      expect(errors.map((e) => [e.key, e.error instanceof InvalidReconcileResultError]).sort()).toEqual([
+        ['default/cm-1', true],
+        ['default/cm-2', true],
+      ]);
+    } finally {
+      await ctl.stop();
+    }
+  }, 30_000);
 });

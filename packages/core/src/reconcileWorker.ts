@@ -128,6 +128,16 @@ function requeueOf<K>(key: K, result: unknown, direct: boolean): number | undefi
   return after === undefined || isDelay(after) ? after : new InvalidReconcileResultError(key, result);
 }
 
+/**
+ * The error of a result returned as is (not through a promise or an Observable) that the
+ * controller cannot act on, or undefined: for wrappers that turn a reconcile into an Observable,
+ * which would otherwise hide a direct `5` among an Observable's untyped values.
+ */
+export function invalidDirectResult<K>(key: K, result: unknown): InvalidReconcileResultError<K> | undefined {
+  const asked = requeueOf(key, result, true);
+  return asked instanceof InvalidReconcileResultError ? asked : undefined;
+}
+
 /** `queue.forget` whose throw is not reported again: it comes from the rate limiter that just threw. */
 function forgetQuietly<K>(queue: WorkQueue<K>, key: K): void {
   try {

@@ -4,10 +4,10 @@
  * takes only their keys, and a slot handed over is drained — no new reconcile starts for its keys,
  * those in progress finish — before the ring lets another replica have it.
  */
-import { Observable, defer, finalize, from, isObservable, of, type Subscription } from 'rxjs';
+import { Observable, defer, finalize, from, isObservable, of, throwError, type Subscription } from 'rxjs';
 import { runController, type ControllerHandle, type ControllerOptions, type ReconcileResult } from './runController.ts';
 import { InvalidOptionsError } from './errors.ts';
-import { isPromiseLike } from './reconcileWorker.ts';
+import { invalidDirectResult, isPromiseLike } from './reconcileWorker.ts';
 import { slotOf } from './shardHash.ts';
 import { startShardRing, type ShardRing, type ShardRingOptions } from './shardRing.ts';
 import { shardSelectorFor } from './shardSelector.ts';
@@ -91,7 +91,10 @@ export function runShardedController<T extends KubeObject>(options: ShardedContr
           const object = informer.getStore().get(key);
           if (object === undefined) slotOfKey.delete(key);
           const r = reconcile(key, object);
-          return isObservable(r) ? r : isPromiseLike(r) ? from(r) : of(r);
+          if (isObservable(r)) return r;
+          if (isPromiseLike(r)) return from(r);
+          const invalid = invalidDirectResult(key, r);
+          return invalid ? throwError(() => invalid) : of(r);
         }),
       );
     },
