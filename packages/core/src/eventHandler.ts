@@ -5,73 +5,20 @@
  */
 import { Observable, asyncScheduler, map, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
+import type { Delivery, EventHandler, EventHandlerOptions } from './handlerTypes.ts';
 import { HandlerQueue, type HandlerBatch } from './handlerQueue.ts';
 import { validateResyncPeriod } from './resync.ts';
 import type { Delta, KubeObject } from './types.ts';
 
-/** The callbacks of a handler; at least one is required. A returned promise is awaited. */
-export interface EventHandler<T extends KubeObject> {
-  /** A new object; `isInInitialList` is true for the initial list and a late handler's replay. */
-  onAdd?(obj: T, isInInitialList: boolean): void | Promise<void>;
-  /** A changed object; on resync (`Sync`) and unchanged relist (`Replaced`) deltas `oldObj === newObj`. */
-  onUpdate?(oldObj: T, newObj: T): void | Promise<void>;
-  /** A deleted object; `finalStateUnknown` when `obj` is only its last known state (a tombstone: see `Delta`). */
-  onDelete?(obj: T, finalStateUnknown: boolean): void | Promise<void>;
-}
-
-/** How a handler's pending notifications are buffered. */
-export type BufferPolicy = 'fifo' | 'coalesce';
-
-/** Options of `addEventHandler`. */
-export interface EventHandlerOptions {
-  /** A name for error reports and metrics. Default `handler-<n>`. */
-  name?: string;
-  /**
-   * `fifo` (default, client-go's behaviour): every notification in order, unbounded.
-   * `coalesce`: only the newest pending notification per key is kept (an update keeps the oldest
-   * pending `oldObject`); deletes are never dropped, and a delete followed by an add stays two.
-   * Order holds per key, not across keys.
-   */
-  buffer?: BufferPolicy;
-  /** Re-deliver the whole cache as `Sync` updates every this many ms (minimum 1000; 0 = off). Default 0. */
-  resyncPeriodMs?: number;
-}
-
-/** A handler failure: which handler, on which delta, with what error. */
-export interface HandlerError<T extends KubeObject = KubeObject> {
-  /** The handler's name. */
-  handler: string;
-  /** The delta it was handling. */
-  delta: Delta<T>;
-  /** What it threw or rejected with. */
-  error: unknown;
-}
-
-/** Per-handler delivery figures. */
-export interface HandlerMetrics {
-  /** Notifications waiting in the buffer. */
-  depth: number;
-  /** Time the last delivered notification waited in the buffer, in ms (scheduler time). */
-  lagMs: number;
-  /** Notifications delivered so far. */
-  delivered: number;
-  /** Callbacks that threw or rejected so far. */
-  errors: number;
-}
-
-/** What `addEventHandler` returns. */
-export interface HandlerRegistration {
-  /** The handler's name. */
-  readonly name: string;
-  /** True once this handler has finished (returned or settled) every object of the initial list. */
-  hasSynced(): boolean;
-  /** `hasSynced()` as a stream: emits `false`, then `true` once. */
-  readonly synced$: Observable<boolean>;
-  /** Delivery figures as a stream. */
-  readonly metrics$: Observable<HandlerMetrics>;
-  /** Stops delivery and drops the buffer. Removing twice is a no-op. */
-  remove(): void;
-}
+export type {
+  BufferPolicy,
+  Delivery,
+  EventHandler,
+  EventHandlerOptions,
+  HandlerError,
+  HandlerMetrics,
+  HandlerRegistration,
+} from './handlerTypes.ts';
 
 /** Validates handler input at the call; throws `InvalidOptionsError`. */
 export function validateHandler<T extends KubeObject>(handler: EventHandler<T>, options: EventHandlerOptions): void {
@@ -85,20 +32,6 @@ export function validateHandler<T extends KubeObject>(handler: EventHandler<T>, 
   if (options.name !== undefined && typeof options.name !== 'string') throw new InvalidOptionsError('name must be a string');
   if (options.buffer !== undefined && options.buffer !== 'fifo' && options.buffer !== 'coalesce')
     throw new InvalidOptionsError(`buffer must be 'fifo' or 'coalesce', got ${String(options.buffer)}`);
-}
-
-/** One notification handed to a handler, as `deliverTo` reports it. */
-export interface Delivery<T extends KubeObject = KubeObject> {
-  /** The handler's name. */
-  handler: string;
-  /** The delta the callback was called with. */
-  delta: Delta<T>;
-  /** How long it waited in the buffer, in ms (scheduler time). */
-  lagMs: number;
-  /** True when the callback threw or rejected; `error` holds what it threw. */
-  failed: boolean;
-  /** What the callback threw or rejected with, when `failed`. */
-  error?: unknown;
 }
 
 /** Options of `deliverTo`. */

@@ -4,7 +4,7 @@
  * @internal used by `deliverTo` and the shared informer's handlers.
  */
 import { BehaviorSubject, Observable, Subject, asapScheduler, type SchedulerLike } from 'rxjs';
-import type { BufferPolicy, Delivery, EventHandler, EventHandlerOptions, HandlerError, HandlerMetrics } from './eventHandler.ts';
+import type { BufferPolicy, Delivery, EventHandler, EventHandlerOptions, HandlerError, HandlerMetrics } from './handlerTypes.ts';
 import type { Delta, KubeObject } from './types.ts';
 
 type Entry<T extends KubeObject> = { delta: Delta<T>; at: number };
