@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { Subject, map, type SchedulerLike } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
-import { deliverTo, type Delivery, type EventHandler, type HandlerMetrics } from './eventHandler.ts';
+import { deliverTo } from './eventHandler.ts';
+import type { Delivery, EventHandler, HandlerMetrics } from './handlerTypes.ts';
 import { HandlerQueue } from './handlerQueue.ts';
 import { createStore } from './indexer.ts';
 import type { Delta, DeltaType, KubeObject } from './types.ts';

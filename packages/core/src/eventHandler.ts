@@ -10,16 +10,6 @@ import { HandlerQueue, type HandlerBatch } from './handlerQueue.ts';
 import { validateResyncPeriod } from './resync.ts';
 import type { Delta, KubeObject } from './types.ts';
 
-export type {
-  BufferPolicy,
-  Delivery,
-  EventHandler,
-  EventHandlerOptions,
-  HandlerError,
-  HandlerMetrics,
-  HandlerRegistration,
-} from './handlerTypes.ts';
-
 /** Validates handler input at the call; throws `InvalidOptionsError`. */
 export function validateHandler<T extends KubeObject>(handler: EventHandler<T>, options: EventHandlerOptions): void {
   if (handler === null || typeof handler !== 'object')

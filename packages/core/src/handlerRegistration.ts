@@ -9,13 +9,8 @@
  * change falls in between (no gap) and none is both replayed and delivered live (no duplicate).
  */
 import { concat, defer, distinctUntilChanged, map, mergeWith, of, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
-import {
-  deliverBatches,
-  type EventHandler,
-  type EventHandlerOptions,
-  type HandlerError,
-  type HandlerRegistration,
-} from './eventHandler.ts';
+import { deliverBatches } from './eventHandler.ts';
+import type { EventHandler, EventHandlerOptions, HandlerError, HandlerRegistration } from './handlerTypes.ts';
 import { HandlerQueue, type HandlerBatch } from './handlerQueue.ts';
 import { syncedStore, type InformerState } from './informerState.ts';
 import { resyncPasses } from './resync.ts';

@@ -87,16 +87,16 @@ export type { MetadataOnlyDescriptor, PartialObjectMetadata } from './partialObj
 export { createSharedInformer, InformerShutdownError } from './sharedInformer.ts';
 export type { SharedInformer, SharedInformerOptions } from './sharedInformer.ts';
 export { deliverTo } from './eventHandler.ts';
+export type { DeliverToOptions } from './eventHandler.ts';
 export type {
   BufferPolicy,
-  DeliverToOptions,
   Delivery,
   EventHandler,
   EventHandlerOptions,
   HandlerError,
   HandlerMetrics,
   HandlerRegistration,
-} from './eventHandler.ts';
+} from './handlerTypes.ts';
 export { MIN_RESYNC_PERIOD_MS, resyncPasses, resyncTicks, syncDeltas, validateResyncPeriod } from './resync.ts';
 export type { ResyncOptions } from './resync.ts';
 

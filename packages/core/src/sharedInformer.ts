@@ -10,13 +10,8 @@
 import { EMPTY, Subject, asyncScheduler, merge, mergeMap, type Observable, type SchedulerLike } from 'rxjs';
 import type { DeltaStoreOptions } from './deltaStore.ts';
 import { checkScheduler, IndexerError, InvalidOptionsError, RxInformerError } from './errors.ts';
-import {
-  validateHandler,
-  type EventHandler,
-  type EventHandlerOptions,
-  type HandlerError,
-  type HandlerRegistration,
-} from './eventHandler.ts';
+import { validateHandler } from './eventHandler.ts';
+import type { EventHandler, EventHandlerOptions, HandlerError, HandlerRegistration } from './handlerTypes.ts';
 import { registerHandler, type HandlerSources } from './handlerRegistration.ts';
 import type { StoreSnapshot } from './indexer.ts';
 import { eventsOf, informerPipeline, latestOf, refCountLease, type InformerPipeline } from './informerPipeline.ts';
