@@ -8,7 +8,7 @@ const require = createRequire(new URL('./tools/lint/package.json', import.meta.u
 const tseslint = require('typescript-eslint');
 const js = require('@eslint/js');
 
-const tests = ['**/*.test.ts', '**/test/**/*.ts', '**/bench/**/*.ts', 'docs/recipes/*.measure.ts'];
+const tests = ['**/*.test.ts', '**/test/**/*.ts', '**/bench/**/*.ts', 'docs/recipes/*.measure.ts', 'packages/testing/servers/**/*.ts'];
 
 export default tseslint.config(
   { ignores: ['**/node_modules/', '**/dist/', '.types/', 'coverage/', 'docs/api/', '**/*.js', '**/*.mjs', '**/*.cjs'] },

@@ -32,7 +32,7 @@ describe('tarballProblems', () => {
       'holds dist/a.test.js, which users never need',
       'holds bench/b.ts, which users never need',
       'holds tsconfig.json, which users never need',
-      'holds src/index.ts, outside dist/, README.md and LICENSE',
+      "holds src/index.ts, outside dist/, README.md, LICENSE and envtest's Go module",
     ]);
   });
 

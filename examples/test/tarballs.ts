@@ -1,5 +1,6 @@
 /**
- * What a published tarball must and must not hold: only `dist/`, the README and the LICENSE, every
+ * What a published tarball must and must not hold: only `dist/`, the README and the LICENSE (and
+ * envtest's go.mod and go.sum), every
  * file its `exports`, `main`, `types` and `bin` name, and no test, benchmark or build configuration.
  */
 
@@ -35,7 +36,9 @@ export function tarballProblems(pkg: PackageFiles, files: readonly string[]): st
   const have = new Set(files);
   for (const f of files) {
     if (FORBIDDEN.some((re) => re.test(f))) problems.push(`holds ${f}, which users never need`);
-    else if (!/^(dist\/|README\.md$|LICENSE$|package\.json$)/.test(f)) problems.push(`holds ${f}, outside dist/, README.md and LICENSE`);
+    // envtest's Go module: what `rxinformer-envtest build` builds etcd and kube-apiserver from.
+    else if (!/^(dist\/|README\.md$|LICENSE$|package\.json$|testenv\/go\.(mod|sum)$)/.test(f))
+      problems.push(`holds ${f}, outside dist/, README.md, LICENSE and envtest's Go module`);
   }
   for (const required of ['package.json', 'README.md', 'LICENSE']) if (!have.has(required)) problems.push(`misses ${required}`);
   const bins = typeof pkg.bin === 'string' ? [pkg.bin] : Object.values(pkg.bin ?? {});

@@ -1,0 +1,57 @@
+/**
+ * The `rxinformer-envtest` command:
+ *
+ *   rxinformer-envtest build                     build etcd and kube-apiserver from the Go module (nothing when current)
+ *   rxinformer-envtest where                     print the folder the binaries are found in
+ *   rxinformer-envtest start [--feature-gates A=true,B=false] [--kubeconfig PATH]
+ *                                                start both, print the URL and kubeconfig; stop on Ctrl-C
+ */
+import { copyFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+import { buildBinaries, findBinaries, moduleVersions } from './binaries.ts';
+import { InvalidOptionsError } from './errors.ts';
+import { startTestEnvironment } from './testEnvironment.ts';
+
+const USAGE = `usage: rxinformer-envtest build | where | start [--feature-gates A=true,B=false] [--kubeconfig PATH]`;
+
+/** Parses `A=true,B=false` into feature gates. */
+export function parseFeatureGates(text: string): Record<string, boolean> {
+  const gates: Record<string, boolean> = {};
+  for (const part of text.split(',').filter(Boolean)) {
+    const m = /^([A-Za-z][A-Za-z0-9]*)=(true|false)$/.exec(part.trim());
+    if (!m) throw new InvalidOptionsError(`--feature-gates: "${part}" is not Name=true or Name=false`);
+    gates[m[1]] = m[2] === 'true';
+  }
+  return gates;
+}
+
+/** Runs the command with `argv` (without node and the script), writing to `out`. */
+export async function runEnvtestCommand(argv: string[], out: (line: string) => void = console.log): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { 'feature-gates': { type: 'string' }, kubeconfig: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const [verb] = positionals;
+  if (values.help || verb === undefined) return out(USAGE);
+  if (verb === 'build') {
+    const { kubernetes, etcd } = moduleVersions();
+    out(`building kube-apiserver ${kubernetes} and etcd ${etcd} (minutes the first time)...`);
+    const result = await buildBinaries();
+    return out(result.built ? `built in ${(result.ms / 1000).toFixed(0)} s: ${result.dir}` : `current: ${result.dir}`);
+  }
+  if (verb === 'where') {
+    const found = findBinaries();
+    return out(`${found.kubeApiServer}\n${found.etcd}\n(from ${found.from})`);
+  }
+  if (verb !== 'start') throw new InvalidOptionsError(`unknown command "${verb}"\n${USAGE}`);
+  const env = await startTestEnvironment({ featureGates: parseFeatureGates(values['feature-gates'] ?? '') });
+  if (values.kubeconfig) copyFileSync(env.kubeconfigPath, values.kubeconfig);
+  out(`kube-apiserver ${env.url} is ready (etcd ${env.etcd.url})`);
+  out(`KUBECONFIG=${values.kubeconfig ?? env.kubeconfigPath}`);
+  out(`logs: ${env.logs.apiServer} ${env.logs.etcd}`);
+  out('Ctrl-C stops both and removes their files');
+  await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+  await env.stop();
+}

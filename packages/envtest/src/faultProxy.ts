@@ -1,0 +1,218 @@
+/**
+ * A fault proxy of ours in front of an API server: it forwards every request and lets a test break
+ * the connections as a real network and a real server do — streams cut (FIN) or reset (RST) mid-way,
+ * stalled (open, silent), requests delayed or answered with an error status.
+ */
+import {
+  Agent as HttpAgent,
+  createServer as createHttpServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import { Agent as HttpsAgent, createServer as createHttpsServer, request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
+import { InvalidOptionsError } from './errors.ts';
+
+/** Options of `startFaultProxy`. */
+export interface FaultProxyOptions {
+  /** The server behind the proxy, e.g. `env.url`. Required. */
+  target: string;
+  /** The CA bundle (PEM) of an HTTPS target. Default: the system's. */
+  targetCa?: string;
+  /** Serve HTTPS with this certificate chain and key (PEM); default plain HTTP. */
+  tls?: { cert: string; key: string };
+  /**
+   * Rewrites each request's path and query before it is forwarded, e.g. to drop a parameter an
+   * older server would ignore. Default: forwarded as is.
+   */
+  rewrite?: (pathAndQuery: string) => string;
+}
+
+/** Which open responses a fault hits: watches only (default) or every open response. */
+export type StreamFilter = 'watches' | 'all';
+
+/** An error status the proxy answers instead of forwarding. */
+export interface InjectedFailure {
+  /** The HTTP status, e.g. 500, 503, 429. */
+  code: number;
+  /** Which requests: watches, lists (GETs that are not watches) or any. Default any. */
+  on?: 'watch' | 'list' | 'any';
+  /** `Retry-After` seconds to send. Default none. */
+  retryAfterSeconds?: number;
+}
+
+/** A running fault proxy. */
+export interface FaultProxy {
+  /** Where clients connect: `http(s)://127.0.0.1:PORT`. */
+  readonly url: string;
+  /** Requests forwarded so far, and how many of them were watches. */
+  readonly counts: { readonly requests: number; readonly watches: number; readonly failed: number };
+  /** Responses open now (streaming or not yet finished) that `filter` selects. */
+  open(filter?: StreamFilter): number;
+  /** Closes the selected open streams mid-way (the client sees the connection end); returns how many. */
+  cut(filter?: StreamFilter): number;
+  /** Resets the selected open streams (TCP RST); returns how many. */
+  reset(filter?: StreamFilter): number;
+  /** Stops forwarding bytes on the selected open streams, which stay open and silent; returns how many. */
+  stall(filter?: StreamFilter): number;
+  /** Delays every request by this many ms before it is forwarded (0 to stop). */
+  setLatency(ms: number): void;
+  /** Answers the next `count` matching requests with `failure` instead of forwarding them. */
+  failNext(count: number, failure: InjectedFailure): void;
+  /** Ends every fault: no latency, no pending failures (open stalled streams stay stalled until cut). */
+  clear(): void;
+  /** Stops listening and destroys every connection. */
+  close(): Promise<void>;
+}
+
+interface Exchange {
+  readonly watch: boolean;
+  readonly res: ServerResponse;
+  upstream?: IncomingMessage;
+  stalled: boolean;
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+
+/** The proxy's state: the open exchanges, the counts and the pending faults. */
+interface ProxyState {
+  readonly exchanges: Set<Exchange>;
+  readonly counts: { requests: number; watches: number; failed: number };
+  readonly failures: InjectedFailure[];
+  latencyMs: number;
+}
+
+/**
+ * Starts a fault proxy on 127.0.0.1 (a free port) in front of `target`.
+ *
+ * @example
+ * const proxy = await startFaultProxy({ target: env.url, targetCa: env.ca, tls: env.servingCertificate() });
+ * proxy.cut(); // every open watch ends at once
+ */
+export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
+  const target = new URL(options.target);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    throw new InvalidOptionsError(`target must be http(s), not ${options.target}`);
+  const state: ProxyState = { exchanges: new Set(), counts: { requests: 0, watches: 0, failed: 0 }, failures: [], latencyMs: 0 };
+  const agent =
+    target.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, ca: options.targetCa }) : new HttpAgent({ keepAlive: true });
+  const handle = handler(target, agent, options.rewrite, state);
+  const server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, handle) : createHttpServer(handle);
+  const sockets = new Set<Socket>();
+  server.on(options.tls ? 'secureConnection' : 'connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  const selected = (filter: StreamFilter = 'watches') => [...state.exchanges].filter((ex) => filter === 'all' || ex.watch);
+  const each = (filter: StreamFilter | undefined, act: (ex: Exchange) => void) => {
+    const hit = selected(filter);
+    hit.forEach(act);
+    return hit.length;
+  };
+  return {
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
+    counts: state.counts,
+    open: (filter) => selected(filter).length,
+    cut: (filter) => each(filter, (ex) => ex.res.socket?.destroy()),
+    reset: (filter) => each(filter, (ex) => ex.res.socket?.resetAndDestroy()),
+    stall: (filter) =>
+      each(filter, (ex) => {
+        ex.stalled = true;
+        ex.upstream?.unpipe(ex.res);
+        ex.upstream?.pause();
+      }),
+    setLatency: (ms) => {
+      if (!(ms >= 0 && ms <= 600_000)) throw new InvalidOptionsError(`latency must be in [0, 600000] ms, not ${ms}`);
+      state.latencyMs = ms;
+    },
+    failNext: (count, failure) => {
+      if (!(Number.isInteger(count) && count >= 0 && count <= 1e6))
+        throw new InvalidOptionsError(`count must be an integer in [0, 1e6], not ${count}`);
+      if (!(Number.isInteger(failure.code) && failure.code >= 400 && failure.code <= 599))
+        throw new InvalidOptionsError(`code must be an HTTP error status, not ${failure.code}`);
+      for (let i = 0; i < count; i++) state.failures.push(failure);
+    },
+    clear: () => {
+      state.latencyMs = 0;
+      state.failures.length = 0;
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      agent.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The request handler: answers an injected failure, or forwards (after the latency) and tracks the exchange. */
+function handler(target: URL, agent: HttpAgent, rewrite: FaultProxyOptions['rewrite'], state: ProxyState) {
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const forward = (req: IncomingMessage, res: ServerResponse, ex: Exchange) => {
+    const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: target.host };
+    for (const h of HOP_BY_HOP) delete headers[h];
+    const path = rewrite ? rewrite(req.url ?? '/') : (req.url ?? '/');
+    const up = send(new URL(path, target), { method: req.method, headers, agent }, (upRes) => {
+      ex.upstream = upRes;
+      const out = { ...upRes.headers };
+      for (const h of HOP_BY_HOP) delete out[h];
+      res.writeHead(upRes.statusCode ?? 502, out);
+      upRes.pipe(res);
+      if (ex.stalled) upRes.unpipe(res);
+    });
+    up.on('error', (error) => {
+      if (!res.headersSent) statusAnswer(res, 502, 'ServiceUnavailable', `the proxy could not reach ${target.host}: ${error.message}`);
+      else res.destroy();
+    });
+    res.on('close', () => {
+      state.exchanges.delete(ex);
+      up.destroy();
+    });
+    req.pipe(up);
+  };
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const watch = /[?&]watch=(true|1)(&|$)/.test(req.url ?? '');
+    state.counts.requests++;
+    if (watch) state.counts.watches++;
+    const i = state.failures.findIndex((f) => matches(f, watch, req.method));
+    if (i >= 0) {
+      const [f] = state.failures.splice(i, 1);
+      state.counts.failed++;
+      req.resume();
+      statusAnswer(res, f.code, reasonOf(f.code), `injected by the fault proxy`, f.retryAfterSeconds);
+      return;
+    }
+    const ex: Exchange = { watch, res, stalled: false };
+    state.exchanges.add(ex);
+    if (state.latencyMs > 0) setTimeout(() => !res.destroyed && forward(req, res, ex), state.latencyMs);
+    else forward(req, res, ex);
+  };
+}
+
+function matches(f: InjectedFailure, watch: boolean, method: string | undefined): boolean {
+  const on = f.on ?? 'any';
+  return on === 'any' || (on === 'watch' ? watch : !watch && method === 'GET');
+}
+
+const REASONS: Record<number, string> = {
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  502: 'ServiceUnavailable',
+  503: 'ServiceUnavailable',
+  504: 'Timeout',
+};
+function reasonOf(code: number): string {
+  return REASONS[code] ?? (code >= 500 ? 'InternalError' : 'BadRequest');
+}
+
+/** Answers with a Kubernetes Status body (and `Retry-After` when given). */
+function statusAnswer(res: ServerResponse, code: number, reason: string, message: string, retryAfterSeconds?: number): void {
+  const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+  res.writeHead(code, {
+    'content-type': 'application/json',
+    ...(retryAfterSeconds !== undefined && { 'retry-after': String(retryAfterSeconds) }),
+  });
+  res.end(JSON.stringify(status));
+}

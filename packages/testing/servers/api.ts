@@ -1,0 +1,102 @@
+/**
+ * A test's own client of the server under test: plain HTTP calls with the server's token and CA,
+ * independent of the code under test, answering `{ status, body }` or throwing `ApiCallError`.
+ */
+import { Agent, request } from 'undici';
+
+/** An answer of the server. */
+export interface ApiAnswer<T = any> {
+  readonly status: number;
+  readonly body: T;
+  readonly headers: Record<string, string | string[] | undefined>;
+}
+
+/** A call answered with an error status. */
+export class ApiCallError extends Error {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly body: any;
+
+  constructor(method: string, path: string, status: number, body: any) {
+    super(`${method} ${path}: ${status} ${typeof body === 'object' && body ? (body.message ?? JSON.stringify(body)) : String(body)}`);
+    this.name = 'ApiCallError';
+    this.method = method;
+    this.path = path;
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/** The content types of the four kinds of patch. */
+export const PATCH_TYPES = {
+  json: 'application/json-patch+json',
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+} as const;
+
+/** The calls a test makes. Paths are the API's, e.g. `/api/v1/namespaces/a/pods`. */
+export interface TestApi {
+  /** Any request; never throws for an error status. */
+  call<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer<T>>;
+  get<T = any>(path: string): Promise<T>;
+  /** GET, or undefined on 404. */
+  find<T = any>(path: string): Promise<T | undefined>;
+  create<T = any>(collectionPath: string, body: unknown): Promise<T>;
+  update<T = any>(path: string, body: unknown): Promise<T>;
+  patch<T = any>(path: string, body: unknown, type?: keyof typeof PATCH_TYPES): Promise<T>;
+  /** DELETE with grace period 0 (a pod goes at once); resolves even on 404 when `ignoreMissing`. */
+  delete(path: string, options?: { ignoreMissing?: boolean }): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A client of `url` with an optional bearer token and CA. */
+export function createApi(access: { url: string; token?: string; ca?: string }): TestApi {
+  const dispatcher = new Agent({ connect: access.ca ? { ca: access.ca } : {}, connections: 16 });
+  const call = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer<T>> => {
+    const res = await request(`${access.url}${path}`, {
+      method: method as 'GET',
+      dispatcher,
+      headers: {
+        accept: 'application/json',
+        ...(access.token !== undefined && { authorization: `Bearer ${access.token}` }),
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.body.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.statusCode, body: parsed as T, headers: res.headers };
+  };
+  const ok = async <T>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<T> => {
+    const answer = await call<T>(method, path, body, headers);
+    if (answer.status >= 400) throw new ApiCallError(method, path, answer.status, answer.body);
+    return answer.body;
+  };
+  return {
+    call,
+    get: (path) => ok('GET', path),
+    find: async <T>(path: string) => {
+      const answer = await call<T>('GET', path);
+      if (answer.status === 404) return undefined;
+      if (answer.status >= 400) throw new ApiCallError('GET', path, answer.status, answer.body);
+      return answer.body;
+    },
+    create: (path, body) => ok('POST', path, body),
+    update: (path, body) => ok('PUT', path, body),
+    patch: (path, body, type = 'merge') => ok('PATCH', path, body, { 'content-type': PATCH_TYPES[type] }),
+    delete: async (path, options = {}) => {
+      const answer = await call('DELETE', path, { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 });
+      if (answer.status === 404 && options.ignoreMissing) return;
+      if (answer.status >= 400) throw new ApiCallError('DELETE', path, answer.status, answer.body);
+    },
+    close: () => dispatcher.close(),
+  };
+}

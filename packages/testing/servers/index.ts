@@ -1,0 +1,154 @@
+/**
+ * One test source, two servers: the integration suites run each of their cases against the
+ * simulator and against a real kube-apiserver + etcd (`@rxinformer/envtest`), both behind our fault
+ * proxy, and write through the same HTTP API to either.
+ *
+ *   describe.each(serverKinds())('the informer against the %s server', (kind) => {
+ *     let server: TestServer;
+ *     beforeAll(async () => (server = await startTestServer(kind)), START_TIMEOUT_MS);
+ *     afterAll(() => server.close());
+ *     ...
+ *   });
+ *
+ * `RXINFORMER_SERVERS=sim` (or `real`) runs one of them; the default is both.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { startApiServer, type ApiServer, type ApiServerOptions } from '@rxinformer/apiserver-sim';
+import { startFaultProxy, startTestEnvironment, type FaultProxy, type TestEnvironment } from '@rxinformer/envtest';
+import { createApi, type TestApi } from './api.ts';
+
+/** Which server a case runs against. */
+export type ServerKind = 'sim' | 'real';
+
+/** How long `startTestServer` may take (a cold kube-apiserver on two busy cores included). */
+export const START_TIMEOUT_MS = 180_000;
+
+/** The servers to run against: `$RXINFORMER_SERVERS` (comma-separated `sim`, `real`), default both. */
+export function serverKinds(): ServerKind[] {
+  const kinds = (process.env.RXINFORMER_SERVERS ?? 'sim,real').split(',').map((s) => s.trim());
+  for (const k of kinds) if (k !== 'sim' && k !== 'real') throw new Error(`RXINFORMER_SERVERS: unknown server "${k}" (sim, real)`);
+  return kinds as ServerKind[];
+}
+
+/** Options of `startTestServer`. */
+export interface TestServerOptions {
+  /** Simulator options (the simulator only). */
+  sim?: Partial<ApiServerOptions>;
+  /**
+   * Feature gates: kube-apiserver's `--feature-gates`; on the simulator, `ShardedListAndWatch` maps
+   * to its `shardedListAndWatch` option and `WatchList: false` to refusing nothing (see its README).
+   */
+  featureGates?: Record<string, boolean>;
+}
+
+/** A server under test, behind the fault proxy. */
+export interface TestServer {
+  readonly kind: ServerKind;
+  /** The fault proxy every client made by `kubeConfig()` goes through. */
+  readonly proxy: FaultProxy;
+  /** Writes and reads straight to the server (not through the proxy), as a test's own client. */
+  readonly api: TestApi;
+  /** The simulator, on `sim`. */
+  readonly sim?: ApiServer;
+  /** The test environment, on `real`. */
+  readonly env?: TestEnvironment;
+  /** A KubeConfig for clients under test: through the proxy, with the server's credentials. */
+  kubeConfig(): KubeConfig;
+  /** A KubeConfig straight to the server. */
+  directKubeConfig(): KubeConfig;
+  /** Restarts the API server (the simulator forgets its watch history; kube-apiserver restarts over the same etcd). */
+  restart(options?: { kill?: boolean }): Promise<void>;
+  /** Compacts the history to now (the simulator's; etcd's). */
+  compact(): Promise<void>;
+  /** Makes a namespace with a unique name starting with `prefix`; resolves to its name. */
+  namespace(prefix?: string): Promise<string>;
+  /** Stops the proxy and the server. */
+  close(): Promise<void>;
+}
+
+let serial = 0;
+
+/** Starts a simulator or a real environment, and a fault proxy in front of it. */
+export async function startTestServer(kind: ServerKind, options: TestServerOptions = {}): Promise<TestServer> {
+  const gates = options.featureGates ?? {};
+  if (kind === 'sim') {
+    const sim = await startApiServer({ port: 0, ...(gates.ShardedListAndWatch && { shardedListAndWatch: true }), ...options.sim });
+    const proxy = await startFaultProxy({ target: sim.url });
+    const access = { url: sim.url, token: sim.faults.token };
+    return server(kind, proxy, access, {
+      sim,
+      restart: async () => sim.faults.restart(),
+      compact: async () => sim.faults.compact(),
+      close: () => sim.close(),
+    });
+  }
+  const env = await startTestEnvironment({ featureGates: gates });
+  try {
+    const proxy = await startFaultProxy({ target: env.url, targetCa: env.ca, tls: env.servingCertificate() });
+    const access = { url: env.url, token: env.token, ca: env.ca };
+    return server(kind, proxy, access, {
+      env,
+      restart: (o) => env.restartApiServer(o),
+      compact: async () => void (await env.compact()),
+      close: () => env.stop(),
+    });
+  } catch (error) {
+    await env.stop();
+    throw error;
+  }
+}
+
+interface Access {
+  url: string;
+  token?: string;
+  ca?: string;
+}
+
+function server(
+  kind: ServerKind,
+  proxy: FaultProxy,
+  access: Access,
+  parts: Pick<TestServer, 'sim' | 'env' | 'restart' | 'compact'> & { close(): Promise<void> },
+): TestServer {
+  const api = createApi(access);
+  return {
+    kind,
+    proxy,
+    api,
+    sim: parts.sim,
+    env: parts.env,
+    kubeConfig: () => kubeConfigFor({ ...access, url: proxy.url }),
+    directKubeConfig: () => kubeConfigFor(access),
+    restart: parts.restart,
+    compact: parts.compact,
+    namespace: async (prefix = 'test') => {
+      const name = `${prefix}-${process.pid}-${++serial}`;
+      await api.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      return name;
+    },
+    close: async () => {
+      await api.close();
+      await proxy.close();
+      await parts.close();
+    },
+  };
+}
+
+/** A client-node KubeConfig for `access` (plain HTTP is marked insecure-skip-tls-verify, as client-node requires). */
+export function kubeConfigFor(access: Access): KubeConfig {
+  const kc = new KubeConfig();
+  const https = access.url.startsWith('https:');
+  kc.loadFromOptions({
+    clusters: [
+      {
+        name: 'test',
+        server: access.url,
+        ...(https && access.ca ? { caData: Buffer.from(access.ca).toString('base64') } : { skipTLSVerify: true }),
+      },
+    ],
+    users: [{ name: 'test', ...(access.token !== undefined && { token: access.token }) }],
+    contexts: [{ name: 'test', cluster: 'test', user: 'test', namespace: 'default' }],
+    currentContext: 'test',
+  });
+  return kc;
+}
