@@ -1,28 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createSharedInformer, fetchListerWatcher, type KubeObject, type ReflectorStatus } from '@rxinformer/core';
-import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
+import { serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
 
 // End to end over real HTTP: the shared informer, through the fetch ListerWatcher, against the
-// simulator, with every fault the simulator can inject between bursts of churn.
-describe('shared informer over fetch against the simulator', () => {
-  let sim: ApiServer;
+// simulator and a real kube-apiserver, behind the fault proxy, with every fault each can have
+// between bursts of churn written through the API.
+describe.each(serverKinds())('shared informer over fetch against the %s server', (kind) => {
+  let server: TestServer;
+  let ns: string;
   beforeAll(async () => {
-    sim = await startApiServer({ port: 0, seed: 7, bookmarkIntervalMs: 200, history: { maxEvents: 200 } });
-  });
-  afterAll(async () => {
-    await sim.close();
-  });
+    server = await startTestServer(kind, { sim: { seed: 7, bookmarkIntervalMs: 200, history: { maxEvents: 200 } } });
+    ns = await server.namespace('over-http');
+  }, START_TIMEOUT_MS);
+  afterAll(() => server?.close());
 
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  const serverView = () =>
-    new Map(
-      sim.storage
-        .list('configmaps', 'default')
-        .map((o) => [`default/${o.metadata!.name}`, `${o.metadata!.uid}@${o.metadata!.resourceVersion}`]),
-    );
+  const identity = (o: KubeObject) => [`${ns}/${o.metadata!.name}`, `${o.metadata!.uid}@${o.metadata!.resourceVersion}`] as const;
+  const serverView = async () => new Map((await server.api.get(`/api/v1/namespaces/${ns}/configmaps`)).items.map(identity));
 
   it('should converge to the server through churn and every fault, and see recreations as delete + add', async () => {
-    const lw = fetchListerWatcher({ baseUrl: sim.url, path: '/api/v1/namespaces/default/configmaps' });
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    const lw = fetchListerWatcher({ ...server.fetchOptions(), path });
     const informer = createSharedInformer(lw, {
       reflector: { pageSize: 7, minWatchTimeoutSeconds: 2, idleGraceMs: 500, backoff: { initialMs: 20, maxMs: 200 } },
     });
@@ -31,64 +29,55 @@ describe('shared informer over fetch against the simulator', () => {
     const view = new Map<string, KubeObject>();
     const uidChanges: string[] = [];
     informer.addEventHandler({
-      onAdd: (o) => {
-        view.set(`default/${o.metadata!.name}`, o);
-      },
+      onAdd: (o) => void view.set(`${ns}/${o.metadata!.name}`, o),
       onUpdate: (old, o) => {
         if (old.metadata?.uid !== o.metadata?.uid) uidChanges.push(o.metadata!.name!);
-        view.set(`default/${o.metadata!.name}`, o);
+        view.set(`${ns}/${o.metadata!.name}`, o);
       },
-      onDelete: (o) => {
-        view.delete(`default/${o.metadata!.name}`);
-      },
+      onDelete: (o) => void view.delete(`${ns}/${o.metadata!.name}`),
     });
     let n = 0;
-    const churn = () => {
+    const churn = async () => {
       for (let i = 0; i < 15; i++) {
         const name = `cm-${n++ % 20}`;
-        const cur = sim.storage.find('configmaps', 'default', name);
-        if (!cur) sim.storage.create('configmaps', { metadata: { name }, data: { v: String(n) } }, 'default');
-        else if (n % 5 === 0) sim.storage.delete('configmaps', 'default', name);
+        const cur = await server.api.find(`${path}/${name}`);
+        if (!cur) await server.api.create(path, { metadata: { name }, data: { v: String(n) } });
+        else if (n % 5 === 0) await server.api.delete(`${path}/${name}`);
         else if (n % 7 === 0) {
-          sim.storage.delete('configmaps', 'default', name);
-          sim.storage.create('configmaps', { metadata: { name }, data: { v: 'again' } }, 'default');
-        } else sim.storage.update('configmaps', { ...cur, data: { v: String(n) } }, 'default', name);
+          await server.api.delete(`${path}/${name}`);
+          await server.api.create(path, { metadata: { name }, data: { v: 'again' } });
+        } else await server.api.update(`${path}/${name}`, { ...cur, data: { v: String(n) } });
       }
     };
-    churn();
+    await churn();
     informer.start();
-    const faults: (() => void)[] = [
-      () => sim.faults.dropWatches(),
-      () => sim.faults.injectWatchError(),
-      () => sim.faults.compact(),
-      () => sim.faults.failNext(2, { code: 500 }),
-      () => sim.faults.failNext(1, { code: 429, retryAfterSeconds: 1 }),
-      () => sim.faults.malformedLine(),
-      () => sim.faults.stallWatches(),
-      () => sim.faults.restart(),
+    const faults: (() => unknown)[] = [
+      () => server.proxy.cut(),
+      // What only the simulator can do: a 410 as an ERROR event on a live watch, a garbled line.
+      ...(server.sim ? [() => server.sim!.faults.injectWatchError(), () => server.sim!.faults.malformedLine()] : []),
+      () => server.proxy.reset(),
+      () => server.compact(),
+      () => server.proxy.failNext(2, { code: 500 }),
+      () => server.proxy.failNext(1, { code: 429, retryAfterSeconds: 1 }),
+      () => server.proxy.stall(),
+      () => server.restart(),
     ];
     for (const fault of faults) {
       await sleep(150);
-      fault();
-      churn();
+      await fault();
+      await churn();
     }
-    const want = serverView();
-    const deadline = Date.now() + 20_000;
-    const have = () =>
-      new Map(
-        informer
-          .getStore()
-          .list()
-          .map((o) => [`default/${o.metadata!.name}`, `${o.metadata!.uid}@${o.metadata!.resourceVersion}`]),
-      );
+    const want = await serverView();
+    const have = () => new Map(informer.getStore().list().map(identity));
+    const deadline = Date.now() + 30_000;
     while (Date.now() < deadline && JSON.stringify([...have()].sort()) !== JSON.stringify([...want].sort())) await sleep(50);
     informer.stop();
     expect(have()).toEqual(want);
-    const handlerView = new Map([...view].map(([k, o]) => [k, `${o.metadata!.uid}@${o.metadata!.resourceVersion}`]));
-    expect(handlerView).toEqual(want);
+    expect(new Map([...view.values()].map(identity))).toEqual(want);
     expect(uidChanges).toEqual([]); // recreations arrive as delete + add, never as an update
     const errors = new Set(statuses.map((s) => s.lastError?.name).filter(Boolean));
-    expect([...errors]).toEqual(expect.arrayContaining(['KubeApiError', 'WatchDecodeError']));
+    expect([...errors]).toEqual(expect.arrayContaining(['KubeApiError', ...(server.sim ? ['WatchDecodeError'] : [])]));
+    expect(statuses.some((s) => s.lastError?.name === 'KubeApiError' && (s.lastError as { code?: number }).code === 410)).toBe(true);
     expect(statuses.at(-1)?.phase).toBe('stopped');
-  });
+  }, 90_000);
 });

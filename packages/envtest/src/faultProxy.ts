@@ -99,10 +99,13 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     target.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, ca: options.targetCa }) : new HttpAgent({ keepAlive: true });
   const handle = handler(target, agent, options.rewrite, state);
   const server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, handle) : createHttpServer(handle);
-  const sockets = new Set<Socket>();
-  server.on(options.tls ? 'secureConnection' : 'connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+  // The TCP connections by client port: under TLS a response's socket is a TLSSocket, which cannot
+  // send a reset; the TCP socket under it can.
+  const sockets = new Map<number, Socket>();
+  server.on('connection', (socket: Socket) => {
+    const port = socket.remotePort!;
+    sockets.set(port, socket);
+    socket.on('close', () => sockets.delete(port));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -117,7 +120,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     counts: state.counts,
     open: (filter) => selected(filter).length,
     cut: (filter) => each(filter, (ex) => ex.res.socket?.destroy()),
-    reset: (filter) => each(filter, (ex) => ex.res.socket?.resetAndDestroy()),
+    reset: (filter) => each(filter, (ex) => sockets.get(ex.res.socket?.remotePort ?? -1)?.resetAndDestroy()),
     stall: (filter) =>
       each(filter, (ex) => {
         ex.stalled = true;
@@ -140,7 +143,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       state.failures.length = 0;
     },
     close: async () => {
-      for (const s of sockets) s.destroy();
+      for (const s of sockets.values()) s.destroy();
       agent.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

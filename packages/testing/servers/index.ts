@@ -15,6 +15,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '@rxinformer/apiserver-sim';
 import { startFaultProxy, startTestEnvironment, type FaultProxy, type TestEnvironment } from '@rxinformer/envtest';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { createApi, type TestApi } from './api.ts';
 
 /** Which server a case runs against. */
@@ -56,6 +57,8 @@ export interface TestServer {
   kubeConfig(): KubeConfig;
   /** A KubeConfig straight to the server. */
   directKubeConfig(): KubeConfig;
+  /** What `fetchListerWatcher` needs to reach the server through the proxy: its URL, the token and a fetch trusting its CA. */
+  fetchOptions(): { baseUrl: string; headers: Record<string, string>; fetch: typeof fetch };
   /** Restarts the API server (the simulator forgets its watch history; kube-apiserver restarts over the same etcd). */
   restart(options?: { kill?: boolean }): Promise<void>;
   /** Compacts the history to now (the simulator's; etcd's). */
@@ -119,6 +122,11 @@ function server(
     env: parts.env,
     kubeConfig: () => kubeConfigFor({ ...access, url: proxy.url }),
     directKubeConfig: () => kubeConfigFor(access),
+    fetchOptions: () => ({
+      baseUrl: proxy.url,
+      headers: access.token !== undefined ? { authorization: `Bearer ${access.token}` } : ({} as Record<string, string>),
+      fetch: trustingFetch(access.ca),
+    }),
     restart: parts.restart,
     compact: parts.compact,
     namespace: async (prefix = 'test') => {
@@ -132,6 +140,13 @@ function server(
       await parts.close();
     },
   };
+}
+
+/** A fetch (undici's) that trusts `ca` when given. */
+function trustingFetch(ca: string | undefined): typeof fetch {
+  if (ca === undefined) return fetch;
+  const dispatcher = new Agent({ connect: { ca } });
+  return ((input: string | URL, init?: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof fetch;
 }
 
 /** A client-node KubeConfig for `access` (plain HTTP is marked insecure-skip-tls-verify, as client-node requires). */
