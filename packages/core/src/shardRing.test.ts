@@ -4,8 +4,9 @@ import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from './errors.ts';
 import { DuplicateIdentityError } from './leaderElectionRules.ts';
 import { ShardRingConflictError } from './shardMembers.ts';
-import { startShardRing, type ShardRing, type ShardRingOptions, type ShardRingState } from './shardRing.ts';
+import { startShardRing, type ShardRing, type ShardRingOptions } from './shardRing.ts';
 import { FakeLeaseServer } from '@rxinformer/testing';
+import { SlotOwners, memberOptions } from '../test/ringMembers.ts';
 
 const SLOTS = 64;
 
@@ -22,46 +23,29 @@ function ringScenario(
   }) => void,
 ) {
   const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
-  const last = new Map<string, ShardRingState>();
-  const violations: string[] = [];
+  const owners = new SlotOwners(scheduler);
   const history: { at: number; who: string; active: number }[] = [];
   scheduler.run(() => {
     const server = new FakeLeaseServer(scheduler);
     const rings: ShardRing[] = [];
     const join = (who: string, extra: Partial<ShardRingOptions> = {}) => {
       const ring = startShardRing({
-        client: server.client(who),
-        leases: server.listerWatcher(who),
-        namespace: 'default',
-        ring: 'cm',
-        identity: who,
-        slots: SLOTS,
+        ...memberOptions(server, who, SLOTS),
         scheduler,
-        random: () => 0.5,
         drain: () => timer(2500, scheduler), // in-flight reconciles take a while to finish
         ...extra,
       });
       rings.push(ring);
-      ring.state$.subscribe((s) => {
-        last.set(who, s);
-        history.push({ at: scheduler.now(), who, active: s.active.length });
-        // A slot being drained is still being worked on: it counts as held.
-        for (const [other, o] of last)
-          if (other !== who)
-            for (const slot of [...s.active, ...s.draining])
-              if (o.active.includes(slot) || o.draining.includes(slot))
-                violations.push(`${scheduler.now()}: slot ${slot} in ${who} and ${other}`);
-      });
+      owners.watch(who, ring);
+      ring.state$.subscribe((s) => history.push({ at: scheduler.now(), who, active: s.active.length }));
       return ring;
     };
     const at = (ms: number, fn: () => void) => void scheduler.schedule(fn, ms);
     script({ server, join, at });
     at(endMs, () => rings.forEach((r) => void r.stop()));
   });
-  return { last, violations, history };
+  return { last: owners.last, violations: owners.violations, owners, history };
 }
-
-const activeOf = (last: Map<string, ShardRingState>, who: string) => last.get(who)?.active ?? [];
 
 describe('startShardRing', () => {
   it('should split the slots among three members, each active on its own, all covered', () => {
@@ -105,14 +89,14 @@ describe('startShardRing', () => {
   });
 
   it('should hold no slot while another controller uses the same ring label, and say so', () => {
-    const { last, violations } = ringScenario(60_000, ({ join }) => {
+    const { last, violations, owners } = ringScenario(60_000, ({ join }) => {
       join('a');
       join('b', { controller: 'another' });
     });
     expect(violations).toEqual([]);
     expect(last.get('a')!.warning).toBeInstanceOf(ShardRingConflictError);
-    expect(activeOf(last, 'a')).toEqual([]);
-    expect(activeOf(last, 'b')).toEqual([]);
+    expect(owners.active('a')).toEqual([]);
+    expect(owners.active('b')).toEqual([]);
   });
 
   it('should keep a second process with a reused identity out of the ring, and say so', () => {

@@ -7,17 +7,8 @@
  * ring showing no other live member holding the slot (a flag protocol: of two concurrent claims,
  * at least one sees the other and withdraws). A dead member's slots move once its Lease expires.
  */
-import {
-  BehaviorSubject,
-  EMPTY,
-  asyncScheduler,
-  distinctUntilChanged,
-  from,
-  isObservable,
-  map,
-  type Observable,
-  type SchedulerLike,
-} from 'rxjs';
+import { BehaviorSubject, EMPTY, distinctUntilChanged, from, isObservable, map, type Observable, type SchedulerLike } from 'rxjs';
+import { resolveLeaseClocks, type LeaseClocks } from './clocks.ts';
 import { InvalidOptionsError } from './errors.ts';
 import { andSelectors } from './httpListerWatcher.ts';
 import type { Lease } from './lease.ts';
@@ -40,8 +31,11 @@ import { createSharedInformer } from './sharedInformer.ts';
 import { decodeListPage } from './watchDecoder.ts';
 import type { ListerWatcher } from './types.ts';
 
-/** Options of `startShardRing`. Timing fields default to client-go's leader election (`LeaseTiming`). */
-export interface ShardRingOptions extends Partial<LeaseTiming> {
+/**
+ * Options of `startShardRing`. Timing fields default to client-go's leader election (`LeaseTiming`);
+ * the clocks (`scheduler`, monotonic, for every decision; `wallClock` for the times written) to `LeaseClocks`'.
+ */
+export interface ShardRingOptions extends Partial<LeaseTiming>, LeaseClocks {
   /** Writes this member's Lease. Required. */
   client: LeaseClient;
   /** Lists and watches the Leases of `namespace` (the ring's label selector is added). Required. */
@@ -60,8 +54,6 @@ export interface ShardRingOptions extends Partial<LeaseTiming> {
   field?: ShardKeyField;
   /** Stops the work of slots being handed over; they are released once what it returns settles. Default: none. */
   drain?: (slots: readonly number[]) => Observable<unknown> | PromiseLike<unknown> | void;
-  /** Where time runs. Default `asyncScheduler`. */
-  scheduler?: SchedulerLike;
   /** Random numbers in [0, 1) for the jitter. Default `Math.random`. */
   random?: () => number;
 }
@@ -124,6 +116,7 @@ class RingMember {
   readonly #o: ShardRingOptions;
   readonly #timing: LeaseTiming;
   readonly #scheduler: SchedulerLike;
+  readonly #wallClock: () => number;
   readonly #leaseName: string;
   readonly #config: string;
   readonly #ringLw: ListerWatcher<Lease>;
@@ -150,6 +143,7 @@ class RingMember {
     this.#o = options;
     this.#timing = resolved.timing;
     this.#scheduler = resolved.scheduler;
+    this.#wallClock = resolved.wallClock;
     this.field = resolved.field;
     this.slotCount = resolved.slotCount;
     this.#leaseName = `${options.ring}-${options.identity}`;
@@ -193,6 +187,7 @@ class RingMember {
       },
       ...this.#timing,
       scheduler: this.#scheduler,
+      wallClock: this.#wallClock,
       ...(o.random && { random: o.random }),
     });
   }
@@ -352,6 +347,6 @@ function validateRingOptions(options: ShardRingOptions) {
     timing,
     field,
     slotCount: validateSlotCount(options.slots ?? 256, 'startShardRing'),
-    scheduler: options.scheduler ?? asyncScheduler,
+    ...resolveLeaseClocks(options, 'startShardRing'),
   };
 }
