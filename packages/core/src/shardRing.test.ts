@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { config, map, timer } from 'rxjs';
+import { EMPTY, config, first, map, tap, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from './errors.ts';
 import { DuplicateIdentityError } from './leaderElectionRules.ts';
@@ -20,6 +20,7 @@ function ringScenario(
     server: FakeLeaseServer;
     join: (who: string, extra?: Partial<ShardRingOptions>) => ShardRing;
     at: (ms: number, fn: () => void) => void;
+    scheduler: TestScheduler;
   }) => void,
 ) {
   const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
@@ -41,7 +42,7 @@ function ringScenario(
       return ring;
     };
     const at = (ms: number, fn: () => void) => void scheduler.schedule(fn, ms);
-    script({ server, join, at });
+    script({ server, join, at, scheduler });
     at(endMs, () => rings.forEach((r) => void r.stop()));
   });
   return { last: owners.last, violations: owners.violations, owners, history };
@@ -86,6 +87,26 @@ describe('startShardRing', () => {
     expect(at(70_000).a + at(70_000).b).toBe(SLOTS); // its Lease expired (15 s) and its slots moved
     expect(at(199_000).d).toBeGreaterThan(SLOTS / 3 - 12); // the newcomer got its share
     expect(at(199_000).a + at(199_000).b + at(199_000).d).toBe(SLOTS);
+  });
+
+  it('should not release the slots it is handing over when stopped before their drain finished', () => {
+    // a held every slot; b joined and a began draining b's share (its reconciles take 6 s); a was
+    // stopped 500 ms later. stop() drained only the active slots (nothing running: at once) and
+    // released the Lease: b took every slot while a's reconciles of its share still ran.
+    let drainEnds = 0;
+    const { violations, history } = ringScenario(60_000, ({ join, at, scheduler }) => {
+      let drains = 0;
+      const a = join('a', {
+        drain: () => (++drains === 1 ? timer(6000, scheduler).pipe(tap({ complete: () => (drainEnds = scheduler.now()) })) : EMPTY),
+      });
+      at(20_000, () => join('b'));
+      a.state$.pipe(first((s) => s.draining.length > 0)).subscribe(() => scheduler.schedule(() => void a.stop(), 500));
+    });
+    expect(violations).toEqual([]);
+    expect(drainEnds).toBeGreaterThan(20_000);
+    const b = history.filter((h) => h.who === 'b' && h.active > 0);
+    expect(b[0].at).toBeGreaterThan(drainEnds); // a let go of b's share only once its work was done
+    expect(Math.max(...b.map((h) => h.active))).toBe(SLOTS); // and of the rest with it
   });
 
   it('should hold no slot while another controller uses the same ring label, and say so', () => {

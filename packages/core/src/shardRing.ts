@@ -84,7 +84,10 @@ export interface ShardRing {
   readonly field: ShardKeyField;
   /** The slot count. */
   readonly slots: number;
-  /** Leaves: drains every slot, then releases the Lease (others take the slots at once). */
+  /**
+   * Leaves: drains every slot — the active ones, and waits for those already being handed over —
+   * then releases the Lease (others take the slots at once). Resolves once released.
+   */
   stop(): Promise<void>;
 }
 
@@ -128,6 +131,8 @@ class RingMember {
   readonly #active = new Set<number>();
   /** Slots whose work is being stopped before they leave our Lease. */
   readonly #draining = new Set<number>();
+  /** Run once no slot is draining any more (`stop()` waits for them before it lets the Lease go). */
+  readonly #whenDrained: (() => void)[] = [];
   #confirmed: number[] = [];
   #phase: ShardRingState['phase'] = 'joining';
   #members: string[] = [];
@@ -228,6 +233,7 @@ class RingMember {
     const done = () => {
       for (const s of slots) this.#draining.delete(s);
       then();
+      if (this.#draining.size === 0) for (const wake of this.#whenDrained.splice(0)) wake();
     };
     let answer: ReturnType<NonNullable<ShardRingOptions['drain']>>;
     try {
@@ -307,6 +313,7 @@ class RingMember {
 
   #stopped: () => void = () => undefined;
 
+  /** Drains the active slots, waits for those already draining (a handover), then releases the Lease. */
   stop(): Promise<void> {
     this.#stopping ??= new Promise<void>((resolve) => {
       this.#stopped = resolve;
@@ -316,8 +323,9 @@ class RingMember {
       };
       this.#phase = 'stopped';
       this.#members = [];
-      if (this.#active.size > 0) this.#drain([...this.#active], leave);
-      else leave();
+      if (this.#active.size > 0) this.#drain([...this.#active], () => undefined);
+      if (this.#draining.size === 0) leave();
+      else this.#whenDrained.push(leave);
     });
     return this.#stopping;
   }
