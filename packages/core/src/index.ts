@@ -121,6 +121,8 @@ export { fetchLeaseClient, httpLeaseClient, leasesPath } from './leaseClient.ts'
 export type { FetchLeaseClientOptions, HttpSend, HttpWriteResponse, LeaseClient } from './leaseClient.ts';
 export { DEFAULT_LEASE_TIMING, DuplicateIdentityError, resolveLeaseTiming } from './leaderElectionRules.ts';
 export type { LeaseTiming } from './leaderElectionRules.ts';
+export { monotonicScheduler } from './clocks.ts';
+export type { LeaseClocks } from './clocks.ts';
 export { leaderElection } from './leaderElection.ts';
 export type { LeaderElection, LeaderElectionOptions, LeaderElectionState } from './leaderElection.ts';
 export { whileLeading } from './whileLeading.ts';

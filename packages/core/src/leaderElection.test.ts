@@ -61,12 +61,12 @@ describe('leaderElection', () => {
   it('should create the Lease and lead at once when there is none', () => {
     let lease: Lease | undefined;
     const { states } = scenario(1000, ({ start, at, server }) => {
-      start('a');
+      start('a', { wallClock: () => Date.UTC(2026, 10, 27, 9) });
       at(500, () => (lease = server.leases.get(KEY)));
     });
     expect(phases(states.a)).toEqual(['10 leading']); // get (5 ms) then create (5 ms)
     expect(lease!.spec).toMatchObject({ holderIdentity: 'a', leaseDurationSeconds: 15, leaseTransitions: 0 });
-    expect(lease!.spec!.renewTime).toBe('1970-01-01T00:00:00.000000Z'); // MicroTime of the attempt's start
+    expect(lease!.spec!.renewTime).toBe('2026-11-27T09:00:00.000000Z'); // the wall clock at the attempt's start
   });
 
   it('should follow the holder, and take over at once when the leader releases the Lease on stop', () => {
@@ -97,6 +97,18 @@ describe('leaderElection', () => {
     expect(bLeads).toBeLessThan(4210 + 15_000 + 3205);
     expect(server.leases.get(KEY)!.spec!.leaseTransitions).toBe(1);
     expect(terms.overlaps()).toEqual([]);
+  });
+
+  it('should change the Lease at every renewal while its wall clock stands still, so no follower takes it', () => {
+    // A virtual or frozen wall clock wrote the same renewTime every time: the record did not change,
+    // so b took the Lease 15 s after it last saw it change, beside a.
+    const { states, terms, server } = scenario(60_000, ({ start, at }) => {
+      start('a', { wallClock: () => Date.UTC(2026, 10, 27, 9) });
+      at(1000, () => start('b'));
+    });
+    expect(phases(states.b)).toEqual(['1005 following a']);
+    expect(terms.overlaps()).toEqual([]);
+    expect(server.leases.get(KEY)!.spec!.renewTime).toMatch(/^2026-11-27T09:00:00\.000\d{3}Z$/); // a microsecond a renewal
   });
 
   it('should judge expiry by when the record was seen changing, not by the times written in it', () => {
@@ -188,6 +200,8 @@ describe('leaderElection', () => {
     expect(() => leaderElection({ ...base, renewDeadlineMs: 2000, retryPeriodMs: 2000 })).toThrow(/jitter/);
     expect(() => leaderElection({ ...base, leaseDurationMs: 15_500 })).toThrow(/whole seconds/);
     expect(() => leaderElection({ ...base, identity: '' })).toThrow(/identity/);
+    expect(() => leaderElection({ ...base, wallClock: 0 as never })).toThrow(/wallClock must be a function/);
+    expect(() => leaderElection({ ...base, scheduler: Date as never })).toThrow(/scheduler must be an RxJS scheduler/);
   });
 
   it('should refuse a retry period as long as the renew deadline, which would end every term', () => {

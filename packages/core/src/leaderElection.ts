@@ -7,7 +7,6 @@ import {
   ReplaySubject,
   type Subscription,
   EMPTY,
-  asyncScheduler,
   catchError,
   distinctUntilChanged,
   ignoreElements,
@@ -15,9 +14,9 @@ import {
   tap,
   share,
   timeout,
-  type SchedulerLike,
 } from 'rxjs';
-import { checkScheduler, InvalidOptionsError } from './errors.ts';
+import { resolveLeaseClocks, type LeaseClocks } from './clocks.ts';
+import { InvalidOptionsError } from './errors.ts';
 import type { Lease } from './lease.ts';
 import type { LeaseClient } from './leaseClient.ts';
 import { tryAcquireOrRenew, type AttemptResult, type ElectionContext } from './leaderElectionAttempt.ts';
@@ -31,8 +30,11 @@ import {
   type LeaseTiming,
 } from './leaderElectionRules.ts';
 
-/** Options of `leaderElection`. Timing fields default to client-go's (see `LeaseTiming`). */
-export interface LeaderElectionOptions extends Partial<LeaseTiming> {
+/**
+ * Options of `leaderElection`. Timing fields default to client-go's (see `LeaseTiming`); the clocks
+ * (`scheduler`, monotonic, for every decision; `wallClock` for the times written) to `LeaseClocks`'.
+ */
+export interface LeaderElectionOptions extends Partial<LeaseTiming>, LeaseClocks {
   /** Reads and writes the Lease. Required. */
   client: LeaseClient;
   /** The Lease's namespace. Required. */
@@ -49,8 +51,6 @@ export interface LeaderElectionOptions extends Partial<LeaseTiming> {
   onWrite?: (lease: Lease) => void;
   /** Release the Lease (empty holder) when the election stops, so a successor need not wait. Default true. */
   releaseOnStop?: boolean;
-  /** Where time runs. Default `asyncScheduler`. */
-  scheduler?: SchedulerLike;
   /** Random numbers in [0, 1), for the jitter (others count as 0). Default `Math.random`. */
   random?: () => number;
 }
@@ -74,7 +74,7 @@ export type LeaderElectionState =
       phase: 'leading';
       /** Our identity. */
       identity: string;
-      /** Scheduler time at which the term began. */
+      /** Scheduler time (monotonic: not a date, by default) at which the term began. */
       since: number;
     }
   | {
@@ -100,6 +100,10 @@ export interface LeaderElection extends Observable<LeaderElectionState> {
  * of the start of the last successful one — before others can take the Lease. A 409 on a write is
  * a lost race. The election starts with the first subscriber; when the last unsubscribes, it steps
  * down and releases the Lease.
+ *
+ * Time: every decision (the deadline, a Lease's expiry) reads the scheduler's `now()`, monotonic by
+ * default, so a step of the wall clock (NTP, a resumed VM) neither stretches a term nor cuts another
+ * holder's short; the wall clock (`wallClock`) only stamps the Lease's `acquireTime` and `renewTime`.
  *
  * Bad Leases: a missing or nonsensical duration counts as our own; a holder that never renews
  * expires once its record was not seen changing for the duration; the Lease held under our identity
@@ -164,7 +168,7 @@ function electionContext(options: LeaderElectionOptions): ElectionContext {
     throw new InvalidOptionsError('leaderElection: client must be a LeaseClient (get, create, update)');
   for (const [k, v] of Object.entries({ namespace, name, identity }))
     if (typeof v !== 'string' || v === '') throw new InvalidOptionsError(`leaderElection: ${k} must be a non-empty string`);
-  checkScheduler(options.scheduler, 'leaderElection: ');
+  const { scheduler, wallClock } = resolveLeaseClocks(options, 'leaderElection');
   for (const k of ['annotations', 'onWrite', 'random'] as const)
     if (options[k] !== undefined && typeof options[k] !== 'function')
       throw new InvalidOptionsError(`leaderElection: ${k} must be a function`);
@@ -177,7 +181,8 @@ function electionContext(options: LeaderElectionOptions): ElectionContext {
     namespace,
     name,
     timing,
-    scheduler: options.scheduler ?? asyncScheduler,
+    scheduler,
+    wallClock,
     extras,
     me,
     ...(options.onWrite && { written: options.onWrite }),
@@ -236,8 +241,8 @@ function candidateLoop(ctx: ElectionContext, random: () => number, emit: (s: Lea
     schedule(leading ? timing.retryPeriodMs : jittered());
   };
   function tryNow(): void {
-    const startedAt = scheduler.now();
-    attempt = tryAcquireOrRenew(ctx, startedAt).subscribe((r) => onResult(r, startedAt));
+    const startedAt = scheduler.now(); // monotonic: the renew deadline runs from here
+    attempt = tryAcquireOrRenew(ctx, ctx.wallClock()).subscribe((r) => onResult(r, startedAt));
   }
   tryNow();
   return {
@@ -255,7 +260,7 @@ function candidateLoop(ctx: ElectionContext, random: () => number, emit: (s: Lea
 function release(ctx: ElectionContext, releaseOnStop: boolean): Observable<never> {
   const observed = ctx.observed;
   if (!releaseOnStop || !observed || !holdsIt(observed, ctx.me)) return EMPTY;
-  return ctx.client.update(releaseLease(observed, ctx.scheduler.now())).pipe(
+  return ctx.client.update(releaseLease(observed, ctx.wallClock())).pipe(
     timeout({ first: ctx.timing.renewDeadlineMs, scheduler: ctx.scheduler }),
     tap((lease) => (ctx.observed = observe(observed, lease, ctx.scheduler.now()))),
     ignoreElements(),

@@ -28,7 +28,10 @@ export interface ElectionContext {
   readonly name: string;
   readonly me: Candidate;
   readonly timing: LeaseTiming;
+  /** Decides: its `now()` (monotonic) for observation times and deadlines; its timers. */
   readonly scheduler: SchedulerLike;
+  /** The wall clock, for the times written into the Lease only. */
+  readonly wallClock: () => number;
   /** Labels and annotations to stamp on every write, asked before each. */
   readonly extras: () => LeaseExtras;
   /** Called with each Lease this candidate wrote with success (acquired or renewed). */
@@ -47,8 +50,8 @@ export interface AttemptResult {
   readonly warning?: Error;
 }
 
-/** Runs one attempt started at `startedAt`; the times written into the Lease are that time. */
-export function tryAcquireOrRenew(ctx: ElectionContext, startedAt: number): Observable<AttemptResult> {
+/** Runs one attempt; the times written into the Lease are `wallTime`, the wall clock at its start. */
+export function tryAcquireOrRenew(ctx: ElectionContext, wallTime: number): Observable<AttemptResult> {
   const where = { namespace: ctx.namespace, name: ctx.name };
   const wrote = (lease: Lease): AttemptResult => {
     ctx.observed = observe(ctx.observed, lease, ctx.scheduler.now());
@@ -59,7 +62,7 @@ export function tryAcquireOrRenew(ctx: ElectionContext, startedAt: number): Obse
     ctx.client.get(ctx.namespace, ctx.name).pipe(
       switchMap((lease) => {
         if (lease === undefined)
-          return ctx.client.create(claimLease(where, undefined, ctx.me, startedAt, ctx.timing, ctx.extras())).pipe(map(wrote));
+          return ctx.client.create(claimLease(where, undefined, ctx.me, wallTime, ctx.timing, ctx.extras())).pipe(map(wrote));
         if (lease === null || typeof lease !== 'object' || typeof lease.metadata?.resourceVersion !== 'string')
           throw new InvalidObjectError('the Lease client read something that is not a Lease with a resourceVersion', lease);
         const seen = observe(ctx.observed, lease, ctx.scheduler.now());
@@ -68,12 +71,12 @@ export function tryAcquireOrRenew(ctx: ElectionContext, startedAt: number): Obse
         if (heldByAnother(seen, ctx.me, ctx.scheduler.now(), ctx.timing))
           return of<AttemptResult>({ ok: false, ...(warning && { warning }) });
         return ctx.client
-          .update(claimLease(where, seen, ctx.me, startedAt, ctx.timing, ctx.extras()))
+          .update(claimLease(where, seen, ctx.me, wallTime, ctx.timing, ctx.extras()))
           .pipe(map((written) => ({ ...wrote(written), ...(warning && { warning }) })));
       }),
     );
   const fastPath = (): Observable<AttemptResult> =>
-    ctx.client.update(claimLease(where, ctx.observed, ctx.me, startedAt, ctx.timing, ctx.extras())).pipe(
+    ctx.client.update(claimLease(where, ctx.observed, ctx.me, wallTime, ctx.timing, ctx.extras())).pipe(
       map(wrote),
       catchError(() => slowPath()), // a 409 or any failure: read what is there now
     );

@@ -3,7 +3,7 @@
  * functions: options and their defaults, what was observed of the Lease and when, whether it is
  * held by another, and the Lease to write to acquire, renew or release it.
  *
- * Expiry is judged by the local time at which the holder's record was last observed changing,
+ * Expiry is judged by the local monotonic time at which the holder's record was last observed changing,
  * never by comparing the record's times with a local clock.
  */
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
@@ -14,6 +14,7 @@ import {
   leaseFingerprint,
   leaseRecord,
   microTime,
+  nextMicroTime,
   type Lease,
   type LeaseRecord,
 } from './lease.ts';
@@ -78,7 +79,7 @@ export interface Observed {
   readonly record: LeaseRecord;
   /** `leaseFingerprint` of it. */
   readonly fingerprint: string;
-  /** Local (scheduler) time at which the record was last seen changing. */
+  /** Scheduler time (monotonic by default, never the wall clock) at which the record was last seen changing. */
   readonly observedAt: number;
 }
 
@@ -140,12 +141,12 @@ export function claimLease(
   where: { namespace: string; name: string },
   base: Observed | undefined,
   me: Candidate,
-  now: number,
+  wallTime: number,
   timing: LeaseTiming,
   extras: LeaseExtras = {},
 ): Lease {
   const renewing = holdsIt(base, me);
-  const stamp = microTime(now);
+  const stamp = nextMicroTime(base?.lease.spec?.renewTime, wallTime);
   const metadata = base?.lease.metadata ?? {};
   return {
     apiVersion: 'coordination.k8s.io/v1',
@@ -168,7 +169,7 @@ export function claimLease(
 }
 
 /** The Lease to write to release it: no holder, marked released, so a successor need not wait. */
-export function releaseLease(observed: Observed, now: number): Lease {
+export function releaseLease(observed: Observed, wallTime: number): Lease {
   const metadata = observed.lease.metadata ?? {};
   return {
     ...observed.lease,
@@ -176,8 +177,8 @@ export function releaseLease(observed: Observed, now: number): Lease {
     spec: {
       holderIdentity: '',
       leaseDurationSeconds: 1,
-      acquireTime: microTime(now),
-      renewTime: microTime(now),
+      acquireTime: microTime(wallTime),
+      renewTime: microTime(wallTime),
       leaseTransitions: observed.record.transitions,
     },
   };

@@ -68,14 +68,40 @@ export class InvalidLeaseError extends RxInformerError {
 }
 
 /**
- * A time as a Kubernetes MicroTime: RFC 3339 in UTC with six fractional digits.
+ * A time as a Kubernetes MicroTime: RFC 3339 in UTC with six fractional digits (a fraction of a
+ * millisecond kept to the microsecond).
  *
  * @example
  * microTime(0); // '1970-01-01T00:00:00.000000Z'
  */
 export function microTime(ms: number): string {
-  const d = new Date(Number.isFinite(ms) ? ms : 0);
-  return `${d.toISOString().slice(0, 23)}000Z`;
+  return microTimeOf(Number.isFinite(ms) ? Math.floor(ms * 1000) : 0);
+}
+
+function microTimeOf(micros: number): string {
+  const ms = Math.floor(micros / 1000);
+  return `${new Date(ms).toISOString().slice(0, 23)}${String(micros - ms * 1000).padStart(3, '0')}Z`;
+}
+
+/** Microseconds since 1970 of a MicroTime (or a Date); undefined when it is not one. */
+function microsOf(time: string | Date | null | undefined): number | undefined {
+  if (time instanceof Date) return Number.isFinite(time.getTime()) ? time.getTime() * 1000 : undefined;
+  const m = typeof time === 'string' ? /^(.{19})(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(time) : null;
+  const ms = m ? Date.parse(`${m[1]}${m[3]}`) : NaN;
+  return Number.isFinite(ms) ? ms * 1000 + Number((m![2] ?? '').padEnd(6, '0').slice(0, 6)) : undefined;
+}
+
+/**
+ * The MicroTime to write at wall time `ms` in place of `previous`: `ms`'s, unless that falls in the
+ * millisecond of `previous` and not after it — a wall clock that did not move since (a virtual or
+ * frozen clock): then one microsecond after `previous`. Others see a holder renew by its record
+ * changing, so a renewal must never write the record it replaces.
+ */
+export function nextMicroTime(previous: string | Date | null | undefined, ms: number): string {
+  const before = microsOf(previous);
+  const now = Number.isFinite(ms) ? Math.floor(ms * 1000) : 0;
+  const stale = before !== undefined && now <= before && Math.floor(now / 1000) === Math.floor(before / 1000);
+  return microTimeOf(stale ? before + 1 : now);
 }
 
 /** The record of `lease`, with the problems a hand edit may have left in it. */

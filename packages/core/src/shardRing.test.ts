@@ -1,11 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { config, map, timer } from 'rxjs';
+import { EMPTY, config, first, map, tap, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { InvalidOptionsError } from './errors.ts';
 import { DuplicateIdentityError } from './leaderElectionRules.ts';
 import { ShardRingConflictError } from './shardMembers.ts';
-import { startShardRing, type ShardRing, type ShardRingOptions, type ShardRingState } from './shardRing.ts';
+import { startShardRing, type ShardRing, type ShardRingOptions } from './shardRing.ts';
 import { FakeLeaseServer } from '@rxinformer/testing';
+import { SlotOwners, memberOptions } from '../test/ringMembers.ts';
 
 const SLOTS = 64;
 
@@ -19,49 +20,33 @@ function ringScenario(
     server: FakeLeaseServer;
     join: (who: string, extra?: Partial<ShardRingOptions>) => ShardRing;
     at: (ms: number, fn: () => void) => void;
+    scheduler: TestScheduler;
   }) => void,
 ) {
   const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
-  const last = new Map<string, ShardRingState>();
-  const violations: string[] = [];
+  const owners = new SlotOwners(scheduler);
   const history: { at: number; who: string; active: number }[] = [];
   scheduler.run(() => {
     const server = new FakeLeaseServer(scheduler);
     const rings: ShardRing[] = [];
     const join = (who: string, extra: Partial<ShardRingOptions> = {}) => {
       const ring = startShardRing({
-        client: server.client(who),
-        leases: server.listerWatcher(who),
-        namespace: 'default',
-        ring: 'cm',
-        identity: who,
-        slots: SLOTS,
+        ...memberOptions(server, who, SLOTS),
         scheduler,
-        random: () => 0.5,
         drain: () => timer(2500, scheduler), // in-flight reconciles take a while to finish
         ...extra,
       });
       rings.push(ring);
-      ring.state$.subscribe((s) => {
-        last.set(who, s);
-        history.push({ at: scheduler.now(), who, active: s.active.length });
-        // A slot being drained is still being worked on: it counts as held.
-        for (const [other, o] of last)
-          if (other !== who)
-            for (const slot of [...s.active, ...s.draining])
-              if (o.active.includes(slot) || o.draining.includes(slot))
-                violations.push(`${scheduler.now()}: slot ${slot} in ${who} and ${other}`);
-      });
+      owners.watch(who, ring);
+      ring.state$.subscribe((s) => history.push({ at: scheduler.now(), who, active: s.active.length }));
       return ring;
     };
     const at = (ms: number, fn: () => void) => void scheduler.schedule(fn, ms);
-    script({ server, join, at });
+    script({ server, join, at, scheduler });
     at(endMs, () => rings.forEach((r) => void r.stop()));
   });
-  return { last, violations, history };
+  return { last: owners.last, violations: owners.violations, owners, history };
 }
-
-const activeOf = (last: Map<string, ShardRingState>, who: string) => last.get(who)?.active ?? [];
 
 describe('startShardRing', () => {
   it('should split the slots among three members, each active on its own, all covered', () => {
@@ -104,15 +89,35 @@ describe('startShardRing', () => {
     expect(at(199_000).a + at(199_000).b + at(199_000).d).toBe(SLOTS);
   });
 
+  it('should not release the slots it is handing over when stopped before their drain finished', () => {
+    // a held every slot; b joined and a began draining b's share (its reconciles take 6 s); a was
+    // stopped 500 ms later. stop() drained only the active slots (nothing running: at once) and
+    // released the Lease: b took every slot while a's reconciles of its share still ran.
+    let drainEnds = 0;
+    const { violations, history } = ringScenario(60_000, ({ join, at, scheduler }) => {
+      let drains = 0;
+      const a = join('a', {
+        drain: () => (++drains === 1 ? timer(6000, scheduler).pipe(tap({ complete: () => (drainEnds = scheduler.now()) })) : EMPTY),
+      });
+      at(20_000, () => join('b'));
+      a.state$.pipe(first((s) => s.draining.length > 0)).subscribe(() => scheduler.schedule(() => void a.stop(), 500));
+    });
+    expect(violations).toEqual([]);
+    expect(drainEnds).toBeGreaterThan(20_000);
+    const b = history.filter((h) => h.who === 'b' && h.active > 0);
+    expect(b[0].at).toBeGreaterThan(drainEnds); // a let go of b's share only once its work was done
+    expect(Math.max(...b.map((h) => h.active))).toBe(SLOTS); // and of the rest with it
+  });
+
   it('should hold no slot while another controller uses the same ring label, and say so', () => {
-    const { last, violations } = ringScenario(60_000, ({ join }) => {
+    const { last, violations, owners } = ringScenario(60_000, ({ join }) => {
       join('a');
       join('b', { controller: 'another' });
     });
     expect(violations).toEqual([]);
     expect(last.get('a')!.warning).toBeInstanceOf(ShardRingConflictError);
-    expect(activeOf(last, 'a')).toEqual([]);
-    expect(activeOf(last, 'b')).toEqual([]);
+    expect(owners.active('a')).toEqual([]);
+    expect(owners.active('b')).toEqual([]);
   });
 
   it('should keep a second process with a reused identity out of the ring, and say so', () => {

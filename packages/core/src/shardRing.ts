@@ -7,17 +7,8 @@
  * ring showing no other live member holding the slot (a flag protocol: of two concurrent claims,
  * at least one sees the other and withdraws). A dead member's slots move once its Lease expires.
  */
-import {
-  BehaviorSubject,
-  EMPTY,
-  asyncScheduler,
-  distinctUntilChanged,
-  from,
-  isObservable,
-  map,
-  type Observable,
-  type SchedulerLike,
-} from 'rxjs';
+import { BehaviorSubject, EMPTY, distinctUntilChanged, from, isObservable, map, type Observable, type SchedulerLike } from 'rxjs';
+import { resolveLeaseClocks, type LeaseClocks } from './clocks.ts';
 import { InvalidOptionsError } from './errors.ts';
 import { andSelectors } from './httpListerWatcher.ts';
 import type { Lease } from './lease.ts';
@@ -40,8 +31,11 @@ import { createSharedInformer } from './sharedInformer.ts';
 import { decodeListPage } from './watchDecoder.ts';
 import type { ListerWatcher } from './types.ts';
 
-/** Options of `startShardRing`. Timing fields default to client-go's leader election (`LeaseTiming`). */
-export interface ShardRingOptions extends Partial<LeaseTiming> {
+/**
+ * Options of `startShardRing`. Timing fields default to client-go's leader election (`LeaseTiming`);
+ * the clocks (`scheduler`, monotonic, for every decision; `wallClock` for the times written) to `LeaseClocks`'.
+ */
+export interface ShardRingOptions extends Partial<LeaseTiming>, LeaseClocks {
   /** Writes this member's Lease. Required. */
   client: LeaseClient;
   /** Lists and watches the Leases of `namespace` (the ring's label selector is added). Required. */
@@ -60,8 +54,6 @@ export interface ShardRingOptions extends Partial<LeaseTiming> {
   field?: ShardKeyField;
   /** Stops the work of slots being handed over; they are released once what it returns settles. Default: none. */
   drain?: (slots: readonly number[]) => Observable<unknown> | PromiseLike<unknown> | void;
-  /** Where time runs. Default `asyncScheduler`. */
-  scheduler?: SchedulerLike;
   /** Random numbers in [0, 1) for the jitter. Default `Math.random`. */
   random?: () => number;
 }
@@ -92,7 +84,10 @@ export interface ShardRing {
   readonly field: ShardKeyField;
   /** The slot count. */
   readonly slots: number;
-  /** Leaves: drains every slot, then releases the Lease (others take the slots at once). */
+  /**
+   * Leaves: drains every slot — the active ones, and waits for those already being handed over —
+   * then releases the Lease (others take the slots at once). Resolves once released.
+   */
   stop(): Promise<void>;
 }
 
@@ -124,6 +119,7 @@ class RingMember {
   readonly #o: ShardRingOptions;
   readonly #timing: LeaseTiming;
   readonly #scheduler: SchedulerLike;
+  readonly #wallClock: () => number;
   readonly #leaseName: string;
   readonly #config: string;
   readonly #ringLw: ListerWatcher<Lease>;
@@ -135,6 +131,8 @@ class RingMember {
   readonly #active = new Set<number>();
   /** Slots whose work is being stopped before they leave our Lease. */
   readonly #draining = new Set<number>();
+  /** Run once no slot is draining any more (`stop()` waits for them before it lets the Lease go). */
+  readonly #whenDrained: (() => void)[] = [];
   #confirmed: number[] = [];
   #phase: ShardRingState['phase'] = 'joining';
   #members: string[] = [];
@@ -150,6 +148,7 @@ class RingMember {
     this.#o = options;
     this.#timing = resolved.timing;
     this.#scheduler = resolved.scheduler;
+    this.#wallClock = resolved.wallClock;
     this.field = resolved.field;
     this.slotCount = resolved.slotCount;
     this.#leaseName = `${options.ring}-${options.identity}`;
@@ -193,6 +192,7 @@ class RingMember {
       },
       ...this.#timing,
       scheduler: this.#scheduler,
+      wallClock: this.#wallClock,
       ...(o.random && { random: o.random }),
     });
   }
@@ -233,6 +233,7 @@ class RingMember {
     const done = () => {
       for (const s of slots) this.#draining.delete(s);
       then();
+      if (this.#draining.size === 0) for (const wake of this.#whenDrained.splice(0)) wake();
     };
     let answer: ReturnType<NonNullable<ShardRingOptions['drain']>>;
     try {
@@ -312,6 +313,7 @@ class RingMember {
 
   #stopped: () => void = () => undefined;
 
+  /** Drains the active slots, waits for those already draining (a handover), then releases the Lease. */
   stop(): Promise<void> {
     this.#stopping ??= new Promise<void>((resolve) => {
       this.#stopped = resolve;
@@ -321,8 +323,9 @@ class RingMember {
       };
       this.#phase = 'stopped';
       this.#members = [];
-      if (this.#active.size > 0) this.#drain([...this.#active], leave);
-      else leave();
+      if (this.#active.size > 0) this.#drain([...this.#active], () => undefined);
+      if (this.#draining.size === 0) leave();
+      else this.#whenDrained.push(leave);
     });
     return this.#stopping;
   }
@@ -352,6 +355,6 @@ function validateRingOptions(options: ShardRingOptions) {
     timing,
     field,
     slotCount: validateSlotCount(options.slots ?? 256, 'startShardRing'),
-    scheduler: options.scheduler ?? asyncScheduler,
+    ...resolveLeaseClocks(options, 'startShardRing'),
   };
 }

@@ -36,7 +36,11 @@ export interface ShardedControllerHandle<T extends KubeObject> extends Omit<Cont
   readonly ring: ShardRing;
   /** This replica's informer: only the objects of its active slots. */
   readonly informer: SharedInformer<T>;
-  /** Leaves the ring (its slots drained, its Lease released: others take them at once), then stops. */
+  /**
+   * Stops the controller (keys still queued are dropped, the reconciles in progress finish), then
+   * leaves the ring: its Lease is released — others take its slots at once — only once no reconcile
+   * of this replica runs. Caveat: a reconcile that never settles keeps the Lease held.
+   */
   stop(): Promise<void>;
 }
 
@@ -125,10 +129,11 @@ export function runShardedController<T extends KubeObject>(options: ShardedContr
     metrics$: controller.metrics$,
     errors$: controller.errors$,
     stop: () =>
-      (stopping ??= ring.stop().then(async () => {
+      (stopping ??= controller.stop().then(() => {
+        // Every worker has returned: no reconcile of any slot runs. Only now may others take them.
         for (const s of subs) s.unsubscribe();
-        await controller.stop();
         informer.shutdown();
+        return ring.stop();
       })),
   };
 }

@@ -131,24 +131,3 @@ describe('informerMetrics', () => {
     expect(() => informerMetrics(null as never, { name: 'x', registry })).toThrow(/needs a shared informer/);
   });
 });
-
-describe('leaderElectionMetrics', () => {
-  it("should report client-go's leader_election_master_status: 1 while leading, 0 otherwise", async () => {
-    const registry = new Registry();
-    const leading = new Subject<boolean>();
-    const metrics = leaderElectionMetrics({ isLeader$: leading }, { name: 'my-controller', registry });
-    const status = async () =>
-      sampleValue(parseExposition(await registry.metrics()), 'leader_election_master_status', { name: 'my-controller' });
-    expect(await status()).toBe(0);
-    leading.next(true);
-    expect(await status()).toBe(1);
-    leading.next(false);
-    expect(await status()).toBe(0);
-    leading.next(true);
-    leading.complete();
-    expect(await status()).toBe(0);
-    metrics.unregister();
-    expect(leading.observed).toBe(false);
-    expect(() => leaderElectionMetrics({} as never, { name: 'x', registry })).toThrow(/isLeader\$/);
-  });
-});

@@ -20,16 +20,20 @@ export interface LeaderElectionMetricsOptions {
   registry?: Registry;
 }
 
-/** An election as the metric reads it: a stream of "leading?" or anything that has one (`isLeader$`). */
+/**
+ * What the metric reads "leading?" from: an election — core's `LeaderElection`, or anything with an
+ * `isLeader$` — whose `isLeader$` is read (a `LeaderElection` is itself an Observable of states, not
+ * of booleans), or an `Observable<boolean>` itself. Observables of anything else are refused.
+ */
 export type ObservedElection =
-  | Observable<boolean>
   | {
       /** `true` while leading, `false` otherwise. */
       readonly isLeader$: Observable<boolean>;
-    };
+    }
+  | Observable<boolean>;
 
 /**
- * Registers `leader_election_master_status{name}` for an election: 1 while `isLeader$` last said
+ * Registers `leader_election_master_status{name}` for an election: 1 while its `isLeader$` last said
  * true, 0 otherwise (also before its first value and after it completes).
  *
  * Caveat: this subscribes to `isLeader$`; core's `leaderElection()` runs while it has subscribers,
@@ -40,9 +44,8 @@ export type ObservedElection =
  * leaderElectionMetrics(election, { name: 'my-controller' });
  */
 export function leaderElectionMetrics(election: ObservedElection, options: LeaderElectionMetricsOptions): MetricsRegistration {
-  const leading$ = isObservable(election) ? election : election?.isLeader$;
-  if (!isObservable(leading$))
-    throw new InvalidOptionsError('leaderElectionMetrics needs an Observable<boolean> or an election with isLeader$');
+  const leading$ = leadingOf(election);
+  if (!leading$) throw new InvalidOptionsError('leaderElectionMetrics needs an Observable<boolean> or an election with isLeader$');
   if (options === null || typeof options !== 'object') throw new InvalidOptionsError('leaderElectionMetrics needs options with a name');
   const registry = options.registry ?? globalRegistry;
   const set = metricSet<{ status: Gauge }, { leading: boolean }>(
@@ -80,4 +83,11 @@ export function leaderElectionMetrics(election: ObservedElection, options: Leade
       remove();
     }),
   };
+}
+
+/** The stream of "leading?": an election's `isLeader$` first (the election's own values are states), else the Observable itself. */
+function leadingOf(election: ObservedElection): Observable<boolean> | undefined {
+  const flag: unknown = (election as { isLeader$?: unknown } | null | undefined)?.isLeader$;
+  if (isObservable(flag)) return flag as Observable<boolean>;
+  return isObservable(election) ? election : undefined;
 }
