@@ -55,12 +55,13 @@ export type {
 
 // Reflector
 export { reflector } from './reflector.ts';
-export { initialReflectorModel, step as reflectorStep } from './reflectorMachine.ts';
-export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorState, StepResult } from './reflectorMachine.ts';
+export { step as reflectorStep } from './reflectorMachine.ts';
+export { initialReflectorModel } from './reflectorModel.ts';
+export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorState, StepResult } from './reflectorModel.ts';
 export type { ReflectorOptions } from './reflectorOptions.ts';
 export { ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorErrors.ts';
-export { UnexpectedTypeError } from './expectedType.ts';
-export type { ExpectedType } from './expectedType.ts';
+export { expectedTypeOf, PARTIAL_OBJECT_METADATA_TYPE, UnexpectedTypeError } from './expectedType.ts';
+export type { ExpectedType, TypeMeta } from './expectedType.ts';
 export { nextBackoff, resolveBackoff, backoffSuccess } from './backoff.ts';
 export type { BackoffOptions, BackoffState, NextBackoffOptions } from './backoff.ts';
 
@@ -75,12 +76,7 @@ export { fnv1a, seededFnv1a } from './keyHash.ts';
 export type { HashFunc } from './keyHash.ts';
 
 // Metadata-only informers
-export {
-  metadataOnly,
-  NotPartialMetadataError,
-  PARTIAL_OBJECT_METADATA_ACCEPT,
-  PARTIAL_OBJECT_METADATA_TYPE,
-} from './partialObjectMetadata.ts';
+export { metadataOnly, NotPartialMetadataError, PARTIAL_OBJECT_METADATA_ACCEPT } from './partialObjectMetadata.ts';
 export type { MetadataOnlyDescriptor, PartialObjectMetadata } from './partialObjectMetadata.ts';
 
 // Shared informer and handlers
