@@ -7,8 +7,10 @@ import type { RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   apiErrorFromResponse,
+  errorBody,
   InvalidOptionsError,
   networkErrorFrom,
+  readBody,
   type HttpGet,
   type HttpResponse,
   type HttpSend,
@@ -27,9 +29,11 @@ export interface KubeTransport {
   readonly send: HttpSend;
   /**
    * `GET` a path and parse its JSON body; an error answer rejects with a `KubeApiError`, a failed
-   * connection with a `NetworkError`.
+   * connection with a `NetworkError`, a body past the limit of `part` (core's `MAX_BODY_BYTES`:
+   * 256 MiB for a list, the default; 4 MiB for one object or a discovery document) with a
+   * `ResponseTooLargeError`, the request then aborted.
    */
-  getJson<T>(path: string, signal?: AbortSignal): Promise<T>;
+  getJson<T>(path: string, signal?: AbortSignal, part?: 'listBody' | 'objectBody'): Promise<T>;
   /**
    * Closes the connections once their requests end (waits for them, and for requests still reading
    * credentials, which dispatch first). Later requests open new ones.
@@ -112,7 +116,7 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
     server,
     get,
     send,
-    getJson: <T>(path: string, signal: AbortSignal = new AbortController().signal) => getJson<T>(get, path, signal),
+    getJson: <T>(path: string, signal?: AbortSignal, part: 'listBody' | 'objectBody' = 'listBody') => getJson<T>(get, path, signal, part),
     async close() {
       // Requests still reading credentials dispatch first (on the pool being closed), not after.
       await Promise.all(undispatched);
@@ -149,15 +153,23 @@ function credentialReader(pinned: KubeConfig, userAgent: string): (signal: Abort
   };
 }
 
-/** `GET path` decoded as JSON: a typed network, API or decoding error otherwise. */
-async function getJson<T>(get: HttpGet, path: string, signal: AbortSignal): Promise<T> {
+/**
+ * `GET path` decoded as JSON, its body bounded by `part`'s limit: a typed network, API, size or
+ * decoding error otherwise. The request is aborted once the answer is read or refused.
+ */
+async function getJson<T>(get: HttpGet, path: string, outer: AbortSignal | undefined, part: 'listBody' | 'objectBody'): Promise<T> {
+  const done = new AbortController();
+  const signal = outer ? AbortSignal.any([outer, done.signal]) : done.signal;
   let r: HttpResponse;
   let text: string;
   try {
     r = await get(path, signal, 'list');
-    text = await r.text();
+    const ok = r.status >= 200 && r.status <= 299;
+    text = ok ? await readBody(r, path, part) : await errorBody(r, path);
   } catch (e) {
-    throw signal.aborted ? e : networkErrorFrom(e, path); // the caller's abort stays what it was
+    throw outer?.aborted ? e : networkErrorFrom(e, path); // the caller's abort stays what it was
+  } finally {
+    done.abort(); // releases a body left unread (refused past its limit)
   }
   if (r.status < 200 || r.status > 299) throw apiErrorFromResponse(r.status, text, r.header('retry-after'));
   try {
@@ -225,7 +237,6 @@ function undiciResponse(r: Dispatcher.ResponseData): HttpResponse {
       const v = r.headers[name];
       return Array.isArray(v) ? v[0] : v;
     },
-    text: () => r.body.text(),
     chunks: () => r.body,
   };
 }

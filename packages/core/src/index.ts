@@ -25,7 +25,7 @@ export {
   RxInformerError,
   WatchDecodeError,
 } from './errors.ts';
-export type { NetworkErrorReason } from './errors.ts';
+export type { NetworkErrorReason, ResponsePart } from './errors.ts';
 
 // Transport contract
 export { INITIAL_EVENTS_END_ANNOTATION } from './types.ts';
@@ -114,7 +114,7 @@ export type { ControllerHandle, ControllerMetrics, ControllerOptions, Controller
 export { InvalidLeaseError, LEASE_INSTANCE_ANNOTATION, LEASE_RELEASED, leaseRecord, microTime } from './lease.ts';
 export type { Lease, LeaseRecord, LeaseSpec } from './lease.ts';
 export { fetchLeaseClient, httpLeaseClient, leasesPath } from './leaseClient.ts';
-export type { FetchLeaseClientOptions, HttpSend, HttpWriteResponse, LeaseClient } from './leaseClient.ts';
+export type { FetchLeaseClientOptions, HttpSend, LeaseClient } from './leaseClient.ts';
 export { DEFAULT_LEASE_TIMING, DuplicateIdentityError, resolveLeaseTiming } from './leaderElectionRules.ts';
 export type { LeaseTiming } from './leaderElectionRules.ts';
 export { leaderElection } from './leaderElection.ts';
@@ -167,7 +167,14 @@ export type { FetchListerWatcherOptions } from './fetchListerWatcher.ts';
 export { httpListerWatcher, andSelectors } from './httpListerWatcher.ts';
 export type { HttpListerWatcherOptions } from './httpListerWatcher.ts';
 export type { HttpGet, HttpResponse } from './httpGet.ts';
-export { DEFAULT_MAX_LIST_BODY_BYTES, DEFAULT_RESPONSE_TIMEOUT_MS, resolveHttpLimits } from './httpLimits.ts';
+export {
+  DEFAULT_MAX_LIST_BODY_BYTES,
+  DEFAULT_RESPONSE_TIMEOUT_MS,
+  errorBody,
+  MAX_BODY_BYTES,
+  readBody,
+  resolveHttpLimits,
+} from './httpLimits.ts';
 export type { HttpLimitOptions, ResolvedHttpLimits } from './httpLimits.ts';
 export {
   DEFAULT_MAX_WATCH_LINE_BYTES,
