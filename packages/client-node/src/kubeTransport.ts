@@ -17,7 +17,7 @@ import {
 } from '@rxinformer/core';
 import { request, type Dispatcher } from 'undici';
 import { CredentialError, ResponseDecodeError } from './errors.ts';
-import { createTlsDispatcher } from './tlsDispatcher.ts';
+import { createTlsDispatcher, tlsMaterialProblem, type TlsDispatcher } from './tlsDispatcher.ts';
 
 /** The HTTP side of a KubeConfig, as the ListerWatchers and discovery use it. */
 export interface KubeTransport {
@@ -58,8 +58,11 @@ export interface KubeTransportOptions {
  *
  * Caveat: `http://` servers (the scheme in any case: `HTTP://` too) are refused unless the cluster
  * sets `insecure-skip-tls-verify`, as in client-node; a server or proxy that is not an http(s) URL
- * is refused too (`InvalidOptionsError`). Failing credentials (exec plugin, missing file) reject
- * with a `CredentialError`.
+ * is refused too (`InvalidOptionsError`), and so are a context naming a user the kubeconfig lacks
+ * (client-node would go on anonymous, without the cluster's CA) and, for an HTTPS server, inline
+ * TLS data (`certificate-authority-data`, `client-certificate-data`, `client-key-data`) that is not
+ * PEM. Failing credentials (exec plugin, missing file, a TLS file that is not PEM) reject with a
+ * `CredentialError`.
  *
  * @example
  * const transport = createKubeTransport(kc);
@@ -71,11 +74,14 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
   const cluster = pinned.getCurrentCluster()!;
   const server = cluster.server.replace(/\/+$/, '');
   // The scheme decides TLS (undici parses it case-insensitively): parse it the same way.
-  if (schemeOf(server, 'server') === 'http:' && !cluster.skipTLSVerify)
+  const https = schemeOf(server, 'server') === 'https:';
+  if (!https && !cluster.skipTLSVerify)
     throw new InvalidOptionsError('HTTP servers need insecure-skip-tls-verify in the kubeconfig (as client-node requires)');
   if (cluster.proxyUrl) schemeOf(cluster.proxyUrl, 'proxy-url');
+  if (https) checkInlineTls(pinned);
   const credentials = credentialReader(pinned, options.userAgent ?? 'rxinformer/0.1.0');
-  const tls = createTlsDispatcher(cluster.proxyUrl);
+  const tls = createTlsDispatcher(cluster.proxyUrl, https);
+  const userName = pinned.getCurrentUser()?.name ?? '';
   // The requests not dispatched yet (still reading credentials), which `close()` waits for.
   const undispatched = new Set<Promise<void>>();
 
@@ -100,7 +106,7 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
       if (accept !== undefined) headers.Accept = accept;
       // The dispatcher is chosen and the request dispatched in one step: a dispatcher retired by a
       // concurrent rotation (or `close()`) still finishes the requests it has, but takes no new one.
-      const dispatcher = options.dispatcher ?? tls.forMaterial(opts, readAt);
+      const dispatcher = options.dispatcher ?? dispatcherFor(tls, opts, readAt, userName);
       answer = request(server + pathAndQuery, { method: method as Dispatcher.HttpMethod, headers, body, dispatcher, signal, bodyTimeout });
     } finally {
       undispatched.delete(mark);
@@ -196,6 +202,28 @@ function schemeOf(url: string, field: 'server' | 'proxy-url'): 'http:' | 'https:
   throw new InvalidOptionsError(`the cluster's ${field} must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
 }
 
+/** The dispatcher of `material`; material that does not parse (a certificate file rewritten with garbage) is a `CredentialError`. */
+function dispatcherFor(tls: TlsDispatcher, material: RequestOptions, readAt: number, user: string): Dispatcher {
+  try {
+    return tls.forMaterial(material, readAt);
+  } catch (cause) {
+    throw new CredentialError(user, { cause });
+  }
+}
+
+/** Throws `InvalidOptionsError` when the kubeconfig's inline TLS data (base64 in the file) does not parse. */
+function checkInlineTls(pinned: KubeConfig): void {
+  const cluster = pinned.getCurrentCluster();
+  const user = pinned.getCurrentUser();
+  const data = (base64: string | undefined) => (base64 ? Buffer.from(base64, 'base64') : undefined);
+  const problem = tlsMaterialProblem({
+    ...(cluster?.caData && { ca: data(cluster.caData) }),
+    ...(user?.certData && { cert: data(user.certData) }),
+    ...(user?.keyData && { key: data(user.keyData) }),
+  });
+  if (problem !== undefined) throw new InvalidOptionsError(`${problem} (is it the base64 of a PEM file?)`);
+}
+
 /**
  * A view of `kc` fixed on its current context's cluster and user objects. It inherits `kc`'s
  * authenticators (exec and OIDC caches, custom ones), so tokens are shared with `kc`, but
@@ -206,6 +234,10 @@ function pinCurrentContext(kc: KubeConfig): KubeConfig {
   const cluster = kc.getCurrentCluster();
   if (!context || !cluster) throw new InvalidOptionsError('the KubeConfig has no current cluster');
   const user = kc.getCurrentUser();
+  // client-node goes on without the user (and without the cluster's CA, which it applies only with
+  // a user): refused, as kubectl refuses it.
+  if (!user && context.user)
+    throw new InvalidOptionsError(`the context "${context.name}" names user "${context.user}", which the kubeconfig does not have`);
   const pinned = Object.create(kc) as KubeConfig;
   pinned.loadFromOptions({ clusters: [cluster], users: user ? [user] : [], contexts: [context], currentContext: context.name });
   return pinned;
