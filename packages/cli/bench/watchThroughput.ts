@@ -19,7 +19,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKubeTransport } from '@rxinformer/client-node';
-import { metaNamespaceKeyFunc, type KubeObject } from '@rxinformer/core';
+import { errorBody, metaNamespaceKeyFunc, type KubeObject } from '@rxinformer/core';
 import { clientNodeSynced, pagesParsed, rxinformerSynced, within, type Synced } from './clients.ts';
 import { runRotating, type Outcome, type RotatingOptions } from './rounds.ts';
 
@@ -83,7 +83,8 @@ async function parsedStream(kc: KubeConfig, stream: RecordedStream, cache?: Map<
   let events = 0;
   try {
     const response = await transport.get(`/api/v1/pods?watch=true&resourceVersion=${stream.listAt}`, abort.signal, 'watch');
-    if (response.status !== 200) throw new Error(`the watch answered ${response.status}: ${await response.text()}`);
+    if (response.status !== 200)
+      throw new Error(`the watch answered ${response.status}: ${await errorBody(response, '/api/v1/pods?watch=true')}`);
     // Node's StringDecoder: the fastest UTF-8 decoding of a byte stream here (it does not validate).
     const decoder = new StringDecoder('utf8');
     let rest = '';

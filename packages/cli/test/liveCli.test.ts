@@ -1,70 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startApiServer, writeKubeconfigFile, type ApiServer } from '@rxinformer/apiserver-sim';
 import { pod } from '@rxinformer/testing';
+import { killAll, main, node, root, run, startCli, tracked } from './cliProcess.ts';
 
-// The live view (`npm start`) as a user runs it: a child process on Node 22, output piped (not a
-// terminal), against its embedded simulator or a simulator started here through --kubeconfig.
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const node = join(root, 'node_modules/.bin/node');
-const main = join(root, 'packages/cli/src/main.ts');
-const children = new Set<ChildProcess>();
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Starts the CLI; `waitFor(re)` resolves when stdout matches; `exit` resolves with everything it wrote. */
-function startCli(args: string[], env: Record<string, string> = {}) {
-  const { KUBECONFIG: _ignored, ...inherited } = process.env;
-  const child = spawn(node, [main, ...args], { cwd: root, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let stdout = '';
-  let stderr = '';
-  const watchers: { re: RegExp; resolve: () => void }[] = [];
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-    stdout += d;
-    for (const w of watchers.splice(0))
-      if (w.re.test(stdout)) w.resolve();
-      else watchers.push(w);
-  });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-    stderr += d;
-  });
-  const exit = new Promise<Run>((resolve) =>
-    child.on('close', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal, stdout, stderr });
-    }),
-  );
-  const waitFor = (re: RegExp) =>
-    new Promise<void>((resolve, reject) => {
-      if (re.test(stdout)) return resolve();
-      watchers.push({ re, resolve });
-      void exit.then((r) => reject(new Error(`exited (${r.code}) before ${re}: ${r.stdout}\n${r.stderr}`)));
-    });
-  return { child, exit, waitFor };
-}
-
-const run = (args: string[], env?: Record<string, string>) => startCli(args, env).exit;
+// The live view (`npm start`) as a user runs it (cliProcess.ts), against its embedded simulator or a
+// simulator started here through --kubeconfig.
 const eventLines = (out: string, type: string) =>
   out
     .split('\n')
     .filter((l) => l.startsWith(`${type} `))
     .map((l) => l.split(/\s+/).slice(0, 4).join(' '));
 
-afterAll(() => {
-  for (const c of children) c.kill('SIGKILL');
-});
+afterAll(killAll);
 
 describe('the rxinformer command (packages/cli/src/main.ts; npm start)', () => {
   it('should watch the embedded simulator through churn and a fault, then exit 0 with a summary after --duration, in plain lines', async () => {
@@ -101,22 +54,18 @@ describe('the rxinformer command (packages/cli/src/main.ts; npm start)', () => {
     'should redraw a screen sized to the terminal in place on a TTY, then restore it and print the summary',
     async () => {
       const command = `stty rows 20 cols 90; exec '${node}' '${main}' --duration 1.5 --pods 40 --rate 10`;
-      const child = spawn('/usr/bin/script', ['-qfec', command, '/dev/null'], {
-        cwd: root,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, KUBECONFIG: '' },
-      });
-      children.add(child);
+      const child = tracked(
+        spawn('/usr/bin/script', ['-qfec', command, '/dev/null'], {
+          cwd: root,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, KUBECONFIG: '' },
+        }),
+      );
       let out = '';
       child.stdout!.setEncoding('utf8').on('data', (d: string) => {
         out += d;
       });
-      const code = await new Promise<number | null>((resolve) =>
-        child.on('close', (c) => {
-          children.delete(child);
-          resolve(c);
-        }),
-      );
+      const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
       expect(code).toBe(0);
       const enter = out.indexOf('\u001b[?1049h\u001b[?25l');
       const leave = out.indexOf('\u001b[?25h\u001b[?1049l');

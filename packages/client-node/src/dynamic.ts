@@ -83,7 +83,8 @@ export function createDiscovery(transport: KubeTransport, options: DiscoveryOpti
     const path = group ? `/apis/${encodeURIComponent(group)}/${encodeURIComponent(version)}` : `/api/${encodeURIComponent(version)}`;
     const timeout = AbortSignal.timeout(timeoutMs);
     try {
-      return await transport.getJson<ApiResourceList>(path, options.signal ? AbortSignal.any([timeout, options.signal]) : timeout);
+      const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+      return await transport.getJson<ApiResourceList>(path, signal, 'objectBody');
     } catch (e) {
       if (timeout.aborted && !options.signal?.aborted) throw new RequestTimeoutError(path, timeoutMs, { cause: e });
       throw e;

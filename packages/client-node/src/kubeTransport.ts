@@ -7,15 +7,17 @@ import type { RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   apiErrorFromResponse,
+  errorBody,
   InvalidOptionsError,
   networkErrorFrom,
+  readBody,
   type HttpGet,
   type HttpResponse,
   type HttpSend,
 } from '@rxinformer/core';
 import { request, type Dispatcher } from 'undici';
 import { CredentialError, ResponseDecodeError } from './errors.ts';
-import { createTlsDispatcher } from './tlsDispatcher.ts';
+import { createTlsDispatcher, tlsMaterialProblem, type TlsDispatcher } from './tlsDispatcher.ts';
 
 /** The HTTP side of a KubeConfig, as the ListerWatchers and discovery use it. */
 export interface KubeTransport {
@@ -27,9 +29,11 @@ export interface KubeTransport {
   readonly send: HttpSend;
   /**
    * `GET` a path and parse its JSON body; an error answer rejects with a `KubeApiError`, a failed
-   * connection with a `NetworkError`.
+   * connection with a `NetworkError`, a body past the limit of `part` (core's `MAX_BODY_BYTES`:
+   * 256 MiB for a list, the default; 4 MiB for one object or a discovery document) with a
+   * `ResponseTooLargeError`, the request then aborted.
    */
-  getJson<T>(path: string, signal?: AbortSignal): Promise<T>;
+  getJson<T>(path: string, signal?: AbortSignal, part?: 'listBody' | 'objectBody'): Promise<T>;
   /**
    * Closes the connections once their requests end (waits for them, and for requests still reading
    * credentials, which dispatch first). Later requests open new ones.
@@ -54,8 +58,11 @@ export interface KubeTransportOptions {
  *
  * Caveat: `http://` servers (the scheme in any case: `HTTP://` too) are refused unless the cluster
  * sets `insecure-skip-tls-verify`, as in client-node; a server or proxy that is not an http(s) URL
- * is refused too (`InvalidOptionsError`). Failing credentials (exec plugin, missing file) reject
- * with a `CredentialError`.
+ * is refused too (`InvalidOptionsError`), and so are a context naming a user the kubeconfig lacks
+ * (client-node would go on anonymous, without the cluster's CA) and, for an HTTPS server, inline
+ * TLS data (`certificate-authority-data`, `client-certificate-data`, `client-key-data`) that is not
+ * PEM. Failing credentials (exec plugin, missing file, a TLS file that is not PEM) reject with a
+ * `CredentialError`.
  *
  * @example
  * const transport = createKubeTransport(kc);
@@ -67,11 +74,14 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
   const cluster = pinned.getCurrentCluster()!;
   const server = cluster.server.replace(/\/+$/, '');
   // The scheme decides TLS (undici parses it case-insensitively): parse it the same way.
-  if (schemeOf(server, 'server') === 'http:' && !cluster.skipTLSVerify)
+  const https = schemeOf(server, 'server') === 'https:';
+  if (!https && !cluster.skipTLSVerify)
     throw new InvalidOptionsError('HTTP servers need insecure-skip-tls-verify in the kubeconfig (as client-node requires)');
   if (cluster.proxyUrl) schemeOf(cluster.proxyUrl, 'proxy-url');
+  if (https) checkInlineTls(pinned);
   const credentials = credentialReader(pinned, options.userAgent ?? 'rxinformer/0.1.0');
-  const tls = createTlsDispatcher(cluster.proxyUrl);
+  const tls = createTlsDispatcher(cluster.proxyUrl, https);
+  const userName = pinned.getCurrentUser()?.name ?? '';
   // The requests not dispatched yet (still reading credentials), which `close()` waits for.
   const undispatched = new Set<Promise<void>>();
 
@@ -96,7 +106,7 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
       if (accept !== undefined) headers.Accept = accept;
       // The dispatcher is chosen and the request dispatched in one step: a dispatcher retired by a
       // concurrent rotation (or `close()`) still finishes the requests it has, but takes no new one.
-      const dispatcher = options.dispatcher ?? tls.forMaterial(opts, readAt);
+      const dispatcher = options.dispatcher ?? dispatcherFor(tls, opts, readAt, userName);
       answer = request(server + pathAndQuery, { method: method as Dispatcher.HttpMethod, headers, body, dispatcher, signal, bodyTimeout });
     } finally {
       undispatched.delete(mark);
@@ -112,7 +122,7 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
     server,
     get,
     send,
-    getJson: <T>(path: string, signal: AbortSignal = new AbortController().signal) => getJson<T>(get, path, signal),
+    getJson: <T>(path: string, signal?: AbortSignal, part: 'listBody' | 'objectBody' = 'listBody') => getJson<T>(get, path, signal, part),
     async close() {
       // Requests still reading credentials dispatch first (on the pool being closed), not after.
       await Promise.all(undispatched);
@@ -149,15 +159,23 @@ function credentialReader(pinned: KubeConfig, userAgent: string): (signal: Abort
   };
 }
 
-/** `GET path` decoded as JSON: a typed network, API or decoding error otherwise. */
-async function getJson<T>(get: HttpGet, path: string, signal: AbortSignal): Promise<T> {
+/**
+ * `GET path` decoded as JSON, its body bounded by `part`'s limit: a typed network, API, size or
+ * decoding error otherwise. The request is aborted once the answer is read or refused.
+ */
+async function getJson<T>(get: HttpGet, path: string, outer: AbortSignal | undefined, part: 'listBody' | 'objectBody'): Promise<T> {
+  const done = new AbortController();
+  const signal = outer ? AbortSignal.any([outer, done.signal]) : done.signal;
   let r: HttpResponse;
   let text: string;
   try {
     r = await get(path, signal, 'list');
-    text = await r.text();
+    const ok = r.status >= 200 && r.status <= 299;
+    text = ok ? await readBody(r, path, part) : await errorBody(r, path);
   } catch (e) {
-    throw signal.aborted ? e : networkErrorFrom(e, path); // the caller's abort stays what it was
+    throw outer?.aborted ? e : networkErrorFrom(e, path); // the caller's abort stays what it was
+  } finally {
+    done.abort(); // releases a body left unread (refused past its limit)
   }
   if (r.status < 200 || r.status > 299) throw apiErrorFromResponse(r.status, text, r.header('retry-after'));
   try {
@@ -184,6 +202,28 @@ function schemeOf(url: string, field: 'server' | 'proxy-url'): 'http:' | 'https:
   throw new InvalidOptionsError(`the cluster's ${field} must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
 }
 
+/** The dispatcher of `material`; material that does not parse (a certificate file rewritten with garbage) is a `CredentialError`. */
+function dispatcherFor(tls: TlsDispatcher, material: RequestOptions, readAt: number, user: string): Dispatcher {
+  try {
+    return tls.forMaterial(material, readAt);
+  } catch (cause) {
+    throw new CredentialError(user, { cause });
+  }
+}
+
+/** Throws `InvalidOptionsError` when the kubeconfig's inline TLS data (base64 in the file) does not parse. */
+function checkInlineTls(pinned: KubeConfig): void {
+  const cluster = pinned.getCurrentCluster();
+  const user = pinned.getCurrentUser();
+  const data = (base64: string | undefined) => (base64 ? Buffer.from(base64, 'base64') : undefined);
+  const problem = tlsMaterialProblem({
+    ...(cluster?.caData && { ca: data(cluster.caData) }),
+    ...(user?.certData && { cert: data(user.certData) }),
+    ...(user?.keyData && { key: data(user.keyData) }),
+  });
+  if (problem !== undefined) throw new InvalidOptionsError(`${problem} (is it the base64 of a PEM file?)`);
+}
+
 /**
  * A view of `kc` fixed on its current context's cluster and user objects. It inherits `kc`'s
  * authenticators (exec and OIDC caches, custom ones), so tokens are shared with `kc`, but
@@ -194,6 +234,10 @@ function pinCurrentContext(kc: KubeConfig): KubeConfig {
   const cluster = kc.getCurrentCluster();
   if (!context || !cluster) throw new InvalidOptionsError('the KubeConfig has no current cluster');
   const user = kc.getCurrentUser();
+  // client-node goes on without the user (and without the cluster's CA, which it applies only with
+  // a user): refused, as kubectl refuses it.
+  if (!user && context.user)
+    throw new InvalidOptionsError(`the context "${context.name}" names user "${context.user}", which the kubeconfig does not have`);
   const pinned = Object.create(kc) as KubeConfig;
   pinned.loadFromOptions({ clusters: [cluster], users: user ? [user] : [], contexts: [context], currentContext: context.name });
   return pinned;
@@ -225,7 +269,6 @@ function undiciResponse(r: Dispatcher.ResponseData): HttpResponse {
       const v = r.headers[name];
       return Array.isArray(v) ? v[0] : v;
     },
-    text: () => r.body.text(),
     chunks: () => r.body,
   };
 }

@@ -3,7 +3,9 @@
  * plugin that returns a new client certificate, or certificate files rewritten on disk. The previous
  * dispatcher closes once its requests have ended, so running watches are never cut.
  */
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import type { RequestOptions } from 'node:https';
+import { InvalidOptionsError } from '@rxinformer/core';
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 
 /** The TLS fields of the options `KubeConfig.applyToHTTPSOptions` fills in. */
@@ -22,6 +24,8 @@ export interface TlsDispatcher {
    * orders the credential reads (a counter taken when each read started): material read before the
    * current dispatcher's never replaces it, so a slow read of a certificate that has since rotated
    * does not switch the pool back. Dispatch on the returned dispatcher at once (in the same task).
+   * With `checkMaterial`, new material that does not parse throws `InvalidOptionsError` (see
+   * `tlsMaterialProblem`) and changes nothing.
    */
   forMaterial(material: TlsMaterial, readAt?: number): Dispatcher;
   /** Closes the current dispatcher and waits for the retiring ones. Later requests build a new one. */
@@ -29,7 +33,8 @@ export interface TlsDispatcher {
 }
 
 /**
- * Creates the dispatcher holder of one cluster, through `proxyUrl` when set.
+ * Creates the dispatcher holder of one cluster, through `proxyUrl` when set; `checkMaterial` (for
+ * HTTPS servers) checks each new material before a dispatcher is built for it.
  *
  * @example
  * const tls = createTlsDispatcher(cluster.proxyUrl);
@@ -38,7 +43,7 @@ export interface TlsDispatcher {
  *
  * Caveat: material is compared by content on every call (a few buffers), never by file times.
  */
-export function createTlsDispatcher(proxyUrl: string | undefined): TlsDispatcher {
+export function createTlsDispatcher(proxyUrl: string | undefined, checkMaterial = false): TlsDispatcher {
   let current: { material: TlsMaterial; dispatcher: Dispatcher; readAt: number } | undefined;
   const retiring = new Set<Promise<void>>();
   const retire = (d: Dispatcher) => {
@@ -51,6 +56,8 @@ export function createTlsDispatcher(proxyUrl: string | undefined): TlsDispatcher
   return {
     forMaterial(material, readAt = Number.MAX_SAFE_INTEGER) {
       if (current && (readAt < current.readAt || sameMaterial(current.material, material))) return current.dispatcher;
+      const problem = checkMaterial ? tlsMaterialProblem(material) : undefined;
+      if (problem !== undefined) throw new InvalidOptionsError(problem);
       if (current) retire(current.dispatcher);
       current = { material: pickTls(material), dispatcher: makeDispatcher(material, proxyUrl), readAt };
       return current.dispatcher;
@@ -85,4 +92,49 @@ function makeDispatcher(opts: TlsMaterial, proxyUrl: string | undefined): Dispat
   // TLS runs inside the tunnel (requestTls). Both get the direct Agent's keep-alive.
   if (proxyUrl) return new ProxyAgent({ uri: proxyUrl, requestTls: { ...tls, ...KEEP_ALIVE }, proxyTls: { ...KEEP_ALIVE } });
   return new Agent({ connect: { ...tls, ...KEEP_ALIVE } });
+}
+
+/**
+ * What is wrong with TLS material, or undefined: a certificate authority or client certificate with
+ * no PEM certificate that parses, a client key that is no PEM private key. Node's TLS silently
+ * ignores a CA that is not PEM, so a garbled `certificate-authority-data` (bad base64, a DER file)
+ * showed as "self-signed certificate" on every request, not as the kubeconfig's fault.
+ *
+ * @example
+ * tlsMaterialProblem({ ca: Buffer.from('not a certificate') }); // 'the certificate authority (certificate-authority…) holds no PEM certificate'
+ */
+export function tlsMaterialProblem(m: TlsMaterial): string | undefined {
+  if (m.ca !== undefined && !every(m.ca, holdsCertificates))
+    return 'the certificate authority (certificate-authority or certificate-authority-data) holds no PEM certificate';
+  if (m.cert !== undefined && !every(m.cert, holdsCertificates))
+    return 'the client certificate (client-certificate or client-certificate-data) holds no PEM certificate';
+  if (m.key !== undefined && !every(m.key, (key) => isPrivateKey(key, m.passphrase)))
+    return 'the client key (client-key or client-key-data) is no PEM private key';
+  return undefined;
+}
+
+function every(value: unknown, check: (one: string | Buffer) => boolean): boolean {
+  const all = Array.isArray(value) ? value : [value];
+  return all.length > 0 && all.every((one) => (typeof one === 'string' || Buffer.isBuffer(one)) && check(one));
+}
+
+/** True when `pem` holds at least one certificate block, and every one parses. */
+function holdsCertificates(pem: string | Buffer): boolean {
+  const blocks = pem.toString().match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
+  if (!blocks) return false;
+  try {
+    for (const block of blocks) new X509Certificate(block);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isPrivateKey(key: string | Buffer, passphrase: string | undefined): boolean {
+  try {
+    createPrivateKey(passphrase === undefined ? key : { key, passphrase });
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -53,7 +53,6 @@ export function jsonAnswer(status: number, body: unknown): HttpResponse {
   return {
     status,
     header: () => undefined,
-    text: async () => text,
     chunks: async function* () {
       yield text;
     },

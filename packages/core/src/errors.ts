@@ -139,26 +139,42 @@ export class RequestTimeoutError extends RxInformerError {
 }
 
 /**
- * An answer larger than the client accepts: a watch line longer than `maxWatchLineBytes`, or a list
- * body larger than `maxListBodyBytes`. The request was aborted as soon as the limit was passed, so
- * the memory it held is released; the reflector retries after a backoff.
+ * What part of an answer a size limit applies to: one line of a watch stream, or a body read whole
+ * (a list's, one object's or document's such as a Lease or a discovery answer, an error's Status).
+ */
+export type ResponsePart = 'watchLine' | 'listBody' | 'objectBody' | 'errorBody';
+
+/**
+ * An answer larger than the client accepts: a watch line longer than `maxWatchLineBytes`, a list
+ * body larger than `maxListBodyBytes`, or another body larger than its limit (`MAX_BODY_BYTES`: a
+ * Lease, a discovery answer). The request was aborted as soon as the limit was passed, so the
+ * memory it held is released; the reflector (or leader election) retries after a backoff.
  *
  * @example
  * if (err instanceof ResponseTooLargeError && err.part === 'listBody') console.warn('use a smaller pageSize');
  */
 export class ResponseTooLargeError extends RxInformerError {
-  /** What was too large: one line of a watch stream, or the body of a list answer. */
-  readonly part: 'watchLine' | 'listBody';
+  /** What was too large. */
+  readonly part: ResponsePart;
   /** The limit that was passed, in bytes (UTF-16 code units for a transport that yields text). */
   readonly limitBytes: number;
+  /**
+   * How much of it was read when the client stopped, the chunk that passed the limit included (so
+   * at most one network chunk past `limitBytes`); undefined when refused unread (`Content-Length`).
+   */
+  readonly receivedBytes?: number;
 
-  constructor(part: 'watchLine' | 'listBody', limitBytes: number, options?: { cause?: unknown }) {
-    const what = part === 'watchLine' ? 'a watch line is longer' : 'a list body is larger';
-    super('ResponseTooLarge', `${what} than ${limitBytes} bytes; the request was aborted`, options);
+  constructor(part: ResponsePart, limitBytes: number, options?: { cause?: unknown; receivedBytes?: number; path?: string }) {
+    const what = part === 'watchLine' ? 'a watch line is longer' : `${bodyName[part]} is larger`;
+    const where = options?.path === undefined ? '' : ` (${options.path})`;
+    super('ResponseTooLarge', `${what} than ${limitBytes} bytes${where}; the request was aborted`, options);
     this.part = part;
     this.limitBytes = limitBytes;
+    if (options?.receivedBytes !== undefined) this.receivedBytes = options.receivedBytes;
   }
 }
+
+const bodyName = { listBody: 'a list body', objectBody: 'the body of an object', errorBody: 'an error body' } as const;
 
 /** An index function threw, or an unknown index was asked for. The store is left unchanged. */
 export class IndexerError extends RxInformerError {

@@ -80,11 +80,11 @@ export function fetchGet(options: Pick<FetchListerWatcherOptions, 'baseUrl' | 'h
     );
 }
 
-function fetchResponse(r: Response): HttpResponse {
+/** A fetch `Response` as an `HttpResponse` (its body read through `readBody`, bounded). @internal */
+export function fetchResponse(r: Response): HttpResponse {
   return {
     status: r.status,
     header: (name) => r.headers.get(name) ?? undefined,
-    text: () => r.text(),
     chunks: () => readerChunks(r.body),
   };
 }

@@ -9,9 +9,7 @@ export interface HttpResponse {
   readonly status: number;
   /** A response header, by lower-case name. */
   header(name: string): string | undefined;
-  /** The whole body as text. */
-  text(): Promise<string>;
-  /** The body as it arrives, in text or byte chunks. */
+  /** The body as it arrives, in text or byte chunks (read whole through `readBody`, which bounds it). */
   chunks(): AsyncIterable<string | Uint8Array>;
 }
 

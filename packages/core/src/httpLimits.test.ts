@@ -2,7 +2,14 @@ import { describe, expect, it } from '@jest/globals';
 import { asyncScheduler, VirtualTimeScheduler } from 'rxjs';
 import { InvalidOptionsError, KubeApiError, NetworkError, ResponseTooLargeError } from './errors.ts';
 import { networkErrorFrom } from './httpErrors.ts';
-import { DEFAULT_MAX_LIST_BODY_BYTES, DEFAULT_RESPONSE_TIMEOUT_MS, readBody, resolveHttpLimits } from './httpLimits.ts';
+import {
+  DEFAULT_MAX_LIST_BODY_BYTES,
+  DEFAULT_RESPONSE_TIMEOUT_MS,
+  errorBody,
+  MAX_BODY_BYTES,
+  readBody,
+  resolveHttpLimits,
+} from './httpLimits.ts';
 import type { HttpResponse } from './httpGet.ts';
 import { DEFAULT_MAX_WATCH_LINE_BYTES } from './watchDecoder.ts';
 
@@ -10,7 +17,6 @@ import { DEFAULT_MAX_WATCH_LINE_BYTES } from './watchDecoder.ts';
 const answer = (chunks: (string | Uint8Array)[], headers: Record<string, string> = {}): HttpResponse => ({
   status: 200,
   header: (name) => headers[name],
-  text: async () => chunks.map((c) => (typeof c === 'string' ? c : new TextDecoder().decode(c))).join(''),
   chunks: async function* () {
     yield* chunks;
   },
@@ -47,13 +53,13 @@ describe('readBody', () => {
 
   it('should join byte chunks, a character cut between them included, and text chunks', async () => {
     const all = bytes('{"a":"é☃"}');
-    expect(await readBody(answer([all.subarray(0, 7), all.subarray(7)]), '/p', 100)).toBe('{"a":"é☃"}');
-    expect(await readBody(answer(['{"a":', bytes('"é"'), '}']), '/p', 100)).toBe('{"a":"é"}');
+    expect(await readBody(answer([all.subarray(0, 7), all.subarray(7)]), '/p', 'listBody', 100)).toBe('{"a":"é☃"}');
+    expect(await readBody(answer(['{"a":', bytes('"é"'), '}']), '/p', 'listBody', 100)).toBe('{"a":"é"}');
   });
 
   it('should accept a body of exactly the limit and refuse one byte more, as it arrives or by Content-Length', async () => {
-    expect(await readBody(answer([bytes('12345'), bytes('67890')]), '/p', 10)).toBe('1234567890');
-    await expect(readBody(answer([bytes('12345'), bytes('678901')]), '/p', 10)).rejects.toBeInstanceOf(ResponseTooLargeError);
+    expect(await readBody(answer([bytes('12345'), bytes('67890')]), '/p', 'listBody', 10)).toBe('1234567890');
+    await expect(readBody(answer([bytes('12345'), bytes('678901')]), '/p', 'listBody', 10)).rejects.toBeInstanceOf(ResponseTooLargeError);
     let read = false;
     const declared: HttpResponse = {
       ...answer([]),
@@ -63,7 +69,7 @@ describe('readBody', () => {
         return answer([bytes('x')]).chunks();
       },
     };
-    await expect(readBody(declared, '/p', 10)).rejects.toMatchObject({ part: 'listBody', limitBytes: 10 });
+    await expect(readBody(declared, '/p', 'listBody', 10)).rejects.toMatchObject({ part: 'listBody', limitBytes: 10 });
     expect(read).toBe(false); // refused unread
   });
 
@@ -78,7 +84,7 @@ describe('readBody', () => {
         }
       },
     };
-    await expect(readBody(long, '/p', 10)).rejects.toBeInstanceOf(ResponseTooLargeError);
+    await expect(readBody(long, '/p', 'listBody', 10)).rejects.toMatchObject({ part: 'listBody', limitBytes: 10, receivedBytes: 12 });
     expect(pulled).toBe(3);
     const cut: HttpResponse = {
       ...answer([]),
@@ -87,7 +93,32 @@ describe('readBody', () => {
         throw new TypeError('terminated');
       },
     };
-    await expect(readBody(cut, '/p', 10)).rejects.toMatchObject({ name: 'NetworkError', reason: 'Terminated', path: '/p' });
+    await expect(readBody(cut, '/p', 'listBody', 10)).rejects.toMatchObject({ name: 'NetworkError', reason: 'Terminated', path: '/p' });
+  });
+});
+
+describe('MAX_BODY_BYTES', () => {
+  it("should bound each part read whole by default: an object's body at 4 MiB, an error's at 1 MiB, a list's at 256 MiB", async () => {
+    expect(MAX_BODY_BYTES).toEqual({ listBody: DEFAULT_MAX_LIST_BODY_BYTES, objectBody: 4 * 2 ** 20, errorBody: 2 ** 20 });
+    let pulled = 0;
+    const endless: HttpResponse = {
+      ...answer([]),
+      chunks: async function* () {
+        for (;;) {
+          pulled++;
+          yield new Uint8Array(64 * 1024);
+        }
+      },
+    };
+    const e = await readBody(endless, '/lease', 'objectBody').catch((error: unknown) => error);
+    expect(e).toMatchObject({
+      part: 'objectBody',
+      limitBytes: MAX_BODY_BYTES.objectBody,
+      receivedBytes: MAX_BODY_BYTES.objectBody + 64 * 1024,
+    });
+    expect((e as Error).message).toContain('/lease');
+    expect(pulled).toBe(65);
+    expect(await errorBody(endless, '/lease')).toBe('');
   });
 });
 

@@ -1,11 +1,12 @@
 /**
- * What an HTTP ListerWatcher accepts from a server and how long it waits for it: a time limit on the
- * response headers (on an RxJS scheduler), a size limit on list bodies and watch lines, and the
- * typing of every transport failure as a `NetworkError`. A server, proxy or network that misbehaves
- * then costs a typed error and a retry, never an unbounded wait or an unbounded buffer.
+ * What the HTTP clients accept from a server and how long they wait for it: a time limit on the
+ * response headers (on an RxJS scheduler), a size limit on every body read whole (`readBody`: lists,
+ * objects such as Leases, discovery answers, errors) and on watch lines, and the typing of every
+ * transport failure as a `NetworkError`. A server, proxy or network that misbehaves then costs a
+ * typed error and a retry, never an unbounded wait or an unbounded buffer.
  */
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { checkNumber, checkScheduler, RequestTimeoutError, ResponseTooLargeError } from './errors.ts';
+import { checkNumber, checkScheduler, RequestTimeoutError, ResponseTooLargeError, type ResponsePart } from './errors.ts';
 import { networkErrorFrom } from './httpErrors.ts';
 import type { HttpGet, HttpResponse } from './httpGet.ts';
 import { scheduleAfter } from './longTimer.ts';
@@ -26,8 +27,20 @@ export const DEFAULT_RESPONSE_TIMEOUT_MS = 90_000;
  */
 export const DEFAULT_MAX_LIST_BODY_BYTES = 256 * 1024 * 1024;
 
-/** The largest error body read for its Status (1 MiB); a larger one gives an error without it. */
-const MAX_ERROR_BODY_BYTES = 1024 * 1024;
+/**
+ * The largest body of each kind read whole, in bytes; the one place these limits are decided.
+ * - `listBody`: `DEFAULT_MAX_LIST_BODY_BYTES` (256 MiB), the default of an HTTP ListerWatcher's
+ *   `maxListBodyBytes`; also what `KubeTransport.getJson` reads by default.
+ * - `objectBody`: 4 MiB, one object or document (a Lease, a discovery `APIResourceList`): the API
+ *   server refuses request bodies over 3 MiB and etcd stores values up to 1.5 MiB, so no object it
+ *   serves comes near; a Lease is usually under 2 KiB.
+ * - `errorBody`: 1 MiB, an error answer read for its Status; a larger one gives the error without it.
+ */
+export const MAX_BODY_BYTES: Readonly<Record<Exclude<ResponsePart, 'watchLine'>, number>> = Object.freeze({
+  listBody: DEFAULT_MAX_LIST_BODY_BYTES,
+  objectBody: 4 * 1024 * 1024,
+  errorBody: 1024 * 1024,
+});
 
 /** Limits of an HTTP ListerWatcher. Each must be a finite number > 0: there is no "off", give a large value. */
 export interface HttpLimitOptions {
@@ -134,19 +147,28 @@ export async function* bodyChunks(r: HttpResponse, path: string): AsyncGenerator
 }
 
 /**
- * The whole body as text, refused with a `ResponseTooLargeError` once it passes `maxBytes` (by its
- * `Content-Length` before reading, or as it arrives); what was read is dropped, and the body left
- * for the caller's abort to release (a body left in the middle is released at once).
- * @internal
+ * The whole body as text, refused with a `ResponseTooLargeError` for `part` once it passes
+ * `maxBytes` (by its `Content-Length` before reading, or as it arrives); what was read is dropped,
+ * and the body left for the caller's abort to release (a body left in the middle is released at
+ * once). Every body read whole goes through it: lists, Leases, discovery, errors.
+ *
+ * @example
+ * const r = await get('/apis/coordination.k8s.io/v1/namespaces/default/leases/x', signal, 'list');
+ * const lease = JSON.parse(await readBody(r, path, 'objectBody')); // ResponseTooLargeError past 4 MiB
  */
-export async function readBody(r: HttpResponse, path: string, maxBytes: number): Promise<string> {
-  // Refused unread: the caller's abort (every HTTP ListerWatcher aborts on error) releases it.
-  if (Number(r.header('content-length')) > maxBytes) throw new ResponseTooLargeError('listBody', maxBytes);
+export async function readBody(
+  r: HttpResponse,
+  path: string,
+  part: Exclude<ResponsePart, 'watchLine'>,
+  maxBytes: number = MAX_BODY_BYTES[part],
+): Promise<string> {
+  // Refused unread: the caller's abort (every HTTP client here aborts on error) releases it.
+  if (Number(r.header('content-length')) > maxBytes) throw new ResponseTooLargeError(part, maxBytes, { path });
   let parts: (string | Uint8Array)[] = [];
   let size = 0;
   for await (const chunk of bodyChunks(r, path)) {
     size += chunk.length;
-    if (size > maxBytes) throw new ResponseTooLargeError('listBody', maxBytes);
+    if (size > maxBytes) throw new ResponseTooLargeError(part, maxBytes, { path, receivedBytes: size });
     parts.push(chunk);
   }
   const utf8 = new TextDecoder(); // replaces invalid bytes and drops a byte-order mark, as Response.text() does
@@ -166,7 +188,13 @@ export async function readBody(r: HttpResponse, path: string, maxBytes: number):
   return text + utf8.decode();
 }
 
-/** The text of an error answer, for its Status; `''` when it cannot be read or is larger than 1 MiB. @internal */
+/**
+ * The text of an error answer, for its Status; `''` when it cannot be read or is larger than
+ * `MAX_BODY_BYTES.errorBody`.
+ *
+ * @example
+ * if (r.status >= 300) throw apiErrorFromResponse(r.status, await errorBody(r, path), r.header('retry-after'));
+ */
 export function errorBody(r: HttpResponse, path: string): Promise<string> {
-  return readBody(r, path, MAX_ERROR_BODY_BYTES).catch(() => '');
+  return readBody(r, path, 'errorBody').catch(() => '');
 }

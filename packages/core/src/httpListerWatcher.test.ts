@@ -25,13 +25,13 @@ function server(pages: Record<string, string>) {
         ? {
             status: 410,
             header: () => undefined,
-            text: async () => JSON.stringify({ kind: 'Status', code: 410, reason: 'Expired', message: 'expired' }),
-            chunks: async function* () {},
+            chunks: async function* () {
+              yield JSON.stringify({ kind: 'Status', code: 410, reason: 'Expired', message: 'expired' });
+            },
           }
         : {
             status: 200,
             header: () => undefined,
-            text: async () => text,
             chunks: async function* () {
               yield text;
             },

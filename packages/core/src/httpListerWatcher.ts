@@ -129,7 +129,7 @@ function pagedLister<T extends KubeObject>(http: Http, pathOfList: (o: ListOptio
       const url = pathOfList(listOptions);
       const r = await answerTo(url, signal);
       if (r.status < 200 || r.status > 299) throw await http.failed(r, url);
-      const text = await readBody(r, url, http.limits.maxListBodyBytes);
+      const text = await readBody(r, url, 'listBody', http.limits.maxListBodyBytes);
       const token = peekContinue(text);
       const mine = token === undefined ? undefined : prefetch(listOptions, token);
       try {

@@ -25,7 +25,7 @@ export {
   RxInformerError,
   WatchDecodeError,
 } from './errors.ts';
-export type { NetworkErrorReason } from './errors.ts';
+export type { NetworkErrorReason, ResponsePart } from './errors.ts';
 
 // Transport contract
 export { INITIAL_EVENTS_END_ANNOTATION } from './types.ts';
@@ -55,12 +55,13 @@ export type {
 
 // Reflector
 export { reflector } from './reflector.ts';
-export { initialReflectorModel, step as reflectorStep } from './reflectorMachine.ts';
-export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorState, StepResult } from './reflectorMachine.ts';
+export { step as reflectorStep } from './reflectorMachine.ts';
+export { initialReflectorModel } from './reflectorModel.ts';
+export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorState, StepResult } from './reflectorModel.ts';
 export type { ReflectorOptions } from './reflectorOptions.ts';
 export { ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorErrors.ts';
-export { UnexpectedTypeError } from './expectedType.ts';
-export type { ExpectedType } from './expectedType.ts';
+export { expectedTypeOf, PARTIAL_OBJECT_METADATA_TYPE, UnexpectedTypeError } from './expectedType.ts';
+export type { ExpectedType, TypeMeta } from './expectedType.ts';
 export { nextBackoff, resolveBackoff, backoffSuccess } from './backoff.ts';
 export type { BackoffOptions, BackoffState, NextBackoffOptions } from './backoff.ts';
 
@@ -75,12 +76,7 @@ export { fnv1a, seededFnv1a } from './keyHash.ts';
 export type { HashFunc } from './keyHash.ts';
 
 // Metadata-only informers
-export {
-  metadataOnly,
-  NotPartialMetadataError,
-  PARTIAL_OBJECT_METADATA_ACCEPT,
-  PARTIAL_OBJECT_METADATA_TYPE,
-} from './partialObjectMetadata.ts';
+export { metadataOnly, NotPartialMetadataError, PARTIAL_OBJECT_METADATA_ACCEPT } from './partialObjectMetadata.ts';
 export type { MetadataOnlyDescriptor, PartialObjectMetadata } from './partialObjectMetadata.ts';
 
 // Shared informer and handlers
@@ -118,7 +114,7 @@ export type { ControllerHandle, ControllerMetrics, ControllerOptions, Controller
 export { InvalidLeaseError, LEASE_INSTANCE_ANNOTATION, LEASE_RELEASED, leaseRecord, microTime } from './lease.ts';
 export type { Lease, LeaseRecord, LeaseSpec } from './lease.ts';
 export { fetchLeaseClient, httpLeaseClient, leasesPath } from './leaseClient.ts';
-export type { FetchLeaseClientOptions, HttpSend, HttpWriteResponse, LeaseClient } from './leaseClient.ts';
+export type { FetchLeaseClientOptions, HttpSend, LeaseClient } from './leaseClient.ts';
 export { DEFAULT_LEASE_TIMING, DuplicateIdentityError, resolveLeaseTiming } from './leaderElectionRules.ts';
 export type { LeaseTiming } from './leaderElectionRules.ts';
 export { monotonicScheduler } from './clocks.ts';
@@ -173,7 +169,14 @@ export type { FetchListerWatcherOptions } from './fetchListerWatcher.ts';
 export { httpListerWatcher, andSelectors } from './httpListerWatcher.ts';
 export type { HttpListerWatcherOptions } from './httpListerWatcher.ts';
 export type { HttpGet, HttpResponse } from './httpGet.ts';
-export { DEFAULT_MAX_LIST_BODY_BYTES, DEFAULT_RESPONSE_TIMEOUT_MS, resolveHttpLimits } from './httpLimits.ts';
+export {
+  DEFAULT_MAX_LIST_BODY_BYTES,
+  DEFAULT_RESPONSE_TIMEOUT_MS,
+  errorBody,
+  MAX_BODY_BYTES,
+  readBody,
+  resolveHttpLimits,
+} from './httpLimits.ts';
 export type { HttpLimitOptions, ResolvedHttpLimits } from './httpLimits.ts';
 export {
   DEFAULT_MAX_WATCH_LINE_BYTES,

@@ -5,8 +5,7 @@
  */
 import { firstValueFrom, filter, race, map, Subject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import { InvalidOptionsError, RxInformerError } from './errors.ts';
-import type { ExpectedType } from './expectedType.ts';
-import { PARTIAL_OBJECT_METADATA_TYPE } from './partialObjectMetadata.ts';
+import { expectedTypeOf } from './expectedType.ts';
 import { validateResyncPeriod } from './resync.ts';
 import { createSharedInformer, type SharedInformer, type SharedInformerOptions } from './sharedInformer.ts';
 import type { InformerScope, KubeObject, ListerWatcherSource, ResourceDescriptor } from './types.ts';
@@ -269,13 +268,6 @@ function reuseWith<T extends KubeObject>(
       );
   }
   if (indexers !== undefined) informer.addIndexers(indexers);
-}
-
-/** The apiVersion (and kind, when the descriptor knows it) every object of `resource` declares, if any. */
-function expectedTypeOf(resource: ResourceDescriptor): ExpectedType {
-  if (resource.metadataOnly === true) return PARTIAL_OBJECT_METADATA_TYPE;
-  const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
-  return typeof resource.kind === 'string' && resource.kind !== '' ? { apiVersion, kind: resource.kind } : { apiVersion };
 }
 
 function validateScope(scope: InformerScope): void {

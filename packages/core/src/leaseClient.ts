@@ -5,7 +5,10 @@
  */
 import { Observable } from 'rxjs';
 import { InvalidObjectError, InvalidOptionsError } from './errors.ts';
+import { fetchResponse } from './fetchListerWatcher.ts';
 import { apiErrorFromResponse, networkErrorFrom } from './httpErrors.ts';
+import type { HttpResponse } from './httpGet.ts';
+import { errorBody, readBody } from './httpLimits.ts';
 import type { Lease } from './lease.ts';
 
 /**
@@ -34,26 +37,16 @@ export interface LeaseClient {
   update(lease: Lease): Observable<Lease>;
 }
 
-/** One HTTP answer, as much of it as the Lease client reads. */
-export interface HttpWriteResponse {
-  /** The HTTP status code. */
-  readonly status: number;
-  /** A response header, by lower-case name. */
-  header(name: string): string | undefined;
-  /** The whole body as text. */
-  text(): Promise<string>;
-}
-
 /**
  * Sends one request with an optional JSON body and resolves once the answer's headers arrived; the
- * request must stop when `signal` aborts.
+ * request (and its body, read later) must stop when `signal` aborts.
  */
 export type HttpSend = (
   method: 'GET' | 'POST' | 'PUT',
   path: string,
   body: string | undefined,
   signal: AbortSignal,
-) => Promise<HttpWriteResponse>;
+) => Promise<HttpResponse>;
 
 /** The collection path of Leases in `namespace`. */
 export function leasesPath(namespace: string): string {
@@ -63,12 +56,13 @@ export function leasesPath(namespace: string): string {
 /**
  * The `LeaseClient` over any HTTP client: `send` sends one request. Non-2xx answers are
  * `KubeApiError`s (with the Status), a failed connection a `NetworkError`, a body that is not a
- * Lease an `InvalidObjectError`.
+ * Lease an `InvalidObjectError`, a body larger than `MAX_BODY_BYTES.objectBody` (4 MiB) a
+ * `ResponseTooLargeError`, the request then aborted.
  *
  * @example
  * const client = httpLeaseClient(async (method, path, body, signal) => {
  *   const r = await fetch(base + path, { method, body, signal, headers: { 'Content-Type': 'application/json' } });
- *   return { status: r.status, header: (n) => r.headers.get(n) ?? undefined, text: () => r.text() };
+ *   return { status: r.status, header: (n) => r.headers.get(n) ?? undefined, chunks: () => r.body ?? [] };
  * });
  */
 export function httpLeaseClient(send: HttpSend): LeaseClient {
@@ -78,20 +72,16 @@ export function httpLeaseClient(send: HttpSend): LeaseClient {
       const abort = new AbortController();
       const text = body === undefined ? undefined : JSON.stringify(body);
       (async () => {
-        let status: number;
-        let answer: string;
-        let retryAfter: string | undefined;
+        let r: HttpResponse;
         try {
-          const r = await send(method, path, text, abort.signal);
-          status = r.status;
-          retryAfter = r.header('retry-after');
-          answer = await r.text();
+          r = await send(method, path, text, abort.signal);
         } catch (e) {
           throw networkErrorFrom(e, path);
         }
-        if (status === 404 && method === 'GET') return undefined;
-        if (status < 200 || status > 299) throw apiErrorFromResponse(status, answer, retryAfter);
-        return parseLease(answer);
+        // Unread bodies (a 404) are released by the abort that ends every call.
+        if (r.status === 404 && method === 'GET') return undefined;
+        if (r.status < 200 || r.status > 299) throw apiErrorFromResponse(r.status, await errorBody(r, path), r.header('retry-after'));
+        return parseLease(await readBody(r, path, 'objectBody'));
       })().then(
         (value) => {
           subscriber.next(value);
@@ -134,8 +124,7 @@ export function fetchLeaseClient(options: FetchLeaseClientOptions): LeaseClient 
   return httpLeaseClient(async (method, path, body, signal) => {
     const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const r = await doFetch(base + path, { method, headers, body, signal });
-    return { status: r.status, header: (name) => r.headers.get(name) ?? undefined, text: () => r.text() };
+    return fetchResponse(await doFetch(base + path, { method, headers, body, signal }));
   });
 }
 

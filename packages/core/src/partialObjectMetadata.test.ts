@@ -1,14 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { concat, NEVER, of } from 'rxjs';
+import { expectedTypeOf, PARTIAL_OBJECT_METADATA_TYPE, UnexpectedTypeError, type ExpectedType } from './expectedType.ts';
 import { createInformerFactory } from './informerFactory.ts';
-import {
-  metadataOnly,
-  NotPartialMetadataError,
-  PARTIAL_OBJECT_METADATA_TYPE,
-  type PartialObjectMetadata,
-} from './partialObjectMetadata.ts';
+import { metadataOnly, NotPartialMetadataError, type PartialObjectMetadata } from './partialObjectMetadata.ts';
 import { reflector } from './reflector.ts';
-import type { KubeObject, ListerWatcher, ReflectorEvent, ResourceDescriptor, WatchEvent } from './types.ts';
+import type { KubeObject, ListerWatcher, ListPage, ReflectorEvent, ReflectorStatus, ResourceDescriptor, WatchEvent } from './types.ts';
 
 const meta = (name: string, rv: string): PartialObjectMetadata => ({
   apiVersion: 'meta.k8s.io/v1',
@@ -25,17 +21,38 @@ const fullPod = (name: string, rv: string, typed = false): KubeObject =>
   }) as KubeObject;
 
 /** Runs a reflector expecting PartialObjectMetadata over one list page and watch events; returns what it emitted. */
-function run(items: KubeObject[], events: WatchEvent[], pageKind = 'PartialObjectMetadataList'): ReflectorEvent[] {
+function run(
+  items: KubeObject[],
+  events: WatchEvent[],
+  pageKind = 'PartialObjectMetadataList',
+  expectedType: ExpectedType = PARTIAL_OBJECT_METADATA_TYPE,
+): ReflectorEvent[] {
   const lw: ListerWatcher = {
     list: () => of({ apiVersion: 'meta.k8s.io/v1', kind: pageKind, metadata: { resourceVersion: '10' }, items }),
     watch: () => concat(of(...events), NEVER),
   };
   const out: ReflectorEvent[] = [];
-  reflector(lw, { expectedType: PARTIAL_OBJECT_METADATA_TYPE })
+  reflector(lw, { expectedType })
     .subscribe((e) => out.push(e))
     .unsubscribe();
   return out;
 }
+const pods: ResourceDescriptor<KubeObject & { spec?: unknown }> = {
+  group: '',
+  version: 'v1',
+  resource: 'pods',
+  kind: 'Pod',
+  namespaced: true,
+};
+/** A full ConfigMap with a secret in it, as a hostile server slips into a pods list or watch. */
+const configMap = (name: string, rv: string): KubeObject =>
+  ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { namespace: 'default', name, uid: `uid-${name}`, resourceVersion: rv },
+    data: { password: 'hunter2' },
+  }) as KubeObject;
+const statusesOf = (out: ReflectorEvent[]): ReflectorStatus[] => out.flatMap((e) => (e.type === 'status' ? [e.status] : []));
 const errorsOf = (out: ReflectorEvent[]) =>
   out.flatMap((e) => (e.type === 'status' && e.status.lastError ? [e.status.lastError] : [])).filter((e, i, all) => all.indexOf(e) === i);
 
@@ -81,15 +98,100 @@ describe('metadata-only reflection', () => {
   });
 });
 
-describe('metadataOnly', () => {
-  const pods: ResourceDescriptor<KubeObject & { spec?: unknown }> = {
-    group: '',
-    version: 'v1',
-    resource: 'pods',
-    kind: 'Pod',
-    namespaced: true,
-  };
+describe('metadata-only reflection of a resource of known type', () => {
+  const podMeta = expectedTypeOf(metadataOnly(pods));
+  const stored = (out: ReflectorEvent[]) =>
+    out.flatMap((e) => (e.type === 'replace' ? e.items : e.type === 'added' || e.type === 'modified' ? [e.object] : []));
 
+  it('should skip objects of another kind whole, before reducing anything, on the list and the watch', () => {
+    const out = run(
+      [fullPod('a', '5', true), configMap('cm1', '6')],
+      [
+        { type: 'ADDED', object: configMap('cm2', '11') },
+        { type: 'ADDED', object: fullPod('b', '12', true) },
+      ],
+      'PodList',
+      podMeta,
+    );
+    expect(stored(out).map((o) => [o.kind, o.metadata?.name])).toEqual([
+      ['PartialObjectMetadata', 'a'],
+      ['PartialObjectMetadata', 'b'],
+    ]);
+    expect(JSON.stringify(out.filter((e) => e.type !== 'status'))).not.toContain('hunter2');
+    const skipped = errorsOf(out).filter((e) => e instanceof UnexpectedTypeError);
+    expect(skipped.map((e) => (e.object as KubeObject).metadata?.name)).toEqual(['cm1', 'cm2']);
+    expect(skipped[0].message).toContain('expected meta.k8s.io/v1 PartialObjectMetadata of v1 Pod');
+  });
+
+  it('should skip another kind in a streaming list, as an object of the list', () => {
+    const end = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { resourceVersion: '10', annotations: { 'k8s.io/initial-events-end': 'true' } },
+    };
+    const lw: ListerWatcher = {
+      list: () => NEVER,
+      watch: () =>
+        concat(
+          of(
+            ...([
+              { type: 'ADDED', object: fullPod('a', '5', true) },
+              { type: 'ADDED', object: configMap('cm', '6') },
+              { type: 'BOOKMARK', object: end as KubeObject },
+            ] as WatchEvent[]),
+          ),
+          NEVER,
+        ),
+    };
+    const out: ReflectorEvent[] = [];
+    reflector(lw, { expectedType: podMeta, useStreamingList: true })
+      .subscribe((e) => out.push(e))
+      .unsubscribe();
+    const replace = out.find((e) => e.type === 'replace');
+    expect(replace?.type === 'replace' && replace.items.map((o) => [o.kind, o.metadata?.name])).toEqual([['PartialObjectMetadata', 'a']]);
+    expect(errorsOf(out).find((e) => e instanceof UnexpectedTypeError)).toMatchObject({ count: 1, object: { kind: 'ConfigMap' } });
+  });
+
+  it('should keep the report of full objects on the status after the good events that follow', () => {
+    const out = run(
+      [fullPod('a', '5', true)],
+      [
+        { type: 'MODIFIED', object: meta('a', '11') },
+        { type: 'BOOKMARK', object: { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: { resourceVersion: '12' } } },
+      ],
+      'PodList',
+      podMeta,
+    );
+    const statuses = statusesOf(out);
+    const last = statuses[statuses.length - 1];
+    expect(last.lastError).toBeUndefined(); // the failure report is over
+    expect(last.warning).toBeInstanceOf(NotPartialMetadataError); // the condition is not
+    expect(new Set(statuses.map((s) => s.warning).filter(Boolean)).size).toBe(1);
+  });
+
+  it('should end the report once a list answers with metadata only', () => {
+    let lists = 0;
+    const lw: ListerWatcher = {
+      list: () => {
+        const items = lists++ === 0 ? [fullPod('a', '5', true)] : [meta('a', '6')];
+        return of({ apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: String(10 + lists) }, items } as ListPage);
+      },
+      // The first watch ends at once with 410: a relist.
+      watch: () => (lists === 1 ? of({ type: 'ERROR', object: { kind: 'Status', code: 410 } } as WatchEvent) : NEVER),
+    };
+    const out: ReflectorEvent[] = [];
+    reflector(lw, { expectedType: podMeta })
+      .subscribe((e) => out.push(e))
+      .unsubscribe();
+    const replaces = out.map((e, i) => [e, i] as const).filter(([e]) => e.type === 'replace');
+    expect(replaces).toHaveLength(2);
+    const after = (i: number) => statusesOf(out.slice(i)).at(0);
+    expect(after(replaces[0][1])?.warning).toBeInstanceOf(NotPartialMetadataError);
+    expect(after(replaces[1][1])?.warning).toBeUndefined();
+  });
+});
+
+describe('metadataOnly', () => {
   it('should make a frozen descriptor the factory keeps apart from the full one, expecting PartialObjectMetadata', () => {
     const seen: ResourceDescriptor[] = [];
     const lw: ListerWatcher = { list: () => NEVER, watch: () => NEVER };
@@ -124,6 +226,42 @@ describe('metadataOnly', () => {
       });
     } finally {
       factory.shutdown(); // its watch timers, even when the expectation failed
+    }
+  });
+
+  it('should have the factory keep objects of another kind out of a metadata-only informer, as out of the full one', () => {
+    const lw: ListerWatcher = {
+      list: () =>
+        of({
+          kind: 'PodList',
+          apiVersion: 'v1',
+          metadata: { resourceVersion: '3' },
+          items: [fullPod('a', '2', true), configMap('cm', '1')],
+        }),
+      watch: () =>
+        concat(
+          of(
+            ...([
+              { type: 'ADDED', object: configMap('cm2', '4') },
+              { type: 'ADDED', object: fullPod('b', '5', true) },
+            ] as WatchEvent[]),
+          ),
+          NEVER,
+        ),
+    };
+    const factory = createInformerFactory(() => lw as ListerWatcher<never>);
+    const informer = factory.informerFor(metadataOnly(pods));
+    const full = factory.informerFor(pods);
+    try {
+      factory.start();
+      expect([...full.getStore().keys()].sort()).toEqual(['default/a', 'default/b']);
+      expect([...informer.getStore().keys()].sort()).toEqual(['default/a', 'default/b']);
+      expect(expectedTypeOf(metadataOnly(pods))).toEqual({
+        ...PARTIAL_OBJECT_METADATA_TYPE,
+        metadataOf: { apiVersion: 'v1', kind: 'Pod' },
+      });
+    } finally {
+      factory.shutdown();
     }
   });
 });

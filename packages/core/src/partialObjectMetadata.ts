@@ -4,12 +4,9 @@
  * `metadata` only, a fraction of its memory. `metadataOnly(pods)` names a resource that way.
  */
 import { RxInformerError } from './errors.ts';
-import type { ExpectedType } from './expectedType.ts';
+import { META_V1 } from './expectedType.ts';
 import type { ResourceDescriptor } from './types.ts';
 import type { KubeObject, ObjectMeta } from './types.ts';
-
-/** `meta.k8s.io/v1`, the apiVersion of `PartialObjectMetadata`. */
-export const META_V1 = 'meta.k8s.io/v1';
 
 /** An object's metadata alone, as the API server sends it to a metadata-only list or watch. */
 export interface PartialObjectMetadata extends KubeObject {
@@ -20,9 +17,6 @@ export interface PartialObjectMetadata extends KubeObject {
   /** Name, namespace, UID, resource version, labels, annotations, owners, finalizers, managedFields… */
   metadata: ObjectMeta;
 }
-
-/** The type every object of a metadata-only informer has (the reflector's `expectedType`). */
-export const PARTIAL_OBJECT_METADATA_TYPE: ExpectedType = Object.freeze({ apiVersion: META_V1, kind: 'PartialObjectMetadata' });
 
 /** The Accept headers of metadata-only requests: a list asks for the list type, a watch (and a get) for the object type. */
 export const PARTIAL_OBJECT_METADATA_ACCEPT: {
@@ -46,7 +40,9 @@ export type MetadataOnlyDescriptor<D extends ResourceDescriptor> = Omit<D, '__ty
 /**
  * The metadata-only form of a resource descriptor: an informer of it lists and watches
  * `PartialObjectMetadata` (metadata only, typed as such), a factory keeps it apart from the full
- * informer of the same resource, and its reflector expects `meta.k8s.io/v1 PartialObjectMetadata`.
+ * informer of the same resource, and its reflector expects `meta.k8s.io/v1 PartialObjectMetadata`
+ * (of the resource's own type, for the full objects of a server that ignores `as=`: see
+ * `expectedTypeOf`).
  *
  * @example
  * const podMeta = factory.informerFor(metadataOnly(pods)); // SharedInformer<PartialObjectMetadata>
@@ -59,7 +55,11 @@ export function metadataOnly<D extends ResourceDescriptor>(resource: D): Metadat
   return Object.freeze({ ...resource, metadataOnly: true }) as unknown as MetadataOnlyDescriptor<D>;
 }
 
-/** A metadata-only request was answered with full objects (the server or a proxy ignored `as=`): they were reduced to their metadata. */
+/**
+ * A metadata-only request was answered with full objects of the resource's type (the server or a
+ * proxy ignored `as=`): they were reduced to their metadata. A standing condition, not a failure:
+ * the reflector's status carries it as `warning` until a list answers with metadata only.
+ */
 export class NotPartialMetadataError extends RxInformerError {
   /** The first object reduced (its type and name tell which). */
   readonly object: unknown;
@@ -73,11 +73,6 @@ export class NotPartialMetadataError extends RxInformerError {
     );
     this.object = object;
   }
-}
-
-/** True when `expected` is the type of metadata-only informers. */
-export function expectsMetadata(expected: ExpectedType | undefined): boolean {
-  return expected?.kind === 'PartialObjectMetadata';
 }
 
 /**
@@ -94,18 +89,4 @@ export function asPartialObjectMetadata<T>(obj: T): { object: T; full: boolean }
   if (!full && o.kind === 'PartialObjectMetadata' && o.apiVersion === META_V1) return { object: obj, full };
   const reduced = { apiVersion: META_V1, kind: 'PartialObjectMetadata', metadata: o.metadata };
   return { object: (Object.isFrozen(obj) ? Object.freeze(reduced) : reduced) as T, full };
-}
-
-/** `items` as PartialObjectMetadata when metadata is expected (the same array when none changed), and the first full object among them. */
-export function asMetadataIf<T>(expected: ExpectedType | undefined, items: T[]): { items: T[]; full?: unknown } {
-  if (!expectsMetadata(expected)) return { items };
-  let full: unknown;
-  let changed = false;
-  const out = items.map((item) => {
-    const r = asPartialObjectMetadata(item);
-    if (r.full && full === undefined) full = item;
-    if (r.object !== item) changed = true;
-    return r.object;
-  });
-  return { items: changed ? out : items, full };
 }

@@ -11,7 +11,8 @@ import { InvalidObjectError } from './errors.ts';
 import { idleTimeout } from './idleTimeout.ts';
 import { timerAfter } from './longTimer.ts';
 import { WatchIdleError } from './reflectorErrors.ts';
-import { initialReflectorModel, step, type ReflectorAction, type ReflectorInput, type StepContext } from './reflectorMachine.ts';
+import { step } from './reflectorMachine.ts';
+import { initialReflectorModel, type ReflectorAction, type ReflectorInput, type StepContext } from './reflectorModel.ts';
 import { resolveOptions, type ReflectorOptions } from './reflectorOptions.ts';
 import type { KubeObject, ListerWatcher, ReflectorEvent } from './types.ts';
 

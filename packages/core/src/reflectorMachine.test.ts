@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { KubeApiError } from './errors.ts';
-import { initialReflectorModel, step, type ReflectorModel, type StepContext, type StepResult } from './reflectorMachine.ts';
+import { step } from './reflectorMachine.ts';
+import { initialReflectorModel, type ReflectorModel, type StepContext, type StepResult } from './reflectorModel.ts';
 import { resolveOptions } from './reflectorOptions.ts';
 import type { KubeObject, ListPage, ReflectorEvent } from './types.ts';
 import { page, testObject as obj } from '@rxinformer/testing';

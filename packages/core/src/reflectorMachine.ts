@@ -1,107 +1,21 @@
 /**
- * The reflector's state machine, pure: its states and inputs, and `step`, which advances a model
- * by one input and says what to emit and what to do next. `reflector.ts` drives it with RxJS;
- * `reflectorOptions.ts` holds the options and the requests they make.
+ * The reflector's state machine, pure: `step`, which advances a model by one input and says what
+ * to emit and what to do next (the states, inputs and model are in `reflectorModel.ts`).
+ * `reflector.ts` drives it with RxJS; `reflectorOptions.ts` holds the options and the requests they make.
  *
  * `step` hands each input to a function of its own (`onPage`, `onEvent`, `onClosed`, `onError`),
  * which ends in one of the transitions `startList`, `startWatch`, `fail` or `replace`.
  */
-import { backoffSuccess, nextBackoff, type BackoffState, type NextBackoffOptions } from './backoff.ts';
+import { backoffSuccess, nextBackoff, type NextBackoffOptions } from './backoff.ts';
 import { InvalidObjectError, KubeApiError, RxInformerError } from './errors.ts';
-import { addRejected, hasExpectedType, keepExpected, UnexpectedTypeError } from './expectedType.ts';
-import { asMetadataIf, asPartialObjectMetadata, expectsMetadata, NotPartialMetadataError } from './partialObjectMetadata.ts';
+import { admit, admitItems } from './admission.ts';
+import { addRejected, UnexpectedTypeError } from './expectedType.ts';
+import { NotPartialMetadataError } from './partialObjectMetadata.ts';
 import { ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorErrors.ts';
-import { listOptions, streamingOptions, watchOptions, type ResolvedReflectorOptions } from './reflectorOptions.ts';
+import type { ReflectorAction, ReflectorModel, ReflectorInput, ReflectorState, StepContext, StepResult } from './reflectorModel.ts';
+import { listOptions, streamingOptions, watchOptions } from './reflectorOptions.ts';
 import { INITIAL_EVENTS_END_ANNOTATION } from './types.ts';
-import type { KubeObject, ListOptions, ListPage, ReflectorEvent, ReflectorStatus, Status, WatchEvent, WatchOptions } from './types.ts';
-
-/** What the reflector does next. */
-export type ReflectorAction =
-  | { kind: 'list'; options: ListOptions }
-  | { kind: 'watch'; options: WatchOptions; idleMs: number }
-  | { kind: 'wait'; ms: number }
-  | { kind: 'continue' };
-
-/** The state of the machine. `rv` is the last resource version seen (opaque). */
-export type ReflectorState<T extends KubeObject> =
-  | {
-      phase: 'listing';
-      consistent: boolean;
-      continue?: string;
-      listRv?: string;
-      /**
-       * The objects of the pages received so far. A new array for every list, which `step`
-       * appends each page to in place (rather than copying what it holds per page): once a model
-       * is stepped, its successor holds the list.
-       */
-      items: T[];
-      /** The list's objects of another type skipped so far (see `expectedType`). */
-      rejected?: UnexpectedTypeError;
-    }
-  | {
-      phase: 'streaming';
-      /** The objects streamed so far; appended to in place, as a paged list's `items`. */
-      items: T[];
-      /** The list's objects of another type skipped so far (see `expectedType`). */
-      rejected?: UnexpectedTypeError;
-    }
-  | { phase: 'watching'; rv: string; startedAt: number; events: number }
-  | { phase: 'backingOff'; resume: 'list' | 'watch'; consistent: boolean; rv?: string };
-
-/** The inputs that advance the machine. */
-export type ReflectorInput<T extends KubeObject> =
-  | { kind: 'start' }
-  | { kind: 'page'; page: ListPage<T> }
-  | { kind: 'event'; event: WatchEvent<T> }
-  | { kind: 'closed' }
-  | { kind: 'error'; error: unknown }
-  | { kind: 'waited' };
-
-/** Everything `step` needs besides the state. */
-export interface ReflectorModel<T extends KubeObject> {
-  /** Where the list/watch state machine is. */
-  state: ReflectorState<T>;
-  /** The status last emitted. */
-  status: ReflectorStatus;
-  /** Failures since the last success, for the next delay. */
-  backoff: BackoffState;
-  /** Watches in a row that closed at once with no event (three relist after a backoff). */
-  emptyWatches: number;
-  /** True once the server refused a streaming list: page from then on. */
-  streamingRefused: boolean;
-  /** The last resource version known, kept across relists and errors. */
-  rv?: string;
-  /** True once full objects answered a metadata-only request (reported once, see `NotPartialMetadataError`). */
-  fullObjectsReported?: boolean;
-}
-
-/** @internal What `step` needs besides the model. */
-export interface StepContext {
-  options: ResolvedReflectorOptions;
-  now: number;
-  random: () => number;
-}
-
-/** The result of one step: the new model, events to emit, and the next action. */
-export interface StepResult<T extends KubeObject> {
-  /** The next model. */
-  model: ReflectorModel<T>;
-  /** Events to emit, in order. */
-  outputs: ReflectorEvent<T>[];
-  /** What the driver must do next (list, watch, wait…). */
-  action: ReflectorAction;
-}
-
-/** The model before the first step. */
-export function initialReflectorModel<T extends KubeObject>(): ReflectorModel<T> {
-  return {
-    state: { phase: 'listing', consistent: false, items: [] },
-    status: { phase: 'listing', relistCount: 0, hasSynced: false },
-    backoff: { failures: 0 },
-    emptyWatches: 0,
-    streamingRefused: false,
-  };
-}
+import type { KubeObject, ListPage, ReflectorEvent, ReflectorStatus, Status, WatchEvent } from './types.ts';
 
 /** @internal A thrown value as an `Error` (the status's `lastError`). */
 export function asError(e: unknown): Error {
@@ -155,13 +69,21 @@ function setStatus<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, patc
   if (!('backoffMs' in patch) && status.phase !== 'backingOff') delete status.backoffMs;
   if (status.listProgress === undefined) delete status.listProgress;
   if (status.lastError === undefined) delete status.lastError;
+  if (status.warning === undefined) delete status.warning;
   run.outputs.push({ type: 'status', status });
   return { ...m, status };
 }
 
-/** Full objects where metadata was asked for (they are reduced): reported once per run. */
-const reportFullObjects = <T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, o: unknown) =>
-  m.fullObjectsReported ? m : setStatus(run, { ...m, fullObjectsReported: true }, { lastError: new NotPartialMetadataError(o) });
+/**
+ * Full objects where metadata was asked for (they are reduced): a `warning` that stays on the
+ * status until a list answers with metadata only (see `replace`), once also as `lastError`.
+ */
+function reportFullObjects<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, o: unknown): ReflectorModel<T> {
+  if (m.fullObjectsReported) return m;
+  if (m.status.warning instanceof NotPartialMetadataError) return { ...m, fullObjectsReported: true };
+  const error = new NotPartialMetadataError(o);
+  return setStatus(run, { ...m, fullObjectsReported: true }, { lastError: error, warning: error });
+}
 
 /** Starts a list: a streaming one unless refused (or not asked for), else the first page. */
 function startList<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, consistent: boolean): StepResult<T> {
@@ -171,6 +93,7 @@ function startList<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, cons
     relistCount: m.status.hasSynced ? m.status.relistCount + 1 : m.status.relistCount,
     listProgress: { pages: 0, items: 0 },
   });
+  next.fullObjectsReported = false; // `next` is a new model
   if (options.useStreamingList && !next.streamingRefused) {
     const idleMs = options.idleGraceMs + options.minWatchTimeoutSeconds * 2000;
     return {
@@ -233,10 +156,12 @@ function replace<T extends KubeObject>(
   rejected?: UnexpectedTypeError,
 ): StepResult<T> {
   run.outputs.push({ type: 'replace', items, resourceVersion: rv });
+  // A list of metadata only ends the report of full objects (a server or proxy fixed since).
+  const warning = m.fullObjectsReported || items.length === 0 ? m.status.warning : undefined;
   const next = setStatus(
     run,
     { ...m, backoff: backoffSuccess(m.backoff, run.ctx.now), rv, emptyWatches: 0 },
-    { lastSyncResourceVersion: rv, hasSynced: true, lastError: rejected, listProgress: undefined },
+    { lastSyncResourceVersion: rv, hasSynced: true, lastError: rejected, listProgress: undefined, warning },
   );
   return startWatch(run, next, rv);
 }
@@ -258,9 +183,8 @@ function onPage<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>, pag
     const limit = received.items > options.maxListItems ? 'maxListItems' : 'maxListPages';
     return fail(run, model, new ListTooLargeError(limit, options[limit], received), 'list', state.consistent);
   }
-  const { items: ofPage, full } = asMetadataIf(options.expectedType, page.items);
+  const { items: kept, rejected, full } = admitItems(options.expectedType, page.items, state.rejected);
   if (full !== undefined) model = reportFullObjects(run, model, full);
-  const { items: kept, rejected } = keepExpected(options.expectedType, ofPage, state.rejected);
   // A list of one page is emitted as that page; the pages of a longer one go into the list's array.
   if (!token) return replace(run, model, state.items.length === 0 ? kept : append(state.items, kept), listRv, rejected);
   const next = setStatus(
@@ -291,10 +215,11 @@ function onEvent<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>, ev
   }
   const known = event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK';
   const expected = run.ctx.options.expectedType;
-  const asMeta = known && expectsMetadata(expected) ? asPartialObjectMetadata(event.object) : undefined; // full objects: their metadata
-  if (asMeta?.full) model = reportFullObjects(run, model, event.object);
-  if (asMeta) event = { ...event, object: asMeta.object } as WatchEvent<T>;
-  const ofType = !known || hasExpectedType(expected, event.object);
+  // Its type checked before anything is kept of it; a metadata-only reflector's full objects reduced.
+  const admitted = known ? admit(expected, event.object) : { object: event.object, full: false };
+  if (admitted?.full) model = reportFullObjects(run, model, event.object);
+  if (admitted && admitted.object !== event.object) event = { ...event, object: admitted.object } as WatchEvent<T>;
+  const ofType = admitted !== undefined;
   if (state.phase === 'streaming') {
     const streamed = onStreamedEvent(run, model, state, event, ofType);
     if (streamed) return streamed;

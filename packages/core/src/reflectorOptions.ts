@@ -58,7 +58,8 @@ export interface ReflectorOptions {
    * `UnexpectedTypeError` in the status's `lastError` (for a list, one error counting every item
    * skipped, on the status after the list); its resource version is not taken. Objects that
    * declare none are accepted (list items often don't). The informer factory sets it from the
-   * resource descriptor. List items are checked after an informer's `transform`, which should keep
+   * resource descriptor (`expectedTypeOf`; for a metadata-only one, `PartialObjectMetadata` with
+   * the resource's type as `metadataOf`: see `ExpectedType`). List items are checked after an informer's `transform`, which should keep
    * `apiVersion`/`kind` or drop them. Default: not checked.
    */
   expectedType?: ExpectedType;

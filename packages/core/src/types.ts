@@ -240,6 +240,12 @@ export interface ReflectorStatus {
   phase: ReflectorPhase;
   /** The last failure, kept until the next successful list or watch event. */
   lastError?: Error;
+  /**
+   * A standing condition that costs no data, kept while it lasts rather than until the next good
+   * event: `NotPartialMetadataError`, full objects answered to a metadata-only request (reduced to
+   * their metadata), kept until a list answers with metadata only. Also reported once as `lastError`.
+   */
+  warning?: Error;
   /** How many times the reflector has listed after its first list. */
   relistCount: number;
   /**

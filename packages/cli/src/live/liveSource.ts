@@ -120,9 +120,9 @@ function kubeConfigFor(source: Extract<LiveOptions['source'], { kind: 'cluster' 
     if (source.kubeconfig !== undefined) kc.loadFromFile(source.kubeconfig);
     else kc.loadFromDefault();
   } catch (e) {
-    throw new LiveOptionsError(`cannot load the kubeconfig${source.kubeconfig ? ` ${source.kubeconfig}` : ''}: ${(e as Error).message}`, {
-      cause: e,
-    });
+    // The first line only: a YAML error goes on with an excerpt of the file, which may hold a token.
+    const message = String((e as Error)?.message).split('\n')[0];
+    throw new LiveOptionsError(`cannot load the kubeconfig${source.kubeconfig ? ` ${source.kubeconfig}` : ''}: ${message}`, { cause: e });
   }
   if (source.context !== undefined) {
     if (!kc.getContextObject(source.context))
