@@ -61,7 +61,7 @@ async function watchStart(ctx: RequestContext, lq: ListQuery): Promise<WatchStar
 /** Answers a WATCH: opens a stream that lives until its timeout, a fault, or the client leaving. */
 export async function serveWatch(ctx: RequestContext, { res, route, r, q }: ResourceCall, mode: Rendering): Promise<void> {
   const lq = listQuery(q, route.namespace);
-  validateListQuery(r, lq, true);
+  validateListQuery(r, lq, true, ctx.watchList);
   if (lq.continue) throw errors.badRequest('continue is not supported for watch');
   const matcher = withShardSelector(
     compileSelectors(r, q.str('labelSelector'), q.str('fieldSelector'), route.name),

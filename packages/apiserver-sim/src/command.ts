@@ -23,7 +23,8 @@ export const APISERVER_USAGE = `usage: rxinformer-apiserver [--port N] [--seed N
   --control-endpoints, --no-control-endpoints
                 serve GET /_sim/state and POST /_sim/faults/<name> (default: served)
   --feature-gates
-                as the API server's: ShardedListAndWatch=true honours shardSelector on list and watch (default off)`;
+                as the API server's: ShardedListAndWatch=true honours shardSelector on list and watch (default off);
+                WatchList=false refuses sendInitialEvents with 422 (default on)`;
 
 function int(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -38,9 +39,9 @@ function int(name: string, value: string | undefined, fallback: number): number 
 function featureGates(value: string | undefined): Record<string, boolean> {
   const gates: Record<string, boolean> = {};
   for (const part of (value ?? '').split(',').filter((p) => p.trim() !== '')) {
-    const m = /^\s*(ShardedListAndWatch)=(true|false)\s*$/.exec(part);
+    const m = /^\s*(ShardedListAndWatch|WatchList)=(true|false)\s*$/.exec(part);
     if (!m) {
-      console.error(`--feature-gates: unknown or malformed gate "${part}" (known: ShardedListAndWatch=true|false)\n${APISERVER_USAGE}`);
+      console.error(`--feature-gates: unknown or malformed gate "${part}" (known: ShardedListAndWatch, WatchList)\n${APISERVER_USAGE}`);
       process.exit(2);
     }
     gates[m[1]] = m[2] === 'true';
@@ -105,6 +106,7 @@ export async function runApiServerCommand(argv: readonly string[]): Promise<void
     // A tool for kubectl and fault scripts: the control endpoints are served unless turned off.
     controlEndpoints: !values['no-control-endpoints'],
     shardedListAndWatch: gates.ShardedListAndWatch === true,
+    watchList: gates.WatchList !== false,
   });
   const kubeconfig = await writeKubeconfig(sim.kubeconfigYaml(), values.kubeconfig);
   console.log(`apiserver-sim listening on ${sim.url}`);

@@ -165,10 +165,14 @@ export class Faults {
     );
   }
 
-  /** Simulates an API server restart: every connection dropped, the watch history forgotten; revisions continue. */
+  /**
+   * Simulates an API server restart: every connection dropped, the server's own start-up write (its
+   * identity Lease), then the watch history forgotten: a watch resumed from before the restart is
+   * too old (410), as kube-apiserver's rebuilt watch cache answers. Revisions continue.
+   */
   restart(): void {
-    this.#storage.dropHistory();
     this.#restart();
+    this.#storage.dropHistory();
   }
 
   /** Turns bearer-token auth on (or off with `undefined`). */

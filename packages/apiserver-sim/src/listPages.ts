@@ -85,9 +85,10 @@ export function sendInitialEventsOf(q: ListQuery): boolean | undefined {
 
 /**
  * Validates list or watch options: a 422 for the combinations the API forbids. A watch may carry
- * `resourceVersionMatch` (only NotOlderThan) exactly when it sets `sendInitialEvents`, true or false.
+ * `resourceVersionMatch` (only NotOlderThan) exactly when it sets `sendInitialEvents`, true or false,
+ * and `sendInitialEvents` only when the `WatchList` gate (`watchList`) is on.
  */
-export function validateListQuery(res: ResourceInfo, q: ListQuery, watch: boolean): void {
+export function validateListQuery(res: ResourceInfo, q: ListQuery, watch: boolean, watchList = true): void {
   const causes: StatusCause[] = [];
   const forbid = (field: string, message: string) =>
     causes.push({ reason: 'FieldValueForbidden', message: `Forbidden: ${message}`, field });
@@ -100,6 +101,8 @@ export function validateListQuery(res: ResourceInfo, q: ListQuery, watch: boolea
   const match = q.resourceVersionMatch ?? '';
   const initialEvents = sendInitialEventsOf(q);
   if (watch) {
+    if (initialEvents !== undefined && !watchList)
+      forbid('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
     if (initialEvents !== undefined && match !== 'NotOlderThan')
       forbid('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
     if (match !== '') {

@@ -37,6 +37,8 @@ export interface RequestContext {
   readonly watch: WatchDefaults;
   /** KEP-5866's `ShardedListAndWatch` gate: list and watch honour `shardSelector`. */
   readonly shardedListAndWatch: boolean;
+  /** The `WatchList` gate: watch honours `sendInitialEvents` (off: 422 Invalid). */
+  readonly watchList: boolean;
 }
 
 /** One request of the resource API, as routed. */

@@ -63,6 +63,12 @@ export interface ApiServerOptions {
    * parameter is ignored, as a server without the gate does.
    */
   shardedListAndWatch?: boolean;
+  /**
+   * The `WatchList` feature gate (on by default since 1.34): streaming lists (`sendInitialEvents`)
+   * on watch. Off, a watch that sets `sendInitialEvents` is a 422 Invalid, as kube-apiserver 1.36
+   * answers with `--feature-gates=WatchList=false`. Default true.
+   */
+  watchList?: boolean;
   /** Serve HTTPS instead of HTTP (default: plain HTTP). */
   tls?: TlsOptions;
   /**
@@ -198,6 +204,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const dropAll = () => {
     for (const s of hub.sessions()) s.drop();
     server.closeAllConnections();
+    announceStart(objects);
   };
   const faults = new Faults({ random, hub, storage, restart: dropAll, auth: options.auth });
   const ctx: ServerContext = {
@@ -210,6 +217,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     version: options.version ?? { major: '1', minor: '33' },
     watch: options,
     shardedListAndWatch: options.shardedListAndWatch === true,
+    watchList: options.watchList !== false,
     controlEndpoints: options.controlEndpoints ?? (options.auth === undefined && options.tls === undefined),
   };
   const { server, handshakes } = createNodeServer(options.tls, (req, res) => {
@@ -256,4 +264,21 @@ function kubeconfigFor(url: string, token: string | undefined, tls: TlsOptions |
     ...(token ? { token } : {}),
     ...(tls && { certificateAuthority: tls.ca, ...(tls.client && { clientCertificate: tls.client.cert, clientKey: tls.client.key }) }),
   };
+}
+
+/**
+ * What a starting kube-apiserver writes before it serves: its identity Lease in kube-system. So the
+ * revision moves at every (re)start, and a watch resumed from before it is too old (410), as there.
+ */
+function announceStart(objects: ObjectStore): void {
+  const ref = 'coordination.k8s.io/v1/leases';
+  const name = 'apiserver-sim';
+  const spec = { holderIdentity: name, leaseDurationSeconds: 3600, renewTime: new Date().toISOString().replace('Z', '000Z') };
+  const current = objects.find(ref, 'kube-system', name);
+  try {
+    if (current) objects.update(ref, { ...current, spec }, 'kube-system', name);
+    else objects.create(ref, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name }, spec }, 'kube-system');
+  } catch (e) {
+    if (!(e instanceof ApiStatusError)) throw e; // a server started without kube-system: nothing to announce
+  }
 }

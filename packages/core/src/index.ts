@@ -59,7 +59,13 @@ export { step as reflectorStep } from './reflectorMachine.ts';
 export { initialReflectorModel } from './reflectorModel.ts';
 export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorState, StepResult } from './reflectorModel.ts';
 export type { ReflectorOptions } from './reflectorOptions.ts';
-export { ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorErrors.ts';
+export {
+  ListTooLargeError,
+  UnknownWatchEventError,
+  WatchClosedError,
+  WatchIdleError,
+  WatchListUnsupportedError,
+} from './reflectorErrors.ts';
 export { expectedTypeOf, PARTIAL_OBJECT_METADATA_TYPE, UnexpectedTypeError } from './expectedType.ts';
 export type { ExpectedType, TypeMeta } from './expectedType.ts';
 export { nextBackoff, resolveBackoff, backoffSuccess } from './backoff.ts';

@@ -15,6 +15,26 @@ export class WatchClosedError extends RxInformerError {
   }
 }
 
+/**
+ * A streaming list (`sendInitialEvents`) answered as a plain watch: a live change, a plain bookmark
+ * or the end of the stream before the `k8s.io/initial-events-end` bookmark. A server that ignores
+ * the parameter (older than 1.27, or an aggregated API server on an old library) answers so; the
+ * reflector pages from then on. (kube-apiserver 1.27+ with the WatchList gate off answers 422.)
+ */
+export class WatchListUnsupportedError extends RxInformerError {
+  /** What the server sent in place of the initial events' end: `MODIFIED`, `DELETED`, `BOOKMARK` or `closed`. */
+  readonly received: string;
+
+  constructor(received: string) {
+    super(
+      'WatchListUnsupported',
+      `the server answered a streaming list as a plain watch (${received === 'closed' ? 'the stream ended' : `a ${received} event came`} ` +
+        'before the initial-events-end bookmark): listing in pages from now on',
+    );
+    this.received = received;
+  }
+}
+
 /** A watch event whose `type` the protocol does not define. */
 export class UnknownWatchEventError extends RxInformerError {
   constructor(type: unknown) {

@@ -11,7 +11,13 @@ import { InvalidObjectError, KubeApiError, RxInformerError } from './errors.ts';
 import { admit, admitItems } from './admission.ts';
 import { addRejected, UnexpectedTypeError } from './expectedType.ts';
 import { NotPartialMetadataError } from './partialObjectMetadata.ts';
-import { ListTooLargeError, UnknownWatchEventError, WatchClosedError, WatchIdleError } from './reflectorErrors.ts';
+import {
+  ListTooLargeError,
+  UnknownWatchEventError,
+  WatchClosedError,
+  WatchIdleError,
+  WatchListUnsupportedError,
+} from './reflectorErrors.ts';
 import type { ReflectorAction, ReflectorModel, ReflectorInput, ReflectorState, StepContext, StepResult } from './reflectorModel.ts';
 import { listOptions, streamingOptions, watchOptions } from './reflectorOptions.ts';
 import { INITIAL_EVENTS_END_ANNOTATION } from './types.ts';
@@ -252,12 +258,23 @@ function onStreamedEvent<T extends KubeObject>(
     return stay(run, model);
   }
   if (event.type === 'BOOKMARK' && ofType && event.object?.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
+    // The list's resource version is the bookmark's alone: the objects came in key order, each
+    // with its own resource version, not in the order of their changes.
     const rv = event.object.metadata.resourceVersion;
     if (!rv) return fail(run, model, new InvalidObjectError('initial-events-end bookmark has no resourceVersion', event), 'list', true);
     const result = replace(run, model, state.items, rv, state.rejected);
     return { ...result, action: CONTINUE }; // the same stream carries on with live events
   }
+  // Before the end bookmark a watch-list sends only ADDED events: a change or a plain bookmark
+  // means the server took it for a plain watch.
+  if (event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK') return unsupported(run, model, event.type);
   return undefined;
+}
+
+/** The server does not do streaming lists: page, now and from now on. */
+function unsupported<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, received: string | KubeApiError): StepResult<T> {
+  const error = typeof received === 'string' ? new WatchListUnsupportedError(received) : received;
+  return startList(run, setStatus(run, { ...m, streamingRefused: true }, { lastError: error }), true);
 }
 
 /** A change seen by the watch (or after a streaming list): emitted, its resource version kept. */
@@ -296,10 +313,13 @@ function onWatchEvent<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T
   }
 }
 
-/** The server closed the stream: re-watch, or relist after too many watches closed at once. */
+/**
+ * The server closed the stream: re-watch, or relist after too many watches closed at once. A
+ * streaming list the server ended before its end bookmark was taken for a plain watch.
+ */
 function onClosed<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>): StepResult<T> {
   const { state } = model;
-  if (state.phase === 'streaming') return fail(run, model, new WatchClosedError(1), 'list', true);
+  if (state.phase === 'streaming') return unsupported(run, model, 'closed');
   if (state.phase !== 'watching') return stay(run, model);
   const empty = state.events === 0 && run.ctx.now - state.startedAt < 1000;
   const emptyWatches = empty ? model.emptyWatches + 1 : 0;
@@ -311,10 +331,9 @@ function onClosed<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>): 
 /** A list or watch failed: page after a refused streaming list, relist on 410, else back off. */
 function onError<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, error: unknown): StepResult<T> {
   const s = m.state;
-  if (s.phase === 'streaming' && error instanceof KubeApiError && (error.code === 422 || error.code === 400) && s.items.length === 0) {
-    // The server does not do streaming lists: page from now on.
-    return startList(run, setStatus(run, { ...m, streamingRefused: true }, { lastError: error }), true);
-  }
+  // kube-apiserver with the WatchList gate off answers 422 Invalid (sendInitialEvents forbidden).
+  if (s.phase === 'streaming' && error instanceof KubeApiError && (error.code === 422 || error.code === 400) && s.items.length === 0)
+    return unsupported(run, m, error);
   // 410: relist with a consistent read; at once after a healthy period (compaction, the common
   // case), with backoff when it repeats (a server or gateway answering 410 to everything).
   if (error instanceof KubeApiError && error.code === 410) return fail(run, m, error, 'list', true, { firstImmediate: true });

@@ -164,6 +164,8 @@ function handler(target: URL, agent: HttpAgent, rewrite: FaultProxyOptions['rewr
       res.writeHead(upRes.statusCode ?? 502, out);
       upRes.pipe(res);
       if (ex.stalled) upRes.unpipe(res);
+      // A server that dies mid-response (killed, restarted) ends the client's response the same way.
+      upRes.on('close', () => !upRes.complete && res.destroy());
     });
     up.on('error', (error) => {
       if (!res.headersSent) statusAnswer(res, 502, 'ServiceUnavailable', `the proxy could not reach ${target.host}: ${error.message}`);

@@ -65,6 +65,13 @@ describe('startFaultProxy', () => {
     await stalled.ended;
   });
 
+  it('should end a client stream whose server died mid-response', async () => {
+    const watch = stream(proxy.url + '/api/v1/pods?watch=true');
+    await until(() => watch.lines() >= 1 && watches.size === 1);
+    for (const res of watches) res.socket!.destroy(); // the server process goes away
+    expect(await watch.ended).toMatch(/aborted|socket hang up|ECONNRESET|terminated/);
+  });
+
   it('should answer the next requests with an injected failure, and delay requests', async () => {
     proxy.failNext(1, { code: 429, on: 'list', retryAfterSeconds: 2 });
     const refused = await get(proxy.url + '/api/v1/pods');

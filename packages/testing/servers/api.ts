@@ -48,12 +48,15 @@ export interface TestApi {
   patch<T = any>(path: string, body: unknown, type?: keyof typeof PATCH_TYPES): Promise<T>;
   /** DELETE with grace period 0 (a pod goes at once); resolves even on 404 when `ignoreMissing`. */
   delete(path: string, options?: { ignoreMissing?: boolean }): Promise<void>;
+  /** Drops every open connection (after a server restart): the next calls open new ones. */
+  reconnect(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** A client of `url` with an optional bearer token and CA. */
 export function createApi(access: { url: string; token?: string; ca?: string }): TestApi {
-  const dispatcher = new Agent({ connect: access.ca ? { ca: access.ca } : {}, connections: 16 });
+  const agent = () => new Agent({ connect: access.ca ? { ca: access.ca } : {}, connections: 16 });
+  let dispatcher = agent();
   const call = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer<T>> => {
     const res = await request(`${access.url}${path}`, {
       method: method as 'GET',
@@ -96,6 +99,11 @@ export function createApi(access: { url: string; token?: string; ca?: string }):
       const answer = await call('DELETE', path, { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 });
       if (answer.status === 404 && options.ignoreMissing) return;
       if (answer.status >= 400) throw new ApiCallError('DELETE', path, answer.status, answer.body);
+    },
+    reconnect: async () => {
+      const old = dispatcher;
+      dispatcher = agent();
+      await old.destroy();
     },
     close: () => dispatcher.close(),
   };

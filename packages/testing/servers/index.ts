@@ -36,10 +36,12 @@ export interface TestServerOptions {
   /** Simulator options (the simulator only). */
   sim?: Partial<ApiServerOptions>;
   /**
-   * Feature gates: kube-apiserver's `--feature-gates`; on the simulator, `ShardedListAndWatch` maps
-   * to its `shardedListAndWatch` option and `WatchList: false` to refusing nothing (see its README).
+   * Feature gates: kube-apiserver's `--feature-gates`; on the simulator, `ShardedListAndWatch` and
+   * `WatchList` map to its `shardedListAndWatch` and `watchList` options.
    */
   featureGates?: Record<string, boolean>;
+  /** Rewrites every request on its way through the proxy (the proxy's `rewrite`). */
+  rewrite?: (pathAndQuery: string) => string;
 }
 
 /** A server under test, behind the fault proxy. */
@@ -75,8 +77,13 @@ let serial = 0;
 export async function startTestServer(kind: ServerKind, options: TestServerOptions = {}): Promise<TestServer> {
   const gates = options.featureGates ?? {};
   if (kind === 'sim') {
-    const sim = await startApiServer({ port: 0, ...(gates.ShardedListAndWatch && { shardedListAndWatch: true }), ...options.sim });
-    const proxy = await startFaultProxy({ target: sim.url });
+    const sim = await startApiServer({
+      port: 0,
+      ...(gates.ShardedListAndWatch && { shardedListAndWatch: true }),
+      ...(gates.WatchList === false && { watchList: false }),
+      ...options.sim,
+    });
+    const proxy = await startFaultProxy({ target: sim.url, rewrite: options.rewrite });
     const access = { url: sim.url, token: sim.faults.token };
     return server(kind, proxy, access, {
       sim,
@@ -87,7 +94,7 @@ export async function startTestServer(kind: ServerKind, options: TestServerOptio
   }
   const env = await startTestEnvironment({ featureGates: gates });
   try {
-    const proxy = await startFaultProxy({ target: env.url, targetCa: env.ca, tls: env.servingCertificate() });
+    const proxy = await startFaultProxy({ target: env.url, targetCa: env.ca, tls: env.servingCertificate(), rewrite: options.rewrite });
     const access = { url: env.url, token: env.token, ca: env.ca };
     return server(kind, proxy, access, {
       env,
@@ -127,7 +134,10 @@ function server(
       headers: access.token !== undefined ? { authorization: `Bearer ${access.token}` } : ({} as Record<string, string>),
       fetch: trustingFetch(access.ca),
     }),
-    restart: parts.restart,
+    restart: async (o) => {
+      await parts.restart(o);
+      await api.reconnect();
+    },
     compact: parts.compact,
     namespace: async (prefix = 'test') => {
       const name = `${prefix}-${process.pid}-${++serial}`;
