@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startApiServer, writeKubeconfigFile, type ApiServer } from '@rxinformer/apiserver-sim';
 import { pod } from '@rxinformer/testing';
+import { serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
 import { killAll, main, node, root, run, startCli, tracked } from './cliProcess.ts';
 
 // The live view (`npm start`) as a user runs it (cliProcess.ts), against its embedded simulator or a
@@ -209,15 +210,77 @@ describe('the rxinformer command (packages/cli/src/main.ts; npm start)', () => {
     });
   });
 
-  describe('with --kubeconfig against a simulator seeded with known pods', () => {
+  // `npm start -- --kubeconfig FILE` against the simulator and a real kube-apiserver (through the
+  // fault proxy, with its CA and token), from the same cases.
+  describe.each(serverKinds())('with --kubeconfig against the %s server, seeded with known pods', (kind) => {
+    let server: TestServer;
+    let dir: string;
+    let kubeconfig: string;
+    let a: string;
+    let b: string;
+    const podsIn = (ns: string) => `/api/v1/namespaces/${ns}/pods`;
+    const create = (ns: string, name: string, app: string) =>
+      server.api.create(podsIn(ns), pod(name, { labels: { app }, namespace: null }));
+    beforeAll(async () => {
+      server = await startTestServer(kind);
+      [a, b] = [await server.namespace('live-a'), await server.namespace('live-b')];
+      await create(a, 'alpha', 'web');
+      await create(a, 'beta', 'db');
+      await create(b, 'gamma', 'web');
+      dir = mkdtempSync(join(tmpdir(), 'rxinformer-live-test-'));
+      kubeconfig = join(dir, 'kubeconfig');
+      writeFileSync(kubeconfig, server.kubeConfig().exportConfig(), { mode: 0o600 });
+    }, START_TIMEOUT_MS);
+    afterAll(async () => {
+      await server?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('should list the known pods and show live changes, with no simulator of its own', async () => {
+      const cli = startCli(['--kubeconfig', kubeconfig, '--duration', '4']);
+      await cli.waitFor(/^synced: 3 objects/m);
+      await create(b, 'delta', 'web');
+      await server.api.delete(`${podsIn(a)}/beta`);
+      const r = await cli.exit;
+      expect(r.code).toBe(0);
+      expect(r.stdout).not.toMatch(/simulator running/);
+      expect(r.stdout).toContain(`watching context test (${server.proxy.url})`);
+      expect(eventLines(r.stdout, 'ADDED').sort()).toEqual([
+        `ADDED ${a} alpha Pending`,
+        `ADDED ${a} beta Pending`,
+        `ADDED ${b} delta Pending`,
+        `ADDED ${b} gamma Pending`,
+      ]);
+      expect(eventLines(r.stdout, 'DELETED')).toEqual([`DELETED ${a} beta <deleted>`]);
+      expect(r.stdout).toMatch(/^summary: ran [\d.]+s, 3 objects cached$/m);
+      // kube-apiserver marks the pod Terminating (MODIFIED) before it deletes it, even with grace 0.
+      expect(r.stdout).toMatch(/^events: ADDED=4 MODIFIED=[01] DELETED=1 /m);
+    });
+
+    it('should filter with --namespace and --selector, --field-selector, and read KUBECONFIG', async () => {
+      const [scoped, fields, fromEnv] = await Promise.all([
+        run(['--kubeconfig', kubeconfig, '-n', a, '-l', 'app=web', '--duration', '1.5']),
+        run(['--kubeconfig', kubeconfig, '--field-selector', `metadata.namespace=${b}`, '--duration', '1.5']),
+        run(['--duration', '1.5', '--resource', 'namespaces'], { KUBECONFIG: kubeconfig }),
+      ]);
+      expect(scoped.code).toBe(0);
+      expect(scoped.stdout).toContain(`watching pods in namespace ${a} (app=web)`);
+      expect(eventLines(scoped.stdout, 'ADDED')).toEqual([`ADDED ${a} alpha Pending`]);
+      expect(fields.code).toBe(0);
+      expect(eventLines(fields.stdout, 'ADDED')).toEqual(expect.arrayContaining([`ADDED ${b} gamma Pending`]));
+      expect(eventLines(fields.stdout, 'ADDED').filter((l) => !l.includes(` ${b} `))).toEqual([]);
+      expect(fromEnv.code).toBe(0);
+      expect(fromEnv.stdout).toContain('watching namespaces in cluster-scoped');
+      expect(eventLines(fromEnv.stdout, 'ADDED').map((l) => l.split(' ')[1])).toEqual(expect.arrayContaining(['default', a, b]));
+    });
+  });
+
+  describe('with a kubeconfig that is wrong', () => {
     let sim: ApiServer;
     let dir: string;
     let kubeconfig: string;
     beforeAll(async () => {
-      sim = await startApiServer({ port: 0, namespaces: ['default', 'team-x'] });
-      sim.storage.create('pods', pod('alpha', { labels: { app: 'web' }, namespace: null }), 'default');
-      sim.storage.create('pods', pod('beta', { labels: { app: 'db' }, namespace: null }), 'default');
-      sim.storage.create('pods', pod('gamma', { labels: { app: 'web' }, namespace: null }), 'team-x');
+      sim = await startApiServer({ port: 0 });
       dir = mkdtempSync(join(tmpdir(), 'rxinformer-live-test-'));
       kubeconfig = join(dir, 'kubeconfig');
       await sim.writeKubeconfig(kubeconfig);
@@ -225,47 +288,6 @@ describe('the rxinformer command (packages/cli/src/main.ts; npm start)', () => {
     afterAll(async () => {
       await sim.close();
       rmSync(dir, { recursive: true, force: true });
-    });
-
-    it('should list the known pods and show live changes, with no simulator of its own', async () => {
-      const cli = startCli(['--kubeconfig', kubeconfig, '--duration', '2']);
-      await cli.waitFor(/^synced: 3 objects/m);
-      sim.storage.create('pods', pod('delta', { labels: { app: 'web' }, namespace: null }), 'team-x');
-      sim.storage.delete('pods', 'default', 'beta', { gracePeriodSeconds: 0 });
-      const r = await cli.exit;
-      expect(r.code).toBe(0);
-      expect(r.stdout).not.toMatch(/simulator running/);
-      expect(r.stdout).toContain(`watching context sim (${sim.url})`);
-      expect(eventLines(r.stdout, 'ADDED').sort()).toEqual([
-        'ADDED default alpha Pending',
-        'ADDED default beta Pending',
-        'ADDED team-x delta Pending',
-        'ADDED team-x gamma Pending',
-      ]);
-      expect(eventLines(r.stdout, 'DELETED')).toEqual(['DELETED default beta <deleted>']);
-      expect(r.stdout).toMatch(/^summary: ran [\d.]+s, 3 objects cached$/m);
-      expect(r.stdout).toMatch(/^events: ADDED=4 MODIFIED=0 DELETED=1 /m);
-    });
-
-    it('should filter with --namespace and --selector, --field-selector, and read KUBECONFIG', async () => {
-      const [scoped, fields, fromEnv] = await Promise.all([
-        run(['--kubeconfig', kubeconfig, '-n', 'default', '-l', 'app=web', '--duration', '1']),
-        run(['--kubeconfig', kubeconfig, '--field-selector', 'metadata.namespace=team-x', '--duration', '1']),
-        run(['--duration', '1', '--resource', 'namespaces'], { KUBECONFIG: kubeconfig }),
-      ]);
-      expect(scoped.code).toBe(0);
-      expect(scoped.stdout).toContain('watching pods in namespace default (app=web)');
-      expect(eventLines(scoped.stdout, 'ADDED')).toEqual(['ADDED default alpha Pending']);
-      expect(fields.code).toBe(0);
-      expect(eventLines(fields.stdout, 'ADDED').sort()).toEqual(expect.arrayContaining(['ADDED team-x gamma Pending']));
-      expect(eventLines(fields.stdout, 'ADDED').filter((l) => !l.includes(' team-x '))).toEqual([]);
-      expect(fromEnv.code).toBe(0);
-      expect(fromEnv.stdout).toContain('watching namespaces in cluster-scoped');
-      expect(
-        eventLines(fromEnv.stdout, 'ADDED')
-          .map((l) => l.split(' ')[1])
-          .sort(),
-      ).toEqual(['default', 'team-x']);
     });
 
     it('should keep retrying an unreachable cluster, show the failure, and still exit 0 with the errors in the summary', async () => {
@@ -308,7 +330,7 @@ describe('the rxinformer command (packages/cli/src/main.ts; npm start)', () => {
     const [unknown, duration, resource, help, soakHelp, soakBad, version] = await Promise.all([
       run(['--bogus']),
       run(['--duration', 'soon']),
-      run(['--resource', 'widgets', '--duration', '1']),
+      run(['--resource', 'widgets', '--duration', '60']), // exits 2 once discovery answers, however long that takes
       run(['--help']),
       run(['soak', '--help']),
       run(['soak', '--runs', '0']),
