@@ -39,8 +39,16 @@ export interface BinaryOptions {
 /** The Go module this package ships, whose `tool` lines are the two binaries. */
 export const GO_MODULE_DIR = fileURLToPath(new URL('../testenv/', import.meta.url));
 
+/** The versions the Go module builds. */
+export interface ModuleVersions {
+  /** `k8s.io/kubernetes`'s, e.g. `v1.36.3`. */
+  kubernetes: string;
+  /** `go.etcd.io/etcd/server/v3`'s, e.g. `v3.6.8`. */
+  etcd: string;
+}
+
 /** The Kubernetes and etcd versions the Go module builds, read from its go.mod. */
-export function moduleVersions(): { kubernetes: string; etcd: string } {
+export function moduleVersions(): ModuleVersions {
   const mod = readFileSync(join(GO_MODULE_DIR, 'go.mod'), 'utf8');
   const version = (path: string) => new RegExp(`^\\s*${path.replace(/[./]/g, '\\$&')}\\s+(v\\S+)`, 'm').exec(mod)?.[1] ?? 'unknown';
   return { kubernetes: version('k8s.io/kubernetes'), etcd: version('go.etcd.io/etcd/server/v3') };

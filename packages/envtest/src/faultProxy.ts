@@ -13,6 +13,7 @@ import {
 import { Agent as HttpsAgent, createServer as createHttpsServer, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { InvalidOptionsError } from './errors.ts';
+import type { ServingCertificate } from './testEnvironment.ts';
 
 /** Options of `startFaultProxy`. */
 export interface FaultProxyOptions {
@@ -21,7 +22,7 @@ export interface FaultProxyOptions {
   /** The CA bundle (PEM) of an HTTPS target. Default: the system's. */
   targetCa?: string;
   /** Serve HTTPS with this certificate chain and key (PEM); default plain HTTP. */
-  tls?: { cert: string; key: string };
+  tls?: ServingCertificate;
   /**
    * Rewrites each request's path and query before it is forwarded, e.g. to drop a parameter an
    * older server would ignore. Default: forwarded as is.
@@ -42,12 +43,22 @@ export interface InjectedFailure {
   retryAfterSeconds?: number;
 }
 
+/** What a fault proxy saw. */
+export interface ProxyCounts {
+  /** Requests received. */
+  readonly requests: number;
+  /** Requests that were watches. */
+  readonly watches: number;
+  /** Requests answered with an injected failure. */
+  readonly failed: number;
+}
+
 /** A running fault proxy. */
 export interface FaultProxy {
   /** Where clients connect: `http(s)://127.0.0.1:PORT`. */
   readonly url: string;
   /** Requests forwarded so far, and how many of them were watches. */
-  readonly counts: { readonly requests: number; readonly watches: number; readonly failed: number };
+  readonly counts: ProxyCounts;
   /** Responses open now (streaming or not yet finished) that `filter` selects. */
   open(filter?: StreamFilter): number;
   /** Closes the selected open streams mid-way (the client sees the connection end); returns how many. */

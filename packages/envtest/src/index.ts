@@ -1,13 +1,16 @@
 /**
- * `@rxinformer/envtest`: a real etcd and kube-apiserver for tests — built from Go modules or found
- * through `KUBEBUILDER_ASSETS` — started and removed by one call, and a fault proxy to put in front.
+ * @rxinformer/envtest — a real etcd and kube-apiserver for tests (controller-runtime's envtest for
+ * Node), built from Go modules or found through `KUBEBUILDER_ASSETS`, started and removed by one
+ * call; and a fault proxy to put in front of any API server.
+ *
+ * @module @rxinformer/envtest
  */
 export { startTestEnvironment } from './testEnvironment.ts';
-export type { RestartOptions, TestEnvironment, TestEnvironmentOptions } from './testEnvironment.ts';
+export type { RestartOptions, ServingCertificate, TestEnvironment, TestEnvironmentOptions } from './testEnvironment.ts';
 export { startFaultProxy } from './faultProxy.ts';
-export type { FaultProxy, FaultProxyOptions, InjectedFailure, StreamFilter } from './faultProxy.ts';
+export type { FaultProxy, FaultProxyOptions, InjectedFailure, ProxyCounts, StreamFilter } from './faultProxy.ts';
 export { buildBinaries, builtDir, findBinaries, moduleVersions, GO_MODULE_DIR } from './binaries.ts';
-export type { BinaryOptions, BuildResult, EnvtestBinaries } from './binaries.ts';
+export type { BinaryOptions, BuildResult, EnvtestBinaries, ModuleVersions } from './binaries.ts';
 export {
   BinaryNotFoundError,
   BuildError,

@@ -40,6 +40,14 @@ export interface RestartOptions {
   featureGates?: Record<string, boolean>;
 }
 
+/** A certificate chain and its key, PEM. */
+export interface ServingCertificate {
+  /** The certificate chain (the server's certificate, then its CA's). */
+  cert: string;
+  /** The private key. */
+  key: string;
+}
+
 /** A running etcd and kube-apiserver. */
 export interface TestEnvironment {
   /** kube-apiserver's URL, `https://127.0.0.1:PORT`. */
@@ -57,11 +65,16 @@ export interface TestEnvironment {
   /** etcd: its URL, revision and compaction. */
   readonly etcd: Pick<Etcd, 'url' | 'revision' | 'compact'>;
   /** The log files of the two processes. */
-  readonly logs: { readonly etcd: string; readonly apiServer: string };
+  readonly logs: {
+    /** etcd's log file. */
+    readonly etcd: string;
+    /** kube-apiserver's log file. */
+    readonly apiServer: string;
+  };
   /** A new client-node `KubeConfig` for the server. */
   kubeConfig(): KubeConfig;
   /** The certificate chain and key kube-apiserver serves with (for a proxy that stands in for it, such as `startFaultProxy`). */
-  servingCertificate(): { cert: string; key: string };
+  servingCertificate(): ServingCertificate;
   /** Stops (or kills) kube-apiserver and starts it again over the same etcd, port and certificates. */
   restartApiServer(options?: RestartOptions): Promise<void>;
   /**

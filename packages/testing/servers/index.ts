@@ -18,6 +18,9 @@ import { startFaultProxy, startTestEnvironment, type FaultProxy, type TestEnviro
 import { Agent, fetch as undiciFetch } from 'undici';
 import { createApi, type TestApi } from './api.ts';
 
+export { ApiCallError, createApi, PATCH_TYPES } from './api.ts';
+export type { ApiAnswer, TestApi } from './api.ts';
+
 /** Which server a case runs against. */
 export type ServerKind = 'sim' | 'real';
 
