@@ -37,6 +37,8 @@ export interface RequestContext {
   readonly watch: WatchDefaults;
   /** KEP-5866's `ShardedListAndWatch` gate: list and watch honour `shardSelector`. */
   readonly shardedListAndWatch: boolean;
+  /** The `WatchList` gate: off, a watch with `sendInitialEvents` is a 422. */
+  readonly watchList: boolean;
 }
 
 /** One request of the resource API, as routed. */

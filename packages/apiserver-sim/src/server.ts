@@ -59,10 +59,16 @@ export interface ApiServerOptions {
   maxWatchBufferBytes?: number;
   /**
    * KEP-5866's `ShardedListAndWatch` feature gate: honour `shardSelector` on list and watch (a
-   * malformed one is a 400) and echo it as `metadata.shardInfo` of lists. Off (the default), the
-   * parameter is ignored, as a server without the gate does.
+   * malformed one is a 500 without a reason, as kube-apiserver 1.36 answers) and echo it, normalized,
+   * as `metadata.shardInfo` of lists. Off (the default), the parameter is ignored, as a server without
+   * the gate does.
    */
   shardedListAndWatch?: boolean;
+  /**
+   * The `WatchList` feature gate (default true, as in kube-apiserver 1.34–1.37). Off, a watch with
+   * `sendInitialEvents` is refused with 422 Invalid, as kube-apiserver 1.36 does with the gate off.
+   */
+  watchList?: boolean;
   /** Serve HTTPS instead of HTTP (default: plain HTTP). */
   tls?: TlsOptions;
   /**
@@ -210,6 +216,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     version: options.version ?? { major: '1', minor: '33' },
     watch: options,
     shardedListAndWatch: options.shardedListAndWatch === true,
+    watchList: options.watchList !== false,
     controlEndpoints: options.controlEndpoints ?? (options.auth === undefined && options.tls === undefined),
   };
   const { server, handshakes } = createNodeServer(options.tls, (req, res) => {
