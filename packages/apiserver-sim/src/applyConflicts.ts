@@ -139,8 +139,17 @@ const who = (c: ApplyConflict): string => {
 /** The 409 Conflict Status a real server answers, one cause (`FieldManagerConflict`) per field. */
 export function applyConflictError(conflicts: readonly ApplyConflict[]): ApiStatusError {
   const n = conflicts.length;
-  const lines = conflicts.map((c) => `${who(c)}: ${c.field}`);
-  const message = n === 1 ? `Apply failed with 1 conflict: ${lines[0]}` : `Apply failed with ${n} conflicts: ${lines.join('\n')}`;
+  // several: grouped by manager, the managers sorted, as the API server words it
+  const byManager = new Map<string, string[]>();
+  for (const c of [...conflicts].sort((a, b) => (a.manager < b.manager ? -1 : a.manager > b.manager ? 1 : 0))) {
+    const owner = who(c).replace(/^conflict with /, '');
+    byManager.set(owner, [...(byManager.get(owner) ?? []), `- ${c.field}`]);
+  }
+  const grouped = [...byManager].flatMap(([owner, fields]) => [`conflicts with ${owner}:`, ...fields]);
+  const message =
+    n === 1
+      ? `Apply failed with 1 conflict: ${who(conflicts[0])}: ${conflicts[0].field}`
+      : `Apply failed with ${n} conflicts: ${grouped.join('\n')}`;
   return new ApiStatusError(
     failure(409, 'Conflict', message, {
       causes: conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: who(c), field: c.field })),

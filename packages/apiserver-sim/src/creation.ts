@@ -45,6 +45,8 @@ export function createObject(
     options.operation ?? 'Update',
     now,
   );
+  // an object with no field to own has no managedFields at all
+  if (out.metadata!.managedFields.length === 0) delete out.metadata!.managedFields;
   if (options.dryRun) return out;
   ctx.storage.commit(gvr, 'ADDED', objectKey(ns, name), out);
   if (gvr === CRD_KEY) for (const r of resourcesOfCrd(out)) ctx.registry.add(r);

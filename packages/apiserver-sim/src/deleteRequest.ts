@@ -8,7 +8,8 @@ import { readObjectBody } from './requestBody.ts';
 import type { RequestContext, ResourceCall } from './requestContext.ts';
 import type { Query } from './requestUrl.ts';
 import { groupVersion } from './resources.ts';
-import { sendJson } from './responses.ts';
+import { sendJson, sendJsonText } from './responses.ts';
+import { listJson } from './serialize.ts';
 import { compileSelectors } from './selectors.ts';
 import { errors } from './status.ts';
 import type { DeleteOptions } from './writeContext.ts';
@@ -25,13 +26,18 @@ function deleteOptions(body: unknown, q: Query, dryRun: boolean): DeleteOptions 
   const policy = q.str('propagationPolicy') ?? b.propagationPolicy;
   if (policy !== undefined) {
     if (!['Orphan', 'Background', 'Foreground'].includes(policy)) {
-      throw errors.invalid('DeleteOptions', '', [
-        {
-          reason: 'FieldValueNotSupported',
-          message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
-          field: 'propagationPolicy',
-        },
-      ]);
+      throw errors.invalid(
+        'DeleteOptions',
+        '',
+        [
+          {
+            reason: 'FieldValueNotSupported',
+            message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan", "nil"`,
+            field: 'propagationPolicy',
+          },
+        ],
+        'meta.k8s.io',
+      );
     }
     out.propagationPolicy = policy;
   }
@@ -69,11 +75,8 @@ export async function serveDeleteCollection(ctx: RequestContext, { req, res, rou
   const opts = deleteOptions(await readObjectBody(req, true), q, dryRun);
   const matcher = compileSelectors(r, q.str('labelSelector'), q.str('fieldSelector'));
   const doomed = ctx.objects.list(r, route.namespace).filter((o) => matcher.matches(o));
-  const items = doomed.map((o) => ctx.objects.delete(r, o.metadata?.namespace, o.metadata?.name as string, opts));
-  return sendJson(res, 200, {
-    kind: r.listKind,
-    apiVersion: groupVersion(r),
-    metadata: { resourceVersion: String(ctx.storage.resourceVersion) },
-    items,
-  });
+  for (const o of doomed) ctx.objects.delete(r, o.metadata?.namespace, o.metadata?.name as string, opts);
+  // as the API server: the items as they were before the delete
+  const metadata = { resourceVersion: String(ctx.storage.resourceVersion) };
+  return sendJsonText(res, 200, listJson(r.listKind, groupVersion(r), metadata, doomed, r.custom));
 }

@@ -47,19 +47,27 @@ function currentFor(ctx: WriteContext, res: ResourceInfo, ns: string | undefined
   const current = ctx.storage.get(gvrKey(res), objectKey(ns, name)) as Obj | undefined;
   if (!current) throw errors.notFound(target);
   const pre = options.preconditions ?? {};
+  // the storage layer's precondition errors name the kind, not the resource
+  const byKind = { ...target, resource: res.kind };
   if (pre.uid !== undefined && pre.uid !== current.metadata!.uid) {
-    throw errors.conflict(target, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata!.uid}`);
+    throw errors.conflict(
+      byKind,
+      `the UID in the precondition (${pre.uid}) does not match the UID in record (${current.metadata!.uid}). The object might have been deleted and then recreated`,
+    );
   }
   if (pre.resourceVersion !== undefined && pre.resourceVersion !== current.metadata!.resourceVersion) {
     throw errors.conflict(
-      target,
-      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata!.resourceVersion}`,
+      byKind,
+      `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${current.metadata!.resourceVersion}). The object might have been modified`,
     );
   }
   if (options.gracePeriodSeconds !== undefined && (!Number.isInteger(options.gracePeriodSeconds) || options.gracePeriodSeconds < 0)) {
-    throw errors.invalid('DeleteOptions', '', [
-      { reason: 'FieldValueInvalid', message: 'Invalid value: must be >= 0', field: 'gracePeriodSeconds' },
-    ]);
+    throw errors.invalid(
+      'DeleteOptions',
+      '',
+      [{ reason: 'FieldValueInvalid', message: 'Invalid value: must be >= 0', field: 'gracePeriodSeconds' }],
+      'meta.k8s.io',
+    );
   }
   return current;
 }

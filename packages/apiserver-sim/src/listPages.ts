@@ -8,6 +8,7 @@ import type { ResourceInfo } from './resources.ts';
 import { gvrKey } from './resources.ts';
 import type { ObjectMatcher } from './selectors.ts';
 import { ApiStatusError, errors, failure, type StatusCause } from './status.ts';
+import { isFalse } from './requestUrl.ts';
 import { CompactedError, type Storage } from './storage.ts';
 
 /** The list options of one request, as strings from the query. */
@@ -54,14 +55,14 @@ export function decodeContinue(token: string): ContinueToken {
   return t as ContinueToken;
 }
 
-/** Parses a resource version given by a client; a 400 when it is not a number. */
-export function parseResourceVersion(rv: string, what = 'resourceVersion'): number {
+/**
+ * Parses a resource version given by a client. Not a number: a list answers 400 BadRequest, a
+ * watch 500 without a reason (the storage layer's error, unclassified), as the API server does.
+ */
+export function parseResourceVersion(rv: string, watch = false): number {
   if (!/^\d+$/.test(rv)) {
-    throw new ApiStatusError(
-      failure(400, 'BadRequest', `invalid resource version "${rv}": strconv.ParseUint: parsing "${rv}": invalid syntax`, {
-        causes: [{ reason: 'FieldValueInvalid', message: `invalid ${what}`, field: what }],
-      }),
-    );
+    const why = `resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`;
+    throw watch ? errors.unclassified(why) : new ApiStatusError(failure(400, 'BadRequest', `invalid resource version: ${why}`));
   }
   return Number(rv);
 }
@@ -70,25 +71,21 @@ const CONTINUE_TOO_OLD =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
 /**
- * The `sendInitialEvents` option: undefined when absent or empty, else its boolean value (400 for
- * anything but `true`/`1`/`false`/`0`).
+ * The `sendInitialEvents` option: undefined when absent, else its boolean value as the API server
+ * converts it (only `0`, `f` and `false` are false).
  */
 export function sendInitialEventsOf(q: ListQuery): boolean | undefined {
   const v = q.sendInitialEvents;
-  if (v === undefined || v === '') return undefined;
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0') return false;
-  throw errors.badRequest(`invalid value for sendInitialEvents: "${v}" (want true or false)`, [
-    { reason: 'FieldValueInvalid', message: `invalid boolean "${v}"`, field: 'sendInitialEvents' },
-  ]);
+  if (v === undefined) return undefined;
+  return !isFalse(v);
 }
 
 /**
  * Validates list or watch options: a 422 for the combinations the API forbids. A watch may carry
  * `resourceVersionMatch` (only NotOlderThan) exactly when it sets `sendInitialEvents`, true or false,
- * and `sendInitialEvents` only when the `WatchList` gate (`watchList`) is on.
+ * and `sendInitialEvents` only when the `WatchList` gate (`watchListGate`) is on.
  */
-export function validateListQuery(res: ResourceInfo, q: ListQuery, watch: boolean, watchList = true): void {
+export function validateListQuery(res: ResourceInfo, q: ListQuery, watch: boolean, watchListGate = true): void {
   const causes: StatusCause[] = [];
   const forbid = (field: string, message: string) =>
     causes.push({ reason: 'FieldValueForbidden', message: `Forbidden: ${message}`, field });
@@ -101,10 +98,10 @@ export function validateListQuery(res: ResourceInfo, q: ListQuery, watch: boolea
   const match = q.resourceVersionMatch ?? '';
   const initialEvents = sendInitialEventsOf(q);
   if (watch) {
-    if (initialEvents !== undefined && !watchList)
-      forbid('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
     if (initialEvents !== undefined && match !== 'NotOlderThan')
       forbid('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    if (initialEvents !== undefined && !watchListGate)
+      forbid('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
     if (match !== '') {
       if (initialEvents === undefined)
         forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');

@@ -19,7 +19,7 @@ export interface ManagedFieldsEntry {
 }
 
 /** The metadata fields a manager can own. */
-export const METADATA_FIELDS = ['labels', 'annotations', 'finalizers', 'ownerReferences'];
+export const METADATA_FIELDS = ['generateName', 'labels', 'annotations', 'finalizers', 'ownerReferences'];
 
 /**
  * The FieldsV1 description of one value at `scope` (see `listMergeStrategies.ts`; undefined for a value of a
@@ -122,7 +122,8 @@ export function withManagedFields(
     ...(subresource ? { subresource } : {}),
   };
   const others = (existing ?? []).filter((e) => !same(e));
-  return [...others, entry];
+  // as the API server: a manager that owns no field has no entry
+  return Object.keys(entry.fieldsV1).length > 0 ? [...others, entry] : others;
 }
 
 /**

@@ -38,7 +38,14 @@ export function writeInput(res: ResourceInfo, input: KubeObject, options: WriteO
 
 function checkKind(res: ResourceInfo, obj: Obj): void {
   if (obj.kind !== undefined && obj.kind !== res.kind) {
-    throw errors.badRequest(`the kind of the object (${String(obj.kind)}) does not match the kind of the resource (${res.kind})`);
+    // the decoder's words: the body's kind cannot be converted to the resource's internal kind
+    const version = String(obj.apiVersion ?? groupVersion(res))
+      .split('/')
+      .pop();
+    const internal = `${res.group ? res.group.split('.')[0] : 'core'}.${res.kind}`;
+    throw errors.badRequest(
+      `${String(obj.kind)} in version ${JSON.stringify(version)} cannot be handled as a ${res.kind}: converting (${version}.${String(obj.kind)}) to (${internal}): unknown conversion`,
+    );
   }
   if (obj.apiVersion !== undefined && obj.apiVersion !== groupVersion(res)) {
     throw errors.badRequest(

@@ -10,7 +10,7 @@ import type { ObjectStore } from './objects.ts';
 import { parseJsonBody } from './requestBody.ts';
 import type { ResourceInfo } from './resources.ts';
 import { serverSideApply } from './serverSideApply.ts';
-import { errors } from './status.ts';
+import { ApiStatusError, errors, failure, forbidden, type StatusCause } from './status.ts';
 import { applyStrategicMergePatch } from './strategicMerge.ts';
 import type { WriteOptions } from './writeContext.ts';
 
@@ -26,7 +26,8 @@ function patchFailure(e: unknown): never {
   if (e instanceof PatchError) {
     // malformed patch documents are the client's syntax error; patches that cannot apply are Invalid
     if (e.reason === 'BadRequest') throw errors.badRequest(e.message);
-    throw errors.invalid('Patch', '', [{ reason: 'FieldValueInvalid', message: e.message, field: '' }]);
+    // kube-apiserver 1.36 names neither the operation nor the path (measured)
+    throw new ApiStatusError({ ...failure(422, 'Invalid', 'the server rejected our request due to an error in our request'), details: {} });
   }
   throw e;
 }
@@ -46,15 +47,21 @@ export function applyPatch(
   name: string,
   contentType: string,
   body: string,
-  options: WriteOptions & { force?: boolean },
+  options: WriteOptions & { force?: boolean; explicitFieldManager?: boolean },
 ): { object: KubeObject; created: boolean } {
   const known = Object.values(PATCH_TYPES) as string[];
-  if (!known.includes(contentType)) throw errors.unsupportedMediaType(contentType);
-  if (contentType === PATCH_TYPES.strategic && res.custom) throw errors.unsupportedMediaType(contentType);
+  const unsupported = () => new ApiStatusError({ ...failure(415, 'UnsupportedMediaType', '415: Unsupported Media Type'), details: {} });
+  if (!known.includes(contentType)) throw unsupported();
+  if (contentType === PATCH_TYPES.strategic && res.custom) throw unsupported();
+  const patchOptions = (field: string, cause: StatusCause) => errors.invalid('PatchOptions', '', [{ ...cause, field }], 'meta.k8s.io');
+  if (contentType === PATCH_TYPES.apply && !options.explicitFieldManager)
+    throw patchOptions('fieldManager', { reason: 'FieldValueRequired', message: 'Required value: is required for apply patch' });
+  if (contentType !== PATCH_TYPES.apply && options.force !== undefined)
+    throw patchOptions('force', forbidden('force', 'may not be specified for non-apply patch'));
   const patch = parseJsonBody(body);
   try {
     if (contentType === PATCH_TYPES.apply) return serverSideApply(objects, res, namespace, name, patch, options);
-    const { force: _force, ...write } = options;
+    const { force: _force, explicitFieldManager: _explicit, ...write } = options;
     return { object: patchObject(objects, res, namespace, name, contentType, patch, write), created: false };
   } catch (e) {
     patchFailure(e);

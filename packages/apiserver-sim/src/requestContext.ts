@@ -37,7 +37,7 @@ export interface RequestContext {
   readonly watch: WatchDefaults;
   /** KEP-5866's `ShardedListAndWatch` gate: list and watch honour `shardSelector`. */
   readonly shardedListAndWatch: boolean;
-  /** The `WatchList` gate: watch honours `sendInitialEvents` (off: 422 Invalid). */
+  /** The `WatchList` gate: off, a watch with `sendInitialEvents` is a 422. */
   readonly watchList: boolean;
 }
 

@@ -17,28 +17,27 @@ export class Query {
     return this.params.get(name) ?? undefined;
   }
 
-  /** A boolean parameter (`true`/`1`/`false`/`0`). */
+  /**
+   * A boolean parameter as the API server converts query parameters: absent, `0`, `f` and `false`
+   * (any case) are false, anything else (`maybe` too) is true.
+   */
   bool(name: string): boolean {
     const v = this.params.get(name);
-    if (v === null || v === '' || v === 'false' || v === '0') return false;
-    if (v === 'true' || v === '1') return true;
-    throw errors.badRequest(`invalid value for ${name}: "${v}" (want true or false)`, [
-      { reason: 'FieldValueInvalid', message: `invalid boolean "${v}"`, field: name },
-    ]);
+    return v !== null && !isFalse(v);
   }
 
-  /** A non-negative integer parameter. */
+  /** A non-negative integer parameter (a 400 in strconv's words, as the API server answers, for anything else). */
   int(name: string): number | undefined {
     const v = this.params.get(name);
     if (v === null || v === '') return undefined;
-    if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) {
-      throw errors.badRequest(`invalid value for ${name}: "${v}" is not a non-negative integer`, [
-        { reason: 'FieldValueInvalid', message: `Invalid value: "${v}"`, field: name },
-      ]);
-    }
+    if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)))
+      throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
     return Number(v);
   }
 }
+
+/** The false values of a boolean query parameter. */
+export const isFalse = (v: string): boolean => v === '0' || v.toLowerCase() === 'f' || v.toLowerCase() === 'false';
 
 /** A parsed resource path. */
 export interface ResourcePath {

@@ -67,7 +67,7 @@ export async function serveResource(ctx: RequestContext, call: ResourceCall, met
   if (refused) throw refused;
   const ns = route.namespace;
   const write = writeOptionsOf(req, q, route);
-  const mode = renderingOf(req, verb === 'list' ? 'list' : verb === 'watch' ? 'watch' : 'object');
+  const mode = renderingOf(req, verb === 'list' ? 'list' : verb === 'watch' ? 'watch' : 'object', r);
   const one = (obj: KubeObject, code = 200) => sendJson(res, code, renderObject(mode, r, obj));
   switch (verb) {
     case 'watch':
@@ -90,7 +90,12 @@ export async function serveResource(ctx: RequestContext, call: ResourceCall, met
       if (route.name === undefined) throw errors.methodNotAllowed();
       const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim();
       const text = await readBody(req);
-      const { object, created } = applyPatch(ctx.objects, r, ns, route.name, contentType, text, { ...write, force: q.bool('force') });
+      const patchOptions = {
+        ...write,
+        force: q.params.has('force') ? q.bool('force') : undefined,
+        explicitFieldManager: q.str('fieldManager') !== undefined,
+      };
+      const { object, created } = applyPatch(ctx.objects, r, ns, route.name, contentType, text, patchOptions);
       return one(object, created ? 201 : 200);
     }
     case 'delete':

@@ -46,6 +46,13 @@ export async function routeRequest(ctx: ServerContext, req: IncomingMessage, res
   if (failure) throw failureError(failure);
   if (!route) return serveDiscovery(ctx.registry, ctx.version, req, res, path, method);
   const resInfo = ctx.registry.get(route.group, route.version, route.resource);
+  if (!resInfo && !ctx.registry.all().some((r) => r.group === route.group && r.version === route.version)) {
+    // a group/version nothing serves: the API server's plain-text not-found handler, not a Status
+    const text = '404 page not found\n';
+    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': text.length });
+    res.end(text);
+    return;
+  }
   if (!resInfo) throw errors.unknownPath();
   if (route.subresource !== undefined && !resInfo.subresources.includes(route.subresource)) throw errors.unknownPath();
   if (!resInfo.namespaced && route.namespace !== undefined) throw errors.unknownPath();

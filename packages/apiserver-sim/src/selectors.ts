@@ -34,7 +34,7 @@ export function compileSelectors(
     try {
       labels = parseLabelSelector(labelSelector);
     } catch (e) {
-      throw errors.badRequest(message(e), [{ reason: 'FieldValueInvalid', message: message(e), field: 'labelSelector' }]);
+      throw errors.badRequest(message(e));
     }
   }
   const fieldText = [fieldSelector?.trim(), extraName !== undefined ? `metadata.name=${extraName}` : undefined].filter((s) => s).join(',');
@@ -42,7 +42,7 @@ export function compileSelectors(
     try {
       fields = parseFieldSelector(fieldText, fieldsForResource(res.group ? `${res.resource}.${res.group}` : res.resource));
     } catch (e) {
-      throw errors.badRequest(message(e), [{ reason: 'FieldValueInvalid', message: message(e), field: 'fieldSelector' }]);
+      throw errors.badRequest(fieldSelectorMessage(message(e), res));
     }
   }
   const l = labels;
@@ -51,4 +51,15 @@ export function compileSelectors(
     everything: l === undefined && f === undefined,
     matches: (obj) => (l === undefined || matchesLabels(l, obj.metadata?.labels ?? {})) && (f === undefined || matchesFields(f, obj)),
   };
+}
+
+/**
+ * The API server's words for a field selector on a field the kind does not index: `"spec.x" is not
+ * a known field selector: only "metadata.name", "metadata.namespace"` (other errors as they are).
+ */
+function fieldSelectorMessage(text: string, res: ResourceInfo): string {
+  const unknown = /^field label not supported: (.*)$/.exec(text);
+  if (!unknown) return text;
+  const known = fieldsForResource(res.group ? `${res.resource}.${res.group}` : res.resource);
+  return `"${unknown[1]}" is not a known field selector: only ${[...known].map((f) => `"${f}"`).join(', ')}`;
 }

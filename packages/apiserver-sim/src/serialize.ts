@@ -77,6 +77,13 @@ export function watchLine(type: string, object: unknown): string {
 }
 
 const whole = new WeakMap<object, string>();
+const untyped = new WeakMap<object, string>();
+
+/** `stringifyStored` less `kind` and `apiVersion`: an item of a built-in kind's list, as the API server writes it. */
+function stringifyUntyped(obj: unknown): string {
+  if (!isPlain(obj)) return JSON.stringify(obj) ?? 'null';
+  return join(obj, (k, v) => (k === 'metadata' && isPlain(v) ? metadata(v) : k === 'apiVersion' || k === 'kind' ? undefined : cached(v)));
+}
 
 /**
  * The JSON of a list answer, `{"kind","apiVersion","metadata","items"}` in that order, as
@@ -84,19 +91,22 @@ const whole = new WeakMap<object, string>();
  * version lives, so a version listed again (every page of every relist, every informer) is not
  * serialized again: like the API server's watch cache, the server's cost of a list is the copy.
  *
- * Caveat: the items must be stored (never mutated) objects.
+ * Caveat: the items must be stored (never mutated) objects. `itemTypes` false leaves out each
+ * item's `kind` and `apiVersion`, as the API server does in a built-in kind's list (a custom
+ * resource's list keeps them).
  *
  * @example
  * res.end(listJson('PodList', 'v1', { resourceVersion: '12' }, storage.list('pods')));
  */
-export function listJson(kind: string, apiVersion: string, metadata: unknown, items: readonly unknown[]): string {
+export function listJson(kind: string, apiVersion: string, metadata: unknown, items: readonly unknown[], itemTypes = true): string {
   let out = `{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`;
+  const cache = itemTypes ? whole : untyped;
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
-    let json = item !== null && typeof item === 'object' ? whole.get(item) : undefined;
+    let json = item !== null && typeof item === 'object' ? cache.get(item) : undefined;
     if (json === undefined) {
-      json = stringifyStored(item);
-      if (item !== null && typeof item === 'object') whole.set(item, json);
+      json = itemTypes ? stringifyStored(item) : stringifyUntyped(item);
+      if (item !== null && typeof item === 'object') cache.set(item, json);
     }
     out += i > 0 ? `,${json}` : json;
   }

@@ -59,14 +59,14 @@ export interface ApiServerOptions {
   maxWatchBufferBytes?: number;
   /**
    * KEP-5866's `ShardedListAndWatch` feature gate: honour `shardSelector` on list and watch (a
-   * malformed one is a 400) and echo it as `metadata.shardInfo` of lists. Off (the default), the
-   * parameter is ignored, as a server without the gate does.
+   * malformed one is a 500 without a reason, as kube-apiserver 1.36 answers) and echo it, normalized,
+   * as `metadata.shardInfo` of lists. Off (the default), the parameter is ignored, as a server without
+   * the gate does.
    */
   shardedListAndWatch?: boolean;
   /**
-   * The `WatchList` feature gate (on by default since 1.34): streaming lists (`sendInitialEvents`)
-   * on watch. Off, a watch that sets `sendInitialEvents` is a 422 Invalid, as kube-apiserver 1.36
-   * answers with `--feature-gates=WatchList=false`. Default true.
+   * The `WatchList` feature gate (default true, as in kube-apiserver 1.34–1.37). Off, a watch with
+   * `sendInitialEvents` is refused with 422 Invalid, as kube-apiserver 1.36 does with the gate off.
    */
   watchList?: boolean;
   /** Serve HTTPS instead of HTTP (default: plain HTTP). */

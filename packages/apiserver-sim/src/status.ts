@@ -60,15 +60,19 @@ export const errors = {
     new ApiStatusError(failure(409, 'AlreadyExists', `${qualified(t)} "${t.name ?? ''}" already exists`, details(t))),
   conflict: (t: ErrorTarget, why = 'the object has been modified; please apply your changes to the latest version and try again') =>
     new ApiStatusError(failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(t)} "${t.name ?? ''}": ${why}`, details(t))),
-  invalid: (kind: string, name: string, causes: StatusCause[], group = '') =>
-    new ApiStatusError(
-      failure(
-        422,
-        'Invalid',
-        `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message)).join(', ')}`,
-        { name, ...(group ? { group } : {}), kind, causes },
-      ),
-    ),
+  invalid: (kind: string, name: string, causes: StatusCause[], group = '') => {
+    const each = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message));
+    // as the API server: several causes are listed in brackets, and an empty name is left out of details
+    const list = each.length > 1 ? `[${each.join(', ')}]` : (each[0] ?? '');
+    return new ApiStatusError(
+      failure(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${list}`, {
+        ...(name ? { name } : {}),
+        ...(group ? { group } : {}),
+        kind,
+        causes,
+      }),
+    );
+  },
   badRequest: (message: string, causes?: StatusCause[]) =>
     new ApiStatusError(failure(400, 'BadRequest', message, causes ? { causes } : undefined)),
   expired: (message: string) => new ApiStatusError(failure(410, 'Expired', message)),
@@ -88,6 +92,9 @@ export const errors = {
     ),
   notAcceptable: (message = 'only the following media types are accepted: application/json, application/yaml') =>
     new ApiStatusError(failure(406, 'NotAcceptable', message)),
+  /** A 500 without a reason, as the API server answers errors it does not classify (a bad resourceVersion, a bad shard selector). */
+  unclassified: (message: string) =>
+    new ApiStatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 }),
   internal: (message: string) =>
     new ApiStatusError(failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] })),
   unavailable: (message: string) => new ApiStatusError(failure(503, 'ServiceUnavailable', message)),
@@ -124,4 +131,9 @@ export const errors = {
 /** The ERROR a compacted watch receives (410 Expired, "too old resource version"). */
 export function tooOldStatus(requested: number, compacted: number): Status {
   return failure(410, 'Expired', `too old resource version: ${requested} (${compacted + 1})`);
+}
+
+/** A FieldValueForbidden cause. */
+export function forbidden(field: string, message: string): StatusCause {
+  return { reason: 'FieldValueForbidden', message: `Forbidden: ${message}`, field };
 }

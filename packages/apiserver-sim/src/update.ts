@@ -73,8 +73,11 @@ function currentFor(ctx: WriteContext, res: ResourceInfo, meta: ObjectMeta, ns: 
   const target = { resource: res.resource, group: res.group, name };
   const current = ctx.storage.get(gvrKey(res), objectKey(ns, name)) as Obj | undefined;
   if (!current) throw errors.notFound(target);
-  if (meta.resourceVersion !== undefined && meta.resourceVersion !== '' && meta.resourceVersion !== current.metadata!.resourceVersion)
-    throw errors.conflict(target);
+  const rv = meta.resourceVersion;
+  // a resourceVersion that is not a number fails in the storage layer: a 500 without a reason
+  if (rv !== undefined && rv !== '' && !/^\d+$/.test(rv))
+    throw errors.unclassified(`strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
+  if (rv !== undefined && rv !== '' && rv !== current.metadata!.resourceVersion) throw errors.conflict(target);
   if (meta.uid !== undefined && meta.uid !== '' && meta.uid !== current.metadata!.uid) {
     throw errors.conflict(target, `Precondition failed: UID in precondition: ${current.metadata!.uid}, UID in object meta: ${meta.uid}`);
   }

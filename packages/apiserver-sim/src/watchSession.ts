@@ -76,14 +76,24 @@ export class WatchSession {
     else this.#listThenFollow(start.kind === 'initialEvents');
   }
 
-  /** Ends the stream after `timeoutSeconds` (with a last bookmark when the client allows them). */
+  /**
+   * Ends the stream after `timeoutSeconds`, with a bookmark 2 s before when the client allows them,
+   * as kube-apiserver's cacher does: not when that moment is already past, nor within the second
+   * after a watch-list's end bookmark (its bookmark timer ticks once a second).
+   */
   #startTimeout(): void {
     const { spec } = this;
+    const ms = spec.timeoutSeconds * 1000;
+    const before = ms - 2000;
+    if (spec.allowBookmarks && before > (spec.start.kind === 'initialEvents' ? 1000 : 0)) {
+      const bookmark = setTimeout(() => {
+        if (!this.stalled && this.#unsubscribe) this.#bookmark(String(this.#storage.resourceVersion), false);
+      }, before);
+      this.#timers.push(bookmark);
+    }
     const timeout = setTimeout(() => {
-      if (this.stalled) return;
-      if (spec.allowBookmarks && this.#unsubscribe) this.#bookmark(String(this.#storage.resourceVersion), false);
-      this.end();
-    }, spec.timeoutSeconds * 1000);
+      if (!this.stalled) this.end();
+    }, ms);
     this.#timers.push(timeout);
   }
 

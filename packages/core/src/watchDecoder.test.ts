@@ -308,3 +308,20 @@ describe('query strings and paths', () => {
     expect(() => resourcePath({ group: '', version: 'v1', resource: 'nodes', namespaced: false }, 'default')).toThrow(/cluster-scoped/);
   });
 });
+
+describe('decodeListPage of a real API server list', () => {
+  it("should give the items the list's kind and apiVersion where they have none, as kube-apiserver leaves them out", () => {
+    const page = decodeListPage({
+      kind: 'PodList',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '5' },
+      items: [{ metadata: { name: 'a' } }, { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'b' } }],
+    });
+    expect(page.items.map((o) => [o.kind, o.apiVersion, o.metadata?.name])).toEqual([
+      ['Pod', 'v1', 'a'],
+      ['Pod', 'v1', 'b'],
+    ]);
+    const odd = decodeListPage({ kind: 'List', apiVersion: 7, items: [{ metadata: { name: 'c' } }] });
+    expect(odd.items[0]).toEqual({ metadata: { name: 'c' } }); // nothing to take from
+  });
+});

@@ -1,0 +1,157 @@
+/**
+ * Fidelity cases of the write verbs (create, update, the four patches, delete) and of get, with
+ * their error answers, on ConfigMaps (a kind a real server neither defaults nor gives a status).
+ */
+import { ACCEPT, noMessage, type FidelityCase } from './transcript.ts';
+
+const cm = (name: string, data: Record<string, string> = { a: '1' }, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...extra },
+  data,
+});
+
+export const writeCases: FidelityCase[] = [
+  {
+    name: 'create, generateName, get, and their errors',
+    script: async (t) => {
+      const cms = t.path('configmaps');
+      await t.call('create', 'POST', cms, cm('one', { a: '1' }, { labels: { app: 'x' }, annotations: { note: 'n' } }));
+      await t.call('create generateName', 'POST', cms, { metadata: { generateName: 'gen-' }, data: { g: '1' } });
+      await t.call('create existing', 'POST', cms, cm('one'));
+      await t.call('create invalid name', 'POST', cms, cm('Not_Valid'));
+      await t.call('create without a name', 'POST', cms, { metadata: {}, data: { a: '1' } });
+      await t.call('create in another namespace than the path', 'POST', cms, cm('elsewhere', {}, { namespace: 'other' }));
+      await t.call('create bad JSON', 'POST', cms, '{"metadata": ', undefined, { mask: noMessage });
+      await t.call('create a list kind', 'POST', cms, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } });
+      await t.call('get', 'GET', t.path('configmaps', 'one'));
+      await t.call('get missing', 'GET', t.path('configmaps', 'missing'));
+      await t.call('get unknown resource', 'GET', t.path('nothings', 'x'));
+      await t.call('get unknown group', 'GET', '/apis/nothing.example.com/v1/things');
+      await t.call('get as metadata', 'GET', t.path('configmaps', 'one'), undefined, { accept: ACCEPT.metadata });
+      await t.call('get as Table', 'GET', t.path('configmaps', 'one'), undefined, { accept: ACCEPT.table });
+      await t.call('get with watch=true on a name', 'GET', `${t.path('configmaps', 'one')}?watch=true`);
+    },
+  },
+  {
+    name: 'update: optimistic concurrency, no-op, unconditional, missing',
+    script: async (t) => {
+      const cms = t.path('configmaps');
+      const created = (await t.call('create', 'POST', cms, cm('u', { a: '1' }))).body;
+      const updated = (await t.call('update', 'PUT', t.path('configmaps', 'u'), { ...created, data: { a: '2' } })).body;
+      await t.call('update stale', 'PUT', t.path('configmaps', 'u'), { ...created, data: { a: '3' } });
+      await t.call('update unchanged', 'PUT', t.path('configmaps', 'u'), updated);
+      const { resourceVersion: _, ...meta } = updated.metadata;
+      await t.call('update without resourceVersion', 'PUT', t.path('configmaps', 'u'), { ...updated, metadata: meta, data: { a: '4' } });
+      await t.call('update missing', 'PUT', t.path('configmaps', 'nope'), cm('nope'));
+      await t.call('update renaming', 'PUT', t.path('configmaps', 'u'), { ...updated, metadata: { ...meta, name: 'other' } });
+      await t.call('update bad resourceVersion', 'PUT', t.path('configmaps', 'u'), {
+        ...updated,
+        metadata: { ...meta, resourceVersion: 'abc' },
+      });
+    },
+  },
+  {
+    name: 'json, merge and strategic merge patches',
+    script: async (t) => {
+      const one = t.path('configmaps', 'p');
+      await t.call('create', 'POST', t.path('configmaps'), cm('p', { a: '1', b: '2' }, { finalizers: ['x.io/a'] }));
+      const json = { 'content-type': 'application/json-patch+json' };
+      const merge = { 'content-type': 'application/merge-patch+json' };
+      const strategic = { 'content-type': 'application/strategic-merge-patch+json' };
+      await t.call(
+        'json patch',
+        'PATCH',
+        one,
+        [
+          { op: 'replace', path: '/data/a', value: 'j' },
+          { op: 'add', path: '/data/c', value: '3' },
+        ],
+        json,
+      );
+      await t.call('json patch failing test', 'PATCH', one, [{ op: 'test', path: '/data/a', value: 'nope' }], json);
+      await t.call('json patch bad path', 'PATCH', one, [{ op: 'remove', path: '/data/zzz' }], json);
+      await t.call('merge patch', 'PATCH', one, { data: { b: null, d: '4' }, metadata: { finalizers: ['x.io/b'] } }, merge);
+      // the order strategic merge gives a merged set is a known difference: compared sorted
+      const sortedFinalizers = (b: any) => ({ ...b, metadata: { ...b.metadata, finalizers: [...(b.metadata?.finalizers ?? [])].sort() } });
+      await t.call('strategic patch', 'PATCH', one, { data: { e: '5' }, metadata: { finalizers: ['x.io/c'] } }, strategic, {
+        mask: sortedFinalizers,
+      });
+      await t.call(
+        'strategic patch stale resourceVersion',
+        'PATCH',
+        one,
+        { metadata: { resourceVersion: '1' }, data: { f: '6' } },
+        strategic,
+      );
+      await t.call('merge patch missing', 'PATCH', t.path('configmaps', 'missing'), { data: { a: '1' } }, merge);
+      await t.call('patch unsupported type', 'PATCH', one, { data: {} }, { 'content-type': 'text/plain' });
+      await t.call('merge patch not JSON', 'PATCH', one, '{', merge, { mask: noMessage });
+      await t.call('merge patch to no change', 'PATCH', one, { data: { e: '5' } }, merge, { mask: sortedFinalizers });
+      await t.call('release the finalizers', 'PATCH', one, { metadata: { finalizers: null } }, merge);
+    },
+  },
+  {
+    name: 'server-side apply: create, ownership, conflicts, force',
+    script: async (t) => {
+      const one = t.path('configmaps', 'ssa');
+      const apply = { 'content-type': 'application/apply-patch+yaml' };
+      await t.call('apply creates', 'PATCH', `${one}?fieldManager=alice`, cm('ssa', { a: '1', b: '2' }), apply);
+      await t.call('apply same values by another manager', 'PATCH', `${one}?fieldManager=bob`, cm('ssa', { a: '1' }), apply);
+      await t.call('apply conflicting', 'PATCH', `${one}?fieldManager=carol`, cm('ssa', { a: 'c', b: 'c' }), apply);
+      await t.call('apply forced', 'PATCH', `${one}?fieldManager=carol&force=true`, cm('ssa', { a: 'c' }), apply);
+      await t.call('apply dropping a field', 'PATCH', `${one}?fieldManager=alice`, cm('ssa', { b: '2' }), apply);
+      await t.call('apply without fieldManager', 'PATCH', one, cm('ssa', { a: '1' }), apply);
+      await t.call(
+        'apply with force on another patch type',
+        'PATCH',
+        `${one}?force=true`,
+        { data: {} },
+        {
+          'content-type': 'application/merge-patch+json',
+        },
+      );
+      await t.call('apply of another name', 'PATCH', `${one}?fieldManager=alice`, cm('other'), apply);
+      await t.call('update after applies', 'PUT', `${one}?fieldManager=dave`, {
+        ...(await t.server.api.get(one)),
+        data: { b: 'dave' },
+      });
+    },
+  },
+  {
+    name: 'delete: answers, preconditions, missing',
+    script: async (t) => {
+      const cms = t.path('configmaps');
+      const created = (await t.call('create', 'POST', cms, cm('d'))).body;
+      await t.call('create held', 'POST', cms, cm('held', { h: '1' }, { finalizers: ['x.io/hold'] }));
+      const opts = (o: Record<string, unknown>) => ({ apiVersion: 'v1', kind: 'DeleteOptions', ...o });
+      await t.call('delete with a wrong uid', 'DELETE', t.path('configmaps', 'd'), opts({ preconditions: { uid: 'nope' } }));
+      await t.call(
+        'delete with a stale resourceVersion',
+        'DELETE',
+        t.path('configmaps', 'd'),
+        opts({ preconditions: { resourceVersion: '1' } }),
+      );
+      await t.call('delete', 'DELETE', t.path('configmaps', 'd'), opts({ preconditions: { uid: created.metadata.uid } }));
+      await t.call('delete again', 'DELETE', t.path('configmaps', 'd'));
+      await t.call('delete held by a finalizer', 'DELETE', t.path('configmaps', 'held'));
+      await t.call('get held', 'GET', t.path('configmaps', 'held'));
+      await t.call('delete held again', 'DELETE', t.path('configmaps', 'held'));
+      await t.call('bad propagationPolicy', 'DELETE', t.path('configmaps', 'held'), opts({ propagationPolicy: 'Sideways' }));
+      await t.call(
+        'release',
+        'PATCH',
+        t.path('configmaps', 'held'),
+        { metadata: { finalizers: null } },
+        {
+          'content-type': 'application/merge-patch+json',
+        },
+      );
+      await t.call('gone', 'GET', t.path('configmaps', 'held'));
+      await t.call('create two', 'POST', cms, cm('c1', { c: '1' }, { labels: { del: 'y' } }));
+      await t.call('create three', 'POST', cms, cm('c2', { c: '2' }, { labels: { del: 'y' } }));
+      await t.call('delete collection', 'DELETE', `${cms}?labelSelector=del%3Dy`);
+      await t.call('list after', 'GET', cms);
+    },
+  },
+];
