@@ -4,7 +4,7 @@ import { LiveOptionsError, parseLiveOptions } from './liveOptions.ts';
 describe('parseLiveOptions', () => {
   it('should default to pods in all namespaces from the simulator, until stopped', () => {
     expect(parseLiveOptions([])).toEqual({
-      source: { kind: 'simulator', seed: 1, pods: 60, ratePerSecond: 20, faults: true },
+      source: { kind: 'simulator', seed: 1, pods: 60, ratePerSecond: 20, faults: true, faultEveryMs: 5000 },
       resource: 'pods',
       namespace: undefined,
       labelSelector: undefined,
@@ -34,9 +34,11 @@ describe('parseLiveOptions', () => {
       '--rate',
       '0',
       '--no-faults',
+      '--fault-every',
+      '0.5',
     ]);
     expect(o).toMatchObject({
-      source: { kind: 'simulator', seed: 7, pods: 10, ratePerSecond: 0, faults: false },
+      source: { kind: 'simulator', seed: 7, pods: 10, ratePerSecond: 0, faults: false, faultEveryMs: 500 },
       resource: 'apps/v1/deployments',
       namespace: 'team-a',
       labelSelector: 'app=web',
@@ -72,6 +74,8 @@ describe('parseLiveOptions', () => {
     [['--resource', 'Pods!'], /--resource must be a plural name/],
     [['--namespace', ''], /--namespace must not be empty/],
     [['--kubeconfig', '/k', '--rate', '5'], /--rate only applies to the embedded simulator/],
+    [['--fault-every', '0'], /--fault-every must be a number of at least 0.1/],
+    [['--fault-every', '99999'], /--fault-every must be at most 3600 seconds/],
     [['--resource'], /argument missing/],
   ])('should reject %j with a clear LiveOptionsError', (argv, message) => {
     let error: unknown;

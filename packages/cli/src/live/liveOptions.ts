@@ -9,7 +9,7 @@ import { RxInformerError } from '@rxinformer/core';
 export interface LiveOptions {
   /** Where the objects come from: the embedded simulator (default) or a kubeconfig's cluster. */
   source:
-    | { kind: 'simulator'; seed: number; pods: number; ratePerSecond: number; faults: boolean }
+    | { kind: 'simulator'; seed: number; pods: number; ratePerSecond: number; faults: boolean; faultEveryMs: number }
     /** `kubeconfig` is the `--kubeconfig` file; without it the default loading rules apply (KUBECONFIG, ~/.kube/config). */
     | { kind: 'cluster'; kubeconfig?: string; context?: string };
   /** A built-in plural (`pods`, `deployments`, `deployments.apps`) or `group/version/resource` (`v1/pods` for the core group). Default `pods`. */
@@ -58,6 +58,7 @@ seeded churn generator and injected faults.
   --seed N              simulator: seed of the churn and the faults (default 1)
   --pods N              simulator: pods created before the view starts (default 60)
   --rate N              simulator: changes per second (default 20)
+  --fault-every S       simulator: seconds between faults, the first S seconds after it starts (default 5)
   --no-faults           simulator: inject no faults
   -h, --help            this text`;
 
@@ -78,7 +79,7 @@ function number(name: string, value: string | undefined, fallback: number, integ
  * @example
  * parseLiveOptions(['--resource', 'pods', '-n', 'default', '--duration', '10'], process.env);
  *
- * Caveat: simulator options (`--seed`, `--pods`, `--rate`, `--no-faults`) with a cluster are an error,
+ * Caveat: simulator options (`--seed`, `--pods`, `--rate`, `--fault-every`, `--no-faults`) with a cluster are an error,
  * not silently ignored.
  */
 export function parseLiveOptions(argv: readonly string[], env: Record<string, string | undefined> = {}): LiveOptions {
@@ -128,6 +129,7 @@ function parseFlags(argv: readonly string[]) {
         pods: { type: 'string' },
         rate: { type: 'string' },
         'no-faults': { type: 'boolean' },
+        'fault-every': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
@@ -146,7 +148,7 @@ function nonEmpty(name: string, v: string | undefined): string | undefined {
 function sourceOf(values: ReturnType<typeof parseFlags>, env: Record<string, string | undefined>): LiveOptions['source'] {
   const kubeconfig = nonEmpty('kubeconfig', values.kubeconfig);
   const context = nonEmpty('context', values.context);
-  const simulatorFlags = (['seed', 'pods', 'rate', 'no-faults'] as const).filter((k) => values[k] !== undefined);
+  const simulatorFlags = (['seed', 'pods', 'rate', 'no-faults', 'fault-every'] as const).filter((k) => values[k] !== undefined);
   if (kubeconfig !== undefined || context !== undefined || env.KUBECONFIG) {
     if (simulatorFlags.length > 0)
       throw new LiveOptionsError(
@@ -160,5 +162,13 @@ function sourceOf(values: ReturnType<typeof parseFlags>, env: Record<string, str
     pods: number('pods', values.pods, 60, true, 0),
     ratePerSecond: number('rate', values.rate, 20, false, 0),
     faults: !values['no-faults'],
+    faultEveryMs: faultEvery(values['fault-every']),
   };
+}
+
+/** `--fault-every` in ms: at least 0.1 s, at most an hour (a longer timer would fire at once). */
+function faultEvery(value: string | undefined): number {
+  const seconds = number('fault-every', value, 5, false, 0.1);
+  if (seconds > 3600) throw new LiveOptionsError(`--fault-every must be at most 3600 seconds, got "${value}"`);
+  return seconds * 1000;
 }

@@ -93,6 +93,7 @@ export async function openSource(source: LiveOptions['source'], held: LiveHoldin
     pods: source.pods,
     ratePerSecond: source.ratePerSecond,
     faults: source.faults,
+    faultEveryMs: source.faultEveryMs,
     scheduler: io.scheduler,
     onFault: (d) => {
       io.onFault(d);
