@@ -15,12 +15,14 @@
 
 // Errors
 export {
+  bodyExcerpt,
   IndexerError,
   InvalidObjectError,
   InvalidOptionsError,
   KubeApiError,
   NetworkError,
   RequestTimeoutError,
+  jsonErrorDetail,
   ResponseTooLargeError,
   RxInformerError,
   WatchDecodeError,
