@@ -308,7 +308,7 @@ describe('the rxinformer command (packages/cli/src/main.ts; npm start)', () => {
     const [unknown, duration, resource, help, soakHelp, soakBad, version] = await Promise.all([
       run(['--bogus']),
       run(['--duration', 'soon']),
-      run(['--resource', 'widgets', '--duration', '1']),
+      run(['--resource', 'widgets', '--duration', '30']), // exits at once with the error; a short duration could end first on a loaded machine
       run(['--help']),
       run(['soak', '--help']),
       run(['soak', '--runs', '0']),
