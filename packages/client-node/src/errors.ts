@@ -2,7 +2,7 @@
  * The named errors of the client-node adapter (besides discovery's, in `dynamic.ts`). Each is an
  * `RxInformerError` with a `reason` and, where there is one, the underlying error as `cause`.
  */
-import { RxInformerError } from '@rxinformer/core';
+import { bodyExcerpt, RxInformerError } from '@rxinformer/core';
 
 /**
  * The KubeConfig could not give credentials or TLS material for a request: an exec plugin failed,
@@ -24,7 +24,8 @@ export class CredentialError extends RxInformerError {
 
 /**
  * A successful answer whose body is not the JSON the API promises, e.g. the HTML page of a proxy
- * or gateway in front of the API server.
+ * or gateway in front of the API server. The message shows the start of such a page, never of a
+ * body that looks like JSON (cut JSON may hold a Secret's data).
  */
 export class ResponseDecodeError extends RxInformerError {
   /** The request path. */
@@ -33,7 +34,7 @@ export class ResponseDecodeError extends RxInformerError {
   readonly body: string;
 
   constructor(path: string, body: string, options?: { cause?: unknown }) {
-    super('MalformedResponse', `the answer to ${path} is not JSON (a proxy or gateway in the way?): ${body.slice(0, 200)}`, options);
+    super('MalformedResponse', `the answer to ${path} is not JSON (a proxy or gateway in the way?): ${bodyExcerpt(body)}`, options);
     this.path = path;
     this.body = body.slice(0, 200);
   }

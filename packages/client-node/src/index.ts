@@ -62,3 +62,5 @@ export type { Discovery, DiscoveryOptions, ResourceRef } from './dynamic.ts';
 
 // Errors
 export { CredentialError, RequestTimeoutError, ResponseDecodeError } from './errors.ts';
+export { DEFAULT_EXEC_TIMEOUT_MS, ExecPluginError } from './execCredential.ts';
+export type { ExecPluginFailure } from './execCredential.ts';

@@ -16,8 +16,11 @@ import {
   type HttpSend,
 } from '@rxinformer/core';
 import { request, type Dispatcher } from 'undici';
+import type { SchedulerLike } from 'rxjs';
 import { CredentialError, ResponseDecodeError } from './errors.ts';
-import { createTlsDispatcher, tlsMaterialProblem, type TlsDispatcher } from './tlsDispatcher.ts';
+import { DEFAULT_EXEC_TIMEOUT_MS } from './execCredential.ts';
+import { pinUser } from './kubeCredentials.ts';
+import { createTlsDispatcher, type TlsDispatcher } from './tlsDispatcher.ts';
 
 /** The HTTP side of a KubeConfig, as the ListerWatchers and discovery use it. */
 export interface KubeTransport {
@@ -47,6 +50,14 @@ export interface KubeTransportOptions {
   dispatcher?: Dispatcher;
   /** `User-Agent` header. Default `rxinformer/0.1.0`. */
   userAgent?: string;
+  /**
+   * Time limit of one run of the user's exec credential plugin, in ms; past it the plugin is killed
+   * and the requests waiting for it fail with a `CredentialError` (cause `ExecPluginError`). Default
+   * `DEFAULT_EXEC_TIMEOUT_MS` (60 s).
+   */
+  execTimeoutMs?: number;
+  /** Where the exec plugin's time limit runs. Default `asyncScheduler`. */
+  scheduler?: SchedulerLike;
 }
 
 /**
@@ -70,18 +81,17 @@ export interface KubeTransportOptions {
  * await transport.close();
  */
 export function createKubeTransport(kc: KubeConfig, options: KubeTransportOptions = {}): KubeTransport {
-  const pinned = pinCurrentContext(kc);
-  const cluster = pinned.getCurrentCluster()!;
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new InvalidOptionsError('the KubeConfig has no current cluster');
   const server = cluster.server.replace(/\/+$/, '');
   // The scheme decides TLS (undici parses it case-insensitively): parse it the same way.
   const https = schemeOf(server, 'server') === 'https:';
   if (!https && !cluster.skipTLSVerify)
     throw new InvalidOptionsError('HTTP servers need insecure-skip-tls-verify in the kubeconfig (as client-node requires)');
   if (cluster.proxyUrl) schemeOf(cluster.proxyUrl, 'proxy-url');
-  if (https) checkInlineTls(pinned);
-  const credentials = credentialReader(pinned, options.userAgent ?? 'rxinformer/0.1.0');
+  const exec = { timeoutMs: checkExecTimeout(options.execTimeoutMs), scheduler: options.scheduler };
+  const user = pinUser(kc, { userAgent: options.userAgent ?? 'rxinformer/0.1.0', checkTls: https, exec });
   const tls = createTlsDispatcher(cluster.proxyUrl, https);
-  const userName = pinned.getCurrentUser()?.name ?? '';
   // The requests not dispatched yet (still reading credentials), which `close()` waits for.
   const undispatched = new Set<Promise<void>>();
 
@@ -101,18 +111,20 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
     undispatched.add(mark);
     let answer: Promise<Dispatcher.ResponseData>;
     try {
-      const { headers, opts, readAt } = await credentials(signal);
+      const { headers, opts, readAt } = await user.read(signal);
       if (body !== undefined) headers['Content-Type'] = 'application/json';
       if (accept !== undefined) headers.Accept = accept;
       // The dispatcher is chosen and the request dispatched in one step: a dispatcher retired by a
       // concurrent rotation (or `close()`) still finishes the requests it has, but takes no new one.
-      const dispatcher = options.dispatcher ?? dispatcherFor(tls, opts, readAt, userName);
+      const dispatcher = options.dispatcher ?? dispatcherFor(tls, opts, readAt, user.name);
       answer = request(server + pathAndQuery, { method: method as Dispatcher.HttpMethod, headers, body, dispatcher, signal, bodyTimeout });
     } finally {
       undispatched.delete(mark);
       dispatched();
     }
-    return undiciResponse(await answer);
+    const response = await answer;
+    if (response.statusCode === 401) user.refused(); // an exec plugin's credential is run again
+    return undiciResponse(response);
   };
   const get: HttpGet = (pathAndQuery, signal, kind, accept) =>
     dispatch('GET', pathAndQuery, undefined, signal, kind === 'watch' ? 0 : 300_000, accept);
@@ -126,36 +138,9 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
     async close() {
       // Requests still reading credentials dispatch first (on the pool being closed), not after.
       await Promise.all(undispatched);
+      user.close();
       await tls.close();
     },
-  };
-}
-
-/** What one request sends as the pinned user: its headers, its TLS material, and the read's order. */
-interface Credentials {
-  headers: Record<string, string>;
-  opts: RequestOptions;
-  /** Credential reads are numbered in order (see `forMaterial`). */
-  readAt: number;
-}
-
-/** Reads the headers and TLS material of the user of `pinned` at each call; an abort ends the wait at once. */
-function credentialReader(pinned: KubeConfig, userAgent: string): (signal: AbortSignal) => Promise<Credentials> {
-  const userName = pinned.getCurrentUser()?.name ?? '';
-  let reads = 0;
-  return async (signal) => {
-    const readAt = ++reads;
-    const opts: RequestOptions = {};
-    const read = pinned.applyToHTTPSOptions(opts).catch((e: unknown) => {
-      throw new CredentialError(userName, { cause: e });
-    });
-    await untilAborted(read, signal);
-    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': userAgent };
-    for (const [name, value] of Object.entries(opts.headers ?? {})) {
-      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
-    }
-    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
-    return { headers, opts, readAt };
   };
 }
 
@@ -202,6 +187,14 @@ function schemeOf(url: string, field: 'server' | 'proxy-url'): 'http:' | 'https:
   throw new InvalidOptionsError(`the cluster's ${field} must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
 }
 
+/** `execTimeoutMs`, checked: a finite number of ms > 0 that one timer holds. */
+function checkExecTimeout(ms: number | undefined): number {
+  const value = ms ?? DEFAULT_EXEC_TIMEOUT_MS;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 2 ** 31 - 1)
+    throw new InvalidOptionsError(`execTimeoutMs must be a finite number > 0 and < 2^31, got ${String(ms)}`);
+  return value;
+}
+
 /** The dispatcher of `material`; material that does not parse (a certificate file rewritten with garbage) is a `CredentialError`. */
 function dispatcherFor(tls: TlsDispatcher, material: RequestOptions, readAt: number, user: string): Dispatcher {
   try {
@@ -209,57 +202,6 @@ function dispatcherFor(tls: TlsDispatcher, material: RequestOptions, readAt: num
   } catch (cause) {
     throw new CredentialError(user, { cause });
   }
-}
-
-/** Throws `InvalidOptionsError` when the kubeconfig's inline TLS data (base64 in the file) does not parse. */
-function checkInlineTls(pinned: KubeConfig): void {
-  const cluster = pinned.getCurrentCluster();
-  const user = pinned.getCurrentUser();
-  const data = (base64: string | undefined) => (base64 ? Buffer.from(base64, 'base64') : undefined);
-  const problem = tlsMaterialProblem({
-    ...(cluster?.caData && { ca: data(cluster.caData) }),
-    ...(user?.certData && { cert: data(user.certData) }),
-    ...(user?.keyData && { key: data(user.keyData) }),
-  });
-  if (problem !== undefined) throw new InvalidOptionsError(`${problem} (is it the base64 of a PEM file?)`);
-}
-
-/**
- * A view of `kc` fixed on its current context's cluster and user objects. It inherits `kc`'s
- * authenticators (exec and OIDC caches, custom ones), so tokens are shared with `kc`, but
- * `setCurrentContext` or a reload of `kc` no longer changes whom it authenticates as.
- */
-function pinCurrentContext(kc: KubeConfig): KubeConfig {
-  const context = kc.getContextObject(kc.getCurrentContext());
-  const cluster = kc.getCurrentCluster();
-  if (!context || !cluster) throw new InvalidOptionsError('the KubeConfig has no current cluster');
-  const user = kc.getCurrentUser();
-  // client-node goes on without the user (and without the cluster's CA, which it applies only with
-  // a user): refused, as kubectl refuses it.
-  if (!user && context.user)
-    throw new InvalidOptionsError(`the context "${context.name}" names user "${context.user}", which the kubeconfig does not have`);
-  const pinned = Object.create(kc) as KubeConfig;
-  pinned.loadFromOptions({ clusters: [cluster], users: user ? [user] : [], contexts: [context], currentContext: context.name });
-  return pinned;
-}
-
-/** `p`, or a rejection with the abort reason as soon as `signal` aborts (`p` then runs on, unobserved). */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: Error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 function undiciResponse(r: Dispatcher.ResponseData): HttpResponse {

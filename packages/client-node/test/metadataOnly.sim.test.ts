@@ -71,6 +71,7 @@ describe('metadata-only informers against the simulator', () => {
 
     const churn = load.churn({ ratePerSecond: 400, count: 120, mix: { create: 2, update: 4, delete: 2, recreate: 2 } });
     await waitFor(() => churn.counters.recreated > 0 && metadataView(podMeta.getStore().list()).join() === serverPods().join());
+    churn.stop(); // the later tests compare a cache with a server that no longer changes
     // Deleted while disconnected: the relist delivers a tombstone.
     sim.faults.failNext(3, { code: 503, on: 'watch' });
     sim.faults.dropWatches();

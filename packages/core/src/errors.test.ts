@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { KubeApiError, RxInformerError } from './errors.ts';
+import { bodyExcerpt, jsonErrorDetail, KubeApiError, RxInformerError, WatchDecodeError } from './errors.ts';
+import { apiErrorFromResponse } from './httpErrors.ts';
 
 describe('KubeApiError', () => {
   it('should take reason, message and retry-after from the Status body', () => {
@@ -39,5 +40,35 @@ describe('KubeApiError', () => {
     const status = { kind: 'Status' as const, code: 503, details: { retryAfterSeconds: 2 } };
     expect(new KubeApiError(503, { status, retryAfterSeconds: Number.NaN }).retryAfterSeconds).toBe(2);
     expect(new KubeApiError(503, { retryAfterSeconds: 0 }).retryAfterSeconds).toBe(0);
+  });
+});
+
+describe('messages never carry what a server sent as JSON', () => {
+  const secret = '{"kind":"Secret","data":{"password":"aHVudGVyMg=="}}';
+
+  it('should show the start of a page that is not JSON, and only the size of JSON, in bodyExcerpt', () => {
+    expect(bodyExcerpt('  <html>Sign in</html> ')).toBe('<html>Sign in</html>');
+    expect(bodyExcerpt(secret)).toBe(`(${secret.length} characters of JSON, not shown)`);
+    expect(bodyExcerpt(secret.slice(0, 30))).not.toContain('Secret');
+    expect(bodyExcerpt('')).toBe('(empty)');
+  });
+
+  it("should drop V8's quotation of the input from a JSON.parse error in jsonErrorDetail", () => {
+    const error = (text: string) => {
+      try {
+        JSON.parse(text);
+      } catch (e) {
+        return e;
+      }
+    };
+    for (const text of ['password=aHVudGVyMg==', secret.slice(0, -1), 'aHVudGVyMg=='])
+      expect(jsonErrorDetail(error(text))).not.toContain('aHVudGVy');
+    expect(jsonErrorDetail(error('{"a":'))).toMatch(/JSON/);
+  });
+
+  it("should not quote a watch line in a WatchDecodeError's message, nor a body in an API error's", () => {
+    expect(new WatchDecodeError(secret, 'not JSON').message).toBe('malformed watch line (not JSON)');
+    expect(apiErrorFromResponse(500, `{"echo":${secret}}`, undefined).message).not.toContain('aHVudGVy');
+    expect(apiErrorFromResponse(502, 'Bad gateway', undefined).message).toBe('Bad gateway');
   });
 });

@@ -51,15 +51,47 @@ export class KubeApiError extends RxInformerError {
   }
 }
 
-/** A watch line or list body that is not the JSON the protocol promises. */
+/**
+ * A watch line or list body that is not the JSON the protocol promises. The message never quotes
+ * the line (it may hold a Secret's data); `line` keeps its start.
+ */
 export class WatchDecodeError extends RxInformerError {
-  /** The offending line (truncated to 200 characters). */
+  /** The offending line (truncated to 200 characters): not in the message, since it may hold a Secret's data. */
   readonly line: string;
 
   constructor(line: string, detail: string, options?: { cause?: unknown }) {
-    super('MalformedWatchLine', `malformed watch line (${detail}): ${line.slice(0, 200)}`, options);
+    super('MalformedWatchLine', `malformed watch line (${detail})`, options);
     this.line = line.slice(0, 200);
   }
+}
+
+/**
+ * A server's body as an error message may show it: the start of an answer that is not JSON (the
+ * HTML or text page of a proxy says what is in the way), else only its size — JSON from the API
+ * may be a Secret's data, which no message may carry.
+ *
+ * @example
+ * bodyExcerpt('<html>Sign in</html>');            // '<html>Sign in</html>'
+ * bodyExcerpt('{"kind":"Secret","data":{"a":"…'); // '(31 characters of JSON, not shown)'
+ */
+export function bodyExcerpt(text: string, max = 200): string {
+  const t = text.trim();
+  if (t === '') return '(empty)';
+  if (t[0] === '{' || t[0] === '[' || t[0] === '"') return `(${text.length} characters of JSON, not shown)`;
+  return t.slice(0, max);
+}
+
+/**
+ * A `JSON.parse` error's message without V8's quotation of the input (`Unexpected token 'x', "…"
+ * is not valid JSON`), which may hold a Secret's data: what is wrong and where, never what.
+ *
+ * @example
+ * jsonErrorDetail(new SyntaxError('Unexpected token \'p\', "password=x" is not valid JSON')); // "Unexpected token 'p'"
+ */
+export function jsonErrorDetail(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const quoted = message.indexOf('"');
+  return (quoted < 0 ? message : message.slice(0, quoted).replace(/[,\s]+$/, '')) || 'not valid JSON';
 }
 
 /** An object or list page the store cannot accept: no `metadata.name`, no resourceVersion… */

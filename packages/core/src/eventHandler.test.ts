@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { Subject, map, type SchedulerLike } from 'rxjs';
+import { Subject, asyncScheduler, map, type SchedulerLike } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
 import { deliverTo } from './eventHandler.ts';
 import type { Delivery, EventHandler, HandlerMetrics } from './handlerTypes.ts';
-import { HandlerQueue } from './handlerQueue.ts';
+import { HandlerQueue, MAX_CALLS_IN_A_ROW } from './handlerQueue.ts';
 import { createStore } from './indexer.ts';
 import type { Delta, DeltaType, KubeObject } from './types.ts';
 import { deferred, settle, testObject, testScheduler } from '@rxinformer/testing';
@@ -280,4 +280,22 @@ describe('HandlerQueue', () => {
     expect(seen).toEqual([fig(0, 0, 5, 1)]);
     expect(sub.closed).toBe(true);
   });
+
+  it('should let the event loop run between long runs of callbacks that return at once, in order', async () => {
+    const delivered: string[] = [];
+    const q = new HandlerQueue<KubeObject>('h', { onUpdate: (_o, n) => void delivered.push(n.metadata!.name!) }, {}, asyncScheduler);
+    const total = 2 * MAX_CALLS_IN_A_ROW + 10;
+    for (let i = 0; i < total; i++) q.enqueue(delta('Updated', `p${i}`, '2', '1'));
+    // A task queued now (a watch event's I/O, a timer) runs after the first run of callbacks, not after all.
+    const seenByATask = await new Promise<number>((resolve) => asyncScheduler.schedule(() => resolve(delivered.length)));
+    expect(seenByATask).toBe(MAX_CALLS_IN_A_ROW);
+    await new Promise<void>((resolve) => waitIdle(q, resolve));
+    expect(delivered).toEqual(Array.from({ length: total }, (_, i) => `p${i}`));
+  });
 });
+
+/** Resolves once `q` has delivered everything. */
+function waitIdle(q: HandlerQueue<KubeObject>, done: () => void): void {
+  const check = () => (q.idle ? done() : asyncScheduler.schedule(check, 1));
+  check();
+}

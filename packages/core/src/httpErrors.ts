@@ -3,7 +3,7 @@
  * plain text otherwise (as the API server's 429 limiter does), with `Retry-After`; and a failure of
  * the connection itself into a `NetworkError`.
  */
-import { KubeApiError, NetworkError, RxInformerError, type NetworkErrorReason } from './errors.ts';
+import { KubeApiError, NetworkError, RxInformerError, type NetworkErrorReason, bodyExcerpt } from './errors.ts';
 import type { Status } from './types.ts';
 
 /**
@@ -28,10 +28,11 @@ export function apiErrorFromResponse(
       // not JSON: keep the text as the message
     }
   }
-  const text = bodyText.trim().slice(0, 500);
+  // Not a Status: the start of a proxy's page, never JSON (it may hold a Secret's data).
+  const text = bodyText.trim() === '' ? undefined : bodyExcerpt(bodyText, 500);
   return new KubeApiError(code, {
     status,
-    message: status?.message ?? (text || undefined),
+    message: status?.message ?? text,
     retryAfterSeconds: parseRetryAfter(retryAfter) ?? status?.details?.retryAfterSeconds,
   });
 }

@@ -15,12 +15,14 @@
 
 // Errors
 export {
+  bodyExcerpt,
   IndexerError,
   InvalidObjectError,
   InvalidOptionsError,
   KubeApiError,
   NetworkError,
   RequestTimeoutError,
+  jsonErrorDetail,
   ResponseTooLargeError,
   RxInformerError,
   WatchDecodeError,
@@ -99,7 +101,7 @@ export type {
   HandlerMetrics,
   HandlerRegistration,
 } from './handlerTypes.ts';
-export { MIN_RESYNC_PERIOD_MS, resyncPasses, resyncTicks, syncDeltas, validateResyncPeriod } from './resync.ts';
+export { MIN_RESYNC_PERIOD_MS, RESYNC_SLICE_KEYS, resyncPasses, resyncTicks, syncDeltas, validateResyncPeriod } from './resync.ts';
 export type { ResyncOptions } from './resync.ts';
 
 // Factory

@@ -60,12 +60,20 @@ export class StoreSnapshot<T extends KubeObject = KubeObject> implements Store<T
     return this.#items.get(key);
   }
 
+  /** The objects, in the order of `keys()` (both walk the one map): `list()[i]` is stored under `keys()[i]`. */
   list(): readonly T[] {
-    return (this.#list ??= Object.freeze([...this.#items.values()]));
+    if (this.#list) return this.#list;
+    const list: T[] = [];
+    this.#items.forEach((value) => list.push(value));
+    return (this.#list = Object.freeze(list));
   }
 
+  /** The keys, in the order of `list()`. */
   keys(): readonly string[] {
-    return (this.#keys ??= Object.freeze([...this.#items.keys()]));
+    if (this.#keys) return this.#keys;
+    const keys: string[] = [];
+    this.#items.forEach((_, key) => keys.push(key));
+    return (this.#keys = Object.freeze(keys));
   }
 
   indexKeys(indexName: string, value: string): readonly string[] {

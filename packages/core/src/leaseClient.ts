@@ -4,7 +4,7 @@
  * send one request (fetch here, undici under client-node).
  */
 import { Observable } from 'rxjs';
-import { InvalidObjectError, InvalidOptionsError } from './errors.ts';
+import { bodyExcerpt, InvalidObjectError, InvalidOptionsError } from './errors.ts';
 import { fetchResponse } from './fetchListerWatcher.ts';
 import { apiErrorFromResponse, networkErrorFrom } from './httpErrors.ts';
 import type { HttpResponse } from './httpGet.ts';
@@ -140,7 +140,7 @@ function parseLease(text: string): Lease {
   try {
     value = JSON.parse(text);
   } catch (cause) {
-    throw new InvalidObjectError(`the answer is not JSON: ${text.slice(0, 100)}`, text, { cause });
+    throw new InvalidObjectError(`the answer is not JSON: ${bodyExcerpt(text, 100)}`, text, { cause });
   }
   if (value === null || typeof value !== 'object' || typeof (value as Lease).metadata?.name !== 'string')
     throw new InvalidObjectError('the answer is not a Lease', value);

@@ -180,10 +180,23 @@ function build<V>(entries: readonly Placed<V>[], depth: number): Node<V> {
 }
 
 function* walk<V>(node: Node<V> | undefined): Generator<readonly [string, V]> {
-  if (node === undefined) return;
-  if (node.kind === 0) yield [node.key, node.value];
-  else if (node.kind === 1) yield* treeEntries(node.tree);
-  else for (const child of node.children) yield* walk(child);
+  const entries: (readonly [string, V])[] = [];
+  forEachIn(node, (key, value) => entries.push([key, value]));
+  yield* entries;
+}
+
+/**
+ * Calls `visit` for every entry in trie order, with a stack of its own: a generator per level
+ * (`yield*` down four levels for 100k keys) cost 1-2 µs an entry, most of a resync pass.
+ */
+function forEachIn<V>(root: Node<V> | undefined, visit: (key: string, value: V) => void): void {
+  if (root === undefined) return;
+  const stack: Node<V>[] = [root];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (node.kind === 0) visit(node.key, node.value);
+    else if (node.kind === 1) for (const [key, value] of treeEntries(node.tree)) visit(key, value);
+    else for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
+  }
 }
 
 let rootOf: <V>(map: PersistentMap<V>) => Node<V> | undefined;
@@ -309,6 +322,11 @@ export class PersistentMap<V> implements Iterable<readonly [string, V]> {
   /** Entries in trie order (stable for a given set of keys). */
   [Symbol.iterator](): Iterator<readonly [string, V]> {
     return walk(this.#root);
+  }
+
+  /** Calls `visit` for every entry, in the order of iteration; the fastest way through the map. */
+  forEach(visit: (value: V, key: string) => void): void {
+    forEachIn(this.#root, (key, value) => visit(value, key));
   }
 
   /** Every key. */

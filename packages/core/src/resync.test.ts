@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { map, merge } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
 import { createStore } from './indexer.ts';
-import { resyncPasses, resyncTicks, syncDeltas, validateResyncPeriod } from './resync.ts';
+import { RESYNC_SLICE_KEYS, resyncPasses, resyncTicks, syncDeltas, validateResyncPeriod } from './resync.ts';
 import type { KubeObject } from './types.ts';
 import { testObject, testScheduler } from '@rxinformer/testing';
 
@@ -107,6 +107,27 @@ describe('resyncPasses', () => {
         isPending: (k) => pending.has(k),
       });
       expectObservable(passes.pipe(map((ds) => ds.map((d) => d.key).join())), '^ 1500ms !').toBe('1s a', { a: 'default/b' });
+    });
+  });
+
+  it('should cut a large pass into slices on later tasks, each read from the cache current then', () => {
+    const ts = testScheduler();
+    ts.run(({ hot, flush }) => {
+      const names = Array.from({ length: 2 * RESYNC_SLICE_KEYS + 500 }, (_, i) => `p${String(i).padStart(5, '0')}`);
+      let store = storeOf(...names);
+      const [firstKey, lastKey, goneKey] = [store.keys()[0], store.keys().at(-1)!, store.keys()[RESYNC_SLICE_KEYS + 1]];
+      const slices: string[][] = [];
+      const sub = resyncPasses({ periodMs: 1000, running$: hot('t', { t: true }), snapshot: () => store }).subscribe((deltas) => {
+        slices.push(deltas.map((d) => `${d.key}@${d.object.metadata?.resourceVersion}`));
+        // A watch event that arrives while the first slice is handled: it is applied before the next slice.
+        if (slices.length === 1) ts.schedule(() => (store = store.set(lastKey, testObject(lastKey.slice(8), '9')).delete(goneKey)));
+      });
+      hot('1500ms x').subscribe(() => sub.unsubscribe());
+      flush();
+      expect(slices.map((s) => s.length)).toEqual([RESYNC_SLICE_KEYS, RESYNC_SLICE_KEYS - 1, 500]);
+      expect(slices[0][0]).toBe(`${firstKey}@1`);
+      expect(slices[2].at(-1)).toBe(`${lastKey}@9`); // the newer object, not the one of the tick
+      expect(new Set(slices.flat().map((k) => k.split('@')[0])).size).toBe(names.length - 1); // each key once
     });
   });
 });

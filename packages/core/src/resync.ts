@@ -5,13 +5,32 @@
  * Each handler has its own period; its timer runs only while the informer runs, and restarts its
  * period when the informer starts again. Nothing is re-delivered before the first complete list.
  */
-import { EMPTY, asyncScheduler, distinctUntilChanged, filter, interval, map, switchMap, type Observable, type SchedulerLike } from 'rxjs';
+import {
+  EMPTY,
+  asyncScheduler,
+  concatMap,
+  distinctUntilChanged,
+  filter,
+  interval,
+  map,
+  of,
+  range,
+  switchMap,
+  takeUntil,
+  timer,
+  type Observable,
+  type SchedulerLike,
+} from 'rxjs';
 import { describeValue, InvalidOptionsError } from './errors.ts';
+import { StoreSnapshot } from './indexer.ts';
 import { MAX_TIMER_MS } from './longTimer.ts';
 import type { Delta, KubeObject, Store } from './types.ts';
 
 /** The shortest resync period accepted, in ms (anything shorter is a busy loop over the cache). */
 export const MIN_RESYNC_PERIOD_MS = 1000;
+
+/** The most keys in one slice of a resync pass (see `resyncPasses`). */
+export const RESYNC_SLICE_KEYS = 1000;
 
 /**
  * Checks a resync period: `0` (off) or a number of ms from `MIN_RESYNC_PERIOD_MS` to `MAX_TIMER_MS`.
@@ -56,6 +75,14 @@ export function resyncTicks(
  */
 export function syncDeltas<T extends KubeObject>(store: Store<T>, isPending: (key: string) => boolean = () => false): Delta<T>[] {
   const deltas: Delta<T>[] = [];
+  if (store instanceof StoreSnapshot) {
+    // Its keys and objects side by side (one walk each, cached by the snapshot), not a lookup per key.
+    const keys = store.keys();
+    const objects = store.list() as readonly T[];
+    for (let i = 0; i < keys.length; i++)
+      if (!isPending(keys[i])) deltas.push({ type: 'Sync', key: keys[i], object: objects[i], oldObject: objects[i], store });
+    return deltas;
+  }
   for (const key of store.keys()) {
     if (isPending(key)) continue;
     const object = store.get(key);
@@ -79,17 +106,44 @@ export interface ResyncOptions<T extends KubeObject> {
 }
 
 /**
- * One array of `Sync` deltas per due resync tick, computed from the snapshot at the tick.
+ * The `Sync` deltas of each due resync tick, computed from the snapshot at the tick: one array for
+ * a store of up to `RESYNC_SLICE_KEYS` (1000) keys; a larger store's pass in slices of that many
+ * keys, the first at the tick and each next one on a later task of the scheduler, read from the
+ * snapshot current then (a key deleted meanwhile is left out; one changed gives its newer object).
+ * So a pass over 100k objects never holds the event loop: at once, it did for hundreds of ms, in
+ * which no watch event was read. A new tick, or the informer stopping, ends a pass in progress.
  * Passes over an empty store, or before the first list, are skipped.
  *
- * Caveat: a pass is computed at the tick, so it reflects the cache then; deltas enqueued behind a
- * slow handler's backlog reach it later, but never ahead of a change of the same key.
+ * Caveat: a pass reflects the cache when each slice is made; deltas enqueued behind a slow
+ * handler's backlog reach it later, but never ahead of a change of the same key.
  */
 export function resyncPasses<T extends KubeObject>(options: ResyncOptions<T>): Observable<readonly Delta<T>[]> {
-  return resyncTicks(options.periodMs, options.running$, options.scheduler).pipe(
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const stopped$ = options.running$.pipe(filter((on) => !on));
+  return resyncTicks(options.periodMs, options.running$, scheduler).pipe(
     map(() => options.snapshot()),
     filter((store): store is Store<T> => store !== undefined),
-    map((store) => syncDeltas(store, options.isPending)),
+    switchMap((store) => passSlices(store, options, scheduler).pipe(takeUntil(stopped$))),
     filter((deltas) => deltas.length > 0),
   );
+}
+
+/** The slices of one pass over `first`: the whole pass when it is small, else one slice per task. */
+function passSlices<T extends KubeObject>(first: Store<T>, o: ResyncOptions<T>, scheduler: SchedulerLike): Observable<Delta<T>[]> {
+  const keys = first.keys();
+  if (keys.length <= RESYNC_SLICE_KEYS) return of(syncDeltas(first, o.isPending));
+  return range(0, Math.ceil(keys.length / RESYNC_SLICE_KEYS)).pipe(
+    concatMap((i) => (i === 0 ? of(first) : timer(0, scheduler).pipe(map(() => o.snapshot() ?? first)))),
+    map((store, i) => sliceDeltas(store, keys.slice(i * RESYNC_SLICE_KEYS, (i + 1) * RESYNC_SLICE_KEYS), o.isPending)),
+  );
+}
+
+/** The `Sync` deltas of `keys` still in `store` and not pending. */
+function sliceDeltas<T extends KubeObject>(store: Store<T>, keys: readonly string[], isPending = (_key: string) => false): Delta<T>[] {
+  const deltas: Delta<T>[] = [];
+  for (const key of keys) {
+    const object = isPending(key) ? undefined : store.get(key);
+    if (object !== undefined) deltas.push({ type: 'Sync', key, object, oldObject: object, store });
+  }
+  return deltas;
 }

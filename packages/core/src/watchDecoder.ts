@@ -4,7 +4,7 @@
  * chunks) and strict checks of watch events and list bodies. A malformed line is a
  * `WatchDecodeError`, never silently dropped; a line past the size limit a `ResponseTooLargeError`.
  */
-import { InvalidObjectError, ResponseTooLargeError, WatchDecodeError } from './errors.ts';
+import { InvalidObjectError, ResponseTooLargeError, WatchDecodeError, jsonErrorDetail } from './errors.ts';
 import type { KubeObject, ListPage, WatchEvent } from './types.ts';
 
 /**
@@ -222,7 +222,7 @@ export function decodeWatchLine<T extends KubeObject = KubeObject>(line: string)
   try {
     parsed = JSON.parse(line);
   } catch (cause) {
-    throw new WatchDecodeError(line, (cause as Error).message, { cause });
+    throw new WatchDecodeError(line, jsonErrorDetail(cause), { cause });
   }
   const event = parsed as { type?: unknown; object?: unknown };
   if (
@@ -268,14 +268,14 @@ export function decodeListPage<T extends KubeObject = KubeObject>(body: unknown)
  * Parses a list response body's text and checks it; throws `InvalidObjectError` for non-JSON.
  *
  * @example
- * const page = parseListBody<V1Pod>(await response.text()); // page.items, page.metadata?.continue
+ * const page = parseListBody<V1Pod>(await readBody(response, path, 'listBody')); // page.items, page.metadata?.continue
  */
 export function parseListBody<T extends KubeObject = KubeObject>(text: string): ListPage<T> {
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch (cause) {
-    throw new InvalidObjectError(`list response is not JSON: ${(cause as Error).message}`, text.slice(0, 200), { cause });
+    throw new InvalidObjectError(`list response is not JSON: ${jsonErrorDetail(cause)}`, text.slice(0, 200), { cause });
   }
   return decodeListPage<T>(body);
 }
