@@ -12,7 +12,7 @@ const run = (fields: Partial<SoakRunResult>): SoakRunResult => ({
   handlerEvents: 10,
   faultsApplied: 20,
   faults: {},
-  churn: { created: 1, updated: 1, deleted: 1, recreated: 1 },
+  churn: { created: 1, updated: 1, deleted: 1, recreated: 1, failed: 0, skipped: 0 },
   serverObjects: 5,
   stats: { relists: 2, errorsSeen: 3, errorKinds: {}, restarts: 0, handlerErrors: 0 },
   ...fields,
