@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { VirtualTimeScheduler } from 'rxjs';
 import type { KubeObject } from '@rxinformer/core';
 import { createLoadGenerator, type ChurnTarget } from './loadGenerator.ts';
 import { httpChurnTarget } from './httpChurnTarget.ts';
@@ -86,6 +87,22 @@ describe('createLoadGenerator on an asynchronous target', () => {
     await load.settled();
     expect(target.objects.size).toBe(60);
     expect(target.maxInFlight()).toBe(5);
+  });
+
+  it("should skip the churn's changes while `maxBacklog` wait, and never with Infinity", async () => {
+    const made = async (maxBacklog: number) => {
+      const target = mapTarget({ delay: () => 1 });
+      const scheduler = new VirtualTimeScheduler();
+      const load = createLoadGenerator({ target: target.target, seed: 5, concurrency: 2, maxBacklog, scheduler });
+      load.seed(10);
+      await load.settled();
+      load.churn({ ratePerSecond: 1000, count: 100, mix: { create: 0, update: 1, delete: 0, recreate: 0 } });
+      scheduler.flush(); // every tick at once: the target answers none of them meanwhile
+      await load.settled();
+      return { updated: load.counters.updated, skipped: load.counters.skipped };
+    };
+    expect(await made(5)).toEqual({ updated: 7, skipped: 93 }); // 2 in flight, 5 waiting
+    expect(await made(Infinity)).toEqual({ updated: 100, skipped: 0 });
   });
 
   it('should count a failed write, read the pod back, and fill its slot again later', async () => {

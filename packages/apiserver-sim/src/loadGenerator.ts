@@ -58,11 +58,13 @@ export interface LoadGeneratorOptions {
    * default pods share whole subtrees that real pods do not. Default false.
    */
   unalike?: boolean;
-  /**
-   * Changes in flight at once on an asynchronous target (a synchronous one makes each at once).
-   * While four times as many wait, the churn skips its changes (counted in `skipped`). Default 16.
-   */
+  /** Changes in flight at once on an asynchronous target (a synchronous one makes each at once). Default 16. */
   concurrency?: number;
+  /**
+   * While this many changes wait for an asynchronous target, the churn skips its changes (counted
+   * in `skipped`) rather than fall further behind. `Infinity` never skips. Default 4 × `concurrency`.
+   */
+  maxBacklog?: number;
   /** Called with each write the target refused or could not take. Default: counted only. */
   onFailure?: (error: unknown) => void;
 }
@@ -112,6 +114,7 @@ export function createLoadGenerator(options: LoadGeneratorOptions) {
   const scheduler = options.scheduler ?? asyncScheduler;
   const concurrency = options.concurrency ?? 16;
   if (!(Number.isInteger(concurrency) && concurrency >= 1)) throw new RangeError(`concurrency must be an integer >= 1, not ${concurrency}`);
+  const maxBacklog = options.maxBacklog ?? 4 * concurrency;
   const counters: LoadCounters = { created: 0, updated: 0, deleted: 0, recreated: 0, failed: 0, skipped: 0 };
   // The slots holding a pod, as the changes made so far leave them: the churn decides from this,
   // not from a read, so an asynchronous target gets the same changes from the same seed.
@@ -175,13 +178,12 @@ export function createLoadGenerator(options: LoadGeneratorOptions) {
     },
     /**
      * Applies `ratePerSecond` changes per second (in ticks of at most 100 ms) until `count` changes
-     * or `stop()`. On an asynchronous target, a tick skips its changes while four times
-     * `concurrency` changes wait.
+     * or `stop()`. On an asynchronous target, a tick skips its changes while `maxBacklog` wait.
      */
     churn(churnOptions: { ratePerSecond: number; count?: number; mix?: ChurnMix }): ChurnHandle {
       const mix = { create: 2, update: 5, delete: 2, recreate: 1, ...churnOptions.mix };
       const make = () => {
-        if (queue.backlog >= 4 * concurrency) counters.skipped++;
+        if (queue.backlog >= maxBacklog) counters.skipped++;
         else change(mix);
       };
       return startChurn(make, scheduler, churnOptions, counters);
