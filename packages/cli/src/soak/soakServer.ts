@@ -66,7 +66,7 @@ async function startSim(seed: number): Promise<SoakServer> {
       return kc;
     },
     target: objectStoreTarget(sim.storage),
-    createNamespaces: async (names) => {
+    createNamespaces: (names) => {
       for (const name of names) sim.storage.create('namespaces', { metadata: { name } });
       return Promise.resolve();
     },
