@@ -7,7 +7,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
 import { httpChurnTarget, objectStoreTarget, startApiServer, type ChurnTarget } from '@rxinformer/apiserver-sim';
-import { startFaultProxy, startTestEnvironment } from '@rxinformer/envtest';
 import { identities, type IdentityMap } from './convergence.ts';
 import { clearFaults, planFaults } from './faultPlan.ts';
 import { runFaultPlan, type AppliedFault } from './faultSchedule.ts';
@@ -78,6 +77,8 @@ async function startSim(seed: number): Promise<SoakServer> {
 }
 
 async function startReal(): Promise<SoakServer> {
+  // Loaded only here: the simulator's soak (and `soak --help`) never needs it.
+  const { startFaultProxy, startTestEnvironment } = await import('@rxinformer/envtest');
   const t0 = performance.now();
   const env = await startTestEnvironment();
   const startMs = Math.round(performance.now() - t0);
