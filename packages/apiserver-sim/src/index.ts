@@ -50,6 +50,8 @@ export { APISERVER_USAGE, runApiServerCommand } from './command.ts';
 // load generation
 export { createLoadGenerator, objectStoreTarget } from './loadGenerator.ts';
 export type { ChurnHandle, ChurnMix, ChurnTarget, LoadCounters, LoadGeneratorOptions } from './loadGenerator.ts';
+export { httpChurnTarget, HttpTargetError } from './httpChurnTarget.ts';
+export type { HttpChurnTarget, HttpChurnTargetOptions } from './httpChurnTarget.ts';
 export { realisticPod } from './realisticPod.ts';
 
 // pure protocol modules

@@ -1,15 +1,21 @@
 /**
  * The load generator: seeds N realistic pods and churns them at a given rate — creates, updates,
  * deletes, and delete-then-recreate under the same name (a new UID) — deterministically from a seed.
- * Time runs on an RxJS scheduler, so tests drive it in virtual time.
+ * Time runs on an RxJS scheduler, so tests drive it in virtual time. The target may be synchronous
+ * (the simulator's object store: every change is made at once) or asynchronous (a server over
+ * HTTP, `httpChurnTarget`: changes run with bounded concurrency, those of one pod in order).
  */
 import { asyncScheduler, interval, take, type SchedulerLike, type Subscription } from 'rxjs';
 import type { KubeObject } from '@rxinformer/core';
+import { andThen, createChangeQueue, type ChangeQueue, type MaybePromise } from './changeQueue.ts';
 import type { ObjectStore } from './objects.ts';
 import { seededRandom } from './random.ts';
 import { realisticPod } from './realisticPod.ts';
 
-/** Where the load goes: the simulator's object store, or anything with these four calls. */
+/**
+ * Where the load goes: the simulator's object store, a server over HTTP, or anything with these
+ * calls. Each call may answer synchronously, or with a promise that rejects when the write failed.
+ */
 export interface ChurnTarget {
   /** Creates `obj` in `namespace`, written by `fieldManager` when given (the server's default otherwise). */
   create(obj: KubeObject, namespace: string, fieldManager?: string): unknown;
@@ -23,7 +29,7 @@ export interface ChurnTarget {
   /** Deletes `namespace/name`. */
   delete(namespace: string, name: string): unknown;
   /** Reads `namespace/name`; undefined when absent. */
-  get(namespace: string, name: string): KubeObject | undefined;
+  get(namespace: string, name: string): MaybePromise<KubeObject | undefined>;
 }
 
 /** The share of each kind of change in the churn; need not sum to 1. Default 2:5:2:1. */
@@ -52,14 +58,27 @@ export interface LoadGeneratorOptions {
    * default pods share whole subtrees that real pods do not. Default false.
    */
   unalike?: boolean;
+  /** Changes in flight at once on an asynchronous target (a synchronous one makes each at once). Default 16. */
+  concurrency?: number;
+  /**
+   * While this many changes wait for an asynchronous target, the churn skips its changes (counted
+   * in `skipped`) rather than fall further behind. `Infinity` never skips. Default 4 × `concurrency`.
+   */
+  maxBacklog?: number;
+  /** Called with each write the target refused or could not take. Default: counted only. */
+  onFailure?: (error: unknown) => void;
 }
 
-/** Counters of what the generator did. */
+/** Counters of what the generator did (a change counts when it is made, whether the target then takes it or not). */
 export interface LoadCounters {
   created: number;
   updated: number;
   deleted: number;
   recreated: number;
+  /** Writes the target refused or could not take (threw or rejected). */
+  failed: number;
+  /** Changes the churn skipped because too many waited for an asynchronous target. */
+  skipped: number;
 }
 
 /** A running churn. */
@@ -72,12 +91,20 @@ export interface ChurnHandle {
 
 /**
  * Creates a load generator. Pods live in numbered slots; a change picks a slot and a kind of change
- * by the mix (an empty slot is filled instead).
+ * by the mix (an empty slot is filled instead). The same seed gives the same changes, on a
+ * synchronous target or an asynchronous one, as long as the target takes every write; after a
+ * failed write the generator reads the pod back to know whether its slot holds one.
  *
  * @example
  * const load = createLoadGenerator({ target: objectStoreTarget(sim.storage), seed: 7 });
  * load.seed(2000);
  * const churn = load.churn({ ratePerSecond: 200 });
+ *
+ * @example
+ * const target = httpChurnTarget({ url: env.url, token: env.token, ca: env.ca });
+ * const load = createLoadGenerator({ target, namespaces: ['a', 'b'], seed: 7, concurrency: 16 });
+ * load.seed(2000);
+ * await load.settled(); // every pod written through the API
  */
 export function createLoadGenerator(options: LoadGeneratorOptions) {
   const { target } = options;
@@ -85,22 +112,28 @@ export function createLoadGenerator(options: LoadGeneratorOptions) {
   const rng = seededRandom(options.seed ?? 1);
   const random = () => rng.next();
   const scheduler = options.scheduler ?? asyncScheduler;
-  const counters: LoadCounters = { created: 0, updated: 0, deleted: 0, recreated: 0 };
+  const concurrency = options.concurrency ?? 16;
+  if (!(Number.isInteger(concurrency) && concurrency >= 1)) throw new RangeError(`concurrency must be an integer >= 1, not ${concurrency}`);
+  const maxBacklog = options.maxBacklog ?? 4 * concurrency;
+  const counters: LoadCounters = { created: 0, updated: 0, deleted: 0, recreated: 0, failed: 0, skipped: 0 };
+  // The slots holding a pod, as the changes made so far leave them: the churn decides from this,
+  // not from a read, so an asynchronous target gets the same changes from the same seed.
+  const occupied = new Set<number>();
   let slots = 0;
   let serial = 0;
   const place = (slot: number) => ({ namespace: namespaces[slot % namespaces.length], name: realisticPod(slot).metadata!.name! });
-  const create = (slot: number) => {
+  const queue: ChangeQueue = createChangeQueue(concurrency, (slot, error) => {
+    counters.failed++;
+    options.onFailure?.(error);
+    // What a failed write left is unknown: read the slot back, unless later changes of it will tell.
+    if (queue.pending(slot) > 1) return undefined;
     const { namespace, name } = place(slot);
-    const made = realisticPod(slot, { unalike: options.unalike === true });
-    const pod = { ...made, metadata: { ...made.metadata, namespace } } as KubeObject & { status?: unknown };
-    if (options.unalike === true && target.updateStatus) {
-      // As on a cluster: the ReplicaSet controller creates the pod, the kubelet reports its status.
-      const { status: _status, ...created } = pod;
-      target.create(created, namespace, 'kube-controller-manager');
-      target.updateStatus(pod, namespace, name, 'kubelet');
-    } else {
-      target.create(pod, namespace);
-    }
+    return andThen(target.get(namespace, name), (current) => (current ? occupied.add(slot) : occupied.delete(slot)));
+  });
+  const writeNew = (slot: number): unknown => writePod(target, slot, place(slot).namespace, options.unalike === true);
+  const create = (slot: number) => {
+    occupied.add(slot);
+    queue.submit(slot, () => writeNew(slot));
     counters.created++;
   };
 
@@ -110,8 +143,7 @@ export function createLoadGenerator(options: LoadGeneratorOptions) {
     let pick = random() * total;
     const slot = Math.floor(random() * Math.max(1, slots));
     const { namespace, name } = place(slot);
-    const current = target.get(namespace, name);
-    if (!current) {
+    if (!occupied.has(slot)) {
       create(slot);
       return;
     } // an empty slot: whatever was picked, fill it
@@ -120,31 +152,59 @@ export function createLoadGenerator(options: LoadGeneratorOptions) {
       return;
     }
     if ((pick -= mix.update) < 0) {
-      target.update(withSerial(current, ++serial), namespace, name);
+      const n = ++serial;
+      queue.submit(slot, () =>
+        andThen(target.get(namespace, name), (current) => {
+          if (!current) throw new Error(`${namespace}/${name} is gone: nothing to update`);
+          return target.update(withSerial(current, n), namespace, name);
+        }),
+      );
       counters.updated++;
     } else if ((pick -= mix.delete) < 0) {
-      target.delete(namespace, name);
+      occupied.delete(slot);
+      queue.submit(slot, () => target.delete(namespace, name));
       counters.deleted++;
     } else {
-      target.delete(namespace, name);
-      create(slot);
-      counters.created--;
+      queue.submit(slot, () => andThen(target.delete(namespace, name), () => writeNew(slot)));
       counters.recreated++;
     }
   };
 
   return {
     counters,
-    /** Creates `count` pods at once. */
+    /** Creates `count` pods (at once on a synchronous target; `settled()` tells when an asynchronous one took them). */
     seed(count: number): void {
       for (let i = 0; i < count; i++) create(slots++);
     },
-    /** Applies `ratePerSecond` changes per second (in ticks of at most 100 ms) until `count` changes or `stop()`. */
+    /**
+     * Applies `ratePerSecond` changes per second (in ticks of at most 100 ms) until `count` changes
+     * or `stop()`. On an asynchronous target, a tick skips its changes while `maxBacklog` wait.
+     */
     churn(churnOptions: { ratePerSecond: number; count?: number; mix?: ChurnMix }): ChurnHandle {
       const mix = { create: 2, update: 5, delete: 2, recreate: 1, ...churnOptions.mix };
-      return startChurn(() => change(mix), scheduler, churnOptions, counters);
+      const make = () => {
+        if (queue.backlog >= maxBacklog) counters.skipped++;
+        else change(mix);
+      };
+      return startChurn(make, scheduler, churnOptions, counters);
     },
+    /** Resolves once every change made so far has been taken (or refused) by the target. */
+    settled: (): Promise<void> => queue.settled(),
   };
+}
+
+/** Writes the pod of `slot` in `namespace`: as a cluster does for `unalike` pods (see `LoadGeneratorOptions.unalike`). */
+function writePod(target: ChurnTarget, slot: number, namespace: string, unalike: boolean): unknown {
+  const made = realisticPod(slot, { unalike });
+  const pod = { ...made, metadata: { ...made.metadata, namespace } } as KubeObject & { status?: unknown };
+  if (unalike && target.updateStatus) {
+    // As on a cluster: the ReplicaSet controller creates the pod, the kubelet reports its status.
+    const { status: _status, ...created } = pod;
+    return andThen(target.create(created, namespace, 'kube-controller-manager'), () =>
+      target.updateStatus!(pod, namespace, made.metadata!.name!, 'kubelet'),
+    );
+  }
+  return target.create(pod, namespace);
 }
 
 /** The update the churn makes: the same object with its `loadgen/serial` annotation set to `serial`. */

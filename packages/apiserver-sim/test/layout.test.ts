@@ -15,7 +15,18 @@ const LAYERS: readonly (readonly string[])[] = [
   // HTTP
   ['server', 'router'],
   // request handlers, and the load generator (which writes through the object store as they do)
-  ['resourceRequest', 'collectionRequest', 'deleteRequest', 'patchRequest', 'discovery', 'control', 'requestContext', 'loadGenerator'],
+  [
+    'resourceRequest',
+    'collectionRequest',
+    'deleteRequest',
+    'patchRequest',
+    'discovery',
+    'control',
+    'requestContext',
+    'loadGenerator',
+    'httpChurnTarget',
+    'changeQueue',
+  ],
   // watch streams and faults
   ['watchSession', 'watchEvents', 'watchHub', 'faults'],
   // object semantics

@@ -5,6 +5,8 @@
  *   npm run bench                       # a table, progress on stderr
  *   npm run bench -- --json             # exactly one JSON object on stdout
  *   npm run bench -- --write-docs       # also docs/benchmarks.md's top section and docs/benchmarks.svg
+ *   npm run bench -- --server real      # initial sync and watch replay against a real kube-apiserver
+ *                                       # and etcd (realBench.ts), with the server's start time and memory
  *   options: --rounds N (3) --rounds-large N (1) --pods N (10000) --pods-large N (100000; 0 skips)
  *            --updates M (20000) --template-pods (the simulator's default pods, alike, instead of
  *            pods as unalike as a real cluster's; the heap is measured on both either way)
@@ -15,15 +17,18 @@ import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { BARE_MAP, measureApplyCost } from './applyCost.ts';
 import { renderChart } from './chart.ts';
-import { renderSection, runSummary, spliceSection, type RunMeta } from './docs.ts';
+import { formatLoads, renderSection, runSummary, spliceSection, type RunMeta } from './docs.ts';
 import { measureHeapPerObject } from './heapPerObject.ts';
 import { measureInitialSync } from './initialSync.ts';
 import { buildMetric, goalsMet, renderReferences, renderTable, withReference, type BenchReport, type Metric } from './report.ts';
+import { syncMetrics, watchMetrics } from './syncWatchMetrics.ts';
+import { runRealBench } from './realBench.ts';
+import { renderServerFigures } from './realReport.ts';
 import { startSimProcess } from './simProcess.ts';
 import { measureWatchThroughput } from './watchThroughput.ts';
 
 const usage =
-  'usage: npm run bench -- [--json] [--write-docs] [--rounds N] [--rounds-large N] [--pods N] [--pods-large N] [--updates M] [--template-pods]';
+  'usage: npm run bench -- [--json] [--write-docs] [--server sim|real] [--rounds N] [--rounds-large N] [--pods N] [--pods-large N] [--updates M] [--template-pods]';
 
 function options() {
   const { values } = parseArgs({
@@ -36,6 +41,7 @@ function options() {
       'pods-large': { type: 'string' },
       updates: { type: 'string' },
       'template-pods': { type: 'boolean' },
+      server: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -46,7 +52,11 @@ function options() {
       throw new Error(`--${name} must be an integer ≥ ${min}, got ${String(text)}\n${usage}`);
     return Number(text);
   };
+  const server = values.server ?? 'sim';
+  if (server !== 'sim' && server !== 'real') throw new Error(`--server must be sim or real, got ${server}\n${usage}`);
+  if (server === 'real' && values['write-docs']) throw new Error(`--write-docs writes the simulator's section only\n${usage}`);
   return {
+    server,
     json: values.json === true,
     writeDocs: values['write-docs'] === true,
     help: values.help === true,
@@ -96,9 +106,7 @@ async function heapOnOtherPods(
   }
 }
 
-/** What the watch metric's bare-cache reference is (see watchThroughput.ts). */
-const BARE_CACHE = 'the limit plus each object set in a Map of the 10k listed pods; no freeze, index or handler';
-
+const NOTE = "shared 2-core machine: other engineers' tests and benchmarks ran at the same time";
 const started = performance.now();
 const progress = (text: string) =>
   process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}\n`);
@@ -113,6 +121,7 @@ async function main(): Promise<void> {
   }
   const loadStart = loadavg();
   const date = new Date().toISOString();
+  if (o.server === 'real') return realMain(o, loadStart, date);
   // An unalike pod is two writes (the controller's create, the kubelet's status).
   const sim = await startSimProcess({ historyEvents: 2 * o.pods + o.updates + 1_000, unalike: o.unalike });
   const metrics: Record<string, Metric> = {};
@@ -123,43 +132,14 @@ async function main(): Promise<void> {
     progress(`simulator pid ${sim.pid}: seeding ${o.pods} pods`);
     await sim.send({ cmd: 'seed', count: o.pods });
 
-    const small = `initialSync${o.pods / 1000}k`;
-    const sync = await measureInitialSync(kc, o.pods, { rounds: o.rounds, onRun: onRun(small), metadata: true });
-    metrics[small] = buildMetric(small, 'ms', 'lower', sync, 'initialSync10k');
-    // The metadata-only informer, against client-node's and (as `limit`) our full informer's sync.
-    metrics.initialSyncMetadata = buildMetric('initialSyncMetadata', 'ms', 'lower', {
-      rxinformer: sync.rxinformerMetadata,
-      clientNode: sync.clientNode,
-      limit: sync.rxinformer,
-    });
+    const sync = await measureInitialSync(kc, o.pods, { rounds: o.rounds, onRun: onRun(`initialSync${o.pods / 1000}k`), metadata: true });
+    Object.assign(metrics, syncMetrics(o.pods, sync));
 
     stream.listAt = (await sim.send({ cmd: 'state' })).resourceVersion;
     progress(`recording ${o.updates} updates after revision ${stream.listAt}`);
     await sim.send({ cmd: 'update', count: o.updates });
-    const watch = `watchThroughput${o.pods / 1000}k`;
-    const replays = await measureWatchThroughput(kc, stream, { rounds: o.rounds, onRun: onRun(watch) });
-    metrics[watch] = withReference(
-      buildMetric(watch, 'events/s', 'higher', replays, 'watchThroughput10k'),
-      'bareCache',
-      BARE_CACHE,
-      replays.bareCache,
-    );
-    // The same run's rxinformer with `freeze: false` (client-node's risk: handlers can corrupt the cache).
-    const { rxinformerNoFreeze, ...peers } = replays;
-    metrics[`${watch}NoFreeze`] = withReference(
-      buildMetric(`${watch}NoFreeze`, 'events/s', 'higher', { ...peers, rxinformer: rxinformerNoFreeze }, 'watchThroughput10kNoFreeze'),
-      'bareCache',
-      BARE_CACHE,
-      replays.bareCache,
-    );
-    // The same run's rxinformer with @rxinformer/prometheus wired, against the plain one.
-    metrics.watchThroughputWithMetrics = buildMetric(
-      'watchThroughputWithMetrics',
-      'events/s',
-      'higher',
-      { rxinformer: replays.rxinformerMetrics, limit: replays.rxinformer },
-      'watchThroughputWithMetrics',
-    );
+    const replays = await measureWatchThroughput(kc, stream, { rounds: o.rounds, onRun: onRun(`watchThroughput${o.pods / 1000}k`) });
+    Object.assign(metrics, watchMetrics(o.pods, replays));
 
     const heap = await measureHeapPerObject(sim.kubeconfig, o.pods, { rounds: o.rounds, onRun: onRun('heapPerObject') });
     metrics.heapPerObjectMetadata = buildMetric('heapPerObjectMetadata', 'bytes/pod', 'lower', {
@@ -203,22 +183,13 @@ async function main(): Promise<void> {
     await sim.close();
   }
 
-  const meta: RunMeta = {
-    date,
-    node: process.version,
-    cpus: `${cpus().length}× ${cpus()[0]?.model.trim() ?? 'unknown CPU'}`,
-    loadAverage: { start: loadStart, end: loadavg() },
-    rounds: o.rounds,
-    roundsLarge: o.roundsLarge,
-    watchUpdates: o.updates,
-    durationS: (performance.now() - started) / 1000,
-  };
+  const meta = runMeta(o, loadStart, date);
   const report: BenchReport = {
     metrics,
     ...meta,
     pods: { small: o.pods, large: o.podsLarge },
     goalsMet: goalsMet(metrics),
-    note: "shared 2-core machine: other engineers' tests and benchmarks ran at the same time",
+    note: NOTE,
   };
   if (o.writeDocs) {
     const docs = new URL('../../../docs/', import.meta.url);
@@ -237,6 +208,39 @@ async function main(): Promise<void> {
     if (references.length > 0) console.log(`\nReferences measured in the same run:\n${references.join('\n')}`);
     console.log(`\n${met} of ${total} goals met. ${String(report.note)}.`);
   }
+}
+
+/** What describes the run: when, where, at what load, how long. */
+function runMeta(o: ReturnType<typeof options>, loadStart: number[], date: string): RunMeta {
+  return {
+    date,
+    node: process.version,
+    cpus: `${cpus().length}× ${cpus()[0]?.model.trim() ?? 'unknown CPU'}`,
+    loadAverage: { start: loadStart, end: loadavg() },
+    rounds: o.rounds,
+    roundsLarge: o.roundsLarge,
+    watchUpdates: o.updates,
+    durationS: (performance.now() - started) / 1000,
+  };
+}
+
+/** `--server real`: the initial sync and the watch replay against kube-apiserver, and the server's figures. */
+async function realMain(o: ReturnType<typeof options>, loadStart: number[], date: string): Promise<void> {
+  const { metrics, server } = await runRealBench({ pods: o.pods, updates: o.updates, rounds: o.rounds, progress, onRun });
+  const { roundsLarge: _none, ...meta } = runMeta(o, loadStart, date);
+  const report: BenchReport = { metrics, server, ...meta, pods: { small: o.pods }, goalsMet: goalsMet(metrics), note: NOTE };
+  if (o.json) {
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return;
+  }
+  const { met, total } = goalsMet(metrics);
+  console.log(`rxinformer side by side on a real kube-apiserver — ${runSummary({ ...meta, roundsLarge: 0 })},`);
+  console.log(`${formatLoads(meta.loadAverage.end)} at the end; medians of ${o.rounds} rounds (min–max)\n`);
+  console.log(renderTable(metrics));
+  const references = renderReferences(metrics);
+  if (references.length > 0) console.log(`\nReferences measured in the same run:\n${references.join('\n')}`);
+  console.log(`\n${renderServerFigures(server)}`);
+  console.log(`\n${met} of ${total} goals met. ${NOTE}.`);
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130)); // 'exit' kills the children

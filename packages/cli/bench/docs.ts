@@ -22,8 +22,9 @@ export interface RunMeta {
   durationS: number;
 }
 
-/** `2.41 / 2.10 / 1.52` */
-const loads = (l: number[]) => l.map((v) => v.toFixed(2)).join(' / ');
+/** Load averages as `2.41 / 2.10 / 1.52`. */
+export const formatLoads = (l: number[]): string => l.map((v) => v.toFixed(2)).join(' / ');
+const loads = formatLoads;
 
 /** The subtitle of the chart: date and machine load. */
 export function runSummary(meta: RunMeta): string {

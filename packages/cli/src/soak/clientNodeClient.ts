@@ -4,10 +4,9 @@
  * client-node's update callback gets only the new object, so a handler's old object is the one its
  * own view holds.
  */
-import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
-import type { ApiServer } from '@rxinformer/apiserver-sim';
+import { CoreV1Api, makeInformer, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { HandlerView, identities } from './convergence.ts';
-import { countError, emptyStats, type SoakClient } from './soakClient.ts';
+import { copyStats, countError, emptyStats, type SoakClient } from './soakClient.ts';
 
 /** Options of `clientNodeClient`. */
 export interface ClientNodeClientOptions {
@@ -16,20 +15,18 @@ export interface ClientNodeClientOptions {
 }
 
 /**
- * client-node's pod informer over the simulator's kubeconfig, with two recording handlers.
+ * client-node's pod informer over `kc` (its server, CA and token), with two recording handlers.
  *
  * @example
- * const client = clientNodeClient(sim, { restartDelayMs: 1000 });
+ * const client = clientNodeClient(server.kubeConfig(), { restartDelayMs: 1000 });
  * await client.start();
  * await client.close();
  *
  * Caveat: an error during the initial list is reported on 'error' and ends `start()` without a
  * store; the restart loop then lists again.
  */
-export function clientNodeClient(sim: ApiServer, options: ClientNodeClientOptions = {}): SoakClient {
+export function clientNodeClient(kc: KubeConfig, options: ClientNodeClientOptions = {}): SoakClient {
   const restartDelayMs = options.restartDelayMs ?? 5000;
-  const kc = new KubeConfig();
-  kc.loadFromString(sim.kubeconfigYaml());
   const core = kc.makeApiClient(CoreV1Api);
   const stats = emptyStats();
   let lists = 0;
@@ -72,7 +69,7 @@ export function clientNodeClient(sim: ApiServer, options: ClientNodeClientOption
       await informer.start();
     },
     store: () => identities(informer.list()),
-    stats: () => ({ ...stats, errorKinds: { ...stats.errorKinds } }),
+    stats: () => copyStats(stats),
     async close() {
       closed = true;
       clearTimeout(restart);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
-import { clearFaults, FAULT_KINDS, planFaults, runFaultPlan, type AppliedFault } from './faultPlan.ts';
+import { clearFaults, FAULT_KINDS, planFaults } from './faultPlan.ts';
+import { runFaultPlan, type AppliedFault } from './faultSchedule.ts';
 import { testScheduler } from '@rxinformer/testing';
 
 const steps = (seed: number) => planFaults({ seed, durationMs: 20_000, token: 't' }).map((a) => `${a.atMs} ${a.fault} ${a.step}`);

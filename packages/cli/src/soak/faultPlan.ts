@@ -1,12 +1,12 @@
 /**
- * The soak's fault schedule: every fault the simulator supports, placed in time from a seed, as a
- * list of timed actions run in order on an RxJS scheduler. Faults that last (latency, 401, 403,
- * latency during a relist) get their own time slot, so one never ends another early.
+ * The soak's faults on the simulator: every fault it supports, placed in time from a seed
+ * (`faultSchedule.ts`). Faults that last (latency, 401, 403, latency during a relist) get longer
+ * slots, so one never ends another early.
  */
-import { asyncScheduler, concatMap, defer, from, map, timer, type Observable, type SchedulerLike } from 'rxjs';
-import { seededRandom, type ApiServer } from '@rxinformer/apiserver-sim';
+import type { ApiServer } from '@rxinformer/apiserver-sim';
+import { scheduleFaults, type FaultAction as ScheduledAction, type ScheduleOptions } from './faultSchedule.ts';
 
-/** Every kind of fault a soak run injects. */
+/** Every kind of fault a soak run injects into the simulator. */
 export const FAULT_KINDS = [
   'dropAllWatches',
   'dropOneWatch',
@@ -25,48 +25,19 @@ export const FAULT_KINDS = [
   'forbidden403',
 ] as const;
 
-/** One kind of fault. */
+/** One kind of the simulator's faults. */
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Faults that last a while; they get three time units of the chaos phase, the others one. */
 const LASTING: ReadonlySet<FaultKind> = new Set(['compactDuringList', 'latency', 'unauthorized401', 'forbidden403']);
 
-/** One step of the schedule: at `atMs` after the start, run `step` of `fault`. */
-export interface FaultAction {
-  atMs: number;
-  fault: FaultKind;
-  /** What the step does, e.g. `latency on` or `latency off`. */
-  step: string;
-  /**
-   * Applies the step; returns how many open watches it hit, for steps aimed at watches, or, for
-   * the step that ends a fault's slot (`endsSlot`), how many of its parts were never used.
-   */
-  run(sim: ApiServer): number | void;
-  /** The last step of a fault that waits for requests or watches: drops what is still waiting. */
-  endsSlot?: boolean;
-}
-
-/**
- * An applied action and the open watches it hit (0: it waits for the next watch; `undefined` for
- * steps not aimed at watches); for the step ending a slot, `unused`: the failures and watch faults
- * that found no request or watch within the slot, dropped so they never leak into the next one.
- */
-export interface AppliedFault {
-  action: FaultAction;
-  watchesHit?: number;
-  unused?: number;
-}
+/** One step of the simulator's schedule. */
+export type FaultAction = ScheduledAction<ApiServer, FaultKind>;
 
 /** Options of `planFaults`. */
-export interface FaultPlanOptions {
-  /** Seed of every choice (order, times, extra faults). */
-  seed: number;
-  /** Length of the chaos phase in ms; every action falls inside it. */
-  durationMs: number;
+export interface FaultPlanOptions extends ScheduleOptions {
   /** The bearer token clients hold; 401 phases rotate it away and back. */
   token: string;
-  /** Faults injected on top of one of each kind, picked by the seed. Default 3. */
-  extra?: number;
   /** The resource the 403 phases forbid. Default `pods`. */
   resource?: string;
 }
@@ -193,50 +164,12 @@ function stepsOf(kind: FaultKind, at: number, lastMs: number, options: FaultPlan
  * runFaultPlan(sim, plan).subscribe((a) => console.log(a.atMs, a.step));
  */
 export function planFaults(options: FaultPlanOptions): FaultAction[] {
-  const rng = seededRandom(options.seed ^ 0x5eed);
-  const extra = options.extra ?? 3;
-  const kinds: FaultKind[] = [...FAULT_KINDS];
-  for (let i = 0; i < extra; i++) kinds.push(FAULT_KINDS[rng.int(FAULT_KINDS.length)]);
-  for (let i = kinds.length - 1; i > 0; i--) {
-    const j = rng.int(i + 1);
-    [kinds[i], kinds[j]] = [kinds[j], kinds[i]];
-  }
-  const units = (kind: FaultKind) => (LASTING.has(kind) ? 3 : 1);
-  const unitMs = options.durationMs / kinds.reduce((n, k) => n + units(k), 0);
-  let start = 0;
-  return kinds.flatMap((kind) => {
-    const slot = units(kind) * unitMs;
-    const at = Math.round(start + rng.next() * slot * 0.2);
-    start += slot;
-    return stepsOf(kind, at, Math.max(1, Math.round(slot * 0.7)), options);
-  });
-}
-
-/**
- * Runs a plan against a simulator on `scheduler`, in plan order, each action at its time after
- * subscription (no drift); emits each action once applied and completes after the last.
- * Unsubscribing stops the remaining actions.
- */
-export function runFaultPlan(
-  sim: ApiServer,
-  plan: readonly FaultAction[],
-  scheduler: SchedulerLike = asyncScheduler,
-): Observable<AppliedFault> {
-  const sorted = [...plan].sort((a, b) => a.atMs - b.atMs);
-  return defer(() => {
-    const start = scheduler.now();
-    return from(sorted).pipe(
-      concatMap((action) =>
-        timer(Math.max(0, start + action.atMs - scheduler.now()), scheduler).pipe(
-          map((): AppliedFault => {
-            const hit = action.run(sim);
-            if (action.endsSlot) return { action, unused: typeof hit === 'number' ? hit : 0 };
-            return typeof hit === 'number' ? { action, watchesHit: hit } : { action };
-          }),
-        ),
-      ),
-    );
-  });
+  return scheduleFaults(
+    FAULT_KINDS,
+    (kind) => (LASTING.has(kind) ? 3 : 1),
+    (kind, at, lastMs) => stepsOf(kind, at, lastMs, options),
+    options,
+  );
 }
 
 /** Ends every fault: failures, latency and pending watch faults cleared, the original token and no denial. */

@@ -1,14 +1,13 @@
 /**
- * rxinformer under soak: `createKubeInformerFactory` over a KubeConfig pointing at the simulator,
+ * rxinformer under soak: `createKubeInformerFactory` over the KubeConfig of the server under soak,
  * `informerFor(pods)`, and three handlers of different kinds recording their views: a synchronous
  * FIFO one, an async one that yields before every event, and a coalescing one.
  */
-import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import type { ReflectorOptions } from '@rxinformer/core';
-import type { ApiServer } from '@rxinformer/apiserver-sim';
 import { createKubeInformerFactory, pods } from '@rxinformer/client-node';
 import { HandlerView, identities } from './convergence.ts';
-import { countError, emptyStats, type SoakClient } from './soakClient.ts';
+import { copyStats, countError, emptyStats, type SoakClient } from './soakClient.ts';
 
 /** Options of `rxinformerClient`. */
 export interface RxinformerClientOptions {
@@ -27,17 +26,15 @@ export const SOAK_REFLECTOR: Omit<ReflectorOptions, 'scheduler'> = {
 };
 
 /**
- * rxinformer's pod informer over the simulator's kubeconfig, with three recording handlers.
+ * rxinformer's pod informer over `kc`, with three recording handlers.
  *
  * @example
- * const client = rxinformerClient(sim);
+ * const client = rxinformerClient(server.kubeConfig());
  * await client.start();
- * diffViews(identities(sim.storage.list('pods')), client.store());
+ * diffViews(await server.pods(), client.store());
  * await client.close();
  */
-export function rxinformerClient(sim: ApiServer, options: RxinformerClientOptions = {}): SoakClient {
-  const kc = new KubeConfig();
-  kc.loadFromString(sim.kubeconfigYaml());
+export function rxinformerClient(kc: KubeConfig, options: RxinformerClientOptions = {}): SoakClient {
   const factory = createKubeInformerFactory(kc);
   const informer = factory.informerFor(pods, { reflector: options.reflector ?? SOAK_REFLECTOR });
   const stats = emptyStats();
@@ -82,7 +79,7 @@ export function rxinformerClient(sim: ApiServer, options: RxinformerClientOption
       await factory.waitForCacheSync();
     },
     store: () => identities(informer.getStore().list()),
-    stats: () => ({ ...stats, errorKinds: { ...stats.errorKinds } }),
+    stats: () => copyStats(stats),
     async close() {
       for (const s of subs) s.unsubscribe();
       await factory.close();

@@ -6,15 +6,16 @@ import { soakJson, soakTable } from './soakReport.ts';
 const run = (fields: Partial<SoakRunResult>): SoakRunResult => ({
   library: 'rxinformer',
   seed: 1,
+  server: 'sim',
   converged: true,
   convergeMs: 100,
   uidViolations: 0,
   handlerEvents: 10,
   faultsApplied: 20,
   faults: {},
-  churn: { created: 1, updated: 1, deleted: 1, recreated: 1 },
+  churn: { created: 1, updated: 1, deleted: 1, recreated: 1, failed: 0, skipped: 0 },
   serverObjects: 5,
-  stats: { relists: 2, errorsSeen: 3, errorKinds: {}, restarts: 0, handlerErrors: 0 },
+  stats: { relists: 2, errorsSeen: 3, errorKinds: {}, errorSamples: {}, restarts: 0, handlerErrors: 0 },
   ...fields,
 });
 

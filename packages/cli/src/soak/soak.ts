@@ -2,7 +2,7 @@
  * The chaos soak: N runs, each with its own seed, of the same scenario against rxinformer and
  * against client-node's `makeInformer`, summed up per library.
  */
-import type { ApiServer } from '@rxinformer/apiserver-sim';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { clientNodeClient, type ClientNodeClientOptions } from './clientNodeClient.ts';
 import { rxinformerClient, type RxinformerClientOptions } from './rxinformerClient.ts';
 import type { SoakClient, SoakLibrary } from './soakClient.ts';
@@ -92,9 +92,9 @@ export function passed(summary: LibrarySummary): boolean {
  */
 export async function runSoak(options: SoakOptions = {}): Promise<SoakSummary> {
   const { runs = 1, seed = 1, libraries = ['rxinformer', 'clientNode'], rxinformer, clientNode, onRun, ...runOptions } = options;
-  const clients: Record<SoakLibrary, (sim: ApiServer) => SoakClient> = {
-    rxinformer: (sim) => rxinformerClient(sim, rxinformer),
-    clientNode: (sim) => clientNodeClient(sim, clientNode),
+  const clients: Record<SoakLibrary, (kc: KubeConfig) => SoakClient> = {
+    rxinformer: (kc) => rxinformerClient(kc, rxinformer),
+    clientNode: (kc) => clientNodeClient(kc, clientNode),
   };
   const results: Record<SoakLibrary, SoakRunResult[]> = { rxinformer: [], clientNode: [] };
   for (let run = 0; run < runs; run++) {

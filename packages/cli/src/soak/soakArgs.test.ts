@@ -20,11 +20,22 @@ describe('parseSoakArgs', () => {
         '50',
         '--only',
         'clientNode',
+        '--server',
+        'real',
       ]),
     ).toEqual({
       json: true,
       help: false,
-      options: { runs: 3, objects: 500, seed: 9, chaosMs: 2500, convergeTimeoutMs: 30_000, churnPerSecond: 50, libraries: ['clientNode'] },
+      options: {
+        runs: 3,
+        objects: 500,
+        seed: 9,
+        chaosMs: 2500,
+        convergeTimeoutMs: 30_000,
+        churnPerSecond: 50,
+        libraries: ['clientNode'],
+        server: 'real',
+      },
     });
   });
 
@@ -39,6 +50,7 @@ describe('parseSoakArgs', () => {
     [['--objects', '1.5'], /--objects needs an integer/],
     [['--seed', 'x'], /--seed needs an integer >= 0/],
     [['--only', 'kubectl'], /--only takes rxinformer or clientNode/],
+    [['--server', 'kind'], /--server takes sim or real, got "kind"/],
     [['--fast'], /unknown argument "--fast"/],
   ])('should refuse %j with a SoakArgsError', (argv, message) => {
     expect(() => parseSoakArgs(argv)).toThrow(SoakArgsError);

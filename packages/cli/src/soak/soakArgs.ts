@@ -1,7 +1,7 @@
 /**
  * The command line of `rxinformer soak` (`npm run soak --` in the repository): `--runs N [--json]
- * [--objects 2000] [--seed S] [--chaos-seconds 40] [--deadline-seconds 60] [--rate 200]
- * [--only rxinformer|clientNode]`.
+ * [--server sim|real] [--objects 2000] [--seed S] [--chaos-seconds 40] [--deadline-seconds 60]
+ * [--rate 200] [--only rxinformer|clientNode]`.
  */
 import { RxInformerError } from '@rxinformer/core';
 import type { SoakOptions } from './soak.ts';
@@ -26,17 +26,21 @@ export const SOAK_USAGE = `usage: rxinformer soak [options]
 
 The chaos soak: rxinformer and client-node's makeInformer, side by side, against the embedded API
 server simulator while it drops watches, fails requests, expires resource versions, compacts its
-history and recreates objects under their old names. A run passes when every view converges to the
+history and recreates objects under their old names — or, with --server real, against a real
+kube-apiserver and etcd (@rxinformer/envtest's binaries: npx rxinformer-envtest build) behind a
+fault proxy that cuts, resets and stalls watches, delays and fails requests, while etcd is
+compacted and kube-apiserver killed and restarted. A run passes when every view converges to the
 server's state in time and every UID change reached the handlers as a delete and an add.
 Exit 0 when every rxinformer run passed, 1 when one did not, 2 for a bad command line.
 
   --runs N               runs (default 1)
   --json                 one JSON object on stdout instead of a table
-  --objects N            pods created before the chaos starts (default 2000)
+  --server KIND          sim (default): the simulator; real: kube-apiserver and etcd
+  --objects N            pods created before the chaos starts (default 2000; real: 1000)
   --seed S               seed of the churn and the faults (default 1)
   --chaos-seconds S      how long faults are injected (default 40)
   --deadline-seconds S   how long the views may take to converge after the chaos (default 60)
-  --rate N               changes per second during the chaos (default 200)
+  --rate N               changes per second during the chaos (default 200; real: 50)
   --only LIB             soak only rxinformer or only clientNode
   -h, --help             this text`;
 
@@ -88,6 +92,12 @@ export function parseSoakArgs(argv: readonly string[]): SoakArgs {
       case '--rate':
         options.churnPerSecond = number(flag, value(), 1, false);
         break;
+      case '--server': {
+        const kind = value();
+        if (kind !== 'sim' && kind !== 'real') throw new SoakArgsError(`--server takes sim or real, got ${JSON.stringify(kind)}`);
+        options.server = kind;
+        break;
+      }
       case '--only': {
         const lib = value();
         if (lib !== 'rxinformer' && lib !== 'clientNode')

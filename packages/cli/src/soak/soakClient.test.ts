@@ -22,5 +22,13 @@ describe('countError', () => {
       TypeError: 1,
       string: 1,
     });
+    const terminated = new TypeError('terminated', { cause: new Error('other side closed') });
+    countError(stats, terminated);
+    countError(stats, new TypeError('fetch failed'));
+    expect(stats.errorSamples.TypeError).toBe('fetch failed'); // the first one of a label
+    expect(stats.errorSamples.string).toBe('a string');
+    const fresh = emptyStats();
+    countError(fresh, terminated);
+    expect(fresh.errorSamples).toEqual({ TypeError: 'terminated (other side closed)' }); // with its cause
   });
 });

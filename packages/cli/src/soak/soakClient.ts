@@ -15,6 +15,8 @@ export interface ClientStats {
   errorsSeen: number;
   /** Those errors by label (e.g. `KubeApiError 401`, `WatchIdleError`). */
   errorKinds: Record<string, number>;
+  /** The first message seen of each label (with its cause's, if any), e.g. `terminated (other side closed)`. */
+  errorSamples: Record<string, string>;
   /** Times the soak restarted the informer after an error (client-node only). */
   restarts: number;
   /** Handler callbacks that threw (they should not). */
@@ -43,9 +45,23 @@ export function countError(stats: ClientStats, error: unknown): void {
   const label = `${e?.name ?? typeof error}${code !== undefined ? ` ${code}` : ''}${expiredContinue ? ' (continue expired)' : ''}`;
   stats.errorsSeen++;
   stats.errorKinds[label] = (stats.errorKinds[label] ?? 0) + 1;
+  stats.errorSamples[label] ??= messageOf(error);
+}
+
+/** An error's message, with its cause's in brackets, on one line of at most 200 characters. */
+function messageOf(error: unknown): string {
+  const e = error as { message?: unknown; cause?: { message?: unknown } } | undefined;
+  const message = typeof e?.message === 'string' ? e.message : String(error);
+  const cause = typeof e?.cause?.message === 'string' ? ` (${e.cause.message})` : '';
+  return `${message}${cause}`.replace(/\s+/g, ' ').slice(0, 200);
 }
 
 /** Fresh, zeroed stats. */
 export function emptyStats(): ClientStats {
-  return { relists: 0, errorsSeen: 0, errorKinds: {}, restarts: 0, handlerErrors: 0 };
+  return { relists: 0, errorsSeen: 0, errorKinds: {}, errorSamples: {}, restarts: 0, handlerErrors: 0 };
+}
+
+/** A copy of `stats` that later counts do not change. */
+export function copyStats(stats: ClientStats): ClientStats {
+  return { ...stats, errorKinds: { ...stats.errorKinds }, errorSamples: { ...stats.errorSamples } };
 }

@@ -8,7 +8,7 @@ const reflector = { minWatchTimeoutSeconds: 1, idleGraceMs: 500, backoff: { init
 
 describe('soakRun', () => {
   it('should see rxinformer converge after churn and every fault, with recreations as delete + add', async () => {
-    const result = await soakRun((sim) => rxinformerClient(sim, { reflector }), {
+    const result = await soakRun((kc) => rxinformerClient(kc, { reflector }), {
       seed: 11,
       objects: 200,
       namespaces: 3,
@@ -42,7 +42,7 @@ describe('soakRun', () => {
         return store;
       },
     });
-    const result = await soakRun((sim) => wrong(rxinformerClient(sim, { reflector })), {
+    const result = await soakRun((kc) => wrong(rxinformerClient(kc, { reflector })), {
       seed: 12,
       objects: 50,
       namespaces: 2,

@@ -1,19 +1,24 @@
 /**
- * One soak run: a simulator over real HTTP seeded with pods, a library's informer synced to it,
- * then churn and every fault for a while, then quiet, then a poll until the informer's store and
- * every handler's view equal the server (key, UID, resourceVersion) or the deadline passes.
+ * One soak run: a server over real HTTP — the simulator, or a real kube-apiserver and etcd behind
+ * the fault proxy — seeded with pods, a library's informer synced to it, then churn and every fault
+ * for a while, then quiet, then a poll until the informer's store and every handler's view equal
+ * the server's pods (key, UID, resourceVersion) or the deadline passes.
  */
+import type { KubeConfig } from '@kubernetes/client-node';
 import { firstValueFrom, from, lastValueFrom, map, race, tap, timer } from 'rxjs';
-import { createLoadGenerator, objectStoreTarget, startApiServer, type ApiServer, type LoadCounters } from '@rxinformer/apiserver-sim';
-import { describeDiff, diffViews, identities, isEqualView, type IdentityMap } from './convergence.ts';
-import { clearFaults, planFaults, runFaultPlan, type AppliedFault, type FaultKind } from './faultPlan.ts';
-import type { ClientStats, SoakClient, SoakLibrary } from './soakClient.ts';
+import { createLoadGenerator, type LoadCounters } from '@rxinformer/apiserver-sim';
+import { describeDiff, diffViews, isEqualView, type IdentityMap } from './convergence.ts';
+import type { AppliedFault } from './faultSchedule.ts';
+import { emptyStats, type ClientStats, type SoakClient, type SoakLibrary } from './soakClient.ts';
+import { startSoakServer, type ServerKind } from './soakServer.ts';
 
 /** Options of `soakRun`. Times in ms. */
 export interface SoakRunOptions {
   /** Seed of the simulator, the load and the fault plan. */
   seed: number;
-  /** Pods seeded before the informer starts. Default 2000. */
+  /** The simulator, or a real kube-apiserver and etcd (`@rxinformer/envtest`'s binaries). Default `sim`. */
+  server?: ServerKind;
+  /** Pods seeded before the informer starts. Default 2000 (1000 on a real server). */
   objects?: number;
   /** Namespaces the pods spread over. Default 4. */
   namespaces?: number;
@@ -33,6 +38,9 @@ export interface SoakRunOptions {
 export interface SoakRunResult {
   library: SoakLibrary;
   seed: number;
+  server: ServerKind;
+  /** How long the server took to start, in ms. */
+  serverStartMs?: number;
   /** True when the store and every handler view equalled the server before the deadline. */
   converged: boolean;
   /** Time from the end of the chaos to convergence; undefined when it never converged. */
@@ -49,15 +57,13 @@ export interface SoakRunResult {
    * Per kind of fault: actions applied; for watch faults, the open watches they hit; `unused`, the
    * failures that met no request and watch faults that met no watch before their slot ended.
    */
-  faults: Partial<Record<FaultKind, { applied: number; watchesHit?: number; unused?: number }>>;
+  faults: Record<string, { applied: number; watchesHit?: number; unused?: number }>;
   /** What the load generator did. */
   churn: LoadCounters;
-  /** Pods on the server at the end. */
+  /** Pods on the server at the end (at the last look). */
   serverObjects: number;
   stats: ClientStats;
 }
-
-const TOKEN = 'soak-token';
 
 /** Polls `check` every `pollMs` until it returns true or `timeoutMs` passes; resolves whether it did. */
 export async function pollUntil(check: () => boolean, timeoutMs: number, pollMs: number): Promise<boolean> {
@@ -67,11 +73,6 @@ export async function pollUntil(check: () => boolean, timeoutMs: number, pollMs:
     if (performance.now() >= deadline) return false;
     await firstValueFrom(timer(pollMs));
   }
-}
-
-/** The identities of every pod on the server. */
-export function serverPods(sim: ApiServer): IdentityMap {
-  return identities(sim.storage.list('pods'));
 }
 
 /** Every difference between the server and the client's store and views, or undefined when equal. */
@@ -87,64 +88,72 @@ function divergence(expected: IdentityMap, client: SoakClient): string | undefin
 }
 
 /**
- * Runs one soak of the client `makeClient` builds. Every server and client is closed at the end,
- * also on failure; a failure becomes the result's `failure`, never an exception.
+ * Runs one soak of the client `makeClient` builds over the server's KubeConfig. Every server and
+ * client is closed at the end, also on failure; a failure becomes the result's `failure`, never an
+ * exception.
  *
  * @example
- * const result = await soakRun((sim) => rxinformerClient(sim), { seed: 1, objects: 200, chaosMs: 3000 });
+ * const result = await soakRun((kc) => rxinformerClient(kc), { seed: 1, objects: 200, chaosMs: 3000 });
  * console.log(result.converged, result.convergeMs, result.uidViolations);
  */
-export async function soakRun(makeClient: (sim: ApiServer) => SoakClient, options: SoakRunOptions): Promise<SoakRunResult> {
-  const o = { ...DEFAULTS, ...options };
-  const sim = await startApiServer({ port: 0, seed: o.seed, auth: { token: TOKEN }, bookmarkIntervalMs: 1000 });
+export async function soakRun(makeClient: (kc: KubeConfig) => SoakClient, options: SoakRunOptions): Promise<SoakRunResult> {
+  const kind = options.server ?? 'sim';
+  const o = { ...DEFAULTS, ...(kind === 'real' ? REAL_DEFAULTS : {}), ...options };
+  const server = await startSoakServer(kind, o.seed);
   const namespaces = Array.from({ length: o.namespaces }, (_, i) => `soak-${i}`);
-  for (const name of namespaces) sim.storage.create('namespaces', { metadata: { name } });
-  const load = createLoadGenerator({ target: objectStoreTarget(sim.storage), namespaces, seed: o.seed });
-  load.seed(o.objects);
+  const load = createLoadGenerator({ target: server.target, namespaces, seed: o.seed });
   let client: SoakClient | undefined;
+  let expected: IdentityMap = new Map();
   const tally = faultTally();
   const result = (fields: Partial<SoakRunResult>): SoakRunResult => {
     const views = client?.views ?? [];
     return {
       library: client?.library ?? 'rxinformer',
       seed: o.seed,
+      server: kind,
+      serverStartMs: server.startMs,
       converged: false,
       uidViolations: views.reduce((n, v) => n + v.uidViolations, 0),
       handlerEvents: views.reduce((n, v) => n + v.events, 0),
       faultsApplied: tally.applied(),
       faults: tally.faults,
       churn: { ...load.counters },
-      serverObjects: sim.storage.list('pods').length,
-      stats: client?.stats() ?? { relists: 0, errorsSeen: 0, errorKinds: {}, restarts: 0, handlerErrors: 0 },
+      serverObjects: expected.size,
+      stats: client?.stats() ?? emptyStats(),
       ...fields,
     };
   };
+  const converges = (c: SoakClient, timeoutMs: number) => pollUntil(() => divergence(expected, c) === undefined, timeoutMs, o.pollMs);
   try {
-    client = makeClient(sim);
+    await server.createNamespaces(namespaces);
+    load.seed(o.objects);
+    await load.settled();
+    client = makeClient(server.kubeConfig());
     const c = client;
     const started = await firstValueFrom(race(from(c.start()).pipe(map(() => true)), timer(o.syncTimeoutMs).pipe(map(() => false))));
-    const synced = started && (await pollUntil(() => divergence(serverPods(sim), c) === undefined, o.syncTimeoutMs, o.pollMs));
-    if (!synced) return result({ failure: `initial sync not done in ${o.syncTimeoutMs} ms: ${divergence(serverPods(sim), c)}` });
+    expected = await server.pods();
+    if (!(started && (await converges(c, o.syncTimeoutMs))))
+      return result({ failure: `initial sync not done in ${o.syncTimeoutMs} ms: ${divergence(expected, c)}` });
 
-    const plan = planFaults({ seed: o.seed, durationMs: o.chaosMs, token: TOKEN });
     const churn = load.churn({ ratePerSecond: o.churnPerSecond });
     await Promise.all([
-      lastValueFrom(runFaultPlan(sim, plan).pipe(tap(tally.count)), { defaultValue: undefined }),
+      lastValueFrom(server.faults(o.seed, o.chaosMs).pipe(tap(tally.count)), { defaultValue: undefined }),
       firstValueFrom(timer(o.chaosMs)),
     ]);
     churn.stop();
-    clearFaults(sim, TOKEN);
+    await load.settled();
+    server.clearFaults();
 
     const quiet = performance.now();
-    const expected = serverPods(sim); // nothing changes the server from here on
-    const converged = await pollUntil(() => divergence(expected, c) === undefined, o.convergeTimeoutMs, o.pollMs);
-    if (!converged) return result({ failure: `not converged ${o.convergeTimeoutMs} ms after the chaos: ${divergence(expected, c)}` });
+    expected = await server.pods(); // nothing changes the server from here on
+    if (!(await converges(c, o.convergeTimeoutMs)))
+      return result({ failure: `not converged ${o.convergeTimeoutMs} ms after the chaos: ${divergence(expected, c)}` });
     return result({ converged: true, convergeMs: Math.round(performance.now() - quiet) });
   } catch (error) {
     return result({ failure: `run failed: ${error instanceof Error ? error.message : String(error)}` });
   } finally {
     await client?.close().catch(() => undefined);
-    await sim.close();
+    await server.close();
   }
 }
 
@@ -158,6 +167,9 @@ const DEFAULTS = {
   convergeTimeoutMs: 60_000,
   pollMs: 100,
 };
+
+/** What differs on a real server: fewer pods and changes, as two shared cores write them. */
+const REAL_DEFAULTS = { objects: 1000, churnPerSecond: 50 };
 
 /** Counts the fault actions applied, per kind (`count` for each action as it is applied). */
 function faultTally() {
