@@ -241,6 +241,11 @@ export function decodeWatchLine<T extends KubeObject = KubeObject>(line: string)
 /**
  * Checks a decoded list body: an object with an `items` array of objects and, if present, a
  * `metadata` object. Throws `InvalidObjectError` otherwise.
+ *
+ * A typed list (`"kind": "PodList"`, as kube-apiserver writes every built-in list in JSON) leaves
+ * out its items' `apiVersion` and `kind`, which a watch event's object carries: an item that has
+ * neither gets the list's `apiVersion` and its kind without `List`, so that a cached object has
+ * the same shape whether a list or a watch brought it.
  */
 export function decodeListPage<T extends KubeObject = KubeObject>(body: unknown): ListPage<T> {
   const page = body as ListPage<T>;
@@ -248,10 +253,19 @@ export function decodeListPage<T extends KubeObject = KubeObject>(body: unknown)
     throw new InvalidObjectError('list response has no items array', body);
   if (page.metadata !== undefined && (typeof page.metadata !== 'object' || page.metadata === null))
     throw new InvalidObjectError('list response metadata is not an object', body);
+  const { apiVersion, kind } = page;
+  const itemKind =
+    typeof apiVersion === 'string' && apiVersion && typeof kind === 'string' && kind.length > 4 && kind.endsWith('List')
+      ? kind.slice(0, -4)
+      : undefined;
   const items = page.items;
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     if (typeof item !== 'object' || item === null) throw new InvalidObjectError(`list item ${i} is not an object`, item);
+    if (itemKind !== undefined && item.apiVersion === undefined && item.kind === undefined) {
+      item.apiVersion = apiVersion;
+      item.kind = itemKind;
+    }
   }
   return page;
 }
