@@ -5,7 +5,13 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ApiServer } from '@rxinformer/apiserver-sim';
 import type { HttpResponse, KubeObject, Store } from '@rxinformer/core';
-import { createKubeTransport, type KubeTransport } from '../src/index.ts';
+import {
+  createKubeInformerFactory,
+  createKubeTransport,
+  type KubeInformerFactory,
+  type KubeInformerFactoryOptions,
+  type KubeTransport,
+} from '../src/index.ts';
 
 /** A KubeConfig pointing at the simulator, with `token` (default: the simulator's, when auth is on). */
 export function simKubeConfig(sim: ApiServer, token: string | undefined = sim.faults.token): KubeConfig {
@@ -24,10 +30,10 @@ export function serverKubeConfig(server: string, token?: string): KubeConfig {
   return kc;
 }
 
-/** A transport that records each request's path and lets `intercept` answer (or act) first. */
+/** A transport that records each request's path and lets `intercept` answer (or act, and be waited for) first. */
 export interface RecordingTransport extends KubeTransport {
   readonly paths: string[];
-  intercept?: (path: string) => HttpResponse | undefined | void;
+  intercept?: (path: string) => HttpResponse | undefined | void | Promise<HttpResponse | undefined | void>;
 }
 
 export function recordingTransport(kc: KubeConfig): RecordingTransport {
@@ -37,7 +43,7 @@ export function recordingTransport(kc: KubeConfig): RecordingTransport {
     paths: [],
     get: async (path, signal, kind) => {
       t.paths.push(path);
-      const answer = t.intercept?.(path);
+      const answer = await t.intercept?.(path);
       return answer ?? inner.get(path, signal, kind);
     },
     send: (method, path, body, signal) => inner.send(method, path, body, signal),
@@ -60,9 +66,9 @@ export function jsonAnswer(status: number, body: unknown): HttpResponse {
 }
 
 /** Polls `check` every 20 ms until it holds or `timeoutMs` passes; returns its last value. */
-export async function waitFor(check: () => boolean, timeoutMs = 15_000): Promise<boolean> {
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) return false;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -77,4 +83,44 @@ export function view(objects: readonly KubeObject[]): string[] {
 /** The same view of a store snapshot. */
 export function storeView(store: Store<KubeObject>): string[] {
   return view(store.list());
+}
+
+/** Reflector timings that make a test's watches short and its retries quick. */
+export const fastReflector = { minWatchTimeoutSeconds: 2, idleGraceMs: 500, backoff: { initialMs: 20, maxMs: 200 } };
+
+/**
+ * Informer factories of a test file over recording transports of `kubeConfig()`, every one closed
+ * by `closeAll()` (in `afterAll`).
+ */
+export function factoryKit(kubeConfig: (as?: { token?: string }) => KubeConfig) {
+  const opened: KubeInformerFactory[] = [];
+  return {
+    /** A factory (and its recording transport) as the server's user, or as `token`'s. */
+    open(options: KubeInformerFactoryOptions & { token?: string } = {}) {
+      const { token, ...factoryOptions } = options;
+      const kc = kubeConfig(token === undefined ? undefined : { token });
+      const transport = recordingTransport(kc);
+      const factory = createKubeInformerFactory(kc, { ...factoryOptions, transport });
+      opened.push(factory);
+      return { factory, transport };
+    },
+    async closeAll() {
+      for (const f of opened.splice(0)) await f.close();
+    },
+  };
+}
+
+/** A pod named `name` that a real API server accepts (one container). */
+export function podBody(name: string, labels?: Record<string, string>): Record<string, unknown> & KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, ...(labels && { labels }) },
+    spec: { containers: [{ name: 'c', image: 'nginx' }] },
+  };
+}
+
+/** Resource versions compared as the numbers both servers make them (a test's check, never the informer's). */
+export function rvAtLeast(rv: string | undefined, min: string): boolean {
+  return rv !== undefined && /^\d+$/.test(rv) && BigInt(rv) >= BigInt(min);
 }

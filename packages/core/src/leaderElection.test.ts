@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { EMPTY, NEVER, Observable, of, timer, switchMap } from 'rxjs';
+import { EMPTY, NEVER, Observable, map, of, throwError, timer, switchMap } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { InvalidObjectError, InvalidOptionsError, RequestTimeoutError } from './errors.ts';
 import { InvalidLeaseError, LEASE_INSTANCE_ANNOTATION, LEASE_RELEASED, type Lease } from './lease.ts';
@@ -79,6 +79,38 @@ describe('leaderElection', () => {
     expect(phases(states.b)).toEqual(['1005 following a', '20240 leading']);
     expect(phases(states.a)).toEqual(['10 leading', '20005 stopped']);
     expect(server.writes.find((w) => w.at === 20_005)).toMatchObject({ holder: '', by: 'a' });
+    expect(terms.overlaps()).toEqual([]);
+  });
+
+  it('should release on stop even when the renewal it cut short had landed on the server', () => {
+    // A server applies a write whose answer the client stops waiting for: stop() aborts a renewal in
+    // flight, and the Lease is then newer than what a saw. Its release must still land.
+    const { states, terms, server } = scenario(60_000, ({ start, at, server }) => {
+      const fast = server.client('a');
+      const a = start('a', {
+        client: {
+          ...fast,
+          update: (lease) => {
+            let written: Lease;
+            try {
+              written = server.update(lease, 'a'); // lands now; the answer takes 100 ms
+            } catch (e) {
+              return throwError(() => e);
+            }
+            return timer(100, server.scheduler).pipe(map(() => written));
+          },
+        },
+      });
+      at(1000, () => start('b'));
+      at(2050, () => void a.stop()); // a's renewal went out at 2010: applied, unanswered
+    });
+    expect(server.writes.filter((w) => w.by === 'a').map((w) => [w.at, w.holder])).toEqual([
+      [10, 'a'],
+      [2010, 'a'],
+      [2055, ''], // the release met a 409 at 2050, read the Lease (5 ms) and released that
+    ]);
+    // b's next try after 1005 (every 3200 ms) finds the Lease released: it does not wait out 15 s.
+    expect(phases(states.b)).toEqual(['1005 following a', '4215 leading']);
     expect(terms.overlaps()).toEqual([]);
   });
 

@@ -13,10 +13,11 @@ import {
   map,
   tap,
   share,
+  switchMap,
   timeout,
 } from 'rxjs';
 import { resolveLeaseClocks, type LeaseClocks } from './clocks.ts';
-import { InvalidOptionsError } from './errors.ts';
+import { InvalidOptionsError, KubeApiError } from './errors.ts';
 import type { Lease } from './lease.ts';
 import type { LeaseClient } from './leaseClient.ts';
 import { tryAcquireOrRenew, type AttemptResult, type ElectionContext } from './leaderElectionAttempt.ts';
@@ -27,6 +28,7 @@ import {
   releaseLease,
   resolveLeaseTiming,
   type LeaseExtras,
+  type Observed,
   type LeaseTiming,
 } from './leaderElectionRules.ts';
 
@@ -256,11 +258,26 @@ function candidateLoop(ctx: ElectionContext, random: () => number, emit: (s: Lea
   };
 }
 
-/** Releases the Lease when this candidate holds it (best effort, bounded by the renew deadline); completes once answered. */
+/**
+ * Releases the Lease when this candidate holds it (best effort, bounded by the renew deadline);
+ * completes once answered. A renewal that `stop()` cut short may have reached the server all the
+ * same, leaving the Lease newer than the one observed: on that 409 the Lease is read again and
+ * released if it still names this candidate, rather than left for successors to wait out.
+ */
 function release(ctx: ElectionContext, releaseOnStop: boolean): Observable<never> {
   const observed = ctx.observed;
   if (!releaseOnStop || !observed || !holdsIt(observed, ctx.me)) return EMPTY;
-  return ctx.client.update(releaseLease(observed, ctx.wallClock())).pipe(
+  const write = (from: Observed) => ctx.client.update(releaseLease(from, ctx.wallClock()));
+  return write(observed).pipe(
+    catchError((e: unknown) => {
+      if (!(e instanceof KubeApiError && e.code === 409)) throw e;
+      return ctx.client.get(ctx.namespace, ctx.name).pipe(
+        switchMap((lease) => {
+          const now = lease && observe(observed, lease, ctx.scheduler.now());
+          return now && holdsIt(now, ctx.me) ? write(now) : EMPTY;
+        }),
+      );
+    }),
     timeout({ first: ctx.timing.renewDeadlineMs, scheduler: ctx.scheduler }),
     tap((lease) => (ctx.observed = observe(observed, lease, ctx.scheduler.now()))),
     ignoreElements(),

@@ -64,12 +64,14 @@ export function shardSelectorFor(
 }
 
 /**
- * Parses a `shardSelector`: one or more `shardRange(field, 'lo', 'hi')` joined by `||`; fields
- * `object.metadata.uid` or `object.metadata.namespace`; bounds single- (or double-) quoted `0x`
- * hex of at most 2^64 with lo < hi. Throws `ShardSelectorError` otherwise.
+ * Parses a `shardSelector` as kube-apiserver (v1.36, `ShardedListAndWatch`) reads it: one or more
+ * `shardRange(field, 'lo', 'hi')` joined by `||`, all on the same field, `object.metadata.uid` or
+ * `object.metadata.namespace`; bounds single- (or double-) quoted, `0x` and 16 lowercase hex
+ * digits, or `'0x10000000000000000'` (2^64) — the only 17-digit one —, with lo < hi. Throws
+ * `ShardSelectorError` otherwise: for everything that server answers with a 500.
  *
  * @example
- * parseShardSelector("shardRange(object.metadata.uid, '0x0', '0x8000000000000000')");
+ * parseShardSelector("shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')");
  */
 export function parseShardSelector(selector: string): ShardRange[] {
   const src = String(selector);
@@ -92,9 +94,12 @@ export function parseShardSelector(selector: string): ShardRange[] {
     const end = src.indexOf(quote, i + 1);
     if (end < 0) fail('unterminated string');
     const text = src.slice(i + 1, end);
-    if (!/^0x[0-9a-fA-F]{1,17}$/.test(text)) fail(`bound ${JSON.stringify(text)} is not 0x followed by at most 17 hex digits`);
+    if (!/^0x[0-9a-fA-F]+$/.test(text)) fail(`bound ${JSON.stringify(text)} is not 0x followed by hex digits`);
     const value = BigInt(text);
     if (value > HASH_SPACE_END) fail(`bound ${text} is past 2^64`);
+    if (/[A-F]/.test(text)) fail(`bound ${text} has uppercase hex digits: write ${text.toLowerCase()}`);
+    if (text.length !== 18 && !(text.length === 19 && value === HASH_SPACE_END))
+      fail(`bound ${text} must have 16 hex digits (${hexBound(value)}; 17 only for 2^64, 0x10000000000000000)`);
     i = end + 1;
     return value;
   };
@@ -106,6 +111,7 @@ export function parseShardSelector(selector: string): ShardRange[] {
     space();
     const field = FIELDS.find((f) => src.startsWith(f, i) && !/[\w.]/.test(src[i + f.length] ?? ''));
     if (!field) fail(`unsupported field: expected ${FIELDS.join(' or ')}`);
+    if (ranges.length > 0 && field !== ranges[0].field) fail(`every shardRange must hash the same field, ${ranges[0].field}`);
     i += field!.length;
     expect(',');
     const lo = bound();

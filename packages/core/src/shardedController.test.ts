@@ -98,6 +98,38 @@ describe('runShardedController', () => {
     expect(new Set(log.filter((r) => r.by === 'b').map((r) => r.key)).size).toBe(objects.length); // b took over everything
   });
 
+  it('should reconcile the keys of slots it lost and got back, though a relist finds them unchanged', async () => {
+    // Its Lease lost at the renew deadline (writes failing, as on an overloaded node), the replica
+    // dropped the queued keys of its slots; when it got the same slots back, the relist reported
+    // the cached objects as unchanged (Replaced) and they were never reconciled.
+    const clock = virtualClock(50);
+    const server = new FakeLeaseServer(clock.ts);
+    const reconciled = new Set<string>();
+    const ctl = runShardedController<KubeObject>({
+      ...memberOptions(server, 'a', SLOTS),
+      ...timing,
+      scheduler: clock.ts,
+      source: { list: () => of(page(objects, '1')), watch: () => NEVER },
+      concurrency: 1,
+      reconcile: (key) => timer(200, clock.ts).pipe(finalize(() => reconciled.add(key))),
+    });
+    const phases: string[] = [];
+    ctl.ring.state$.subscribe((r) => phases.at(-1) !== r.phase && phases.push(r.phase));
+    await clock.advance(3000); // (to 3 s: advance takes the time to reach)
+    const before = reconciled.size;
+    expect(before).toBeGreaterThan(0);
+    expect(before).toBeLessThan(objects.length);
+    server.failing.set('a', 'writes');
+    await clock.advance(8000); // past the renew deadline: its slots drained
+    server.failing.delete('a');
+    await clock.advance(40_000); // member again, with every slot
+    expect(phases).toEqual(['joining', 'member', 'joining', 'member']);
+    expect(reconciled.size).toBe(objects.length);
+    const stopped = ctl.stop();
+    await clock.advance(50_000);
+    await stopped;
+  });
+
   it('should stop its workers before it lets go of the ring', async () => {
     // controller-runtime releases the Lease only once every runnable has returned; stop() released
     // the ring first, then stopped the controller.

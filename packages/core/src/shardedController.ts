@@ -70,7 +70,10 @@ export function runShardedController<T extends KubeObject>(options: ShardedContr
   const scheduler = options.scheduler;
   const active = new Set<number>();
   const work = slotWork(active);
-  const slotOfKey = new Map<string, number>();
+  /** Per slot, how many times it became active: a slot drained and given back is a new activation. */
+  const activations = new Map<number, number>();
+  /** Per key, its slot and the activation of that slot in which the key was last queued. */
+  const queued = new Map<string, { slot: number; activation: number }>();
   let selector: string | undefined;
   const informer = createSharedInformer(
     shardedListerWatcher(source, () => selector),
@@ -87,13 +90,13 @@ export function runShardedController<T extends KubeObject>(options: ShardedContr
     ...(onError && { onError }),
     ...(scheduler && { scheduler }),
     reconcile: (key) => {
-      const slot = slotOfKey.get(key);
+      const slot = queued.get(key)?.slot;
       if (slot === undefined || !active.has(slot)) return undefined; // handed over since it was queued
       return work.track(
         slot,
         defer(() => {
           const object = informer.getStore().get(key);
-          if (object === undefined) slotOfKey.delete(key);
+          if (object === undefined) queued.delete(key);
           const r = reconcile(key, object);
           if (isObservable(r)) return r;
           if (isPromiseLike(r)) return from(r);
@@ -105,14 +108,18 @@ export function runShardedController<T extends KubeObject>(options: ShardedContr
   });
   const subs: Subscription[] = [
     informer.events$.subscribe((d) => {
-      if (d.type === 'Replaced') return; // a relist found it unchanged
       const slot = slotOf(d.object, slotCount, field);
       if (active.has(slot)) {
-        slotOfKey.set(d.key, slot);
+        const activation = activations.get(slot)!;
+        // A relist found it unchanged: already queued while its slot was active, unless the slot
+        // was drained since (its queued keys dropped) and given back.
+        if (d.type === 'Replaced' && queued.get(d.key)?.activation === activation) return;
+        queued.set(d.key, { slot, activation });
         queue.add(d.key);
-      } else if (d.type === 'Deleted') slotOfKey.delete(d.key); // a slot handed over: its keys are forgotten
+      } else if (d.type === 'Deleted') queued.delete(d.key); // a slot handed over: its keys are forgotten
     }),
     ring.active$.subscribe((slots) => {
+      for (const s of slots) if (!active.has(s)) activations.set(s, (activations.get(s) ?? 0) + 1); // drained ones included
       active.clear();
       for (const s of slots) active.add(s);
       selector = shardSelectorFor(slots, slotCount, field);

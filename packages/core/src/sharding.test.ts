@@ -69,26 +69,37 @@ describe('shardSelectorFor and parseShardSelector', () => {
     );
   });
 
-  it('should accept short bounds, double quotes and spaces, and match on namespaces', () => {
+  it('should accept double quotes and spaces, and match on namespaces', () => {
     const ranges = parseShardSelector(
-      `shardRange( object.metadata.namespace ,"0x0",'0x10000000000000000' )||shardRange(object.metadata.uid,'0x0','0x1')`,
+      `shardRange( object.metadata.namespace ,"0x0000000000000000",'0x10000000000000000' )||shardRange(object.metadata.namespace,'0x0000000000000000','0x0000000000000001')`,
     );
     expect(ranges).toEqual([
       { field: 'object.metadata.namespace', lo: 0n, hi: HASH_SPACE_END },
-      { field: 'object.metadata.uid', lo: 0n, hi: 1n },
+      { field: 'object.metadata.namespace', lo: 0n, hi: 1n },
     ]);
     expect(shardMatcher(ranges)({ metadata: { namespace: 'x' } })).toBe(true);
   });
 
+  const Z = '0x0000000000000000';
+  const H = '0x8000000000000000';
   it.each([
     ['', /empty selector/],
-    ['shardRange(metadata.uid, "0x0", "0x1")', /unsupported field/],
-    ["shardRange(object.metadata.uid, '0', '0x1')", /not 0x followed/],
-    ["shardRange(object.metadata.uid, '0x0', '0x10000000000000001')", /past 2\^64/],
-    ["shardRange(object.metadata.uid, '0x8', '0x8')", /empty range/],
-    ["shardRange(object.metadata.uid, '0x0', '0x8') && shardRange(object.metadata.uid, '0x0', '0x8')", /"\|\|" or the end/],
-    ["shardRange(object.metadata.uid, '0x0', '0x8'", /expected "\)"/],
-    ["shardRange(object.metadata.uid, 0x0, '0x8')", /quoted bound/],
+    [`shardRange(metadata.uid, "${Z}", "${H}")`, /unsupported field/],
+    [`shardRange(object.metadata.uid, '0', '${H}')`, /not 0x followed/],
+    [`shardRange(object.metadata.uid, '${Z}', '0x10000000000000001')`, /past 2\^64/],
+    [`shardRange(object.metadata.uid, '${H}', '${H}')`, /empty range/],
+    [`shardRange(object.metadata.uid, '${Z}', '${H}') && shardRange(object.metadata.uid, '${Z}', '${H}')`, /"\|\|" or the end/],
+    [`shardRange(object.metadata.uid, '${Z}', '${H}'`, /expected "\)"/],
+    [`shardRange(object.metadata.uid, ${Z}, '${H}')`, /quoted bound/],
+    // What kube-apiserver v1.36.3 answers with a 500 "invalid shard selector":
+    [`shardRange(object.metadata.uid, '0x0', '${H}')`, /must have 16 hex digits \(0x0000000000000000;/],
+    [`shardRange(object.metadata.uid, '${Z}', '0x8')`, /must have 16 hex digits/],
+    [`shardRange(object.metadata.uid, '0x00000000000000000', '${H}')`, /17 only for 2\^64/],
+    [`shardRange(object.metadata.uid, '${Z}', '0xC000000000000000')`, /uppercase hex digits: write 0xc000000000000000/],
+    [
+      `shardRange(object.metadata.uid, '${Z}', '${H}') || shardRange(object.metadata.namespace, '${H}', '0x10000000000000000')`,
+      /same field/,
+    ],
   ])('should refuse %j with a clear ShardSelectorError', (selector, message) => {
     expect(() => parseShardSelector(selector)).toThrow(ShardSelectorError);
     expect(() => parseShardSelector(selector)).toThrow(message);

@@ -254,6 +254,37 @@ describe('decodeListPage', () => {
   });
 });
 
+describe('decodeListPage, items of a typed list', () => {
+  it("should give items without apiVersion and kind the list's, as a watch event's object has them", () => {
+    // kube-apiserver's JSON PodList: items carry neither (a watch event's object carries both).
+    const page = parseListBody(
+      JSON.stringify({
+        kind: 'PodList',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: '5' },
+        items: [{ metadata: { name: 'a' } }, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'b' } }],
+      }),
+    );
+    expect(page.items.map((p) => [p.apiVersion, p.kind, p.metadata?.name])).toEqual([
+      ['v1', 'Pod', 'a'],
+      ['v1', 'Pod', 'b'],
+    ]);
+    const deployments = decodeListPage({ kind: 'DeploymentList', apiVersion: 'apps/v1', items: [{ metadata: { name: 'd' } }] });
+    expect(deployments.items[0]).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' } });
+  });
+
+  it('should leave items alone where the list does not say what they are', () => {
+    const items = () => [{ metadata: { name: 'a' } }, { kind: 'Pod', metadata: { name: 'b' } }];
+    for (const list of [
+      { kind: 'List', apiVersion: 'v1', items: items() }, // a generic List holds any kind
+      { kind: 'PodList', items: items() },
+      { apiVersion: 'v1', items: items() },
+      { kind: 'PodList', apiVersion: 'v1', items: [{ kind: 'Pod', metadata: { name: 'b' } }] }, // declares one: kept as it is
+    ])
+      expect(decodeListPage(list).items).toEqual(list.items.map((i) => ({ ...i })));
+  });
+});
+
 describe('apiErrorFromResponse', () => {
   it('should read a Status body, or plain text, and Retry-After', () => {
     const gone = apiErrorFromResponse(410, JSON.stringify({ kind: 'Status', code: 410, reason: 'Expired', message: 'too old' }), null);
@@ -306,22 +337,5 @@ describe('query strings and paths', () => {
     );
     expect(resourcePath({ group: '', version: 'v1', resource: 'nodes', namespaced: false })).toBe('/api/v1/nodes');
     expect(() => resourcePath({ group: '', version: 'v1', resource: 'nodes', namespaced: false }, 'default')).toThrow(/cluster-scoped/);
-  });
-});
-
-describe('decodeListPage of a real API server list', () => {
-  it("should give the items the list's kind and apiVersion where they have none, as kube-apiserver leaves them out", () => {
-    const page = decodeListPage({
-      kind: 'PodList',
-      apiVersion: 'v1',
-      metadata: { resourceVersion: '5' },
-      items: [{ metadata: { name: 'a' } }, { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'b' } }],
-    });
-    expect(page.items.map((o) => [o.kind, o.apiVersion, o.metadata?.name])).toEqual([
-      ['Pod', 'v1', 'a'],
-      ['Pod', 'v1', 'b'],
-    ]);
-    const odd = decodeListPage({ kind: 'List', apiVersion: 7, items: [{ metadata: { name: 'c' } }] });
-    expect(odd.items[0]).toEqual({ metadata: { name: 'c' } }); // nothing to take from
   });
 });

@@ -240,8 +240,12 @@ export function decodeWatchLine<T extends KubeObject = KubeObject>(line: string)
 
 /**
  * Checks a decoded list body: an object with an `items` array of objects and, if present, a
- * `metadata` object. Throws `InvalidObjectError` otherwise. Items without `kind` or `apiVersion`
- * (a real API server's lists of built-in objects) get the list's: `PodList` items are `Pod`s.
+ * `metadata` object. Throws `InvalidObjectError` otherwise.
+ *
+ * A typed list (`"kind": "PodList"`, as kube-apiserver writes every built-in list in JSON) leaves
+ * out its items' `apiVersion` and `kind`, which a watch event's object carries: an item that has
+ * neither gets the list's `apiVersion` and its kind without `List`, so that a cached object has
+ * the same shape whether a list or a watch brought it.
  */
 export function decodeListPage<T extends KubeObject = KubeObject>(body: unknown): ListPage<T> {
   const page = body as ListPage<T>;
@@ -249,17 +253,19 @@ export function decodeListPage<T extends KubeObject = KubeObject>(body: unknown)
     throw new InvalidObjectError('list response has no items array', body);
   if (page.metadata !== undefined && (typeof page.metadata !== 'object' || page.metadata === null))
     throw new InvalidObjectError('list response metadata is not an object', body);
+  const { apiVersion, kind } = page;
+  const itemKind =
+    typeof apiVersion === 'string' && apiVersion && typeof kind === 'string' && kind.length > 4 && kind.endsWith('List')
+      ? kind.slice(0, -4)
+      : undefined;
   const items = page.items;
-  // kube-apiserver leaves `kind` and `apiVersion` out of the items of a list of built-in objects
-  // (a watch event's object has them): they are the list's, as client-go's UnstructuredList reads them.
-  const { kind, apiVersion } = page as { kind?: unknown; apiVersion?: unknown };
-  const itemKind = typeof kind === 'string' && kind.endsWith('List') && kind.length > 4 ? kind.slice(0, -4) : undefined;
-  const itemApiVersion = typeof apiVersion === 'string' && apiVersion !== '' ? apiVersion : undefined;
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     if (typeof item !== 'object' || item === null) throw new InvalidObjectError(`list item ${i} is not an object`, item);
-    if (item.kind === undefined && itemKind !== undefined) item.kind = itemKind;
-    if (item.apiVersion === undefined && itemApiVersion !== undefined) item.apiVersion = itemApiVersion;
+    if (itemKind !== undefined && item.apiVersion === undefined && item.kind === undefined) {
+      item.apiVersion = apiVersion;
+      item.kind = itemKind;
+    }
   }
   return page;
 }

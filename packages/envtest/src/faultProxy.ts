@@ -213,6 +213,7 @@ function matches(f: InjectedFailure, watch: boolean, method: string | undefined)
 }
 
 const REASONS: Record<number, string> = {
+  410: 'Expired',
   429: 'TooManyRequests',
   500: 'InternalError',
   502: 'ServiceUnavailable',

@@ -46,10 +46,15 @@ export interface TestApi {
   create<T = any>(collectionPath: string, body: unknown): Promise<T>;
   update<T = any>(path: string, body: unknown): Promise<T>;
   patch<T = any>(path: string, body: unknown, type?: keyof typeof PATCH_TYPES): Promise<T>;
-  /** DELETE with grace period 0 (a pod goes at once); resolves even on 404 when `ignoreMissing`. */
-  delete(path: string, options?: { ignoreMissing?: boolean }): Promise<void>;
-  /** Drops every open connection (after a server restart): the next calls open new ones. */
-  reconnect(): Promise<void>;
+  /**
+   * DELETE with grace period 0 (a pod goes at once); resolves even on 404 when `ignoreMissing`.
+   * `force` makes the object go now where a controller would finish the deletion on a cluster:
+   * dependents in the background (a Job's default is to orphan them, through a finalizer), and
+   * finalizers cleared (`kubernetes.io/pvc-protection`...).
+   */
+  delete(path: string, options?: { ignoreMissing?: boolean; force?: boolean }): Promise<void>;
+  /** Drops every connection (after the server restarted: a kept-alive one it closed would fail the next call). */
+  reconnect(): void;
   close(): Promise<void>;
 }
 
@@ -96,14 +101,24 @@ export function createApi(access: { url: string; token?: string; ca?: string }):
     update: (path, body) => ok('PUT', path, body),
     patch: (path, body, type = 'merge') => ok('PATCH', path, body, { 'content-type': PATCH_TYPES[type] }),
     delete: async (path, options = {}) => {
-      const answer = await call('DELETE', path, { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 });
+      const body = {
+        kind: 'DeleteOptions',
+        apiVersion: 'v1',
+        gracePeriodSeconds: 0,
+        ...(options.force && { propagationPolicy: 'Background' }),
+      };
+      const answer = await call<any>('DELETE', path, body);
       if (answer.status === 404 && options.ignoreMissing) return;
       if (answer.status >= 400) throw new ApiCallError('DELETE', path, answer.status, answer.body);
+      // Still there, marked for deletion, waiting for its finalizers: clear them.
+      if (options.force && answer.body?.metadata?.deletionTimestamp && answer.body.metadata.finalizers?.length) {
+        const cleared = await call('PATCH', path, { metadata: { finalizers: null } }, { 'content-type': PATCH_TYPES.merge });
+        if (cleared.status >= 400 && cleared.status !== 404) throw new ApiCallError('PATCH', path, cleared.status, cleared.body);
+      }
     },
-    reconnect: async () => {
-      const old = dispatcher;
+    reconnect: () => {
+      void dispatcher.close().catch(() => undefined); // calls in flight end as they will
       dispatcher = agent();
-      await old.destroy();
     },
     close: () => dispatcher.close(),
   };

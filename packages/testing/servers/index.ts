@@ -11,6 +11,10 @@
  *   });
  *
  * `RXINFORMER_SERVERS=sim` (or `real`) runs one of them; the default is both.
+ *
+ * Also here: `apiChurn` (creates, updates, deletes and recreations through the API, by concurrent
+ * writers), `inParallel`, and `restrictedAccess` (a token the server authenticates but forbids a
+ * resource, until allowed: a ServiceAccount without RBAC on kube-apiserver).
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '@rxinformer/apiserver-sim';
@@ -18,8 +22,9 @@ import { startFaultProxy, startTestEnvironment, type FaultProxy, type TestEnviro
 import { Agent, fetch as undiciFetch } from 'undici';
 import { createApi, type TestApi } from './api.ts';
 
-export { ApiCallError, createApi, PATCH_TYPES } from './api.ts';
-export type { ApiAnswer, TestApi } from './api.ts';
+export { ApiCallError, createApi, PATCH_TYPES, type ApiAnswer, type TestApi } from './api.ts';
+export { restrictedAccess, type RestrictedAccess } from './access.ts';
+export { apiChurn, inParallel, type ApiChurnCounters, type ApiChurnMix, type ApiChurnOptions, type ApiChurnRun } from './churn.ts';
 
 /** Which server a case runs against. */
 export type ServerKind = 'sim' | 'real';
@@ -58,14 +63,22 @@ export interface TestServer {
   readonly sim?: ApiServer;
   /** The test environment, on `real`. */
   readonly env?: TestEnvironment;
-  /** A KubeConfig for clients under test: through the proxy, with the server's credentials. */
-  kubeConfig(): KubeConfig;
+  /** The server's own URL (not the proxy's), its token and CA: for a client that needs them, such as another proxy. */
+  readonly credentials: Credentials;
+  /** A KubeConfig for clients under test: through the proxy, with the server's token or `as.token`. */
+  kubeConfig(as?: { token?: string }): KubeConfig;
   /** A KubeConfig straight to the server. */
   directKubeConfig(): KubeConfig;
-  /** What `fetchListerWatcher` needs to reach the server through the proxy: its URL, the token and a fetch trusting its CA. */
-  fetchOptions(): { baseUrl: string; headers: Record<string, string>; fetch: typeof fetch };
-  /** Restarts the API server (the simulator forgets its watch history; kube-apiserver restarts over the same etcd). */
-  restart(options?: { kill?: boolean }): Promise<void>;
+  /**
+   * What `fetchListerWatcher` needs to reach the server through the proxy: its URL, the token (the
+   * server's or `as.token`) and a fetch trusting its CA.
+   */
+  fetchOptions(as?: { token?: string }): { baseUrl: string; headers: Record<string, string>; fetch: typeof fetch };
+  /**
+   * Restarts the API server (the simulator forgets its watch history; kube-apiserver restarts over
+   * the same etcd, killed with `kill`, with other `featureGates` from then on: the real server only).
+   */
+  restart(options?: { kill?: boolean; featureGates?: Record<string, boolean> }): Promise<void>;
   /** Compacts the history to now (the simulator's; etcd's). */
   compact(): Promise<void>;
   /** Makes a namespace with a unique name starting with `prefix`; resolves to its name. */
@@ -90,7 +103,10 @@ export async function startTestServer(kind: ServerKind, options: TestServerOptio
     const access = { url: sim.url, token: sim.faults.token };
     return server(kind, proxy, access, {
       sim,
-      restart: async () => sim.faults.restart(),
+      restart: async (o) => {
+        if (o?.featureGates) throw new Error('restart: the simulator takes no feature gates at a restart');
+        sim.faults.restart();
+      },
       compact: async () => sim.faults.compact(),
       close: () => sim.close(),
     });
@@ -111,16 +127,17 @@ export async function startTestServer(kind: ServerKind, options: TestServerOptio
   }
 }
 
-interface Access {
-  url: string;
-  token?: string;
-  ca?: string;
+/** Where a server is and how to reach it. */
+export interface Credentials {
+  readonly url: string;
+  readonly token?: string;
+  readonly ca?: string;
 }
 
 function server(
   kind: ServerKind,
   proxy: FaultProxy,
-  access: Access,
+  access: Credentials,
   parts: Pick<TestServer, 'sim' | 'env' | 'restart' | 'compact'> & { close(): Promise<void> },
 ): TestServer {
   const api = createApi(access);
@@ -130,16 +147,20 @@ function server(
     api,
     sim: parts.sim,
     env: parts.env,
-    kubeConfig: () => kubeConfigFor({ ...access, url: proxy.url }),
+    credentials: access,
+    kubeConfig: (as = {}) => kubeConfigFor({ ...access, token: as.token ?? access.token, url: proxy.url }),
     directKubeConfig: () => kubeConfigFor(access),
-    fetchOptions: () => ({
-      baseUrl: proxy.url,
-      headers: access.token !== undefined ? { authorization: `Bearer ${access.token}` } : ({} as Record<string, string>),
-      fetch: trustingFetch(access.ca),
-    }),
-    restart: async (o) => {
-      await parts.restart(o);
-      await api.reconnect();
+    fetchOptions: (as = {}) => {
+      const token = as.token ?? access.token;
+      return {
+        baseUrl: proxy.url,
+        headers: token !== undefined ? { authorization: `Bearer ${token}` } : ({} as Record<string, string>),
+        fetch: trustingFetch(access.ca),
+      };
+    },
+    restart: async (options) => {
+      await parts.restart(options);
+      api.reconnect();
     },
     compact: parts.compact,
     namespace: async (prefix = 'test') => {
@@ -163,7 +184,7 @@ function trustingFetch(ca: string | undefined): typeof fetch {
 }
 
 /** A client-node KubeConfig for `access` (plain HTTP is marked insecure-skip-tls-verify, as client-node requires). */
-export function kubeConfigFor(access: Access): KubeConfig {
+export function kubeConfigFor(access: Credentials): KubeConfig {
   const kc = new KubeConfig();
   const https = access.url.startsWith('https:');
   kc.loadFromOptions({

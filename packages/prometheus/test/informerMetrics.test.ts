@@ -1,49 +1,55 @@
 /**
  * The informer metrics and the probes end to end over real HTTP: a shared informer against the
- * simulator through the fetch ListerWatcher, its metrics and probes served by `serveProbes`, scraped
- * and parsed line by line as Prometheus would read them.
+ * simulator and a real kube-apiserver (behind the fault proxy) through the fetch ListerWatcher, its
+ * metrics and probes served by `serveProbes`, scraped and parsed line by line as Prometheus would
+ * read them.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import { createSharedInformer, fetchListerWatcher, type KubeObject, type SharedInformer } from '@rxinformer/core';
-import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
+import { restrictedAccess, serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
 import { createProbes, informerMetrics, serveProbes, type ProbeServer } from '../src/index.ts';
 import { parseExposition, sampleValue } from './exposition.ts';
 
-/** Polls `check` every 10 ms, 500 times at most. */
+/** Polls `check` every 10 ms until it holds, for 30 s at most. */
 async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 500 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline && !(await check());) await new Promise((r) => setTimeout(r, 10));
 }
 
-describe('informer metrics and probes against the simulator', () => {
-  let sim: ApiServer;
-  let server: ProbeServer | undefined;
+let server: ProbeServer | undefined;
+const get = async (path: string) => {
+  const r = await fetch(server!.url + path);
+  return { status: r.status, type: r.headers.get('content-type'), body: await r.text() };
+};
+const scrape = async () => parseExposition((await get('/metrics')).body);
+
+describe.each(serverKinds())('informer metrics and probes against the %s server', (kind) => {
+  let api: TestServer;
   let informer: SharedInformer<KubeObject> | undefined;
   beforeAll(async () => {
-    sim = await startApiServer({ port: 0, seed: 3, bookmarkIntervalMs: 100 });
-    for (let i = 0; i < 5; i++) sim.storage.create('configmaps', { metadata: { name: `cm-${i}` }, data: { i: String(i) } }, 'default');
-  });
+    api = await startTestServer(kind, { sim: { seed: 3, bookmarkIntervalMs: 100, auth: { token: 'probe-test' } } });
+  }, START_TIMEOUT_MS);
   afterEach(async () => {
     informer?.shutdown();
     await server?.close();
   });
-  afterAll(async () => {
-    await sim.close();
-  });
+  afterAll(() => api?.close());
 
-  const configMaps = (headers?: Record<string, string>) =>
-    createSharedInformer(fetchListerWatcher({ baseUrl: sim.url, path: '/api/v1/namespaces/default/configmaps', headers }), {
+  /** A namespace of five configmaps. */
+  const namespace = async () => {
+    const ns = await api.namespace('metrics');
+    for (let i = 0; i < 5; i++)
+      await api.api.create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: `cm-${i}` }, data: { i: String(i) } });
+    return ns;
+  };
+  const configMaps = (ns: string, token?: string) =>
+    createSharedInformer(fetchListerWatcher({ ...api.fetchOptions({ token }), path: `/api/v1/namespaces/${ns}/configmaps` }), {
       reflector: { backoff: { initialMs: 10, maxMs: 50 }, minWatchTimeoutSeconds: 30 },
     });
-  const get = async (path: string) => {
-    const r = await fetch(server!.url + path);
-    return { status: r.status, type: r.headers.get('content-type'), body: await r.text() };
-  };
-  const scrape = async () => parseExposition((await get('/metrics')).body);
 
   it('should serve readiness once synced, and the informer and handler figures on /metrics', async () => {
     const registry = new Registry();
-    informer = configMaps();
+    informer = configMaps(await namespace());
     const handler = informer.addEventHandler({ onAdd: () => undefined }, { name: 'count' });
     informerMetrics(informer, { name: 'v1/configmaps', registry, handlers: [handler] });
     server = await serveProbes({ probes: createProbes({ informers: { 'v1/configmaps': informer } }), registry });
@@ -77,17 +83,22 @@ describe('informer metrics and probes against the simulator', () => {
     expect((await scrape()).samples.some((s) => s.labels.handler === 'count')).toBe(false);
   });
 
-  it('should count relists and failures by reason when the server compacts and fails', async () => {
+  it('should count relists and failures by reason when the server restarts and fails', async () => {
+    const ns = await namespace();
     const registry = new Registry();
-    informer = configMaps();
+    informer = configMaps(ns);
     informerMetrics(informer, { name: 'v1/configmaps', registry });
     server = await serveProbes({ registry });
     informer.start();
     await until(() => informer!.hasSynced());
-    sim.storage.update('configmaps', { metadata: { name: 'cm-0' }, data: { i: 'x' } }, 'default', 'cm-0');
-    sim.faults.compact(); // the next watch from an old revision: ERROR 410 Expired
-    sim.faults.failNext(1, { code: 500, on: 'list' });
-    sim.faults.dropWatches();
+    // A change the informer does not see (its watches refused), then a restart: the server's watch
+    // history starts after that change, so resuming is a 410 Expired; the relist then meets a 500.
+    api.proxy.failNext(1_000_000, { code: 503, on: 'watch' });
+    api.proxy.cut();
+    await api.api.update(`/api/v1/namespaces/${ns}/configmaps/cm-0`, { metadata: { name: 'cm-0' }, data: { i: 'x' } });
+    await api.restart();
+    api.proxy.clear();
+    api.proxy.failNext(1, { code: 500, on: 'list' });
     const labels = { informer: 'v1/configmaps' };
     await until(async () => {
       const e = await scrape();
@@ -101,27 +112,32 @@ describe('informer metrics and probes against the simulator', () => {
     expect(sampleValue(e, 'rxinformer_informer_lists_total', labels)).toBeGreaterThanOrEqual(2);
     expect(sampleValue(e, 'rxinformer_informer_errors_total', { ...labels, reason: 'Expired' })).toBe(1);
     expect(sampleValue(e, 'rxinformer_informer_errors_total', { ...labels, reason: 'InternalError' })).toBe(1);
-  });
+    expect(informer.getStore().get(`${ns}/cm-0`)).toMatchObject({ data: { i: 'x' } });
+  }, 60_000);
 
   it('should fail healthz while the server refuses the list past the threshold, and pass once it recovers', async () => {
-    sim.faults.setAuth({ token: 'probe-test' });
-    informer = configMaps({ Authorization: 'Bearer probe-test' });
+    const ns = await namespace();
+    // Authenticated, not authorized (a ServiceAccount without RBAC on kube-apiserver) until allowed.
+    const access = await restrictedAccess(api, ns, { resource: 'configmaps' });
+    informer = configMaps(ns, access.token);
     server = await serveProbes({ probes: createProbes({ informers: { 'v1/configmaps': informer }, failingAfterMs: 1 }), registry: null });
-    sim.faults.forbid('configmaps');
-    try {
-      informer.start();
-      await until(async () => (await get('/healthz')).status === 500);
-      const health = await get('/healthz');
-      expect(health.status).toBe(500);
-      expect(health.body).toMatch(/^\[-\]informer v1\/configmaps failed: failing for \d+ s: Forbidden: .*\nhealthz check failed\n$/);
-      sim.faults.allow('configmaps');
-      await until(async () => (await get('/healthz')).status === 200 && informer!.hasSynced());
-      expect(await get('/livez')).toMatchObject({ status: 200, body: 'ok\n' });
-    } finally {
-      sim.faults.setAuth(undefined);
-    }
+    informer.start();
+    await until(async () => (await get('/healthz')).status === 500);
+    const health = await get('/healthz');
+    expect(health.status).toBe(500);
+    expect(health.body).toMatch(
+      /^\[-\]informer v1\/configmaps failed: failing for \d+ s: Forbidden: configmaps is forbidden.*\nhealthz check failed\n$/,
+    );
+    await access.allow();
+    await until(async () => (await get('/healthz')).status === 200 && informer!.hasSynced());
+    expect(await get('/livez')).toMatchObject({ status: 200, body: 'ok\n' });
+    expect(informer.hasSynced()).toBe(true);
     expect((await get('/metrics')).status).toBe(404); // registry: null
   });
+});
+
+describe('the probe server', () => {
+  afterEach(() => server?.close());
 
   it('should answer 405 to other methods, HEAD without a body, and 404 elsewhere', async () => {
     server = await serveProbes({ probes: createProbes(), registry: new Registry() });

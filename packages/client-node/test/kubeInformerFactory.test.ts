@@ -1,0 +1,213 @@
+/**
+ * The KubeConfig informer factory end to end over real HTTP, against the simulator and a real
+ * kube-apiserver behind the fault proxy: convergence through churn and faults, paging, bookmarks,
+ * streaming lists. Selectors, every descriptor, CRDs and auth are in kubeInformerFactory.resources.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
+import { KubeApiError, type ReflectorStatus, type SharedInformer } from '@rxinformer/core';
+import { apiChurn, inParallel, serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
+import { configMaps, pods } from '../src/index.ts';
+import { factoryKit, fastReflector as fast, jsonAnswer, podBody, rvAtLeast, storeView, view, waitFor } from './simHarness.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.each(serverKinds())('createKubeInformerFactory against the %s server', (kind) => {
+  let server: TestServer;
+  let kit: ReturnType<typeof factoryKit>;
+  beforeAll(async () => {
+    server = await startTestServer(kind, { sim: { seed: 3, bookmarkIntervalMs: 150, history: { maxEvents: 400 } } });
+    kit = factoryKit((as) => server.kubeConfig(as));
+  }, START_TIMEOUT_MS);
+  afterAll(async () => {
+    await kit?.closeAll();
+    await server?.close();
+  });
+  const podsOf = async (...namespaces: string[]) =>
+    (await Promise.all(namespaces.map(async (ns) => (await server.api.get(`/api/v1/namespaces/${ns}/pods`)).items))).flat();
+  let big: Promise<string> | undefined;
+  /** A namespace of 2,000 pods, made once (written through the API, 16 at a time). */
+  const bigNamespace = () =>
+    (big ??= (async () => {
+      const ns = await server.namespace('big');
+      await inParallel(2000, 16, (i) => server.api.create(`/api/v1/namespaces/${ns}/pods`, podBody(`p-${i}`)));
+      return ns;
+    })());
+
+  it('should converge through churn and every fault, and see recreations as delete + add', async () => {
+    const namespaces = [await server.namespace('a'), await server.namespace('b')];
+    const churn = apiChurn(server.api, {
+      collections: namespaces.map((ns) => `/api/v1/namespaces/${ns}/pods`),
+      make: (name) => podBody(name),
+      seed: 5,
+    });
+    await churn.seed(300);
+    const { factory, transport } = kit.open({ namespace: undefined });
+    let compactAtNextContinue = false;
+    let compactedDuringList = false;
+    transport.intercept = async (path) => {
+      if (compactAtNextContinue && path.includes('continue=')) {
+        compactAtNextContinue = false;
+        // A write (the churn may have made none since the first page), then compaction to it: the
+        // continue token's revision is now compacted, and this page answers 410.
+        await server.api.create(`/api/v1/namespaces/${namespaces[0]}/configmaps`, { metadata: { generateName: 'bump-' } });
+        await server.compact();
+        compactedDuringList = true;
+      }
+    };
+    const informer: SharedInformer<V1Pod> = factory.informerFor(pods, { reflector: { ...fast, pageSize: 40 } });
+    const statuses: ReflectorStatus[] = [];
+    informer.status$.subscribe((s) => statuses.push(s));
+    const handlerView = new Map<string, string>();
+    const uidChanges: string[] = [];
+    const see = (p: V1Pod) =>
+      void handlerView.set(`${p.metadata!.namespace}/${p.metadata!.name}`, `${p.metadata!.uid}@${p.metadata!.resourceVersion}`);
+    informer.addEventHandler({
+      onAdd: see,
+      onUpdate: (old, p) => {
+        if (old.metadata!.uid !== p.metadata!.uid) uidChanges.push(p.metadata!.name!);
+        see(p);
+      },
+      onDelete: (p) => void handlerView.delete(`${p.metadata!.namespace}/${p.metadata!.name}`),
+    });
+    factory.start();
+    await factory.waitForCacheSync();
+    const run = churn.run({ concurrency: 3, mix: { create: 2, update: 5, delete: 2, recreate: 2 } });
+    const { proxy } = server;
+    const relist = () => {
+      proxy.failNext(1, { code: 410, on: 'watch' }); // 410 as HTTP: the next watch; a relist follows
+      proxy.cut();
+    };
+    const faults: (() => unknown)[] = [
+      () => proxy.cut(),
+      // What only the simulator can do: a garbled line, a 410 as an ERROR event on a live watch.
+      ...(server.sim ? [() => server.sim!.faults.malformedLine(), () => server.sim!.faults.injectWatchError()] : []),
+      () => proxy.reset(),
+      relist,
+      () => {
+        compactAtNextContinue = true; // compaction during the paged relist
+        relist();
+      },
+      () => proxy.failNext(2, { code: 500 }),
+      () => {
+        proxy.failNext(1, { code: 429, retryAfterSeconds: 1, on: 'watch' });
+        proxy.cut();
+      },
+      () => proxy.stall(),
+      () => server.restart(),
+    ];
+    for (const fault of faults) {
+      await sleep(250);
+      await waitFor(() => proxy.open() > 0 && !compactAtNextContinue, 30_000); // each fault hits an open watch
+      await fault();
+    }
+    await sleep(250);
+    await run.stop();
+    expect(run.counters.recreated).toBeGreaterThan(0);
+    const inChurn = (p: V1Pod) => namespaces.includes(p.metadata!.namespace!);
+    const want = view(await podsOf(...namespaces));
+    const have = () => view(informer.getStore().list().filter(inChurn));
+    const converged = await waitFor(() => JSON.stringify(have()) === JSON.stringify(want), 30_000);
+    expect(have()).toEqual(want);
+    expect(converged).toBe(true);
+    const handled = () => [...handlerView].filter(([k]) => namespaces.includes(k.split('/')[0])).map(([k, v]) => `${k}=${v}`);
+    await waitFor(() => handled().length === want.length);
+    expect(handled().sort()).toEqual(want);
+    expect(uidChanges).toEqual([]); // a recreation is delete + add, never an update
+    expect(compactedDuringList).toBe(true);
+    const errors = statuses.map((s) => s.lastError).filter((e): e is Error => e !== undefined);
+    const expired = errors.filter((e): e is KubeApiError => e instanceof KubeApiError && e.code === 410 && e.reason === 'Expired');
+    expect(expired.some((e) => /continue parameter is too old/.test(e.message))).toBe(true); // the compaction's
+    expect(expired.some((e) => /too old resource version/.test(e.message))).toBe(true); // the restart's
+    expect(errors.some((e) => e instanceof KubeApiError && e.code === 429)).toBe(true);
+    if (server.sim) expect(errors.some((e) => e.name === 'WatchDecodeError')).toBe(true);
+  }, 120_000);
+
+  it('should list 2,000 objects in pages of 500 following continue tokens', async () => {
+    const ns = await bigNamespace();
+    const { factory, transport } = kit.open({ namespace: ns });
+    const informer = factory.informerFor(pods);
+    factory.start();
+    await factory.waitForCacheSync();
+    expect(informer.getStore().size).toBe(2000);
+    expect(storeView(informer.getStore())).toEqual(view(await podsOf(ns)));
+    const lists = transport.paths.filter((p) => p.includes('limit='));
+    expect(lists).toHaveLength(4);
+    expect(lists.every((p) => p.startsWith(`/api/v1/namespaces/${ns}/pods?limit=500`))).toBe(true);
+    expect(lists.slice(1).every((p) => p.includes('&continue='))).toBe(true);
+    factory.shutdown();
+  }, 60_000);
+
+  it('should advance the resume resource version with bookmarks', async () => {
+    const [quiet, elsewhere] = [await server.namespace('quiet'), await server.namespace('elsewhere')];
+    await server.api.create(`/api/v1/namespaces/${quiet}/configmaps`, { metadata: { name: 'only' }, data: { a: '1' } });
+    const { factory, transport } = kit.open({ namespace: quiet });
+    // The simulator sends a bookmark every 150 ms; kube-apiserver about once a minute, and about 2 s
+    // before a watch's timeoutSeconds: short watches (5 to 10 s) carry one each.
+    const minWatchTimeoutSeconds = server.sim ? 60 : 5;
+    const informer: SharedInformer<V1ConfigMap> = factory.informerFor(configMaps, { reflector: { ...fast, minWatchTimeoutSeconds } });
+    factory.start();
+    await factory.waitForCacheSync();
+    const synced = informer.lastSyncResourceVersion!;
+    let target = synced;
+    for (let i = 0; i < 5; i++)
+      target = (await server.api.create(`/api/v1/namespaces/${elsewhere}/configmaps`, { metadata: { name: `cm-${i}` } })).metadata
+        .resourceVersion;
+    expect(rvAtLeast(synced, target)).toBe(false);
+    expect(await waitFor(() => rvAtLeast(informer.lastSyncResourceVersion, target), 40_000)).toBe(true);
+    expect(informer.getStore().size).toBe(1); // nothing in this namespace changed
+    const watches = () => transport.paths.filter((p) => p.includes('watch=true'));
+    const before = watches().length;
+    server.proxy.cut();
+    expect(await waitFor(() => watches().length > before)).toBe(true);
+    const resumedAt = /[?&]resourceVersion=(\d+)&/.exec(watches().at(-1)!)?.[1];
+    expect(rvAtLeast(resumedAt, target)).toBe(true);
+    expect(transport.paths.filter((p) => p.includes('limit=')).length).toBe(1); // resumed, no relist
+    factory.shutdown();
+  }, 60_000);
+
+  it('should sync with a streaming list, and fall back to paging where it is refused', async () => {
+    const ns = await bigNamespace();
+    const { factory: f1, transport: streaming } = kit.open({ namespace: ns });
+    const i1 = f1.informerFor(pods, { reflector: { ...fast, useStreamingList: true } });
+    f1.start();
+    await f1.waitForCacheSync();
+    expect(i1.getStore().size).toBe(2000);
+    expect(streaming.paths[0]).toContain('sendInitialEvents=true');
+    expect(streaming.paths.some((p) => p.includes('limit='))).toBe(false);
+    f1.shutdown();
+
+    // kube-apiserver without its WatchList gate refuses (422); the simulator always streams, so a
+    // transport answers for it with kube-apiserver's refusal.
+    const { factory: f2, transport: refusing } = kit.open({ namespace: ns });
+    if (server.env) await server.restart({ featureGates: { WatchList: false } });
+    else
+      refusing.intercept = (path) =>
+        path.includes('sendInitialEvents=true')
+          ? jsonAnswer(422, {
+              kind: 'Status',
+              apiVersion: 'v1',
+              status: 'Failure',
+              reason: 'Invalid',
+              code: 422,
+              message: 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+            })
+          : undefined;
+    try {
+      const i2 = f2.informerFor(pods, { reflector: { ...fast, useStreamingList: true } });
+      const statuses: ReflectorStatus[] = [];
+      i2.status$.subscribe((s) => statuses.push(s));
+      f2.start();
+      await f2.waitForCacheSync();
+      expect(i2.getStore().size).toBe(2000);
+      expect(refusing.paths.filter((p) => p.includes('sendInitialEvents=true'))).toHaveLength(1);
+      expect(refusing.paths.filter((p) => p.includes('limit=500'))).toHaveLength(4);
+      const refusal = statuses.map((s) => s.lastError).find((e) => e instanceof KubeApiError) as KubeApiError;
+      expect([refusal.code, refusal.reason]).toEqual([422, 'Invalid']);
+      expect(refusal.message).toMatch(/sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled/);
+      f2.shutdown();
+    } finally {
+      if (server.env) await server.restart({ featureGates: {} });
+    }
+  }, 90_000);
+});
