@@ -2,7 +2,7 @@
  * The watchdog each process of a test environment runs under: `node reaper.js LOG CLEANUP -- BIN ARGS…`.
  * It starts BIN with its output in LOG and stays until BIN exits (then exits with its code). When
  * its parent goes away — its stdin, a pipe from the parent, ends, as it does when the parent exits
- * or is killed, even with SIGKILL — it kills BIN and removes the CLEANUP folder (`-` for none); on
+ * or is killed, even with SIGKILL, or on SIGHUP — it kills BIN and removes the CLEANUP folder (`-` for none); on
  * SIGTERM/SIGINT it stops BIN (SIGTERM, then SIGKILL after 5 s); SIGUSR2
  * kills BIN at once with SIGKILL, as a crash would. So no etcd or kube-apiserver outlives the test
  * run that started it.
@@ -40,6 +40,9 @@ child.once('exit', (code, signal) => {
 process.stdin.on('data', () => undefined);
 process.stdin.once('end', () => stop(true));
 process.stdin.once('error', () => stop(true));
+// The terminal went away (a shell's background job at logout): as the parent's end. Without a
+// handler SIGHUP would end this watchdog alone and leave the binary running under init.
+process.once('SIGHUP', () => stop(true));
 process.once('SIGTERM', () => stop(false));
 process.once('SIGINT', () => stop(false));
 process.once('SIGUSR2', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -86,13 +86,21 @@ describe('startTestEnvironment', () => {
 });
 
 describe('the test environment as a process tree', () => {
-  it(
-    'should leave no process and no file behind when the process that started it is killed with SIGKILL',
-    async () => {
+  // SIGKILL of the process that started it (a crashed test run), and SIGHUP to its whole process
+  // group (a terminal closed under a shell's background job), which reaches the watchdogs too.
+  it.each([
+    ['the process that started it is killed with SIGKILL', (child: ChildProcess) => child.kill('SIGKILL')],
+    ['its process group gets SIGHUP', (child: ChildProcess) => process.kill(-child.pid!, 'SIGHUP')],
+  ])(
+    'should leave no process and no file behind when %s',
+    async (_what, end) => {
       const fixture = fileURLToPath(new URL('./fixtures/orphan.ts', import.meta.url));
-      const child = spawn(process.execPath, ['--conditions=@rxinformer/source', fixture], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--conditions=@rxinformer/source', fixture], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        detached: true, // its own process group
+      });
       let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
       while (!out.includes('\n')) {
         if (child.exitCode !== null) throw new Error(`the fixture exited with ${child.exitCode}`);
         await sleep(100);
@@ -100,7 +108,7 @@ describe('the test environment as a process tree', () => {
       const { dir, pids } = JSON.parse(out) as { dir: string; pids: string[] };
       expect(pids.length).toBe(4); // two watchdogs, etcd and kube-apiserver
       expect(pids.every((p) => alive(Number(p)))).toBe(true);
-      child.kill('SIGKILL');
+      end(child);
       for (let i = 0; i < 100 && (pids.some((p) => alive(Number(p))) || existsSync(dir)); i++) await sleep(100);
       expect(pids.filter((p) => alive(Number(p)))).toEqual([]);
       expect(existsSync(dir)).toBe(false);
