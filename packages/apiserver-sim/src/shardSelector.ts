@@ -12,28 +12,44 @@ const SHARD_FIELDS = ['object.metadata.uid', 'object.metadata.namespace'];
 const RANGE = /shardRange\s*\(\s*([^,()\s]*)\s*,\s*(['"])(.*?)\2\s*,\s*(['"])(.*?)\4\s*\)/g;
 
 /**
- * The checks kube-apiserver 1.36 makes of each `shardRange` beyond the syntax (measured): a known
- * field, the same field in every range, and bounds of exactly 16 hex digits. Returns the problem
- * in its words, or undefined.
+ * A bound as kube-apiserver 1.36.3 reads it (k8s.io/apiserver pkg/sharding, `extractHexLiteral`):
+ * `0x` and exactly 16 lower-case hex digits, or `0x10000000000000000` (2^64, the exclusive end of
+ * the hash space). Returns the problem in its words, or undefined.
+ */
+function boundProblem(name: string, s: string): string | undefined {
+  if (!s.startsWith('0x')) return `${name} must have '0x' prefix, got ${JSON.stringify(s)}`;
+  const hex = s.slice(2);
+  if (hex === '') return `${name}: hex value is required after '0x'`;
+  if (hex.length > 17) return `${name}: hex value too long (${hex.length} chars, max 17): ${JSON.stringify(hex)}`;
+  const bad = [...hex].find((c) => !/[0-9a-f]/.test(c));
+  if (bad !== undefined) return `${name}: invalid hex character ${JSON.stringify(bad)} in ${JSON.stringify(s)}`;
+  if (hex.length === 17)
+    return s === '0x10000000000000000'
+      ? undefined
+      : `${name}: 17-digit hex value must be '0x10000000000000000' (2^64), got ${JSON.stringify(s)}`;
+  if (hex.length !== 16)
+    return `${name} must be a 0x-prefixed 16-digit hex value, got ${JSON.stringify(s)} (did you mean ${JSON.stringify(`0x${hex.padStart(16, '0')}`)}?)`;
+  return undefined;
+}
+
+/**
+ * The checks kube-apiserver 1.36.3 makes of the `shardRange` calls beyond the syntax, in its order:
+ * each range's field, bounds and start < end, then the same field in every range. Returns the
+ * problem in its words, or undefined.
  */
 function rangeProblem(selector: string): string | undefined {
-  let field: string | undefined;
+  const fields: string[] = [];
   for (const [, f, , start, , end] of selector.matchAll(RANGE)) {
     if (!SHARD_FIELDS.includes(f)) return `unsupported field path ${JSON.stringify(f)}; supported: ${SHARD_FIELDS.join(', ')}`;
-    if (field !== undefined && f !== field)
-      return `all shard ranges must use the same field, got ${JSON.stringify(field)} and ${JSON.stringify(f)}`;
-    field = f;
-    for (const [name, bound] of [
-      ['hexStart', start],
-      ['hexEnd', end],
-    ]) {
-      if (/^0x[0-9a-fA-F]{16}$/.test(bound)) continue;
-      const digits = bound.replace(/^0x/i, '');
-      const hint = /^[0-9a-fA-F]{1,15}$/.test(digits) ? ` (did you mean "0x${digits.padStart(16, '0')}"?)` : '';
-      return `${name} must be a 0x-prefixed 16-digit hex value, got ${JSON.stringify(bound)}${hint}`;
-    }
+    const problem = boundProblem('hexStart', start) ?? boundProblem('hexEnd', end);
+    if (problem !== undefined) return problem;
+    if (BigInt(start) >= BigInt(end)) return `shard range start ${start} must be less than end ${end}`;
+    fields.push(f);
   }
-  return undefined;
+  const other = fields.find((f) => f !== fields[0]);
+  return other === undefined
+    ? undefined
+    : `all shard ranges must use the same field, got ${JSON.stringify(fields[0])} and ${JSON.stringify(other)}`;
 }
 
 /**

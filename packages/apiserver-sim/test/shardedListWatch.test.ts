@@ -37,6 +37,34 @@ describe('shardSelector', () => {
     expect(body.metadata.shardInfo).toEqual({ selector });
   });
 
+  // shardSelectorFor ends the last slot's range at 2^64, which kube-apiserver 1.36.3 takes (test/fidelity)
+  it('should take 0x10000000000000000 (2^64) as the end of the upper half, and refuse bounds kube-apiserver refuses', async () => {
+    const upper = shardSelectorFor([1], 2)!;
+    expect(upper).toContain("'0x10000000000000000'");
+    const list = async (sel: string) => {
+      const r = await fetch(`${gated.url}/api/v1/namespaces/default/configmaps?shardSelector=${encodeURIComponent(sel)}`);
+      return { status: r.status, body: (await r.json()) as { items?: KubeObject[]; message?: string } };
+    };
+    const got = await list(upper);
+    expect(got.status).toBe(200);
+    expect(got.body.items!.map((o) => o.metadata?.name).sort()).toEqual(
+      gated.storage
+        .list('configmaps', 'default')
+        .filter((o) => slotOf(o, 2) === 1)
+        .map((o) => o.metadata?.name)
+        .sort(),
+    );
+    const range = (lo: string, hi: string) => `shardRange(object.metadata.uid, '${lo}', '${hi}')`;
+    for (const [sel, message] of [
+      [range('0x0000000000000000', '0x20000000000000000'), "hexEnd: 17-digit hex value must be '0x10000000000000000' (2^64)"],
+      [range('0x0000000000000000', '0xFFFFFFFFFFFFFFFF'), 'hexEnd: invalid hex character "F"'],
+      [range('0x8000000000000000', '0x0000000000000000'), 'shard range start 0x8000000000000000 must be less than end 0x0000000000000000'],
+    ]) {
+      const refused = await list(sel);
+      expect([refused.status, refused.body.message]).toEqual([500, expect.stringContaining(message)]);
+    }
+  });
+
   it('should ignore it with the gate off, as an older server does', async () => {
     const body = (await (await fetch(plain.url + path())).json()) as { items: KubeObject[]; metadata: Record<string, unknown> };
     expect(body.items).toHaveLength(50);

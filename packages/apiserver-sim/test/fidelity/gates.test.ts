@@ -35,6 +35,8 @@ async function shardRequests(t: Transcript): Promise<void> {
     'GET',
     `${cms}?${shard(full.replace("'0x8000000000000000'", "'0xffffffffffffffff'"))}`,
   );
+  // 2^64, the exclusive end of the space, as shardSelectorFor writes the last slot's range
+  await t.call('list all, up to 2^64', 'GET', `${cms}?${shard(full.replace("'0x8000000000000000'", "'0x10000000000000000'"))}`);
   // which objects fall in a half depends on their random uids: only the echo compares
   await t.call('list a half', 'GET', `${cms}?${shard(full)}`, undefined, undefined, { mask: (b) => ({ ...b, items: '<some>' }) });
   const tight = full.replaceAll(', ', ',');
@@ -49,6 +51,10 @@ async function shardRequests(t: Transcript): Promise<void> {
   for (const bad of [
     "shardRange(object.metadata.uid, '0x0', '0x8')",
     "shardRange(object.metadata.name, '0x0000000000000000', '0x8000000000000000')",
+    "shardRange(object.metadata.uid, '0x0000000000000000', '0x20000000000000000')",
+    "shardRange(object.metadata.uid, '0x0000000000000000', '0xFFFFFFFFFFFFFFFF')",
+    "shardRange(object.metadata.uid, '0x8000000000000000', '0x0000000000000000')",
+    "shardRange(object.metadata.uid, '0x0000000000000000', '0x123456789abcdef01234')",
   ]) {
     await t.call(`malformed ${bad}`, 'GET', `${cms}?${shard(bad)}`);
   }
