@@ -25,6 +25,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'update',
     'deletion',
     'objectMeta',
+    'storedForm',
     'writeContext',
     'serverSideApply',
     'applyConflicts',
