@@ -7,6 +7,7 @@ import type { KubeObject, ObjectMeta } from '@rxinformer/core';
 import { cloneJson } from './json.ts';
 import { groupVersion, type ResourceInfo } from './resources.ts';
 import { errors } from './status.ts';
+import { toStoredForm } from './storedForm.ts';
 import type { Storage } from './storage.ts';
 import type { WriteOptions } from './writeContext.ts';
 
@@ -28,11 +29,15 @@ export function timestamp(ms: number = Date.now()): string {
 let lastSecond = Number.NaN;
 let lastStamp = '';
 
-/** The body of a create or update: a JSON object of the resource's kind (cloned unless owned), and its metadata. */
+/**
+ * The body of a create or update: a JSON object of the resource's kind (cloned unless owned) in the
+ * form kube-apiserver stores (`toStoredForm`), and its metadata.
+ */
 export function writeInput(res: ResourceInfo, input: KubeObject, options: WriteOptions): { obj: Obj; meta: ObjectMeta } {
   if (!input || typeof input !== 'object' || Array.isArray(input)) throw errors.badRequest('the body of the request must be a JSON object');
   const obj = (options.owned ? input : cloneJson(input)) as Obj;
   checkKind(res, obj);
+  toStoredForm(obj, groupVersion(res), res.kind);
   return { obj, meta: obj.metadata && typeof obj.metadata === 'object' ? obj.metadata : {} };
 }
 

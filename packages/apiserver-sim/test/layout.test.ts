@@ -36,6 +36,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'update',
     'deletion',
     'objectMeta',
+    'storedForm',
     'writeContext',
     'serverSideApply',
     'applyConflicts',

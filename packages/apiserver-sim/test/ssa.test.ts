@@ -142,7 +142,15 @@ describe('server-side apply', () => {
         body: { ...cur, status: { ...cur.status, phase: 'Running', podIP: '10.0.0.1' } },
       });
       expect(kubelet.code).toBe(200);
-      const kubeletEntry = entry('kubelet', 'Update', T(10), { 'f:status': { 'f:phase': {}, 'f:podIP': {} } }, 'status');
+      // podIPs follows podIP (the v1 conversion): the kubelet's write set both
+      const podIPs = { 'k:{"ip":"10.0.0.1"}': { '.': {}, 'f:ip': {} } };
+      const kubeletEntry = entry(
+        'kubelet',
+        'Update',
+        T(10),
+        { 'f:status': { 'f:phase': {}, 'f:podIP': {}, 'f:podIPs': podIPs } },
+        'status',
+      );
       expect(kubelet.body.metadata.managedFields[1]).toEqual(kubeletEntry);
       const rv = sim.storage.resourceVersion;
 
@@ -181,10 +189,10 @@ describe('server-side apply', () => {
       at(40);
       const forced = await applyStatus('sa', 'ctl', { phase: 'Failed' }, true);
       expect(forced.code).toBe(200);
-      // ctl's message, no longer applied and owned by nobody else, goes; the kubelet keeps podIP only
-      expect(forced.body.status).toEqual({ phase: 'Failed', qosClass: 'BestEffort', podIP: '10.0.0.1' });
+      // ctl's message, no longer applied and owned by nobody else, goes; the kubelet keeps its IPs only
+      expect(forced.body.status).toEqual({ phase: 'Failed', qosClass: 'BestEffort', podIP: '10.0.0.1', podIPs: [{ ip: '10.0.0.1' }] });
       expect(forced.body.metadata.managedFields.slice(1)).toEqual([
-        entry('kubelet', 'Update', T(10), { 'f:status': { 'f:podIP': {} } }, 'status'),
+        entry('kubelet', 'Update', T(10), { 'f:status': { 'f:podIP': {}, 'f:podIPs': podIPs } }, 'status'),
         entry('ctl', 'Apply', T(40), { 'f:status': { 'f:phase': {} } }, 'status'),
       ]);
       // the kubelet now conflicts with ctl if it applies its old phase

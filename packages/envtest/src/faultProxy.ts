@@ -37,8 +37,10 @@ export type StreamFilter = 'watches' | 'all';
 export interface InjectedFailure {
   /** The HTTP status, e.g. 500, 503, 429. */
   code: number;
-  /** Which requests: watches, lists (GETs that are not watches) or any. Default any. */
-  on?: 'watch' | 'list' | 'any';
+  /** Which requests: watches, lists (GETs that are not watches), writes (every other method) or any. Default any. */
+  on?: 'watch' | 'list' | 'write' | 'any';
+  /** Only requests whose path contains this, e.g. `/leases/`. Default: any path. */
+  pathContains?: string;
   /** `Retry-After` seconds to send. Default none. */
   retryAfterSeconds?: number;
 }
@@ -192,7 +194,7 @@ function handler(target: URL, agent: HttpAgent, rewrite: FaultProxyOptions['rewr
     const watch = /[?&]watch=(true|1)(&|$)/.test(req.url ?? '');
     state.counts.requests++;
     if (watch) state.counts.watches++;
-    const i = state.failures.findIndex((f) => matches(f, watch, req.method));
+    const i = state.failures.findIndex((f) => matches(f, watch, req.method, req.url ?? '/'));
     if (i >= 0) {
       const [f] = state.failures.splice(i, 1);
       state.counts.failed++;
@@ -207,8 +209,10 @@ function handler(target: URL, agent: HttpAgent, rewrite: FaultProxyOptions['rewr
   };
 }
 
-function matches(f: InjectedFailure, watch: boolean, method: string | undefined): boolean {
+function matches(f: InjectedFailure, watch: boolean, method: string | undefined, url: string): boolean {
+  if (f.pathContains !== undefined && !url.split('?')[0].includes(f.pathContains)) return false;
   const on = f.on ?? 'any';
+  if (on === 'write') return method !== 'GET' && method !== 'HEAD';
   return on === 'any' || (on === 'watch' ? watch : !watch && method === 'GET');
 }
 

@@ -85,6 +85,18 @@ describe('startFaultProxy', () => {
     expect(proxy.counts.failed).toBe(1);
   });
 
+  it('should fail only the writes to a path, until cleared', async () => {
+    proxy.failNext(1000, { code: 500, on: 'write', pathContains: '/leases/' });
+    const lease = proxy.url + '/apis/coordination.k8s.io/v1/namespaces/a/leases/l';
+    expect((await send('PUT', lease)).status).toBe(500);
+    expect((await send('POST', proxy.url + '/apis/coordination.k8s.io/v1/namespaces/a/leases/')).status).toBe(500);
+    expect((await get(lease)).status).toBe(200); // reads pass
+    expect((await send('PATCH', proxy.url + '/api/v1/namespaces/a/configmaps/c')).status).toBe(200); // other paths pass
+    expect((await send('PUT', proxy.url + '/api/v1/namespaces/a/configmaps/c?x=/leases/')).status).toBe(200); // the path, not the query
+    proxy.clear();
+    expect((await send('PUT', lease)).status).toBe(200);
+  });
+
   it('should refuse absurd settings', async () => {
     expect(() => proxy.setLatency(-1)).toThrow(InvalidOptionsError);
     expect(() => proxy.failNext(1, { code: 200 })).toThrow(InvalidOptionsError);
@@ -105,6 +117,17 @@ function get(
     })
       .on('error', reject)
       .end();
+  });
+}
+
+function send(method: string, url: string): Promise<{ status: number }> {
+  return new Promise((resolve, reject) => {
+    request(url, { method }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode! }));
+    })
+      .on('error', reject)
+      .end('{}');
   });
 }
 

@@ -1,26 +1,36 @@
 /**
  * One replica of the sharded demo, in its own process (`rxinformer demo-sharded-replica …`): a
  * sharded controller reconciling ConfigMaps (each reconcile writes a start and an end mark and the
- * replica's name), or a leader-elected worker writing heartbeats while it leads. It prints one JSON
- * status line every `--status-ms`; SIGTERM leaves the ring (or releases the Lease) and exits.
+ * replica's name), or a leader-elected worker writing heartbeats while it leads. It reaches the
+ * server at `--url` (the simulator) or through `--kubeconfig` (any server), in `--namespace`. It
+ * prints one JSON status line every `--status-ms`; SIGTERM leaves the ring (or releases the Lease)
+ * and exits.
  */
 import {
   fetchLeaseClient,
   fetchListerWatcher,
   leaderElection,
   runShardedController,
+  shardSelectorFor,
   whileLeading,
   type KubeObject,
   type Lease,
   type LeaseTiming,
+  type ListerWatcher,
 } from '@rxinformer/core';
-import { Observable, concatMap, interval } from 'rxjs';
+import { Observable, concatMap, interval, tap } from 'rxjs';
 import type { EndpointSources } from '../endpoints.ts';
+import { kubeconfigAccess, urlAccess, type ServerAccess } from './serverAccess.ts';
 import { RECONCILE_MARK } from './writeLog.ts';
 
 /** What a replica is told on its command line. */
 export interface ReplicaConfig extends Partial<LeaseTiming> {
+  /** The server without auth (the simulator); ignored when `kubeconfig` is given. */
   url: string;
+  /** A kubeconfig file whose current context names the server and the user. Default: `url`. */
+  kubeconfig?: string;
+  /** The namespace of the ConfigMaps and Leases. Default `default`. */
+  namespace?: string;
   identity: string;
   mode: 'sharded' | 'leader';
   slots: number;
@@ -44,16 +54,46 @@ type ConfigMap = KubeObject & { data?: Record<string, string> };
 
 const LEADER_WORK = 'demo-leader-work';
 
-/** Sends a JSON merge patch to a ConfigMap of `default`; rejects on a non-2xx answer. */
-async function patch(config: ReplicaConfig, name: string, body: unknown, signal?: AbortSignal): Promise<void> {
-  const r = await fetch(`${config.url}/api/v1/namespaces/default/configmaps/${encodeURIComponent(name)}`, {
+/** The server as a replica reaches it, and the namespace it works in. */
+interface Api {
+  readonly access: ServerAccess;
+  readonly namespace: string;
+  /** The access's auth headers and the replica's `User-Agent`. */
+  readonly headers: Record<string, string>;
+}
+
+/** Sends a JSON merge patch to a ConfigMap; rejects on a non-2xx answer. */
+async function patch(api: Api, name: string, body: unknown, signal?: AbortSignal): Promise<void> {
+  const path = `/api/v1/namespaces/${encodeURIComponent(api.namespace)}/configmaps/${encodeURIComponent(name)}`;
+  const r = await api.access.fetch(`${api.access.url}${path}`, {
     method: 'PATCH',
-    headers: { 'Content-Type': 'application/merge-patch+json', 'User-Agent': `rxinformer-demo/${config.identity}` },
+    headers: { ...api.headers, 'Content-Type': 'application/merge-patch+json' },
     body: JSON.stringify(body),
     ...(signal && { signal }),
   });
   await r.text();
   if (r.status >= 300) throw new Error(`PATCH ${name}: ${r.status}`);
+}
+
+/** What the last list (all its pages) of a ListerWatcher gave: the objects the server sent, and the shard selector it echoed. */
+interface ListTap {
+  items: number;
+  shardInfo: string | undefined;
+}
+
+/** `lw` noting what each list's pages carry in `seen` (reset at each list's first page). */
+function tapLists<T extends KubeObject>(lw: ListerWatcher<T>, seen: ListTap): ListerWatcher<T> {
+  return {
+    list: (options) =>
+      lw.list(options).pipe(
+        tap((page) => {
+          const n = page.items?.length ?? 0;
+          seen.items = options?.continue ? seen.items + n : n;
+          seen.shardInfo = (page.metadata as { shardInfo?: { selector?: string } } | undefined)?.shardInfo?.selector;
+        }),
+      ),
+    watch: (options) => lw.watch(options),
+  };
 }
 
 /** Prints a status line; the heap after a collection when Node runs with `--expose-gc`. */
@@ -64,10 +104,15 @@ function status(fields: Record<string, unknown>): void {
 
 /** Runs a replica until SIGTERM. */
 export async function runReplica(config: ReplicaConfig): Promise<void> {
-  const headers = { 'User-Agent': `rxinformer-demo/${config.identity}` };
-  const client = fetchLeaseClient({ baseUrl: config.url, headers });
+  const access = config.kubeconfig ? await kubeconfigAccess(config.kubeconfig) : urlAccess(config.url);
+  const api: Api = {
+    access,
+    namespace: config.namespace ?? 'default',
+    headers: { ...access.headers, 'User-Agent': `rxinformer-demo/${config.identity}` },
+  };
+  const client = fetchLeaseClient({ baseUrl: access.url, headers: api.headers, fetch: access.fetch });
   const timing = { leaseDurationMs: config.leaseDurationMs, renewDeadlineMs: config.renewDeadlineMs, retryPeriodMs: config.retryPeriodMs };
-  const replica = config.mode === 'sharded' ? shardedReplica(config, client, timing) : leaderReplica(config, client, timing);
+  const replica = config.mode === 'sharded' ? shardedReplica(config, api, client, timing) : leaderReplica(config, api, client, timing);
   const stopped = new Promise<void>((resolve) => process.once('SIGTERM', () => resolve()));
   // Loaded only when asked for: a replica without it keeps prom-client out of its heap.
   const endpoints =
@@ -81,20 +126,25 @@ export async function runReplica(config: ReplicaConfig): Promise<void> {
   process.exit(0);
 }
 
-function shardedReplica(config: ReplicaConfig, client: ReturnType<typeof fetchLeaseClient>, timing: Partial<LeaseTiming>): RunningReplica {
-  const headers = { 'User-Agent': `rxinformer-demo/${config.identity}` };
+function shardedReplica(
+  config: ReplicaConfig,
+  api: Api,
+  client: ReturnType<typeof fetchLeaseClient>,
+  timing: Partial<LeaseTiming>,
+): RunningReplica {
+  const ns = encodeURIComponent(api.namespace);
+  const http = { baseUrl: api.access.url, headers: api.headers, fetch: api.access.fetch };
   let n = 0;
   let reconciles = 0;
+  const listed: ListTap = { items: 0, shardInfo: undefined };
   const ctl = runShardedController<ConfigMap>({
-    source: fetchListerWatcher<ConfigMap>({
-      baseUrl: config.url,
-      path: '/api/v1/namespaces/default/configmaps',
-      headers,
-      labelSelector: 'demo=sharded',
-    }),
-    leases: fetchListerWatcher<Lease>({ baseUrl: config.url, path: '/apis/coordination.k8s.io/v1/namespaces/default/leases', headers }),
+    source: tapLists(
+      fetchListerWatcher<ConfigMap>({ ...http, path: `/api/v1/namespaces/${ns}/configmaps`, labelSelector: 'demo=sharded' }),
+      listed,
+    ),
+    leases: fetchListerWatcher<Lease>({ ...http, path: `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases` }),
     client,
-    namespace: 'default',
+    namespace: api.namespace,
     ring: 'demo',
     identity: config.identity,
     slots: config.slots,
@@ -104,8 +154,8 @@ function shardedReplica(config: ReplicaConfig, client: ReturnType<typeof fetchLe
       if (!cm || cm.data?.reconciledBy === config.identity || config.reconcile === 'none') return;
       const name = cm.metadata!.name!;
       const mark = `${config.identity}/${++n}`;
-      await patch(config, name, { metadata: { annotations: { [RECONCILE_MARK]: `${mark}/start` } } });
-      await patch(config, name, {
+      await patch(api, name, { metadata: { annotations: { [RECONCILE_MARK]: `${mark}/start` } } });
+      await patch(api, name, {
         metadata: { annotations: { [RECONCILE_MARK]: `${mark}/end` } },
         data: { reconciledBy: config.identity },
       });
@@ -114,14 +164,17 @@ function shardedReplica(config: ReplicaConfig, client: ReturnType<typeof fetchLe
   });
   let active = 0;
   let members: readonly string[] = [];
+  let selector: string | undefined;
   ctl.ring.state$.subscribe((s) => {
     active = s.active.length;
     members = s.members;
   });
-  const timer = setInterval(
-    () => status({ identity: config.identity, cached: ctl.informer.getStore().size, active, members, reconciles }),
-    config.statusMs,
-  );
+  ctl.ring.active$.subscribe((slots) => (selector = shardSelectorFor(slots, ctl.ring.slots, ctl.ring.field)));
+  // `selector`: what this replica's informer asks for; `listed`, `shardInfo`: what its last list got
+  const timer = setInterval(() => {
+    const shard = { selector, listed: listed.items, shardInfo: listed.shardInfo };
+    status({ identity: config.identity, cached: ctl.informer.getStore().size, active, members, reconciles, ...shard });
+  }, config.statusMs);
   return {
     sources: { informers: { configmaps: ctl.informer }, queues: { [`demo/${config.identity}`]: ctl.queue } },
     stop: async () => {
@@ -131,14 +184,19 @@ function shardedReplica(config: ReplicaConfig, client: ReturnType<typeof fetchLe
   };
 }
 
-function leaderReplica(config: ReplicaConfig, client: ReturnType<typeof fetchLeaseClient>, timing: Partial<LeaseTiming>): RunningReplica {
-  const election = leaderElection({ client, namespace: 'default', name: 'demo-leader', identity: config.identity, ...timing });
+function leaderReplica(
+  config: ReplicaConfig,
+  api: Api,
+  client: ReturnType<typeof fetchLeaseClient>,
+  timing: Partial<LeaseTiming>,
+): RunningReplica {
+  const election = leaderElection({ client, namespace: api.namespace, name: 'demo-leader', identity: config.identity, ...timing });
   let beats = 0;
   // Each heartbeat is an HTTP write, aborted if the term ends while it is in flight.
   const beat = () =>
     new Observable<void>((sub) => {
       const abort = new AbortController();
-      patch(config, LEADER_WORK, { data: { leader: config.identity, beat: String(++beats) } }, abort.signal).then(
+      patch(api, LEADER_WORK, { data: { leader: config.identity, beat: String(++beats) } }, abort.signal).then(
         () => sub.complete(),
         () => sub.complete(),
       );
@@ -167,6 +225,8 @@ export function parseReplicaArgs(argv: readonly string[]): ReplicaConfig {
   const num = (name: string, fallback?: number) => (get(name) === undefined ? fallback : Number(get(name)));
   return {
     url: get('url') ?? '',
+    ...(get('kubeconfig') !== undefined && { kubeconfig: get('kubeconfig') }),
+    ...(get('namespace') !== undefined && { namespace: get('namespace') }),
     identity: get('identity') ?? '',
     mode: get('mode') === 'leader' ? 'leader' : 'sharded',
     slots: num('slots', 256)!,

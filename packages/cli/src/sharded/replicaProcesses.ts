@@ -1,7 +1,7 @@
 /**
  * The demo's replica processes: spawned as `rxinformer demo-sharded-replica …` from the package's
- * entry script (source or dist alike, never the script that imported this one), their status lines followed, killed with SIGKILL or stopped with
- * SIGTERM. Every process is killed when this one exits.
+ * entry script (source or dist alike, never the script that imported this one), their status lines
+ * followed, killed with SIGKILL or stopped with SIGTERM. Every process is killed when this one exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -52,6 +52,8 @@ export function spawnReplica(identity: string, options: SpawnOptions): ReplicaPr
     options.entry ?? MAIN,
     'demo-sharded-replica',
     ...['--url', options.url, '--identity', identity, '--mode', options.mode],
+    ...(options.kubeconfig !== undefined ? ['--kubeconfig', options.kubeconfig] : []),
+    ...(options.namespace !== undefined ? ['--namespace', options.namespace] : []),
     ...['--slots', String(options.slots), '--concurrency', String(options.concurrency)],
     ...['--heartbeat-ms', String(options.heartbeatMs), '--status-ms', String(options.statusMs)],
     ...(options.reconcile ? ['--reconcile', options.reconcile] : []),

@@ -1,8 +1,8 @@
 /**
- * What the sharded demo judges from the simulator's write log: each reconcile writes a start mark
- * and an end mark (the replica, and a counter) into its ConfigMap, so the log gives every
- * reconcile's interval in the server's own time; a leader's work writes heartbeats, checked against
- * the simulator's Lease history (who held the Lease when).
+ * What the sharded demo judges from the writes it watched: each reconcile writes a start mark and
+ * an end mark (the replica, and a counter) into its ConfigMap, so the writes give every reconcile's
+ * interval in the server's order of writes; a leader's work writes heartbeats, checked against the
+ * Lease's terms (who held it from which write on).
  */
 import type { KubeObject } from '@rxinformer/core';
 
@@ -29,7 +29,16 @@ export class ReconcileLog {
     if (!mark) return;
     const [by, n, phase] = mark.split('/');
     const id = `${key} ${by}/${n}`;
-    if (phase === 'start' && !this.#open.has(id)) this.#open.set(id, { key, by, from: time });
+    if (phase === 'start' && !this.#open.has(id)) {
+      // A replica reconciles a key once at a time: its earlier reconcile of the key whose end mark
+      // never came (the end write failed, and the key was queued again) is over by now.
+      for (const [other, o] of this.#open)
+        if (o.key === key && o.by === by) {
+          this.#open.delete(other);
+          this.intervals.push({ ...o, to: time });
+        }
+      this.#open.set(id, { key, by, from: time });
+    }
     if (phase === 'end') {
       const open = this.#open.get(id);
       this.#open.delete(id);
@@ -37,9 +46,13 @@ export class ReconcileLog {
     }
   }
 
-  /** Every interval, those still open (a killed replica's) ending at `now`. */
-  all(now: number): ReconcileInterval[] {
-    return [...this.intervals, ...[...this.#open.values()].map((o) => ({ ...o, to: now }))];
+  /**
+   * Every interval, those still open ending at `end` — or at `end(replica)`: a replica killed
+   * mid-reconcile ran until it died, not on.
+   */
+  all(end: number | ((by: string) => number)): ReconcileInterval[] {
+    const endOf = typeof end === 'number' ? () => end : end;
+    return [...this.intervals, ...[...this.#open.values()].map((o) => ({ ...o, to: Math.max(o.from, endOf(o.by)) }))];
   }
 }
 
