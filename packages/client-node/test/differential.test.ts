@@ -13,7 +13,7 @@
  * the writes of a blind step are missed by both alike; `cut()` then ends both.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { KubeObject, ReflectorStatus } from '@rxinformer/core';
+import type { ReflectorStatus } from '@rxinformer/core';
 import { until } from '@rxinformer/testing';
 import {
   apiChurn,
@@ -135,23 +135,29 @@ async function startSides(server: TestServer, ns: string, watchList: boolean): P
     await factory.close();
     throw error;
   }
-  expect(peer.lines[0]).toMatchObject({ event: 'start', watchList });
-  await peer.waitFor((l) => l.event === 'synced', 60_000);
-  await until(() => registration.hasSynced(), { timeoutMs: 60_000, intervalMs: 20, what: 'rxinformer’s handler synced' });
+  const close = async () => {
+    peer.kill();
+    await factory.close();
+  };
+  try {
+    expect(peer.lines[0]).toMatchObject({ event: 'start', watchList });
+    await peer.waitFor((l) => l.event === 'synced', 60_000);
+    await until(() => registration.hasSynced(), { timeoutMs: 60_000, intervalMs: 20, what: 'rxinformer’s handler synced' });
+  } catch (error) {
+    await close();
+    throw error;
+  }
   return {
     rxCalls,
     goCalls: () => handlerCalls(peer.lines),
     relists: () => ({ rx: status?.relistCount ?? 0, go: peer.lines.filter(isList).length - 1 }),
     stop: async () => {
-      const rxStore = view(informer.getStore().list() as KubeObject[]);
+      const rxStore = view(informer.getStore().list());
       await factory.close();
       const run = await peer.stop();
       return { rxStore, goStore: (run.store ?? []).map((i) => `${i.key}=${i.uid}@${i.rv}`).sort() };
     },
-    close: async () => {
-      peer.kill();
-      await factory.close();
-    },
+    close,
   };
 }
 
