@@ -10,7 +10,9 @@ export type { RestartOptions, ServingCertificate, TestEnvironment, TestEnvironme
 export { startFaultProxy } from './faultProxy.ts';
 export type { FaultProxy, FaultProxyOptions, InjectedFailure, ProxyCounts, StreamFilter } from './faultProxy.ts';
 export { buildBinaries, builtDir, findBinaries, moduleVersions, GO_MODULE_DIR } from './binaries.ts';
-export type { BinaryOptions, BuildResult, EnvtestBinaries, ModuleVersions } from './binaries.ts';
+export type { BinaryOptions, EnvtestBinaries, ModuleVersions } from './binaries.ts';
+export { buildGoPrograms, goBuildCacheRoot, goBuildDir } from './goBuild.ts';
+export type { BuildResult, GoBuildCacheOptions, GoProgramsBuild } from './goBuild.ts';
 export {
   BinaryNotFoundError,
   BuildError,

@@ -24,6 +24,7 @@ import { createApi, type TestApi } from './api.ts';
 
 export { ApiCallError, createApi, PATCH_TYPES, type ApiAnswer, type TestApi } from './api.ts';
 export { restrictedAccess, type RestrictedAccess } from './access.ts';
+export * from './clientGoPeer.ts';
 export { apiChurn, inParallel, type ApiChurnCounters, type ApiChurnMix, type ApiChurnOptions, type ApiChurnRun } from './churn.ts';
 
 /** Which server a case runs against. */
