@@ -37,7 +37,7 @@ export async function runEnvtestCommand(argv: string[], out: (line: string) => v
   if (values.help || verb === undefined) return out(USAGE);
   if (verb === 'build') {
     const { kubernetes, etcd } = moduleVersions();
-    out(`building kube-apiserver ${kubernetes} and etcd ${etcd} (minutes the first time)...`);
+    out(`kube-apiserver ${kubernetes} and etcd ${etcd}: built unless current (minutes the first time)...`);
     const result = await buildBinaries();
     return out(result.built ? `built in ${(result.ms / 1000).toFixed(0)} s: ${result.dir}` : `current: ${result.dir}`);
   }
