@@ -86,6 +86,7 @@ interface Exchange {
   stalled: boolean;
 }
 
+const FAILURE_TARGETS: readonly unknown[] = ['watch', 'list', 'write', 'any'] satisfies InjectedFailure['on'][];
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer']);
 
 /** The proxy's state: the open exchanges, the counts and the pending faults. */
@@ -149,6 +150,8 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
         throw new InvalidOptionsError(`count must be an integer in [0, 1e6], not ${count}`);
       if (!(Number.isInteger(failure.code) && failure.code >= 400 && failure.code <= 599))
         throw new InvalidOptionsError(`code must be an HTTP error status, not ${failure.code}`);
+      if (failure.on !== undefined && !FAILURE_TARGETS.includes(failure.on))
+        throw new InvalidOptionsError(`on must be one of ${FAILURE_TARGETS.join(', ')}, not ${String(failure.on)}`);
       for (let i = 0; i < count; i++) state.failures.push(failure);
     },
     clear: () => {
@@ -175,6 +178,8 @@ function handler(target: URL, agent: HttpAgent, rewrite: FaultProxyOptions['rewr
       const out = { ...upRes.headers };
       for (const h of HOP_BY_HOP) delete out[h];
       res.writeHead(upRes.statusCode ?? 502, out);
+      // Send the headers now, as the server did: a quiet watch is established before its first event.
+      res.flushHeaders();
       upRes.pipe(res);
       if (ex.stalled) upRes.unpipe(res);
       // A server that dies mid-response (killed, restarted) ends the client's response the same way.

@@ -13,7 +13,12 @@ describe('startFaultProxy', () => {
   beforeAll(async () => {
     upstream = createServer((req, res) => {
       seen.push(req.url!);
-      if (req.url!.includes('watch=true')) {
+      if (req.url!.includes('quiet=1')) {
+        // A watch with nothing to say yet: the server sends its headers at once, as kube-apiserver does.
+        res.writeHead(200, { 'content-type': 'application/json' }).flushHeaders();
+        watches.add(res);
+        res.on('close', () => watches.delete(res));
+      } else if (req.url!.includes('watch=true')) {
         res.writeHead(200, { 'content-type': 'application/json' });
         watches.add(res);
         const tick = setInterval(() => res.write('{"type":"BOOKMARK"}\n'), 20);
@@ -72,6 +77,15 @@ describe('startFaultProxy', () => {
     expect(await watch.ended).toMatch(/aborted|socket hang up|ECONNRESET|terminated/);
   });
 
+  it("should pass a quiet watch's headers on at once, before any event", async () => {
+    let status = 0;
+    const req = request(proxy.url + '/api/v1/pods?watch=true&quiet=1', (res) => (status = res.statusCode!));
+    req.on('error', () => {}).end();
+    await until(() => status === 200); // held until the first event (never) before
+    req.destroy();
+    await until(() => watches.size === 0);
+  });
+
   it('should answer the next requests with an injected failure, and delay requests', async () => {
     proxy.failNext(1, { code: 429, on: 'list', retryAfterSeconds: 2 });
     const refused = await get(proxy.url + '/api/v1/pods');
@@ -101,6 +115,10 @@ describe('startFaultProxy', () => {
     expect(() => proxy.setLatency(-1)).toThrow(InvalidOptionsError);
     expect(() => proxy.failNext(1, { code: 200 })).toThrow(InvalidOptionsError);
     expect(() => proxy.failNext(Infinity, { code: 500 })).toThrow(InvalidOptionsError);
+    // A misspelt target (it matched lists before) is refused, not taken for another.
+    expect(() => proxy.failNext(1, { code: 500, on: 'watches' as 'watch' })).toThrow(
+      /on must be one of watch, list, write, any, not watches/,
+    );
     await expect(startFaultProxy({ target: 'ftp://x' })).rejects.toBeInstanceOf(InvalidOptionsError);
   });
 });
