@@ -10,6 +10,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { createKubeInformerFactory, namespaces } from '@rxinformer/client-node';
 import { clientNodeSynced, dropManagedFields, limitSynced, rxinformerSynced, type Synced } from './clients.ts';
+import type { ClientGoContender } from './clientGo.ts';
 import type { HeapContender } from './heapPerObject.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
   const expected = Number(expectedText);
   const kc = new KubeConfig();
   kc.loadFromString(process.env.RXINFORMER_BENCH_KUBECONFIG ?? '');
-  const syncs: Record<HeapContender, () => Promise<Synced>> = {
+  const syncs: Record<Exclude<HeapContender, ClientGoContender>, () => Promise<Synced>> = {
     rxinformer: () => rxinformerSynced(kc),
     rxinformerTransformed: () => rxinformerSynced(kc, { transform: dropManagedFields }),
     rxinformerMetadata: () => rxinformerSynced(kc, { metadataOnly: true }),
@@ -47,10 +48,10 @@ async function main(): Promise<void> {
     clientNode: () => clientNodeSynced(kc, expected),
     limit: () => limitSynced(kc),
   };
-  if (!syncs[contender]) throw new Error(`unknown contender ${contender}`);
+  if (!(contender in syncs)) throw new Error(`unknown contender ${contender}`);
   await warmUp(kc);
   const before = await settledHeap();
-  const synced = await syncs[contender]();
+  const synced = await syncs[contender as keyof typeof syncs]();
   const after = await settledHeap();
   if (synced.count !== expected) throw new Error(`${contender} holds ${synced.count} of ${expected} pods`);
   process.stdout.write(`${JSON.stringify({ bytesPerObject: (after - before) / synced.count, count: synced.count })}\n`);
