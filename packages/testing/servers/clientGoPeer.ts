@@ -82,7 +82,7 @@ export interface ClientGoPeerOptions {
   logRequests?: boolean;
   /** The first list at this resourceVersion exactly, so the watch replays what came after (needs `watchList: false`). */
   listAt?: string;
-  /** bench watch: the handler calls to count after the sync. */
+  /** bench watch: the handler calls to count, the initial list's adds aside. */
   events?: number;
   /** bench: give up after, in ms. Default 5 minutes. */
   timeoutMs?: number;
