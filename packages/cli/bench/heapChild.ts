@@ -1,7 +1,8 @@
 /**
  * One heap measurement in a fresh process (run with --expose-gc by `heapPerObject.ts`): loads
- * every module, takes the heap after a full GC, syncs one contender against the simulator, takes
- * the heap again with the contender still running, and prints `{"bytesPerObject": …, "count": …}`.
+ * every module, takes the heap after a full GC, syncs one contender against the server, takes
+ * the heap again with the contender still running, and prints `{"bytesPerObject": …, "count": …}`
+ * (V8's heap in use) with `externalBytesPerObject` (memory outside it: Buffers, ArrayBuffers).
  *
  *   node --expose-gc heapChild.ts <rxinformer|rxinformerTransformed|rxinformerMetadata|clientNode|limit> <expected pods>
  *   (the kubeconfig YAML comes in the RXINFORMER_BENCH_KUBECONFIG environment variable)
@@ -15,13 +16,14 @@ import type { HeapContender } from './heapPerObject.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
-/** Heap in use after full collections, with turns of the event loop between them (finalizers, weak refs). */
-async function settledHeap(): Promise<number> {
+/** Heap in use (and memory outside it) after full collections, with turns of the event loop between them (finalizers, weak refs). */
+async function settledHeap(): Promise<{ heapUsed: number; external: number }> {
   for (let i = 0; i < 3; i++) {
     gc!();
     await tick();
   }
-  return process.memoryUsage().heapUsed;
+  const { heapUsed, external } = process.memoryUsage();
+  return { heapUsed, external };
 }
 
 /** Runs both libraries' code paths once on a small resource, so their lazy set-up is in the baseline. */
@@ -54,7 +56,10 @@ async function main(): Promise<void> {
   const synced = await syncs[contender as keyof typeof syncs]();
   const after = await settledHeap();
   if (synced.count !== expected) throw new Error(`${contender} holds ${synced.count} of ${expected} pods`);
-  process.stdout.write(`${JSON.stringify({ bytesPerObject: (after - before) / synced.count, count: synced.count })}\n`);
+  const perObject = (key: 'heapUsed' | 'external') => (after[key] - before[key]) / synced.count;
+  process.stdout.write(
+    `${JSON.stringify({ bytesPerObject: perObject('heapUsed'), externalBytesPerObject: perObject('external'), count: synced.count })}\n`,
+  );
   await synced.close();
 }
 

@@ -42,7 +42,11 @@ const CONTENDERS: HeapContender[] = ['rxinformer', 'rxinformerTransformed', 'rxi
 export function measureHeapPerObject(
   kubeconfig: string,
   pods: number,
-  options: RotatingOptions & { contenders?: readonly HeapContender[] } = {},
+  options: RotatingOptions & {
+    contenders?: readonly HeapContender[];
+    /** Told each Node run's memory outside V8's heap per pod (`process.memoryUsage().external`, after minus before). */
+    onExternal?: (contender: HeapContender, bytesPerObject: number) => void;
+  } = {},
 ): Promise<Record<HeapContender, Outcome>> {
   const one = (contender: HeapContender) => async () => {
     if (contender === 'clientGo' || contender === 'clientGoProtobuf') {
@@ -50,10 +54,15 @@ export function measureHeapPerObject(
       kc.loadFromString(kubeconfig);
       return clientGoHeapPerObject(clientGoRun(kc, contender, 300_000), pods);
     }
-    const { bytesPerObject } = await runChild<{ bytesPerObject: number }>('heapChild.ts', [contender, String(pods)], {
-      env: { RXINFORMER_BENCH_KUBECONFIG: kubeconfig },
-      nodeFlags: ['--expose-gc', '--max-old-space-size=4096'],
-    });
+    const { bytesPerObject, externalBytesPerObject } = await runChild<{ bytesPerObject: number; externalBytesPerObject: number }>(
+      'heapChild.ts',
+      [contender, String(pods)],
+      {
+        env: { RXINFORMER_BENCH_KUBECONFIG: kubeconfig },
+        nodeFlags: ['--expose-gc', '--max-old-space-size=4096'],
+      },
+    );
+    options.onExternal?.(contender, externalBytesPerObject);
     return bytesPerObject;
   };
   return runRotating(Object.fromEntries((options.contenders ?? CONTENDERS).map((c) => [c, one(c)])), { ...options, warmup: 0 }) as Promise<

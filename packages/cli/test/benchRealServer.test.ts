@@ -180,6 +180,7 @@ describe('clientGoPeerArgs', () => {
         'watchThroughput0.05kNoFreeze',
         'watchThroughputWithMetrics',
         'heapPerObject',
+        'heapPerObjectTransformed',
         'initialSync0.06k',
       ]);
       for (const name of ['initialSync0.05k', 'watchThroughput0.05k', 'heapPerObject', 'initialSync0.06k'])
