@@ -7,6 +7,8 @@ import { describeGoal, formatRatio, type Metric } from './report.ts';
 
 /** Options of `renderChart`. */
 export interface ChartOptions {
+  /** The title. Default `rxinformer side by side: measured ratio vs goal`. */
+  title?: string;
   /** A line under the title, e.g. the date and machine load. Default: none. */
   subtitle?: string;
   /** Largest ratio drawn; longer bars are cut with an arrow. Default 4. */
@@ -41,7 +43,7 @@ export function renderChart(metrics: Record<string, Metric>, options: ChartOptio
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
-    `<text x="10" y="20" font-size="15" font-weight="bold">rxinformer side by side: measured ratio vs goal</text>`,
+    `<text x="10" y="20" font-size="15" font-weight="bold">${escapeXml(options.title ?? 'rxinformer side by side: measured ratio vs goal')}</text>`,
   ];
   if (options.subtitle) out.push(`<text x="10" y="38" fill="#555555">${escapeXml(options.subtitle)}</text>`);
   // Axis ticks every 0.5.

@@ -91,11 +91,14 @@ export function renderSection(report: BenchReport, meta: RunMeta): string {
   ].join('\n');
 }
 
-/** Replaces the section between the markers, or inserts it before the first `## ` heading (or at the end). */
-export function spliceSection(doc: string, section: string): string {
-  const start = doc.indexOf(SECTION_START);
-  const end = doc.indexOf(SECTION_END);
-  if (start >= 0 && end > start) return doc.slice(0, start) + section + doc.slice(end + SECTION_END.length);
+/**
+ * Replaces the section between the markers (by default the simulator's), or inserts it before the
+ * first `## ` heading (or at the end).
+ */
+export function spliceSection(doc: string, section: string, markers = { start: SECTION_START, end: SECTION_END }): string {
+  const start = doc.indexOf(markers.start);
+  const end = doc.indexOf(markers.end);
+  if (start >= 0 && end > start) return doc.slice(0, start) + section + doc.slice(end + markers.end.length);
   const firstSection = doc.search(/^## /m);
   if (firstSection < 0) return `${doc.trimEnd()}\n\n${section}\n`;
   return `${doc.slice(0, firstSection)}${section}\n\n${doc.slice(firstSection)}`;

@@ -1,7 +1,8 @@
 /**
  * One heap measurement in a fresh process (run with --expose-gc by `heapPerObject.ts`): loads
- * every module, takes the heap after a full GC, syncs one contender against the simulator, takes
- * the heap again with the contender still running, and prints `{"bytesPerObject": …, "count": …}`.
+ * every module, takes the heap after a full GC, syncs one contender against the server, takes
+ * the heap again with the contender still running, and prints `{"bytesPerObject": …, "count": …}`
+ * (V8's heap in use) with `externalBytesPerObject` (memory outside it: Buffers, ArrayBuffers).
  *
  *   node --expose-gc heapChild.ts <rxinformer|rxinformerTransformed|rxinformerMetadata|clientNode|limit> <expected pods>
  *   (the kubeconfig YAML comes in the RXINFORMER_BENCH_KUBECONFIG environment variable)
@@ -10,17 +11,19 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { createKubeInformerFactory, namespaces } from '@rxinformer/client-node';
 import { clientNodeSynced, dropManagedFields, limitSynced, rxinformerSynced, type Synced } from './clients.ts';
+import type { ClientGoContender } from './clientGo.ts';
 import type { HeapContender } from './heapPerObject.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
-/** Heap in use after full collections, with turns of the event loop between them (finalizers, weak refs). */
-async function settledHeap(): Promise<number> {
+/** Heap in use (and memory outside it) after full collections, with turns of the event loop between them (finalizers, weak refs). */
+async function settledHeap(): Promise<{ heapUsed: number; external: number }> {
   for (let i = 0; i < 3; i++) {
     gc!();
     await tick();
   }
-  return process.memoryUsage().heapUsed;
+  const { heapUsed, external } = process.memoryUsage();
+  return { heapUsed, external };
 }
 
 /** Runs both libraries' code paths once on a small resource, so their lazy set-up is in the baseline. */
@@ -39,7 +42,7 @@ async function main(): Promise<void> {
   const expected = Number(expectedText);
   const kc = new KubeConfig();
   kc.loadFromString(process.env.RXINFORMER_BENCH_KUBECONFIG ?? '');
-  const syncs: Record<HeapContender, () => Promise<Synced>> = {
+  const syncs: Record<Exclude<HeapContender, ClientGoContender>, () => Promise<Synced>> = {
     rxinformer: () => rxinformerSynced(kc),
     rxinformerTransformed: () => rxinformerSynced(kc, { transform: dropManagedFields }),
     rxinformerMetadata: () => rxinformerSynced(kc, { metadataOnly: true }),
@@ -47,13 +50,16 @@ async function main(): Promise<void> {
     clientNode: () => clientNodeSynced(kc, expected),
     limit: () => limitSynced(kc),
   };
-  if (!syncs[contender]) throw new Error(`unknown contender ${contender}`);
+  if (!(contender in syncs)) throw new Error(`unknown contender ${contender}`);
   await warmUp(kc);
   const before = await settledHeap();
-  const synced = await syncs[contender]();
+  const synced = await syncs[contender as keyof typeof syncs]();
   const after = await settledHeap();
   if (synced.count !== expected) throw new Error(`${contender} holds ${synced.count} of ${expected} pods`);
-  process.stdout.write(`${JSON.stringify({ bytesPerObject: (after - before) / synced.count, count: synced.count })}\n`);
+  const perObject = (key: 'heapUsed' | 'external') => (after[key] - before[key]) / synced.count;
+  process.stdout.write(
+    `${JSON.stringify({ bytesPerObject: perObject('heapUsed'), externalBytesPerObject: perObject('external'), count: synced.count })}\n`,
+  );
   await synced.close();
 }
 

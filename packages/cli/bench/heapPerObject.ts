@@ -6,14 +6,26 @@
  *   - rxinformerMetadata: the factory's metadata-only pod informer (`metadataOnly(pods)`);
  *   - rxinformerMetadataTransformed: the same dropping `metadata.managedFields` (not measured by default);
  *   - clientNode: `makeInformer`'s cache (always untransformed; it has no transform);
- *   - limit: the same pages `JSON.parse`d and the items kept in one array.
+ *   - limit: the same pages `JSON.parse`d and the items kept in one array;
+ *   - clientGo, clientGoProtobuf: client-go's informer in a process of its own (clientGo.ts), JSON or
+ *     protobuf: `HeapAlloc` after `runtime.GC()` once synced, minus before its start, over the pods.
+ * Both runtimes count live bytes after a full collection in a fresh process, minus that process's
+ * own baseline taken the same way just before the informer starts.
  */
+import { KubeConfig } from '@kubernetes/client-node';
 import { runChild } from './childRun.ts';
+import { clientGoHeapPerObject, clientGoRun, type ClientGoContender } from './clientGo.ts';
 import { runRotating, type Outcome, type RotatingOptions } from './rounds.ts';
 
 /** What `heapChild.ts` can measure. */
 export type HeapContender =
-  'rxinformer' | 'rxinformerTransformed' | 'rxinformerMetadata' | 'rxinformerMetadataTransformed' | 'clientNode' | 'limit';
+  | 'rxinformer'
+  | 'rxinformerTransformed'
+  | 'rxinformerMetadata'
+  | 'rxinformerMetadataTransformed'
+  | 'clientNode'
+  | 'limit'
+  | ClientGoContender;
 
 const CONTENDERS: HeapContender[] = ['rxinformer', 'rxinformerTransformed', 'rxinformerMetadata', 'clientNode', 'limit'];
 
@@ -30,13 +42,27 @@ const CONTENDERS: HeapContender[] = ['rxinformer', 'rxinformerTransformed', 'rxi
 export function measureHeapPerObject(
   kubeconfig: string,
   pods: number,
-  options: RotatingOptions & { contenders?: readonly HeapContender[] } = {},
+  options: RotatingOptions & {
+    contenders?: readonly HeapContender[];
+    /** Told each Node run's memory outside V8's heap per pod (`process.memoryUsage().external`, after minus before). */
+    onExternal?: (contender: HeapContender, bytesPerObject: number) => void;
+  } = {},
 ): Promise<Record<HeapContender, Outcome>> {
   const one = (contender: HeapContender) => async () => {
-    const { bytesPerObject } = await runChild<{ bytesPerObject: number }>('heapChild.ts', [contender, String(pods)], {
-      env: { RXINFORMER_BENCH_KUBECONFIG: kubeconfig },
-      nodeFlags: ['--expose-gc', '--max-old-space-size=4096'],
-    });
+    if (contender === 'clientGo' || contender === 'clientGoProtobuf') {
+      const kc = new KubeConfig();
+      kc.loadFromString(kubeconfig);
+      return clientGoHeapPerObject(clientGoRun(kc, contender, 300_000), pods);
+    }
+    const { bytesPerObject, externalBytesPerObject } = await runChild<{ bytesPerObject: number; externalBytesPerObject: number }>(
+      'heapChild.ts',
+      [contender, String(pods)],
+      {
+        env: { RXINFORMER_BENCH_KUBECONFIG: kubeconfig },
+        nodeFlags: ['--expose-gc', '--max-old-space-size=4096'],
+      },
+    );
+    options.onExternal?.(contender, externalBytesPerObject);
     return bytesPerObject;
   };
   return runRotating(Object.fromEntries((options.contenders ?? CONTENDERS).map((c) => [c, one(c)])), { ...options, warmup: 0 }) as Promise<

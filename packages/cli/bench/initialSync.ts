@@ -3,9 +3,12 @@
  *   - rxinformer: `createKubeInformerFactory(kc).informerFor(pods)`, start → `waitForCacheSync()`;
  *   - rxinformerMetadata (with `metadata`): the same with `informerFor(metadataOnly(pods))`;
  *   - clientNode: `makeInformer(kc, '/api/v1/pods', listFn)`, start → the N-th `add`;
- *   - limit: the same pages rxinformer fetches (limit=500 + continue), `JSON.parse` only.
+ *   - limit: the same pages rxinformer fetches (limit=500 + continue), `JSON.parse` only;
+ *   - clientGo, clientGoProtobuf (with `clientGo`): client-go's informer in a process of its own,
+ *     with JSON or protobuf, its own `storeSyncMs` (see clientGo.ts).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import { CLIENT_GO_CONTENDERS, clientGoRun, clientGoSyncMs, type ClientGoContender } from './clientGo.ts';
 import { clientNodeSynced, limitSynced, rxinformerSynced, within, type Synced } from './clients.ts';
 import { runRotating, type Outcome, type RotatingOptions } from './rounds.ts';
 
@@ -23,10 +26,17 @@ export interface InitialSyncOptions extends RotatingOptions {
   timeoutMs?: number;
   /** Also a metadata-only informer (`rxinformerMetadata`). Default false. */
   metadata?: boolean;
+  /** Also client-go, with JSON and with protobuf (`clientGo`, `clientGoProtobuf`). Default false. */
+  clientGo?: boolean;
 }
 
+/** The outcomes of `measureInitialSync` (client-go's only when asked for). */
+export type SyncOutcomes = Record<'rxinformer' | 'rxinformerMetadata' | 'clientNode' | 'limit', Outcome> &
+  Partial<Record<ClientGoContender, Outcome>>;
+
 /**
- * Measures the initial sync of the `pods` the simulator holds, for the three contenders.
+ * Measures the initial sync of the `pods` the server holds, for the three contenders (and the
+ * metadata-only informer and client-go when asked).
  *
  * @example
  * const out = await measureInitialSync(kc, 10_000, { rounds: 3 });
@@ -35,11 +45,7 @@ export interface InitialSyncOptions extends RotatingOptions {
  * Caveat: client-node's list is one unpaginated response; at 100k pods (~400 MB) it may fail,
  * which is recorded as its outcome, not thrown.
  */
-export function measureInitialSync(
-  kc: KubeConfig,
-  pods: number,
-  options: InitialSyncOptions = {},
-): Promise<Record<'rxinformer' | 'rxinformerMetadata' | 'clientNode' | 'limit', Outcome>> {
+export function measureInitialSync(kc: KubeConfig, pods: number, options: InitialSyncOptions = {}): Promise<SyncOutcomes> {
   const timeoutMs = options.timeoutMs ?? 600_000;
   return runRotating(
     {
@@ -49,7 +55,9 @@ export function measureInitialSync(
       }),
       clientNode: () => timed('client-node', pods, timeoutMs, () => clientNodeSynced(kc, pods)),
       limit: () => timed('limit', pods, timeoutMs, () => limitSynced(kc)),
+      ...(options.clientGo &&
+        Object.fromEntries(CLIENT_GO_CONTENDERS.map((c) => [c, () => clientGoSyncMs(clientGoRun(kc, c, timeoutMs), pods)]))),
     },
     options,
-  ) as Promise<Record<'rxinformer' | 'rxinformerMetadata' | 'clientNode' | 'limit', Outcome>>;
+  ) as Promise<SyncOutcomes>;
 }

@@ -4,11 +4,11 @@
  */
 import { figureOf, type Figure, type Outcome } from './rounds.ts';
 
-/** Who is measured in each metric. */
-export type Contender = 'rxinformer' | 'clientNode' | 'limit';
+/** Who is measured in each metric (client-go only where it ran: `--server real`). */
+export type Contender = 'rxinformer' | 'clientNode' | 'limit' | 'clientGo' | 'clientGoProtobuf';
 
 /** What rxinformer's figure is divided by in a goal: a contender, or a reference measured in the same run. */
-export type Peer = 'clientNode' | 'limit' | 'bareCache';
+export type Peer = 'clientNode' | 'limit' | 'bareCache' | 'clientGo';
 
 /** A goal of a metric: rxinformer's figure divided by a peer's (or alone, `of: null`) within a bound. */
 export interface GoalSpec {
@@ -32,6 +32,10 @@ export interface Metric {
   rxinformer: Figure;
   clientNode: Figure;
   limit: Figure;
+  /** client-go with JSON, where it ran. */
+  clientGo?: Figure;
+  /** client-go with protobuf, where it ran. */
+  clientGoProtobuf?: Figure;
   /** Goals keyed by the ratio they bound: `rxinformer/clientNode`, `rxinformer/limit`, `rxinformer/bareCache` or `rxinformer`. */
   goal?: Record<string, GoalResult>;
   /** Every round's value per contender (the figure is their median). */
@@ -81,12 +85,26 @@ export const GOALS: Record<string, GoalSpec[]> = {
   watchThroughputWithMetrics: [{ of: 'limit', atLeast: 0.97 }],
 };
 
+/**
+ * The goals against client-go with JSON (issue 26), checked where client-go ran (the real server's
+ * run) beside those of `GOALS`.
+ */
+export const CLIENT_GO_GOALS: Record<string, GoalSpec[]> = {
+  initialSync10k: [{ of: 'clientGo', atMost: 1 }],
+  watchThroughput10k: [{ of: 'clientGo', atLeast: 1 }],
+  heapPerObject: [{ of: 'clientGo', atMost: 0.5 }],
+};
+
 const LABEL: Record<Contender | Peer, string> = {
   rxinformer: 'rxinformer',
   clientNode: 'client-node',
   limit: 'limit',
   bareCache: 'bare cache',
+  clientGo: 'client-go (JSON)',
+  clientGoProtobuf: 'client-go (protobuf)',
 };
+
+const CLIENT_GO: readonly Contender[] = ['clientGo', 'clientGoProtobuf'];
 
 /** The key of a goal in `Metric.goal`. */
 export function goalKey(spec: GoalSpec): string {
@@ -110,7 +128,8 @@ export function checkGoal(spec: GoalSpec, figures: Pick<Metric, Contender> & Par
 
 /**
  * Builds a metric from the contenders' outcomes; a contender without an outcome is `null`, a failed
- * one `{ error }`. Goals come from `GOALS[goalsOf]` (by default the metric's own name).
+ * one `{ error }` (client-go's figures are left out when it did not run). Goals come from
+ * `GOALS[goalsOf]` (by default the metric's own name), and `CLIENT_GO_GOALS[goalsOf]` when client-go ran.
  *
  * @example
  * buildMetric('initialSync10k', 'ms', 'lower', { rxinformer: { median: 900, samples: [900] }, … });
@@ -127,10 +146,11 @@ export function buildMetric(
     if (!o) return null;
     return 'error' in o ? { error: o.error } : o.median;
   };
-  const figures = { rxinformer: figure('rxinformer'), clientNode: figure('clientNode'), limit: figure('limit') };
+  const figures: Pick<Metric, Contender> = { rxinformer: figure('rxinformer'), clientNode: figure('clientNode'), limit: figure('limit') };
+  for (const c of CLIENT_GO) if (outcomes[c]) figures[c] = figure(c);
   const metric: Metric = { unit, better, ...figures };
-  const specs = GOALS[goalsOf];
-  if (specs) metric.goal = Object.fromEntries(specs.map((s) => [goalKey(s), checkGoal(s, figures)]));
+  const specs = [...(GOALS[goalsOf] ?? []), ...((outcomes.clientGo && CLIENT_GO_GOALS[goalsOf]) || [])];
+  if (specs.length > 0) metric.goal = Object.fromEntries(specs.map((s) => [goalKey(s), checkGoal(s, figures)]));
   const samples: Partial<Record<Contender, number[]>> = {};
   for (const c of Object.keys(LABEL) as Contender[]) {
     const o = outcomes[c];
@@ -231,13 +251,13 @@ export function formatRatio(ratio: number, bound?: number): string {
  * console.log(renderTable(report.metrics));
  */
 export function renderTable(metrics: Record<string, Metric>): string {
-  const rows = ['| metric | unit | rxinformer | client-node | limit | goal | ratio |', '| --- | --- | --- | --- | --- | --- | --- |'];
+  const columns = tableColumns(metrics);
+  const rows = [
+    `| metric | unit | ${columns.map((c) => LABEL[c]).join(' | ')} | goal | ratio |`,
+    `| --- | --- | ${columns.map(() => '---').join(' | ')} | --- | --- |`,
+  ];
   for (const [name, m] of Object.entries(metrics)) {
-    const cells = [
-      name,
-      `${m.unit} (${m.better} is better)`,
-      ...(['rxinformer', 'clientNode', 'limit'] as const).map((c) => formatFigure(m[c], m.unit, m.samples?.[c])),
-    ];
+    const cells = [name, `${m.unit} (${m.better} is better)`, ...columns.map((c) => formatFigure(m[c] ?? null, m.unit, m.samples?.[c]))];
     const goals = Object.entries(m.goal ?? {});
     if (goals.length === 0) rows.push(`| ${[...cells, '', ''].join(' | ')} |`);
     goals.forEach(([key, goal], i) => {
@@ -246,6 +266,12 @@ export function renderTable(metrics: Record<string, Metric>): string {
     });
   }
   return rows.join('\n');
+}
+
+/** The contenders' columns: rxinformer, client-go's two when any metric has them, client-node, the limit. */
+export function tableColumns(metrics: Record<string, Metric>): Contender[] {
+  const ran = CLIENT_GO.filter((c) => Object.values(metrics).some((m) => m[c] !== undefined));
+  return ['rxinformer', ...ran, 'clientNode', 'limit'];
 }
 
 /** How many goals hold, of how many. */

@@ -11,6 +11,8 @@
  *   - clientNode: `makeInformer` whose listFn lists at that RV;
  *   - limit: one watch request from that RV through the same transport, decoded (Node's StringDecoder),
  *     lines split and `JSON.parse`d;
+ *   - clientGo, clientGoProtobuf (with `clientGo`): client-go's informer in a process of its own,
+ *     its first list pinned at that RV, JSON or protobuf, timed the same way (see clientGo.ts);
  *   - bareCache (a reference, not a contender): the limit plus the least any cache does — the list at
  *     that RV parsed into a `Map` first, then each event's object `set` under its key. No freeze, no
  *     index, no handler: what keeping decoded objects alive costs on its own (the garbage collector
@@ -20,11 +22,15 @@ import { StringDecoder } from 'node:string_decoder';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKubeTransport } from '@rxinformer/client-node';
 import { errorBody, metaNamespaceKeyFunc, type KubeObject } from '@rxinformer/core';
+import { CLIENT_GO_CONTENDERS, clientGoReplayPerSecond, clientGoRun, type ClientGoContender } from './clientGo.ts';
 import { clientNodeSynced, pagesParsed, rxinformerSynced, within, type Synced } from './clients.ts';
 import { runRotating, type Outcome, type RotatingOptions } from './rounds.ts';
 
 /** Who the watch metric runs, in this order (then rotated). */
 export type WatchContender = 'rxinformer' | 'rxinformerNoFreeze' | 'rxinformerMetrics' | 'clientNode' | 'limit' | 'bareCache';
+
+/** The outcomes of `measureWatchThroughput` (client-go's only when asked for). */
+export type WatchOutcomes = Record<WatchContender, Outcome> & Partial<Record<ClientGoContender, Outcome>>;
 
 /** What is replayed: `pods` cached at `listAt`, then `updates` events. */
 export interface RecordedStream {
@@ -112,7 +118,7 @@ async function parsedStream(kc: KubeConfig, stream: RecordedStream, cache?: Map<
 
 /**
  * Measures the replay of a recorded stream for the three contenders, rxinformer with `freeze: false`,
- * and the bare-cache reference.
+ * and the bare-cache reference (and client-go with `clientGo`).
  *
  * @example
  * const { resourceVersion } = await sim.send({ cmd: 'state' });
@@ -124,8 +130,8 @@ async function parsedStream(kc: KubeConfig, stream: RecordedStream, cache?: Map<
 export function measureWatchThroughput(
   kc: KubeConfig,
   stream: RecordedStream,
-  options: RotatingOptions & { timeoutMs?: number } = {},
-): Promise<Record<WatchContender, Outcome>> {
+  options: RotatingOptions & { timeoutMs?: number; clientGo?: boolean } = {},
+): Promise<WatchOutcomes> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const listAt = stream.listAt;
   return runRotating(
@@ -138,7 +144,9 @@ export function measureWatchThroughput(
       clientNode: () => replayed('client-node', stream, timeoutMs, (onUpdate) => clientNodeSynced(kc, stream.pods, { listAt, onUpdate })),
       limit: () => within(parsedStream(kc, stream), timeoutMs, 'limit watch'),
       bareCache: () => within(parsedStream(kc, stream, new Map()), timeoutMs, 'bare cache watch'),
+      ...(options.clientGo &&
+        Object.fromEntries(CLIENT_GO_CONTENDERS.map((c) => [c, () => clientGoReplayPerSecond(clientGoRun(kc, c, timeoutMs), stream)]))),
     },
     options,
-  ) as Promise<Record<WatchContender, Outcome>>;
+  ) as Promise<WatchOutcomes>;
 }

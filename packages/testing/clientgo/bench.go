@@ -23,16 +23,16 @@ type resultLine struct {
 	HeapBytes      uint64  `json:"heapBytes,omitempty"`      // HeapAlloc after GC once synced
 	BytesPerObject float64 `json:"bytesPerObject,omitempty"` // (heapBytes - baselineBytes) / objects
 	// watch
-	Events      int64   `json:"events,omitempty"`      // handler calls counted after the sync
+	Events      int64   `json:"events,omitempty"`      // handler calls but the initial adds
 	Ms          float64 `json:"ms,omitempty"`          // the first of them to the last
 	SinceSyncMs float64 `json:"sinceSyncMs,omitempty"` // the sync to the last
 	PerSecond   float64 `json:"perSecond,omitempty"`   // (events - 1) / ms
 	TimedOut    bool    `json:"timedOut,omitempty"`    // --timeout came first
 }
 
-// counter counts handler calls after the sync and notes when the first and the wanted one came.
+// counter counts the handler calls that are not the initial list's adds (so none is missed while
+// the sync is being noticed) and notes when the first and the wanted one came.
 type counter struct {
-	counting    atomic.Bool
 	n           atomic.Int64
 	want        int64
 	first, last atomic.Int64 // unix nanoseconds
@@ -40,9 +40,6 @@ type counter struct {
 }
 
 func (c *counter) call() {
-	if !c.counting.Load() {
-		return
-	}
 	now := time.Now().UnixNano()
 	switch n := c.n.Add(1); {
 	case n == 1:
@@ -57,8 +54,12 @@ func (c *counter) call() {
 }
 
 func (c *counter) handler() cache.ResourceEventHandler {
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { c.call() },
+	return cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(_ any, initial bool) {
+			if !initial {
+				c.call()
+			}
+		},
 		UpdateFunc: func(any, any) { c.call() },
 		DeleteFunc: func(any) { c.call() },
 	}
@@ -116,7 +117,6 @@ func runBench(mode string, o options) error {
 	result.SyncMs = ms(synced.Sub(started))
 	result.StoreSyncMs = ms((<-storeSynced).Sub(started)) // the store syncs before the handler can
 	result.Objects = len(p.informer.GetStore().ListKeys())
-	c.counting.Store(true)
 	out.emit(eventLine{Event: "synced"})
 	switch mode {
 	case "heap":

@@ -60,6 +60,7 @@ func newPeer(o options) (*peer, error) {
 	tweak := func(lo *metav1.ListOptions) {
 		lo.LabelSelector = o.labelSelector
 		lo.FieldSelector = o.fieldSelector
+		pinFirstList(lo, o.listAt)
 	}
 	p := &peer{start: startLine{Event: "start", Resource: strings.TrimPrefix(o.group+"/"+o.version+"/"+o.resource, "/")}}
 	if !o.dynamic {
@@ -94,6 +95,16 @@ func newPeer(o options) (*peer, error) {
 	p.start.WatchList = clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient)
 	p.start.ClientGo = moduleVersion("k8s.io/client-go")
 	return p, nil
+}
+
+// pinFirstList makes the reflector's first list (resourceVersion "0", no continue token; its
+// watches ask for bookmarks, its lists do not) list at `rv` exactly, so the watch that follows
+// starts from `rv` and replays what came after it. Later pages follow their token; a relist after
+// a failure keeps the reflector's own resourceVersion.
+func pinFirstList(lo *metav1.ListOptions, rv string) {
+	if rv != "" && lo.ResourceVersion == "0" && lo.Continue == "" && !lo.AllowWatchBookmarks {
+		lo.ResourceVersion, lo.ResourceVersionMatch = rv, metav1.ResourceVersionMatchExact
+	}
 }
 
 // contentTypeOf is the content type the informer asks for (the dynamic client always asks for JSON).

@@ -23,6 +23,7 @@ type options struct {
 	dynamic       bool
 	logRequests   bool
 	events        int           // bench watch: how many handler calls to count
+	listAt        string        // the initial list at this resourceVersion (Exact), so the watch replays what came after
 	timeout       time.Duration // bench: give up after
 }
 
@@ -43,6 +44,7 @@ func parseOptions(name string, args []string) options {
 	fs.BoolVar(&o.protobuf, "protobuf", false, "ask for application/vnd.kubernetes.protobuf (typed informers only)")
 	fs.BoolVar(&o.dynamic, "dynamic", false, "use the dynamic informer even for a built-in resource")
 	fs.BoolVar(&o.logRequests, "log-requests", false, "write a request line for each HTTP request")
+	fs.StringVar(&o.listAt, "list-at", "", "list at this resourceVersion (resourceVersionMatch=Exact) and watch from it; needs --watch-list off")
 	fs.IntVar(&o.events, "events", 1000, "bench watch: handler calls to count after the sync")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "bench: give up after this long")
 	_ = fs.Parse(args)
@@ -51,6 +53,9 @@ func parseOptions(name string, args []string) options {
 	}
 	if o.watchList != "" && o.watchList != "on" && o.watchList != "off" {
 		usage("--watch-list takes on or off")
+	}
+	if o.listAt != "" && o.watchList != "off" {
+		usage("--list-at lists, so it needs --watch-list off")
 	}
 	if o.events < 1 {
 		usage("--events must be at least 1")

@@ -98,7 +98,7 @@ export interface ResultLine {
   readonly heapBytes?: number;
   /** heap: `(heapBytes - baselineBytes) / objects`. */
   readonly bytesPerObject?: number;
-  /** watch: handler calls counted after the sync (`--events`, unless timed out). */
+  /** watch: handler calls counted, the initial list's adds aside (`--events`, unless timed out). */
   readonly events?: number;
   /** watch: from the first of them to the last, in ms. */
   readonly ms?: number;

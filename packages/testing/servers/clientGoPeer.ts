@@ -80,7 +80,9 @@ export interface ClientGoPeerOptions {
   dynamic?: boolean;
   /** A request line for each HTTP request. */
   logRequests?: boolean;
-  /** bench watch: the handler calls to count after the sync. */
+  /** The first list at this resourceVersion exactly, so the watch replays what came after (needs `watchList: false`). */
+  listAt?: string;
+  /** bench watch: the handler calls to count, the initial list's adds aside. */
   events?: number;
   /** bench: give up after, in ms. Default 5 minutes. */
   timeoutMs?: number;
@@ -131,6 +133,7 @@ export function clientGoPeerArgs(options: ClientGoPeerOptions, kubeconfigPath: s
     ['field-selector', o.fieldSelector],
     ['resync', o.resyncMs === undefined ? undefined : `${o.resyncMs}ms`],
     ['watch-list', o.watchList === undefined ? undefined : o.watchList ? 'on' : 'off'],
+    ['list-at', o.listAt],
     ['events', o.events],
     ['timeout', o.timeoutMs === undefined ? undefined : `${o.timeoutMs}ms`],
   ];
