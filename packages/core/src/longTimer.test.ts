@@ -58,7 +58,7 @@ describe('long delays in their users', () => {
     let sub: Subscription | undefined;
     try {
       sub = reflector(lw, { backoff: { initialMs: 30 * DAY, maxMs: 30 * DAY } }).subscribe((e) => {
-        if (e.type === 'status') statuses.push(e.status);
+        if (e.type === 'STATUS') statuses.push(e.status);
       });
       await sleep(60);
       expect(lw.listCalls).toHaveLength(1);

@@ -69,7 +69,7 @@ export function resyncTicks(
 }
 
 /**
- * The deltas of one resync pass over `store`: a `Sync` (`object === oldObject`) for every key,
+ * The deltas of one resync pass over `store`: a `Sync` (handlers get it as an update with old === new) for every key,
  * except keys for which `isPending(key)` is true — a handler that still has a change of that key
  * waiting must not hear the current state before that change. Pure; reads only the snapshot.
  */
@@ -79,14 +79,13 @@ export function syncDeltas<T extends KubeObject>(store: Store<T>, isPending: (ke
     // Its keys and objects side by side (one walk each, cached by the snapshot), not a lookup per key.
     const keys = store.keys();
     const objects = store.list() as readonly T[];
-    for (let i = 0; i < keys.length; i++)
-      if (!isPending(keys[i])) deltas.push({ type: 'Sync', key: keys[i], object: objects[i], oldObject: objects[i], store });
+    for (let i = 0; i < keys.length; i++) if (!isPending(keys[i])) deltas.push({ type: 'Sync', key: keys[i], object: objects[i], store });
     return deltas;
   }
   for (const key of store.keys()) {
     if (isPending(key)) continue;
     const object = store.get(key);
-    if (object !== undefined) deltas.push({ type: 'Sync', key, object, oldObject: object, store });
+    if (object !== undefined) deltas.push({ type: 'Sync', key, object, store });
   }
   return deltas;
 }
@@ -143,7 +142,7 @@ function sliceDeltas<T extends KubeObject>(store: Store<T>, keys: readonly strin
   const deltas: Delta<T>[] = [];
   for (const key of keys) {
     const object = isPending(key) ? undefined : store.get(key);
-    if (object !== undefined) deltas.push({ type: 'Sync', key, object, oldObject: object, store });
+    if (object !== undefined) deltas.push({ type: 'Sync', key, object, store });
   }
   return deltas;
 }

@@ -6,6 +6,7 @@
  * Everything here is plain data (no classes) so it crosses package and browser boundaries.
  */
 import type { Observable } from 'rxjs';
+import type { InvalidObjectError } from './errors.ts';
 
 /**
  * Object metadata as the API server sends it. Only the common fields are typed, with no index
@@ -218,18 +219,23 @@ export interface InformerScope {
 export type ListerWatcherSource = <T extends KubeObject>(resource: ResourceDescriptor<T>, scope: InformerScope) => ListerWatcher<T>;
 
 /**
- * What the reflector emits, in order, for the delta store to apply.
+ * What the reflector emits, in order, for the delta store to apply: the wire's words, with the
+ * list's result in the same style.
  *
- * - `replace`: the complete state after a list (paged or streamed), applied atomically.
- * - `added` / `modified` / `deleted`: one watch event.
- * - `bookmark`: the server's resource version moved on with no object change.
- * - `status`: the reflector's condition changed (phase, error, relist count); no store change.
+ * - `LIST`: the complete state after a list (paged or streamed), applied atomically.
+ * - `ADDED` / `MODIFIED` / `DELETED`: one watch event.
+ * - `BOOKMARK`: the server's resource version moved on with no object change.
+ * - `STATUS`: the reflector's condition changed (phase, error, relist count); no store change.
+ *
+ * A reflector given a `prepare` function (the shared informer's) emits prepared objects; those it
+ * could not prepare are left out of a `LIST`'s `items` and reported in its `invalid`, and an event
+ * whose object could not be prepared carries the raw object and the error in `invalid`.
  */
 export type ReflectorEvent<T extends KubeObject = KubeObject> =
-  | { type: 'replace'; items: readonly T[]; resourceVersion: string }
-  | { type: 'added' | 'modified' | 'deleted'; object: T }
-  | { type: 'bookmark'; resourceVersion: string }
-  | { type: 'status'; status: ReflectorStatus };
+  | { type: 'LIST'; items: readonly T[]; resourceVersion: string; invalid?: readonly InvalidObjectError[] }
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T; invalid?: InvalidObjectError }
+  | { type: 'BOOKMARK'; resourceVersion: string }
+  | { type: 'STATUS'; status: ReflectorStatus };
 
 /** The phase of the reflector's state machine. */
 export type ReflectorPhase = 'listing' | 'watching' | 'backingOff' | 'stopped';
@@ -300,30 +306,75 @@ export interface Store<T extends KubeObject = KubeObject> {
 export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
 
 /**
- * One change applied to the store, with the snapshot it produced.
- *
- * - `Added`: a new key (also a recreated object: see `Deleted` with a different UID before it).
- * - `Updated`: a changed object; `oldObject` holds the previous state.
- * - `Deleted`: the key is gone. `finalStateUnknown` is true for a tombstone: the object vanished
- *   while the watch was down, or its deletion arrived with an object the store could not prepare
- *   (a transform that threw), and `object` is the last state we knew (client-go's
- *   `DeletedFinalStateUnknown`).
- * - `Replaced`: a relist found the object unchanged (same resourceVersion).
- * - `Sync`: a resync re-delivery; `object === oldObject`.
+ * A deleted object as a handler receives it (client-go's typed `DeletedFinalStateUnknown`): the key
+ * always, the object as last known (absent when it never was), and whether that is its final state.
  */
-export interface Delta<T extends KubeObject = KubeObject> {
-  /** What happened to the object. */
-  type: DeltaType;
+export interface DeletedObject<T extends KubeObject = KubeObject> {
+  /** The deleted object's key. */
+  key: string;
+  /**
+   * The object as last known: the state the watch's DELETED carried, or, when `finalStateUnknown`,
+   * the one the cache held (possibly stale).
+   */
+  lastKnown?: T;
+  /**
+   * True for a tombstone: the object vanished while the watch was down (found missing on a relist,
+   * or recreated under a new UID), or its deletion came with an object that could not be prepared.
+   */
+  finalStateUnknown: boolean;
+}
+
+/** The fields every `Delta` has. */
+interface DeltaBase<T extends KubeObject> {
   /** The object's key (`namespace/name` by default). */
   key: string;
-  /** The object now; for `Deleted`, its last known state. */
-  object: T;
-  /** The previous object, on `Updated` and `Replaced`; absent otherwise (handlers get a `Sync` as an update with old === new). */
-  oldObject?: T;
-  /** Only on `Deleted`: the object's final state is unknown (tombstone). */
-  finalStateUnknown?: boolean;
-  /** True for deltas produced by the first complete list, and by a late handler's replay. */
-  isInInitialList?: boolean;
   /** The store snapshot after this delta was applied; never older than the event. */
   store: Store<T>;
+}
+
+/** `Added`: a new key (also a recreated object: a tombstone `Deleted` of the old UID comes first). */
+export interface AddedDelta<T extends KubeObject = KubeObject> extends DeltaBase<T> {
+  /** What happened. */
+  type: 'Added';
+  /** The object now. */
+  object: T;
+  /** True for deltas produced by the first complete list, and by a late handler's replay. */
+  isInInitialList: boolean;
+}
+
+/** `Updated`: a changed object; `Replaced`: a relist found it unchanged (`object === oldObject`). */
+export interface UpdatedDelta<T extends KubeObject = KubeObject> extends DeltaBase<T> {
+  /** What happened. */
+  type: 'Updated' | 'Replaced';
+  /** The object now. */
+  object: T;
+  /** The object before. */
+  oldObject: T;
+}
+
+/** `Sync`: a resync re-delivery of a cached object (handlers get an update with old === new). */
+export interface SyncDelta<T extends KubeObject = KubeObject> extends DeltaBase<T> {
+  /** What happened. */
+  type: 'Sync';
+  /** The cached object. */
+  object: T;
+}
+
+/** `Deleted`: the key is gone. */
+export interface DeletedDelta<T extends KubeObject = KubeObject> extends DeltaBase<T> {
+  /** What happened. */
+  type: 'Deleted';
+  /** The deletion: key, last known object, whether it is a tombstone. */
+  deleted: DeletedObject<T>;
+}
+
+/**
+ * One change applied to the store, with the snapshot it produced: one shape per `DeltaType`.
+ * `objectOf(delta)` reads the object of any of them (a deletion's last known one).
+ */
+export type Delta<T extends KubeObject = KubeObject> = AddedDelta<T> | UpdatedDelta<T> | SyncDelta<T> | DeletedDelta<T>;
+
+/** The object a delta is about: the object now, or a deletion's last known one (possibly none). */
+export function objectOf<T extends KubeObject>(delta: Delta<T>): T | undefined {
+  return delta.type === 'Deleted' ? delta.deleted.lastKnown : delta.object;
 }
