@@ -32,10 +32,13 @@ export interface DeltaStoreState<T extends KubeObject> {
   readonly synced: boolean;
 }
 
-/** One step of the delta store: the next state, and the deltas and errors of the event applied. */
-export interface DeltaStoreStep<T extends KubeObject> {
+/**
+ * One step of the delta store: the next state, and the deltas and errors of the event applied. The
+ * state keeps any other fields of the one given (`S`), as the informer's status.
+ */
+export interface DeltaStoreStep<T extends KubeObject, S extends DeltaStoreState<T> = DeltaStoreState<T>> {
   /** The state after the event. */
-  state: DeltaStoreState<T>;
+  state: S;
   /** The deltas the event produced, each carrying `state.store`. */
   deltas: readonly Delta<T>[];
   /** Typed errors of the event: objects that could not be prepared, keyed or indexed. */
@@ -81,7 +84,10 @@ export function initialDeltaStep<T extends KubeObject>(options: DeltaStoreOption
  *   .pipe(scan((s, e) => applyEvent(s.state, e), initialDeltaStep()))
  *   .subscribe(({ state, deltas }) => deltas.forEach((d) => console.log(d.type, d.key, state.store.size)));
  */
-export function applyEvent<T extends KubeObject>(state: DeltaStoreState<T>, event: ReflectorEvent<T>): DeltaStoreStep<T> {
+export function applyEvent<T extends KubeObject, S extends DeltaStoreState<T> = DeltaStoreState<T>>(
+  state: S,
+  event: ReflectorEvent<T>,
+): DeltaStoreStep<T, S> {
   switch (event.type) {
     case 'STATUS':
       return { state, deltas: NONE, errors: NONE };
@@ -215,12 +221,12 @@ function removeUnprepared<T extends KubeObject>(store: StoreSnapshot<T>, raw: T)
   return stored === undefined ? { store, deltas: [] } : removeAsTombstone(store, key, stored);
 }
 
-function replace<T extends KubeObject>(
-  state: DeltaStoreState<T>,
+function replace<T extends KubeObject, S extends DeltaStoreState<T>>(
+  state: S,
   items: readonly T[],
   resourceVersion: string,
   invalid: readonly InvalidObjectError[],
-): DeltaStoreStep<T> {
+): DeltaStoreStep<T, S> {
   const errors: Error[] = [...invalid];
   const initial = !state.synced;
   const old = state.store;
@@ -247,7 +253,7 @@ function replace<T extends KubeObject>(
       deltas.push({ type: 'Added', key, object: after, isInInitialList: initial, store: next });
     else deltas.push({ type: before === after ? 'Replaced' : 'Updated', key, object: after, oldObject: before, store: next });
   }
-  return { state: { store: next, resourceVersion, synced: true }, deltas, errors };
+  return { state: { ...state, store: next, resourceVersion, synced: true }, deltas, errors };
 }
 
 /** Replaces the whole content; an object an index function refuses is left out and reported. */

@@ -87,9 +87,8 @@ export function informerStep<T extends KubeObject>(state: InformerState<T>, inpu
     default: {
       // LIST, ADDED, MODIFIED, DELETED, BOOKMARK, and anything else the reflector might send (the
       // delta store reports it).
-      const { state: cache, deltas, errors } = applyEvent(state, input);
-      const initialListEnd = !state.synced && cache.synced;
-      return { state: { ...cache, status: state.status }, change: { type: 'deltas', deltas, errors, initialListEnd } };
+      const { state: next, deltas, errors } = applyEvent(state, input);
+      return { state: next, change: { type: 'deltas', deltas, errors, initialListEnd: !state.synced && next.synced } };
     }
   }
 }
