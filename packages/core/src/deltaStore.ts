@@ -8,8 +8,7 @@
  *   .pipe(scan((s, e) => applyEvent(s.state, e), initialDeltaStep<V1Pod>()))
  *   .subscribe(({ deltas }) => deltas.forEach((d) => console.log(d.type, d.key)));
  */
-import type { IndexerError, InvalidObjectError } from './errors.ts';
-import { InvalidObjectError as InvalidObject } from './errors.ts';
+import { InvalidObjectError, type IndexerError } from './errors.ts';
 import { createStore, type StoreSnapshot } from './indexer.ts';
 import type { PrepareOptions } from './prepare.ts';
 import type { DeletedDelta, Delta, Indexers, KubeObject, ReflectorEvent } from './types.ts';
@@ -110,7 +109,7 @@ export function applyEvent<T extends KubeObject, S extends DeltaStoreState<T> = 
     }
     default: {
       const unknown: { type?: unknown } = event;
-      return { state, deltas: NONE, errors: [new InvalidObject(`unknown reflector event type ${String(unknown.type)}`, event)] };
+      return { state, deltas: NONE, errors: [new InvalidObjectError(`unknown reflector event type ${String(unknown.type)}`, event)] };
     }
   }
 }
@@ -123,14 +122,14 @@ type Prepared<T> = { key: string; obj: T; stored: T | undefined };
 /** `obj` with its key and the object stored under it, or `undefined` (the error in `errors`). */
 function keyOf<T extends KubeObject>(store: StoreSnapshot<T>, obj: T, errors: Error[]): Prepared<T> | undefined {
   try {
-    if (obj === null || typeof obj !== 'object') throw new InvalidObject('object is not a JSON object', obj);
+    if (obj === null || typeof obj !== 'object') throw new InvalidObjectError('object is not a JSON object', obj);
     const key = store.keyFunc(obj);
     return { key, obj, stored: store.get(key) };
   } catch (cause) {
     errors.push(
-      cause instanceof InvalidObject
+      cause instanceof InvalidObjectError
         ? cause
-        : new InvalidObject(`cannot key object: ${(cause as Error)?.message ?? cause}`, obj, { cause }),
+        : new InvalidObjectError(`cannot key object: ${(cause as Error)?.message ?? cause}`, obj, { cause }),
     );
     return undefined;
   }
