@@ -17,10 +17,10 @@ import {
   map,
   of,
   range,
+  share,
   switchMap,
   takeUntil,
   timer,
-  share,
   type Observable,
   type SchedulerLike,
 } from 'rxjs';

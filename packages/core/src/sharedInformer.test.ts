@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { NEVER, Observable, Subject, first, firstValueFrom, filter, of, throwError } from 'rxjs';
+import { NEVER, Observable, Subject, config, first, firstValueFrom, filter, of, throwError } from 'rxjs';
 import { InvalidObjectError, InvalidOptionsError, KubeApiError } from './errors.ts';
 import { InformerShutdownError, createSharedInformer as create, type SharedInformer } from './sharedInformer.ts';
 import type { KubeObject, ReflectorStatus, WatchEvent } from './types.ts';
@@ -332,6 +332,35 @@ describe('createSharedInformer', () => {
     expect(informer.isRunning()).toBe(true);
     other.unsubscribe();
     expect(informer.isRunning()).toBe(false);
+  });
+
+  it('should crash out of band when a handlerErrors$ subscriber throws, and go on delivering', async () => {
+    const { lw, watch } = setup([]);
+    const informer = createSharedInformer(lw);
+    const crash = new Error('crash me');
+    informer.handlerErrors$.subscribe((e) => {
+      throw e.error; // what a process that must crash on a handler's failure does
+    });
+    const got: string[] = [];
+    informer.addEventHandler({
+      onAdd: (o) => {
+        got.push(o.metadata!.name!);
+        if (o.metadata?.name === 'x') throw crash;
+      },
+    });
+    const uncaught: unknown[] = [];
+    const before = config.onUnhandledError;
+    config.onUnhandledError = (e) => uncaught.push(e); // where rxjs throws it, out of band
+    try {
+      informer.start();
+      watch.next({ type: 'ADDED', object: obj('x', '20') });
+      watch.next({ type: 'ADDED', object: obj('y', '21') });
+      await until(() => got.length === 2 && uncaught.length === 1);
+      expect(uncaught).toEqual([crash]);
+      expect(got).toEqual(['x', 'y']); // the handler's delivery went on
+    } finally {
+      config.onUnhandledError = before;
+    }
   });
 
   it('should release the watch request and every timer on stop', async () => {

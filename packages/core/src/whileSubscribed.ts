@@ -39,7 +39,6 @@ export function whileSubscribed<T extends KubeObject>(informer: SharedInformer<T
       share(),
     );
     store$ = merge(lease$, informer.store$); // the lease first: the store comes from the running informer
-
     perInformer.set(informer, store$);
   }
   return store$;
