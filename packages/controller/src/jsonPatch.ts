@@ -1,0 +1,108 @@
+/**
+ * An immer draft turned into an RFC 6902 JSON Patch: `produceWithPatches` tells what changed, this
+ * file writes it as the API server reads it, behind a `test` of `metadata.resourceVersion` so the
+ * patch applies only to the version the draft started from (optimistic concurrency, as a PUT).
+ */
+import { enablePatches, Immer, isDraftable, type Patch } from 'immer';
+import { InvalidObjectError, type KubeObject } from '@rxinformer/core';
+
+/** One RFC 6902 operation (the ones this package sends). */
+export interface JsonPatchOperation {
+  /** `add`, `remove`, `replace` or `test`. */
+  op: 'add' | 'remove' | 'replace' | 'test';
+  /** A JSON Pointer (RFC 6901): `/metadata/labels/app.kubernetes.io~1name`. */
+  path: string;
+  /** The value of `add`, `replace` and `test`. */
+  value?: unknown;
+}
+
+/** What `draftPatch` found: the changed object and the operations, empty when nothing changed. */
+export interface DraftPatch<T> {
+  /** The object after the recipe. */
+  next: T;
+  /** The JSON Patch, without the resourceVersion test; empty when the recipe changed nothing. */
+  operations: JsonPatchOperation[];
+}
+
+/** A change to an object, made on an immer draft: mutate `draft`, or return a replacement. */
+export type Recipe<T> = (draft: T) => void | T | undefined;
+
+// Our own immer instance: objects are left unfrozen (they go to JSON), the global one untouched.
+const immer = new Immer({ autoFreeze: false });
+
+/**
+ * Runs `recipe` on a draft of `base` and returns the result with its RFC 6902 operations. Changes
+ * inside an array become one `replace` of the whole array (outermost array on the path): immer's
+ * index-based operations and `length` changes need not be translated, and the array sent is exactly
+ * the draft's.
+ *
+ * @example
+ * draftPatch(cm, (d) => { d.metadata!.labels = { ...d.metadata!.labels, 'a/b': 'x' }; }).operations;
+ */
+export function draftPatch<T extends object>(base: T, recipe: Recipe<T>): DraftPatch<T> {
+  if (!isDraftable(base)) throw new InvalidObjectError('only plain objects can be drafted (not a class instance)', base);
+  enablePatches();
+  const [next, patches] = immer.produceWithPatches(base, recipe as (draft: T) => T | void) as unknown as [T, Patch[]];
+  return { next, operations: toOperations(patches, next) };
+}
+
+/** The operations of immer's patches against the final object `next` (see `draftPatch`). */
+export function toOperations(patches: readonly Patch[], next: unknown): JsonPatchOperation[] {
+  const out: JsonPatchOperation[] = [];
+  const replacedArrays = new Set<string>();
+  for (const p of patches) {
+    const at = outermostArray(next, p.path);
+    if (at !== undefined) {
+      const pointer = toPointer(p.path.slice(0, at));
+      if (!replacedArrays.has(pointer)) out.push({ op: 'replace', path: pointer, value: valueAt(next, p.path.slice(0, at)) });
+      replacedArrays.add(pointer);
+      continue;
+    }
+    if (replacedArrays.has(toPointer(p.path))) continue;
+    // JSON has no undefined: a field set to it is removed (or, new, never sent).
+    if (p.op === 'remove' || (p.op === 'replace' && p.value === undefined)) out.push({ op: 'remove', path: toPointer(p.path) });
+    else if (p.value !== undefined) out.push({ op: p.op, path: toPointer(p.path), value: p.value });
+  }
+  return out;
+}
+
+/**
+ * The JSON Patch of `draftPatch` behind a `test` of `metadata.resourceVersion`; throws an
+ * `InvalidObjectError` when `base` has none (a patch could then overwrite a change it never saw).
+ */
+export function guardedOperations(base: KubeObject, operations: JsonPatchOperation[]): JsonPatchOperation[] {
+  const rv = base.metadata?.resourceVersion;
+  if (typeof rv !== 'string' || rv === '')
+    throw new InvalidObjectError('an update needs the metadata.resourceVersion the object was read at', base);
+  return [{ op: 'test', path: '/metadata/resourceVersion', value: rv }, ...operations];
+}
+
+/**
+ * A JSON Pointer from path segments: `~` as `~0`, `/` as `~1` (RFC 6901).
+ *
+ * @example
+ * toPointer(['metadata', 'labels', 'app.kubernetes.io/name']); // '/metadata/labels/app.kubernetes.io~1name'
+ */
+export function toPointer(path: readonly (string | number)[]): string {
+  return path.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}
+
+/**
+ * How many leading segments of `path` lead to the first array inside `root` through which the path
+ * goes on (an element or `length` of it); undefined when it goes through none.
+ */
+function outermostArray(root: unknown, path: readonly (string | number)[]): number | undefined {
+  let node = root;
+  for (let i = 0; i < path.length; i++) {
+    if (Array.isArray(node)) return i;
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[path[i] as string];
+  }
+  return undefined;
+}
+
+function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
+  let node = root;
+  for (const s of path) node = (node as Record<string, unknown>)[s as string];
+  return node;
+}
