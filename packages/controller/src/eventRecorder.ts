@@ -67,6 +67,7 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
 type Resolved = ReturnType<typeof checkOptions>;
 
 class Recorder implements EventRecorder {
+  /** Occurrences the spam filter dropped. */
   dropped = 0;
   private readonly scheduler: SchedulerLike;
   private readonly series = new Map<string, Series>();
@@ -77,7 +78,10 @@ class Recorder implements EventRecorder {
   private seq = 0;
   private stopped = false;
 
-  constructor(private readonly o: Resolved) {
+  private readonly o: Resolved;
+
+  constructor(o: Resolved) {
+    this.o = o;
     this.scheduler = o.scheduler ?? asyncScheduler;
     this.tick = interval(o.seriesRefreshMs, this.scheduler).subscribe(() => this.refresh());
   }
