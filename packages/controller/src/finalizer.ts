@@ -1,7 +1,7 @@
 /**
  * kube-rs's `finalizer` helper: reconcile an object through a finalizer of ours, so that its
  * deletion waits for our cleanup. The finalizer is added before `apply` first runs, and removed
- * once `cleanup` succeeded; both writes are JSON Patches guarded by the object's resourceVersion.
+ * once `cleanup` succeeded; both writes are JSON Patches on condition of the object's resourceVersion.
  */
 import { InvalidOptionsError, type KubeObject } from '@rxinformer/core';
 import type { JsonPatchOperation } from './jsonPatch.ts';
@@ -45,11 +45,8 @@ export async function finalizer<T extends KubeObject, R>(
   if (obj.metadata?.deletionTimestamp) {
     if (at < 0) return { event: 'none', object: obj };
     const result = await handlers.cleanup(obj);
-    // The finalizer is removed where it is, on condition that it is still there.
-    const ops: JsonPatchOperation[] = [
-      { op: 'test', path: `/metadata/finalizers/${at}`, value: name },
-      { op: 'remove', path: `/metadata/finalizers/${at}` },
-    ];
+    // Removed where it is: the resourceVersion precondition makes sure the list is the one read.
+    const ops: JsonPatchOperation[] = [{ op: 'remove', path: `/metadata/finalizers/${at}` }];
     const object = await api.jsonPatch(refOf(obj), guardedOperations(obj, ops));
     return { event: 'cleanup', result, object };
   }

@@ -18,9 +18,11 @@ const base: Doc = {
 };
 
 describe('draftPatch', () => {
-  it('should give no operation when the recipe changed nothing, or set a value to what it was', () => {
+  it('should give no operation when the recipe changed nothing, or set a value to an equal one', () => {
     expect(draftPatch(base, () => {}).operations).toEqual([]);
     expect(draftPatch(base, (d) => void (d.data!.a = '1')).operations).toEqual([]);
+    expect(draftPatch(base, (d) => void (d.data = { a: '1' })).operations).toEqual([]);
+    expect(draftPatch(base, (d) => void d.spec!.tags!.push(d.spec!.tags!.pop()!)).operations).toEqual([]);
   });
 
   it('should escape ~ and / in JSON Pointers (RFC 6901)', () => {
@@ -91,9 +93,9 @@ describe('draftPatch', () => {
 });
 
 describe('guardedOperations', () => {
-  it('should lead with a test of the resourceVersion, and refuse an object without one', () => {
+  it('should lead with the resourceVersion read, and refuse an object without one', () => {
     expect(guardedOperations(base, [{ op: 'remove', path: '/data/a' }])).toEqual([
-      { op: 'test', path: '/metadata/resourceVersion', value: '7' },
+      { op: 'replace', path: '/metadata/resourceVersion', value: '7' },
       { op: 'remove', path: '/data/a' },
     ]);
     expect(() => guardedOperations({ metadata: { name: 'x' } }, [])).toThrow(/resourceVersion/);

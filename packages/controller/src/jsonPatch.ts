@@ -1,7 +1,8 @@
 /**
  * An immer draft turned into an RFC 6902 JSON Patch: `produceWithPatches` tells what changed, this
- * file writes it as the API server reads it, behind a `test` of `metadata.resourceVersion` so the
- * patch applies only to the version the draft started from (optimistic concurrency, as a PUT).
+ * file writes it as the API server reads it, with `metadata.resourceVersion` set to the version the
+ * draft started from, so the server applies it to that version only (optimistic concurrency, as a
+ * PUT: 409 Conflict otherwise).
  */
 import { enablePatches, Immer, isDraftable, type Patch } from 'immer';
 import { InvalidObjectError, type KubeObject } from '@rxinformer/core';
@@ -20,7 +21,7 @@ export interface JsonPatchOperation {
 export interface DraftPatch<T> {
   /** The object after the recipe. */
   next: T;
-  /** The JSON Patch, without the resourceVersion test; empty when the recipe changed nothing. */
+  /** The JSON Patch, without the resourceVersion precondition; empty when the recipe changed nothing. */
   operations: JsonPatchOperation[];
 }
 
@@ -34,7 +35,7 @@ const immer = new Immer({ autoFreeze: false });
  * Runs `recipe` on a draft of `base` and returns the result with its RFC 6902 operations. Changes
  * inside an array become one `replace` of the whole array (outermost array on the path): immer's
  * index-based operations and `length` changes need not be translated, and the array sent is exactly
- * the draft's.
+ * the draft's. A value replaced by an equal one (`d.data = { ...d.data }`) is no change.
  *
  * @example
  * draftPatch(cm, (d) => { d.metadata!.labels = { ...d.metadata!.labels, 'a/b': 'x' }; }).operations;
@@ -43,38 +44,45 @@ export function draftPatch<T extends object>(base: T, recipe: Recipe<T>): DraftP
   if (!isDraftable(base)) throw new InvalidObjectError('only plain objects can be drafted (not a class instance)', base);
   enablePatches();
   const [next, patches] = immer.produceWithPatches(base, recipe as (draft: T) => T | void) as unknown as [T, Patch[]];
-  return { next, operations: toOperations(patches, next) };
+  return { next, operations: toOperations(patches, next, base) };
 }
 
-/** The operations of immer's patches against the final object `next` (see `draftPatch`). */
-export function toOperations(patches: readonly Patch[], next: unknown): JsonPatchOperation[] {
+/** The operations of immer's patches from `base` to the final object `next` (see `draftPatch`). */
+export function toOperations(patches: readonly Patch[], next: unknown, base: unknown): JsonPatchOperation[] {
   const out: JsonPatchOperation[] = [];
   const replacedArrays = new Set<string>();
   for (const p of patches) {
     const at = outermostArray(next, p.path);
     if (at !== undefined) {
-      const pointer = toPointer(p.path.slice(0, at));
-      if (!replacedArrays.has(pointer)) out.push({ op: 'replace', path: pointer, value: valueAt(next, p.path.slice(0, at)) });
+      const path = p.path.slice(0, at);
+      const pointer = toPointer(path);
+      if (!replacedArrays.has(pointer) && !sameJson(valueAt(base, path), valueAt(next, path)))
+        out.push({ op: 'replace', path: pointer, value: valueAt(next, path) });
       replacedArrays.add(pointer);
       continue;
     }
     if (replacedArrays.has(toPointer(p.path))) continue;
     // JSON has no undefined: a field set to it is removed (or, new, never sent).
     if (p.op === 'remove' || (p.op === 'replace' && p.value === undefined)) out.push({ op: 'remove', path: toPointer(p.path) });
-    else if (p.value !== undefined) out.push({ op: p.op, path: toPointer(p.path), value: p.value });
+    else if (p.op === 'add' ? p.value !== undefined : !sameJson(valueAt(base, p.path), p.value))
+      out.push({ op: p.op, path: toPointer(p.path), value: p.value });
   }
   return out;
 }
 
 /**
- * The JSON Patch of `draftPatch` behind a `test` of `metadata.resourceVersion`; throws an
- * `InvalidObjectError` when `base` has none (a patch could then overwrite a change it never saw).
+ * `operations` led by a `replace` of `metadata.resourceVersion` with `base`'s: the server then
+ * applies the patch only while the object is at that version, 409 Conflict otherwise (its
+ * optimistic-concurrency check, as for a PUT). A `test` operation would not do: kube-apiserver
+ * answers a failed `test` with a 422 Invalid that names neither the operation nor the path, which a
+ * retry on conflict cannot tell from a bad patch. Throws an `InvalidObjectError` when `base` has no
+ * resourceVersion (the patch could then overwrite a change it never saw).
  */
 export function guardedOperations(base: KubeObject, operations: JsonPatchOperation[]): JsonPatchOperation[] {
   const rv = base.metadata?.resourceVersion;
   if (typeof rv !== 'string' || rv === '')
     throw new InvalidObjectError('an update needs the metadata.resourceVersion the object was read at', base);
-  return [{ op: 'test', path: '/metadata/resourceVersion', value: rv }, ...operations];
+  return [{ op: 'replace', path: '/metadata/resourceVersion', value: rv }, ...operations];
 }
 
 /**
@@ -101,8 +109,14 @@ function outermostArray(root: unknown, path: readonly (string | number)[]): numb
   return undefined;
 }
 
+/** The value at `path` in `root`, undefined where the path leads nowhere. */
 function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
   let node = root;
-  for (const s of path) node = (node as Record<string, unknown>)[s as string];
+  for (const s of path) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[s as string] : undefined;
   return node;
+}
+
+/** Equal as JSON (key order aside for the common case of the same construction). */
+function sameJson(a: unknown, b: unknown): boolean {
+  return a === b || (a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b));
 }

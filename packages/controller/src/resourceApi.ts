@@ -67,7 +67,7 @@ export interface ResourceApi<T extends KubeObject> {
   /** PUTs the whole object; 409 Conflict unless its `metadata.resourceVersion` is the current one. */
   replace(obj: T, options?: WriteOptions): Promise<T>;
   /**
-   * Changes `obj` with an immer `recipe` and sends only what changed, as a JSON Patch behind a test
+   * Changes `obj` with an immer `recipe` and sends only what changed, as a JSON Patch on condition
    * of `obj`'s resourceVersion (409 Conflict if the object changed since). Sends nothing and resolves
    * with `obj` when the recipe changed nothing.
    */
