@@ -51,6 +51,18 @@ describe('draftPatch', () => {
     expect(applyJsonPatch(base, operations)).toEqual(next);
   });
 
+  it('should send a map replaced by a spread of itself key by key', () => {
+    const { operations, next } = draftPatch(base, (d) => {
+      d.metadata = { ...d.metadata, labels: { ...d.metadata!.labels, 'a/b': 'x' } };
+      d.data = {};
+    });
+    expect(operations).toEqual([
+      { op: 'add', path: '/metadata/labels/a~1b', value: 'x' },
+      { op: 'remove', path: '/data/a' },
+    ]);
+    expect(applyJsonPatch(base, operations)).toEqual(next);
+  });
+
   it('should remove a field set to undefined, and leave out a new undefined one', () => {
     const { operations } = draftPatch(base, (d) => {
       d.data!.a = undefined as unknown as string;
@@ -67,6 +79,7 @@ describe('draftPatch', () => {
       fc.record({ kind: fc.constant('push' as const), value: fc.string({ maxLength: 3 }) }),
       fc.record({ kind: fc.constant('splice' as const), at: fc.nat(4), n: fc.nat(2) }),
       fc.record({ kind: fc.constant('label' as const), key, value }),
+      fc.record({ kind: fc.constant('spread' as const), key, value }),
     );
     fc.assert(
       fc.property(fc.array(edit, { maxLength: 8 }), (edits) => {
@@ -74,6 +87,7 @@ describe('draftPatch', () => {
           for (const e of edits) {
             if (e.kind === 'set') (d.data as Record<string, string | undefined>)[e.key] = e.value;
             else if (e.kind === 'label') (d.metadata!.labels as Record<string, string | undefined>)[e.key] = e.value;
+            else if (e.kind === 'spread') d.metadata = { ...d.metadata, labels: { ...d.metadata!.labels, [e.key]: e.value as string } };
             else if (e.kind === 'push') d.spec!.tags!.push(e.value);
             else d.spec!.tags!.splice(e.at, e.n);
           }

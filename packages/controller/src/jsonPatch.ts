@@ -35,7 +35,8 @@ const immer = new Immer({ autoFreeze: false });
  * Runs `recipe` on a draft of `base` and returns the result with its RFC 6902 operations. Changes
  * inside an array become one `replace` of the whole array (outermost array on the path): immer's
  * index-based operations and `length` changes need not be translated, and the array sent is exactly
- * the draft's. A value replaced by an equal one (`d.data = { ...d.data }`) is no change.
+ * the draft's. A value replaced by an equal one (`d.data = { ...d.data }`) is no change, a map
+ * replaced by another is sent key by key.
  *
  * @example
  * draftPatch(cm, (d) => { d.metadata!.labels = { ...d.metadata!.labels, 'a/b': 'x' }; }).operations;
@@ -64,8 +65,31 @@ export function toOperations(patches: readonly Patch[], next: unknown, base: unk
     if (replacedArrays.has(toPointer(p.path))) continue;
     // JSON has no undefined: a field set to it is removed (or, new, never sent).
     if (p.op === 'remove' || (p.op === 'replace' && p.value === undefined)) out.push({ op: 'remove', path: toPointer(p.path) });
+    else if (p.op === 'replace' && isMap(valueAt(base, p.path)) && isMap(p.value))
+      out.push(...mapDiff(valueAt(base, p.path) as Json, p.value, p.path));
     else if (p.op === 'add' ? p.value !== undefined : !sameJson(valueAt(base, p.path), p.value))
       out.push({ op: p.op, path: toPointer(p.path), value: p.value });
+  }
+  return out;
+}
+
+type Json = Record<string, unknown>;
+
+function isMap(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The operations from map `a` to map `b` at `path`, key by key (a map replaced by a spread of itself,
+ * `d.data = { ...d.data, x: '1' }`, sends the one key that changed); arrays and scalars whole.
+ */
+function mapDiff(a: Json, b: Json, path: readonly (string | number)[]): JsonPatchOperation[] {
+  const out: JsonPatchOperation[] = [];
+  for (const k of Object.keys(a)) if (a[k] !== undefined && b[k] === undefined) out.push({ op: 'remove', path: toPointer([...path, k]) });
+  for (const [k, v] of Object.entries(b)) {
+    if (v === undefined || sameJson(a[k], v)) continue;
+    if (isMap(a[k]) && isMap(v)) out.push(...mapDiff(a[k], v, [...path, k]));
+    else out.push({ op: a[k] === undefined ? 'add' : 'replace', path: toPointer([...path, k]), value: v });
   }
   return out;
 }
