@@ -16,8 +16,26 @@ export interface FinalizerHandlers<T extends KubeObject, R> {
   cleanup(obj: T): Promise<R> | R;
 }
 
-/** What `finalizer` did: which handler ran and what it returned; nothing ran for an object deleted without our finalizer. */
-export type FinalizerOutcome<T, R> = { event: 'apply' | 'cleanup'; result: R; object: T } | { event: 'none'; object: T };
+/** A handler of `finalizer` ran. */
+export interface FinalizerRan<T, R> {
+  /** Which one. */
+  event: 'apply' | 'cleanup';
+  /** What it returned. */
+  result: R;
+  /** The object as last written (with the finalizer added, or removed), or `obj` when nothing was written. */
+  object: T;
+}
+
+/** Nothing ran: the object is being deleted and does not carry our finalizer. */
+export interface FinalizerSkipped<T> {
+  /** `none`. */
+  event: 'none';
+  /** The object given. */
+  object: T;
+}
+
+/** What `finalizer` did. */
+export type FinalizerOutcome<T, R> = FinalizerRan<T, R> | FinalizerSkipped<T>;
 
 /**
  * Runs `apply` or `cleanup` for `obj` under the finalizer `name`:

@@ -23,7 +23,16 @@ export { ApiError, isAlreadyExists, isConflict, isForbidden, isGone, isInvalid, 
 
 // Writes
 export { apiVersionOf, refOf, resourceApi } from './resourceApi.ts';
-export type { ApplyOptions, CreateOrUpdateResult, DeleteOptions, ObjectRef, ResourceApi, WriteOptions } from './resourceApi.ts';
+export type {
+  ApplyOptions,
+  CreateOrUpdateOutcome,
+  CreateOrUpdateResult,
+  DeleteOptions,
+  ObjectRef,
+  Preconditions,
+  ResourceApi,
+  WriteOptions,
+} from './resourceApi.ts';
 export { draftPatch, toPointer } from './jsonPatch.ts';
 export type { DraftPatch, JsonPatchOperation, Recipe } from './jsonPatch.ts';
 export { retryOnConflict } from './retry.ts';
@@ -33,7 +42,7 @@ export type { RetryBackoff, RetryOptions } from './retry.ts';
 export { AlreadyOwnedError, controllerOf, InvalidOwnerError, ownerKey, ownerReferenceTo, setControllerReference } from './owners.ts';
 export type { OwnerReference } from './owners.ts';
 export { finalizer } from './finalizer.ts';
-export type { FinalizerHandlers, FinalizerOutcome } from './finalizer.ts';
+export type { FinalizerHandlers, FinalizerOutcome, FinalizerRan, FinalizerSkipped } from './finalizer.ts';
 
 // Events
 export { createEventRecorder } from './eventRecorder.ts';

@@ -44,15 +44,31 @@ export interface ApplyOptions extends WriteOptions {
 /** Options of a delete. */
 export interface DeleteOptions extends Omit<WriteOptions, 'fieldManager'> {
   /** Delete only if the object still has this uid and/or resourceVersion (409 Conflict otherwise). */
-  preconditions?: { uid?: string; resourceVersion?: string };
+  preconditions?: Preconditions;
   /** What happens to the objects it owns. Default: the resource's (`Background` for most). */
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
   /** Seconds of graceful termination; 0 deletes at once. */
   gracePeriodSeconds?: number;
 }
 
+/** What the object must still be for a delete to go ahead. */
+export interface Preconditions {
+  /** Its uid: a recreated namesake is not deleted. */
+  uid?: string;
+  /** Its resourceVersion: a changed object is not deleted. */
+  resourceVersion?: string;
+}
+
 /** What `createOrUpdate` did, as controller-runtime's `OperationResult`. */
 export type CreateOrUpdateResult = 'created' | 'updated' | 'unchanged';
+
+/** The answer of `createOrUpdate`. */
+export interface CreateOrUpdateOutcome<T> {
+  /** The object as the server has it now (`obj` read, when unchanged). */
+  object: T;
+  /** What was done. */
+  result: CreateOrUpdateResult;
+}
 
 /** The reads and writes of one resource. Every call resolves with the server's object. */
 export interface ResourceApi<T extends KubeObject> {
@@ -86,7 +102,7 @@ export interface ResourceApi<T extends KubeObject> {
    * Reads `obj`'s namesake and `update`s it with `recipe`, or, when there is none, creates `obj`
    * after the recipe ran on it: as controller-runtime's `CreateOrUpdate`, one function for both.
    */
-  createOrUpdate(obj: T, recipe: Recipe<T>, options?: WriteOptions): Promise<{ object: T; result: CreateOrUpdateResult }>;
+  createOrUpdate(obj: T, recipe: Recipe<T>, options?: WriteOptions): Promise<CreateOrUpdateOutcome<T>>;
   /** Deletes; resolves with the object (still there, being finalized) or the server's Status. */
   delete(ref: ObjectRef, options?: DeleteOptions): Promise<T | Status>;
 }
