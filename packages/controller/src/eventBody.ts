@@ -74,7 +74,7 @@ export function eventV1(
     action: info.action,
     reason: info.reason,
     type: info.type,
-    note: info.note,
+    note: info.note?.slice(0, 1024), // the API's limit
     regarding,
     related: info.related === undefined ? undefined : referenceTo(info.related),
   };
@@ -102,7 +102,7 @@ export function eventCore(
     related: info.related === undefined ? undefined : referenceTo(info.related),
     reason: info.reason,
     action: info.action,
-    message: info.note,
+    message: info.note?.slice(0, 1024),
     type: info.type,
     source: { component: src.reportingController },
     reportingComponent: src.reportingController,

@@ -128,6 +128,14 @@ describe('the event recorder', () => {
     await recorder.stop();
   });
 
+  it("should cut a note to the API's 1 kB limit", async () => {
+    const { recorder, at, client } = setup();
+    recorder.event(cm('x'), { ...synced, note: 'n'.repeat(5000) });
+    await at(0);
+    expect((client.sent[0].body as { note: string }).note).toHaveLength(1024);
+    await recorder.stop();
+  });
+
   it('should write nothing after stop, and refuse bad options', async () => {
     const { recorder, at, client } = setup();
     await recorder.stop();

@@ -94,7 +94,10 @@ export interface ResourceApi<T extends KubeObject> {
   jsonPatch(ref: ObjectRef, operations: JsonPatchOperation[], options?: WriteOptions & { subresource?: string }): Promise<T>;
   /** Sends an RFC 7386 merge patch (`null` deletes a field; arrays are replaced whole). */
   mergePatch(ref: ObjectRef, patch: object, options?: WriteOptions & { subresource?: string }): Promise<T>;
-  /** Server-side apply of `obj`, a partial object holding the fields this manager owns. */
+  /**
+   * Server-side apply of `obj`, a partial object holding the fields this manager owns (its
+   * `apiVersion` and `kind` default to the descriptor's).
+   */
   apply(obj: T | Partial<T>, options: ApplyOptions): Promise<T>;
   /** Server-side apply to the `status` subresource. */
   applyStatus(obj: T | Partial<T>, options: ApplyOptions): Promise<T>;
