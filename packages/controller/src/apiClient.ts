@@ -76,8 +76,12 @@ export function httpApiClient(send: HttpRequestSend): ApiClient {
   return {
     async request<T>(req: ApiRequest): Promise<T> {
       const pathAndQuery = req.path + queryString(req.query);
+      // The caller's signal aborts ours (no AbortSignal.any: older browsers lack it).
       const done = new AbortController();
-      const signal = req.signal ? AbortSignal.any([req.signal, done.signal]) : done.signal;
+      const signal = done.signal;
+      const onAbort = () => done.abort(req.signal?.reason);
+      if (req.signal?.aborted) onAbort();
+      req.signal?.addEventListener('abort', onAbort, { once: true });
       const body = req.body === undefined ? undefined : JSON.stringify(req.body);
       const contentType = body === undefined ? undefined : (req.contentType ?? 'application/json');
       try {
@@ -93,6 +97,7 @@ export function httpApiClient(send: HttpRequestSend): ApiClient {
         if (r.status < 200 || r.status > 299) throw errorOf(r.status, text, `${req.method} ${req.path}`);
         return parseJson(text) as T;
       } finally {
+        req.signal?.removeEventListener('abort', onAbort);
         done.abort(); // releases a body left unread
       }
     },
