@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { backoffSuccess, KubeApiError, nextBackoff, resolveBackoff, type BackoffOptions, type BackoffState } from '@rxinformer/core';
 import type { KubeObject } from '@rxinformer/core';
-import { testScheduler } from '@rxinformer/testing';
+import { flushTo, testScheduler } from '@rxinformer/testing';
 import { DEMO_BACKOFF, DEMO_NAMESPACES, startDemoCluster } from './demoCluster.ts';
 
 /**
@@ -33,11 +33,6 @@ describe('startDemoCluster', () => {
   it('should seed pods over the demo namespaces, move them through phases, and inject every fault in turn', async () => {
     const faults: string[] = [];
     const ts = testScheduler();
-    /** Runs the faults and the churn up to `ms` on the virtual clock. */
-    const runTo = (ms: number) => {
-      ts.maxFrames = ms;
-      ts.flush();
-    };
     const demo = await startDemoCluster({
       seed: 5,
       pods: 30,
@@ -48,7 +43,7 @@ describe('startDemoCluster', () => {
     });
     try {
       expect(demo.sim.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      runTo(120);
+      flushTo(ts, 120);
       expect(faults.map((d) => d.replace(/\d+/g, 'N'))).toEqual([
         'dropped N watch connection(s)',
         'sent watch ERROR N Expired to N watch(es) (relist)',
@@ -66,7 +61,7 @@ describe('startDemoCluster', () => {
     }
     const lastVersion = () => Math.max(...demo.sim.storage.list('pods').map((p) => Number(p.metadata?.resourceVersion)));
     const before = lastVersion();
-    runTo(1120);
+    flushTo(ts, 1120);
     expect(demo.faultCount).toBe(6); // no fault after close
     expect(lastVersion()).toBe(before); // nor a change of the churn
   });
