@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { SchedulerLike } from 'rxjs';
 import type { ServerVersion } from './discovery.ts';
 import { Faults, type AuthOptions } from './faults.ts';
 import { kubeconfigYaml, writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.ts';
@@ -55,6 +56,11 @@ export interface ApiServerOptions {
    * deletes its contents and then the namespace (default 0: right after the DELETE is answered).
    */
   namespaceDeletionDelayMs?: number;
+  /**
+   * Where grace periods and the namespace controller's passes are timed (`ObjectStoreOptions.scheduler`):
+   * a test passes a virtual-time scheduler and advances it instead of waiting. Default: real timers.
+   */
+  scheduler?: SchedulerLike;
   /** Unsent bytes after which a slow watcher is disconnected (default 64 MiB). */
   maxWatchBufferBytes?: number;
   /**
@@ -177,6 +183,7 @@ function objectStore(options: ApiServerOptions, storage: Storage, registry: Reso
     defaultPodGracePeriodSeconds: options.defaultPodGracePeriodSeconds,
     graceMsPerSecond: options.graceMsPerSecond,
     namespaceDeletionDelayMs: options.namespaceDeletionDelayMs,
+    scheduler: options.scheduler,
   });
   for (const ns of options.namespaces ?? ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
     objects.create('namespaces', { metadata: { name: ns } });
