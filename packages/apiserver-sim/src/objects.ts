@@ -14,6 +14,7 @@ import type { Random } from './random.ts';
 import { gvrKey, type ResourceInfo, type ResourceRegistry } from './resources.ts';
 import { errors } from './status.ts';
 import { objectKey, type Storage } from './storage.ts';
+import { after, type CancelTimer } from './timers.ts';
 import { updateObject } from './update.ts';
 import type { DeleteOptions, WriteContext, WriteOptions } from './writeContext.ts';
 
@@ -61,7 +62,7 @@ export class ObjectStore {
   readonly storage: Storage;
   /** The resources served. */
   readonly registry: ResourceRegistry;
-  readonly #pending = new Set<() => void>();
+  readonly #pending = new Set<CancelTimer>();
   readonly #scheduler: SchedulerLike | undefined;
   readonly #ctx: WriteContext;
 
@@ -176,19 +177,10 @@ export class ObjectStore {
 
   /** Runs `fn` after `ms` on the scheduler (or an unreferenced timer); `close()` cancels it. */
   #later(ms: number, fn: () => void): void {
-    const run = () => {
+    const cancel = after(this.#scheduler, ms, () => {
       this.#pending.delete(cancel);
       fn();
-    };
-    let cancel: () => void;
-    if (this.#scheduler) {
-      const action = this.#scheduler.schedule(run, ms);
-      cancel = () => action.unsubscribe();
-    } else {
-      const timer = setTimeout(run, ms);
-      timer.unref?.();
-      cancel = () => clearTimeout(timer);
-    }
+    });
     this.#pending.add(cancel);
   }
 }

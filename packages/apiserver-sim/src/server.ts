@@ -57,8 +57,9 @@ export interface ApiServerOptions {
    */
   namespaceDeletionDelayMs?: number;
   /**
-   * Where grace periods and the namespace controller's passes are timed (`ObjectStoreOptions.scheduler`):
-   * a test passes a virtual-time scheduler and advances it instead of waiting. Default: real timers.
+   * Where the simulator's own timers run: grace periods, the namespace controller's passes, watch
+   * bookmarks and `timeoutSeconds`. A test passes a virtual-time scheduler and advances it instead
+   * of waiting. Default: Node timers (that do not hold the process open).
    */
   scheduler?: SchedulerLike;
   /** Unsent bytes after which a slow watcher is disconnected (default 64 MiB). */
@@ -194,7 +195,8 @@ function objectStore(options: ApiServerOptions, storage: Storage, registry: Reso
 /**
  * Starts a simulator on 127.0.0.1.
  *
- * Caveat: watch bookmarks and timeouts use real timers; shrink `bookmarkIntervalMs` in tests.
+ * Caveat: watch bookmarks and timeouts use real timers unless `scheduler` is given; in tests, pass
+ * a virtual-time one or shrink `bookmarkIntervalMs`.
  *
  * @example
  * const sim = await startApiServer({ port: 0, seed: 7, bookmarkIntervalMs: 200 });
