@@ -58,7 +58,7 @@ export interface ApiServerOptions {
   namespaceDeletionDelayMs?: number;
   /**
    * Where the simulator's own timers run: grace periods, the namespace controller's passes, watch
-   * bookmarks and `timeoutSeconds`. A test passes a virtual-time scheduler and advances it instead
+   * bookmarks and `timeoutSeconds`; its clock ages the watch history (`history.maxAgeMs`). A test passes a virtual-time scheduler and advances it instead
    * of waiting. Default: Node timers (that do not hold the process open).
    */
   scheduler?: SchedulerLike;
@@ -205,7 +205,8 @@ function objectStore(options: ApiServerOptions, storage: Storage, registry: Reso
  */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
   const random = seededRandom(options.seed ?? 1);
-  const storage = new Storage(options.history ?? {});
+  const { scheduler } = options;
+  const storage = new Storage({ ...options.history, ...(scheduler ? { now: () => scheduler.now() } : {}) });
   const registry = new ResourceRegistry();
   const objects = objectStore(options, storage, registry, random);
   const hub = new WatchHub();
