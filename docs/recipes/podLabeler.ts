@@ -62,7 +62,7 @@ export function startPodLabeler(kubeConfig: KubeConfig, options: PodLabelerOptio
   // One entry per key however often it changes; failures come back after 50 ms, 100 ms, … 30 s,
   // and all retries together are held to 20/s (bursts of 50).
   const queue = new WorkQueue<string>({ baseDelayMs: retryBaseDelayMs, maxDelayMs: 30_000, qps: 20, burst: 50 });
-  // Every delta (the initial list, adds, updates, deletes, resyncs) names a key to look at.
+  // Every change of the cache (the initial list, adds, updates, deletes) names a key to look at.
   const enqueue = podInformer.events$.pipe(toKeys()).subscribe((key) => queue.add(key));
   factory.start();
 

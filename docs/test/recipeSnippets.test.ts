@@ -33,4 +33,9 @@ describe('recipes.md', () => {
     expect(flat(read('recipes/podOwners.ts'))).toContain(shown.replace(/,$/, ''));
     expect(flat(snippet('A metadata-only informer'))).toContain(flat('interface OwnerReference { uid: string; controller?: boolean; }'));
   });
+
+  it("should show the replicator's reconcile as it compiles in configMapReplicator.ts", () => {
+    const code = flat(read('recipes/configMapReplicator.ts'));
+    expect(code).toContain(flat(snippet('A controller that writes: a ConfigMap replicator')));
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * A Node ESM TypeScript project outside the repository (module node16, strict, skipLibCheck false)
  * installs the packed tarballs and runs the README's first program against `npx
- * rxinformer-apiserver` from the same install, through churn and a dropped watch.
+ * rxinformer-apiserver` from the same install, through churn and a dropped watch; and envtest's and
+ * the controller package's first programs against `npx rxinformer-envtest start`.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -25,10 +26,13 @@ describe('a Node ESM TypeScript project installing the tarballs', () => {
   }, 300_000);
   afterAll(() => consumer?.dispose());
 
-  it("should hold the README's first program and envtest's, word for word", () => {
+  it("should hold the README's first program, envtest's and the controller package's, word for word", () => {
     expect(readFileSync(join(consumer.dir, 'src/main.ts'), 'utf8')).toBe(readmeProgram('examples/node-esm/src/main.ts'));
     expect(readFileSync(join(consumer.dir, 'src/envtest.ts'), 'utf8')).toBe(
       readmeProgram('examples/node-esm/src/envtest.ts', 'packages/envtest/README.md'),
+    );
+    expect(readFileSync(join(consumer.dir, 'src/controller.ts'), 'utf8')).toBe(
+      readmeProgram('examples/node-esm/src/controller.ts', 'packages/controller/README.md'),
     );
   });
 
@@ -71,6 +75,12 @@ describe('a Node ESM TypeScript project installing the tarballs', () => {
     await program.waitFor(/^deleted pod-b/m);
     expect(viewFromOutput(program.output())).toEqual(['pod-a', 'pod-c']);
     expect(await program.stop()).toBe(0);
+    // The controller package's first program: a ConfigMap created, then updated with a draft.
+    const ctl = await consumer.run('node', ['dist/controller.js']);
+    expect(ctl.stdout.trim()).toMatch(/^\d+ \{ mode: 'fast' \}$/);
+    expect((await api.get<{ metadata: { labels: object } }>('/api/v1/namespaces/default/configmaps/settings')).metadata.labels).toEqual({
+      'example.com/tier': 'gold',
+    });
     await api.close();
     await envtest.stop();
     expect(existsSync(logs)).toBe(false); // both processes stopped, their folder removed

@@ -62,12 +62,14 @@ describe('injectEventHandler', () => {
     const seen: string[] = [];
     injectEventHandler(pods, { onAdd: (p) => void seen.push(p.metadata!.name!) }, { injector: component });
     const other = injectEventHandler(pods, { onAdd: () => {} }, { injector: TestBed.inject(EnvironmentInjector) });
+    const witnessed: string[] = []; // a handler that stays: once it has b, a removed one would have it too
+    injectEventHandler(pods, { onAdd: (p) => void witnessed.push(p.metadata!.name!) }, { injector: TestBed.inject(EnvironmentInjector) });
     manual.emit({ type: 'ADDED', object: pod('default', 'a', 'Running', '6') });
     await until(() => seen.length === 1);
     component.destroy();
     other.remove();
     manual.emit({ type: 'ADDED', object: pod('default', 'b', 'Running', '7') });
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => witnessed.includes('b'));
     expect(seen).toEqual(['a']);
     expect(other.metrics().delivered).toBe(1); // the last figures stay
   });

@@ -4,7 +4,16 @@
  */
 import { signal, type Injector, type Signal } from '@angular/core';
 import { toSignal } from '@angular/core/rxjs-interop';
-import type { InformerForOptions, KubeObject, ReflectorStatus, ResourceDescriptor, SharedInformer, StoreSnapshot } from '@rxinformer/core';
+import {
+  InvalidOptionsError,
+  whileSubscribed,
+  type InformerForOptions,
+  type KubeObject,
+  type ReflectorStatus,
+  type ResourceDescriptor,
+  type SharedInformer,
+  type StoreSnapshot,
+} from '@rxinformer/core';
 import { contextInjector, outsideAngular } from './injectionContext.ts';
 import { informerHost } from './provideInformers.ts';
 
@@ -27,6 +36,14 @@ export interface InformerRef<T extends KubeObject> {
 export interface InjectInformerOptions<T extends KubeObject> extends InformerForOptions<T> {
   /** The injector to use outside an injection context. Default: the current injection context's. */
   injector?: Injector;
+  /**
+   * True: the informer's watch runs only while the `store` signal of some `injectInformer` of it
+   * is alive (core's `whileSubscribed`): the first starts it, and it stops when the last one's
+   * context is destroyed. Decided by the first request of a resource and scope; later requests
+   * inherit it, and one that asks otherwise throws `InvalidOptionsError`. Do not request the
+   * informer from the factory elsewhere. Default false: the informer runs as long as the factory.
+   */
+  whileRead?: boolean;
 }
 
 /**
@@ -52,15 +69,17 @@ export function injectInformer<T extends KubeObject>(
   resource: ResourceDescriptor<T>,
   options: InjectInformerOptions<T> = {},
 ): InformerRef<T> {
-  const { injector: given, ...informerOptions } = options ?? {};
+  const { injector: given, whileRead, ...informerOptions } = options ?? {};
+  if (whileRead !== undefined && typeof whileRead !== 'boolean') throw new InvalidOptionsError('whileRead must be a boolean');
   const injector = contextInjector(injectInformer, given);
   const host = informerHost(injector, 'injectInformer');
-  const informer = host.informerFor(resource, informerOptions);
+  const informer = host.informerFor(resource, informerOptions, whileRead);
+  const store$ = host.runsWhileRead(informer) ? whileSubscribed(informer) : informer.store$;
   return outsideAngular(injector, () => ({
     informer,
-    // On the server without startOnServer, the store as it is (empty): store$ would start an
-    // informer in refCount mode. synced$ and status$ start nothing.
-    store: host.dormant ? signal(informer.getStore()).asReadonly() : toSignal(informer.store$, { requireSync: true, injector }),
+    // On the server without startOnServer, the store as it is (empty): whileSubscribed would start
+    // the informer. synced$ and status$ start nothing.
+    store: host.dormant ? signal(informer.getStore()).asReadonly() : toSignal(store$, { requireSync: true, injector }),
     synced: toSignal(informer.synced$, { requireSync: true, injector }),
     status: toSignal(informer.status$, { requireSync: true, injector }),
   }));

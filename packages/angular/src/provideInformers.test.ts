@@ -69,18 +69,19 @@ describe('provideInformers', () => {
     expect([pods.informer.isRunning(), nodes.informer.isRunning()]).toEqual([false, false]);
   });
 
-  it("should watch a refCount informer only while some component's signals read it", () => {
+  it("should watch a whileRead informer only while some component's signals read it", () => {
     const manual = manualSource([pod('default', 'a', 'Running', '5')]);
     configure(provideInformers({ source: manual.source }));
     const component = () => createEnvironmentInjector([], TestBed.inject(EnvironmentInjector));
     const first = component();
-    const pods = injectInformer(podsResource, { mode: 'refCount', injector: first });
+    const pods = injectInformer(podsResource, { whileRead: true, injector: first });
     expect([pods.informer.isRunning(), manual.openWatches()]).toEqual([true, 1]);
     first.destroy();
     expect([pods.informer.isRunning(), manual.openWatches()]).toEqual([false, 0]);
     const second = component();
-    expect(injectInformer(podsResource, { injector: second }).informer).toBe(pods.informer);
+    expect(injectInformer(podsResource, { injector: second }).informer).toBe(pods.informer); // inherits whileRead
     expect([pods.informer.isRunning(), manual.openWatches()]).toEqual([true, 1]);
+    expect(() => injectInformer(podsResource, { whileRead: false, injector: second })).toThrow(InvalidOptionsError);
     second.destroy();
     expect(manual.openWatches()).toBe(0);
   });
@@ -134,10 +135,10 @@ describe('provideInformers', () => {
 });
 
 describe('provideInformers on the server', () => {
-  it('should start no watch without startOnServer, in refCount mode neither, and hold no render', async () => {
+  it('should start no watch without startOnServer, with whileRead neither, and hold no render', async () => {
     const manual = manualSource([pod('default', 'a', 'Running', '5')]);
     configure(provideInformers({ source: manual.source }), { provide: PLATFORM_ID, useValue: 'server' });
-    const pods = TestBed.runInInjectionContext(() => injectInformer(podsResource, { mode: 'refCount' }));
+    const pods = TestBed.runInInjectionContext(() => injectInformer(podsResource, { whileRead: true }));
     const count = TestBed.runInInjectionContext(() => informerSignal(pods, (s) => s.size));
     const handler = TestBed.runInInjectionContext(() => injectEventHandler(pods, { onAdd: () => {} }));
     await TestBed.inject(ApplicationRef).whenStable();

@@ -54,6 +54,8 @@ export class InformerHost {
   readonly dormant: boolean;
   readonly #injector = inject(Injector);
   readonly #pendingTasks: PendingTasks | null;
+  /** Whether each informer requested through `informerFor` runs only while read, as its first request said. */
+  readonly #whileRead = new WeakMap<object, boolean>();
 
   constructor(config: InformersConfig) {
     const { source, startOnServer = false, ...factoryOptions } = config;
@@ -65,9 +67,21 @@ export class InformerHost {
     if (!this.dormant) this.outsideAngular(() => this.factory.start());
   }
 
-  /** The factory's informer of `resource` (made and started outside Angular's zone on first request). */
-  informerFor<T extends KubeObject>(resource: ResourceDescriptor<T>, options: InformerForOptions<T>): SharedInformer<T> {
+  /**
+   * The factory's informer of `resource` (made and started outside Angular's zone on first request).
+   * `whileRead` is held from the informer's first request here (see `runsWhileRead`); a later
+   * request that asks otherwise throws `InvalidOptionsError`.
+   */
+  informerFor<T extends KubeObject>(
+    resource: ResourceDescriptor<T>,
+    options: InformerForOptions<T>,
+    whileRead?: boolean,
+  ): SharedInformer<T> {
     const informer = this.outsideAngular(() => this.factory.informerFor(resource, options));
+    const held = this.#whileRead.get(informer);
+    if (held === undefined) this.#whileRead.set(informer, whileRead === true);
+    else if (whileRead !== undefined && whileRead !== held)
+      throw new InvalidOptionsError(`the ${resource.resource} informer of this scope was first requested with whileRead: ${held}`);
     if (this.dormant) dormantInformers.add(informer);
     if (this.#pendingTasks) {
       // The server render waits for the cache (every informer requested so far, this one included).
@@ -75,6 +89,11 @@ export class InformerHost {
       this.factory.waitForCacheSync().then(done, done);
     }
     return informer;
+  }
+
+  /** True when `informer` runs only while its store is read (its first request asked `whileRead`). */
+  runsWhileRead(informer: object): boolean {
+    return this.#whileRead.get(informer) === true;
   }
 
   /**

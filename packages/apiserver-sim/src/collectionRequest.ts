@@ -93,6 +93,7 @@ export async function serveWatch(ctx: RequestContext, { res, route, r, q }: Reso
       allowBookmarks,
       timeoutSeconds,
       bookmarkIntervalMs: ctx.watch.bookmarkIntervalMs ?? 60_000,
+      ...(ctx.watch.scheduler ? { scheduler: ctx.watch.scheduler } : {}),
       ...(render ? { render } : {}),
       ...(mode === 'metadata' ? { metadataOnly: true } : {}),
       ...(ctx.watch.maxWatchBufferBytes !== undefined ? { maxBufferedBytes: ctx.watch.maxWatchBufferBytes } : {}),

@@ -5,6 +5,7 @@ import { createLoadGenerator, type ChurnTarget } from './loadGenerator.ts';
 import { httpChurnTarget } from './httpChurnTarget.ts';
 import { seededRandom } from './random.ts';
 import { startApiServer, type ApiServer } from './index.ts';
+import { until, virtualClock } from '@rxinformer/testing';
 
 /** A Map of pods behind a target; `delay` makes every call asynchronous (a few turns of the event loop). */
 function mapTarget(options: { delay?: () => number; fail?: (op: string, key: string) => boolean } = {}) {
@@ -54,19 +55,15 @@ function mapTarget(options: { delay?: () => number; fail?: (op: string, key: str
 describe('createLoadGenerator on an asynchronous target', () => {
   it('should make the same changes, pod by pod, as on a synchronous target from the same seed', async () => {
     const run = async (target: ReturnType<typeof mapTarget>) => {
-      const load = createLoadGenerator({ target: target.target, namespaces: ['a', 'b'], seed: 8, concurrency: 64 });
+      // The churn's ticks in virtual time, the target's calls between them: a few turns of the event loop each.
+      const { ts, advance } = virtualClock(5);
+      const load = createLoadGenerator({ target: target.target, namespaces: ['a', 'b'], seed: 8, concurrency: 64, scheduler: ts });
       load.seed(40);
       await load.settled();
       const churn = load.churn({ ratePerSecond: 1000, count: 300 });
-      await new Promise<void>((resolve) => {
-        const poll = setInterval(() => {
-          const c = churn.counters;
-          if (c.created + c.updated + c.deleted + c.recreated + c.skipped >= 340) {
-            clearInterval(poll);
-            resolve();
-          }
-        }, 5);
-      });
+      await advance(300);
+      const c = churn.counters;
+      expect(c.created + c.updated + c.deleted + c.recreated + c.skipped).toBe(340);
       await load.settled();
       return { counters: { ...load.counters }, log: Object.fromEntries(target.log), keys: [...target.objects.keys()].sort() };
     };
@@ -108,14 +105,15 @@ describe('createLoadGenerator on an asynchronous target', () => {
   it('should count a failed write, read the pod back, and fill its slot again later', async () => {
     let refused = 0;
     const target = mapTarget({ delay: () => 1, fail: (op) => op === 'create' && refused++ === 0 });
-    const load = createLoadGenerator({ target: target.target, seed: 4 });
+    const scheduler = new VirtualTimeScheduler();
+    const load = createLoadGenerator({ target: target.target, seed: 4, scheduler });
     load.seed(1);
     await load.settled();
     expect(load.counters.failed).toBe(1);
     expect(target.objects.size).toBe(0);
     // The next change of slot 0 finds it empty (read back after the failure) and creates the pod.
     load.churn({ ratePerSecond: 1000, count: 1 });
-    await new Promise((r) => setTimeout(r, 50));
+    scheduler.flush();
     await load.settled();
     expect(load.counters.created).toBe(2);
     expect([...target.objects.keys()]).toEqual(['default/web-000000']);
@@ -149,8 +147,9 @@ describe('httpChurnTarget', () => {
       expect(stored).toHaveLength(20);
       const managers = (stored[0].metadata!.managedFields as { manager: string; subresource?: string }[]).map((e) => e.manager);
       expect(managers).toEqual(['kube-controller-manager', 'kubelet']);
-      load.churn({ ratePerSecond: 500, count: 60 });
-      await new Promise((r) => setTimeout(r, 300));
+      const churn = load.churn({ ratePerSecond: 500, count: 60 });
+      const c = churn.counters; // 20 seeded, then the churn's 60 changes (real time: they go over HTTP)
+      await until(() => c.created + c.updated + c.deleted + c.recreated + c.skipped === 80, { what: "the churn's 60 changes" });
       await load.settled();
       expect(failures).toEqual([]);
       expect(load.counters.failed).toBe(0);

@@ -7,12 +7,14 @@
  * namespace termination).
  */
 import type { KubeObject } from '@rxinformer/core';
+import type { SchedulerLike } from 'rxjs';
 import { createObject } from './creation.ts';
 import { deleteObject } from './deletion.ts';
 import type { Random } from './random.ts';
 import { gvrKey, type ResourceInfo, type ResourceRegistry } from './resources.ts';
 import { errors } from './status.ts';
 import { objectKey, type Storage } from './storage.ts';
+import { after, type CancelTimer } from './timers.ts';
 import { updateObject } from './update.ts';
 import type { DeleteOptions, WriteContext, WriteOptions } from './writeContext.ts';
 
@@ -42,6 +44,11 @@ export interface ObjectStoreOptions {
    * turn of the event loop, after the DELETE was answered).
    */
   namespaceDeletionDelayMs?: number;
+  /**
+   * Where grace periods and the namespace controller's passes are timed: tests pass a virtual-time
+   * scheduler. Default: Node timers that do not hold the process open.
+   */
+  scheduler?: SchedulerLike;
 }
 
 /**
@@ -55,12 +62,14 @@ export class ObjectStore {
   readonly storage: Storage;
   /** The resources served. */
   readonly registry: ResourceRegistry;
-  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #pending = new Set<CancelTimer>();
+  readonly #scheduler: SchedulerLike | undefined;
   readonly #ctx: WriteContext;
 
   constructor(options: ObjectStoreOptions) {
     this.storage = options.storage;
     this.registry = options.registry;
+    this.#scheduler = options.scheduler;
     this.#ctx = {
       storage: options.storage,
       registry: options.registry,
@@ -75,8 +84,8 @@ export class ObjectStore {
 
   /** Cancels pending graceful deletions. */
   close(): void {
-    for (const t of this.#timers) clearTimeout(t);
-    this.#timers.clear();
+    for (const cancel of this.#pending) cancel();
+    this.#pending.clear();
   }
 
   /**
@@ -166,13 +175,12 @@ export class ObjectStore {
     return deleteObject(this.#ctx, this.resolve(ref), namespace, name, options);
   }
 
-  /** Runs `fn` after `ms` on a timer that `close()` cancels. */
+  /** Runs `fn` after `ms` on the scheduler (or an unreferenced timer); `close()` cancels it. */
   #later(ms: number, fn: () => void): void {
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
+    const cancel = after(this.#scheduler, ms, () => {
+      this.#pending.delete(cancel);
       fn();
-    }, ms);
-    timer.unref?.();
-    this.#timers.add(timer);
+    });
+    this.#pending.add(cancel);
   }
 }

@@ -10,6 +10,7 @@ import type { Query, ResourcePath } from './requestUrl.ts';
 import type { ResourceInfo } from './resources.ts';
 import type { Storage } from './storage.ts';
 import type { WatchHub } from './watchHub.ts';
+import type { SchedulerLike } from 'rxjs';
 
 /** The server's watch settings (its `ApiServerOptions`), read when a watch starts. */
 export interface WatchDefaults {
@@ -19,6 +20,8 @@ export interface WatchDefaults {
   readonly defaultWatchTimeoutSeconds?: number;
   /** Unsent bytes after which a slow watcher is disconnected (default 64 MiB). */
   readonly maxWatchBufferBytes?: number;
+  /** Where watch bookmarks and timeouts are timed (default: Node timers). */
+  readonly scheduler?: SchedulerLike;
 }
 
 /** The server's parts the resource handlers use. */

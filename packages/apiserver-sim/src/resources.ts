@@ -107,6 +107,8 @@ export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
   builtin('batch', 'cronjobs', 'CronJob', true, { shortNames: ['cj'], categories: ['all'], subresources: ['status'], hasSpec: true }),
   builtin('networking.k8s.io', 'ingresses', 'Ingress', true, { shortNames: ['ing'], subresources: ['status'], hasSpec: true }),
   builtin('coordination.k8s.io', 'leases', 'Lease', true),
+  // Kept apart from core/v1 events (kube-apiserver stores both as one, converting on the way)
+  builtin('events.k8s.io', 'events', 'Event', true, { shortNames: ['ev'] }),
   builtin('apiextensions.k8s.io', 'customresourcedefinitions', 'CustomResourceDefinition', false, {
     shortNames: ['crd', 'crds'],
     subresources: ['status'],

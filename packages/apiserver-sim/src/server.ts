@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { SchedulerLike } from 'rxjs';
 import type { ServerVersion } from './discovery.ts';
 import { Faults, type AuthOptions } from './faults.ts';
 import { kubeconfigYaml, writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.ts';
@@ -55,6 +56,12 @@ export interface ApiServerOptions {
    * deletes its contents and then the namespace (default 0: right after the DELETE is answered).
    */
   namespaceDeletionDelayMs?: number;
+  /**
+   * Where the simulator's own timers run: grace periods, the namespace controller's passes, watch
+   * bookmarks and `timeoutSeconds`; its clock ages the watch history (`history.maxAgeMs`). A test passes a virtual-time scheduler and advances it instead
+   * of waiting. Default: Node timers (that do not hold the process open).
+   */
+  scheduler?: SchedulerLike;
   /** Unsent bytes after which a slow watcher is disconnected (default 64 MiB). */
   maxWatchBufferBytes?: number;
   /**
@@ -177,6 +184,7 @@ function objectStore(options: ApiServerOptions, storage: Storage, registry: Reso
     defaultPodGracePeriodSeconds: options.defaultPodGracePeriodSeconds,
     graceMsPerSecond: options.graceMsPerSecond,
     namespaceDeletionDelayMs: options.namespaceDeletionDelayMs,
+    scheduler: options.scheduler,
   });
   for (const ns of options.namespaces ?? ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
     objects.create('namespaces', { metadata: { name: ns } });
@@ -187,7 +195,8 @@ function objectStore(options: ApiServerOptions, storage: Storage, registry: Reso
 /**
  * Starts a simulator on 127.0.0.1.
  *
- * Caveat: watch bookmarks and timeouts use real timers; shrink `bookmarkIntervalMs` in tests.
+ * Caveat: watch bookmarks and timeouts use real timers unless `scheduler` is given; in tests, pass
+ * a virtual-time one or shrink `bookmarkIntervalMs`.
  *
  * @example
  * const sim = await startApiServer({ port: 0, seed: 7, bookmarkIntervalMs: 200 });
@@ -196,7 +205,8 @@ function objectStore(options: ApiServerOptions, storage: Storage, registry: Reso
  */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
   const random = seededRandom(options.seed ?? 1);
-  const storage = new Storage(options.history ?? {});
+  const { scheduler } = options;
+  const storage = new Storage({ ...options.history, ...(scheduler ? { now: () => scheduler.now() } : {}) });
   const registry = new ResourceRegistry();
   const objects = objectStore(options, storage, registry, random);
   const hub = new WatchHub();

@@ -10,6 +10,7 @@ import { groupVersion, type ResourceInfo } from './resources.ts';
 import type { ObjectMatcher } from './selectors.ts';
 import { watchLine } from './serialize.ts';
 import type { StoredEvent } from './storage.ts';
+import type { SchedulerLike } from 'rxjs';
 
 /** How a watch starts. */
 export type WatchStart =
@@ -29,6 +30,8 @@ export interface WatchSpec {
   allowBookmarks: boolean;
   timeoutSeconds: number;
   bookmarkIntervalMs: number;
+  /** Where the bookmark and timeout timers run (`ApiServerOptions.scheduler`). Default: Node timers. */
+  scheduler?: SchedulerLike;
   /** Converts an object for the wire (Table output); identity when absent. */
   render?: (obj: KubeObject, rv: string) => unknown;
   /** Bookmarks as PartialObjectMetadata (a metadata-only watch). Default false. */

@@ -12,6 +12,7 @@ import { encodeLines, LineBatch } from './lineBatch.ts';
 import { gvrKey } from './resources.ts';
 import { tooOldStatus } from './status.ts';
 import { CompactedError, type Storage, type StoredEvent } from './storage.ts';
+import { after, every, type CancelTimer } from './timers.ts';
 import { bookmarkLine, eventLine, objectLine, type WatchSpec } from './watchEvents.ts';
 
 /** Initial events (replayed or listed) written per batch before letting the socket drain. */
@@ -35,7 +36,7 @@ export class WatchSession {
   readonly #storage: Storage;
   readonly #hub: WatchRegistry;
   #unsubscribe: (() => void) | undefined;
-  #timers: NodeJS.Timeout[] = [];
+  #timers: CancelTimer[] = [];
   #closed = false;
   /** Events at or below this revision are already covered by the start of the stream. */
   #after = 0;
@@ -86,15 +87,17 @@ export class WatchSession {
     const ms = spec.timeoutSeconds * 1000;
     const before = ms - 2000;
     if (spec.allowBookmarks && before > (spec.start.kind === 'initialEvents' ? 1000 : 0)) {
-      const bookmark = setTimeout(() => {
-        if (!this.stalled && this.#unsubscribe) this.#bookmark(String(this.#storage.resourceVersion), false);
-      }, before);
-      this.#timers.push(bookmark);
+      this.#timers.push(
+        after(spec.scheduler, before, () => {
+          if (!this.stalled && this.#unsubscribe) this.#bookmark(String(this.#storage.resourceVersion), false);
+        }),
+      );
     }
-    const timeout = setTimeout(() => {
-      if (!this.stalled) this.end();
-    }, ms);
-    this.#timers.push(timeout);
+    this.#timers.push(
+      after(spec.scheduler, ms, () => {
+        if (!this.stalled) this.end();
+      }),
+    );
   }
 
   /**
@@ -202,8 +205,7 @@ export class WatchSession {
     if (this.#closed) return;
     this.#unsubscribe = this.#storage.subscribe(gvrKey(spec.res), (e) => this.#onEvent(e));
     if (spec.allowBookmarks && spec.bookmarkIntervalMs > 0) {
-      const t = setInterval(() => this.#bookmark(String(this.#storage.resourceVersion), false), spec.bookmarkIntervalMs);
-      this.#timers.push(t);
+      this.#timers.push(every(spec.scheduler, spec.bookmarkIntervalMs, () => this.#bookmark(String(this.#storage.resourceVersion), false)));
     }
   }
 
@@ -284,10 +286,7 @@ export class WatchSession {
     if (this.#closed) return;
     this.#closed = true;
     this.#unsubscribe?.();
-    for (const t of this.#timers) {
-      clearTimeout(t);
-      clearInterval(t);
-    }
+    for (const cancel of this.#timers) cancel();
     this.#timers = [];
     this.#hub.remove(this);
   }

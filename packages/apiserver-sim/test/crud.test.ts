@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startApiServer, type ApiServer } from '../src/index.ts';
 import { req } from './helpers.ts';
-import { pod } from '@rxinformer/testing';
+import { flushTo, pod, testScheduler } from '@rxinformer/testing';
 
 describe('CRUD', () => {
   let sim: ApiServer;
   let pods: string;
+  const ts = testScheduler(); // grace periods and the namespace controller's passes run in virtual time
   beforeAll(async () => {
-    sim = await startApiServer({ port: 0, seed: 11 });
+    sim = await startApiServer({ port: 0, seed: 11, scheduler: ts });
     pods = `${sim.url}/api/v1/namespaces/default/pods`;
   });
   afterAll(() => sim.close());
@@ -269,10 +270,12 @@ describe('CRUD', () => {
     expect((await req(`${pods}/fin`)).code).toBe(404);
 
     await req(pods, { method: 'POST', body: pod('graceful') });
+    const deleted = ts.now();
     const g = await req(`${pods}/graceful?gracePeriodSeconds=1`, { method: 'DELETE' });
     expect(g.body.metadata.deletionGracePeriodSeconds).toBe(1);
+    flushTo(ts, deleted + 999);
     expect((await req(`${pods}/graceful`)).code).toBe(200);
-    await new Promise((r) => setTimeout(r, 1300));
+    flushTo(ts, deleted + 1000);
     expect((await req(`${pods}/graceful`)).code).toBe(404);
 
     const cm = `${sim.url}/api/v1/namespaces/default/configmaps`;
@@ -382,7 +385,7 @@ describe('CRUD', () => {
     await req(`${sim.url}/api/v1/namespaces`, { method: 'POST', body: { metadata: { name: 'doomed' } } });
     await req(`${sim.url}/api/v1/namespaces/doomed/pods`, { method: 'POST', body: pod('x', { namespace: 'doomed' }) });
     expect((await req(`${sim.url}/api/v1/namespaces/doomed`, { method: 'DELETE' })).code).toBe(200);
-    await new Promise((r) => setTimeout(r, 20)); // the namespace controller's pass
+    flushTo(ts, ts.now()); // the namespace controller's pass, due at once
     expect((await req(`${sim.url}/api/v1/namespaces/doomed/pods`)).body.items).toEqual([]);
     expect((await req(`${sim.url}/api/v1/namespaces/doomed`)).code).toBe(404);
   });

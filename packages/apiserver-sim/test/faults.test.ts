@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { startApiServer, type ApiServer } from '../src/index.ts';
-import { openWatch, req, sleep, type WatchReader } from './helpers.ts';
-import { pod } from '@rxinformer/testing';
+import { openWatch, req, type WatchReader } from './helpers.ts';
+import { pod, until } from '@rxinformer/testing';
 
 describe('faults', () => {
   let sim: ApiServer;
@@ -12,6 +12,18 @@ describe('faults', () => {
     open.push(w);
     return w;
   };
+  /**
+   * Writes two pods, one after the other's event reached `witness`: what a stalled watch would have
+   * got of the first has had a whole round trip to arrive by then.
+   */
+  const passedBoth = async (witness: WatchReader) => {
+    sim.storage.create('pods', pod('a'), 'default');
+    await witness.waitFor(1);
+    sim.storage.create('pods', pod('b'), 'default');
+    await witness.waitFor(2);
+  };
+  /** Resolves once `server` holds `n` watch sessions (an opened watch registers after its headers went out). */
+  const sessions = (n: number, server = sim) => until(() => server.watches.sessions().length === n, { what: `${n} watch session(s)` });
   const control = (name: string, body: unknown = {}, headers: Record<string, string> = {}) =>
     req(`${sim.url}/_sim/faults/${name}`, { method: 'POST', body, headers });
   beforeEach(async () => {
@@ -25,12 +37,11 @@ describe('faults', () => {
 
   it('should drop every watch, or one chosen by the seed', async () => {
     const ws = await Promise.all([watch(), watch(), watch()]);
-    await sleep(20);
+    await sessions(3);
     expect(sim.faults.dropWatches('one')).toBe(1);
     const first = await Promise.race(ws.map((w, i) => w.ended.then((e) => ({ i, ...e }))));
     expect(first.clean).toBe(false);
-    await sleep(20);
-    expect(sim.watches.sessions()).toHaveLength(2);
+    await sessions(2);
     const r = await control('dropWatches', { target: 'all' });
     expect(r.body).toEqual({ ok: true, hit: 2 });
     for (const w of ws) expect((await w.ended).clean).toBe(false);
@@ -40,7 +51,7 @@ describe('faults', () => {
     const pickWith = async (seed: number) => {
       const s = await startApiServer({ port: 0, seed });
       const ws = await Promise.all([0, 1, 2, 3].map(() => openWatch(`${s.url}/api/v1/pods?watch=true&resourceVersion=1`)));
-      await sleep(20);
+      await sessions(4, s);
       s.faults.dropWatches('one');
       const hit = await Promise.race(ws.map((w, i) => w.ended.then(() => i)));
       for (const w of ws) w.close();
@@ -83,12 +94,12 @@ describe('faults', () => {
 
   it('should inject an ERROR event and end the stream', async () => {
     const w = await watch();
-    await sleep(20);
+    await sessions(1);
     sim.faults.injectWatchError();
     await expect(w.ended).resolves.toEqual({ clean: true });
     expect(w.events[0]).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
     const w2 = await watch();
-    await sleep(20);
+    await sessions(1);
     await control('injectWatchError', { status: { code: 500, reason: 'InternalError', message: 'boom' } });
     await w2.ended;
     expect(w2.events[0].object).toMatchObject({ code: 500, message: 'boom', status: 'Failure' });
@@ -134,29 +145,28 @@ describe('faults', () => {
 
   it('should stall a watch: open connection, no bytes', async () => {
     const w = await watch();
-    await sleep(20);
+    await sessions(1);
     expect(sim.faults.stallWatches()).toBe(1);
-    sim.storage.create('pods', pod('a'), 'default');
-    await sleep(100);
+    const fresh = await watch(); // opened after the stall: a witness that gets what the stalled one would
+    await sessions(2);
+    await passedBoth(fresh);
     expect(w.events).toEqual([]);
-    expect(sim.watches.sessions()).toHaveLength(1);
-    const fresh = await watch();
-    sim.storage.create('pods', pod('b'), 'default');
-    await fresh.waitFor(1);
+    expect(sim.watches.sessions()).toHaveLength(2); // the stalled one is still open
   });
 
   it('should stall the next watch to open', async () => {
     await control('stallWatches', { target: 'next' });
     const w = await watch();
-    await sleep(20);
-    sim.storage.create('pods', pod('a'), 'default');
-    await sleep(100);
+    await sessions(1);
+    const fresh = await watch(); // the next but one: a witness that gets what the stalled one would
+    await sessions(2);
+    await passedBoth(fresh);
     expect(w.events).toEqual([]);
   });
 
   it('should emit a malformed line and go on', async () => {
     const w = await watch();
-    await sleep(20);
+    await sessions(1);
     expect((await control('malformedLine')).body.hit).toBe(1);
     sim.storage.create('pods', pod('a'), 'default');
     await w.waitFor(1);
@@ -168,7 +178,7 @@ describe('faults', () => {
     sim.storage.create('pods', pod('a'), 'default');
     const w = await watch();
     const rv = Number(sim.storage.resourceVersion);
-    await sleep(20);
+    await sessions(1);
     await control('restart');
     expect((await w.ended).clean).toBe(false);
     for (const from of [rv - 1, rv]) {

@@ -73,6 +73,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'kubeconfig',
     'privateFile',
     'realisticPod',
+    'timers',
   ],
 ];
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startApiServer, type ApiServer } from '../src/index.ts';
 import { req } from './helpers.ts';
-import { pod } from '@rxinformer/testing';
+import { flushTo, pod, testScheduler } from '@rxinformer/testing';
 
 describe('LIST', () => {
   let sim: ApiServer;
@@ -203,16 +203,25 @@ describe('LIST with compaction', () => {
   });
 
   it('should compact by age', async () => {
-    const sim = await startApiServer({ port: 0, history: { maxAgeMs: 50 } });
+    const ts = testScheduler(); // the history's clock
+    const sim = await startApiServer({ port: 0, history: { maxAgeMs: 50 }, scheduler: ts });
     try {
       sim.storage.create('configmaps', { metadata: { name: 'a' } }, 'default');
       const first = await req(`${sim.url}/api/v1/namespaces/default/configmaps?limit=1`);
       sim.storage.create('configmaps', { metadata: { name: 'b' } }, 'default');
-      await new Promise((r) => setTimeout(r, 80));
-      const r = await req(
-        `${sim.url}/api/v1/namespaces/default/configmaps?resourceVersion=${first.body.metadata.resourceVersion}&resourceVersionMatch=Exact`,
-      );
-      expect(r.code).toBe(410);
+      const exact = () =>
+        req(
+          `${sim.url}/api/v1/namespaces/default/configmaps?resourceVersion=${first.body.metadata.resourceVersion}&resourceVersionMatch=Exact`,
+        );
+      /** Moves the virtual clock to `ms` (it moves with what it runs). */
+      const clockTo = (ms: number) => {
+        ts.schedule(() => {}, ms - ts.now());
+        flushTo(ts, ms);
+      };
+      clockTo(50);
+      expect((await exact()).code).toBe(200); // 50 ms old: kept
+      clockTo(51);
+      expect((await exact()).code).toBe(410);
     } finally {
       await sim.close();
     }

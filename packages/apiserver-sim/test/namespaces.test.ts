@@ -1,14 +1,16 @@
 /** Namespace deletion as a real cluster does it: Terminating first, contents next, the namespace last. */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../src/index.ts';
-import { openWatch, req, sleep, type WatchReader } from './helpers.ts';
-import { pod } from '@rxinformer/testing';
+import { openWatch, req, type WatchReader } from './helpers.ts';
+import { flushTo, pod, testScheduler } from '@rxinformer/testing';
 
 describe('namespace deletion', () => {
   let sim: ApiServer;
   const open: WatchReader[] = [];
+  let ts: ReturnType<typeof testScheduler>; // the namespace controller's passes run in virtual time
   const start = async (options: ApiServerOptions = {}) => {
-    sim = await startApiServer({ port: 0, seed: 9, graceMsPerSecond: 50, ...options });
+    ts = testScheduler();
+    sim = await startApiServer({ port: 0, seed: 9, scheduler: ts, ...options });
     await req(`${sim.url}/api/v1/namespaces`, { method: 'POST', body: { metadata: { name: 'ns1' } } });
     await req(`${sim.url}/api/v1/namespaces/ns1/pods`, { method: 'POST', body: pod('x', { namespace: 'ns1' }) });
   };
@@ -31,6 +33,7 @@ describe('namespace deletion', () => {
     expect(del.body.kind).toBe('Namespace');
     expect(del.body.status.phase).toBe('Terminating');
     expect(del.body.metadata.deletionTimestamp).toBeDefined();
+    flushTo(ts, ts.now()); // the namespace controller's pass, due at once
     const nsEvents = await nsWatch.waitFor(2);
     const [podDeleted] = await podWatch.waitFor(1);
     expect(
@@ -71,14 +74,16 @@ describe('namespace deletion', () => {
     await start();
     const cms = `${sim.url}/api/v1/namespaces/ns1/configmaps`;
     await req(cms, { method: 'POST', body: { metadata: { name: 'held', finalizers: ['example.com/hold'] } } });
+    const deleted = ts.now();
     await req(`${sim.url}/api/v1/namespaces/ns1`, { method: 'DELETE' });
-    await sleep(30);
+    flushTo(ts, deleted + 2500); // the first pass, and retries every simulated second
     expect((await req(`${sim.url}/api/v1/namespaces/ns1/pods/x`)).code).toBe(404);
     const held = await req(`${cms}/held`);
     expect(held.body.metadata.deletionTimestamp).toBeDefined();
     expect((await req(`${sim.url}/api/v1/namespaces/ns1`)).body.status.phase).toBe('Terminating');
     await req(`${cms}/held`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { metadata: { finalizers: null } } });
-    await sleep(120);
+    expect((await req(`${sim.url}/api/v1/namespaces/ns1`)).code).toBe(200);
+    flushTo(ts, deleted + 3000); // the next retry finds it empty
     expect((await req(`${sim.url}/api/v1/namespaces/ns1`)).code).toBe(404);
   });
 });

@@ -1,19 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { startApiServer, type ApiServer } from '../src/index.ts';
 import { openWatch, req, type WatchReader } from './helpers.ts';
-import { pod } from '@rxinformer/testing';
+import { flushTo, pod, testScheduler, until } from '@rxinformer/testing';
 
 describe('WATCH', () => {
   let sim: ApiServer;
   let base: string;
   const open: WatchReader[] = [];
+  let ts: ReturnType<typeof testScheduler>; // the watches' bookmarks and timeouts run in virtual time
   const watch = async (query: string, headers?: Record<string, string>) => {
     const w = await openWatch(`${base}?watch=true&${query}`, headers);
     open.push(w);
     return w;
   };
   beforeEach(async () => {
-    sim = await startApiServer({ port: 0, seed: 5, bookmarkIntervalMs: 100, history: { maxEvents: 50 } });
+    ts = testScheduler();
+    sim = await startApiServer({ port: 0, seed: 5, bookmarkIntervalMs: 100, history: { maxEvents: 50 }, scheduler: ts });
     base = `${sim.url}/api/v1/namespaces/default/pods`;
     sim.storage.create('pods', pod('a', { labels: { app: 'web' } }), 'default');
     sim.storage.create('pods', pod('b', { labels: { app: 'db' } }), 'default');
@@ -153,23 +155,34 @@ describe('WATCH', () => {
   it('should send bookmarks only when allowed', async () => {
     const rv = sim.storage.resourceVersion;
     const w = await watch(`resourceVersion=${rv}&allowWatchBookmarks=true`);
-    const evs = await w.waitFor(1, 3000);
+    const plain = await watch(`resourceVersion=${rv}`);
+    await until(() => sim.watches.sessions().length === 2);
+    const opened = ts.now();
+    flushTo(ts, opened + 100); // one bookmark interval
+    const evs = await w.waitFor(1);
     expect(evs[0].type).toBe('BOOKMARK');
     expect(evs[0].object).toEqual({ kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: rv } });
-    const plain = await watch(`resourceVersion=${rv}`);
-    await new Promise((r) => setTimeout(r, 300));
+    flushTo(ts, opened + 200);
+    await w.waitFor(2); // by the second bookmark, the first would have reached the plain watch too
     expect(plain.events).toEqual([]);
   });
 
   it('should end cleanly after timeoutSeconds with no final event', async () => {
     const w = await watch(`resourceVersion=${sim.storage.resourceVersion}&timeoutSeconds=1`);
+    await until(() => sim.watches.sessions().length === 1);
+    const opened = ts.now();
+    flushTo(ts, opened + 999);
+    expect(sim.watches.sessions()).toHaveLength(1);
+    flushTo(ts, opened + 1000);
     await expect(w.ended).resolves.toEqual({ clean: true });
     expect(w.events).toEqual([]);
   });
 
   it('should treat timeoutSeconds=0 as unset and keep the stream open', async () => {
     const w = await watch(`resourceVersion=${sim.storage.resourceVersion}&timeoutSeconds=0`);
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => sim.watches.sessions().length === 1);
+    flushTo(ts, ts.now() + 1_799_999); // the default timeout, 1800 s, less a millisecond
+    expect(sim.watches.sessions()).toHaveLength(1);
     sim.storage.delete('pods', 'default', 'a');
     const evs = await w.waitFor(1);
     expect(evs.map((e) => e.type)).toEqual(['DELETED']);
@@ -191,7 +204,7 @@ describe('WATCH', () => {
   it('should accept sendInitialEvents=false with resourceVersionMatch=NotOlderThan and send only later changes', async () => {
     const w = await watch('sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true');
     expect(w.code).toBe(200);
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => sim.watches.sessions().length === 1);
     sim.storage.delete('pods', 'default', 'a');
     const evs = await w.waitFor(1);
     expect(evs.map((e) => `${e.type} ${e.object.metadata?.name}`)).toEqual(['DELETED a']);

@@ -27,6 +27,10 @@ export type { KubeTransport, KubeTransportOptions } from './kubeTransport.ts';
 export { kubeLeaseClient } from './kubeLeaseClient.ts';
 export type { KubeLeaseClientOptions } from './kubeLeaseClient.ts';
 
+// Writes (@rxinformer/controller's ApiClient)
+export { kubeApiClient } from './kubeApiClient.ts';
+export type { KubeApiClientOptions } from './kubeApiClient.ts';
+
 // Typed built-in resources
 export {
   apiVersionOf,

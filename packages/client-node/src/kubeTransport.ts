@@ -15,6 +15,7 @@ import {
   type HttpResponse,
   type HttpSend,
 } from '@rxinformer/core';
+import type { HttpRequestSend } from '@rxinformer/controller';
 import { request, type Dispatcher } from 'undici';
 import type { SchedulerLike } from 'rxjs';
 import { CredentialError, ResponseDecodeError } from './errors.ts';
@@ -30,6 +31,8 @@ export interface KubeTransport {
   readonly get: HttpGet;
   /** Sends one request with an optional JSON body (the writes of `kubeLeaseClient`), like `get`. */
   readonly send: HttpSend;
+  /** Sends any request (PATCH and DELETE too) with its body's media type: the writes of `kubeApiClient`. */
+  readonly request: HttpRequestSend;
   /**
    * `GET` a path and parse its JSON body; an error answer rejects with a `KubeApiError`, a failed
    * connection with a `NetworkError`, a body past the limit of `part` (core's `MAX_BODY_BYTES`:
@@ -103,6 +106,7 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
     signal: AbortSignal,
     bodyTimeout: number,
     accept?: string,
+    contentType = 'application/json',
   ) => {
     let dispatched!: () => void;
     const mark = new Promise<void>((resolve) => {
@@ -112,7 +116,7 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
     let answer: Promise<Dispatcher.ResponseData>;
     try {
       const { headers, opts, readAt } = await user.read(signal);
-      if (body !== undefined) headers['Content-Type'] = 'application/json';
+      if (body !== undefined) headers['Content-Type'] = contentType;
       if (accept !== undefined) headers.Accept = accept;
       // The dispatcher is chosen and the request dispatched in one step: a dispatcher retired by a
       // concurrent rotation (or `close()`) still finishes the requests it has, but takes no new one.
@@ -129,11 +133,13 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
   const get: HttpGet = (pathAndQuery, signal, kind, accept) =>
     dispatch('GET', pathAndQuery, undefined, signal, kind === 'watch' ? 0 : 300_000, accept);
   const send: HttpSend = (method, path, body, signal) => dispatch(method, path, body, signal, 300_000);
+  const requestOf: HttpRequestSend = (r) => dispatch(r.method, r.pathAndQuery, r.body, r.signal, 300_000, undefined, r.contentType);
 
   return {
     server,
     get,
     send,
+    request: requestOf,
     getJson: <T>(path: string, signal?: AbortSignal, part: 'listBody' | 'objectBody' = 'listBody') => getJson<T>(get, path, signal, part),
     async close() {
       // Requests still reading credentials dispatch first (on the pool being closed), not after.

@@ -12,6 +12,7 @@ import {
   type KubeTransport,
 } from '../src/index.ts';
 import { FactoryShutdownError } from '@rxinformer/core';
+import { until } from '@rxinformer/testing';
 
 // Discovery against a small node:http API server whose answers the tests choose: resources that
 // cannot be watched, a gateway's HTML page, and a server that accepts but never answers. (The
@@ -171,10 +172,11 @@ describe('createDiscovery', () => {
 
 describe('createKubeInformerFactory', () => {
   it('should abort a discovery in flight when closed', async () => {
-    handler = () => undefined; // never answers
+    let asked = false;
+    handler = () => void (asked = true); // never answers
     const factory = createKubeInformerFactory(kubeConfig());
     const pending = factory.informerForRef({ apiVersion: 'example.com/v1', kind: 'Widget' }).catch((e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => asked, { what: 'the discovery request at the server' });
     await factory.close();
     const e = await pending;
     expect(e).toBeInstanceOf(FactoryShutdownError); // not a timeout: the caller closed

@@ -55,11 +55,8 @@ describe.each(serverKinds())('createKubeInformerFactory resources against the %s
   it('should list and watch every built-in descriptor', async () => {
     const ns = await server.namespace('every');
     const { factory } = kit.open();
-    // CRDs have their own test. The simulator does not serve events.k8s.io (kube-apiserver keeps
-    // those with core/v1 events).
-    const served = builtinResources.filter(
-      (r) => r.resource !== 'customresourcedefinitions' && (server.env || r.group !== 'events.k8s.io'),
-    );
+    // CRDs have their own test.
+    const served = builtinResources.filter((r) => r.resource !== 'customresourcedefinitions');
     const nameOf = (r: KubeResource) => `every-${r.group ? `${r.group.split('.')[0]}-` : ''}${r.resource}${r.namespaced ? '' : `-${ns}`}`;
     const all = await Promise.all(
       served.map(async (r) => {

@@ -10,8 +10,6 @@ import { apiChurn, inParallel, serverKinds, START_TIMEOUT_MS, startTestServer, t
 import { configMaps, pods } from '../src/index.ts';
 import { factoryKit, fastReflector as fast, jsonAnswer, podBody, rvAtLeast, storeView, view, waitFor } from './simHarness.ts';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe.each(serverKinds())('createKubeInformerFactory against the %s server', (kind) => {
   let server: TestServer;
   let kit: ReturnType<typeof factoryKit>;
@@ -96,12 +94,18 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
       () => proxy.stall(),
       () => server.restart(),
     ];
+    const changes = () => run.counters.created + run.counters.updated + run.counters.deleted + run.counters.recreated;
+    /** Resolves once the churn made `n` more changes: each fault comes in the middle of it. */
+    const churned = async (n: number) => {
+      const from = changes();
+      expect(await waitFor(() => changes() >= from + n, 30_000)).toBe(true);
+    };
     for (const fault of faults) {
-      await sleep(250);
+      await churned(10);
       await waitFor(() => proxy.open() > 0 && !compactAtNextContinue, 30_000); // each fault hits an open watch
       await fault();
     }
-    await sleep(250);
+    await churned(10);
     await run.stop();
     expect(run.counters.recreated).toBeGreaterThan(0);
     const inChurn = (p: V1Pod) => namespaces.includes(p.metadata!.namespace!);

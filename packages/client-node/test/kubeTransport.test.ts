@@ -15,6 +15,7 @@ import {
   type KubeTransport,
 } from '../src/index.ts';
 import { waitFor } from './simHarness.ts';
+import { deferred, settle, until } from '@rxinformer/testing';
 
 // The transport's binding to one context and user, and its typed failures, against the simulator
 // with bearer-token auth over real HTTP.
@@ -258,21 +259,23 @@ describe('createKubeTransport credentials and close', () => {
     } as never);
     return kc;
   }
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   it('should finish every concurrent request when the client certificate rotates in their midst', async () => {
     const server = await countingServer();
     try {
       let calls = 0;
-      const gate = sleep(20);
+      const gate = deferred();
       const kc = withAuthenticator(server.url, async (opts) => {
         const n = ++calls;
-        await gate;
+        await gate.promise;
         opts.cert = Buffer.from(n <= 2 ? 'cert-1' : 'cert-2');
         opts.key = Buffer.from('k');
       });
       const transport = track(createKubeTransport(kc));
-      const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => transport.getJson(`/p${i}`)));
+      const all = Promise.allSettled(Array.from({ length: 6 }, (_, i) => transport.getJson(`/p${i}`)));
+      await until(() => calls === 6, { what: 'six credential reads at once' });
+      gate.resolve();
+      const results = await all;
       expect(results.map((r) => r.status)).toEqual(Array(6).fill('fulfilled'));
     } finally {
       server.close();
@@ -283,17 +286,20 @@ describe('createKubeTransport credentials and close', () => {
     const server = await countingServer();
     try {
       let calls = 0;
+      const firstRead = deferred();
       const kc = withAuthenticator(server.url, async (opts) => {
         const n = ++calls;
-        if (n === 1) await sleep(200); // started first, answers last, with the certificate of before
+        if (n === 1) await firstRead.promise; // started first, answers last, with the certificate of before
         opts.cert = Buffer.from(n === 1 ? 'cert-1' : 'cert-2');
         opts.key = Buffer.from('k');
       });
       const transport = track(createKubeTransport(kc));
       const slow = transport.getJson('/slow');
-      await sleep(20);
+      await until(() => calls === 1, { what: "the slow request's credential read" });
       await transport.getJson('/fast'); // cert-2: a new pool, one connection
       const afterFast = server.opened();
+      await settle(); // the fast request's connection back in its pool, idle
+      firstRead.resolve();
       await slow; // cert-1, read before cert-2 was adopted: the cert-2 pool, its idle connection
       expect([afterFast, server.opened()]).toEqual([1, 1]); // a switch back would have opened a second
     } finally {
@@ -304,13 +310,18 @@ describe('createKubeTransport credentials and close', () => {
   it('should dispatch a request still reading credentials before close() closes the pool, leaving no connection', async () => {
     const server = await countingServer();
     try {
+      let reading = false;
+      const read = deferred();
       const kc = withAuthenticator(server.url, async () => {
-        await sleep(300);
+        reading = true;
+        await read.promise;
       });
       const transport = createKubeTransport(kc);
       const answer = transport.getJson('/version');
-      await sleep(50);
-      await transport.close();
+      await until(() => reading, { what: 'the credential read' });
+      const closed = transport.close(); // while the request still reads its credentials
+      read.resolve();
+      await closed;
       await expect(answer).resolves.toEqual({});
       expect(await waitFor(() => server.open() === 0, 2000)).toBe(true);
       expect(server.opened()).toBe(1);

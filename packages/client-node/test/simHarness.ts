@@ -47,6 +47,7 @@ export function recordingTransport(kc: KubeConfig): RecordingTransport {
       return answer ?? inner.get(path, signal, kind);
     },
     send: (method, path, body, signal) => inner.send(method, path, body, signal),
+    request: (r) => inner.request(r),
     getJson: (path, signal) => inner.getJson(path, signal),
     close: () => inner.close(),
   };

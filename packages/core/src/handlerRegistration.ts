@@ -1,9 +1,10 @@
 /**
  * A shared informer's handler as one subscription: the replay of the cache, then the live batches,
- * with its resync passes merged in, through the handler's own buffer (`deliverBatches`).
+ * with the passes of its period's shared resync clock merged in, through the handler's own buffer
+ * (`deliverBatches`), which leaves out of a pass the keys it still has a change of waiting.
  *
  *   concat(replay of the current store, live batches) ─┬─▶ deliverBatches(queue) ─▶ handler
- *   resync timer ─▶ Sync pass of the current store ──┘
+ *   resync clock of its period (shared) ─▶ Sync pass ──┘
  *
  * The replay and the subscription to the live batches happen in one synchronous step, so no
  * change falls in between (no gap) and none is both replayed and delivered live (no duplicate).
@@ -12,8 +13,8 @@ import { concat, defer, distinctUntilChanged, map, mergeWith, of, type Observabl
 import { deliverBatches } from './eventHandler.ts';
 import type { EventHandler, EventHandlerOptions, HandlerError, HandlerRegistration } from './handlerTypes.ts';
 import { HandlerQueue, type HandlerBatch } from './handlerQueue.ts';
-import { syncedStore, type InformerState, type InformerStep } from './informerState.ts';
-import { resyncPasses } from './resync.ts';
+import type { InformerState, InformerStep } from './informerState.ts';
+import type { ResyncClocks } from './resync.ts';
 import type { Delta, KubeObject, Store } from './types.ts';
 
 /** What a handler's subscription is made of: the informer's streams and settings. */
@@ -22,13 +23,13 @@ export interface HandlerSources<T extends KubeObject> {
   current(): InformerState<T>;
   /** Every later step, hot, in order: one batch each. */
   changes$: Observable<InformerStep<T>>;
-  /** Whether the informer runs (resync timers run only then). */
-  running$: Observable<boolean>;
-  /** Held while the handler is registered (in `refCount` mode it keeps the watch running). */
-  lease$: Observable<never>;
+  /** The informer's resync clocks, one per period, shared by the handlers of that period. */
+  resync: ResyncClocks<T>;
   /** The informer's resync period, for handlers that set none. */
   defaultResyncMs: number;
+  /** The clock of each handler's `lagMs`. */
   scheduler: SchedulerLike;
+  /** Where a handler's failure goes. */
   onError(e: HandlerError<T>): void;
 }
 
@@ -50,9 +51,8 @@ export function registerHandler<T extends KubeObject>(
     const live$ = sources.changes$.pipe(map(liveBatch));
     return current.synced ? concat(of(replayBatch(current.store)), live$) : live$;
   });
-  const input$ = period > 0 ? batches$.pipe(mergeWith(resyncBatches(sources, period))) : batches$;
+  const input$ = period > 0 ? batches$.pipe(mergeWith(sources.resync(period).pipe(map(resyncBatch)))) : batches$;
   const subscription = input$.pipe(deliverBatches(queue)).subscribe();
-  subscription.add(sources.lease$.subscribe());
   const registration: HandlerRegistration = {
     name,
     hasSynced: () => queue.synced.value,
@@ -75,12 +75,7 @@ function replayBatch<T extends KubeObject>(store: Store<T>): HandlerBatch<T> {
   return { deltas, initialListEnd: true };
 }
 
-/** A resync pass of the current store every `period` while the informer runs, once it has synced. */
-function resyncBatches<T extends KubeObject>(sources: HandlerSources<T>, periodMs: number): Observable<HandlerBatch<T>> {
-  return resyncPasses<T>({
-    periodMs,
-    running$: sources.running$,
-    scheduler: sources.scheduler,
-    snapshot: () => syncedStore(sources.current()),
-  }).pipe(map((deltas): HandlerBatch<T> => ({ deltas, resync: true })));
+/** A pass of the shared resync clock, for one handler's buffer (which skips its pending keys). */
+function resyncBatch<T extends KubeObject>(deltas: readonly Delta<T>[]): HandlerBatch<T> {
+  return { deltas, resync: true };
 }

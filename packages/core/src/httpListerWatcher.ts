@@ -26,9 +26,12 @@ import { createWatchDecoder, parseListBody } from './watchDecoder.ts';
 export interface HttpListerWatcherOptions extends HttpLimitOptions {
   /** The collection path, e.g. `/api/v1/namespaces/default/pods`. Required. */
   path: string;
-  /** Label selector added to every list and watch (ANDed with the reflector's). Default: none. */
+  /**
+   * Label selector of every list and watch: where an informer's scope goes. ANDed with one a
+   * request carries (a wrapping ListerWatcher's, like the shard ring's own label). Default: none.
+   */
   labelSelector?: string;
-  /** Field selector added to every list and watch (ANDed with the reflector's). Default: none. */
+  /** Field selector of every list and watch, ANDed with one a request carries. Default: none. */
   fieldSelector?: string;
   /**
    * Ask for `PartialObjectMetadata` (`PARTIAL_OBJECT_METADATA_ACCEPT`): each object's metadata only.

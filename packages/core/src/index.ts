@@ -98,6 +98,7 @@ export type { MetadataOnlyDescriptor, PartialObjectMetadata } from './partialObj
 // Shared informer and handlers
 export { createSharedInformer, InformerShutdownError } from './sharedInformer.ts';
 export type { SharedInformer, SharedInformerOptions } from './sharedInformer.ts';
+export { whileSubscribed } from './whileSubscribed.ts';
 export { deliverTo } from './eventHandler.ts';
 export type { DeliverToOptions } from './eventHandler.ts';
 export type {

@@ -12,17 +12,13 @@ import {
   BehaviorSubject,
   Subject,
   connectable,
-  defer,
   distinctUntilChanged,
   filter,
-  finalize,
-  ignoreElements,
   map,
   merge,
   mergeMap,
   of,
   scan,
-  share,
   skip,
   switchMap,
   type Observable,
@@ -30,18 +26,10 @@ import {
   type Subscription,
 } from 'rxjs';
 import type { DeltaStoreOptions } from './deltaStore.ts';
-import {
-  informerStep,
-  initialInformerStep,
-  syncedStore,
-  type InformerInput,
-  type InformerState,
-  type InformerStep,
-} from './informerState.ts';
+import { informerStep, initialInformerStep, type InformerInput, type InformerState, type InformerStep } from './informerState.ts';
 import { createPrepare } from './prepare.ts';
 import { reflector } from './reflector.ts';
 import type { ReflectorOptions } from './reflectorOptions.ts';
-import { resyncPasses } from './resync.ts';
 import type { Delta, KubeObject, ListerWatcher } from './types.ts';
 
 /** The subjects and the connection of one informer's pipeline. */
@@ -103,28 +91,9 @@ export function latestOf<T extends KubeObject, R>(
 }
 
 /**
- * Every delta of the later states, hot, with a `Sync` delta per cached object every `periodMs`
- * (0 = none) while the informer runs: one timer and one pass shared by all subscribers, computed
- * only while there are some.
+ * Every delta of the later steps, hot, in order: the store's changes only (resync passes go to
+ * handlers, not here). A subscriber hears the deltas of the steps published after it subscribed.
  */
-export function eventsOf<T extends KubeObject>(p: InformerPipeline<T>, periodMs: number, scheduler: SchedulerLike): Observable<Delta<T>> {
-  const resync$ = resyncPasses<T>({ periodMs, running$: p.running, scheduler, snapshot: () => syncedStore(p.steps.value.state) });
-  const deltas$ = p.changes$.pipe(mergeMap(({ change }) => (change.type === 'deltas' ? change.deltas : [])));
-  return merge(deltas$, resync$.pipe(mergeMap((deltas) => deltas))).pipe(share());
-}
-
-/**
- * refCount mode's lease, held by every consumer: `share()` counts them, so the first subscriber's
- * `acquire` starts the watch and the last one leaving `release`s it. It ends with the state (on
- * shutdown), so the streams holding it complete then.
- */
-export function refCountLease<T extends KubeObject>(
-  state: Observable<InformerStep<T>>,
-  acquire: () => void,
-  release: () => void,
-): Observable<never> {
-  return defer(() => {
-    acquire();
-    return state.pipe(ignoreElements(), finalize(release));
-  }).pipe(share());
+export function eventsOf<T extends KubeObject>(changes$: Observable<InformerStep<T>>): Observable<Delta<T>> {
+  return changes$.pipe(mergeMap(({ change }) => (change.type === 'deltas' ? change.deltas : [])));
 }

@@ -5,7 +5,7 @@ import { runController } from './runController.ts';
 import { InvalidReconcileResultError, nextMacrotask } from './reconcileWorker.ts';
 import { WorkQueue } from './workqueue.ts';
 import { virtualController } from '../test/virtualController.ts';
-import { testScheduler } from '@rxinformer/testing';
+import { testScheduler, until } from '@rxinformer/testing';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Resolves 'stopped' once `stop()` resolves; 'wedged' if it is still waiting after a second (a deadline, not a duration). */
@@ -96,7 +96,7 @@ describe('runController, a result it cannot act on', () => {
     ctl.errors$.subscribe((e) => errors.push(e));
     queue.add('a');
     queue.add('b');
-    for (let i = 0; i < 100 && !seen.includes('b'); i++) await sleep(1);
+    await until(() => seen.includes('b'), { what: 'b reconciled' });
     expect(seen.slice(0, 2)).toEqual(['a', 'b']);
     expect(errors.map(brief)[0]).toBe('a:0:invalid');
     expect((errors[0].error as Error).message).toMatch(/key "a" answered requeueAfterMs Infinity/);
@@ -193,7 +193,7 @@ describe('runController, reconciles that settle without I/O', () => {
       atTimer = n;
     }, 0);
     queue.add('a');
-    while (n < LIMIT) await sleep(1);
+    await until(() => n >= LIMIT, { what: `${LIMIT} reconciles` });
     // The timer ran while the key was still being requeued; before, only once all 100,000 were done.
     expect(atTimer).toBeGreaterThan(0);
     expect(atTimer).toBeLessThan(LIMIT);

@@ -125,7 +125,7 @@ function startWatch<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, rv:
   return {
     model: { ...next, state: { phase: 'watching', rv, startedAt: now, events: 0 } },
     outputs: run.outputs,
-    action: { type: 'watch', options: watchOptions(options, rv, seconds), idleMs: seconds * 1000 + options.idleGraceMs },
+    action: { type: 'watch', options: watchOptions(rv, seconds), idleMs: seconds * 1000 + options.idleGraceMs },
   };
 }
 

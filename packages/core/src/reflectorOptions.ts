@@ -12,10 +12,6 @@ import type { SchedulerLike } from 'rxjs';
 export interface ReflectorOptions {
   /** Page size of lists. Default 500. */
   pageSize?: number;
-  /** Label selector for both list and watch. Default: none. */
-  labelSelector?: string;
-  /** Field selector for both list and watch. Default: none. */
-  fieldSelector?: string;
   /**
    * Resource version of the first list: `undefined` (default) is a consistent, paged read;
    * `"0"` lets the server answer from its cache (it then ignores `limit`). Relists after a 410
@@ -71,12 +67,9 @@ export interface ReflectorOptions {
 
 /** @internal Options with every default filled in. */
 export type ResolvedReflectorOptions = Required<
-  Omit<
-    ReflectorOptions,
-    'labelSelector' | 'fieldSelector' | 'initialListResourceVersion' | 'backoff' | 'scheduler' | 'random' | 'expectedType'
-  >
+  Omit<ReflectorOptions, 'initialListResourceVersion' | 'backoff' | 'scheduler' | 'random' | 'expectedType'>
 > &
-  Pick<ReflectorOptions, 'labelSelector' | 'fieldSelector' | 'initialListResourceVersion' | 'expectedType'> & { backoff: ResolvedBackoff };
+  Pick<ReflectorOptions, 'initialListResourceVersion' | 'expectedType'> & { backoff: ResolvedBackoff };
 
 /** @internal Fills in the defaults; throws `InvalidOptionsError` for a value out of range. */
 export function resolveOptions(options: ReflectorOptions): ResolvedReflectorOptions {
@@ -87,8 +80,6 @@ export function resolveOptions(options: ReflectorOptions): ResolvedReflectorOpti
   }
   return {
     pageSize: checkNumber('pageSize', options.pageSize, 500, 1, false, true), // the API's limit is an integer
-    labelSelector: options.labelSelector,
-    fieldSelector: options.fieldSelector,
     initialListResourceVersion: options.initialListResourceVersion,
     useStreamingList: options.useStreamingList ?? false,
     minWatchTimeoutSeconds: checkNumber('minWatchTimeoutSeconds', options.minWatchTimeoutSeconds, 300, 1),
@@ -101,14 +92,9 @@ export function resolveOptions(options: ReflectorOptions): ResolvedReflectorOpti
   };
 }
 
-/** @internal The selectors every list and watch carries. */
-export function selectors(o: ResolvedReflectorOptions): { labelSelector?: string; fieldSelector?: string } {
-  return { ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}), ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}) };
-}
-
 /** @internal The first page of a list: consistent (most recent) or from the server's cache. */
 export function listOptions(o: ResolvedReflectorOptions, consistent: boolean): ListOptions {
-  return { limit: o.pageSize, ...(consistent ? {} : { resourceVersion: o.initialListResourceVersion }), ...selectors(o) };
+  return { limit: o.pageSize, ...(consistent ? {} : { resourceVersion: o.initialListResourceVersion }) };
 }
 
 /** @internal A streaming list: a watch that first sends every current object, then a bookmark. */
@@ -119,11 +105,10 @@ export function streamingOptions(o: ResolvedReflectorOptions): WatchOptions {
     allowWatchBookmarks: true,
     resourceVersion: '',
     timeoutSeconds: o.minWatchTimeoutSeconds * 2,
-    ...selectors(o),
   };
 }
 
 /** @internal A watch from `rv` that the server closes after `seconds`. */
-export function watchOptions(o: ResolvedReflectorOptions, rv: string, seconds: number): WatchOptions {
-  return { resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: seconds, ...selectors(o) };
+export function watchOptions(rv: string, seconds: number): WatchOptions {
+  return { resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: seconds };
 }

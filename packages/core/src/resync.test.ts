@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { map, merge } from 'rxjs';
+import { BehaviorSubject, map, merge } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
 import { createStore } from './indexer.ts';
-import { RESYNC_SLICE_KEYS, resyncPasses, resyncTicks, syncDeltas, validateResyncPeriod } from './resync.ts';
+import { RESYNC_SLICE_KEYS, resyncClocks, resyncPasses, resyncTicks, syncDeltas, validateResyncPeriod } from './resync.ts';
 import { objectOf, type KubeObject } from './types.ts';
 import { testObject, testScheduler } from '@rxinformer/testing';
 
@@ -61,14 +61,6 @@ describe('syncDeltas', () => {
       expect(d.store).toBe(store);
     }
   });
-
-  it('should skip keys with a pending change', () => {
-    expect(
-      syncDeltas(storeOf('a', 'b', 'c'), (k) => k === 'default/b')
-        .map((d) => d.key)
-        .sort(),
-    ).toEqual(['default/a', 'default/c']);
-  });
 });
 
 describe('resyncPasses', () => {
@@ -95,20 +87,6 @@ describe('resyncPasses', () => {
     });
   });
 
-  it('should skip pending keys in each pass', () => {
-    testScheduler().run(({ hot, expectObservable }) => {
-      const store = storeOf('a', 'b');
-      const pending = new Set(['default/a']);
-      const passes = resyncPasses({
-        periodMs: 1000,
-        running$: hot('t', { t: true }),
-        snapshot: () => store,
-        isPending: (k) => pending.has(k),
-      });
-      expectObservable(passes.pipe(map((ds) => ds.map((d) => d.key).join())), '^ 1500ms !').toBe('1s a', { a: 'default/b' });
-    });
-  });
-
   it('should cut a large pass into slices on later tasks, each read from the cache current then', () => {
     const ts = testScheduler();
     ts.run(({ hot, flush }) => {
@@ -127,6 +105,54 @@ describe('resyncPasses', () => {
       expect(slices[0][0]).toBe(`${firstKey}@1`);
       expect(slices[2].at(-1)).toBe(`${lastKey}@9`); // the newer object, not the one of the tick
       expect(new Set(slices.flat().map((k) => k.split('@')[0])).size).toBe(names.length - 1); // each key once
+    });
+  });
+});
+
+describe('resyncClocks', () => {
+  it('should give the subscribers of one period one timer and one pass per tick, computed once', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      const store = storeOf('a', 'b');
+      let reads = 0;
+      const clocks = resyncClocks({ running$: hot('t', { t: true }), snapshot: () => (reads++, store) });
+      expect(clocks(1000)).toBe(clocks(1000));
+      const passes: (readonly unknown[])[] = [];
+      const keys = (ds: readonly { key: string }[]) =>
+        ds
+          .map((d) => d.key)
+          .sort()
+          .join();
+      const first = clocks(1000).pipe(map((ds) => (passes.push(ds), keys(ds))));
+      const second = clocks(1000).pipe(map((ds) => (passes.push(ds), keys(ds))));
+      const values = { p: 'default/a,default/b' };
+      expectObservable(first, '^ 2500ms !').toBe('1s p 999ms p', values);
+      expectObservable(second, '^ 2500ms !').toBe('1s p 999ms p', values);
+      hot('2600ms x').subscribe(() => {
+        expect(reads).toBe(2); // one read of the store per tick, not one per subscriber
+        expect(passes).toHaveLength(4);
+        expect(passes[1]).toBe(passes[0]); // the very same pass for both
+        expect(passes[3]).toBe(passes[2]);
+      });
+    });
+  });
+
+  it('should run each period on its own timer', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      const clocks = resyncClocks({ running$: hot('t', { t: true }), snapshot: () => storeOf('a') });
+      const due = merge(clocks(1000).pipe(map(() => 'a')), clocks(2500).pipe(map(() => 'b')));
+      expectObservable(due, '^ 5500ms !').toBe('1s a 999ms a 499ms b 499ms a 999ms a 999ms (ab)');
+    });
+  });
+
+  it('should stop while the informer is stopped or nobody listens, and start each period afresh', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      const running$ = new BehaviorSubject(true);
+      hot('1500ms f 999ms t', { t: true, f: false }).subscribe((on) => running$.next(on)); // stopped 1.5 s to 2.5 s
+      const clocks = resyncClocks({ running$, snapshot: () => storeOf('a') });
+      const tick = clocks(1000).pipe(map(() => 'x'));
+      // One listener from 0 to 4.2 s; the next from 4.7 s: a new timer, its period from then.
+      expectObservable(tick, '^ 4200ms !').toBe('1s x 2499ms x', { x: 'x' });
+      expectObservable(tick, '4700ms ^ 1300ms !').toBe('5700ms x', { x: 'x' });
     });
   });
 });

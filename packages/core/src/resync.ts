@@ -2,8 +2,10 @@
  * Resync: a timer stream that re-delivers the cache's contents as `Sync` deltas (client-go's
  * resync). It reads the local store only and never calls the server.
  *
- * Each handler has its own period; its timer runs only while the informer runs, and restarts its
- * period when the informer starts again. Nothing is re-delivered before the first complete list.
+ * One clock per period, shared by every handler of that period (`resyncClocks`): one timer and one
+ * pass over the store per tick, however many handlers hear it. A clock runs only while the informer
+ * runs and some handler listens, and restarts its period when the informer starts again. Nothing is
+ * re-delivered before the first complete list.
  */
 import {
   EMPTY,
@@ -15,6 +17,7 @@ import {
   map,
   of,
   range,
+  share,
   switchMap,
   takeUntil,
   timer,
@@ -69,24 +72,17 @@ export function resyncTicks(
 }
 
 /**
- * The deltas of one resync pass over `store`: a `Sync` (handlers get it as an update with old === new) for every key,
- * except keys for which `isPending(key)` is true — a handler that still has a change of that key
- * waiting must not hear the current state before that change. Pure; reads only the snapshot.
+ * The deltas of one resync pass over `store`: a `Sync` for every key. Pure;
+ * reads only the snapshot. (Each handler's buffer leaves out the keys it still has a change of
+ * waiting: see `HandlerQueue.enqueueBatch`.)
  */
-export function syncDeltas<T extends KubeObject>(store: Store<T>, isPending: (key: string) => boolean = () => false): Delta<T>[] {
+export function syncDeltas<T extends KubeObject>(store: Store<T>): Delta<T>[] {
+  if (!(store instanceof StoreSnapshot)) return sliceDeltas(store, store.keys());
+  // Its keys and objects side by side (one walk each, cached by the snapshot), not a lookup per key.
+  const keys = store.keys();
+  const objects = store.list() as readonly T[];
   const deltas: Delta<T>[] = [];
-  if (store instanceof StoreSnapshot) {
-    // Its keys and objects side by side (one walk each, cached by the snapshot), not a lookup per key.
-    const keys = store.keys();
-    const objects = store.list() as readonly T[];
-    for (let i = 0; i < keys.length; i++) if (!isPending(keys[i])) deltas.push({ type: 'Sync', key: keys[i], object: objects[i], store });
-    return deltas;
-  }
-  for (const key of store.keys()) {
-    if (isPending(key)) continue;
-    const object = store.get(key);
-    if (object !== undefined) deltas.push({ type: 'Sync', key, object, store });
-  }
+  for (let i = 0; i < keys.length; i++) deltas.push({ type: 'Sync', key: keys[i], object: objects[i], store });
   return deltas;
 }
 
@@ -98,8 +94,6 @@ export interface ResyncOptions<T extends KubeObject> {
   running$: Observable<boolean>;
   /** The current snapshot, or `undefined` while the first list is not complete (no pass then). */
   snapshot: () => Store<T> | undefined;
-  /** Keys to skip in a pass (a change of theirs is still pending). Default: none. */
-  isPending?: (key: string) => boolean;
   /** Where the timers run. Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
 }
@@ -130,19 +124,42 @@ export function resyncPasses<T extends KubeObject>(options: ResyncOptions<T>): O
 /** The slices of one pass over `first`: the whole pass when it is small, else one slice per task. */
 function passSlices<T extends KubeObject>(first: Store<T>, o: ResyncOptions<T>, scheduler: SchedulerLike): Observable<Delta<T>[]> {
   const keys = first.keys();
-  if (keys.length <= RESYNC_SLICE_KEYS) return of(syncDeltas(first, o.isPending));
+  if (keys.length <= RESYNC_SLICE_KEYS) return of(syncDeltas(first));
   return range(0, Math.ceil(keys.length / RESYNC_SLICE_KEYS)).pipe(
     concatMap((i) => (i === 0 ? of(first) : timer(0, scheduler).pipe(map(() => o.snapshot() ?? first)))),
-    map((store, i) => sliceDeltas(store, keys.slice(i * RESYNC_SLICE_KEYS, (i + 1) * RESYNC_SLICE_KEYS), o.isPending)),
+    map((store, i) => sliceDeltas(store, keys.slice(i * RESYNC_SLICE_KEYS, (i + 1) * RESYNC_SLICE_KEYS))),
   );
 }
 
-/** The `Sync` deltas of `keys` still in `store` and not pending. */
-function sliceDeltas<T extends KubeObject>(store: Store<T>, keys: readonly string[], isPending = (_key: string) => false): Delta<T>[] {
+/** The `Sync` deltas of `keys` still in `store`. */
+function sliceDeltas<T extends KubeObject>(store: Store<T>, keys: readonly string[]): Delta<T>[] {
   const deltas: Delta<T>[] = [];
   for (const key of keys) {
-    const object = isPending(key) ? undefined : store.get(key);
+    const object = store.get(key);
     if (object !== undefined) deltas.push({ type: 'Sync', key, object, store });
   }
   return deltas;
+}
+
+/** The passes of one shared clock per period (see `resyncClocks`). */
+export type ResyncClocks<T extends KubeObject> = (periodMs: number) => Observable<readonly Delta<T>[]>;
+
+/**
+ * One informer's resync clocks: `clocks(periodMs)` is the same hot stream of passes for every
+ * caller with that period, so handlers of one period share one timer, and each pass (or slice) is
+ * computed once and handed to all of them. A clock runs while someone subscribes (and the informer
+ * runs); when its last subscriber leaves it stops, and the next one starts its period afresh. A
+ * handler that joins a running clock hears its next tick, less than a period after it joined.
+ * @internal used by the shared informer.
+ */
+export function resyncClocks<T extends KubeObject>(options: Omit<ResyncOptions<T>, 'periodMs'>): ResyncClocks<T> {
+  const clocks = new Map<number, Observable<readonly Delta<T>[]>>();
+  return (periodMs) => {
+    let clock = clocks.get(periodMs);
+    if (clock === undefined) {
+      clock = resyncPasses({ ...options, periodMs }).pipe(share());
+      clocks.set(periodMs, clock);
+    }
+    return clock;
+  };
 }

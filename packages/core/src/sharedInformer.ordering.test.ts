@@ -1,11 +1,12 @@
 /**
  * The shared informer's streams when listeners act on the informer while a change is being
- * published (reentrancy), and the lifetime of its streams in refCount mode.
+ * published (reentrancy), and `whileSubscribed`, which runs it while its store is read.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Subject, of } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
 import { createSharedInformer, type SharedInformer } from './sharedInformer.ts';
+import { whileSubscribed } from './whileSubscribed.ts';
 import type { KubeObject, ReflectorPhase, WatchEvent } from './types.ts';
 import { fakeListerWatcher, page, testObject as obj } from '@rxinformer/testing';
 
@@ -63,31 +64,36 @@ describe('createSharedInformer, listeners acting while a change is published', (
   });
 });
 
-describe('createSharedInformer in refCount mode', () => {
-  it('should complete store$ and events$ on shutdown while they keep the watch running', () => {
-    const { informer: i } = informer({ mode: 'refCount' });
+describe('whileSubscribed', () => {
+  it('should complete on shutdown while it keeps the watch running, and refuse to start it again', () => {
+    const { informer: i } = informer();
     const completed: string[] = [];
-    i.store$.subscribe({ complete: () => completed.push('store$') });
-    i.events$.subscribe({ complete: () => completed.push('events$') });
+    whileSubscribed(i).subscribe({ complete: () => completed.push('whileSubscribed') });
     expect(i.isRunning()).toBe(true);
     i.shutdown();
-    expect(completed.sort()).toEqual(['events$', 'store$']);
+    expect(completed).toEqual(['whileSubscribed']);
     expect(i.isRunning()).toBe(false);
+    const errors: unknown[] = [];
+    whileSubscribed(i).subscribe({ error: (e) => errors.push(e) });
+    expect(errors).toEqual([expect.objectContaining({ reason: 'InformerShutdown' })]);
   });
 
-  it('should run the watch once for all consumers and stop it when the last one leaves', () => {
+  it('should run the watch once for all subscribers of every call and stop it when the last one leaves', () => {
     const lw = fakeListerWatcher();
-    lw.scriptList(of(page([obj('a', '1')], '10')));
-    const i = createSharedInformer(lw, { mode: 'refCount' });
+    lw.scriptList(of(page([obj('a', '1')], '10')), of(page([obj('a', '1')], '10')));
+    const i = createSharedInformer(lw);
     made.push(i);
-    const store = i.store$.subscribe();
-    const events = i.events$.subscribe();
-    const handler = i.addEventHandler({ onAdd: () => {} });
-    expect(lw.listCalls).toHaveLength(1);
-    store.unsubscribe();
-    handler.remove();
+    const sizes: number[] = [];
+    const one = whileSubscribed(i).subscribe((s) => sizes.push(s.size));
+    const other = whileSubscribed(i).subscribe((s) => sizes.push(s.size));
+    expect(whileSubscribed(i)).toBe(whileSubscribed(i));
+    expect([lw.listCalls.length, sizes]).toEqual([1, [1, 1]]);
+    one.unsubscribe();
     expect(i.isRunning()).toBe(true);
-    events.unsubscribe();
+    other.unsubscribe();
+    expect(i.isRunning()).toBe(false);
+    whileSubscribed(i).subscribe().unsubscribe(); // a new first subscriber starts it again
+    expect(lw.listCalls).toHaveLength(2);
     expect(i.isRunning()).toBe(false);
   });
 });

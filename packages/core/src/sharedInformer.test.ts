@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { NEVER, Observable, Subject, first, firstValueFrom, filter, of, throwError } from 'rxjs';
+import { NEVER, Observable, Subject, config, first, firstValueFrom, filter, of, throwError } from 'rxjs';
 import { InvalidObjectError, InvalidOptionsError, KubeApiError } from './errors.ts';
 import { InformerShutdownError, createSharedInformer as create, type SharedInformer } from './sharedInformer.ts';
 import type { KubeObject, ReflectorStatus, WatchEvent } from './types.ts';
+import { whileSubscribed } from './whileSubscribed.ts';
 import { deferred, fakeListerWatcher, page, settle, testObject as obj, until, virtualClock } from '@rxinformer/testing';
 
 // Every informer a test makes is stopped afterwards, even when the test fails: no timer outlives it.
@@ -320,50 +321,46 @@ describe('createSharedInformer', () => {
     informer.stop();
   });
 
-  it('should run the watch only while there are consumers in refCount mode', async () => {
+  it('should run the watch only while its store is read through whileSubscribed', () => {
     const { lw } = setup();
-    const informer = createSharedInformer(lw, { mode: 'refCount' });
+    const informer = createSharedInformer(lw);
     expect(informer.isRunning()).toBe(false);
-    const sub = informer.store$.subscribe();
+    const sub = whileSubscribed(informer).subscribe();
     expect(informer.isRunning()).toBe(true);
-    const reg = informer.addEventHandler({ onAdd: () => {} });
+    const other = whileSubscribed(informer).subscribe();
     sub.unsubscribe();
     expect(informer.isRunning()).toBe(true);
-    reg.remove();
+    other.unsubscribe();
     expect(informer.isRunning()).toBe(false);
   });
 
-  it('should rethrow handler errors out of band when asked to crash, and still report them', async () => {
+  it('should crash out of band when a handlerErrors$ subscriber throws, and go on delivering', async () => {
     const { lw, watch } = setup([]);
-    const informer = createSharedInformer(lw, { handlerErrors: 'throw' });
-    const reported: unknown[] = [];
-    informer.handlerErrors$.subscribe((e) => reported.push(e.error));
+    const informer = createSharedInformer(lw);
     const crash = new Error('crash me');
+    informer.handlerErrors$.subscribe((e) => {
+      throw e.error; // what a process that must crash on a handler's failure does
+    });
+    const got: string[] = [];
     informer.addEventHandler({
-      onAdd: () => {
-        throw crash;
+      onAdd: (o) => {
+        got.push(o.metadata!.name!);
+        if (o.metadata?.name === 'x') throw crash;
       },
     });
-    // Catch what is thrown out of band: the informer throws it from a microtask of its own.
-    const thrown: unknown[] = [];
-    const realQueueMicrotask = globalThis.queueMicrotask;
-    globalThis.queueMicrotask = (cb) =>
-      realQueueMicrotask(() => {
-        try {
-          cb();
-        } catch (e) {
-          thrown.push(e);
-        }
-      });
-    const uncaught = (async () => {
-      await until(() => thrown.length > 0);
-      globalThis.queueMicrotask = realQueueMicrotask;
-      return thrown[0];
-    })();
-    informer.start();
-    watch.next({ type: 'ADDED', object: obj('x', '20') });
-    expect(await uncaught).toBe(crash);
-    expect(reported).toEqual([crash]);
+    const uncaught: unknown[] = [];
+    const before = config.onUnhandledError;
+    config.onUnhandledError = (e) => uncaught.push(e); // where rxjs throws it, out of band
+    try {
+      informer.start();
+      watch.next({ type: 'ADDED', object: obj('x', '20') });
+      watch.next({ type: 'ADDED', object: obj('y', '21') });
+      await until(() => got.length === 2 && uncaught.length === 1);
+      expect(uncaught).toEqual([crash]);
+      expect(got).toEqual(['x', 'y']); // the handler's delivery went on
+    } finally {
+      config.onUnhandledError = before;
+    }
   });
 
   it('should release the watch request and every timer on stop', async () => {
@@ -387,7 +384,7 @@ describe('createSharedInformer', () => {
     expect((await firstValueFrom(informer.status$)).phase).toBe('stopped');
   });
 
-  it('should leave no watch open when stopped from its own listener or left by its last refCount consumer', () => {
+  it('should leave no watch open when stopped from its own listener or left by its last whileSubscribed subscriber', () => {
     const counting = () => {
       const lw = fakeListerWatcher();
       const live = { open: 0 };
@@ -404,8 +401,8 @@ describe('createSharedInformer', () => {
     };
     // The last consumer leaves as the first store arrives (what firstValueFrom(store$…) does).
     const left = counting();
-    const shared = createSharedInformer(left.lw, { mode: 'refCount' });
-    shared.store$
+    const shared = createSharedInformer(left.lw);
+    whileSubscribed(shared)
       .pipe(
         filter((s) => s.size > 0),
         first(),
@@ -596,10 +593,8 @@ describe('createSharedInformer', () => {
     reg.remove(); // removing after shutdown is a no-op
   });
 
-  it('should refuse unknown modes and error policies, bad indexers, key functions, transforms, schedulers and names', () => {
+  it('should refuse bad indexers, key functions, transforms, schedulers and names', () => {
     const { lw } = setup();
-    expect(() => createSharedInformer(lw, { mode: 'auto' as never })).toThrow(InvalidOptionsError);
-    expect(() => createSharedInformer(lw, { handlerErrors: 'ignore' as never })).toThrow(InvalidOptionsError);
     expect(() => createSharedInformer(lw, { indexers: { byApp: 'app' as never } })).toThrow(InvalidOptionsError);
     expect(() => createSharedInformer(lw, { keyFunc: 'name' as never })).toThrow('keyFunc must be a function');
     expect(() => createSharedInformer(lw, { transform: {} as never })).toThrow(InvalidOptionsError);

@@ -7,38 +7,31 @@
  * multicast (informerPipeline.ts); `store$`, `events$`, `synced$` and `status$` are derived from it,
  * and each handler is one subscription to it (handlerRegistration.ts).
  */
-import { EMPTY, Subject, asyncScheduler, filter, merge, mergeMap, type Observable, type SchedulerLike } from 'rxjs';
+import { Subject, asyncScheduler, filter, mergeMap, type Observable, type SchedulerLike } from 'rxjs';
 import type { DeltaStoreOptions } from './deltaStore.ts';
 import { checkScheduler, IndexerError, InvalidOptionsError, RxInformerError } from './errors.ts';
 import { validateHandler } from './eventHandler.ts';
 import type { EventHandler, EventHandlerOptions, HandlerError, HandlerRegistration } from './handlerTypes.ts';
 import { registerHandler, type HandlerSources } from './handlerRegistration.ts';
 import type { StoreSnapshot } from './indexer.ts';
-import { eventsOf, informerPipeline, latestOf, refCountLease, type InformerPipeline } from './informerPipeline.ts';
+import { eventsOf, informerPipeline, latestOf, type InformerPipeline } from './informerPipeline.ts';
+import { syncedStore } from './informerState.ts';
 import type { ReflectorOptions } from './reflectorOptions.ts';
-import { validateResyncPeriod } from './resync.ts';
+import { resyncClocks, validateResyncPeriod } from './resync.ts';
 import type { Delta, Indexers, KubeObject, ListerWatcher, ReflectorStatus } from './types.ts';
 
 /** Options of `createSharedInformer`. */
 export interface SharedInformerOptions<T extends KubeObject> extends DeltaStoreOptions<T> {
-  /** Options of the underlying reflector (page size, selectors, backoff…). Default: its defaults. */
+  /**
+   * Options of the underlying reflector (page size, backoff, streaming list…). Default: its
+   * defaults. Selectors belong to the ListerWatcher (its options, or the factory's scope).
+   */
   reflector?: Omit<ReflectorOptions, 'scheduler'>;
   /**
-   * Default resync period of handlers that do not set their own, in ms (0 = off, else >= 1000);
-   * also the period of the `Sync` deltas on `events$`. Default 0.
+   * Default resync period of the handlers that do not set their own, in ms (0 = off, else >= 1000).
+   * Default 0.
    */
   resyncPeriodMs?: number;
-  /**
-   * `imperative` (default): `start()` / `stop()` run the watch. `refCount`: the watch runs while
-   * `store$` or `events$` has subscribers, or a handler is registered.
-   */
-  mode?: 'imperative' | 'refCount';
-  /**
-   * `report` (default): a handler that throws or rejects is reported on `handlerErrors$` and goes on
-   * with its next event. `throw`: the error is rethrown out of band (an uncaught exception, which
-   * crashes a Node process like client-go's `HandleCrash`).
-   */
-  handlerErrors?: 'report' | 'throw';
   /** Where time runs (reflector, resync, lag). Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
 }
@@ -48,9 +41,9 @@ export interface SharedInformer<T extends KubeObject> {
   /** The latest snapshot, replayed to new subscribers. */
   readonly store$: Observable<StoreSnapshot<T>>;
   /**
-   * Every delta, hot, after the store has been updated; each carries the snapshot it produced.
-   * With the informer's `resyncPeriodMs` set, also a `Sync` delta per cached object every period
-   * (computed only while `events$` has subscribers). No replay: use `store$` for the current state.
+   * Every change of the store, hot, as deltas, after the store has been updated; each carries the
+   * snapshot it produced. Resyncs go to handlers only: no `Sync` delta comes here. No replay: use
+   * `store$` for the current state.
    */
   readonly events$: Observable<Delta<T>>;
   /** `false` until the first complete list has been applied, then `true`. */
@@ -59,7 +52,10 @@ export interface SharedInformer<T extends KubeObject> {
   readonly status$: Observable<ReflectorStatus>;
   /** Typed errors of the delta store: objects skipped, index functions that threw. */
   readonly storeErrors$: Observable<Error>;
-  /** Handler failures: which handler, on which delta, with what error. */
+  /**
+   * Handler failures: which handler, on which delta, with what error. The handler goes on with its
+   * next notification; to crash instead, subscribe and throw.
+   */
   readonly handlerErrors$: Observable<HandlerError<T>>;
   /** The resource version of the last list, event or bookmark applied. */
   readonly lastSyncResourceVersion: string | undefined;
@@ -69,7 +65,10 @@ export interface SharedInformer<T extends KubeObject> {
   hasSynced(): boolean;
   /** True between `start()` and `stop()`. */
   isRunning(): boolean;
-  /** Starts listing and watching. Idempotent; returns at once. */
+  /**
+   * Starts listing and watching. Idempotent; returns at once. To run only while something reads
+   * the store, see `whileSubscribed`.
+   */
   start(): void;
   /**
    * Stops the watch (aborting its request) and the resync timers. Idempotent. The cache and the
@@ -144,25 +143,13 @@ export function createSharedInformer<T extends KubeObject>(
   const { running, steps, lifetime } = pipeline;
   const handlerErrors = new Subject<HandlerError<T>>();
   let handlerCount = 0;
-
-  const start = (): void => {
-    if (lifetime.closed) throw new InformerShutdownError('start()');
-    if (!running.value) running.next(true);
-  };
-  const stop = (): void => {
-    if (running.value) running.next(false);
-  };
-  const refCount = options.mode === 'refCount';
-  const lease$ = refCount ? refCountLease(steps, () => lifetime.closed || start(), stop) : EMPTY;
-  const counted = <R>(o: Observable<R>): Observable<R> => (refCount ? merge(lease$, o) : o);
   const handlers: HandlerSources<T> = {
     current: () => steps.value.state,
     changes$: pipeline.changes$,
-    running$: running,
-    lease$,
+    resync: resyncClocks<T>({ running$: running, scheduler, snapshot: () => syncedStore(steps.value.state) }),
     defaultResyncMs,
     scheduler,
-    onError: (e) => reportHandlerError(e, options.handlerErrors, handlerErrors),
+    onError: (e) => handlerErrors.next(e),
   };
 
   const addEventHandler = (handler: EventHandler<T>, handlerOptions: EventHandlerOptions = {}): HandlerRegistration => {
@@ -173,6 +160,13 @@ export function createSharedInformer<T extends KubeObject>(
     lifetime.add(subscription); // removed from it again when the handler is removed
     return registration;
   };
+  const start = (): void => {
+    if (lifetime.closed) throw new InformerShutdownError('start()');
+    if (!running.value) running.next(true);
+  };
+  const stop = (): void => {
+    if (running.value) running.next(false);
+  };
   const shutdown = (): void => {
     if (lifetime.closed) return;
     stop();
@@ -181,8 +175,8 @@ export function createSharedInformer<T extends KubeObject>(
   };
 
   return {
-    store$: counted(latestOf(steps, (s) => s.store)),
-    events$: counted(eventsOf(pipeline, defaultResyncMs, scheduler)),
+    store$: latestOf(steps, (s) => s.store),
+    events$: eventsOf(pipeline.changes$),
     synced$: latestOf(steps, (s) => s.synced),
     status$: latestOf(steps, (s) => s.status),
     storeErrors$: pipeline.changes$.pipe(mergeMap(({ change }) => (change.type === 'deltas' ? change.errors : []))),
@@ -199,19 +193,6 @@ export function createSharedInformer<T extends KubeObject>(
     addEventHandler,
     addIndexers: (indexers) => addIndexers(pipeline, indexers),
   };
-}
-
-/** Reports a handler's failure; with `handlerErrors: 'throw'` it is also rethrown out of band. */
-function reportHandlerError<T extends KubeObject>(
-  e: HandlerError<T>,
-  policy: 'report' | 'throw' | undefined,
-  to: Subject<HandlerError<T>>,
-): void {
-  if (policy === 'throw')
-    queueMicrotask(() => {
-      throw e.error;
-    });
-  to.next(e);
 }
 
 /**
@@ -259,9 +240,5 @@ function validateInformerOptions<T extends KubeObject>(lw: ListerWatcher<T>, opt
     if (options[field] !== undefined && typeof options[field] !== 'function') throw new InvalidOptionsError(`${field} must be a function`);
   }
   if (options.freeze !== undefined && typeof options.freeze !== 'boolean') throw new InvalidOptionsError('freeze must be a boolean');
-  if (options.handlerErrors !== undefined && options.handlerErrors !== 'report' && options.handlerErrors !== 'throw')
-    throw new InvalidOptionsError(`handlerErrors must be 'report' or 'throw'`);
-  if (options.mode !== undefined && options.mode !== 'imperative' && options.mode !== 'refCount')
-    throw new InvalidOptionsError(`mode must be 'imperative' or 'refCount'`);
   checkScheduler(options.scheduler);
 }

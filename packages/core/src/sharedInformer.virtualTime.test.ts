@@ -5,8 +5,9 @@
  * and resync due-ness are exact here. Every test stops the informer before the end of the run:
  * a timer left behind would keep `flush()` from ending.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { Subject } from 'rxjs';
+import { StoreSnapshot } from './indexer.ts';
 import { createSharedInformer } from './sharedInformer.ts';
 import type { DeletedObject, KubeObject, ListPage, WatchEvent } from './types.ts';
 import { fakeListerWatcher, page, testObject as obj, testScheduler } from '@rxinformer/testing';
@@ -134,18 +135,48 @@ describe('createSharedInformer in virtual time', () => {
     });
   });
 
-  it('should put Sync deltas on events$ at the informer period only', () => {
+  it('should put store changes only on events$, never a Sync, whatever the resync periods', () => {
     const ts = testScheduler();
     ts.run(({ cold, expectObservable }) => {
       const lw = fakeListerWatcher();
       lw.scriptList(cold<ListPage>('(p|)', { p: page([obj('a', '1')], '10') }));
+      lw.scriptWatch(cold<WatchEvent>('1500ms m', { m: { type: 'MODIFIED', object: obj('a', '11') } }));
       const informer = createSharedInformer(lw, { scheduler: ts, resyncPeriodMs: 1000 });
-      informer.addEventHandler({ onAdd: () => {} }, { resyncPeriodMs: 3000 });
+      informer.addEventHandler({ onAdd: () => {} }); // resyncs every second: to it, not to events$
       const events = new Subject<string>();
       informer.events$.subscribe((d) => events.next(`${d.type} ${d.key}${d.type === 'Added' && d.isInInitialList ? ' initial' : ''}`));
-      expectObservable(events).toBe('a 999ms s 999ms s', { a: 'Added default/a initial', s: 'Sync default/a' });
+      expectObservable(events).toBe('a 1499ms u', { a: 'Added default/a initial', u: 'Updated default/a' });
       informer.start();
       ts.schedule(() => informer.stop(), 2500);
     });
+  });
+
+  it('should share one clock and one pass per tick among the handlers of a period, joined late or not', () => {
+    const ts = testScheduler();
+    const lists = jest.spyOn(StoreSnapshot.prototype, 'list'); // what a pass reads once
+    try {
+      ts.run(({ cold, expectObservable }) => {
+        const lw = fakeListerWatcher();
+        const list = cold<ListPage>('(p|)', { p: page([obj('a', '1')], '10') });
+        lw.scriptList(list, list);
+        const informer = createSharedInformer(lw, { scheduler: ts, resyncPeriodMs: 1000 });
+        const heard = new Subject<string>();
+        const syncs = (name: string) => ({ onUpdate: (a: KubeObject, b: KubeObject) => void (a === b && heard.next(name)) });
+        informer.addEventHandler(syncs('one'));
+        informer.addEventHandler(syncs('two'));
+        informer.addEventHandler(syncs('slow'), { resyncPeriodMs: 2500 });
+        ts.schedule(() => informer.addEventHandler(syncs('late')), 1300); // joins the running clock
+        informer.start();
+        ts.schedule(() => informer.stop(), 2200);
+        ts.schedule(() => informer.start(), 3000); // every period starts over
+        ts.schedule(() => informer.stop(), 4200);
+        ts.schedule(() => expect(lists).toHaveBeenCalledTimes(3), 4100); // the 1 s clock's ticks at 1 s, 2 s and 4 s
+        // Ticks of the 1 s clock: 1 s, 2 s, (stopped) 4 s; the 2.5 s clock: none before each stop.
+        // Replaced after the restart's relist: an update with old === new, as a sync, at 3 s.
+        expectObservable(heard).toBe('1s (ab) 996ms (abc) 995ms (abdc) 994ms (abc)', { a: 'one', b: 'two', c: 'late', d: 'slow' });
+      });
+    } finally {
+      lists.mockRestore();
+    }
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { Observable, asyncScheduler } from 'rxjs';
+import { Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { leaderElection } from './leaderElection.ts';
 import { whileLeading } from './whileLeading.ts';
-import { FakeLeaseServer } from '@rxinformer/testing';
+import { FakeLeaseServer, virtualClock } from '@rxinformer/testing';
 
 describe('whileLeading', () => {
   it('should run the work only while leading, stop it at the renew deadline, and start it again with the next term', () => {
@@ -36,7 +36,9 @@ describe('whileLeading', () => {
   });
 
   it('should release the Lease only after a controller stopped, and not start the next term before', async () => {
-    const server = new FakeLeaseServer(asyncScheduler, 1);
+    const { ts, advance } = virtualClock(50);
+    const server = new FakeLeaseServer(ts, 1);
+    const holder = () => server.leases.get('default/ctl')?.spec?.holderIdentity;
     const events: string[] = [];
     const election = leaderElection({
       client: server.client('a'),
@@ -46,10 +48,12 @@ describe('whileLeading', () => {
       retryPeriodMs: 50,
       renewDeadlineMs: 100,
       leaseDurationMs: 1000,
+      scheduler: ts,
+      random: () => 0,
     });
     let release!: () => void;
     const run = whileLeading(election, () => {
-      events.push('start');
+      events.push(`${ts.now()} start`);
       return {
         stop: () => {
           events.push('stopping');
@@ -57,13 +61,15 @@ describe('whileLeading', () => {
         },
       };
     }).subscribe();
-    while (!events.includes('start')) await new Promise((r) => setTimeout(r, 5));
+    await advance(100);
+    expect(events).toEqual(['2 start']); // acquired at 2: a read and a create, 1 ms each
     run.unsubscribe();
-    await new Promise((r) => setTimeout(r, 100));
-    expect(server.leases.get('default/ctl')!.spec!.holderIdentity).toBe('a'); // still held while stopping
-    events.push('stopped');
+    await advance(3000); // past the renew deadline and the Lease's duration: still renewed while stopping
+    expect(holder()).toBe('a');
+    expect(events).toEqual(['2 start', 'stopping']);
     release();
-    while (server.leases.get('default/ctl')!.spec!.holderIdentity !== '') await new Promise((r) => setTimeout(r, 5));
-    expect(events).toEqual(['start', 'stopping', 'stopped']);
+    await advance(3100);
+    expect(holder()).toBe(''); // released once stop() settled
+    expect(events).toEqual(['2 start', 'stopping']); // and no next term began
   });
 });

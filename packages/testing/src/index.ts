@@ -8,7 +8,7 @@ export { fakeListerWatcher } from './fakeListerWatcher.ts';
 export type { FakeListerWatcher } from './fakeListerWatcher.ts';
 export { page, pod, testObject } from './objects.ts';
 export type { PodOptions, TestPod } from './objects.ts';
-export { deferred, settle, testScheduler, until, virtualClock } from './time.ts';
+export { deferred, flushTo, settle, testScheduler, until, virtualClock } from './time.ts';
 export type { UntilOptions } from './time.ts';
 export { collidingKeys } from './fnvCollisions.ts';
 export { FakeLeaseServer, TermLog } from './fakeLeaseServer.ts';

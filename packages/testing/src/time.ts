@@ -1,8 +1,9 @@
 /**
  * Waiting in tests: for real time (`until`, `settle`, `deferred`) without a fixed sleep, and virtual
- * time (`testScheduler`, `virtualClock`) where the code under test takes an RxJS scheduler.
+ * time (`testScheduler`, `flushTo`, `virtualClock`) where the code under test takes an RxJS scheduler.
  */
 import { expect } from '@jest/globals';
+import type { VirtualTimeScheduler } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 
 /** Options of `until`. */
@@ -42,6 +43,16 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
 
 /** A `TestScheduler` whose assertions are jest's `toEqual`. */
 export const testScheduler = (): TestScheduler => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+
+/**
+ * Runs at once what `ts` has scheduled up to virtual time `to` (no promise runs in between: for
+ * timers alone; `virtualClock` when promises must settle between them). Its clock is then at the
+ * last action run, not at `to`.
+ */
+export function flushTo(ts: VirtualTimeScheduler, to: number): void {
+  ts.maxFrames = to;
+  ts.flush();
+}
 
 /**
  * A virtual clock advanced by hand, letting promise deliveries run between steps of `stepMs`: for

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { backoffSuccess, KubeApiError, nextBackoff, resolveBackoff, type BackoffOptions, type BackoffState } from '@rxinformer/core';
 import type { KubeObject } from '@rxinformer/core';
-import { until } from '@rxinformer/testing';
+import { flushTo, testScheduler } from '@rxinformer/testing';
 import { DEMO_BACKOFF, DEMO_NAMESPACES, startDemoCluster } from './demoCluster.ts';
 
 /**
@@ -32,11 +32,19 @@ describe('DEMO_BACKOFF', () => {
 describe('startDemoCluster', () => {
   it('should seed pods over the demo namespaces, move them through phases, and inject every fault in turn', async () => {
     const faults: string[] = [];
-    const demo = await startDemoCluster({ seed: 5, pods: 30, ratePerSecond: 300, faultEveryMs: 20, onFault: (d) => faults.push(d) });
+    const ts = testScheduler();
+    const demo = await startDemoCluster({
+      seed: 5,
+      pods: 30,
+      ratePerSecond: 300,
+      faultEveryMs: 20,
+      onFault: (d) => faults.push(d),
+      scheduler: ts,
+    });
     try {
       expect(demo.sim.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      await until(() => faults.length >= 6);
-      expect(faults.slice(0, 6).map((d) => d.replace(/\d+/g, 'N'))).toEqual([
+      flushTo(ts, 120);
+      expect(faults.map((d) => d.replace(/\d+/g, 'N'))).toEqual([
         'dropped N watch connection(s)',
         'sent watch ERROR N Expired to N watch(es) (relist)',
         'dropped N watch(es); the next watch answers HTTP N (backoff)',
@@ -44,18 +52,18 @@ describe('startDemoCluster', () => {
         'compacted the history and dropped N watch(es) (N on resume, relist)',
         'dropped N watch(es); the next watch answers N with Retry-After: N',
       ]);
-      const phases = () =>
-        new Set(demo.sim.storage.list('pods').map((p) => (p as KubeObject & { status?: { phase?: string } }).status?.phase));
-      await until(() => phases().has('Running') && phases().has('Pending'));
+      const phases = new Set(demo.sim.storage.list('pods').map((p) => (p as KubeObject & { status?: { phase?: string } }).status?.phase));
+      expect(phases.has('Running') && phases.has('Pending')).toBe(true);
       const namespaces = new Set(demo.sim.storage.list('pods').map((p) => p.metadata?.namespace));
       expect([...namespaces].sort()).toEqual([...DEMO_NAMESPACES].sort());
     } finally {
       await demo.close();
     }
-    const count = demo.faultCount;
-    expect(count).toBeGreaterThanOrEqual(6);
-    await new Promise((r) => setTimeout(r, 60));
-    expect(demo.faultCount).toBe(count); // no fault after close
+    const lastVersion = () => Math.max(...demo.sim.storage.list('pods').map((p) => Number(p.metadata?.resourceVersion)));
+    const before = lastVersion();
+    flushTo(ts, 1120);
+    expect(demo.faultCount).toBe(6); // no fault after close
+    expect(lastVersion()).toBe(before); // nor a change of the churn
   });
 
   it("should serve the simulator's control endpoints, for a user's curl next to the view", async () => {

@@ -1,0 +1,107 @@
+/**
+ * Recipe: a controller that writes. ConfigMaps labelled `example.com/replicate=true` in one
+ * namespace are copied into target namespaces and kept equal; deleting the source deletes its
+ * copies first (a finalizer: owner references cannot cross namespaces, so garbage collection cannot
+ * do it). Writes go through @rxinformer/controller: immer drafts, `createOrUpdate`, typed errors,
+ * and Events on the source.
+ */
+import type { KubeConfig, V1ConfigMap } from '@kubernetes/client-node';
+import { configMaps, createKubeInformerFactory, kubeApiClient } from '@rxinformer/client-node';
+import { createEventRecorder, finalizer, isNotFound, resourceApi, type EventRecorder } from '@rxinformer/controller';
+import { runController, toKeys, WorkQueue, type ControllerHandle, type SharedInformer } from '@rxinformer/core';
+
+/** The label that marks a source ConfigMap. */
+export const REPLICATE_LABEL = 'example.com/replicate';
+/** The label each copy carries: `namespace.name` of its source. */
+export const REPLICA_OF_LABEL = 'example.com/replica-of';
+/** The finalizer held on a source while it has copies. */
+export const REPLICAS_FINALIZER = 'example.com/replicas';
+
+/** Options of `startReplicator`. */
+export interface ReplicatorOptions {
+  /** The namespace of the sources. Required. */
+  namespace: string;
+  /** Where the copies go. Required. */
+  targets: string[];
+  /** Reported as the Events' `reportingInstance`. Default `replicator-0`. */
+  instance?: string;
+}
+
+/** A running replicator. */
+export interface Replicator {
+  /** The source cache. */
+  readonly sources: SharedInformer<V1ConfigMap>;
+  /** The controller loop. */
+  readonly controller: ControllerHandle;
+  /** The event recorder (its `dropped` count). */
+  readonly events: EventRecorder;
+  /** Stops the workers, writes the pending event counts, stops the informers. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the replicator.
+ *
+ * @example
+ * const replicator = startReplicator(kc, { namespace: 'config', targets: ['team-a', 'team-b'] });
+ */
+export function startReplicator(kubeConfig: KubeConfig, options: ReplicatorOptions): Replicator {
+  const { namespace, targets, instance = 'replicator-0' } = options;
+  const factory = createKubeInformerFactory(kubeConfig, { namespace });
+  const sources = factory.informerFor(configMaps);
+  const client = kubeApiClient(kubeConfig);
+  const cms = resourceApi(client, configMaps);
+  const events = createEventRecorder({ client, reportingController: 'example.com/replicator', reportingInstance: instance });
+
+  const copyTo = async (source: V1ConfigMap, target: string) => {
+    const name = source.metadata!.name!;
+    const copy: V1ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: target, name } };
+    // Read, then a JSON Patch of what differs (nothing when equal); created when absent.
+    const { result } = await cms.createOrUpdate(copy, (d) => {
+      d.metadata!.labels = { ...d.metadata!.labels, [REPLICA_OF_LABEL]: `${namespace}.${name}` };
+      d.data = source.data;
+    });
+    return result;
+  };
+  const removeFrom = (source: V1ConfigMap, target: string) =>
+    cms.delete({ namespace: target, name: source.metadata!.name! }).catch((e: unknown) => {
+      if (!isNotFound(e)) throw e; // gone already: done
+    });
+
+  const queue = new WorkQueue<string>({ baseDelayMs: 50, maxDelayMs: 30_000 });
+  const enqueue = sources.events$.pipe(toKeys()).subscribe((key) => queue.add(key));
+  factory.start();
+  const controller = runController({
+    queue,
+    synced: factory.waitForCacheSync(),
+    reconcile: async (key) => {
+      const source = sources.getStore().get(key);
+      if (source === undefined || source.metadata?.labels?.[REPLICATE_LABEL] !== 'true') return;
+      // A 409 (the cache was behind the server) throws: the key comes back with backoff.
+      await finalizer(cms, REPLICAS_FINALIZER, source, {
+        apply: async (cm) => {
+          const results = await Promise.all(targets.map((t) => copyTo(cm, t)));
+          const changed = targets.filter((_, i) => results[i] !== 'unchanged');
+          if (changed.length > 0)
+            events.event(cm, { type: 'Normal', reason: 'Replicated', action: 'Replicate', note: `copied to ${changed.join(', ')}` });
+        },
+        cleanup: async (cm) => {
+          await Promise.all(targets.map((t) => removeFrom(cm, t)));
+          events.event(cm, { type: 'Normal', reason: 'Unreplicated', action: 'Delete', note: `copies deleted from ${targets.join(', ')}` });
+        },
+      });
+    },
+  });
+
+  return {
+    sources,
+    controller,
+    events,
+    async stop() {
+      await controller.stop();
+      enqueue.unsubscribe();
+      await events.stop();
+      await factory.close();
+    },
+  };
+}

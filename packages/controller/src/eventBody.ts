@@ -1,0 +1,138 @@
+/**
+ * The bodies an event recorder writes: an events.k8s.io/v1 Event and its series update, or their
+ * core/v1 equivalents for a server without events.k8s.io.
+ */
+import { microTime, type KubeObject } from '@rxinformer/core';
+
+/** `Normal` or `Warning`, the two types the API accepts. */
+export type EventType = 'Normal' | 'Warning';
+
+/** A reference to an object as an Event names it (`regarding`, `related`). */
+export interface EventObjectReference {
+  /** The object's `apiVersion`. */
+  apiVersion?: string;
+  /** The object's `kind`. */
+  kind?: string;
+  /** The object's namespace. */
+  namespace?: string;
+  /** The object's name. */
+  name?: string;
+  /** The object's uid. */
+  uid?: string;
+  /** The object's resourceVersion when the event happened. */
+  resourceVersion?: string;
+  /** A part of the object, e.g. `spec.containers{app}`. */
+  fieldPath?: string;
+}
+
+/** One event to record. */
+export interface EventInfo {
+  /** `Normal`, or `Warning` for what a human should look at. */
+  type: EventType;
+  /** Why, in UpperCamelCase: `Synced`, `FailedCreate`. */
+  reason: string;
+  /** What the controller did or failed to do, in UpperCamelCase: `Create`, `Replicate`. */
+  action: string;
+  /** A human-readable description (at most 1 kB). */
+  note?: string;
+  /** A second object involved, e.g. the copy a replicator wrote. */
+  related?: KubeObject | EventObjectReference;
+}
+
+/** Who reports, and when: the fields every body carries. */
+export interface EventSource {
+  /** E.g. `example.com/replicator`. */
+  reportingController: string;
+  /** E.g. the pod's name. */
+  reportingInstance: string;
+}
+
+/** A reference to `obj` (an object or a reference already). */
+export function referenceTo(obj: KubeObject | EventObjectReference): EventObjectReference {
+  if (!('metadata' in obj)) return obj as EventObjectReference;
+  const m = obj.metadata ?? {};
+  const ref: EventObjectReference = { apiVersion: obj.apiVersion, kind: obj.kind, namespace: m.namespace, name: m.name, uid: m.uid };
+  if (m.resourceVersion) ref.resourceVersion = m.resourceVersion;
+  return ref;
+}
+
+/** The events.k8s.io/v1 Event for the first occurrence. */
+export function eventV1(
+  meta: { namespace: string; name: string },
+  src: EventSource,
+  regarding: EventObjectReference,
+  info: EventInfo,
+  ms: number,
+) {
+  return {
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    metadata: meta,
+    eventTime: microTime(ms),
+    reportingController: src.reportingController,
+    reportingInstance: src.reportingInstance,
+    action: info.action,
+    reason: info.reason,
+    type: info.type,
+    note: info.note?.slice(0, 1024), // the API's limit
+    regarding,
+    related: info.related === undefined ? undefined : referenceTo(info.related),
+  };
+}
+
+/** The merge patch of an events.k8s.io/v1 Event's series. */
+export function seriesV1(count: number, lastMs: number): object {
+  return { series: { count, lastObservedTime: microTime(lastMs) } };
+}
+
+/** The core/v1 Event for the first occurrence. */
+export function eventCore(
+  meta: { namespace: string; name: string },
+  src: EventSource,
+  regarding: EventObjectReference,
+  info: EventInfo,
+  ms: number,
+) {
+  const at = new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: meta,
+    involvedObject: regarding,
+    related: info.related === undefined ? undefined : referenceTo(info.related),
+    reason: info.reason,
+    action: info.action,
+    message: info.note?.slice(0, 1024),
+    type: info.type,
+    source: { component: src.reportingController },
+    reportingComponent: src.reportingController,
+    reportingInstance: src.reportingInstance,
+    firstTimestamp: at,
+    lastTimestamp: at,
+    count: 1,
+  };
+}
+
+/** The merge patch of a core/v1 Event repeated `count` times. */
+export function seriesCore(count: number, lastMs: number): object {
+  return { count, lastTimestamp: new Date(lastMs).toISOString().replace(/\.\d+Z$/, 'Z') };
+}
+
+/** What makes two events the same one (the same object, source, action, reason, type and note). */
+export function eventKey(src: EventSource, regarding: EventObjectReference, info: EventInfo): string {
+  const related = info.related === undefined ? undefined : referenceTo(info.related);
+  return JSON.stringify([
+    src.reportingController,
+    refKey(regarding),
+    related && refKey(related),
+    info.action,
+    info.reason,
+    info.type,
+    info.note,
+  ]);
+}
+
+/** An object's identity for the spam filter: uid, else kind, namespace and name. */
+export function refKey(ref: EventObjectReference): string {
+  return ref.uid ?? `${ref.apiVersion ?? ''}/${ref.kind ?? ''}/${ref.namespace ?? ''}/${ref.name ?? ''}/${ref.fieldPath ?? ''}`;
+}
