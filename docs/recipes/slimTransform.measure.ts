@@ -5,7 +5,7 @@
  * and applies it to a delta store. Run: `node --expose-gc docs/recipes/slimTransform.measure.ts [count] [rounds]`.
  */
 import { realisticPod, startApiServer } from '@rxinformer/apiserver-sim';
-import { createDeltaReducer, initialDeltaState, type DeltaStoreState, type KubeObject } from '@rxinformer/core';
+import { applyEvent, createPrepare, initialDeltaState, prepareEvent, type DeltaStoreState, type KubeObject } from '@rxinformer/core';
 import { LAST_APPLIED_ANNOTATION, slimTransform } from './slimTransform.ts';
 
 const count = Number(process.argv[2] ?? 10_000);
@@ -42,11 +42,8 @@ const heapUsed = () => {
 function retainedPerObject(transform?: (o: KubeObject) => KubeObject): { heap: number; json: number; store: DeltaStoreState<KubeObject> } {
   const base = heapUsed();
   const { items, metadata } = JSON.parse(listText) as { items: KubeObject[]; metadata: { resourceVersion: string } };
-  const store = createDeltaReducer({ transform })(initialDeltaState(), {
-    type: 'replace',
-    items,
-    resourceVersion: metadata.resourceVersion,
-  });
+  const list = { type: 'LIST' as const, items, resourceVersion: metadata.resourceVersion };
+  const store = applyEvent(initialDeltaState(), prepareEvent(createPrepare({ transform }), list)).state;
   const heap = (heapUsed() - base) / count;
   const json = store.store.list().reduce((n, o) => n + Buffer.byteLength(JSON.stringify(o)), 0) / count;
   return { heap, json, store };

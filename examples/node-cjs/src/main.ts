@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   informer.addEventHandler({
     onAdd: (pod) => console.log('added', pod.metadata?.name),
     onUpdate: (_old, pod) => console.log('updated', pod.metadata?.name, pod.status?.phase),
-    onDelete: (pod, finalStateUnknown) => console.log('deleted', pod.metadata?.name, finalStateUnknown ? '(while disconnected)' : ''),
+    onDelete: ({ key, finalStateUnknown }) => console.log('deleted', key, finalStateUnknown ? '(while disconnected)' : ''),
   });
   informer.status$.subscribe((s) => {
     if (s.lastError instanceof KubeApiError) console.log('api error', s.lastError.code);

@@ -8,7 +8,7 @@ const informer = factory.informerFor(pods); // SharedInformer<V1Pod>: one list+w
 informer.addEventHandler({
   onAdd: (pod) => console.log('added', pod.metadata?.name),
   onUpdate: (_old, pod) => console.log('updated', pod.metadata?.name, pod.status?.phase),
-  onDelete: (pod, finalStateUnknown) => console.log('deleted', pod.metadata?.name, finalStateUnknown ? '(while disconnected)' : ''),
+  onDelete: ({ key, finalStateUnknown }) => console.log('deleted', key, finalStateUnknown ? '(while disconnected)' : ''),
 });
 factory.start();
 await factory.waitForCacheSync();

@@ -21,7 +21,7 @@ describe('injectEventHandler', () => {
         pods,
         {
           onAdd: (p, initial) => void seen.push(`add ${p.metadata?.name}${initial ? ' (initial)' : ''}`),
-          onDelete: (p) => void seen.push(`delete ${p.metadata?.name}`),
+          onDelete: ({ lastKnown: p }) => void seen.push(`delete ${p?.metadata?.name}`),
         },
         { name: 'log' },
       ),

@@ -12,7 +12,16 @@
  * their own, rounds in turn; the table's sizes run one after the other in this process.
  */
 import { performance } from 'node:perf_hooks';
-import { createDeltaReducer, initialDeltaState, metaNamespaceKeyFunc, type DeltaStoreState, type KubeObject } from '@rxinformer/core';
+import {
+  applyEvent,
+  createPrepare,
+  initialDeltaState,
+  metaNamespaceKeyFunc,
+  prepareEvent,
+  type DeltaStoreState,
+  type KubeObject,
+  type ReflectorEvent,
+} from '@rxinformer/core';
 import { realisticPod } from '@rxinformer/apiserver-sim';
 import { applyCost } from './applyCost.ts';
 import { median } from './rounds.ts';
@@ -32,10 +41,15 @@ const heap = (): number => {
   return process.memoryUsage().heapUsed;
 };
 
-function loaded(n: number): { state: DeltaStoreState<KubeObject>; apply: ReturnType<typeof createDeltaReducer<KubeObject>> } {
-  const apply = createDeltaReducer<KubeObject>();
+/** A store of `n` pods, and the informer's prepare stage and delta store as one function. */
+function loaded(n: number): {
+  state: DeltaStoreState<KubeObject>;
+  apply: (s: DeltaStoreState<KubeObject>, e: ReflectorEvent<KubeObject>) => DeltaStoreState<KubeObject>;
+} {
+  const prepare = createPrepare<KubeObject>();
+  const apply = (s: DeltaStoreState<KubeObject>, e: ReflectorEvent<KubeObject>) => applyEvent(s, prepareEvent(prepare, e)).state;
   const state = apply(initialDeltaState(), {
-    type: 'replace',
+    type: 'LIST',
     items: Array.from({ length: n }, (_, i) => benchPod(i, i + 1)),
     resourceVersion: String(n),
   });
@@ -173,7 +187,7 @@ export function storeRounds(n: number, events = 20_000): { run: RoundRunner; che
   let { state, apply } = loaded(n);
   return {
     run: roundRunner(n, events, (object) => {
-      state = apply(state, { type: 'modified', object });
+      state = apply(state, { type: 'MODIFIED', object });
     }),
     check: () => {
       if (state.store.size !== n) throw new Error('the store lost objects');
@@ -241,7 +255,7 @@ export function relistHeap(n = 100_000): { steadyBytes: number; peakBytes: numbe
   let { state, apply } = loaded(n);
   const steadyBytes = heap() - base;
   const items = Array.from({ length: n }, (_, i) => benchPod(i, n + i + 1)); // the decoded list, all changed
-  state = apply(state, { type: 'replace', items, resourceVersion: String(2 * n + 1) });
+  state = apply(state, { type: 'LIST', items, resourceVersion: String(2 * n + 1) });
   // Live heap at the relist's peak: the decoded list, the new store and the deltas (which hold the
   // old objects) are all reachable here; garbage is collected first so only live bytes count.
   const peakBytes = heap() - base;

@@ -11,15 +11,17 @@
  * Rounds of the three name sets run in turn (so a busy machine slows all three alike); each
  * figure is the median round's CPU time.
  */
-import { createDeltaReducer, initialDeltaState, type KubeObject } from '@rxinformer/core';
+import { applyEvent, createPrepare, initialDeltaState, prepareEvent, type KubeObject } from '@rxinformer/core';
 import { collidingKeys, processHashSeed } from '@rxinformer/testing';
 import { cpuMs } from './core.bench.ts';
 import { median } from './rounds.ts';
 
 /** The delta store entry points measured (another build of core can be passed to compare). */
 export interface StoreApi {
-  createDeltaReducer: typeof createDeltaReducer;
+  applyEvent: typeof applyEvent;
+  createPrepare: typeof createPrepare;
   initialDeltaState: typeof initialDeltaState;
+  prepareEvent: typeof prepareEvent;
 }
 
 const NAMESPACE = 'flood';
@@ -38,10 +40,16 @@ export const ordinaryNames = (n: number, length: number): string[] =>
 
 /** One round over `names`: the CPU ms of an initial list of them, then the CPU µs per MODIFIED event of `updates` events. */
 export function floodRound(api: StoreApi, names: readonly string[], updates: number): { listMs: number; updateUs: number } {
-  const reduce = api.createDeltaReducer<KubeObject>();
+  const prepare = api.createPrepare<KubeObject>();
+  let deltas = 0;
+  const reduce: typeof api.applyEvent<KubeObject> = (s, e) => {
+    const step = api.applyEvent(s, api.prepareEvent(prepare, e));
+    deltas = step.deltas.length;
+    return step;
+  };
   const items = names.map((name, i) => namedPod(name, i, i + 1));
   const c0 = cpuMs();
-  let state = reduce(api.initialDeltaState<KubeObject>(), { type: 'replace', items, resourceVersion: String(names.length) });
+  let state = reduce(api.initialDeltaState<KubeObject>(), { type: 'LIST', items, resourceVersion: String(names.length) }).state;
   const listMs = cpuMs() - c0;
   let rv = names.length;
   const events = Array.from({ length: updates }, (_, j) => {
@@ -49,9 +57,9 @@ export function floodRound(api: StoreApi, names: readonly string[], updates: num
     return namedPod(names[i], i, ++rv);
   });
   const c1 = cpuMs();
-  for (const object of events) state = reduce(state, { type: 'modified', object });
+  for (const object of events) state = reduce(state, { type: 'MODIFIED', object }).state;
   const updateUs = ((cpuMs() - c1) * 1000) / updates;
-  if (state.store.size !== names.length || state.deltas.length !== 1) throw new Error('the store lost objects');
+  if (state.store.size !== names.length || deltas !== 1) throw new Error('the store lost objects');
   return { listMs, updateUs };
 }
 
@@ -81,7 +89,7 @@ async function main(): Promise<void> {
     craftedUnseeded: unseeded,
     craftedForThisSeed: craftedNames(bits, processHashSeed),
   };
-  const cost = floodCost({ createDeltaReducer, initialDeltaState }, sets);
+  const cost = floodCost({ applyEvent, createPrepare, initialDeltaState, prepareEvent }, sets);
   if (process.argv.includes('--json')) {
     console.log(JSON.stringify({ pods: unseeded.length, cost }));
     return;

@@ -34,7 +34,7 @@ describe.each(serverKinds())('shared informer over fetch against the %s server',
         if (old.metadata?.uid !== o.metadata?.uid) uidChanges.push(o.metadata!.name!);
         view.set(`${ns}/${o.metadata!.name}`, o);
       },
-      onDelete: (o) => void view.delete(`${ns}/${o.metadata!.name}`),
+      onDelete: ({ key }) => void view.delete(key),
     });
     let n = 0;
     const churn = async () => {

@@ -35,7 +35,8 @@ export function recordingHandler(calls: HandlerCall[]): EventHandler<KubeObject>
   return {
     onAdd: (obj, initial) => void calls.push({ event: 'add', ...id(obj), initial }),
     onUpdate: (old, obj) => void calls.push({ event: 'update', ...id(obj), oldUid: id(old).uid, oldRv: id(old).rv }),
-    onDelete: (obj, finalStateUnknown) => void calls.push({ event: 'delete', ...id(obj), finalStateUnknown }),
+    onDelete: ({ key, lastKnown, finalStateUnknown }) =>
+      void calls.push({ event: 'delete', ...(lastKnown ? id(lastKnown) : { uid: '', rv: '' }), key, finalStateUnknown }),
   };
 }
 

@@ -167,7 +167,7 @@ describe.each(listerWatcherMakers(() => server.url, transports))('%s', (_name, m
     };
     const statuses: ReflectorStatus[] = [];
     const sub = reflector(make({}), { backoff: { initialMs: 60_000, maxMs: 60_000 } }).subscribe((e) => {
-      if (e.type === 'status') statuses.push(e.status);
+      if (e.type === 'STATUS') statuses.push(e.status);
     });
     await until(() => watchRvs.length >= 3);
     sub.unsubscribe();
@@ -194,7 +194,7 @@ describe.each(listerWatcherMakers(() => server.url, transports))('%s', (_name, m
     };
     const statuses: ReflectorStatus[] = [];
     const sub = reflector(make({ maxWatchLineBytes: 64 * 1024 }), { backoff: { initialMs: 1, maxMs: 1 } }).subscribe((e) => {
-      if (e.type === 'status') statuses.push(e.status);
+      if (e.type === 'STATUS') statuses.push(e.status);
     });
     await until(() => watches >= 2);
     sub.unsubscribe();

@@ -66,7 +66,7 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
         if (old.metadata!.uid !== p.metadata!.uid) uidChanges.push(p.metadata!.name!);
         see(p);
       },
-      onDelete: (p) => void handlerView.delete(`${p.metadata!.namespace}/${p.metadata!.name}`),
+      onDelete: ({ key }) => void handlerView.delete(key),
     });
     factory.start();
     await factory.waitForCacheSync();

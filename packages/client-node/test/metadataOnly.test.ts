@@ -69,8 +69,8 @@ describe.each(serverKinds())('metadata-only informers against the %s server', (k
           if (old === p) syncs++;
           if (old.metadata.uid !== p.metadata.uid) uidChanges.push(p.metadata.name!);
         },
-        onDelete: (p, finalStateUnknown) => {
-          if (finalStateUnknown) tombstones.push(p.metadata.name!);
+        onDelete: ({ lastKnown: p, finalStateUnknown }) => {
+          if (finalStateUnknown) tombstones.push(p!.metadata.name!);
         },
       },
       { resyncPeriodMs: 1000 },

@@ -5,20 +5,18 @@ import { deliverTo } from './eventHandler.ts';
 import type { Delivery, EventHandler, HandlerMetrics } from './handlerTypes.ts';
 import { HandlerQueue, MAX_CALLS_IN_A_ROW } from './handlerQueue.ts';
 import { createStore } from './indexer.ts';
-import type { Delta, DeltaType, KubeObject } from './types.ts';
+import { objectOf, type Delta, type DeltaType, type KubeObject } from './types.ts';
 import { deferred, settle, testObject, testScheduler } from '@rxinformer/testing';
 
 const store = createStore<KubeObject>();
 /** A delta of `name` at resource version `rv`; updates carry the previous version `old`. */
 function delta(type: DeltaType, name: string, rv: string, old?: string): Delta<KubeObject> {
   const object = testObject(name, rv);
-  return {
-    type,
-    key: `default/${name}`,
-    object,
-    oldObject: old ? testObject(name, old) : type === 'Sync' || type === 'Replaced' ? object : undefined,
-    store,
-  };
+  const key = `default/${name}`;
+  if (type === 'Deleted') return { type, key, deleted: { key, lastKnown: object, finalStateUnknown: false }, store };
+  if (type === 'Added') return { type, key, object, isInInitialList: false, store };
+  if (type === 'Sync') return { type, key, object, store };
+  return { type, key, object, oldObject: old ? testObject(name, old) : object, store };
 }
 /** A handler that records each call as `add x@1`, `update x 1->2`, `sync x@2`, `delete x@3`. */
 function recorder(calls: string[] = []): EventHandler<KubeObject> & { calls: string[] } {
@@ -31,13 +29,13 @@ function recorder(calls: string[] = []): EventHandler<KubeObject> & { calls: str
     onUpdate: (a, b) => {
       calls.push(a === b ? `sync ${v(b)}` : `update ${v(b)} from ${a.metadata?.resourceVersion}`);
     },
-    onDelete: (o, unknown) => {
-      calls.push(`delete ${v(o)}${unknown ? ' tombstone' : ''}`);
+    onDelete: ({ lastKnown, finalStateUnknown }) => {
+      calls.push(`delete ${v(lastKnown!)}${finalStateUnknown ? ' tombstone' : ''}`);
     },
   };
 }
 const describeDelivery = (d: Delivery<KubeObject>) =>
-  `${d.delta.type} ${d.delta.object.metadata?.name}${d.failed ? ` failed: ${(d.error as Error).message}` : ''}`;
+  `${d.delta.type} ${objectOf(d.delta)?.metadata?.name}${d.failed ? ` failed: ${(d.error as Error).message}` : ''}`;
 
 describe('deliverTo', () => {
   it('should deliver every delta in order (fifo) and complete once the buffer is drained', () => {
@@ -63,7 +61,12 @@ describe('deliverTo', () => {
   it('should map deltas to callbacks: Replaced and Sync as updates with old === new, tombstones flagged', () => {
     testScheduler().run(({ cold, flush }) => {
       const h = recorder();
-      const tomb = { ...delta('Deleted', 'y', '4'), finalStateUnknown: true };
+      const tomb: Delta<KubeObject> = {
+        type: 'Deleted',
+        key: 'default/y',
+        deleted: { key: 'default/y', lastKnown: testObject('y', '4'), finalStateUnknown: true },
+        store,
+      };
       const initial = { ...delta('Added', 'y', '1'), isInInitialList: true };
       cold('(abc|)', { a: initial, b: delta('Replaced', 'y', '1'), c: tomb })
         .pipe(deliverTo(h))

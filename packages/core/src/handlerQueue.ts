@@ -220,11 +220,13 @@ export class HandlerQueue<T extends KubeObject> {
     const h = this.#handler;
     switch (delta.type) {
       case 'Added':
-        return h.onAdd?.(delta.object, delta.isInInitialList === true);
+        return h.onAdd?.(delta.object, delta.isInInitialList);
       case 'Deleted':
-        return h.onDelete?.(delta.object, delta.finalStateUnknown === true);
+        return h.onDelete?.(delta.deleted);
+      case 'Sync':
+        return h.onUpdate?.(delta.object, delta.object);
       default:
-        return h.onUpdate?.(delta.oldObject ?? delta.object, delta.object);
+        return h.onUpdate?.(delta.oldObject, delta.object);
     }
   }
 
@@ -260,8 +262,10 @@ export class HandlerQueue<T extends KubeObject> {
 function merge<T extends KubeObject>(pending: Delta<T>, next: Delta<T>): Delta<T> | undefined {
   if (pending.type === 'Deleted' || next.type === 'Added') return undefined; // never drop a delete; delete+add stays two
   if (next.type === 'Deleted') return next;
-  if (pending.type === 'Added') return { ...next, type: 'Added', oldObject: undefined, isInInitialList: pending.isInInitialList };
+  const { key, object, store } = next;
+  if (pending.type === 'Added') return { type: 'Added', key, object, isInInitialList: pending.isInInitialList, store };
   // Updated/Replaced/Sync followed by an update: newest object, oldest old object.
   const type = next.type === 'Sync' ? pending.type : next.type;
-  return { ...next, type, oldObject: pending.oldObject ?? pending.object };
+  if (type === 'Sync') return { type, key, object, store };
+  return { type, key, object, oldObject: pending.type === 'Sync' ? pending.object : pending.oldObject, store };
 }

@@ -13,7 +13,7 @@ import { concat, defer, distinctUntilChanged, map, mergeWith, of, type Observabl
 import { deliverBatches } from './eventHandler.ts';
 import type { EventHandler, EventHandlerOptions, HandlerError, HandlerRegistration } from './handlerTypes.ts';
 import { HandlerQueue, type HandlerBatch } from './handlerQueue.ts';
-import type { InformerState } from './informerState.ts';
+import type { InformerState, InformerStep } from './informerState.ts';
 import type { ResyncClocks } from './resync.ts';
 import type { Delta, KubeObject, Store } from './types.ts';
 
@@ -21,8 +21,8 @@ import type { Delta, KubeObject, Store } from './types.ts';
 export interface HandlerSources<T extends KubeObject> {
   /** The informer's current state. */
   current(): InformerState<T>;
-  /** Every later state, hot, in order: one batch each. */
-  changes$: Observable<InformerState<T>>;
+  /** Every later step, hot, in order: one batch each. */
+  changes$: Observable<InformerStep<T>>;
   /** The informer's resync clocks, one per period, shared by the handlers of that period. */
   resync: ResyncClocks<T>;
   /** The informer's resync period, for handlers that set none. */
@@ -47,9 +47,9 @@ export function registerHandler<T extends KubeObject>(
   const queue = new HandlerQueue<T>(name, handler, options, sources.scheduler, { onError: (e) => sources.onError(e) });
   const period = options.resyncPeriodMs ?? sources.defaultResyncMs;
   const batches$ = defer(() => {
-    const { cache } = sources.current();
+    const current = sources.current();
     const live$ = sources.changes$.pipe(map(liveBatch));
-    return cache.synced ? concat(of(replayBatch(cache.store)), live$) : live$;
+    return current.synced ? concat(of(replayBatch(current.store)), live$) : live$;
   });
   const input$ = period > 0 ? batches$.pipe(mergeWith(sources.resync(period).pipe(map(resyncBatch)))) : batches$;
   const subscription = input$.pipe(deliverBatches(queue)).subscribe();
@@ -63,9 +63,9 @@ export function registerHandler<T extends KubeObject>(
   return { registration, subscription };
 }
 
-/** The deltas one state brought, for a handler. */
-function liveBatch<T extends KubeObject>(state: InformerState<T>): HandlerBatch<T> {
-  return { deltas: state.cache.deltas, initialListEnd: state.initialListEnd };
+/** The deltas one step brought, for a handler. */
+function liveBatch<T extends KubeObject>({ change }: InformerStep<T>): HandlerBatch<T> {
+  return change.type === 'deltas' ? { deltas: change.deltas, initialListEnd: change.initialListEnd } : { deltas: [] };
 }
 
 /** The whole store as adds flagged `isInInitialList`: a late handler's initial list. */

@@ -4,7 +4,7 @@
  * both depend on them and not on each other.
  */
 import type { Observable } from 'rxjs';
-import type { Delta, KubeObject } from './types.ts';
+import type { DeletedObject, Delta, KubeObject } from './types.ts';
 
 /** The callbacks of a handler; at least one is required. A returned promise is awaited. */
 export interface EventHandler<T extends KubeObject> {
@@ -12,8 +12,11 @@ export interface EventHandler<T extends KubeObject> {
   onAdd?(obj: T, isInInitialList: boolean): void | Promise<void>;
   /** A changed object; on resync (`Sync`) and unchanged relist (`Replaced`) deltas `oldObj === newObj`. */
   onUpdate?(oldObj: T, newObj: T): void | Promise<void>;
-  /** A deleted object; `finalStateUnknown` when `obj` is only its last known state (a tombstone: see `Delta`). */
-  onDelete?(obj: T, finalStateUnknown: boolean): void | Promise<void>;
+  /**
+   * A deleted object: its key, its last known state, and `finalStateUnknown` when that is only
+   * what the cache last held (a tombstone: see `DeletedObject`).
+   */
+  onDelete?(deleted: DeletedObject<T>): void | Promise<void>;
 }
 
 /** How a handler's pending notifications are buffered. */

@@ -30,10 +30,15 @@ export {
 export type { NetworkErrorReason, ResponsePart } from './errors.ts';
 
 // Transport contract
-export { INITIAL_EVENTS_END_ANNOTATION } from './types.ts';
+export { INITIAL_EVENTS_END_ANNOTATION, objectOf } from './types.ts';
 export type {
+  AddedDelta,
+  DeletedDelta,
+  DeletedObject,
   Delta,
   DeltaType,
+  SyncDelta,
+  UpdatedDelta,
   IndexFunc,
   Indexers,
   InformerScope,
@@ -57,6 +62,7 @@ export type {
 
 // Reflector
 export { reflector } from './reflector.ts';
+export type { ReflectorRunOptions } from './reflector.ts';
 export { step as reflectorStep } from './reflectorMachine.ts';
 export { initialReflectorModel } from './reflectorModel.ts';
 export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorState, StepResult } from './reflectorModel.ts';
@@ -74,8 +80,10 @@ export { nextBackoff, resolveBackoff, backoffSuccess } from './backoff.ts';
 export type { BackoffOptions, BackoffState, NextBackoffOptions } from './backoff.ts';
 
 // Delta store and indexer
-export { createDeltaReducer, initialDeltaState } from './deltaStore.ts';
-export type { DeltaReducer, DeltaStoreOptions, DeltaStoreState } from './deltaStore.ts';
+export { applyEvent, initialDeltaState, initialDeltaStep } from './deltaStore.ts';
+export type { DeltaStoreOptions, DeltaStoreState, DeltaStoreStep } from './deltaStore.ts';
+export { createPrepare, prepareEvent, prepareEvents } from './prepare.ts';
+export type { Prepare, PrepareOptions } from './prepare.ts';
 export { createStore, StoreSnapshot } from './indexer.ts';
 export type { StoreOptions } from './indexer.ts';
 export { metaNamespaceKeyFunc, splitMetaNamespaceKey, namespaceIndexFunc, NAMESPACE_INDEX } from './keys.ts';

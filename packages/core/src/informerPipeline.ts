@@ -2,17 +2,18 @@
  * The shared informer's pipeline: its inputs merged and scanned into one state, multicast for the
  * informer's whole life, and the streams derived from it.
  *
- *   running ─switchMap(run of the reflector | stopped)─┐
- *   commands (addIndexers) ────────────────────────────┴─ merge ─ scan(informerStep) ─ connectable ─▶ state
+ *   running ─switchMap(the reflector, prepared | stopped)─┐
+ *   commands (addIndexers) ───────────────────────────────┴─ merge ─ scan(informerStep) ─ connectable ─▶ steps
  *
- * `state` is the connector, a `BehaviorSubject`: shareReplay(1) whose value can be read at once.
+ * Each step is `{ state, change }`: what the informer knows, and what the input changed. `steps` is
+ * the connector, a `BehaviorSubject`: shareReplay(1) whose value can be read at once.
  */
 import {
   BehaviorSubject,
   Subject,
-  concat,
   connectable,
   distinctUntilChanged,
+  filter,
   map,
   merge,
   mergeMap,
@@ -24,8 +25,9 @@ import {
   type SchedulerLike,
   type Subscription,
 } from 'rxjs';
-import { createDeltaReducer, type DeltaReducer, type DeltaStoreOptions } from './deltaStore.ts';
-import { informerStep, initialInformerState, type InformerInput, type InformerState } from './informerState.ts';
+import type { DeltaStoreOptions } from './deltaStore.ts';
+import { informerStep, initialInformerStep, type InformerInput, type InformerState, type InformerStep } from './informerState.ts';
+import { createPrepare } from './prepare.ts';
 import { reflector } from './reflector.ts';
 import type { ReflectorOptions } from './reflectorOptions.ts';
 import type { Delta, KubeObject, ListerWatcher } from './types.ts';
@@ -36,10 +38,10 @@ export interface InformerPipeline<T extends KubeObject> {
   readonly running: BehaviorSubject<boolean>;
   /** The informer's own inputs (`addIndexers`), applied at once: the scan runs synchronously. */
   readonly commands: Subject<InformerInput<T>>;
-  /** The latest state, replayed to every subscriber; set before anyone hears of it. */
-  readonly state: BehaviorSubject<InformerState<T>>;
-  /** Every later state, hot, each once: a subscriber hears no state twice and no deltas twice. */
-  readonly changes$: Observable<InformerState<T>>;
+  /** The latest step (state and change), replayed to every subscriber; set before anyone hears of it. */
+  readonly steps: BehaviorSubject<InformerStep<T>>;
+  /** Every later step, hot, each once: a subscriber hears no change twice and no deltas twice. */
+  readonly changes$: Observable<InformerStep<T>>;
   /** The pipeline's connection; the informer adds its handlers to it, and shutdown closes it. */
   readonly lifetime: Subscription;
 }
@@ -49,67 +51,49 @@ export interface PipelineOptions<T extends KubeObject> extends DeltaStoreOptions
   reflector?: Omit<ReflectorOptions, 'scheduler'>;
 }
 
-/** Builds and connects the pipeline of an informer over `lw` (its reflector options validated now). */
+/**
+ * Builds and connects the pipeline of an informer over `lw` (its reflector options validated now).
+ * One reflector for the informer's life, its objects prepared (transformed and frozen) as they
+ * arrive; each `start()` subscribes to it again, and it carries its accounting over (a restart
+ * after a sync relists, consistently).
+ */
 export function informerPipeline<T extends KubeObject>(
   lw: ListerWatcher<T>,
   options: PipelineOptions<T>,
   scheduler: SchedulerLike,
 ): InformerPipeline<T> {
-  const reducer = createDeltaReducer<T>(options);
-  const runs = reflectorRuns(lw, reducer, options, scheduler);
+  const reflector$ = reflector<T>(lw, { ...options.reflector, scheduler, prepare: createPrepare(options) });
   const running = new BehaviorSubject(false);
   const commands = new Subject<InformerInput<T>>();
-  const state = new BehaviorSubject(initialInformerState<T>(options));
-  const run$ = running.pipe(switchMap((on) => (on ? runs(state.value.cache.synced) : of<InformerInput<T>>({ type: 'stopped' }))));
-  const lifetime = connectable(merge(run$, commands).pipe(scan(informerStep(reducer), state.value)), {
-    connector: () => state,
+  const steps = new BehaviorSubject(initialInformerStep<T>(options));
+  const run$ = running.pipe(switchMap((on) => (on ? reflector$ : of<InformerInput<T>>({ type: 'stopped' }))));
+  const lifetime = connectable(merge(run$, commands).pipe(scan((last, input) => informerStep(last.state, input), steps.value)), {
+    connector: () => steps,
     resetOnDisconnect: false,
   }).connect();
-  return { running, commands, state, changes$: state.pipe(skip(1)), lifetime };
+  return { running, commands, steps, changes$: steps.pipe(skip(1)), lifetime };
 }
 
 /**
- * `select` of the latest state, on subscription and then on each change. A state older than the
- * last one passed is dropped: a listener that changes the informer while a state is being published
- * makes later listeners hear the newer state first, and they must not go back to the older one.
+ * `select` of the latest state, on subscription and then on each change. A step older than the
+ * current one is dropped: a listener that changes the informer while a step is being published
+ * makes later listeners hear the newer step first, and they must not go back to the older one.
  */
-export function latestOf<T extends KubeObject, R>(state: Observable<InformerState<T>>, select: (s: InformerState<T>) => R): Observable<R> {
-  return state.pipe(
-    distinctUntilChanged((a, b) => b.seq <= a.seq),
-    map(select),
+export function latestOf<T extends KubeObject, R>(
+  steps: BehaviorSubject<InformerStep<T>>,
+  select: (s: InformerState<T>) => R,
+): Observable<R> {
+  return steps.pipe(
+    filter((s) => s === steps.value),
+    map((s) => select(s.state)),
     distinctUntilChanged(),
   );
 }
 
 /**
- * Every delta of the later states, hot, in order: the store's changes only (resync passes go to
- * handlers, not here). A subscriber hears the deltas of the states published after it subscribed.
+ * Every delta of the later steps, hot, in order: the store's changes only (resync passes go to
+ * handlers, not here). A subscriber hears the deltas of the steps published after it subscribed.
  */
-export function eventsOf<T extends KubeObject>(changes$: Observable<InformerState<T>>): Observable<Delta<T>> {
-  return changes$.pipe(mergeMap((s) => s.cache.deltas));
-}
-
-/**
- * One run of the reflector per `start()`, announced by a `run` input. List items are transformed
- * and frozen as each page arrives, not when the whole list is applied. A restart after a sync lists
- * with a consistent read, as any relist does: a list at RV "0" (the API server's cache) may be
- * older than what the store already holds, and would roll it back.
- */
-function reflectorRuns<T extends KubeObject>(
-  lw: ListerWatcher<T>,
-  reducer: DeltaReducer<T>,
-  options: PipelineOptions<T>,
-  scheduler: SchedulerLike,
-): (restarted: boolean) => Observable<InformerInput<T>> {
-  const preparingLw: ListerWatcher<T> = {
-    list: (o) =>
-      lw.list(o).pipe(map((page) => (Array.isArray(page?.items) ? { ...page, items: page.items.map(reducer.prepareListItem) } : page))),
-    watch: (o) => lw.watch(o),
-  };
-  const first = reflector(preparingLw, { ...options.reflector, scheduler }); // validates reflector options now
-  const restart =
-    options.reflector?.initialListResourceVersion === undefined
-      ? first
-      : reflector(preparingLw, { ...options.reflector, initialListResourceVersion: undefined, scheduler });
-  return (restarted) => concat(of<InformerInput<T>>({ type: 'run', restarted }), restarted ? restart : first);
+export function eventsOf<T extends KubeObject>(changes$: Observable<InformerStep<T>>): Observable<Delta<T>> {
+  return changes$.pipe(mergeMap(({ change }) => (change.type === 'deltas' ? change.deltas : [])));
 }

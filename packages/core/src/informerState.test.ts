@@ -1,80 +1,75 @@
 import { describe, expect, it } from '@jest/globals';
 import { scan, from, lastValueFrom } from 'rxjs';
-import { createDeltaReducer } from './deltaStore.ts';
 import { IndexerError } from './errors.ts';
-import { informerStep, initialInformerState, type InformerInput, type InformerState } from './informerState.ts';
+import { informerStep, initialInformerState, initialInformerStep, type InformerInput, type InformerStep } from './informerState.ts';
 import type { KubeObject } from './types.ts';
 import { testObject as obj } from '@rxinformer/testing';
 
-const step = informerStep<KubeObject>(createDeltaReducer());
-const apply = (inputs: InformerInput<KubeObject>[], from0 = initialInformerState<KubeObject>()) =>
-  inputs.reduce<InformerState<KubeObject>>(step, from0);
+const steps = (inputs: InformerInput<KubeObject>[], from0 = initialInformerState<KubeObject>()): InformerStep<KubeObject>[] => {
+  const out: InformerStep<KubeObject>[] = [];
+  inputs.reduce((s, input) => {
+    const next = informerStep(s, input);
+    out.push(next);
+    return next.state;
+  }, from0);
+  return out;
+};
+const apply = (inputs: InformerInput<KubeObject>[], from0 = initialInformerState<KubeObject>()) => steps(inputs, from0).at(-1)!.state;
 const listed: InformerInput<KubeObject>[] = [
-  { type: 'run', restarted: false },
-  { type: 'status', status: { phase: 'listing', relistCount: 0, hasSynced: false } },
-  { type: 'replace', items: [obj('a', '1')], resourceVersion: '10' },
-  { type: 'status', status: { phase: 'watching', relistCount: 0, hasSynced: true, lastSyncResourceVersion: '10' } },
+  { type: 'STATUS', status: { phase: 'listing', relistCount: 0, hasSynced: false } },
+  { type: 'LIST', items: [obj('a', '1')], resourceVersion: '10' },
+  { type: 'STATUS', status: { phase: 'watching', relistCount: 0, hasSynced: true, lastSyncResourceVersion: '10' } },
 ];
 
 describe('informerStep', () => {
-  it('should flag only the state whose deltas complete the first list, and count every input', () => {
-    const states: InformerState<KubeObject>[] = [];
-    listed.reduce((s, input) => {
-      const next = step(s, input);
-      states.push(next);
-      return next;
-    }, initialInformerState<KubeObject>());
-    expect(states.map((s) => s.initialListEnd)).toEqual([false, false, true, false]);
-    expect(states.map((s) => s.seq)).toEqual([1, 2, 3, 4]);
-    expect(states[2].cache.deltas.map((d) => d.key)).toEqual(['default/a']);
-    expect(states[3].cache.deltas).toEqual([]); // a status delivers no delta twice
+  it('should say what each input changed: deltas once, with the end of the first list, or the status', () => {
+    const changes = steps(listed).map((s) => s.change);
+    expect(changes.map((c) => c.type)).toEqual(['status', 'deltas', 'status']);
+    expect(changes[1]).toMatchObject({ type: 'deltas', initialListEnd: true, errors: [] });
+    expect(changes[1].type === 'deltas' && changes[1].deltas.map((d) => d.key)).toEqual(['default/a']);
+    const later = steps([{ type: 'MODIFIED', object: obj('a', '12') }], apply(listed)).map((s) => s.change);
+    expect(later).toEqual([expect.objectContaining({ type: 'deltas', initialListEnd: false })]);
   });
 
-  it('should count a restarted run on top of the earlier runs, synced, at the last version until its list lands', () => {
-    const watched = apply([...listed, { type: 'modified', object: obj('a', '12') }, { type: 'stopped' }]);
-    const restarted = apply(
-      [
-        { type: 'run', restarted: true },
-        { type: 'status', status: { phase: 'listing', relistCount: 0, hasSynced: false } },
-      ],
-      watched,
-    );
-    expect(restarted.status).toEqual({ phase: 'listing', relistCount: 1, hasSynced: true, lastSyncResourceVersion: '12' });
+  it('should hold only what is known: no change of the last input survives into the state', () => {
+    const state = apply(listed);
+    expect(Object.keys(state).sort()).toEqual(['resourceVersion', 'status', 'store', 'synced']);
+    expect(state).toMatchObject({ resourceVersion: '10', synced: true, status: { phase: 'watching' } });
   });
 
   it('should stop without a backoff delay or list progress, and leave the cache as it is', () => {
     const backingOff = apply([
       ...listed,
-      { type: 'status', status: { phase: 'backingOff', relistCount: 0, hasSynced: true, backoffMs: 800 } },
+      { type: 'STATUS', status: { phase: 'backingOff', relistCount: 0, hasSynced: true, backoffMs: 800 } },
     ]);
-    const stopped = step(backingOff, { type: 'stopped' });
-    expect(stopped.status).toEqual({ phase: 'stopped', relistCount: 0, hasSynced: true });
-    expect(stopped.cache.store).toBe(backingOff.cache.store);
+    const stopped = informerStep(backingOff, { type: 'stopped' });
+    expect(stopped.change).toEqual({ type: 'status' });
+    expect(stopped.state.status).toEqual({ phase: 'stopped', relistCount: 0, hasSynced: true });
+    expect(stopped.state.store).toBe(backingOff.store);
   });
 
-  it('should add indexes to the cache, or record the input it refused and why, adding none', () => {
+  it('should add indexes to the cache, or say in its change that it refused them and why, adding none', () => {
     const state = apply(listed);
     const byName = (o: KubeObject) => [o.metadata?.name ?? ''];
-    const added = step(state, { type: 'addIndexers', indexers: { byName } });
-    expect(added.cache.store.indexKeys('byName', 'a')).toEqual(['default/a']);
-    const bad: InformerInput<KubeObject> = {
-      type: 'addIndexers',
-      indexers: {
-        ok: byName,
-        bad: () => {
-          throw new Error('boom');
-        },
+    const added = informerStep(state, { type: 'addIndexers', indexers: { byName } });
+    expect(added.change).toEqual({ type: 'indexersAdded', indexers: { byName } });
+    expect(added.state.store.indexKeys('byName', 'a')).toEqual(['default/a']);
+    const indexers = {
+      ok: byName,
+      bad: () => {
+        throw new Error('boom');
       },
     };
-    const refused = step(added, bad);
-    expect(refused.refused?.input).toBe(bad);
-    expect(refused.refused?.error).toBeInstanceOf(IndexerError);
-    expect(refused.cache.store).toBe(added.cache.store);
+    const refused = informerStep(added.state, { type: 'addIndexers', indexers });
+    expect(refused.change).toEqual({ type: 'indexersRefused', indexers, error: expect.any(IndexerError) });
+    expect(refused.state).toBe(added.state);
   });
 
   it('should be a reducer for scan', async () => {
-    const last = await lastValueFrom(from(listed).pipe(scan(step, initialInformerState<KubeObject>())));
-    expect(last.cache.synced).toBe(true);
-    expect(last.status.phase).toBe('watching');
+    const last = await lastValueFrom(
+      from(listed).pipe(scan((s, input) => informerStep(s.state, input), initialInformerStep<KubeObject>())),
+    );
+    expect(last.state.synced).toBe(true);
+    expect(last.state.status.phase).toBe('watching');
   });
 });

@@ -1,123 +1,101 @@
 /**
  * The shared informer's state and its one writer: a pure step for RxJS `scan` over the reflector's
- * events and the informer's own inputs (a run starting or stopping, indexers added). The delta
- * reducer does the cache; this step adds what the informer reports around it: the status of the
- * current run on top of the earlier runs, and which batch ends the first list.
+ * events and the informer's own inputs, returning the next state and, beside it, what changed
+ * (`(state, input) → { state, change }`). The state holds only what the informer knows; what just
+ * happened is the change, which observers are told and nothing has to reset.
  *
  * @example
- * merge(run$, commands$).pipe(scan(informerStep(createDeltaReducer(o)), initialInformerState(o)));
+ * merge(reflector$, commands$).pipe(scan((s, input) => informerStep(s.state, input), initialInformerStep(o)));
  */
-import { initialDeltaState, type DeltaReducer, type DeltaStoreOptions, type DeltaStoreState } from './deltaStore.ts';
-import type { Indexers, KubeObject, ReflectorEvent, ReflectorStatus, Store } from './types.ts';
+import { applyEvent, initialDeltaState, type DeltaStoreOptions, type DeltaStoreState } from './deltaStore.ts';
+import type { Delta, Indexers, KubeObject, ReflectorEvent, ReflectorStatus } from './types.ts';
 
 /** What the informer's `scan` consumes: the reflector's events and the informer's own inputs. */
 export type InformerInput<T extends KubeObject> =
   | ReflectorEvent<T>
-  /** A run of the reflector begins; `restarted` when the informer had synced before it. */
-  | { type: 'run'; restarted: boolean }
   /** The run ended (`stop()`). */
   | { type: 'stopped' }
   /** `addIndexers()`: index names already checked, functions not yet run. */
   | { type: 'addIndexers'; indexers: Indexers<T> };
 
-/** The informer's state: the cache, the reflector's status, and what the last input did. */
-export interface InformerState<T extends KubeObject> {
-  /** The delta store's state: snapshot, the last input's deltas and errors, resource version, synced. */
-  readonly cache: DeltaStoreState<T>;
-  /** The reflector's condition, counted over every run. */
+/** What the informer knows: the cache (snapshot, resource version, synced) and the reflector's status. */
+export interface InformerState<T extends KubeObject> extends DeltaStoreState<T> {
+  /** The reflector's condition, counted over every run; `stopped` when not running. */
   readonly status: ReflectorStatus;
-  /** True when the current run started after a sync (its statuses are counted on top of the earlier runs). */
-  readonly restarted: boolean;
-  /** Relists done by the runs before the current one (a restart's own list counts as one). */
-  readonly relistsBefore: number;
-  /** True on the state whose deltas complete the first list: each handler has its initial list then. */
-  readonly initialListEnd: boolean;
-  /** Increases with every input: a listener that hears states out of order (reentrancy) can tell. */
-  readonly seq: number;
-  /** Set by an `addIndexers` input that could not be applied (an index function threw): that input and why. */
-  readonly refused?: { input: InformerInput<T>; error: unknown };
+}
+
+/** What one input changed, as observers are told it. */
+export type InformerChange<T extends KubeObject> =
+  /** The cache changed (or was told a new resource version): the deltas, in order, and the errors met. */
+  | {
+      type: 'deltas';
+      deltas: readonly Delta<T>[];
+      errors: readonly Error[];
+      /** True when these deltas complete the first list: each handler has its initial list then. */
+      initialListEnd: boolean;
+    }
+  /** The reflector's status changed (also on `stop()`). */
+  | { type: 'status' }
+  /** `addIndexers`: the indexes were added to the snapshot. */
+  | { type: 'indexersAdded'; indexers: Indexers<T> }
+  /** `addIndexers`: an index function threw, so none was added. */
+  | { type: 'indexersRefused'; indexers: Indexers<T>; error: unknown }
+  /** Nothing yet (the seed of the scan). */
+  | { type: 'none' };
+
+/** One step of the informer: the state after an input and what the input changed. */
+export interface InformerStep<T extends KubeObject> {
+  /** What the informer knows after the input. */
+  readonly state: InformerState<T>;
+  /** What the input changed. */
+  readonly change: InformerChange<T>;
 }
 
 /** The state before anything was applied: an empty cache, stopped. */
 export function initialInformerState<T extends KubeObject>(options: DeltaStoreOptions<T> = {}): InformerState<T> {
-  return {
-    cache: initialDeltaState<T>(options),
-    status: { phase: 'stopped', relistCount: 0, hasSynced: false },
-    restarted: false,
-    relistsBefore: 0,
-    initialListEnd: false,
-    seq: 0,
-  };
+  return { ...initialDeltaState<T>(options), status: { phase: 'stopped', relistCount: 0, hasSynced: false } };
+}
+
+/** `initialInformerState` with no change yet: the seed of the informer's `scan`. */
+export function initialInformerStep<T extends KubeObject>(options: DeltaStoreOptions<T> = {}): InformerStep<T> {
+  return { state: initialInformerState(options), change: { type: 'none' } };
 }
 
 /**
- * The step. Cache events go to the delta reducer; every other input leaves the cache as it is,
- * with no deltas, so a batch is only ever delivered with the state that made it.
+ * The step, pure. Cache events go to the delta store's `applyEvent`; the reflector's status
+ * replaces the status (the reflector counts over its runs itself).
  *
- * - `status` of a restarted run: counted on top of the earlier runs (`relistCount`), synced, and at
- *   the last resource version known until the restart's own list lands.
  * - `stopped`: the status's phase becomes `stopped`, without `backoffMs` or `listProgress`.
- * - `addIndexers`: the snapshot gains the indexes; when an index function throws, none is added and
- *   the state says so in `refused`.
+ * - `addIndexers`: the snapshot gains the indexes; when an index function throws, none is added
+ *   and the change says so (`indexersRefused`), the state unchanged.
  */
-export function informerStep<T extends KubeObject>(
-  reducer: DeltaReducer<T>,
-): (state: InformerState<T>, input: InformerInput<T>) => InformerState<T> {
-  return (state, input) => {
-    const seq = state.seq + 1;
-    switch (input.type) {
-      case 'replace':
-      case 'added':
-      case 'modified':
-      case 'deleted':
-      case 'bookmark': {
-        const cache = reducer(state.cache, input);
-        return { ...state, cache, initialListEnd: !state.cache.synced && cache.synced, seq };
-      }
-      case 'status':
-        return { ...quiet(state, seq), status: state.restarted ? restartedStatus(state, input.status) : input.status };
-      case 'run': {
-        // The restart's list is a relist.
-        const relistsBefore = input.restarted ? state.status.relistCount + 1 : state.relistsBefore;
-        return { ...quiet(state, seq), restarted: input.restarted, relistsBefore };
-      }
-      case 'stopped': {
-        const { backoffMs: _b, listProgress: _p, ...rest } = state.status; // only while backing off / listing
-        return { ...quiet(state, seq), status: { ...rest, phase: 'stopped' } };
-      }
-      case 'addIndexers':
-        try {
-          const store = state.cache.store.addIndexers(input.indexers);
-          return { ...quiet(state, seq), cache: { ...state.cache, store, deltas: [], errors: [] } };
-        } catch (error) {
-          return { ...quiet(state, seq), refused: { input, error } };
-        }
-      default:
-        // Anything else the reflector might send is the delta reducer's to report.
-        return { ...state, cache: reducer(state.cache, input), initialListEnd: false, seq };
+export function informerStep<T extends KubeObject>(state: InformerState<T>, input: InformerInput<T>): InformerStep<T> {
+  switch (input.type) {
+    case 'STATUS':
+      return { state: { ...state, status: input.status }, change: STATUS };
+    case 'stopped': {
+      const { backoffMs: _b, listProgress: _p, ...rest } = state.status; // only while backing off / listing
+      return { state: { ...state, status: { ...rest, phase: 'stopped' } }, change: STATUS };
     }
-  };
+    case 'addIndexers':
+      try {
+        const store = state.store.addIndexers(input.indexers);
+        return { state: { ...state, store }, change: { type: 'indexersAdded', indexers: input.indexers } };
+      } catch (error) {
+        return { state, change: { type: 'indexersRefused', indexers: input.indexers, error } };
+      }
+    default: {
+      // LIST, ADDED, MODIFIED, DELETED, BOOKMARK, and anything else the reflector might send (the
+      // delta store reports it).
+      const { state: next, deltas, errors } = applyEvent(state, input);
+      return { state: next, change: { type: 'deltas', deltas, errors, initialListEnd: !state.synced && next.synced } };
+    }
+  }
 }
+
+const STATUS = Object.freeze({ type: 'status' as const });
 
 /** The cache of `state` once it has synced (what a resync pass re-delivers), else `undefined`. */
-export function syncedStore<T extends KubeObject>(state: InformerState<T>): Store<T> | undefined {
-  return state.cache.synced ? state.cache.store : undefined;
-}
-
-/** `state` at `seq` with nothing to deliver: no deltas, no errors, no end of the first list. */
-function quiet<T extends KubeObject>(state: InformerState<T>, seq: number): InformerState<T> {
-  const { cache } = state;
-  const quietCache = cache.deltas.length === 0 && cache.errors.length === 0 ? cache : { ...cache, deltas: [], errors: [] };
-  return { ...state, cache: quietCache, initialListEnd: false, seq };
-}
-
-/** A restarted run's status: counted over every run, synced, at the last version known. */
-function restartedStatus<T extends KubeObject>(state: InformerState<T>, status: ReflectorStatus): ReflectorStatus {
-  const { lastSyncResourceVersion = state.cache.resourceVersion } = status;
-  return {
-    ...status,
-    relistCount: status.relistCount + state.relistsBefore,
-    hasSynced: true,
-    ...(lastSyncResourceVersion !== undefined && { lastSyncResourceVersion }),
-  };
+export function syncedStore<T extends KubeObject>(state: InformerState<T>): InformerState<T>['store'] | undefined {
+  return state.synced ? state.store : undefined;
 }

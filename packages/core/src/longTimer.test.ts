@@ -76,7 +76,7 @@ describe('long delays in their users', () => {
     let sub: Subscription | undefined;
     try {
       sub = reflector(lw, { backoff: { initialMs: 30 * DAY, maxMs: 30 * DAY }, random: () => 0 }).subscribe((e) => {
-        if (e.type === 'status') statuses.push(e.status);
+        if (e.type === 'STATUS') statuses.push(e.status);
       });
       await advance(29 * DAY);
       expect(lw.listCalls).toHaveLength(1);

@@ -52,16 +52,16 @@ const configMap = (name: string, rv: string): KubeObject =>
     metadata: { namespace: 'default', name, uid: `uid-${name}`, resourceVersion: rv },
     data: { password: 'hunter2' },
   }) as KubeObject;
-const statusesOf = (out: ReflectorEvent[]): ReflectorStatus[] => out.flatMap((e) => (e.type === 'status' ? [e.status] : []));
+const statusesOf = (out: ReflectorEvent[]): ReflectorStatus[] => out.flatMap((e) => (e.type === 'STATUS' ? [e.status] : []));
 const errorsOf = (out: ReflectorEvent[]) =>
-  out.flatMap((e) => (e.type === 'status' && e.status.lastError ? [e.status.lastError] : [])).filter((e, i, all) => all.indexOf(e) === i);
+  out.flatMap((e) => (e.type === 'STATUS' && e.status.lastError ? [e.status.lastError] : [])).filter((e, i, all) => all.indexOf(e) === i);
 
 describe('metadata-only reflection', () => {
   it('should keep PartialObjectMetadata as it is, with no report', () => {
     const a = meta('a', '5');
     const out = run([a], [{ type: 'MODIFIED', object: meta('a', '11') }]);
-    const replace = out.find((e) => e.type === 'replace');
-    expect(replace?.type === 'replace' && replace.items[0]).toBe(a);
+    const replace = out.find((e) => e.type === 'LIST');
+    expect(replace?.type === 'LIST' && replace.items[0]).toBe(a);
     expect(errorsOf(out)).toEqual([]);
   });
 
@@ -75,17 +75,17 @@ describe('metadata-only reflection', () => {
       ],
       'PodList',
     );
-    const replace = out.find((e) => e.type === 'replace');
-    expect(replace?.type === 'replace' && replace.items).toEqual([
+    const replace = out.find((e) => e.type === 'LIST');
+    expect(replace?.type === 'LIST' && replace.items).toEqual([
       { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: fullPod('a', '5').metadata },
       { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: fullPod('b', '6').metadata },
     ]);
-    const changes = out.filter((e) => e.type === 'added' || e.type === 'modified');
-    expect(changes.map((e) => (e.type === 'added' || e.type === 'modified') && e.object)).toEqual([
+    const changes = out.filter((e) => e.type === 'ADDED' || e.type === 'MODIFIED');
+    expect(changes.map((e) => (e.type === 'ADDED' || e.type === 'MODIFIED') && e.object)).toEqual([
       { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: fullPod('a', '11').metadata },
       { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: fullPod('c', '12').metadata },
     ]);
-    expect(out.some((e) => e.type === 'bookmark' && e.resourceVersion === '13')).toBe(true);
+    expect(out.some((e) => e.type === 'BOOKMARK' && e.resourceVersion === '13')).toBe(true);
     const errors = errorsOf(out);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(NotPartialMetadataError);
@@ -101,7 +101,7 @@ describe('metadata-only reflection', () => {
 describe('metadata-only reflection of a resource of known type', () => {
   const podMeta = expectedTypeOf(metadataOnly(pods));
   const stored = (out: ReflectorEvent[]) =>
-    out.flatMap((e) => (e.type === 'replace' ? e.items : e.type === 'added' || e.type === 'modified' ? [e.object] : []));
+    out.flatMap((e) => (e.type === 'LIST' ? e.items : e.type === 'ADDED' || e.type === 'MODIFIED' ? [e.object] : []));
 
   it('should skip objects of another kind whole, before reducing anything, on the list and the watch', () => {
     const out = run(
@@ -117,7 +117,7 @@ describe('metadata-only reflection of a resource of known type', () => {
       ['PartialObjectMetadata', 'a'],
       ['PartialObjectMetadata', 'b'],
     ]);
-    expect(JSON.stringify(out.filter((e) => e.type !== 'status'))).not.toContain('hunter2');
+    expect(JSON.stringify(out.filter((e) => e.type !== 'STATUS'))).not.toContain('hunter2');
     const skipped = errorsOf(out).filter((e) => e instanceof UnexpectedTypeError);
     expect(skipped.map((e) => (e.object as KubeObject).metadata?.name)).toEqual(['cm1', 'cm2']);
     expect(skipped[0].message).toContain('expected meta.k8s.io/v1 PartialObjectMetadata of v1 Pod');
@@ -147,8 +147,8 @@ describe('metadata-only reflection of a resource of known type', () => {
     reflector(lw, { expectedType: podMeta, useStreamingList: true })
       .subscribe((e) => out.push(e))
       .unsubscribe();
-    const replace = out.find((e) => e.type === 'replace');
-    expect(replace?.type === 'replace' && replace.items.map((o) => [o.kind, o.metadata?.name])).toEqual([['PartialObjectMetadata', 'a']]);
+    const replace = out.find((e) => e.type === 'LIST');
+    expect(replace?.type === 'LIST' && replace.items.map((o) => [o.kind, o.metadata?.name])).toEqual([['PartialObjectMetadata', 'a']]);
     expect(errorsOf(out).find((e) => e instanceof UnexpectedTypeError)).toMatchObject({ count: 1, object: { kind: 'ConfigMap' } });
   });
 
@@ -183,7 +183,7 @@ describe('metadata-only reflection of a resource of known type', () => {
     reflector(lw, { expectedType: podMeta })
       .subscribe((e) => out.push(e))
       .unsubscribe();
-    const replaces = out.map((e, i) => [e, i] as const).filter(([e]) => e.type === 'replace');
+    const replaces = out.map((e, i) => [e, i] as const).filter(([e]) => e.type === 'LIST');
     expect(replaces).toHaveLength(2);
     const after = (i: number) => statusesOf(out.slice(i)).at(0);
     expect(after(replaces[0][1])?.warning).toBeInstanceOf(NotPartialMetadataError);

@@ -41,7 +41,7 @@ function runGuarded(
       watch: () => guard(answers.watch),
     };
     const sub = reflector(lw, { scheduler: ts, random: () => 0, ...options }).subscribe((e) => {
-      if (e.type === 'status') statuses.push(e.status);
+      if (e.type === 'STATUS') statuses.push(e.status);
     });
     ts.schedule(() => sub.unsubscribe(), ms);
     flush();
@@ -189,7 +189,7 @@ describe('reflector on lists that never end', () => {
       lw.scriptWatch(cold<WatchEvent>('abcd', adds));
       const r = start({ useStreamingList: true, maxListItems: 3 }, 500);
       flush();
-      expect(r.events.some(([, e]) => e.type === 'replace')).toBe(false);
+      expect(r.events.some(([, e]) => e.type === 'LIST')).toBe(false);
       const failed = statuses(r).find(([, st]) => st.lastError instanceof ListTooLargeError);
       expect(failed?.[0]).toBe(3);
       expect(failed?.[1].lastError).toMatchObject({ limit: 'maxListItems', pages: 0, items: 4 });
@@ -231,9 +231,9 @@ describe('reflector with an expected type', () => {
       const r = start(pods);
       flush();
       expect(data(r)).toEqual([
-        [0, 'replace@1:'],
-        [0, 'added:x'],
-        [5, 'added:y'],
+        [0, 'LIST@1:'],
+        [0, 'ADDED:x'],
+        [5, 'ADDED:y'],
       ]);
       expect(lw.watchCalls.map((c) => c.resourceVersion)).toEqual(['1', '3']); // not 9, 10, 11 or 12
       expect(skipped(r).map(([t, e]) => [t, e.count, (e.object as KubeObject).kind, e.reason])).toEqual([
@@ -252,7 +252,7 @@ describe('reflector with an expected type', () => {
       lw.scriptList(of(page([obj('a', '1'), cm('cm1', '2')], '5', 'tok')), of(page([cm('cm2', '3'), bare('b', '4')], '5')));
       const r = start(pods);
       flush();
-      expect(data(r)).toEqual([[0, 'replace@5:a,b']]);
+      expect(data(r)).toEqual([[0, 'LIST@5:a,b']]);
       const after = statuses(r).find(([, st]) => st.hasSynced)?.[1];
       expect(after?.lastError).toBeInstanceOf(UnexpectedTypeError);
       expect(after?.lastError).toMatchObject({ count: 2, object: cm('cm1', '2') });
@@ -268,7 +268,7 @@ describe('reflector with an expected type', () => {
       lw.scriptWatch(cold('a b c', { a: ev('ADDED', obj('p', '10')), b: ev('ADDED', cm('cm', '11')), c: ev('BOOKMARK', end) }));
       const r = start({ ...pods, useStreamingList: true });
       flush();
-      expect(data(r)).toEqual([[2, 'replace@50:p']]);
+      expect(data(r)).toEqual([[2, 'LIST@50:p']]);
       expect(statuses(r).at(-1)?.[1].lastError).toMatchObject({ count: 1, object: cm('cm', '11') });
     });
   });
@@ -279,8 +279,8 @@ describe('reflector with an expected type', () => {
       const all = start();
       const kindOnly = start({ expectedType: { kind: 'ConfigMap' } });
       flush();
-      expect(data(all)).toEqual([[0, 'replace@5:a,cm']]);
-      expect(data(kindOnly)).toEqual([[0, 'replace@5:cm']]);
+      expect(data(all)).toEqual([[0, 'LIST@5:a,cm']]);
+      expect(data(kindOnly)).toEqual([[0, 'LIST@5:cm']]);
     });
   });
 

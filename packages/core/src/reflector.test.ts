@@ -7,12 +7,12 @@ import { fakeListerWatcher, page, testObject as obj } from '@rxinformer/testing'
 import { data, ev, setup, statuses } from '../test/reflectorHarness.ts';
 
 describe('reflector', () => {
-  it('should follow continue tokens and emit one replace with the first page resource version', () => {
+  it('should follow continue tokens and emit one LIST with the first page resource version', () => {
     setup(({ lw, start, flush }) => {
       lw.scriptList(of(page([obj('a', '3')], '10', 'tok1')), of(page([obj('b', '4')], '11', 'tok2')), of(page([obj('c', '5')], '12')));
       const r = start({ random: () => 0.5 });
       flush();
-      expect(data(r)).toEqual([[0, 'replace@10:a,b,c']]);
+      expect(data(r)).toEqual([[0, 'LIST@10:a,b,c']]);
       expect(lw.listCalls).toEqual([{ limit: 500 }, { limit: 500, continue: 'tok1' }, { limit: 500, continue: 'tok2' }]);
       expect(lw.watchCalls).toEqual([{ resourceVersion: '10', allowWatchBookmarks: true, timeoutSeconds: 450 }]);
       expect(statuses(r).at(-1)?.[1]).toMatchObject({ phase: 'watching', hasSynced: true, lastSyncResourceVersion: '10', relistCount: 0 });
@@ -65,10 +65,10 @@ describe('reflector', () => {
       const r = start();
       flush();
       expect(data(r)).toEqual([
-        [0, 'replace@1:'],
-        [5000, 'added:x'],
-        [10001, 'modified:x'],
-        [12002, 'bookmark@9'],
+        [0, 'LIST@1:'],
+        [5000, 'ADDED:x'],
+        [10001, 'MODIFIED:x'],
+        [12002, 'BOOKMARK@9'],
       ]);
       expect(lw.watchCalls.map((c) => c.resourceVersion)).toEqual(['1', '3', '9']);
       expect(lw.listCalls).toHaveLength(1);
@@ -86,9 +86,9 @@ describe('reflector', () => {
       const r = start({ initialListResourceVersion: '0' });
       flush();
       expect(data(r)).toEqual([
-        [0, 'replace@5:a'],
-        [1000, 'replace@21:b'],
-        [181_000, 'replace@31:c'],
+        [0, 'LIST@5:a'],
+        [1000, 'LIST@21:b'],
+        [181_000, 'LIST@31:c'],
       ]);
       expect(lw.listCalls).toEqual([{ limit: 500, resourceVersion: '0' }, { limit: 500 }, { limit: 500 }]);
       expect(statuses(r).at(-1)?.[1]).toMatchObject({ relistCount: 2, hasSynced: true });
@@ -106,7 +106,7 @@ describe('reflector', () => {
       );
       const r = start();
       flush();
-      expect(data(r)).toEqual([[0, 'replace@9:b']]);
+      expect(data(r)).toEqual([[0, 'LIST@9:b']]);
       expect(lw.listCalls).toEqual([{ limit: 500 }, { limit: 500, continue: 'tok' }, { limit: 500 }]);
       r.sub.unsubscribe();
     });
@@ -199,8 +199,8 @@ describe('reflector', () => {
       const r = start();
       flush();
       expect(data(r)).toEqual([
-        [0, 'replace@1:'],
-        [800, 'replace@6:n'],
+        [0, 'LIST@1:'],
+        [800, 'LIST@6:n'],
       ]);
       expect(lw.listCalls[1]).toEqual({ limit: 500 });
       expect(statuses(r).some(([, s]) => s.lastError?.name === 'WatchClosedError')).toBe(true);
@@ -236,8 +236,8 @@ describe('reflector', () => {
       const r = start();
       flush();
       expect(data(r)).toEqual([
-        [0, 'replace@1:'],
-        [1, 'added:y'],
+        [0, 'LIST@1:'],
+        [1, 'ADDED:y'],
       ]);
       expect(statuses(r).map(([, s]) => s.lastError?.name)).toContain('UnknownWatchEventError');
       expect(statuses(r).find(([, s]) => s.phase === 'backingOff')?.[1].lastError?.message).toBe('etcd down');
@@ -251,7 +251,7 @@ describe('reflector', () => {
       lw.scriptList(of(page([obj('a', '1')], undefined)), of(page([obj('a', '1')], '2')));
       const r = start();
       flush();
-      expect(data(r)).toEqual([[800, 'replace@2:a']]);
+      expect(data(r)).toEqual([[800, 'LIST@2:a']]);
       expect(statuses(r)[1][1].lastError?.name).toBe('InvalidObjectError');
       r.sub.unsubscribe();
     });
@@ -271,8 +271,8 @@ describe('reflector', () => {
       const r = start({ useStreamingList: true });
       flush();
       expect(data(r)).toEqual([
-        [2, 'replace@50:p,q'],
-        [3, 'modified:p'],
+        [2, 'LIST@50:p,q'],
+        [3, 'MODIFIED:p'],
       ]);
       expect(lw.watchCalls[0]).toMatchObject({
         sendInitialEvents: true,
@@ -295,8 +295,8 @@ describe('reflector', () => {
       const r = start({ useStreamingList: true });
       flush();
       expect(data(r)).toEqual([
-        [0, 'replace@2:a'],
-        [1000, 'replace@4:b'],
+        [0, 'LIST@2:a'],
+        [1000, 'LIST@4:b'],
       ]);
       expect(lw.watchCalls.filter((c) => c.sendInitialEvents)).toHaveLength(1);
       r.sub.unsubscribe();
@@ -317,7 +317,7 @@ describe('reflector', () => {
       ts.schedule(() => r.sub.unsubscribe(), 4); // before the default stop
       flush();
       ts.expectSubscriptions(watch.subscriptions).toBe('^---!');
-      expect(data(r).map(([, d]) => d)).toEqual(['replace@1:', 'added:a', 'added:b']);
+      expect(data(r).map(([, d]) => d)).toEqual(['LIST@1:', 'ADDED:a', 'ADDED:b']);
     });
   });
 
@@ -329,17 +329,17 @@ describe('reflector', () => {
       lw.scriptWatch(watch);
       const seen: string[] = [];
       reflector(lw, { scheduler: ts })
-        .pipe(first((e) => e.type === 'replace'))
+        .pipe(first((e) => e.type === 'LIST'))
         .subscribe((e) => seen.push(e.type));
       // A consumer that leaves on the status of a failed watch: no backoff timer is left behind.
       const other = fakeListerWatcher();
       other.scriptList(of(page([], '1')), of(page([], '1')));
       other.scriptWatch(cold('a', { a: ev('ERROR', { kind: 'Status', code: 500 }) }), NEVER);
       const sub: Subscription = reflector(other, { scheduler: ts }).subscribe((e) => {
-        if (e.type === 'status' && e.status.phase === 'backingOff') sub.unsubscribe();
+        if (e.type === 'STATUS' && e.status.phase === 'backingOff') sub.unsubscribe();
       });
       flush();
-      expect(seen).toEqual(['replace']);
+      expect(seen).toEqual(['LIST']);
       expect(lw.watchCalls).toHaveLength(0);
       expect(watch.subscriptions).toHaveLength(0);
       expect(other.watchCalls).toHaveLength(1);
@@ -366,13 +366,13 @@ describe('reflector', () => {
       expect(phases).toContain('801 watching -');
       // An idle watch is reported, then cleared by the next watch's event.
       expect(statuses(r).some(([, s]) => s.lastError?.name === 'WatchIdleError')).toBe(true);
-      const added = data(r).find(([, d]) => d === 'added:x')![0] as number;
+      const added = data(r).find(([, d]) => d === 'ADDED:x')![0] as number;
       expect(
         statuses(r)
           .filter(([t]) => t <= added)
           .at(-1)?.[1].lastError,
       ).toBeUndefined();
-      expect(data(r).map(([, d]) => d)).toEqual(['replace@1:', 'bookmark@5', 'added:x']);
+      expect(data(r).map(([, d]) => d)).toEqual(['LIST@1:', 'BOOKMARK@5', 'ADDED:x']);
     });
   });
 

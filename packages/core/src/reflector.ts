@@ -12,46 +12,67 @@ import { idleTimeout } from './idleTimeout.ts';
 import { timerAfter } from './longTimer.ts';
 import { WatchIdleError } from './reflectorErrors.ts';
 import { step } from './reflectorMachine.ts';
-import { initialReflectorModel, type ReflectorAction, type ReflectorInput, type StepContext } from './reflectorModel.ts';
+import type { Prepare } from './prepare.ts';
+import {
+  initialReflectorModel,
+  type ReflectorAction,
+  type ReflectorInput,
+  type ReflectorModel,
+  type StepContext,
+} from './reflectorModel.ts';
 import { resolveOptions, type ReflectorOptions } from './reflectorOptions.ts';
 import type { KubeObject, ListerWatcher, ReflectorEvent } from './types.ts';
 
 /**
- * Lists and watches `lw` forever, emitting a `replace` for each complete list, the watch's
- * changes, bookmarks, and a `status` on every change of condition. Cold: each subscription runs
- * its own list and watch; unsubscribing aborts the request in flight and clears every timer.
+ * Lists and watches `lw` forever, emitting a `LIST` for each complete list, the watch's changes
+ * (`ADDED`, `MODIFIED`, `DELETED`), `BOOKMARK`s, and a `STATUS` on every change of condition.
+ * Cold: each subscription runs its own list and watch; unsubscribing aborts the request in flight
+ * and clears every timer. A reflector keeps its accounting across runs (client-go's reflector,
+ * kube-rs's watcher): a subscription after one that had synced goes on counting its relists, is
+ * `hasSynced` at once, and relists with a consistent read (a list at RV "0" could be older than
+ * what a consumer already holds). Subscribe to one reflector once at a time.
  * The Observable never errors and never completes: failures are `status` events (a 410 relists
  * at once after a healthy period, with backoff when it repeats; a list past `maxListPages` or
  * `maxListItems` fails with `ListTooLargeError`; an object of another type than `expectedType` is
  * skipped with an `UnexpectedTypeError`).
  *
- * Caveat: a relist's `replace` carries the whole list; consumers apply it atomically.
+ * Caveat: a relist's `LIST` carries the whole list; consumers apply it atomically.
  *
  * @example
- * reflector(lw, { pageSize: 500 }).pipe(scan(createDeltaReducer(), initialDeltaState()));
+ * reflector(lw, { pageSize: 500 }).pipe(scan((s, e) => applyEvent(s.state, e), initialDeltaStep()));
  */
-export function reflector<T extends KubeObject>(lw: ListerWatcher<T>, options: ReflectorOptions = {}): Observable<ReflectorEvent<T>> {
-  const resolved = resolveOptions(options);
+export function reflector<T extends KubeObject>(lw: ListerWatcher<T>, options: ReflectorRunOptions<T> = {}): Observable<ReflectorEvent<T>> {
+  const context = { options: resolveOptions(options), random: options.random ?? Math.random, prepare: options.prepare };
   const scheduler = options.scheduler ?? asyncScheduler;
-  const random = options.random ?? Math.random;
-  return new Observable<ReflectorEvent<T>>((subscriber) => drive(lw, subscriber, resolved, scheduler, random));
+  const memory: { last?: ReflectorModel<T> } = {};
+  return new Observable<ReflectorEvent<T>>((subscriber) => drive(lw, subscriber, context, scheduler, memory));
+}
+
+/** Options of `reflector`: the reflector's own, and the prepare stage its objects go through. */
+export interface ReflectorRunOptions<T extends KubeObject> extends ReflectorOptions {
+  /**
+   * Runs on each object let in, as it arrives (list page, streamed or watch event), e.g. the
+   * informer's `createPrepare(options)`; an object it throws for is reported as the event's
+   * `invalid`. Default: none, objects are emitted as decoded.
+   */
+  prepare?: Prepare<T>;
 }
 
 /** What an action waits for, as the machine's inputs: a timer, a list page, or a watch's events. */
 function inputsOf<T extends KubeObject>(
   lw: ListerWatcher<T>,
-  action: Exclude<ReflectorAction, { kind: 'continue' }>,
+  action: Exclude<ReflectorAction, { type: 'continue' }>,
   scheduler: SchedulerLike,
 ): Observable<ReflectorInput<T>> {
-  switch (action.kind) {
+  switch (action.type) {
     case 'wait':
-      return timerAfter(action.ms, scheduler).pipe(map(() => ({ kind: 'waited' as const })));
+      return timerAfter(action.ms, scheduler).pipe(map(() => ({ type: 'waited' as const })));
     case 'list':
-      return defer(() => lw.list(action.options)).pipe(map((page) => ({ kind: 'page' as const, page })));
+      return defer(() => lw.list(action.options)).pipe(map((page) => ({ type: 'page' as const, page })));
     case 'watch':
       return defer(() => lw.watch(action.options)).pipe(
         idleTimeout(action.idleMs, scheduler, () => new WatchIdleError(action.idleMs)),
-        map((event) => ({ kind: 'event' as const, event })),
+        map((event) => ({ type: 'event' as const, event })),
       );
   }
 }
@@ -63,17 +84,17 @@ function inputsOf<T extends KubeObject>(
 function drive<T extends KubeObject>(
   lw: ListerWatcher<T>,
   subscriber: Subscriber<ReflectorEvent<T>>,
-  options: StepContext['options'],
+  context: Omit<StepContext<T>, 'now'>,
   scheduler: SchedulerLike,
-  random: () => number,
+  memory: { last?: ReflectorModel<T> },
 ): TeardownLogic {
-  let model = initialReflectorModel<T>();
+  let model = initialReflectorModel<T>(memory.last);
   let current: Subscription | undefined;
   let generation = 0;
 
   const run = (action: ReflectorAction): void => {
     // Nothing new once the subscriber left (it may leave while an output is being emitted).
-    if (action.kind === 'continue' || subscriber.closed) return;
+    if (action.type === 'continue' || subscriber.closed) return;
     current?.unsubscribe();
     const gen = ++generation;
     let got = false;
@@ -82,18 +103,18 @@ function drive<T extends KubeObject>(
         got = true;
         feed(input, gen);
       },
-      error: (error) => feed({ kind: 'error', error }, gen),
+      error: (error) => feed({ type: 'error', error }, gen),
       complete: () => {
-        if (action.kind === 'watch') feed({ kind: 'closed' }, gen);
-        else if (action.kind === 'list' && !got)
-          feed({ kind: 'error', error: new InvalidObjectError('list request completed without a page', undefined) }, gen);
+        if (action.type === 'watch') feed({ type: 'closed' }, gen);
+        else if (action.type === 'list' && !got)
+          feed({ type: 'error', error: new InvalidObjectError('list request completed without a page', undefined) }, gen);
       },
     });
   };
   const feed = oneAtATime<ReflectorInput<T>>((input, gen) => {
     if (gen !== generation || subscriber.closed) return; // from a stream we already left
-    const result = step(model, input, { options, now: scheduler.now(), random });
-    model = result.model;
+    const result = step(model, input, { ...context, now: scheduler.now() });
+    model = memory.last = result.model;
     for (const out of result.outputs) {
       if (subscriber.closed) return;
       subscriber.next(out);
@@ -101,7 +122,7 @@ function drive<T extends KubeObject>(
     run(result.action);
   }, subscriber);
 
-  feed({ kind: 'start' }, generation);
+  feed({ type: 'start' }, generation);
   return () => {
     generation = -1;
     current?.unsubscribe();

@@ -28,8 +28,8 @@ describe('reflector with a streaming list', () => {
       const r = start({ useStreamingList: true }, 10_000);
       flush();
       expect(data(r)).toEqual([
-        [3, 'replace@20:a,b,c'],
-        [4, 'modified:b'],
+        [3, 'LIST@20:a,b,c'],
+        [4, 'MODIFIED:b'],
       ]);
       expect(lw.watchCalls.map((c) => [c.resourceVersion, c.sendInitialEvents ?? false])).toEqual([
         ['', true],
@@ -58,8 +58,8 @@ describe('reflector with a streaming list', () => {
         const r = start({ useStreamingList: true }, 10_000);
         flush();
         expect(data(r)).toEqual([
-          [1, 'replace@14:a'],
-          [1001, 'replace@16:a'], // the relist after the 410 pages too
+          [1, 'LIST@14:a'],
+          [1001, 'LIST@16:a'], // the relist after the 410 pages too
         ]);
         const unsupported = statuses(r).find(([, s]) => s.lastError instanceof WatchListUnsupportedError)?.[1].lastError;
         expect(unsupported).toMatchObject({ reason: 'WatchListUnsupported', received: event.type });
@@ -74,7 +74,7 @@ describe('reflector with a streaming list', () => {
       lw.scriptList(of(page([obj('a', '12')], '14')));
       const r = start({ useStreamingList: true }, 10_000);
       flush();
-      expect(data(r)).toEqual([[1, 'replace@14:a']]);
+      expect(data(r)).toEqual([[1, 'LIST@14:a']]);
       expect(statuses(r).some(([, s]) => s.lastError instanceof WatchListUnsupportedError && s.lastError.received === 'closed')).toBe(true);
       expect(lw.watchCalls.filter((c) => c.sendInitialEvents)).toHaveLength(1);
     });

@@ -26,23 +26,23 @@ function held(model: ReflectorModel<KubeObject>): KubeObject[] {
 }
 
 const replaceOf = (result: StepResult<KubeObject>) =>
-  result.outputs.find((o): o is Extract<ReflectorEvent, { type: 'replace' }> => o.type === 'replace');
+  result.outputs.find((o): o is Extract<ReflectorEvent, { type: 'LIST' }> => o.type === 'LIST');
 
 const names = (items: readonly KubeObject[]) => items.map((o) => o.metadata?.name);
 
 describe('step', () => {
   it('should add each page of a list to one array of its own, never copying the objects held before', () => {
     const list = pages(4);
-    let result = step(initialReflectorModel<KubeObject>(), { kind: 'start' }, ctx);
+    let result = step(initialReflectorModel<KubeObject>(), { type: 'start' }, ctx);
     const arrays: KubeObject[][] = [];
     for (const p of list.slice(0, 3)) {
-      result = step(result.model, { kind: 'page', page: p }, ctx);
+      result = step(result.model, { type: 'page', page: p }, ctx);
       arrays.push(held(result.model));
     }
     // One array for the whole list: copying it with every page made a list of n objects cost O(n²).
     expect(new Set(arrays).size).toBe(1);
     expect(names(arrays[0])).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5']);
-    result = step(result.model, { kind: 'page', page: list[3] }, ctx);
+    result = step(result.model, { type: 'page', page: list[3] }, ctx);
     expect(replaceOf(result)?.items).toBe(arrays[0]);
     expect(names(replaceOf(result)!.items)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7']);
     // The pages the ListerWatcher handed over are never written to.
@@ -55,21 +55,21 @@ describe('step', () => {
   });
 
   it('should hold each list in a new array, never in one already emitted', () => {
-    let result = step(initialReflectorModel<KubeObject>(), { kind: 'start' }, ctx);
-    for (const p of pages(2)) result = step(result.model, { kind: 'page', page: p }, ctx);
+    let result = step(initialReflectorModel<KubeObject>(), { type: 'start' }, ctx);
+    for (const p of pages(2)) result = step(result.model, { type: 'page', page: p }, ctx);
     const first = replaceOf(result)!.items;
     // The watch expires: a relist at once, whose pages must not land in the array the store was given.
-    result = step(result.model, { kind: 'error', error: new KubeApiError(410, { reason: 'Expired' }) }, ctx);
-    expect(result.action.kind).toBe('list');
-    for (const p of pages(2, 'q')) result = step(result.model, { kind: 'page', page: p }, ctx);
+    result = step(result.model, { type: 'error', error: new KubeApiError(410, { reason: 'Expired' }) }, ctx);
+    expect(result.action.type).toBe('list');
+    for (const p of pages(2, 'q')) result = step(result.model, { type: 'page', page: p }, ctx);
     expect(names(first)).toEqual(['p0', 'p1', 'p2', 'p3']);
     expect(names(replaceOf(result)!.items)).toEqual(['q0', 'q1', 'q2', 'q3']);
   });
 
   it('should emit a list of one page as that page, uncopied', () => {
     const only = page([obj('a', '1'), obj('b', '1')], '5');
-    let result = step(initialReflectorModel<KubeObject>(), { kind: 'start' }, ctx);
-    result = step(result.model, { kind: 'page', page: only }, ctx);
+    let result = step(initialReflectorModel<KubeObject>(), { type: 'start' }, ctx);
+    result = step(result.model, { type: 'page', page: only }, ctx);
     expect(replaceOf(result)?.items).toBe(only.items);
   });
 });

@@ -19,6 +19,7 @@ import {
   WatchListUnsupportedError,
 } from './reflectorErrors.ts';
 import type { ReflectorAction, ReflectorModel, ReflectorInput, ReflectorState, StepContext, StepResult } from './reflectorModel.ts';
+import { prepareItems, prepareObjectEvent } from './prepare.ts';
 import { listOptions, streamingOptions, watchOptions } from './reflectorOptions.ts';
 import { INITIAL_EVENTS_END_ANNOTATION } from './types.ts';
 import type { KubeObject, ListPage, ReflectorEvent, ReflectorStatus, Status, WatchEvent } from './types.ts';
@@ -29,11 +30,11 @@ export function asError(e: unknown): Error {
 }
 
 /** The action of most steps: nothing new to start (one shared instance: the watch's hot path). */
-const CONTINUE: ReflectorAction = Object.freeze({ kind: 'continue' });
+const CONTINUE: ReflectorAction = Object.freeze({ type: 'continue' });
 
 /** One step in progress: its context and the events it emits, in order. */
 interface Run<T extends KubeObject> {
-  readonly ctx: StepContext;
+  readonly ctx: StepContext<T>;
   readonly outputs: ReflectorEvent<T>[];
 }
 
@@ -43,12 +44,13 @@ interface Run<T extends KubeObject> {
  * progress are appended to that list's own array (`items` of the state) in place, so a model is
  * stepped once and then replaced by its successor, as the driver does.
  */
-export function step<T extends KubeObject>(model: ReflectorModel<T>, input: ReflectorInput<T>, ctx: StepContext): StepResult<T> {
+export function step<T extends KubeObject>(model: ReflectorModel<T>, input: ReflectorInput<T>, ctx: StepContext<T>): StepResult<T> {
   const run: Run<T> = { ctx, outputs: [] };
   const { state } = model;
-  switch (input.kind) {
+  switch (input.type) {
     case 'start':
-      return startList(run, model, ctx.options.initialListResourceVersion === undefined);
+      // A run after a sync (see `initialReflectorModel`) relists: consistently, as any relist.
+      return startList(run, model, model.status.hasSynced || ctx.options.initialListResourceVersion === undefined);
     case 'waited':
       if (state.phase !== 'backingOff') return stay(run, model);
       if (state.resume === 'watch' && state.rv !== undefined) return startWatch(run, model, state.rv);
@@ -76,7 +78,7 @@ function setStatus<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, patc
   if (status.listProgress === undefined) delete status.listProgress;
   if (status.lastError === undefined) delete status.lastError;
   if (status.warning === undefined) delete status.warning;
-  run.outputs.push({ type: 'status', status });
+  run.outputs.push({ type: 'STATUS', status });
   return { ...m, status };
 }
 
@@ -103,15 +105,15 @@ function startList<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, cons
   if (options.useStreamingList && !next.streamingRefused) {
     const idleMs = options.idleGraceMs + options.minWatchTimeoutSeconds * 2000;
     return {
-      model: { ...next, state: { phase: 'streaming', items: [] } },
+      model: { ...next, state: { phase: 'streaming', items: [], invalid: [] } },
       outputs: run.outputs,
-      action: { kind: 'watch', options: streamingOptions(options), idleMs },
+      action: { type: 'watch', options: streamingOptions(options), idleMs },
     };
   }
   return {
-    model: { ...next, state: { phase: 'listing', consistent, items: [] } },
+    model: { ...next, state: { phase: 'listing', consistent, items: [], invalid: [] } },
     outputs: run.outputs,
-    action: { kind: 'list', options: listOptions(options, consistent) },
+    action: { type: 'list', options: listOptions(options, consistent) },
   };
 }
 
@@ -123,7 +125,7 @@ function startWatch<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, rv:
   return {
     model: { ...next, state: { phase: 'watching', rv, startedAt: now, events: 0 } },
     outputs: run.outputs,
-    action: { kind: 'watch', options: watchOptions(rv, seconds), idleMs: seconds * 1000 + options.idleGraceMs },
+    action: { type: 'watch', options: watchOptions(rv, seconds), idleMs: seconds * 1000 + options.idleGraceMs },
   };
 }
 
@@ -147,7 +149,7 @@ function fail<T extends KubeObject>(
     { ...m, backoff, state: { phase: 'backingOff', resume, consistent, rv: m.rv } },
     { phase: 'backingOff', lastError: asError(error), backoffMs: delayMs },
   );
-  return { model: next, outputs: run.outputs, action: { kind: 'wait', ms: delayMs } };
+  return { model: next, outputs: run.outputs, action: { type: 'wait', ms: delayMs } };
 }
 
 /**
@@ -159,9 +161,12 @@ function replace<T extends KubeObject>(
   m: ReflectorModel<T>,
   items: T[],
   rv: string,
-  rejected?: UnexpectedTypeError,
+  rejected: UnexpectedTypeError | undefined,
+  invalid: InvalidObjectError[],
 ): StepResult<T> {
-  run.outputs.push({ type: 'replace', items, resourceVersion: rv });
+  run.outputs.push(
+    invalid.length === 0 ? { type: 'LIST', items, resourceVersion: rv } : { type: 'LIST', items, resourceVersion: rv, invalid },
+  );
   // A list of metadata only ends the report of full objects (a server or proxy fixed since).
   const warning = m.fullObjectsReported || items.length === 0 ? m.status.warning : undefined;
   const next = setStatus(
@@ -189,17 +194,19 @@ function onPage<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>, pag
     const limit = received.items > options.maxListItems ? 'maxListItems' : 'maxListPages';
     return fail(run, model, new ListTooLargeError(limit, options[limit], received), 'list', state.consistent);
   }
-  const { items: kept, rejected, full } = admitItems(options.expectedType, page.items, state.rejected);
+  const { items: admitted, rejected, full } = admitItems(options.expectedType, page.items, state.rejected);
+  // Prepared as the page arrives, while its objects are young (see `prepare.ts`).
+  const kept = run.ctx.prepare ? prepareItems(run.ctx.prepare, admitted, state.invalid) : admitted;
   if (full !== undefined) model = reportFullObjects(run, model, full);
   // A list of one page is emitted as that page; the pages of a longer one go into the list's array.
-  if (!token) return replace(run, model, state.items.length === 0 ? kept : append(state.items, kept), listRv, rejected);
+  if (!token) return replace(run, model, state.items.length === 0 ? kept : append(state.items, kept), listRv, rejected, state.invalid);
   const next = setStatus(
     run,
     { ...model, state: { ...state, continue: token, listRv, items: append(state.items, kept), rejected } },
     { listProgress: received },
   );
   const request = { ...listOptions(options, state.consistent), continue: token, resourceVersion: undefined };
-  return { model: next, outputs: run.outputs, action: { kind: 'list', options: request } };
+  return { model: next, outputs: run.outputs, action: { type: 'list', options: request } };
 }
 
 /**
@@ -253,8 +260,13 @@ function onStreamedEvent<T extends KubeObject>(
     if (held >= maxListItems)
       return fail(run, model, new ListTooLargeError('maxListItems', maxListItems, { pages: 0, items: held + 1 }), 'list', true);
     // Into the array of this list alone, in place (see `items` of `ReflectorState`).
-    if (ofType) state.items.push(event.object);
-    else state.rejected = addRejected(expectedType!, event.object, 1, state.rejected);
+    if (ofType) {
+      const prepared = run.ctx.prepare
+        ? prepareObjectEvent(run.ctx.prepare, 'ADDED', event.object)
+        : { object: event.object, invalid: undefined };
+      if (prepared.invalid) state.invalid.push(prepared.invalid);
+      else state.items.push(prepared.object);
+    } else state.rejected = addRejected(expectedType!, event.object, 1, state.rejected);
     return stay(run, model);
   }
   if (event.type === 'BOOKMARK' && ofType && event.object?.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
@@ -262,7 +274,7 @@ function onStreamedEvent<T extends KubeObject>(
     // with its own resource version, not in the order of their changes.
     const rv = event.object.metadata.resourceVersion;
     if (!rv) return fail(run, model, new InvalidObjectError('initial-events-end bookmark has no resourceVersion', event), 'list', true);
-    const result = replace(run, model, state.items, rv, state.rejected);
+    const result = replace(run, model, state.items, rv, state.rejected, state.invalid);
     return { ...result, action: CONTINUE }; // the same stream carries on with live events
   }
   // Before the end bookmark a watch-list sends only ADDED events: a change or a plain bookmark
@@ -294,14 +306,13 @@ function onWatchEvent<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T
     case 'DELETED':
       // A good event ends the last failure's report (one status when there was one, none after).
       if (next.status.lastError !== undefined) next = setStatus(run, next, { lastError: undefined });
-      run.outputs.push({
-        type: event.type === 'ADDED' ? 'added' : event.type === 'MODIFIED' ? 'modified' : 'deleted',
-        object: event.object,
-      });
+      run.outputs.push(
+        run.ctx.prepare ? prepareObjectEvent(run.ctx.prepare, event.type, event.object) : { type: event.type, object: event.object },
+      );
       return stay(run, next);
     case 'BOOKMARK':
       if (!rv) return stay(run, setStatus(run, next, { lastError: new InvalidObjectError('bookmark without resourceVersion', event) }));
-      run.outputs.push({ type: 'bookmark', resourceVersion: rv });
+      run.outputs.push({ type: 'BOOKMARK', resourceVersion: rv });
       return stay(run, setStatus(run, next, { lastSyncResourceVersion: rv, lastError: undefined }));
     case 'ERROR': {
       const status = event.object as Status;

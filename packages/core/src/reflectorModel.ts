@@ -4,15 +4,17 @@
  */
 import type { BackoffState } from './backoff.ts';
 import type { UnexpectedTypeError } from './expectedType.ts';
+import type { InvalidObjectError } from './errors.ts';
+import type { Prepare } from './prepare.ts';
 import type { ResolvedReflectorOptions } from './reflectorOptions.ts';
 import type { KubeObject, ListOptions, ListPage, ReflectorEvent, ReflectorStatus, WatchEvent, WatchOptions } from './types.ts';
 
 /** What the reflector does next. */
 export type ReflectorAction =
-  | { kind: 'list'; options: ListOptions }
-  | { kind: 'watch'; options: WatchOptions; idleMs: number }
-  | { kind: 'wait'; ms: number }
-  | { kind: 'continue' };
+  | { type: 'list'; options: ListOptions }
+  | { type: 'watch'; options: WatchOptions; idleMs: number }
+  | { type: 'wait'; ms: number }
+  | { type: 'continue' };
 
 /** The state of the machine. `rv` is the last resource version seen (opaque). */
 export type ReflectorState<T extends KubeObject> =
@@ -29,11 +31,15 @@ export type ReflectorState<T extends KubeObject> =
       items: T[];
       /** The list's objects of another type skipped so far (see `expectedType`). */
       rejected?: UnexpectedTypeError;
+      /** Why the list's objects that could not be prepared were left out; appended to in place, as `items`. */
+      invalid: InvalidObjectError[];
     }
   | {
       phase: 'streaming';
       /** The objects streamed so far; appended to in place, as a paged list's `items`. */
       items: T[];
+      /** Why the streamed objects that could not be prepared were left out (in place, as `items`). */
+      invalid: InvalidObjectError[];
       /** The list's objects of another type skipped so far (see `expectedType`). */
       rejected?: UnexpectedTypeError;
     }
@@ -42,12 +48,12 @@ export type ReflectorState<T extends KubeObject> =
 
 /** The inputs that advance the machine. */
 export type ReflectorInput<T extends KubeObject> =
-  | { kind: 'start' }
-  | { kind: 'page'; page: ListPage<T> }
-  | { kind: 'event'; event: WatchEvent<T> }
-  | { kind: 'closed' }
-  | { kind: 'error'; error: unknown }
-  | { kind: 'waited' };
+  | { type: 'start' }
+  | { type: 'page'; page: ListPage<T> }
+  | { type: 'event'; event: WatchEvent<T> }
+  | { type: 'closed' }
+  | { type: 'error'; error: unknown }
+  | { type: 'waited' };
 
 /** Everything `step` needs besides the state. */
 export interface ReflectorModel<T extends KubeObject> {
@@ -68,10 +74,12 @@ export interface ReflectorModel<T extends KubeObject> {
 }
 
 /** @internal What `step` needs besides the model. */
-export interface StepContext {
+export interface StepContext<T extends KubeObject = KubeObject> {
   options: ResolvedReflectorOptions;
   now: number;
   random: () => number;
+  /** The prepare stage each admitted object goes through as it arrives; none: objects as decoded. */
+  prepare?: Prepare<T>;
 }
 
 /** The result of one step: the new model, events to emit, and the next action. */
@@ -84,13 +92,22 @@ export interface StepResult<T extends KubeObject> {
   action: ReflectorAction;
 }
 
-/** The model before the first step. */
-export function initialReflectorModel<T extends KubeObject>(): ReflectorModel<T> {
-  return {
-    state: { phase: 'listing', consistent: false, items: [] },
+/**
+ * The model before the first step of a run. After `previous`, the last model of an earlier run
+ * that had synced, the run carries that run's accounting on (as a restarted client-go reflector
+ * does): its relists, `hasSynced`, and the last resource version known, so its first list is a
+ * relist, read consistently (see `step`'s `start`).
+ */
+export function initialReflectorModel<T extends KubeObject>(previous?: ReflectorModel<T>): ReflectorModel<T> {
+  const fresh: ReflectorModel<T> = {
+    state: { phase: 'listing', consistent: false, items: [], invalid: [] },
     status: { phase: 'listing', relistCount: 0, hasSynced: false },
     backoff: { failures: 0 },
     emptyWatches: 0,
     streamingRefused: false,
   };
+  if (!previous?.status.hasSynced) return fresh;
+  const rv = previous.rv ?? previous.status.lastSyncResourceVersion;
+  const status = { phase: 'listing' as const, relistCount: previous.status.relistCount, hasSynced: true };
+  return { ...fresh, status: rv === undefined ? status : { ...status, lastSyncResourceVersion: rv }, ...(rv !== undefined && { rv }) };
 }

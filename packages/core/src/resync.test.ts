@@ -3,7 +3,7 @@ import { BehaviorSubject, map, merge } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
 import { createStore } from './indexer.ts';
 import { RESYNC_SLICE_KEYS, resyncClocks, resyncPasses, resyncTicks, syncDeltas, validateResyncPeriod } from './resync.ts';
-import type { KubeObject } from './types.ts';
+import { objectOf, type KubeObject } from './types.ts';
 import { testObject, testScheduler } from '@rxinformer/testing';
 
 const storeOf = (...names: string[]) => names.reduce((s, n) => s.set(`default/${n}`, testObject(n, '1')), createStore<KubeObject>());
@@ -57,8 +57,7 @@ describe('syncDeltas', () => {
     expect(deltas.map((d) => d.key).sort()).toEqual(['default/a', 'default/b']);
     for (const d of deltas) {
       expect(d.type).toBe('Sync');
-      expect(d.object).toBe(store.get(d.key));
-      expect(d.oldObject).toBe(d.object);
+      expect(objectOf(d)).toBe(store.get(d.key));
       expect(d.store).toBe(store);
     }
   });
@@ -72,7 +71,7 @@ describe('resyncPasses', () => {
       const passes = resyncPasses({ periodMs: 1000, running$, snapshot: () => current }).pipe(
         map((deltas) =>
           deltas
-            .map((d) => `${d.key}@${d.object.metadata?.resourceVersion}`)
+            .map((d) => `${d.key}@${objectOf(d)?.metadata?.resourceVersion}`)
             .sort()
             .join(','),
         ),
@@ -96,7 +95,7 @@ describe('resyncPasses', () => {
       const [firstKey, lastKey, goneKey] = [store.keys()[0], store.keys().at(-1)!, store.keys()[RESYNC_SLICE_KEYS + 1]];
       const slices: string[][] = [];
       const sub = resyncPasses({ periodMs: 1000, running$: hot('t', { t: true }), snapshot: () => store }).subscribe((deltas) => {
-        slices.push(deltas.map((d) => `${d.key}@${d.object.metadata?.resourceVersion}`));
+        slices.push(deltas.map((d) => `${d.key}@${objectOf(d)?.metadata?.resourceVersion}`));
         // A watch event that arrives while the first slice is handled: it is applied before the next slice.
         if (slices.length === 1) ts.schedule(() => (store = store.set(lastKey, testObject(lastKey.slice(8), '9')).delete(goneKey)));
       });

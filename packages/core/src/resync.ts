@@ -72,7 +72,7 @@ export function resyncTicks(
 }
 
 /**
- * The deltas of one resync pass over `store`: a `Sync` (`object === oldObject`) for every key. Pure;
+ * The deltas of one resync pass over `store`: a `Sync` for every key. Pure;
  * reads only the snapshot. (Each handler's buffer leaves out the keys it still has a change of
  * waiting: see `HandlerQueue.enqueueBatch`.)
  */
@@ -82,7 +82,7 @@ export function syncDeltas<T extends KubeObject>(store: Store<T>): Delta<T>[] {
   const keys = store.keys();
   const objects = store.list() as readonly T[];
   const deltas: Delta<T>[] = [];
-  for (let i = 0; i < keys.length; i++) deltas.push({ type: 'Sync', key: keys[i], object: objects[i], oldObject: objects[i], store });
+  for (let i = 0; i < keys.length; i++) deltas.push({ type: 'Sync', key: keys[i], object: objects[i], store });
   return deltas;
 }
 
@@ -136,7 +136,7 @@ function sliceDeltas<T extends KubeObject>(store: Store<T>, keys: readonly strin
   const deltas: Delta<T>[] = [];
   for (const key of keys) {
     const object = store.get(key);
-    if (object !== undefined) deltas.push({ type: 'Sync', key, object, oldObject: object, store });
+    if (object !== undefined) deltas.push({ type: 'Sync', key, object, store });
   }
   return deltas;
 }

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { EMPTY, ReplaySubject, Subject, distinctUntilChanged, map, max, of, throwError, timer, type Observable } from 'rxjs';
 import { ControllerSyncError, runController, toKeys } from './runController.ts';
 import { InvalidOptionsError } from './errors.ts';
-import type { Delta, KubeObject, Store } from './types.ts';
+import { objectOf, type Delta, type KubeObject, type Store } from './types.ts';
 import { WorkQueue } from './workqueue.ts';
 import { virtualController } from '../test/virtualController.ts';
 import { testScheduler } from '@rxinformer/testing';
@@ -331,20 +331,21 @@ describe('runController', () => {
 
 describe('toKeys', () => {
   const store = {} as Store;
-  const delta = (type: Delta['type'], key: string, extra: Partial<Delta> = {}): Delta => ({
-    type,
-    key,
-    object: { metadata: { name: key } } as KubeObject,
-    store,
-    ...extra,
-  });
+  const delta = (type: Delta['type'], key: string, object: KubeObject = { metadata: { name: key } }): Delta =>
+    type === 'Deleted'
+      ? { type, key, deleted: { key, lastKnown: object, finalStateUnknown: true }, store }
+      : type === 'Added'
+        ? { type, key, object, isInInitialList: false, store }
+        : type === 'Sync'
+          ? { type, key, object, store }
+          : { type, key, object, oldObject: object, store };
 
   it('should map every delta to its key, tombstones included', () =>
     testScheduler().run(({ cold, expectObservable }) => {
       const values = {
         a: delta('Added', 'ns/a'),
         u: delta('Updated', 'ns/a'),
-        t: delta('Deleted', 'ns/b', { finalStateUnknown: true }),
+        t: delta('Deleted', 'ns/b'),
         s: delta('Sync', 'ns/c'),
       };
       expectObservable(cold('a-u-t-s|', values).pipe(toKeys())).toBe('a-a-b-c|', { a: 'ns/a', b: 'ns/b', c: 'ns/c' });
@@ -353,10 +354,10 @@ describe('toKeys', () => {
   it('should map deltas to other keys, several or none', () =>
     testScheduler().run(({ cold, expectObservable }) => {
       const values = {
-        a: delta('Added', 'ns/a', { object: { metadata: { name: 'a', ownerReferences: [{ name: 'x' }, { name: 'y' }] } } }),
+        a: delta('Added', 'ns/a', { metadata: { name: 'a', ownerReferences: [{ name: 'x' }, { name: 'y' }] } }),
         b: delta('Added', 'ns/b'),
       };
-      const owners = (d: Delta) => (d.object.metadata?.ownerReferences as { name: string }[] | undefined)?.map((o) => o.name);
+      const owners = (d: Delta) => (objectOf(d)?.metadata?.ownerReferences as { name: string }[] | undefined)?.map((o) => o.name);
       expectObservable(cold('a---b|', values).pipe(toKeys(owners))).toBe('(xy)-|', { x: 'x', y: 'y' });
     }));
 });

@@ -280,7 +280,7 @@ function whenSynced(
  *
  * @example
  * pods.events$.pipe(toKeys()).subscribe((key) => queue.add(key));
- * pods.events$.pipe(toKeys((d) => ownerKey(d.object))).subscribe((key) => queue.add(key));
+ * pods.events$.pipe(toKeys((d) => ownerKey(objectOf(d)))).subscribe((key) => queue.add(key));
  */
 export function toKeys<T extends KubeObject = KubeObject, K = string>(
   keysOf?: (delta: Delta<T>) => K | readonly K[] | undefined,

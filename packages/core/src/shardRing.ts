@@ -29,7 +29,8 @@ import {
 } from './shardMembers.ts';
 import { createSharedInformer } from './sharedInformer.ts';
 import { decodeListPage } from './watchDecoder.ts';
-import type { ListerWatcher } from './types.ts';
+import { splitMetaNamespaceKey } from './keys.ts';
+import { objectOf, type ListerWatcher } from './types.ts';
 
 /**
  * Options of `startShardRing`. Timing fields default to client-go's leader election (`LeaseTiming`);
@@ -164,7 +165,7 @@ class RingMember {
     this.#subs.push(
       this.#election.subscribe((s) => this.#onElection(s)),
       this.#informer.events$.subscribe((d) => {
-        const name = d.object.metadata?.name ?? '';
+        const name = objectOf(d)?.metadata?.name ?? splitMetaNamespaceKey(d.key).name;
         if (d.type === 'Deleted') this.#seen.delete(name);
         else if (name !== this.#leaseName) this.#seen.set(name, observe(this.#seen.get(name), d.object, this.#scheduler.now()));
         this.#tick();

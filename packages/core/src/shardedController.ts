@@ -13,7 +13,7 @@ import { startShardRing, type ShardRing, type ShardRingOptions } from './shardRi
 import { shardSelectorFor } from './shardSelector.ts';
 import { shardedListerWatcher } from './shardedListerWatcher.ts';
 import { createSharedInformer, type SharedInformer, type SharedInformerOptions } from './sharedInformer.ts';
-import type { KubeObject, ListerWatcher } from './types.ts';
+import { objectOf, type KubeObject, type ListerWatcher } from './types.ts';
 import { WorkQueue } from './workqueue.ts';
 
 /** Options of `runShardedController`: the ring's (but `drain`), the controller's (but `synced` and `queue`), and the source. */
@@ -108,7 +108,7 @@ export function runShardedController<T extends KubeObject>(options: ShardedContr
   });
   const subs: Subscription[] = [
     informer.events$.subscribe((d) => {
-      const slot = slotOf(d.object, slotCount, field);
+      const slot = slotOf(objectOf(d), slotCount, field);
       if (active.has(slot)) {
         const activation = activations.get(slot)!;
         // A relist found it unchanged: already queued while its slot was active, unless the slot

@@ -101,8 +101,8 @@ describe('createSharedInformer', () => {
       onUpdate: (_o, n) => {
         got.push(`update ${n.metadata?.name}@${n.metadata?.resourceVersion}`);
       },
-      onDelete: (o) => {
-        got.push(`delete ${o.metadata?.name}`);
+      onDelete: ({ lastKnown: o }) => {
+        got.push(`delete ${o?.metadata?.name}`);
       },
     });
     watch.next({ type: 'MODIFIED', object: obj('a', '11') }); // arrives while the replay is still queued
@@ -200,8 +200,8 @@ describe('createSharedInformer', () => {
         onUpdate: (old, n) => {
           got.push(`update ${n.metadata?.name} ${old.metadata?.resourceVersion}->${n.metadata?.resourceVersion}`);
         },
-        onDelete: (o) => {
-          got.push(`delete ${o.metadata?.name}@${o.metadata?.uid}`);
+        onDelete: ({ lastKnown: o }) => {
+          got.push(`delete ${o?.metadata?.name}@${o?.metadata?.uid}`);
         },
       },
       { buffer: 'coalesce' },

@@ -7,7 +7,7 @@
  * multicast (informerPipeline.ts); `store$`, `events$`, `synced$` and `status$` are derived from it,
  * and each handler is one subscription to it (handlerRegistration.ts).
  */
-import { Subject, asyncScheduler, mergeMap, type Observable, type SchedulerLike } from 'rxjs';
+import { Subject, asyncScheduler, filter, mergeMap, type Observable, type SchedulerLike } from 'rxjs';
 import type { DeltaStoreOptions } from './deltaStore.ts';
 import { checkScheduler, IndexerError, InvalidOptionsError, RxInformerError } from './errors.ts';
 import { validateHandler } from './eventHandler.ts';
@@ -15,7 +15,7 @@ import type { EventHandler, EventHandlerOptions, HandlerError, HandlerRegistrati
 import { registerHandler, type HandlerSources } from './handlerRegistration.ts';
 import type { StoreSnapshot } from './indexer.ts';
 import { eventsOf, informerPipeline, latestOf, type InformerPipeline } from './informerPipeline.ts';
-import { syncedStore, type InformerInput } from './informerState.ts';
+import { syncedStore } from './informerState.ts';
 import type { ReflectorOptions } from './reflectorOptions.ts';
 import { resyncClocks, validateResyncPeriod } from './resync.ts';
 import type { Delta, Indexers, KubeObject, ListerWatcher, ReflectorStatus } from './types.ts';
@@ -94,7 +94,7 @@ export interface SharedInformer<T extends KubeObject> {
    * Deltas map to callbacks as follows: `Added` → `onAdd(obj, isInInitialList)`; `Updated` →
    * `onUpdate(old, new)`; `Replaced` (a relist found the object unchanged) and `Sync` (resync) →
    * `onUpdate(obj, obj)` with the same instance twice, as client-go does; `Deleted` →
-   * `onDelete(obj, finalStateUnknown)`.
+   * `onDelete(deleted)`, a `DeletedObject` (key, last known object, `finalStateUnknown`).
    *
    * A handler added to a stopped (not shut down) informer is registered: it receives the cache it
    * holds at once (if it has synced before) and live events once the informer starts.
@@ -140,13 +140,13 @@ export function createSharedInformer<T extends KubeObject>(
   const scheduler = options.scheduler ?? asyncScheduler;
   const defaultResyncMs = validateResyncPeriod(options.resyncPeriodMs);
   const pipeline = informerPipeline(lw, options, scheduler);
-  const { running, state, lifetime } = pipeline;
+  const { running, steps, lifetime } = pipeline;
   const handlerErrors = new Subject<HandlerError<T>>();
   let handlerCount = 0;
   const handlers: HandlerSources<T> = {
-    current: () => state.value,
+    current: () => steps.value.state,
     changes$: pipeline.changes$,
-    resync: resyncClocks<T>({ running$: running, scheduler, snapshot: () => syncedStore(state.value) }),
+    resync: resyncClocks<T>({ running$: running, scheduler, snapshot: () => syncedStore(steps.value.state) }),
     defaultResyncMs,
     scheduler,
     onError: (e) => handlerErrors.next(e),
@@ -171,21 +171,21 @@ export function createSharedInformer<T extends KubeObject>(
     if (lifetime.closed) return;
     stop();
     lifetime.unsubscribe(); // every handler (dropping its buffer), then the scan
-    for (const s of [running, pipeline.commands, state, handlerErrors] as Subject<unknown>[]) s.complete();
+    for (const s of [running, pipeline.commands, steps, handlerErrors] as Subject<unknown>[]) s.complete();
   };
 
   return {
-    store$: latestOf(state, (s) => s.cache.store),
+    store$: latestOf(steps, (s) => s.store),
     events$: eventsOf(pipeline.changes$),
-    synced$: latestOf(state, (s) => s.cache.synced),
-    status$: latestOf(state, (s) => s.status),
-    storeErrors$: pipeline.changes$.pipe(mergeMap((s) => s.cache.errors)),
+    synced$: latestOf(steps, (s) => s.synced),
+    status$: latestOf(steps, (s) => s.status),
+    storeErrors$: pipeline.changes$.pipe(mergeMap(({ change }) => (change.type === 'deltas' ? change.errors : []))),
     handlerErrors$: handlerErrors.asObservable(),
     get lastSyncResourceVersion() {
-      return state.value.cache.resourceVersion;
+      return steps.value.state.resourceVersion;
     },
-    getStore: () => state.value.cache.store,
-    hasSynced: () => state.value.cache.synced,
+    getStore: () => steps.value.state.store,
+    hasSynced: () => steps.value.state.synced,
     isRunning: () => running.value,
     start,
     stop,
@@ -197,16 +197,22 @@ export function createSharedInformer<T extends KubeObject>(
 
 /**
  * `addIndexers()`: the indexers not yet present go into the scan as one input, which the step
- * applies at once; when it refuses them (an index function threw), none is added and this throws.
+ * applies at once; when its change says it refused them (an index function threw), none was
+ * added and this throws.
  */
-function addIndexers<T extends KubeObject>({ lifetime, state, commands }: InformerPipeline<T>, indexers: Indexers<T>): void {
+function addIndexers<T extends KubeObject>({ lifetime, steps, changes$, commands }: InformerPipeline<T>, indexers: Indexers<T>): void {
   if (lifetime.closed) throw new InformerShutdownError('addIndexers()');
-  const added = newIndexers(state.value.cache.store.indexers, indexers);
+  const added = newIndexers(steps.value.state.store.indexers, indexers);
   if (Object.keys(added).length === 0) return;
-  const input: InformerInput<T> = { type: 'addIndexers', indexers: added };
-  commands.next(input);
-  const { refused } = state.value;
-  if (refused?.input === input) throw refused.error;
+  let refusal: { error: unknown } | undefined;
+  const heard = changes$
+    .pipe(filter(({ change }) => change.type === 'indexersRefused' && change.indexers === added))
+    .subscribe(({ change }) => {
+      if (change.type === 'indexersRefused') refusal = { error: change.error };
+    });
+  commands.next({ type: 'addIndexers', indexers: added });
+  heard.unsubscribe();
+  if (refusal) throw refusal.error;
 }
 
 /**

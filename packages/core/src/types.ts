@@ -6,6 +6,7 @@
  * Everything here is plain data (no classes) so it crosses package and browser boundaries.
  */
 import type { Observable } from 'rxjs';
+import type { InvalidObjectError } from './errors.ts';
 
 /**
  * Object metadata as the API server sends it. Only the common fields are typed, with no index
@@ -218,18 +219,23 @@ export interface InformerScope {
 export type ListerWatcherSource = <T extends KubeObject>(resource: ResourceDescriptor<T>, scope: InformerScope) => ListerWatcher<T>;
 
 /**
- * What the reflector emits, in order, for the delta store to apply.
+ * What the reflector emits, in order, for the delta store to apply: the wire's words, with the
+ * list's result in the same style.
  *
- * - `replace`: the complete state after a list (paged or streamed), applied atomically.
- * - `added` / `modified` / `deleted`: one watch event.
- * - `bookmark`: the server's resource version moved on with no object change.
- * - `status`: the reflector's condition changed (phase, error, relist count); no store change.
+ * - `LIST`: the complete state after a list (paged or streamed), applied atomically.
+ * - `ADDED` / `MODIFIED` / `DELETED`: one watch event.
+ * - `BOOKMARK`: the server's resource version moved on with no object change.
+ * - `STATUS`: the reflector's condition changed (phase, error, relist count); no store change.
+ *
+ * A reflector given a `prepare` function (the shared informer's) emits prepared objects; those it
+ * could not prepare are left out of a `LIST`'s `items` and reported in its `invalid`, and an event
+ * whose object could not be prepared carries the raw object and the error in `invalid`.
  */
 export type ReflectorEvent<T extends KubeObject = KubeObject> =
-  | { type: 'replace'; items: readonly T[]; resourceVersion: string }
-  | { type: 'added' | 'modified' | 'deleted'; object: T }
-  | { type: 'bookmark'; resourceVersion: string }
-  | { type: 'status'; status: ReflectorStatus };
+  | { type: 'LIST'; items: readonly T[]; resourceVersion: string; invalid?: readonly InvalidObjectError[] }
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T; invalid?: InvalidObjectError }
+  | { type: 'BOOKMARK'; resourceVersion: string }
+  | { type: 'STATUS'; status: ReflectorStatus };
 
 /** The phase of the reflector's state machine. */
 export type ReflectorPhase = 'listing' | 'watching' | 'backingOff' | 'stopped';
@@ -296,34 +302,6 @@ export interface Store<T extends KubeObject = KubeObject> {
   indexNames(): readonly string[];
 }
 
-/** The kind of change a `Delta` reports (client-go's `DeltaType`). */
-export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
-
-/**
- * One change applied to the store, with the snapshot it produced.
- *
- * - `Added`: a new key (also a recreated object: see `Deleted` with a different UID before it).
- * - `Updated`: a changed object; `oldObject` holds the previous state.
- * - `Deleted`: the key is gone. `finalStateUnknown` is true for a tombstone: the object vanished
- *   while the watch was down, or its deletion arrived with an object the store could not prepare
- *   (a transform that threw), and `object` is the last state we knew (client-go's
- *   `DeletedFinalStateUnknown`).
- * - `Replaced`: a relist found the object unchanged (same resourceVersion).
- * - `Sync`: a resync re-delivery; `object === oldObject`.
- */
-export interface Delta<T extends KubeObject = KubeObject> {
-  /** What happened to the object. */
-  type: DeltaType;
-  /** The object's key (`namespace/name` by default). */
-  key: string;
-  /** The object now; for `Deleted`, its last known state. */
-  object: T;
-  /** The previous object, on `Updated` and `Replaced`; absent otherwise (handlers get a `Sync` as an update with old === new). */
-  oldObject?: T;
-  /** Only on `Deleted`: the object's final state is unknown (tombstone). */
-  finalStateUnknown?: boolean;
-  /** True for deltas produced by the first complete list, and by a late handler's replay. */
-  isInInitialList?: boolean;
-  /** The store snapshot after this delta was applied; never older than the event. */
-  store: Store<T>;
-}
+// The deltas of the store (client-go's vocabulary): one shape per type, in delta.ts.
+export { objectOf } from './delta.ts';
+export type { AddedDelta, DeletedDelta, DeletedObject, Delta, DeltaType, SyncDelta, UpdatedDelta } from './delta.ts';

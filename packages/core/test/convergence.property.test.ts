@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { scan } from 'rxjs';
-import { createDeltaReducer, initialDeltaState } from '../src/deltaStore.ts';
+import { applyEvent, initialDeltaState, initialDeltaStep } from '../src/deltaStore.ts';
+import { createPrepare } from '../src/prepare.ts';
 import { reflector } from '../src/reflector.ts';
 import type { KubeObject } from '../src/types.ts';
 import { ModelServer } from './modelServer.ts';
@@ -34,16 +35,15 @@ describe('reflector + delta store', () => {
         const ts = testScheduler();
         ts.run(({ flush }) => {
           const server = new ModelServer();
-          const reducer = createDeltaReducer<KubeObject>();
           let state = initialDeltaState<KubeObject>();
           const replay = new Map<string, KubeObject>();
-          const sub = reflector(server, { scheduler: ts, random: () => 0.5, pageSize })
-            .pipe(scan(reducer, state))
+          const sub = reflector(server, { scheduler: ts, random: () => 0.5, pageSize, prepare: createPrepare() })
+            .pipe(scan((s, e) => applyEvent(s.state, e), initialDeltaStep<KubeObject>()))
             .subscribe((s) => {
-              state = s;
+              state = s.state;
               for (const d of s.deltas) {
                 if (d.type === 'Deleted') {
-                  expect(replay.get(d.key)?.metadata?.uid).toBe(d.object.metadata?.uid);
+                  expect(replay.get(d.key)?.metadata?.uid).toBe(d.deleted.lastKnown?.metadata?.uid);
                   replay.delete(d.key);
                 } else if (d.type === 'Added') {
                   expect(replay.has(d.key)).toBe(false);

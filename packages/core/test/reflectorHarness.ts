@@ -36,22 +36,22 @@ export function setup(
   });
 }
 
-/** The non-status events, as `[time, 'replace@rv:a,b' | 'added:name' | 'bookmark@rv']`. */
+/** The non-status events, as `[time, 'LIST@rv:a,b' | 'ADDED:name' | 'BOOKMARK@rv']`. */
 export const data = (r: Run) =>
   r.events
-    .filter(([, e]) => e.type !== 'status')
+    .filter(([, e]) => e.type !== 'STATUS')
     .map(([t, e]) => [
       t,
-      e.type === 'replace'
-        ? `replace@${e.resourceVersion}:${e.items.map((i) => i.metadata?.name).join(',')}`
-        : e.type === 'bookmark'
-          ? `bookmark@${e.resourceVersion}`
+      e.type === 'LIST'
+        ? `LIST@${e.resourceVersion}:${e.items.map((i) => i.metadata?.name).join(',')}`
+        : e.type === 'BOOKMARK'
+          ? `BOOKMARK@${e.resourceVersion}`
           : `${e.type}:${(e as { object: KubeObject }).object.metadata?.name}`,
     ]);
 
 /** The statuses, as `[time, status]`. */
 export const statuses = (r: Run) =>
-  r.events.filter(([, e]) => e.type === 'status').map(([t, e]) => [t, (e as { status: ReflectorStatus }).status] as const);
+  r.events.filter(([, e]) => e.type === 'STATUS').map(([t, e]) => [t, (e as { status: ReflectorStatus }).status] as const);
 
 /** A watch event. */
 export const ev = (type: WatchEvent['type'], o: KubeObject | object): WatchEvent => ({ type, object: o }) as WatchEvent;

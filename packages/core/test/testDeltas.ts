@@ -24,8 +24,27 @@ export const obj = (namespace: string, name: string, labels?: Record<string, str
 
 const empty = mapStore();
 
-/** A delta of `object`, keyed `namespace/name` (or `name`). */
-export function delta(type: DeltaType, object: KubeObject, extra: Partial<Delta> = {}): Delta {
+/**
+ * A delta of `object`, keyed `namespace/name` (or `name`): an `Added` not in the initial list, an
+ * `Updated`/`Replaced` from `oldObject` (default: the same object), a `Sync`, or a `Deleted` whose
+ * last known object it is (`finalStateUnknown` false unless given).
+ */
+export function delta(
+  type: DeltaType,
+  object: KubeObject,
+  extra: { oldObject?: KubeObject; finalStateUnknown?: boolean; isInInitialList?: boolean } = {},
+): Delta {
   const ns = object.metadata?.namespace;
-  return { type, key: ns ? `${ns}/${object.metadata?.name}` : `${object.metadata?.name}`, object, store: empty, ...extra };
+  const key = ns ? `${ns}/${object.metadata?.name}` : `${object.metadata?.name}`;
+  switch (type) {
+    case 'Added':
+      return { type, key, object, isInInitialList: extra.isInInitialList ?? false, store: empty };
+    case 'Updated':
+    case 'Replaced':
+      return { type, key, object, oldObject: extra.oldObject ?? object, store: empty };
+    case 'Sync':
+      return { type, key, object, store: empty };
+    case 'Deleted':
+      return { type, key, deleted: { key, lastKnown: object, finalStateUnknown: extra.finalStateUnknown ?? false }, store: empty };
+  }
 }

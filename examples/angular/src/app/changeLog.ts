@@ -61,7 +61,9 @@ export class ChangeLog {
       onUpdate: (old, pod) => {
         if (old !== pod) this.#log('Updated', pod); // the same object twice: a resync or an unchanged relist
       },
-      onDelete: (pod, finalStateUnknown) => this.#log('Deleted', pod, finalStateUnknown),
+      onDelete: ({ lastKnown, finalStateUnknown }) => {
+        if (lastKnown) this.#log('Deleted', lastKnown, finalStateUnknown);
+      },
     },
     { name: 'change-log' },
   );

@@ -62,7 +62,7 @@ informer.synced$.subscribe((synced) => {
 // The log shows live changes; the initial list is the table itself.
 informer.events$
   .pipe(
-    filter((delta) => !delta.isInInitialList),
+    filter((delta) => delta.type !== 'Added' || !delta.isInInitialList),
     scan(
       (acc: { total: number; recent: EventLine[] }, delta) => ({
         total: acc.total + 1,

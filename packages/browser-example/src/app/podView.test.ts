@@ -79,6 +79,7 @@ describe('eventLine', () => {
       type: 'Updated',
       key: 'web/a',
       object: pod('a', { namespace: 'web', phase: 'Failed', creationTimestamp: '2024-01-01T00:00:00Z' }),
+      oldObject: pod('a', { namespace: 'web', phase: 'Running', creationTimestamp: '2024-01-01T00:00:00Z' }),
       store,
     };
     expect(eventLine(delta, at)).toEqual({ time: '09:05:07', type: 'Updated', text: 'Updated web/a (Failed)' });
@@ -90,8 +91,11 @@ describe('eventLine', () => {
         {
           type: 'Deleted',
           key: 'web/a',
-          object: pod('a', { namespace: 'web', phase: 'Running', creationTimestamp: '2024-01-01T00:00:00Z' }),
-          finalStateUnknown: true,
+          deleted: {
+            key: 'web/a',
+            lastKnown: pod('a', { namespace: 'web', phase: 'Running', creationTimestamp: '2024-01-01T00:00:00Z' }),
+            finalStateUnknown: true,
+          },
           store,
         },
         T0,
@@ -99,7 +103,13 @@ describe('eventLine', () => {
     ).toBe('Deleted web/a (final state unknown)');
     expect(
       eventLine(
-        { type: 'Added', key: 'web/b', object: pod('b', { namespace: 'web', creationTimestamp: '2024-01-01T00:00:00Z' }), store },
+        {
+          type: 'Added',
+          key: 'web/b',
+          object: pod('b', { namespace: 'web', creationTimestamp: '2024-01-01T00:00:00Z' }),
+          isInInitialList: false,
+          store,
+        },
         T0,
       ).text,
     ).toBe('Added web/b');

@@ -3,7 +3,7 @@
  * a one-line reflector status and the recent-events log. Pure functions, so they are tested in
  * Node and the DOM code only copies their results into elements.
  */
-import { formatAge, type Delta, type KubeObject, type ReflectorStatus, type Store } from '@rxinformer/core';
+import { formatAge, objectOf, type Delta, type KubeObject, type ReflectorStatus, type Store } from '@rxinformer/core';
 
 /** The slice of a pod the page shows (a `V1Pod` is assignable to it). */
 export interface Pod extends KubeObject {
@@ -82,7 +82,7 @@ export interface EventLine {
 export function eventLine(delta: Delta<Pod>, at: number): EventLine {
   const date = new Date(at);
   const time = [date.getHours(), date.getMinutes(), date.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
-  const phase = delta.object.status?.phase;
-  const detail = delta.finalStateUnknown ? ' (final state unknown)' : phase ? ` (${phase})` : '';
+  const phase = objectOf(delta)?.status?.phase;
+  const detail = delta.type === 'Deleted' && delta.deleted.finalStateUnknown ? ' (final state unknown)' : phase ? ` (${phase})` : '';
   return { time, type: delta.type, text: `${delta.type} ${delta.key}${detail}` };
 }

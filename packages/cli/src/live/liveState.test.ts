@@ -23,7 +23,7 @@ describe('createLiveState', () => {
         void h.onUpdate!(a, a);
       }, 150); // relist, unchanged
       ts.schedule(() => {
-        void h.onDelete!(pod('a', { resourceVersion: '1', phase: 'Running' }), true);
+        void h.onDelete!({ key: 'default/a', lastKnown: pod('a', { resourceVersion: '1', phase: 'Running' }), finalStateUnknown: true });
       }, 200);
       let rows: string[] = [];
       ts.schedule(() => {
@@ -50,7 +50,7 @@ describe('createLiveState', () => {
       const h = state.handler;
       ts.schedule(() => {
         void h.onAdd!(pod('a', { resourceVersion: '1', phase: 'Running' }), false);
-        void h.onDelete!(pod('a', { resourceVersion: '1', phase: 'Running' }), false);
+        void h.onDelete!({ key: 'default/a', lastKnown: pod('a', { resourceVersion: '1', phase: 'Running' }), finalStateUnknown: false });
       }, 0);
       const sizes: [number, number][] = [];
       ts.schedule(() => sizes.push([state.rows().length, state.size]), 999);
@@ -73,7 +73,12 @@ describe('createLiveState', () => {
     const state = createLiveState({ keepDeletedMs: 0, scheduler: new VirtualTimeScheduler() });
     for (let i = 0; i < 5000; i++) {
       const name = `p${i % 7}`;
-      if (i % 3 === 2) void state.handler.onDelete!(pod(name, { resourceVersion: String(i), phase: 'Running' }), false);
+      if (i % 3 === 2)
+        void state.handler.onDelete!({
+          key: `default/${name}`,
+          lastKnown: pod(name, { resourceVersion: String(i), phase: 'Running' }),
+          finalStateUnknown: false,
+        });
       else void state.handler.onAdd!(pod(name, { resourceVersion: String(i), phase: 'Running' }), false);
     }
     const rows = state.rows();

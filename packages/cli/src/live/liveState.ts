@@ -2,7 +2,7 @@
  * What the live view knows, fed by its informer event handler: every object with its last event,
  * recently deleted objects for a few seconds, counts per event type and the event rate.
  */
-import { metaNamespaceKeyFunc, type EventHandler, type KubeObject } from '@rxinformer/core';
+import { metaNamespaceKeyFunc, splitMetaNamespaceKey, type EventHandler, type KubeObject } from '@rxinformer/core';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { createRateMeter, type RateMeter } from './rateMeter.ts';
 
@@ -99,7 +99,8 @@ export function createLiveState(options: LiveStateOptions = {}): LiveState {
         counts.unchanged++; // a relist's unchanged object (or a resync): nothing happened
       else record('MODIFIED', newObj, false);
     },
-    onDelete: (obj, finalStateUnknown) => record(finalStateUnknown ? 'DELETED?' : 'DELETED', obj, false),
+    onDelete: ({ key, lastKnown, finalStateUnknown }) =>
+      record(finalStateUnknown ? 'DELETED?' : 'DELETED', lastKnown ?? { metadata: splitMetaNamespaceKey(key) }, false),
   };
 
   return {

@@ -4,7 +4,7 @@
  * FIFO one, an async one that yields before every event, and a coalescing one.
  */
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
-import type { ReflectorOptions } from '@rxinformer/core';
+import type { DeletedObject, ReflectorOptions } from '@rxinformer/core';
 import { createKubeInformerFactory, pods } from '@rxinformer/client-node';
 import { HandlerView, identities } from './convergence.ts';
 import { copyStats, countError, emptyStats, type SoakClient } from './soakClient.ts';
@@ -43,7 +43,7 @@ export function rxinformerClient(kc: KubeConfig, options: RxinformerClientOption
   const record = (view: HandlerView) => ({
     onAdd: (o: V1Pod) => view.add(o),
     onUpdate: (old: V1Pod, o: V1Pod) => view.update(o, old),
-    onDelete: (o: V1Pod) => view.delete(o),
+    onDelete: ({ lastKnown }: DeletedObject<V1Pod>) => lastKnown && view.delete(lastKnown),
   });
   const yieldFirst =
     <A extends unknown[]>(f: (...args: A) => void) =>

@@ -1,6 +1,7 @@
 import { filter, type MonoTypeOperatorFunction } from 'rxjs';
 import { InvalidOptionsError } from '../errors.ts';
-import type { Delta, KubeObject } from '../types.ts';
+import { splitMetaNamespaceKey } from '../keys.ts';
+import { objectOf, type Delta, type KubeObject } from '../types.ts';
 
 /**
  * Keeps the deltas of objects in the given namespaces; `''` stands for cluster-scoped objects.
@@ -18,5 +19,5 @@ export function inNamespace<T extends KubeObject>(...namespaces: [string, ...str
   for (const ns of namespaces)
     if (typeof ns !== 'string') throw new InvalidOptionsError(`inNamespace: a namespace must be a string, got ${String(ns)}`);
   const wanted = new Set(namespaces);
-  return filter((d) => wanted.has(d.object.metadata?.namespace ?? ''));
+  return filter((d) => wanted.has(objectOf(d)?.metadata?.namespace ?? splitMetaNamespaceKey(d.key).namespace ?? ''));
 }

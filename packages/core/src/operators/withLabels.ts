@@ -7,7 +7,7 @@ import {
   type LabelSelector,
   type LabelSelectorObject,
 } from '../labelSelector.ts';
-import type { Delta, KubeObject } from '../types.ts';
+import { objectOf, type Delta, type KubeObject } from '../types.ts';
 
 /**
  * Keeps the deltas of objects matching a label selector, the way a server-side selector behaves:
@@ -38,13 +38,13 @@ export function withLabels<T extends KubeObject>(
   else parsed = fromLabelSelectorObject(selector as LabelSelectorObject);
   const matches = (o: T | undefined) => o !== undefined && matchesLabels(parsed, o.metadata?.labels);
   return concatMap((d): Delta<T>[] => {
-    const now = matches(d.object);
+    const now = matches(objectOf(d));
     if (d.type !== 'Updated' && d.type !== 'Replaced') return now ? [d] : [];
-    const before = d.oldObject === undefined ? now : matches(d.oldObject);
+    const before = matches(d.oldObject);
     if (before && now) return [d];
-    const { oldObject: _old, ...rest } = d;
-    if (now) return [{ ...rest, type: 'Added' }];
-    if (before) return [{ ...rest, type: 'Deleted' }];
+    const { key, object, store } = d;
+    if (now) return [{ type: 'Added', key, object, isInInitialList: false, store }];
+    if (before) return [{ type: 'Deleted', key, deleted: { key, lastKnown: object, finalStateUnknown: false }, store }];
     return [];
   });
 }
