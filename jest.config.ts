@@ -1,7 +1,7 @@
 import type { Config } from 'jest';
 
 /** One jest project per package (and one for the docs' recipes); TypeScript is transpiled by swc, type-checked separately by `tsc -b`. */
-const packages = ['core', 'testing', 'apiserver-sim', 'client-node', 'envtest', 'prometheus', 'cli', 'browser-example', 'angular'];
+const packages = ['core', 'testing', 'apiserver-sim', 'client-node', 'envtest', 'prometheus', 'controller', 'cli', 'browser-example', 'angular'];
 
 const swc = [
   '@swc/jest',
