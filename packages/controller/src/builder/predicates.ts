@@ -9,11 +9,11 @@ import { InvalidOptionsError, type KubeObject } from '@rxinformer/core';
 /** A filter of one source's events; a missing callback lets its kind of event pass. */
 export interface Predicate<T extends KubeObject = KubeObject> {
   /** An object appeared (also each object of the initial list, and of a late start's replay). */
-  add?(obj: T): boolean;
+  add?: (obj: T) => boolean;
   /** An object changed; on a resync `oldObj === newObj`. */
-  update?(oldObj: T, newObj: T): boolean;
+  update?: (oldObj: T, newObj: T) => boolean;
   /** An object went away; `obj` is its last known state. */
-  delete?(obj: T): boolean;
+  delete?: (obj: T) => boolean;
 }
 
 /** An update predicate comparing one part of the old and the new object. */
@@ -50,13 +50,13 @@ const KINDS: readonly Kind[] = ['add', 'update', 'delete'];
 /** `p`'s verdict on one kind of event, true when it does not judge that kind. */
 function verdict<T extends KubeObject>(p: Predicate<T>, kind: Kind, args: T[]): boolean {
   const judge = p[kind] as ((...a: T[]) => boolean) | undefined;
-  return judge === undefined || judge.apply(p, args) === true;
+  return judge === undefined || judge(...args) === true;
 }
 
 /** Throws `InvalidOptionsError` unless every one of `predicates` is a predicate. */
 export function checkPredicates<T extends KubeObject>(predicates: readonly Predicate<T>[], where: string): readonly Predicate<T>[] {
-  if (!Array.isArray(predicates)) throw new InvalidOptionsError(`${where}: predicates must be an array`);
-  for (const p of predicates) {
+  if (!Array.isArray(predicates as unknown)) throw new InvalidOptionsError(`${where}: predicates must be an array`);
+  for (const p of predicates as readonly (Predicate<T> | null)[]) {
     const ok = p !== null && typeof p === 'object' && KINDS.every((k) => p[k] === undefined || typeof p[k] === 'function');
     if (!ok) throw new InvalidOptionsError(`${where}: a predicate must be an object of add/update/delete functions`);
   }
