@@ -3,6 +3,8 @@ import { NEVER, Subject, concat, map, of, timer, type Observable } from 'rxjs';
 import { createInformerFactory, type KubeObject, type ResourceDescriptor, type WatchEvent } from '@rxinformer/core';
 import { fakeListerWatcher, page, testObject, virtualClock } from '@rxinformer/testing';
 import type { TestScheduler } from 'rxjs/testing';
+import { Registry } from 'prom-client';
+import { controllerWorkqueueMetrics } from '@rxinformer/prometheus';
 import { controllerFor, type ControllerBuilderOptions } from './controllerBuilder.ts';
 
 const things: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
@@ -93,6 +95,27 @@ describe('a builder controller in virtual time', () => {
     expect(log.map((l) => l.split('@')[0]).sort()).toEqual(['a', 'a', 'b', 'b']);
     expect(queues.map((q) => (q === undefined ? '-' : 'q'))).toEqual(['-', 'q', '-', 'q']);
     await second.stop();
+    factory.shutdown();
+  });
+
+  it("should feed its workqueue metrics per term under its name, a new leader's term counting its own adds", async () => {
+    const { ts, advance } = virtualClock(1);
+    const factory = setup(ts, ['a', 'b', 'c'], []);
+    const { ctl } = loggingController(ts, factory, 1);
+    const registry = new Registry();
+    const metrics = controllerWorkqueueMetrics(ctl, { registry, scheduler: ts });
+    /** The controller's `workqueue_adds_total`, undefined without a series. */
+    const adds = async () => {
+      const line = /^workqueue_adds_total\{name="virtual"\} (\d+)$/m.exec(await registry.metrics());
+      return line === null ? undefined : Number(line[1]);
+    };
+    expect(await adds()).toBeUndefined();
+    const run = ctl.start();
+    await advance(20);
+    expect(await adds()).toBe(3);
+    await run.stop();
+    expect(await adds()).toBeUndefined();
+    metrics.unregister();
     factory.shutdown();
   });
 });
