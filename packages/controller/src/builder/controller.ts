@@ -114,7 +114,9 @@ export function makeController<T extends KubeObject>(parts: ControllerParts<T>):
       stop: (options) => {
         stopping ??= (async () => {
           for (const r of registrations) r.remove();
-          debouncer.cancel();
+          if (options?.drainQueue === true)
+            debouncer.flush(); // a drain reconciles what was heard
+          else debouncer.cancel();
           await handle.stop(options);
           running = undefined;
           queue$.next(undefined);

@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { NEVER, Subject, concat, map, of, timer, type Observable } from 'rxjs';
-import { createInformerFactory, type KubeObject, type ResourceDescriptor, type WatchEvent } from '@rxinformer/core';
+import { BehaviorSubject, NEVER, Subject, concat, map, of, timer, type Observable } from 'rxjs';
+import {
+  createInformerFactory,
+  whileLeading,
+  type KubeObject,
+  type LeaderElection,
+  type ResourceDescriptor,
+  type WatchEvent,
+} from '@rxinformer/core';
 import { fakeListerWatcher, page, testObject, virtualClock } from '@rxinformer/testing';
 import type { TestScheduler } from 'rxjs/testing';
 import { Registry } from 'prom-client';
@@ -116,6 +123,33 @@ describe('a builder controller in virtual time', () => {
     await run.stop();
     expect(await adds()).toBeUndefined();
     metrics.unregister();
+    factory.shutdown();
+  });
+
+  it('should reconcile the warm cache at each term whileLeading starts, and nothing between terms', async () => {
+    const { ts, advance } = virtualClock(1);
+    const factory = setup(ts, ['a', 'b', 'c'], []);
+    const { ctl, log } = loggingController(ts, factory, 1);
+    factory.start(); // a standby replica keeps its caches warm
+    await advance(10);
+    const isLeader$ = new BehaviorSubject(false);
+    // whileLeading reads only isLeader$ of the election.
+    const election = Object.assign(new Subject(), { isLeader$ }) as unknown as LeaderElection;
+    const leading = whileLeading(election, () => ctl.start()).subscribe();
+    await advance(20);
+    expect(log).toEqual([]);
+    isLeader$.next(true); // elected: the cache it already holds is reconciled
+    await advance(40);
+    expect(log.map((l) => l.split('@')[0]).sort()).toEqual(['a', 'b', 'c']);
+    isLeader$.next(false);
+    await advance(60);
+    expect(ctl.isRunning()).toBe(false);
+    isLeader$.next(true); // elected again
+    await advance(80);
+    expect(log).toHaveLength(6);
+    leading.unsubscribe();
+    await advance(100);
+    expect(ctl.isRunning()).toBe(false);
     factory.shutdown();
   });
 });

@@ -32,6 +32,18 @@ describe('Debouncer', () => {
     expect(queue.length).toBe(1);
   });
 
+  it('should add the keys still waiting at once when flushed', () => {
+    const ts = testScheduler();
+    const queue = new WorkQueue<string>({ scheduler: ts });
+    const debouncer = new Debouncer(queue, 10, ts);
+    debouncer.push('a', LOW_PRIORITY);
+    debouncer.push('b', 0);
+    debouncer.flush();
+    expect([queue.length, debouncer.pending]).toEqual([2, 0]);
+    ts.flush();
+    expect(queue.metrics().adds).toBe(2);
+  });
+
   it('should drop the keys still waiting when cancelled', () => {
     const ts = testScheduler();
     const queue = new WorkQueue<string>({ scheduler: ts });

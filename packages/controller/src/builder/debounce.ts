@@ -41,6 +41,13 @@ export class Debouncer {
     this.#pending.set(key, { priority: merged, timer });
   }
 
+  /** Adds every key still waiting at once (before a drain). */
+  flush(): void {
+    const pending = [...this.#pending];
+    this.cancel();
+    for (const [key, { priority }] of pending) this.#queue.add(key, priority);
+  }
+
   /** Drops every key still waiting. */
   cancel(): void {
     for (const { timer } of this.#pending.values()) timer.unsubscribe();
