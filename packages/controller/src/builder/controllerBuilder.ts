@@ -10,6 +10,7 @@ import {
   type InformerFactory,
   type KubeObject,
   type ResourceDescriptor,
+  type SharedInformer,
   type WorkQueueOptions,
 } from '@rxinformer/core';
 import { makeController, type Controller } from './controller.ts';
@@ -61,6 +62,7 @@ const MAX_DEBOUNCE_MS = 2 ** 31 - 1;
 export class ControllerBuilder<T extends KubeObject> {
   readonly #factory: InformerFactory;
   readonly #primary: ResourceDescriptor<T>;
+  readonly #primaryInformer: SharedInformer<T>;
   readonly #options: ControllerBuilderOptions<T>;
   readonly #sources: Source<KubeObject>[];
   #built = false;
@@ -70,9 +72,10 @@ export class ControllerBuilder<T extends KubeObject> {
     this.#factory = factory;
     this.#primary = primary;
     this.#options = options;
+    this.#primaryInformer = factory.informerFor(primary);
     const source: Source<T> = {
       name: `${options.name}/${primary.resource}`,
-      informer: factory.informerFor(primary),
+      informer: this.#primaryInformer,
       predicates: checkPredicates(options.predicates ?? [], 'controllerFor'),
       keysOf: (_old, _new, key) => key,
     };
@@ -110,7 +113,7 @@ export class ControllerBuilder<T extends KubeObject> {
     return makeController<T>({
       name: o.name,
       startInformers: () => this.#factory.start(),
-      primary: this.#sources[0].informer as never,
+      primary: this.#primaryInformer,
       sources: this.#sources,
       reconcile,
       concurrency: o.concurrency ?? 1,
