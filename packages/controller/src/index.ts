@@ -3,7 +3,8 @@
  * fetch (here) and client-node (`kubeApiClient` in @rxinformer/client-node) implement: immer drafts
  * sent as JSON Patch with a resourceVersion test, merge patch, server-side apply, status writes,
  * delete with preconditions, `createOrUpdate`, `retryOnConflict`, typed API errors, owner
- * references, finalizers and an event recorder. Browser-safe: rxjs, immer and core only.
+ * references, finalizers, an event recorder, and the controller builder (`controllerFor`: one primary
+ * resource, `owns`, `watches`, predicates, priorities, debounce). Browser-safe: rxjs, immer and core only.
  *
  * @example
  * const client = fetchApiClient({ baseUrl: 'http://127.0.0.1:8001' });
@@ -48,3 +49,6 @@ export type { FinalizerHandlers, FinalizerOutcome, FinalizerRan, FinalizerSkippe
 export { createEventRecorder } from './eventRecorder.ts';
 export type { EventRecorder, EventRecorderOptions } from './eventRecorder.ts';
 export type { EventInfo, EventObjectReference, EventSource, EventType } from './eventBody.ts';
+
+// The controller builder
+export * from './builder/index.ts';

@@ -34,7 +34,7 @@ export class InvalidReconcileResultError<K = unknown> extends RxInformerError {
         : describeValue(result);
     super(
       'InvalidReconcileResult',
-      `the reconcile of key ${describeValue(key)} answered ${what}: expected undefined or { requeueAfterMs: a finite number >= 0 }`,
+      `the reconcile of key ${describeValue(key)} answered ${what}: expected undefined or { requeueAfterMs?: a finite number >= 0, requeue?: a boolean }`,
       options,
     );
     this.key = key;
@@ -111,21 +111,28 @@ export function nextMacrotask(then: () => void): void {
 /** True for a promise or any other thenable. */
 export const isPromiseLike = (x: unknown): x is PromiseLike<unknown> => typeof (x as PromiseLike<unknown> | undefined)?.then === 'function';
 
+/** What `requeueOf` answers for `{ requeue: true }` without a delay: a rate-limited requeue. */
+const RATE_LIMITED = 'rateLimited';
+
 /**
- * The delay a reconcile's result asks for (`undefined`: none), or the error of a result the
- * controller cannot act on. `direct`: returned as is, not through a promise or an Observable,
+ * The delay a reconcile's result asks for (`undefined`: none; `RATE_LIMITED`: `requeue: true`,
+ * controller-runtime's `Requeue`: again after the rate limiter's backoff, not forgotten), or the
+ * error of a result the controller cannot act on. `direct`: returned as is, not through a promise or an Observable,
  * whose values are typed `unknown` and are only read when they are objects.
  */
-function requeueOf<K>(key: K, result: unknown, direct: boolean): number | undefined | InvalidReconcileResultError<K> {
+function requeueOf<K>(key: K, result: unknown, direct: boolean): number | typeof RATE_LIMITED | undefined | InvalidReconcileResultError<K> {
   if (result === undefined || result === null) return undefined;
   if (typeof result !== 'object') return direct ? new InvalidReconcileResultError(key, result) : undefined;
   let after: unknown;
+  let again: unknown;
   try {
-    after = (result as { requeueAfterMs?: unknown }).requeueAfterMs;
+    ({ requeueAfterMs: after, requeue: again } = result as { requeueAfterMs?: unknown; requeue?: unknown });
   } catch (cause) {
     return new InvalidReconcileResultError(key, result, { cause }); // a getter that throws
   }
-  return after === undefined || isDelay(after) ? after : new InvalidReconcileResultError(key, result);
+  if (again !== undefined && typeof again !== 'boolean') return new InvalidReconcileResultError(key, result);
+  if (after !== undefined) return isDelay(after) ? after : new InvalidReconcileResultError(key, result);
+  return again === true ? RATE_LIMITED : undefined;
 }
 
 /**
@@ -157,7 +164,7 @@ function finish<K>(ctx: WorkerContext<K>, key: K, failed: boolean, value: unknow
   const { queue, maxRetries } = ctx;
   try {
     let error = value;
-    let requeueAfterMs: number | undefined;
+    let requeueAfterMs: number | typeof RATE_LIMITED | undefined;
     if (!failed) {
       const asked = requeueOf(key, value, direct);
       if (asked instanceof InvalidReconcileResultError) [failed, error] = [true, asked];
@@ -172,6 +179,8 @@ function finish<K>(ctx: WorkerContext<K>, key: K, failed: boolean, value: unknow
         dropped = queue.shuttingDown || (maxRetries !== undefined && retries >= maxRetries);
         if (dropped) queue.forget(key);
         else queue.addRateLimited(key);
+      } else if (requeueAfterMs === RATE_LIMITED) {
+        queue.addRateLimited(key); // its backoff grows, as a failure's would
       } else {
         queue.forget(key);
         if (requeueAfterMs !== undefined) queue.addAfter(key, requeueAfterMs);

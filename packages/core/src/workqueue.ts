@@ -1,11 +1,13 @@
 /**
  * A rate-limited, de-duplicating work queue with client-go's guarantees: a key waits once however
  * often it is added; a key is never handed to two workers at once; a key added while it is being
- * processed is processed again after `done`. Delays run on an RxJS scheduler.
+ * processed is processed again after `done`. Delays run on an RxJS scheduler. Keys may carry a
+ * priority (controller-runtime's priority queue): higher priorities are handed out first.
  */
 import { BehaviorSubject, Observable, Subject, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { InvalidOptionsError } from './errors.ts';
 import { scheduleAfter } from './longTimer.ts';
+import { PriorityFifo } from './priorityFifo.ts';
 import { checkDelay, checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from './rateLimiter.ts';
 
 /** Options of `WorkQueue`. */
@@ -70,12 +72,11 @@ interface Waiter<K> {
  * try { await reconcile(key); queue.forget(key); } catch { queue.addRateLimited(key); } finally { queue.done(key); }
  */
 export class WorkQueue<K = string> {
-  readonly #items: K[] = [];
-  #head = 0;
-  /** Keys that need processing: waiting in `#items`, or to be queued again when `done`. */
-  readonly #dirty = new Set<K>();
+  readonly #items = new PriorityFifo<K>();
+  /** Keys that need processing, with their priority: waiting in `#items`, or to be queued again when `done`. */
+  readonly #dirty = new Map<K, number>();
   readonly #processing = new Set<K>();
-  readonly #delayed = new Map<K, { at: number; timer: Subscription }>();
+  readonly #delayed = new Map<K, { at: number; priority: number; timer: Subscription }>();
   readonly #waiters: Waiter<K>[] = [];
   readonly #drainWaiters: (() => void)[] = [];
   readonly #limiter: RateLimiter<K>;
@@ -99,7 +100,7 @@ export class WorkQueue<K = string> {
 
   /** Keys waiting to be handed out (not counting those being processed or delayed). */
   get length(): number {
-    return this.#items.length - this.#head;
+    return this.#items.size;
   }
 
   /** `length` as a stream: the current value at once, then every change; completes once shut down and empty. */
@@ -129,12 +130,26 @@ export class WorkQueue<K = string> {
   /**
    * Queues `key` unless it is already waiting. A key being processed is queued again after its
    * `done`. Ignored once the queue is shutting down.
+   *
+   * `priority` (default 0, any finite number): keys of a higher priority are handed out first, in
+   * the order they came within one priority. Adding a waiting key again with a higher priority
+   * raises it (controller-runtime's priority queue: the highest priority asked for wins); e.g.
+   * add the initial list and resyncs at -100 so that real changes overtake them.
    */
-  add(key: K): void {
+  add(key: K, priority = 0): void {
     if (key === undefined) throw new InvalidOptionsError('a work queue key cannot be undefined');
-    if (this.#shuttingDown || this.#dirty.has(key)) return;
+    if (typeof priority !== 'number' || !Number.isFinite(priority))
+      throw new InvalidOptionsError(`a work queue priority must be a finite number, got ${String(priority)}`);
+    if (this.#shuttingDown) return;
+    const dirty = this.#dirty.get(key);
+    if (dirty !== undefined) {
+      if (priority <= dirty) return;
+      this.#dirty.set(key, priority); // raised: moves up if waiting, else queued at it after `done`
+      if (this.#items.has(key)) this.#items.push(key, priority);
+      return;
+    }
     this.#adds++;
-    this.#dirty.add(key);
+    this.#dirty.set(key, priority);
     if (this.#events.observed) this.#events.next({ type: 'added', key });
     if (!this.#processing.has(key)) this.#enqueue(key);
   }
@@ -142,26 +157,32 @@ export class WorkQueue<K = string> {
   /**
    * Queues `key` once `ms` have passed (any finite delay, also past a JavaScript timer's 24.8
    * days; `InvalidOptionsError` otherwise). Several delayed adds of one key keep only the earliest.
-   * Pending delays are cancelled by shutdown.
+   * Pending delays are cancelled by shutdown. `priority`: that of the `add` when the delay ends
+   * (the higher one wins when delayed adds of one key are merged).
    */
-  addAfter(key: K, ms: number): void {
+  addAfter(key: K, ms: number, priority = 0): void {
     if (typeof ms !== 'number' || !Number.isFinite(ms))
       throw new InvalidOptionsError(`addAfter needs a finite delay in ms, got ${String(ms)}`);
     if (this.#shuttingDown) return;
     if (ms <= 0) {
-      this.add(key);
+      this.add(key, priority);
       return;
     }
     const at = this.#scheduler.now() + ms;
     const pending = this.#delayed.get(key);
-    if (pending !== undefined && pending.at <= at) return;
+    if (pending !== undefined && pending.at <= at) {
+      pending.priority = Math.max(pending.priority, priority);
+      return;
+    }
     pending?.timer.unsubscribe();
+    const merged = Math.max(pending?.priority ?? priority, priority);
     // Any length: a delay past a JavaScript timer's 24.8 days is split, never fired at once.
     const timer = scheduleAfter(this.#scheduler, ms, () => {
+      const raised = this.#delayed.get(key)?.priority ?? merged; // later merges may have raised it
       this.#delayed.delete(key);
-      this.add(key);
+      this.add(key, raised);
     });
-    this.#delayed.set(key, { at, timer });
+    this.#delayed.set(key, { at, priority: merged, timer });
   }
 
   /**
@@ -246,8 +267,7 @@ export class WorkQueue<K = string> {
    */
   shutdown(): Promise<void> {
     this.#shuttingDown = true;
-    this.#items.length = 0;
-    this.#head = 0;
+    this.#items.clear();
     this.#dirty.clear(); // keys in progress are not queued again either
     return this.#stop();
   }
@@ -270,7 +290,7 @@ export class WorkQueue<K = string> {
     return drained;
   }
 
-  /** Hands `key` to a waiting worker, or appends it. The key is in `#dirty`. */
+  /** Hands `key` to a waiting worker, or appends it at its priority. The key is in `#dirty`. */
   #enqueue(key: K): void {
     const waiter = this.#waiters.shift();
     if (waiter !== undefined) {
@@ -280,18 +300,12 @@ export class WorkQueue<K = string> {
       waiter.take(key); // last: the waiter may call back into the queue
       return;
     }
-    this.#items.push(key);
+    this.#items.push(key, this.#dirty.get(key) ?? 0);
     this.#publishDepth();
   }
 
   #take(): K {
-    const key = this.#items[this.#head];
-    this.#items[this.#head] = undefined as K;
-    this.#head++;
-    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
-      this.#items.splice(0, this.#head);
-      this.#head = 0;
-    }
+    const key = this.#items.shift() as K;
     this.#dirty.delete(key);
     this.#processing.add(key);
     this.#publishDepth();

@@ -20,6 +20,8 @@ export { MetricConflictError } from './errors.ts';
 // Metrics
 export { workqueueMetrics, WORKQUEUE_METRICS } from './workqueueMetrics.ts';
 export type { MetricsRegistration, ObservedQueue, WorkqueueMetricsOptions } from './workqueueMetrics.ts';
+export { controllerWorkqueueMetrics } from './controllerMetrics.ts';
+export type { ObservedController } from './controllerMetrics.ts';
 export { informerMetrics, INFORMER_METRICS } from './informerMetrics.ts';
 export type { InformerMetricsOptions, InformerMetricsRegistration } from './informerMetrics.ts';
 export { HANDLER_METRIC_NAMES } from './handlerMetrics.ts';

@@ -1,0 +1,107 @@
+/**
+ * Reconciles per second of a builder controller against a bare `runController` fed by a handler,
+ * on the same informer: first the initial list of N cached objects (the controller started on a
+ * warm cache, as a new leader), then N changes, one per object. The reconcile reads the object from
+ * the cache and does nothing else, so the figures are the controllers' own cost.
+ *
+ *   node packages/controller/bench/reconcileRate.bench.ts [N] [rounds]
+ */
+import { performance } from 'node:perf_hooks';
+import { NEVER, Subject, concat, of, type Observable } from 'rxjs';
+import { WorkQueue, createInformerFactory, runController, type KubeObject, type ListerWatcher, type WatchEvent } from '@rxinformer/core';
+import { controllerFor } from '../src/index.ts';
+
+const N = Number(process.argv[2] ?? 20_000);
+const ROUNDS = Number(process.argv[3] ?? 3);
+const CONCURRENCY = 4;
+const pods = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true } as const;
+
+const pod = (i: number, rv: number): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: `p-${i}`, namespace: `ns-${i % 20}`, uid: `u-${i}`, resourceVersion: String(rv), generation: rv },
+});
+
+/** A factory over an in-memory ListerWatcher: N pods listed, then whatever `changes` emits. */
+function warmFactory(changes: Observable<WatchEvent<KubeObject>>) {
+  const items = Array.from({ length: N }, (_, i) => pod(i, 1));
+  const lw: ListerWatcher<KubeObject> = {
+    list: () => of({ items, metadata: { resourceVersion: '1' } }),
+    watch: () => concat(changes, NEVER),
+  };
+  const factory = createInformerFactory(() => lw as never);
+  factory.informerFor(pods); // the cache both controllers read, warm before either starts
+  return factory;
+}
+
+/** What one controller kind does: start on the warm informer, reconcile counting into `seen`. */
+type Runner = (factory: ReturnType<typeof warmFactory>, seen: () => void) => { stop(): Promise<void> };
+
+const builder: Runner = (factory, seen) =>
+  controllerFor(factory, pods, { name: 'bench', concurrency: CONCURRENCY })
+    .reconcile(async ({ object }) => {
+      if (object !== undefined) seen();
+    })
+    .start();
+
+const bare: Runner = (factory, seen) => {
+  const informer = factory.informerFor(pods);
+  const queue = new WorkQueue<string>();
+  const add = (o: KubeObject) => queue.add(`${o.metadata!.namespace}/${o.metadata!.name}`);
+  const reg = informer.addEventHandler({ onAdd: add, onUpdate: (_o, n) => add(n) }); // the bench deletes nothing
+  const ctl = runController({
+    queue,
+    synced: reg.synced$,
+    concurrency: CONCURRENCY,
+    reconcile: async (key) => {
+      if (informer.getStore().get(key) !== undefined) seen();
+    },
+  });
+  return {
+    stop: async () => {
+      reg.remove();
+      await ctl.stop();
+    },
+  };
+};
+
+/** Resolves once `count()` reaches `target`. */
+async function reach(count: () => number, target: number): Promise<void> {
+  while (count() < target) await new Promise((r) => setImmediate(r));
+}
+
+/** Reconciles per second of the initial list and of N changes. */
+async function measure(run: Runner): Promise<{ initial: number; changes: number }> {
+  const changes = new Subject<WatchEvent<KubeObject>>();
+  const factory = warmFactory(changes);
+  factory.start();
+  await factory.waitForCacheSync();
+  let n = 0;
+  const t0 = performance.now();
+  const ctl = run(factory, () => n++);
+  await reach(() => n, N);
+  const t1 = performance.now();
+  for (let i = 0; i < N; i++) changes.next({ type: 'MODIFIED', object: pod(i, 2) });
+  await reach(() => n, 2 * N);
+  const t2 = performance.now();
+  await ctl.stop();
+  factory.shutdown();
+  return { initial: (N / (t1 - t0)) * 1000, changes: (N / (t2 - t1)) * 1000 };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const results = { builder: [] as { initial: number; changes: number }[], bare: [] as { initial: number; changes: number }[] };
+const keepAlive = setInterval(() => undefined, 1000); // in-memory informers hold no handle of their own
+for (let r = 0; r < ROUNDS; r++) {
+  results.bare.push(await measure(bare));
+  results.builder.push(await measure(builder));
+}
+clearInterval(keepAlive);
+const row = (kind: 'initial' | 'changes') => {
+  const b = median(results.builder.map((x) => x[kind]));
+  const c = median(results.bare.map((x) => x[kind]));
+  return `${kind.padEnd(8)} builder ${Math.round(b).toString().padStart(8)}/s   bare runController ${Math.round(c).toString().padStart(8)}/s   ratio ${(b / c).toFixed(2)}`;
+};
+console.log(`N=${N}, concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds`);
+console.log(row('initial'));
+console.log(row('changes'));

@@ -1,0 +1,133 @@
+/**
+ * A built controller: started (and stopped) once per leadership term, each start with a new work
+ * queue fed by replaying handlers, so a start on warm caches reconciles everything they hold.
+ */
+import { BehaviorSubject, asyncScheduler, combineLatest, map, type Observable, type SchedulerLike } from 'rxjs';
+import {
+  RxInformerError,
+  WorkQueue,
+  runController,
+  splitMetaNamespaceKey,
+  type ControllerError,
+  type ControllerHandle,
+  type KubeObject,
+  type SharedInformer,
+  type WorkQueueOptions,
+} from '@rxinformer/core';
+import { Debouncer } from './debounce.ts';
+import { checkReconcileResult, type Reconcile, type ReconcileResult } from './reconcileTypes.ts';
+import { attachSource, type Source } from './sources.ts';
+
+/** `start()` was called on a controller that is running: stop it first. */
+export class ControllerRunningError extends RxInformerError {
+  constructor(name: string) {
+    super('ControllerRunning', `the controller ${JSON.stringify(name)} is already running: stop it first`);
+  }
+}
+
+/** What a controller is made of, as its builder checked it. */
+export interface ControllerParts<T extends KubeObject> {
+  /** The controller's name: its handlers' prefix and its metrics' `name` label. */
+  readonly name: string;
+  /** Starts the informers (the factory's `start`). */
+  readonly startInformers: () => void;
+  /** The primary resource's informer, whose cache each reconcile reads. */
+  readonly primary: SharedInformer<T>;
+  /** Every source, the primary first. */
+  readonly sources: readonly Source<KubeObject>[];
+  /** The user's reconcile. */
+  readonly reconcile: Reconcile<T>;
+  /** Parallel reconciles (of distinct keys). */
+  readonly concurrency: number;
+  /** Retries of a failing key before it is dropped; undefined: unlimited. */
+  readonly maxRetries: number | undefined;
+  /** Quiet time of a key before it is queued, in ms (0: none). */
+  readonly debounceMs: number;
+  /** The work queue's backoff and rate limits. */
+  readonly queue: Omit<WorkQueueOptions<string>, 'scheduler'>;
+  /** Where time runs; undefined: real time. */
+  readonly scheduler: SchedulerLike | undefined;
+  /** Called with each failure. */
+  readonly onError: ((error: ControllerError<string>) => void) | undefined;
+}
+
+/** A running term of a controller: `runController`'s handle. `whileLeading` can stop it. */
+export type RunningController = ControllerHandle<string>;
+
+/** A controller made by `controllerFor(…).reconcile(fn)`: start it, or hand it to `whileLeading`. */
+export interface Controller {
+  /** Its name (its metrics' `name` label). */
+  readonly name: string;
+  /**
+   * The work queue of the running term, `undefined` while stopped: the current value at once, then
+   * each change. For metrics per term (`@rxinformer/prometheus`'s `controllerWorkqueueMetrics`).
+   */
+  readonly queue$: Observable<WorkQueue<string> | undefined>;
+  /** True between `start()` and the end of `stop()`. */
+  isRunning(): boolean;
+  /**
+   * Starts a term: starts the informers, registers the handlers (which replay the caches), and
+   * reconciles once every handler has seen its initial list. Throws `ControllerRunningError` while
+   * a term runs. The handle's `stop()` removes the handlers and stops the workers.
+   */
+  start(): RunningController;
+}
+
+/** The reconcile `runController` runs for a key: the request from the cache, the answer checked. */
+function reconcileOf<T extends KubeObject>(parts: ControllerParts<T>): (key: string) => Promise<ReconcileResult | undefined> {
+  return async (key) => {
+    const object = parts.primary.getStore().get(key);
+    const { namespace, name } = splitMetaNamespaceKey(key);
+    const answer: unknown = await parts.reconcile(namespace === undefined ? { key, name, object } : { key, namespace, name, object });
+    return checkReconcileResult(key, answer);
+  };
+}
+
+/** Makes the controller of `parts`. */
+export function makeController<T extends KubeObject>(parts: ControllerParts<T>): Controller {
+  const queue$ = new BehaviorSubject<WorkQueue<string> | undefined>(undefined);
+  const reconcile = reconcileOf(parts);
+  let running: RunningController | undefined;
+
+  const start = (): RunningController => {
+    if (running !== undefined) throw new ControllerRunningError(parts.name);
+    parts.startInformers();
+    const { scheduler } = parts;
+    const queue = new WorkQueue<string>({ ...parts.queue, ...(scheduler && { scheduler }) });
+    const debouncer = new Debouncer(queue, parts.debounceMs, scheduler ?? asyncScheduler);
+    const registrations = parts.sources.map((source) => attachSource(source, (key, priority) => debouncer.push(key, priority)));
+    const synced = combineLatest(registrations.map((r) => r.synced$)).pipe(map((all) => all.every(Boolean)));
+    const handle = runController<string>({
+      queue,
+      synced,
+      reconcile,
+      concurrency: parts.concurrency,
+      ...(parts.maxRetries !== undefined && { maxRetries: parts.maxRetries }),
+      ...(scheduler && { scheduler }),
+      ...(parts.onError && { onError: parts.onError }),
+    });
+    let stopping: Promise<void> | undefined;
+    const term: RunningController = {
+      queue,
+      metrics$: handle.metrics$,
+      errors$: handle.errors$,
+      stop: (options) => {
+        stopping ??= (async () => {
+          for (const r of registrations) r.remove();
+          if (options?.drainQueue === true)
+            debouncer.flush(); // a drain reconciles what was heard
+          else debouncer.cancel();
+          await handle.stop(options);
+          running = undefined;
+          queue$.next(undefined);
+        })();
+        return stopping;
+      },
+    };
+    running = term;
+    queue$.next(queue);
+    return term;
+  };
+
+  return { name: parts.name, queue$: queue$.asObservable(), isRunning: () => running !== undefined, start };
+}

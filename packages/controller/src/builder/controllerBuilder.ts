@@ -1,0 +1,190 @@
+/**
+ * `controllerFor`: a controller of one primary resource, in the spirit of controller-runtime's
+ * builder and kube-rs's `Controller` — the objects it owns and any other resource it watches are
+ * mapped to keys of the primary, and one typed reconcile reads the primary from the cache.
+ */
+import type { SchedulerLike } from 'rxjs';
+import {
+  InvalidOptionsError,
+  type ControllerError,
+  type InformerFactory,
+  type KubeObject,
+  type ResourceDescriptor,
+  type SharedInformer,
+  type WorkQueueOptions,
+} from '@rxinformer/core';
+import { makeController, type Controller } from './controller.ts';
+import { controllerOwnerKey } from './ownerKey.ts';
+import { checkPredicates, type Predicate } from './predicates.ts';
+import type { Reconcile } from './reconcileTypes.ts';
+import type { Source, SourceKeys } from './sources.ts';
+
+/** Options of `controllerFor`. */
+export interface ControllerBuilderOptions<T extends KubeObject> {
+  /** The controller's name: its handlers' prefix and its metrics' `name` label. Required. */
+  name: string;
+  /** Filters of the primary resource's events; all must pass. Default: none. */
+  predicates?: readonly Predicate<T>[];
+  /** Parallel reconciles; one key is never reconciled by two at once. Default 1. */
+  concurrency?: number;
+  /** Retries of a failing key before it is dropped (reported). Default: unlimited. */
+  maxRetries?: number;
+  /**
+   * Per-key quiet time in ms (kube-rs's debounce): changes of one key within it reconcile once,
+   * `debounceMs` after the last. Default 0 (none).
+   */
+  debounceMs?: number;
+  /** The work queue's backoff and rate limits (`WorkQueueOptions` without the scheduler). */
+  queue?: Omit<WorkQueueOptions<string>, 'scheduler'>;
+  /** Where time runs: debounce, backoff, requeues. Default `asyncScheduler`. */
+  scheduler?: SchedulerLike;
+  /** Called with each failure, as well as the running term's `errors$`. */
+  onError?: (error: ControllerError<string>) => void;
+}
+
+/** Options of a secondary source. */
+export interface SourceOptions<S extends KubeObject> {
+  /** Filters of the source's events; all must pass. Default: none. */
+  predicates?: readonly Predicate<S>[];
+}
+
+/**
+ * Maps an event of a watched resource to keys of the primary (`namespace/name`, or `name`):
+ * `oldObj` is undefined on an add, `newObj` on a delete; on an update both are given, so a key the
+ * old state pointed to is reconciled too (a label removed still reaches its former owner).
+ */
+export type MapToKeys<S extends KubeObject> = (oldObj: S | undefined, newObj: S | undefined) => SourceKeys;
+
+/** The largest debounce a JavaScript timer takes, in ms. */
+const MAX_DEBOUNCE_MS = 2 ** 31 - 1;
+
+/** Collects a controller's sources; `reconcile(fn)` makes it. */
+export class ControllerBuilder<T extends KubeObject> {
+  readonly #factory: InformerFactory;
+  readonly #primary: ResourceDescriptor<T>;
+  readonly #primaryInformer: SharedInformer<T>;
+  readonly #options: ControllerBuilderOptions<T>;
+  readonly #sources: Source<KubeObject>[];
+  #built = false;
+
+  constructor(factory: InformerFactory, primary: ResourceDescriptor<T>, options: ControllerBuilderOptions<T>) {
+    validateBuilderOptions(factory, primary, options);
+    this.#factory = factory;
+    this.#primary = primary;
+    this.#options = options;
+    this.#primaryInformer = factory.informerFor(primary);
+    const source: Source<T> = {
+      name: `${options.name}/${primary.resource}`,
+      informer: this.#primaryInformer,
+      predicates: checkPredicates(options.predicates ?? [], 'controllerFor'),
+      keysOf: (_old, _new, key) => key,
+    };
+    this.#sources = [source as unknown as Source<KubeObject>];
+  }
+
+  /**
+   * Reconciles the controller owner (the owner reference with `controller: true`, of the primary's
+   * group and kind) of each `owned` object that is added, deleted or changed — the owner of the old
+   * state and of the new one. The primary descriptor needs its `kind`.
+   */
+  owns<S extends KubeObject>(owned: ResourceDescriptor<S>, options: SourceOptions<S> = {}): this {
+    const primary = this.#primary;
+    const kind = primary.kind;
+    if (typeof kind !== 'string' || kind === '') throw new InvalidOptionsError('owns: the primary descriptor needs its kind');
+    const owner = { ...primary, kind };
+    return this.#add(owned, options, 'owns', (oldObj, newObj) => {
+      const keys = [controllerOwnerKey(oldObj, owner), controllerOwnerKey(newObj, owner)];
+      return keys[0] === keys[1] ? keys.slice(1).filter(isKey) : keys.filter(isKey);
+    });
+  }
+
+  /** Reconciles the keys `mapToKeys` gives for each event of `watched` that passes the predicates. */
+  watches<S extends KubeObject>(watched: ResourceDescriptor<S>, mapToKeys: MapToKeys<S>, options: SourceOptions<S> = {}): this {
+    if (typeof mapToKeys !== 'function') throw new InvalidOptionsError('watches: mapToKeys must be a function');
+    return this.#add(watched, options, 'watches', (oldObj, newObj) => mapToKeys(oldObj, newObj));
+  }
+
+  /** The controller, reconciling with `reconcile`; not started. The builder takes no more sources. */
+  reconcile(reconcile: Reconcile<T>): Controller {
+    if (typeof reconcile !== 'function') throw new InvalidOptionsError('reconcile must be a function');
+    this.#checkOpen('reconcile');
+    this.#built = true;
+    const o = this.#options;
+    return makeController<T>({
+      name: o.name,
+      startInformers: () => this.#factory.start(),
+      primary: this.#primaryInformer,
+      sources: this.#sources,
+      reconcile,
+      concurrency: o.concurrency ?? 1,
+      maxRetries: o.maxRetries,
+      debounceMs: o.debounceMs ?? 0,
+      queue: o.queue ?? {},
+      scheduler: o.scheduler,
+      onError: o.onError,
+    });
+  }
+
+  #add<S extends KubeObject>(descriptor: ResourceDescriptor<S>, options: SourceOptions<S>, how: string, keysOf: MapToKeys<S>): this {
+    this.#checkOpen(how);
+    const source: Source<S> = {
+      name: `${this.#options.name}/${how}/${descriptor?.resource}`,
+      informer: this.#factory.informerFor(descriptor),
+      predicates: checkPredicates(options?.predicates ?? [], how),
+      keysOf: (oldObj, newObj) => keysOf(oldObj, newObj),
+    };
+    this.#sources.push(source as unknown as Source<KubeObject>);
+    return this;
+  }
+
+  #checkOpen(what: string): void {
+    if (this.#built) throw new InvalidOptionsError(`${what}: the controller was already built`);
+  }
+}
+
+const isKey = (k: string | undefined): k is string => k !== undefined;
+
+/** Throws `InvalidOptionsError` for options a controller cannot run with. */
+function validateBuilderOptions<T extends KubeObject>(
+  factory: InformerFactory,
+  primary: ResourceDescriptor<T>,
+  o: ControllerBuilderOptions<T>,
+): void {
+  if (typeof factory?.informerFor !== 'function' || typeof factory.start !== 'function')
+    throw new InvalidOptionsError('controllerFor needs an informer factory');
+  if (typeof primary?.resource !== 'string') throw new InvalidOptionsError('controllerFor needs a resource descriptor');
+  if (typeof o?.name !== 'string' || o.name === '') throw new InvalidOptionsError('controllerFor: name must be a non-empty string');
+  const { concurrency, maxRetries, debounceMs } = o;
+  if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1))
+    throw new InvalidOptionsError(`controllerFor: concurrency must be an integer >= 1, got ${String(concurrency)}`);
+  if (maxRetries !== undefined && (!Number.isInteger(maxRetries) || maxRetries < 0))
+    throw new InvalidOptionsError(`controllerFor: maxRetries must be an integer >= 0, got ${String(maxRetries)}`);
+  if (debounceMs !== undefined && (typeof debounceMs !== 'number' || !(debounceMs >= 0 && debounceMs <= MAX_DEBOUNCE_MS)))
+    throw new InvalidOptionsError(
+      `controllerFor: debounceMs must be a number of ms from 0 to ${MAX_DEBOUNCE_MS}, got ${String(debounceMs)}`,
+    );
+}
+
+/**
+ * Starts building a controller of `primary`'s objects: add `owns`/`watches` sources, then
+ * `reconcile(fn)` makes it. Requests the informers from `factory` at once (so `waitForCacheSync`
+ * and a standby replica's warm caches cover them); `start()` starts the factory.
+ *
+ * @example
+ * const ctl = controllerFor(factory, configMaps, { name: 'replicator', concurrency: 4 })
+ *   .owns(secrets, { predicates: [generationChanged] })
+ *   .watches(namespaces, (oldNs, newNs) => keysFor(oldNs, newNs))
+ *   .reconcile(async ({ key, object }) => {
+ *     if (object === undefined) return; // gone
+ *     // … converge; throw to retry with backoff
+ *     return { requeueAfterMs: 60_000 };
+ *   });
+ * whileLeading(election, () => ctl.start()).subscribe();
+ */
+export function controllerFor<T extends KubeObject>(
+  factory: InformerFactory,
+  primary: ResourceDescriptor<T>,
+  options: ControllerBuilderOptions<T>,
+): ControllerBuilder<T> {
+  return new ControllerBuilder(factory, primary, options);
+}

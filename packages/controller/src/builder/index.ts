@@ -1,0 +1,10 @@
+/** The controller builder: `controllerFor(factory, primary, options).owns(…).watches(…).reconcile(fn)`. */
+export { ControllerBuilder, controllerFor } from './controllerBuilder.ts';
+export type { ControllerBuilderOptions, MapToKeys, SourceOptions } from './controllerBuilder.ts';
+export { ControllerRunningError } from './controller.ts';
+export type { Controller, RunningController } from './controller.ts';
+export { and, annotationsChanged, generationChanged, labelsChanged, not, or, resourceVersionChanged } from './predicates.ts';
+export type { Predicate } from './predicates.ts';
+export type { Reconcile, ReconcileRequest, ReconcileResult } from './reconcileTypes.ts';
+export { LOW_PRIORITY, NORMAL_PRIORITY } from './sources.ts';
+export type { SourceKeys } from './sources.ts';

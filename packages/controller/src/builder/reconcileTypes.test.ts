@@ -1,0 +1,48 @@
+import { describe, expect, it } from '@jest/globals';
+import { InvalidReconcileResultError, type KubeObject } from '@rxinformer/core';
+import { checkReconcileResult, type Reconcile } from './reconcileTypes.ts';
+
+/**
+ * Only type-checked: what a reconcile may and may not be (`tsc -b` fails if an expected error is
+ * missing). An extra property beside a right one (`{ requeueAfterMs: 5, requeueAfter: 5 }`)
+ * compiles — TypeScript has no exact types — and is refused at run time (below).
+ */
+function typeChecks(): Reconcile<KubeObject>[] {
+  return [
+    async () => undefined,
+    async () => {},
+    async () => ({ requeueAfterMs: 5 }),
+    async () => ({ requeue: true }),
+    async ({ object }) => (object === undefined ? undefined : { requeue: true, requeueAfterMs: 10 }),
+    // @ts-expect-error a misspelt field does not compile
+    async () => ({ requeueAfter: 5 }),
+    // @ts-expect-error a number is not a result
+    async () => 5000,
+    // @ts-expect-error nor is a string of ms
+    async () => ({ requeueAfterMs: '5' }),
+    // @ts-expect-error a reconcile returns a promise
+    () => undefined,
+  ];
+}
+
+describe('checkReconcileResult', () => {
+  it('should pass undefined and objects of requeue and requeueAfterMs', () => {
+    expect(typeChecks()).toHaveLength(9);
+    expect(checkReconcileResult('a', undefined)).toBeUndefined();
+    expect(checkReconcileResult('a', { requeueAfterMs: 5 })).toEqual({ requeueAfterMs: 5 });
+    expect(checkReconcileResult('a', { requeue: true })).toEqual({ requeue: true });
+  });
+
+  it("should refuse what a JavaScript caller's reconcile may answer by mistake, naming the key", () => {
+    for (const wrong of [5000, 'later', null, [], { requeueAfter: 5 }, { requeueAfterMs: 5, retry: true }]) {
+      let thrown: unknown;
+      try {
+        checkReconcileResult('ns/a', wrong);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(InvalidReconcileResultError);
+      expect((thrown as InvalidReconcileResultError).key).toBe('ns/a');
+    }
+  });
+});

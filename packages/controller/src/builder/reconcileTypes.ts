@@ -1,0 +1,50 @@
+/**
+ * What a builder controller's reconcile is given and may answer, typed so that a mistyped answer
+ * does not compile, and checked at run time for callers without types.
+ */
+import { InvalidOptionsError, InvalidReconcileResultError, type KubeObject } from '@rxinformer/core';
+
+/** The object to reconcile: its key, and its state in the primary informer's cache now. */
+export interface ReconcileRequest<T extends KubeObject> {
+  /** The cache key: `namespace/name`, or `name` for a cluster-scoped object. */
+  readonly key: string;
+  /** The namespace; absent for a cluster-scoped object. */
+  readonly namespace?: string;
+  /** The name. */
+  readonly name: string;
+  /** The object as the cache holds it now; `undefined`: it is gone (deleted, or never existed). */
+  readonly object: T | undefined;
+}
+
+/**
+ * What a reconcile may answer besides nothing: look at the key again. `requeueAfterMs` (a finite
+ * number >= 0): after that long, its backoff forgotten. `requeue: true` without a delay: after the
+ * rate limiter's backoff, which keeps growing while it is answered (controller-runtime's
+ * `Requeue`). Any other property is refused at compile time and at run time.
+ */
+export interface ReconcileResult {
+  /** Look again after the rate-limited backoff. */
+  readonly requeue?: boolean;
+  /** Look again after this many ms; wins over `requeue`. */
+  readonly requeueAfterMs?: number;
+}
+
+/** A builder controller's reconcile: a failure (throw, rejection) retries the key with backoff. */
+export type Reconcile<T extends KubeObject> = (request: ReconcileRequest<T>) => Promise<ReconcileResult | void>;
+
+const RESULT_KEYS = new Set(['requeue', 'requeueAfterMs']);
+
+/**
+ * `result` if a reconcile may answer it (`undefined`, or an object of `requeue` and
+ * `requeueAfterMs` only); else throws `InvalidReconcileResultError`, which the controller reports
+ * and handles as a failure. The values themselves are checked by the controller loop.
+ */
+export function checkReconcileResult(key: string, result: unknown): ReconcileResult | undefined {
+  if (result === undefined) return undefined;
+  if (result === null || typeof result !== 'object' || Array.isArray(result))
+    throw new InvalidReconcileResultError(key, result, { cause: new InvalidOptionsError('a reconcile answers undefined or an object') });
+  const unknown = Object.keys(result).filter((k) => !RESULT_KEYS.has(k));
+  if (unknown.length > 0)
+    throw new InvalidReconcileResultError(key, result, { cause: new InvalidOptionsError(`unknown properties: ${unknown.join(', ')}`) });
+  return result as ReconcileResult;
+}
