@@ -6,7 +6,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeLeaseClient } from '@rxinformer/client-node';
-import { leaderElection, whileLeading, type LeaderElection } from '@rxinformer/core';
+import { leaderElection, whileLeading, type LeaderElection } from '@rxinformer/core/leader-election';
 import { startPodLabeler, type PodLabelerOptions } from './podLabeler.ts';
 
 /** Options of `startLeaderElectedLabeler`: the labeler's, and who this replica is. */

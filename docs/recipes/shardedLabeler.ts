@@ -7,7 +7,9 @@
  */
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { configMaps, kubeConfigListerWatcher, kubeLeaseClient, leases } from '@rxinformer/client-node';
-import { runShardedController, splitMetaNamespaceKey, type Lease, type ShardedControllerHandle } from '@rxinformer/core';
+import { splitMetaNamespaceKey } from '@rxinformer/core';
+import { type Lease } from '@rxinformer/core/leader-election';
+import { runShardedController, type ShardedControllerHandle } from '@rxinformer/core/sharding';
 
 /** Options of `startShardedLabeler`. */
 export interface ShardedLabelerOptions {

@@ -5,7 +5,9 @@
  * and applies it to a delta store. Run: `node --expose-gc docs/recipes/slimTransform.measure.ts [count] [rounds]`.
  */
 import { realisticPod, startApiServer } from '@rxinformer/apiserver-sim';
-import { applyEvent, createPrepare, initialDeltaState, prepareEvent, type DeltaStoreState, type KubeObject } from '@rxinformer/core';
+import { type KubeObject } from '@rxinformer/core';
+import { createPrepare, prepareEvent } from '@rxinformer/core/reflector';
+import { applyEvent, initialDeltaState, type DeltaStoreState } from '@rxinformer/core/store';
 import { LAST_APPLIED_ANNOTATION, slimTransform } from './slimTransform.ts';
 
 const count = Number(process.argv[2] ?? 10_000);

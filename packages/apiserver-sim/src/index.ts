@@ -62,6 +62,7 @@ export type { ListType } from './listMergeStrategies.ts';
 export type { JsonPatchOp } from './jsonPatch.ts';
 export { parseFieldSelector, matchesFields, fieldsForResource, fieldValue, FieldSelectorError } from './fieldSelector.ts';
 export { toTable, humanAge } from './table.ts';
+export { formatAge, humanDuration } from './age.ts';
 export { decodeProtobufObject, readEnvelope, PROTOBUF_MEDIA_TYPE, PROTOBUF_MAGIC } from './protobuf.ts';
 export type { ProtobufEnvelope } from './protobuf.ts';
 export { MESSAGE_SCHEMAS, PROTOBUF_KINDS } from './protobufSchemas.ts';

@@ -4,7 +4,7 @@
  * FNV-1a hash space. Behind an option like the feature gate: off, the parameter is ignored, as an
  * older server does; on, a malformed selector is a 500 naming the problem, as kube-apiserver 1.36 answers.
  */
-import { parseShardSelector, shardMatcher, ShardSelectorError } from '@rxinformer/core';
+import { parseShardSelector, shardMatcher, ShardSelectorError } from '@rxinformer/core/sharding';
 import type { ObjectMatcher } from './selectors.ts';
 import { errors } from './status.ts';
 

@@ -3,7 +3,8 @@
  * `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`. Pods get kubectl's usual columns
  * (Name, Ready, Status, Restarts, Age, and IP and Node at priority 1); other kinds Name and Age.
  */
-import { humanDuration, type KubeObject, type ListMeta } from '@rxinformer/core';
+import { type KubeObject, type ListMeta } from '@rxinformer/core';
+import { humanDuration } from './age.ts';
 
 interface Column {
   name: string;
@@ -25,7 +26,7 @@ interface PodLike extends KubeObject {
   status?: { phase?: string; reason?: string; podIP?: string; containerStatuses?: { ready?: boolean; restartCount?: number }[] };
 }
 
-/** kubectl's compact age of `from` at `now`: `45s`, `3m2s`, `5h`, `2d`… (core's `humanDuration`). */
+/** kubectl's compact age of `from` at `now`: `45s`, `3m2s`, `5h`, `2d`… (`humanDuration` of age.ts). */
 export function humanAge(from: Date, now: Date): string {
   return humanDuration(now.getTime() - from.getTime());
 }

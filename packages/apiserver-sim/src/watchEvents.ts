@@ -5,7 +5,7 @@
  * once for all of them.
  */
 import type { KubeObject } from '@rxinformer/core';
-import { INITIAL_EVENTS_END_ANNOTATION } from '@rxinformer/core';
+import { INITIAL_EVENTS_END_ANNOTATION } from '@rxinformer/core/http';
 import { groupVersion, type ResourceInfo } from './resources.ts';
 import type { ObjectMatcher } from './selectors.ts';
 import { watchLine } from './serialize.ts';

@@ -1,6 +1,7 @@
 /** KEP-5866's shardSelector on list and watch, behind its gate; the Lease history; request faults. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { shardSelectorFor, slotOf, type KubeObject } from '@rxinformer/core';
+import { type KubeObject } from '@rxinformer/core';
+import { shardSelectorFor, slotOf } from '@rxinformer/core/sharding';
 import { LeaseHistory, startApiServer, type ApiServer } from '../src/index.ts';
 
 let gated: ApiServer;

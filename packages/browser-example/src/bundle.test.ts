@@ -13,7 +13,7 @@ describe('buildPage', () => {
 
   it('should bundle the core from its TypeScript source, never from a dist/ build', async () => {
     const { inputs } = await buildPage({ sourcemap: false });
-    expect(inputs).toContain('packages/core/src/sharedInformer.ts');
+    expect(inputs).toContain('packages/core/src/informer/sharedInformer.ts');
     expect(inputs.filter((f) => f.startsWith('packages/') && f.includes('/dist/'))).toEqual([]);
   });
 

@@ -12,16 +12,9 @@
  * their own, rounds in turn; the table's sizes run one after the other in this process.
  */
 import { performance } from 'node:perf_hooks';
-import {
-  applyEvent,
-  createPrepare,
-  initialDeltaState,
-  metaNamespaceKeyFunc,
-  prepareEvent,
-  type DeltaStoreState,
-  type KubeObject,
-  type ReflectorEvent,
-} from '@rxinformer/core';
+import { metaNamespaceKeyFunc, type KubeObject, type ReflectorEvent } from '@rxinformer/core';
+import { createPrepare, prepareEvent } from '@rxinformer/core/reflector';
+import { applyEvent, initialDeltaState, type DeltaStoreState } from '@rxinformer/core/store';
 import { realisticPod } from '@rxinformer/apiserver-sim';
 import { applyCost } from './applyCost.ts';
 import { median } from './rounds.ts';

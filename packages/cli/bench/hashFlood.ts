@@ -11,7 +11,9 @@
  * Rounds of the three name sets run in turn (so a busy machine slows all three alike); each
  * figure is the median round's CPU time.
  */
-import { applyEvent, createPrepare, initialDeltaState, prepareEvent, type KubeObject } from '@rxinformer/core';
+import { type KubeObject } from '@rxinformer/core';
+import { createPrepare, prepareEvent } from '@rxinformer/core/reflector';
+import { applyEvent, initialDeltaState } from '@rxinformer/core/store';
 import { collidingKeys, processHashSeed } from '@rxinformer/testing';
 import { cpuMs } from './core.bench.ts';
 import { median } from './rounds.ts';

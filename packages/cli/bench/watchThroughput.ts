@@ -21,7 +21,8 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKubeTransport } from '@rxinformer/client-node';
-import { errorBody, metaNamespaceKeyFunc, type KubeObject } from '@rxinformer/core';
+import { metaNamespaceKeyFunc, type KubeObject } from '@rxinformer/core';
+import { errorBody } from '@rxinformer/core/http';
 import { CLIENT_GO_CONTENDERS, clientGoReplayPerSecond, clientGoRun, type ClientGoContender } from './clientGo.ts';
 import { clientNodeSynced, pagesParsed, rxinformerSynced, within, type Synced } from './clients.ts';
 import { runRotating, type Outcome, type RotatingOptions } from './rounds.ts';

@@ -2,7 +2,8 @@
  * The named errors of the client-node adapter (besides discovery's, in `dynamic.ts`). Each is an
  * `RxInformerError` with a `reason` and, where there is one, the underlying error as `cause`.
  */
-import { bodyExcerpt, RxInformerError } from '@rxinformer/core';
+import { RxInformerError } from '@rxinformer/core';
+import { bodyExcerpt } from '@rxinformer/core/http';
 
 /**
  * The KubeConfig could not give credentials or TLS material for a request: an exec plugin failed,

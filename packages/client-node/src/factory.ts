@@ -7,7 +7,6 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import {
   createInformerFactory,
   FactoryShutdownError,
-  resolveHttpLimits,
   type HttpLimitOptions,
   type InformerFactory,
   type InformerFactoryOptions,
@@ -16,6 +15,7 @@ import {
   type ListerWatcherSource,
   type SharedInformer,
 } from '@rxinformer/core';
+import { resolveHttpLimits } from '@rxinformer/core/http';
 import { createDiscovery, type Discovery, type ResourceRef } from './dynamic.ts';
 import { kubeConfigListerWatcher } from './kubeConfigListerWatcher.ts';
 import type { KubeResource } from './resources.ts';

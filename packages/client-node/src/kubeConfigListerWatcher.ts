@@ -7,12 +7,12 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import {
   httpListerWatcher,
   InvalidOptionsError,
-  resourcePath,
   type KubeObject,
   type HttpLimitOptions,
   type ListerWatcher,
   type ResourceDescriptor,
 } from '@rxinformer/core';
+import { resourcePath } from '@rxinformer/core/http';
 import { sharedKubeTransport, type KubeTransport } from './kubeTransport.ts';
 
 /**

@@ -3,7 +3,7 @@
  * credentials and TLS, through the same keep-alive connections as the ListerWatchers.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { httpLeaseClient, type LeaseClient } from '@rxinformer/core';
+import { httpLeaseClient, type LeaseClient } from '@rxinformer/core/leader-election';
 import { sharedKubeTransport, type KubeTransport } from './kubeTransport.ts';
 
 /** Options of `kubeLeaseClient`. */

@@ -5,16 +5,9 @@
  */
 import type { RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import {
-  apiErrorFromResponse,
-  errorBody,
-  InvalidOptionsError,
-  networkErrorFrom,
-  readBody,
-  type HttpGet,
-  type HttpResponse,
-  type HttpSend,
-} from '@rxinformer/core';
+import { InvalidOptionsError, type HttpGet, type HttpResponse } from '@rxinformer/core';
+import { apiErrorFromResponse, errorBody, networkErrorFrom, readBody } from '@rxinformer/core/http';
+import { type HttpSend } from '@rxinformer/core/leader-election';
 import type { HttpRequestSend } from '@rxinformer/controller';
 import { request, type Dispatcher } from 'undici';
 import type { SchedulerLike } from 'rxjs';

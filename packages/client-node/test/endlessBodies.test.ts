@@ -6,17 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ServerResponse } from 'node:http';
-import {
-  DEFAULT_MAX_LIST_BODY_BYTES,
-  fetchLeaseClient,
-  KubeApiError,
-  leaderElection,
-  MAX_BODY_BYTES,
-  ResponseTooLargeError,
-  type LeaderElectionState,
-  type Lease,
-  type LeaseClient,
-} from '@rxinformer/core';
+import { KubeApiError, ResponseTooLargeError } from '@rxinformer/core';
+import { DEFAULT_MAX_LIST_BODY_BYTES, MAX_BODY_BYTES } from '@rxinformer/core/http';
+import { fetchLeaseClient, leaderElection, type LeaderElectionState, type Lease, type LeaseClient } from '@rxinformer/core/leader-election';
 import { firstValueFrom } from 'rxjs';
 import { createKubeInformerFactory, createKubeTransport, kubeLeaseClient, type KubeTransport } from '../src/index.ts';
 import { startRawServer, type RawServer } from './rawServer.ts';

@@ -3,7 +3,8 @@
  * simulator and a real kube-apiserver (its optimistic concurrency: 409 on a stale resourceVersion).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { fetchLeaseClient, KubeApiError, leaderElection, type Lease, type LeaseClient, type LeaderElectionState } from '@rxinformer/core';
+import { KubeApiError } from '@rxinformer/core';
+import { fetchLeaseClient, leaderElection, type Lease, type LeaseClient, type LeaderElectionState } from '@rxinformer/core/leader-election';
 import { serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
 import { firstValueFrom } from 'rxjs';
 import { kubeLeaseClient } from '../src/index.ts';

@@ -7,14 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  INITIAL_EVENTS_END_ANNOTATION,
-  metadataOnly,
-  NotPartialMetadataError,
-  UnexpectedTypeError,
-  type KubeObject,
-  type ReflectorStatus,
-} from '@rxinformer/core';
+import { metadataOnly, NotPartialMetadataError, type KubeObject, type ReflectorStatus } from '@rxinformer/core';
+import { INITIAL_EVENTS_END_ANNOTATION } from '@rxinformer/core/http';
+import { UnexpectedTypeError } from '@rxinformer/core/reflector';
 import { createKubeInformerFactory, pods } from '../src/index.ts';
 import { startRawServer, type RawServer } from './rawServer.ts';
 import { serverKubeConfig, waitFor } from './simHarness.ts';

@@ -15,12 +15,12 @@ import {
   metadataOnly,
   NAMESPACE_INDEX,
   NotPartialMetadataError,
-  PARTIAL_OBJECT_METADATA_TYPE,
   type KubeObject,
   type PartialObjectMetadata,
   type ReflectorStatus,
   type SharedInformer,
 } from '@rxinformer/core';
+import { PARTIAL_OBJECT_METADATA_TYPE } from '@rxinformer/core/http';
 import {
   apiChurn,
   kubeConfigFor,

@@ -5,11 +5,11 @@ import {
   createSharedInformer,
   fetchListerWatcher,
   ListTooLargeError,
-  UnexpectedTypeError,
   type KubeObject,
   type ListerWatcher,
   type SharedInformer,
 } from '@rxinformer/core';
+import { UnexpectedTypeError } from '@rxinformer/core/reflector';
 import { createKubeInformerFactory, createKubeTransport, kubeConfigListerWatcher, pods, type KubeTransport } from '../src/index.ts';
 import { serverKubeConfig, waitFor } from './simHarness.ts';
 

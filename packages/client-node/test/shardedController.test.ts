@@ -6,21 +6,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
-  fetchLeaseClient,
   fetchListerWatcher,
   InvalidReconcileResultError,
+  type ControllerError,
+  type KubeObject,
+  type ListerWatcher,
+  type ReflectorStatus,
+} from '@rxinformer/core';
+import { fetchLeaseClient, type Lease } from '@rxinformer/core/leader-election';
+import {
   parseShardSelector,
   runShardedController,
   shardMatcher,
   shardSelectorFor,
   ShardSelectorError,
-  type ControllerError,
-  type KubeObject,
-  type Lease,
-  type ListerWatcher,
-  type ReflectorStatus,
   type ShardRingState,
-} from '@rxinformer/core';
+} from '@rxinformer/core/sharding';
 import { inParallel, serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
 import { tap } from 'rxjs';
 import { waitFor } from './simHarness.ts';

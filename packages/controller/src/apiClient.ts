@@ -4,15 +4,8 @@
  * and Node's fetch) and, in @rxinformer/client-node, `kubeApiClient(kubeConfig)`; both are
  * `httpApiClient` over a function that sends one HTTP request.
  */
-import {
-  bodyExcerpt,
-  errorBody,
-  InvalidObjectError,
-  InvalidOptionsError,
-  networkErrorFrom,
-  readBody,
-  type HttpResponse,
-} from '@rxinformer/core';
+import { InvalidObjectError, InvalidOptionsError, type HttpResponse } from '@rxinformer/core';
+import { bodyExcerpt, errorBody, networkErrorFrom, readBody } from '@rxinformer/core/http';
 import { ApiError } from './apiError.ts';
 
 /** The HTTP methods of the API's verbs. */

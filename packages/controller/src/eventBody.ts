@@ -2,7 +2,8 @@
  * The bodies an event recorder writes: an events.k8s.io/v1 Event and its series update, or their
  * core/v1 equivalents for a server without events.k8s.io.
  */
-import { microTime, type KubeObject } from '@rxinformer/core';
+import { type KubeObject } from '@rxinformer/core';
+import { microTime } from '@rxinformer/core/leader-election';
 
 /** `Normal` or `Warning`, the two types the API accepts. */
 export type EventType = 'Normal' | 'Warning';

@@ -3,14 +3,8 @@
  * immer-drafted updates sent as JSON Patch, merge patches, server-side apply, status writes, delete
  * with preconditions, and client-go's `CreateOrUpdate`.
  */
-import {
-  InvalidObjectError,
-  InvalidOptionsError,
-  resourcePath,
-  type KubeObject,
-  type ResourceDescriptor,
-  type Status,
-} from '@rxinformer/core';
+import { InvalidObjectError, InvalidOptionsError, type KubeObject, type ResourceDescriptor, type Status } from '@rxinformer/core';
+import { resourcePath } from '@rxinformer/core/http';
 import type { ApiClient, ApiRequest } from './apiClient.ts';
 import { isNotFound, toApiError } from './apiError.ts';
 import { draftPatch, guardedOperations, type JsonPatchOperation, type Recipe } from './jsonPatch.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { bodyExcerpt, jsonErrorDetail, KubeApiError, RxInformerError, WatchDecodeError } from './errors.ts';
-import { apiErrorFromResponse } from './httpErrors.ts';
+import { apiErrorFromResponse } from './http/httpErrors.ts';
 
 describe('KubeApiError', () => {
   it('should take reason, message and retry-after from the Status body', () => {

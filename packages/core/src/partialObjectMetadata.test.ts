@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { concat, NEVER, of } from 'rxjs';
 import { expectedTypeOf, PARTIAL_OBJECT_METADATA_TYPE, UnexpectedTypeError, type ExpectedType } from './expectedType.ts';
-import { createInformerFactory } from './informerFactory.ts';
+import { createInformerFactory } from './informer/informerFactory.ts';
 import { metadataOnly, NotPartialMetadataError, type PartialObjectMetadata } from './partialObjectMetadata.ts';
-import { reflector } from './reflector.ts';
+import { reflector } from './reflector/reflector.ts';
 import type { KubeObject, ListerWatcher, ListPage, ReflectorEvent, ReflectorStatus, ResourceDescriptor, WatchEvent } from './types.ts';
 
 const meta = (name: string, rv: string): PartialObjectMetadata => ({

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { scan } from 'rxjs';
-import { applyEvent, initialDeltaState, initialDeltaStep } from '../src/deltaStore.ts';
-import { createPrepare } from '../src/prepare.ts';
-import { reflector } from '../src/reflector.ts';
+import { applyEvent, initialDeltaState, initialDeltaStep } from '../src/store/deltaStore.ts';
+import { createPrepare } from '../src/reflector/prepare.ts';
+import { reflector } from '../src/reflector/reflector.ts';
 import type { KubeObject } from '../src/types.ts';
 import { ModelServer } from './modelServer.ts';
 import { testScheduler } from '@rxinformer/testing';

@@ -4,8 +4,8 @@
  */
 import type { Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { reflector } from '../src/reflector.ts';
-import type { ReflectorOptions } from '../src/reflectorOptions.ts';
+import { reflector } from '../src/reflector/reflector.ts';
+import type { ReflectorOptions } from '../src/reflector/reflectorOptions.ts';
 import type { KubeObject, ReflectorEvent, ReflectorStatus, WatchEvent } from '../src/types.ts';
 import { fakeListerWatcher, testScheduler } from '@rxinformer/testing';
 

@@ -5,7 +5,7 @@
  */
 import type { SchedulerLike } from 'rxjs';
 import type { FakeLeaseServer } from '@rxinformer/testing';
-import type { ShardRing, ShardRingOptions, ShardRingState } from '../src/shardRing.ts';
+import type { ShardRing, ShardRingOptions, ShardRingState } from '../src/sharding/shardRing.ts';
 
 /** The options of member `who` of ring `cm` in `default` on `server`, with `slots` slots and a fixed jitter. */
 export function memberOptions(server: FakeLeaseServer, who: string, slots: number): ShardRingOptions {

@@ -4,8 +4,8 @@
  */
 import { ReplaySubject, of, timer } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
-import { runController, type ControllerOptions } from '../src/runController.ts';
-import { WorkQueue } from '../src/workqueue.ts';
+import { runController, type ControllerOptions } from '../src/workqueue/runController.ts';
+import { WorkQueue } from '../src/workqueue/workqueue.ts';
 
 /**
  * Runs a controller in virtual time; `log` records the key of every reconcile as it starts. `work`

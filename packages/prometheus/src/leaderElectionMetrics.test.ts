@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { Registry, register } from 'prom-client';
 import { Subject, of, type Observable } from 'rxjs';
-import { leaderElection, type LeaderElection, type LeaderElectionState, type ShardRing } from '@rxinformer/core';
+import { leaderElection, type LeaderElection, type LeaderElectionState } from '@rxinformer/core/leader-election';
+import { type ShardRing } from '@rxinformer/core/sharding';
 import { FakeLeaseServer, virtualClock } from '@rxinformer/testing';
 import { parseExposition, sampleValue } from '../test/exposition.ts';
 import { leaderElectionMetrics } from './leaderElectionMetrics.ts';

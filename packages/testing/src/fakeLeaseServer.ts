@@ -4,7 +4,8 @@
  * each Lease from when.
  */
 import { Observable, Subject, type SchedulerLike } from 'rxjs';
-import { KubeApiError, type Lease, type LeaseClient, type ListerWatcher, type ListPage, type WatchEvent } from '@rxinformer/core';
+import { KubeApiError, type ListerWatcher, type ListPage, type WatchEvent } from '@rxinformer/core';
+import { type Lease, type LeaseClient } from '@rxinformer/core/leader-election';
 
 /** One write the server accepted. */
 export interface LeaseWrite {

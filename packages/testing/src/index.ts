@@ -14,4 +14,4 @@ export { collidingKeys } from './fnvCollisions.ts';
 export { FakeLeaseServer, TermLog } from './fakeLeaseServer.ts';
 export type { LeaseWrite } from './fakeLeaseServer.ts';
 // The store's per-process hash seed, for building keys that collide under it (core keeps it internal).
-export { processHashSeed } from '../../core/src/keyHash.ts';
+export { processHashSeed } from '../../core/src/store/keyHash.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { createStore, type Delta } from '@rxinformer/core';
+import { type Delta } from '@rxinformer/core';
+import { createStore } from '@rxinformer/core/store';
 import { eventLine, formatAge, podRows, statusLine, type Pod } from './podView.ts';
 import { pod } from '@rxinformer/testing';
 

@@ -3,7 +3,8 @@
  * a one-line reflector status and the recent-events log. Pure functions, so they are tested in
  * Node and the DOM code only copies their results into elements.
  */
-import { formatAge, objectOf, type Delta, type KubeObject, type ReflectorStatus, type Store } from '@rxinformer/core';
+import { objectOf, type Delta, type KubeObject, type ReflectorStatus, type Store } from '@rxinformer/core';
+import { formatAge } from '@rxinformer/apiserver-sim/age';
 
 /** The slice of a pod the page shows (a `V1Pod` is assignable to it). */
 export interface Pod extends KubeObject {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { backoffSuccess, KubeApiError, nextBackoff, resolveBackoff, type BackoffOptions, type BackoffState } from '@rxinformer/core';
+import { KubeApiError, type BackoffOptions } from '@rxinformer/core';
+import { backoffSuccess, nextBackoff, resolveBackoff, type BackoffState } from '@rxinformer/core/reflector';
 import type { KubeObject } from '@rxinformer/core';
 import { flushTo, testScheduler } from '@rxinformer/testing';
 import { DEMO_BACKOFF, DEMO_NAMESPACES, startDemoCluster } from './demoCluster.ts';

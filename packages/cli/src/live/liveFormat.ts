@@ -2,7 +2,8 @@
  * Pure text formatting of the live view: ages, one-line status of any object, truncation to a
  * width, and aligned tables. No terminal escape codes are ever produced here.
  */
-import { formatAge, humanDuration, type KubeObject } from '@rxinformer/core';
+import { type KubeObject } from '@rxinformer/core';
+import { formatAge, humanDuration } from '@rxinformer/apiserver-sim/age';
 
 /** Control characters (a server message with a newline or an ESC) are replaced by spaces. */
 export function sanitize(text: string): string {

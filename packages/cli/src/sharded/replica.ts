@@ -6,18 +6,9 @@
  * prints one JSON status line every `--status-ms`; SIGTERM leaves the ring (or releases the Lease)
  * and exits.
  */
-import {
-  fetchLeaseClient,
-  fetchListerWatcher,
-  leaderElection,
-  runShardedController,
-  shardSelectorFor,
-  whileLeading,
-  type KubeObject,
-  type Lease,
-  type LeaseTiming,
-  type ListerWatcher,
-} from '@rxinformer/core';
+import { fetchListerWatcher, type KubeObject, type ListerWatcher } from '@rxinformer/core';
+import { fetchLeaseClient, leaderElection, whileLeading, type Lease, type LeaseTiming } from '@rxinformer/core/leader-election';
+import { runShardedController, shardSelectorFor } from '@rxinformer/core/sharding';
 import { Observable, concatMap, interval, tap } from 'rxjs';
 import type { EndpointSources } from '../endpoints.ts';
 import { kubeconfigAccess, urlAccess, type ServerAccess } from './serverAccess.ts';

@@ -3,7 +3,8 @@
  * `shardSelector` (KEP-5866) holds exactly the objects our own filter by the same hash keeps, the
  * list echoes the selector as `metadata.shardInfo`, and the replica's informer cached that share.
  */
-import { parseShardSelector, shardMatcher, type KubeObject } from '@rxinformer/core';
+import { type KubeObject } from '@rxinformer/core';
+import { parseShardSelector, shardMatcher } from '@rxinformer/core/sharding';
 import { call } from './demoServer.ts';
 import type { ServerAccess } from './serverAccess.ts';
 

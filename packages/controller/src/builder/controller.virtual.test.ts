@@ -1,13 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { BehaviorSubject, NEVER, Subject, concat, map, of, timer, type Observable } from 'rxjs';
-import {
-  createInformerFactory,
-  whileLeading,
-  type KubeObject,
-  type LeaderElection,
-  type ResourceDescriptor,
-  type WatchEvent,
-} from '@rxinformer/core';
+import { createInformerFactory, type KubeObject, type ResourceDescriptor, type WatchEvent } from '@rxinformer/core';
+import { whileLeading, type LeaderElection } from '@rxinformer/core/leader-election';
 import { fakeListerWatcher, page, testObject, virtualClock } from '@rxinformer/testing';
 import type { TestScheduler } from 'rxjs/testing';
 import { Registry } from 'prom-client';

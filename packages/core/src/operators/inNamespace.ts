@@ -1,6 +1,6 @@
 import { filter, type MonoTypeOperatorFunction } from 'rxjs';
 import { InvalidOptionsError } from '../errors.ts';
-import { splitMetaNamespaceKey } from '../keys.ts';
+import { splitMetaNamespaceKey } from '../store/keys.ts';
 import { objectOf, type Delta, type KubeObject } from '../types.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { TestScheduler } from 'rxjs/testing';
-import { LabelSelectorError, parseLabelSelector } from '../labelSelector.ts';
+import { LabelSelectorError, parseLabelSelector } from '../labels/labelSelector.ts';
 import { delta, obj } from '../../test/testDeltas.ts';
 import { withLabels } from './withLabels.ts';
 import { testScheduler } from '@rxinformer/testing';

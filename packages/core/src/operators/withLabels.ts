@@ -6,7 +6,7 @@ import {
   parseLabelSelector,
   type LabelSelector,
   type LabelSelectorObject,
-} from '../labelSelector.ts';
+} from '../labels/labelSelector.ts';
 import { objectOf, type Delta, type KubeObject } from '../types.ts';
 
 /**

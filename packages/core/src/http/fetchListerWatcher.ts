@@ -1,0 +1,106 @@
+/**
+ * A ListerWatcher over `fetch`, with no Node-only imports: for browsers (through `kubectl proxy` or
+ * an app's backend) and for Node's global fetch. The decoding is shared with every other HTTP
+ * ListerWatcher (see `httpListerWatcher`).
+ */
+import { InvalidOptionsError } from '../errors.ts';
+import type { HttpGet, HttpResponse } from './httpGet.ts';
+import { httpListerWatcher } from './httpListerWatcher.ts';
+import type { HttpLimitOptions } from './httpLimits.ts';
+import { resourcePath } from './listWatchQuery.ts';
+import type { KubeObject, ListerWatcher, ResourceDescriptor } from '../types.ts';
+
+/**
+ * Options of `fetchListerWatcher`: a `path`, or a `resource` (with an optional `namespace`), and the
+ * limits of `HttpLimitOptions` (response timeout, largest watch line and list body).
+ */
+export interface FetchListerWatcherOptions<T extends KubeObject = KubeObject> extends HttpLimitOptions {
+  /** The API server (or proxy) URL, e.g. `http://127.0.0.1:8001` or `/k8s` behind an app's backend. Required. */
+  baseUrl: string;
+  /** The collection path, e.g. `/api/v1/pods`. Default: built from `resource` and `namespace`. */
+  path?: string;
+  /** The resource to list and watch, when no `path` is given. */
+  resource?: ResourceDescriptor<T>;
+  /** The namespace of a namespaced `resource`. Default: all namespaces. */
+  namespace?: string;
+  /** Label selector on every list and watch. Default: none. */
+  labelSelector?: string;
+  /** Field selector on every list and watch. Default: none. */
+  fieldSelector?: string;
+  /** Ask for `PartialObjectMetadata` only. Default: the `resource`'s `metadataOnly` (see `metadataOnly()`), else false. */
+  metadataOnly?: boolean;
+  /** Extra headers on every request (e.g. `Authorization`). Default: none. */
+  headers?: Record<string, string>;
+  /** Extra `RequestInit` fields on every request (e.g. `credentials: 'include'`). Default: none. */
+  init?: Omit<RequestInit, 'signal' | 'headers' | 'method' | 'body'>;
+  /** The fetch to use. Default: the global `fetch`. */
+  fetch?: typeof fetch;
+}
+
+/**
+ * Lists and watches one collection with fetch. Unsubscribing aborts the request; HTTP errors are
+ * `KubeApiError`s, a malformed watch line a `WatchDecodeError`, a failed connection a `NetworkError`
+ * (fetch's `TypeError` as its `cause`), headers later than `responseTimeoutMs` a
+ * `RequestTimeoutError`, a watch line or list body over its limit a `ResponseTooLargeError`.
+ *
+ * Caveat: browsers hold few connections per host over HTTP/1.1 (6): every informer keeps one watch
+ * open, so serve the API over HTTP/2 or keep the number of informers per origin small.
+ *
+ * @example
+ * const lw = fetchListerWatcher<V1Pod>({ baseUrl: 'http://127.0.0.1:8001', resource: pods, namespace: 'default' });
+ * const informer = createSharedInformer(lw);
+ */
+export function fetchListerWatcher<T extends KubeObject = KubeObject>(options: FetchListerWatcherOptions<T>): ListerWatcher<T> {
+  if (!options || typeof options.baseUrl !== 'string') throw new InvalidOptionsError('fetchListerWatcher needs a baseUrl');
+  if (!options.path && !options.resource) throw new InvalidOptionsError('fetchListerWatcher needs a path or a resource');
+  const path = options.path ?? resourcePath(options.resource!, options.namespace);
+  const metadataOnly = options.metadataOnly ?? options.resource?.metadataOnly === true;
+  // The selectors and the limits, as they are: httpListerWatcher reads only its own fields.
+  return httpListerWatcher<T>(fetchGet(options), { ...options, path, metadataOnly });
+}
+
+/**
+ * The `HttpGet` of a base URL over fetch.
+ *
+ * @example
+ * const lw = httpListerWatcher<V1Pod>(fetchGet({ baseUrl: 'http://127.0.0.1:8001' }), { path: '/api/v1/pods' });
+ */
+export function fetchGet(options: Pick<FetchListerWatcherOptions, 'baseUrl' | 'headers' | 'init' | 'fetch'>): HttpGet {
+  const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const headers = { Accept: 'application/json', ...options.headers };
+  return async (pathAndQuery, signal, _kind, accept) =>
+    fetchResponse(
+      await doFetch(base + pathAndQuery, {
+        ...options.init,
+        method: 'GET',
+        headers: accept ? { ...headers, Accept: accept } : headers,
+        signal,
+      }),
+    );
+}
+
+/** A fetch `Response` as an `HttpResponse` (its body read through `readBody`, bounded). @internal */
+export function fetchResponse(r: Response): HttpResponse {
+  return {
+    status: r.status,
+    header: (name) => r.headers.get(name) ?? undefined,
+    chunks: () => readerChunks(r.body),
+  };
+}
+
+/** A body's chunks through its reader (`for await` over a ReadableStream is not in every browser). */
+async function* readerChunks(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
+  if (!body) return;
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    // Early exit (unsubscribe, decode error): release the stream so the connection is freed.
+    reader.cancel().catch(() => undefined);
+  }
+}

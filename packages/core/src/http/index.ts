@@ -1,0 +1,35 @@
+/**
+ * The HTTP ListerWatchers and the wire decoding every HTTP transport shares: list pages, watch lines, errors, body limits.
+ *
+ * @module @rxinformer/core/http
+ */
+export { fetchListerWatcher, fetchGet } from './fetchListerWatcher.ts';
+export type { FetchListerWatcherOptions } from './fetchListerWatcher.ts';
+export { httpListerWatcher, andSelectors } from './httpListerWatcher.ts';
+export type { HttpListerWatcherOptions } from './httpListerWatcher.ts';
+export type { HttpGet, HttpResponse } from './httpGet.ts';
+export {
+  DEFAULT_MAX_LIST_BODY_BYTES,
+  DEFAULT_RESPONSE_TIMEOUT_MS,
+  errorBody,
+  MAX_BODY_BYTES,
+  readBody,
+  resolveHttpLimits,
+} from './httpLimits.ts';
+export type { HttpLimitOptions, ResolvedHttpLimits } from './httpLimits.ts';
+export {
+  DEFAULT_MAX_WATCH_LINE_BYTES,
+  lineSplitter,
+  createWatchDecoder,
+  decodeWatchLine,
+  decodeListPage,
+  parseListBody,
+} from './watchDecoder.ts';
+export type { WatchDecoder, WatchDecoderOptions } from './watchDecoder.ts';
+export { apiErrorFromResponse, networkErrorFrom, parseRetryAfter } from './httpErrors.ts';
+export { listQuery, watchQuery, resourcePath } from './listWatchQuery.ts';
+export { INITIAL_EVENTS_END_ANNOTATION } from '../types.ts';
+export { bodyExcerpt, jsonErrorDetail } from '../errors.ts';
+export type { NetworkErrorReason, ResponsePart } from '../errors.ts';
+export { PARTIAL_OBJECT_METADATA_ACCEPT } from '../partialObjectMetadata.ts';
+export { PARTIAL_OBJECT_METADATA_TYPE } from '../expectedType.ts';

@@ -1,0 +1,285 @@
+/**
+ * The informer factory (client-go's `SharedInformerFactory`), made hard to misuse: informers
+ * requested after `start()` start at once, `waitForCacheSync()` covers every informer requested
+ * whenever, and `shutdown()` releases everything.
+ */
+import { firstValueFrom, filter, race, map, Subject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { InvalidOptionsError, RxInformerError } from '../errors.ts';
+import { expectedTypeOf } from '../expectedType.ts';
+import { validateResyncPeriod } from './resync.ts';
+import { createSharedInformer, type SharedInformer, type SharedInformerOptions } from './sharedInformer.ts';
+import type { InformerScope, KubeObject, ListerWatcherSource, ResourceDescriptor } from '../types.ts';
+
+/** Options of `createInformerFactory`. */
+export interface InformerFactoryOptions extends InformerScope {
+  /** Default resync period of every informer's handlers, in ms (0 = off). Default 0. */
+  resyncPeriodMs?: number;
+  /** Transform applied before storing, e.g. dropping managedFields. Default: none. */
+  transform?: (obj: KubeObject) => KubeObject;
+  /** Where time runs. Default `asyncScheduler`. */
+  scheduler?: SchedulerLike;
+}
+
+/** Per-informer options: a scope and informer options that override the factory's. */
+export type InformerForOptions<T extends KubeObject> = InformerScope & Omit<SharedInformerOptions<T>, 'scheduler'>;
+
+/** The factory was shut down: its informers stopped and it makes no more. */
+export class FactoryShutdownError extends RxInformerError {
+  constructor() {
+    super('FactoryShutdown', 'the informer factory was shut down');
+  }
+}
+
+/** A set of shared informers, one per resource and scope. */
+export interface InformerFactory {
+  /**
+   * The informer of `resource` in the factory's (or the given) scope, made on first request and
+   * started at once if the factory has started. A later request for the same resource and scope
+   * returns the same informer, unless that one was shut down on its own (it then leaves the factory
+   * and a new one is made): its `indexers` are added to the informer (`addIndexers`; an index name
+   * already used with another function throws `IndexerError`), and any other option it passes must
+   * equal the first request's (functions by identity), else `InvalidOptionsError`.
+   * The informer skips objects of another type than the descriptor's (`apiVersion`, and `kind`
+   * when given: the reflector's `expectedType`, which `options.reflector` can override, `{}` to
+   * check nothing). Throws `FactoryShutdownError` after `shutdown()`, `InvalidOptionsError` for bad options.
+   */
+  informerFor<T extends KubeObject>(resource: ResourceDescriptor<T>, options?: InformerForOptions<T>): SharedInformer<T>;
+  /** Starts every informer, and every informer requested from now on. Idempotent; returns at once. */
+  start(): void;
+  /**
+   * Resolves once every informer requested so far, and any requested while waiting, has synced
+   * (with none requested yet, it waits for the first). An informer shut down on its own is no
+   * longer waited for. Rejects with `FactoryShutdownError` on
+   * `shutdown()`. Safe to call before `start()`; it does not start anything itself.
+   */
+  waitForCacheSync(): Promise<void>;
+  /**
+   * True when every informer requested so far has synced (false with none, and after `shutdown()`):
+   * `waitForCacheSync` as a check, for readiness probes. An informer requested later makes it false
+   * again until it has synced.
+   */
+  hasSynced(): boolean;
+  /**
+   * Shuts every informer down for good (watches aborted, timers cleared, handlers removed, streams
+   * completed); pending `waitForCacheSync` calls reject with `FactoryShutdownError`. Idempotent.
+   */
+  shutdown(): void;
+}
+
+/**
+ * Creates an informer factory over a ListerWatcher source.
+ *
+ * @example
+ * const factory = createInformerFactory(source, { namespace: 'default' });
+ * const pods = factory.informerFor(podsResource);
+ * factory.start();
+ * await factory.waitForCacheSync();
+ */
+export function createInformerFactory(source: ListerWatcherSource, options: InformerFactoryOptions = {}): InformerFactory {
+  if (typeof source !== 'function') throw new InvalidOptionsError('the ListerWatcher source must be a function');
+  validateFactoryOptions(options);
+  const informers = new Map<string, SharedInformer<KubeObject>>();
+  // The per-informer options each informer was made with, to hold later requests to them.
+  const madeWith = new Map<string, PerInformerOptions<KubeObject>>();
+  const requested = new Subject<void>();
+  const closed = new Subject<void>();
+  let started = false;
+  let stopped = false;
+
+  const make = <T extends KubeObject>(key: string, resource: ResourceDescriptor<T>, scope: InformerScope, own: PerInformerOptions<T>) => {
+    const informer = createSharedInformer<T>(source(resource, scope), informerOptions(resource, own, options));
+    const held = informer as unknown as SharedInformer<KubeObject>;
+    informers.set(key, held);
+    // An informer shut down on its own leaves the factory: waits no longer count it, and the next
+    // request for its resource and scope makes a new one.
+    informer.synced$.subscribe({
+      complete: () => {
+        if (stopped || informers.get(key) !== held) return;
+        informers.delete(key);
+        requested.next();
+      },
+    });
+    if (started) informer.start(); // requested after start: starts at once
+    return informer;
+  };
+
+  const informerFor = <T extends KubeObject>(
+    resource: ResourceDescriptor<T>,
+    perInformer: InformerForOptions<T> = {},
+  ): SharedInformer<T> => {
+    if (stopped) throw new FactoryShutdownError();
+    validateDescriptor(resource);
+    validateScope(perInformer ?? {});
+    const scope = scopeOf(resource, perInformer, options);
+    const key = informerKey(resource, scope);
+    const { namespace: _n, labelSelector: _l, fieldSelector: _f, ...own } = perInformer;
+    const existing = informers.get(key) as unknown as SharedInformer<T> | undefined;
+    if (existing) {
+      reuseWith(existing, madeWith.get(key) ?? {}, own, resource.resource);
+      return existing;
+    }
+    madeWith.set(key, own as PerInformerOptions<KubeObject>);
+    const informer = make(key, resource, scope, own);
+    requested.next();
+    return informer;
+  };
+
+  return {
+    informerFor,
+    start: () => {
+      if (started || stopped) return;
+      started = true;
+      for (const i of informers.values()) i.start();
+    },
+    waitForCacheSync: () => (stopped ? Promise.reject(new FactoryShutdownError()) : allSynced(informers, requested, closed)),
+    hasSynced: () => !stopped && informers.size > 0 && [...informers.values()].every((i) => i.hasSynced()),
+    shutdown: () => {
+      if (stopped) return;
+      stopped = true;
+      for (const i of informers.values()) i.shutdown();
+      closed.next();
+      closed.complete();
+      requested.complete();
+    },
+  };
+}
+
+/** The options of `informerFor` besides the scope: those of the informer itself. */
+type PerInformerOptions<T extends KubeObject> = Omit<InformerForOptions<T>, keyof InformerScope>;
+
+/** The options of an informer: its own, over the factory's. */
+function informerOptions<T extends KubeObject>(
+  resource: ResourceDescriptor<T>,
+  own: PerInformerOptions<T>,
+  factory: InformerFactoryOptions,
+): SharedInformerOptions<T> {
+  return {
+    resyncPeriodMs: factory.resyncPeriodMs,
+    transform: factory.transform as ((obj: T) => T) | undefined,
+    ...own,
+    // Objects of another type never enter the cache (unless the informer's options say otherwise).
+    reflector: { expectedType: expectedTypeOf(resource), ...own.reflector },
+    scheduler: factory.scheduler,
+  };
+}
+
+/**
+ * Resolves once every informer of `informers` has synced, re-checking whenever one syncs or a new
+ * one is requested (with none yet, it waits for the first); rejects with `FactoryShutdownError`
+ * when `closed` emits.
+ */
+function allSynced(
+  informers: ReadonlyMap<string, SharedInformer<KubeObject>>,
+  requested: Observable<void>,
+  closed: Observable<void>,
+): Promise<void> {
+  const synced = (): boolean => informers.size > 0 && [...informers.values()].every((i) => i.hasSynced());
+  if (synced()) return Promise.resolve();
+  const changes = new Subject<void>();
+  const watched = new Map<SharedInformer<KubeObject>, Subscription>();
+  const watchAll = (): void => {
+    for (const i of informers.values())
+      if (!watched.has(i))
+        watched.set(
+          i,
+          i.synced$.subscribe(() => changes.next()),
+        );
+  };
+  watchAll();
+  const onRequest = requested.subscribe(() => {
+    watchAll();
+    changes.next();
+  });
+  return firstValueFrom(
+    race(
+      changes.pipe(
+        filter(synced),
+        map(() => undefined),
+      ),
+      closed.pipe(
+        map(() => {
+          throw new FactoryShutdownError();
+        }),
+      ),
+    ),
+  ).finally(() => {
+    onRequest.unsubscribe();
+    for (const s of watched.values()) s.unsubscribe();
+  });
+}
+
+/** Where an informer of `resource` lists and watches: its own scope, else the factory's. */
+function scopeOf(resource: ResourceDescriptor, perInformer: InformerScope, factory: InformerScope): InformerScope {
+  return {
+    namespace: resource.namespaced ? (perInformer.namespace ?? factory.namespace) : undefined,
+    labelSelector: perInformer.labelSelector ?? factory.labelSelector,
+    fieldSelector: perInformer.fieldSelector ?? factory.fieldSelector,
+  };
+}
+
+/** The key of an informer: one per resource and scope. */
+function informerKey(resource: ResourceDescriptor, scope: InformerScope): string {
+  return JSON.stringify([
+    resource.metadataOnly === true ? 'metadata' : 'full',
+    resource.group,
+    resource.version,
+    resource.resource,
+    scope.namespace ?? '',
+    scope.labelSelector ?? '',
+    scope.fieldSelector ?? '',
+  ]);
+}
+
+function validateDescriptor(resource: ResourceDescriptor): void {
+  if (
+    !resource ||
+    typeof resource.group !== 'string' ||
+    typeof resource.resource !== 'string' ||
+    !resource.resource ||
+    typeof resource.version !== 'string' ||
+    !resource.version
+  ) {
+    throw new InvalidOptionsError('a resource descriptor needs string group, version and resource');
+  }
+  // Without it a namespaced resource would silently be watched in every namespace.
+  if (typeof resource.namespaced !== 'boolean')
+    throw new InvalidOptionsError(`the descriptor of ${resource.resource} needs namespaced: true or false`);
+}
+
+/**
+ * A later request for an informer that exists: its indexers are added to it (client-go's
+ * `AddIndexers`); any other option must be what the informer was made with, or the request is
+ * refused rather than silently given an informer that ignores it.
+ */
+function reuseWith<T extends KubeObject>(
+  informer: SharedInformer<T>,
+  first: PerInformerOptions<KubeObject>,
+  later: PerInformerOptions<T>,
+  resource: string,
+): void {
+  const { indexers, ...rest } = later;
+  for (const [field, value] of Object.entries(rest)) {
+    if (value === undefined) continue;
+    const before: unknown = first[field as keyof typeof first];
+    const same = typeof value === 'object' && value !== null ? JSON.stringify(value) === JSON.stringify(before) : value === before;
+    if (!same)
+      throw new InvalidOptionsError(
+        `the ${resource} informer of this scope already exists with another ${field}: pass the options it was made with (indexers are added to it)`,
+      );
+  }
+  if (indexers !== undefined) informer.addIndexers(indexers);
+}
+
+function validateScope(scope: InformerScope): void {
+  if (scope === null || typeof scope !== 'object') throw new InvalidOptionsError('options must be an object');
+  for (const field of ['namespace', 'labelSelector', 'fieldSelector'] as const) {
+    if (scope[field] !== undefined && typeof scope[field] !== 'string') throw new InvalidOptionsError(`${field} must be a string`);
+  }
+}
+
+function validateFactoryOptions(options: InformerFactoryOptions): void {
+  validateScope(options);
+  validateResyncPeriod(options.resyncPeriodMs);
+  if (options.transform !== undefined && typeof options.transform !== 'function')
+    throw new InvalidOptionsError('transform must be a function');
+}

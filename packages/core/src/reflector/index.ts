@@ -1,0 +1,24 @@
+/**
+ * The reflector: list, watch, resume, relist on 410, backoff, bookmarks and idle detection, as a pure step function driven by RxJS.
+ *
+ * @module @rxinformer/core/reflector
+ */
+export { reflector } from './reflector.ts';
+export type { ReflectorRunOptions } from './reflector.ts';
+export { step as reflectorStep } from './reflectorMachine.ts';
+export { initialReflectorModel } from './reflectorModel.ts';
+export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorState, StepResult } from './reflectorModel.ts';
+export type { ReflectorOptions } from './reflectorOptions.ts';
+export {
+  ListTooLargeError,
+  UnknownWatchEventError,
+  WatchClosedError,
+  WatchIdleError,
+  WatchListUnsupportedError,
+} from './reflectorErrors.ts';
+export { createPrepare, prepareEvent, prepareEvents } from './prepare.ts';
+export type { Prepare, PrepareOptions } from './prepare.ts';
+export { expectedTypeOf, UnexpectedTypeError } from '../expectedType.ts';
+export type { ExpectedType, TypeMeta } from '../expectedType.ts';
+export { nextBackoff, resolveBackoff, backoffSuccess } from '../time/backoff.ts';
+export type { BackoffOptions, BackoffState, NextBackoffOptions } from '../time/backoff.ts';

@@ -1,0 +1,65 @@
+/** The errors the reflector reports on its status stream (as `lastError`), besides the transport's. */
+import { RxInformerError } from '../errors.ts';
+
+/** The watch stream stayed silent past its deadline. */
+export class WatchIdleError extends RxInformerError {
+  constructor(ms: number) {
+    super('WatchIdle', `watch stream idle for ${ms} ms; reconnecting`);
+  }
+}
+
+/** Watches kept closing at once with no event. */
+export class WatchClosedError extends RxInformerError {
+  constructor(count: number) {
+    super('WatchClosedImmediately', `${count} watches in a row closed at once with no event; relisting`);
+  }
+}
+
+/**
+ * A streaming list (`sendInitialEvents`) answered as a plain watch: a live change, a plain bookmark
+ * or the end of the stream before the `k8s.io/initial-events-end` bookmark. A server that ignores
+ * the parameter (older than 1.27, or an aggregated API server on an old library) answers so; the
+ * reflector pages from then on. (kube-apiserver 1.27+ with the WatchList gate off answers 422.)
+ */
+export class WatchListUnsupportedError extends RxInformerError {
+  /** What the server sent in place of the initial events' end: `MODIFIED`, `DELETED`, `BOOKMARK` or `closed`. */
+  readonly received: string;
+
+  constructor(received: string) {
+    super(
+      'WatchListUnsupported',
+      `the server answered a streaming list as a plain watch (${received === 'closed' ? 'the stream ended' : `a ${received} event came`} ` +
+        'before the initial-events-end bookmark): listing in pages from now on',
+    );
+    this.received = received;
+  }
+}
+
+/** A watch event whose `type` the protocol does not define. */
+export class UnknownWatchEventError extends RxInformerError {
+  constructor(type: unknown) {
+    super('UnknownWatchEvent', `watch event of unknown type ${JSON.stringify(type)} skipped`);
+  }
+}
+
+/** A list went past `maxListPages` or `maxListItems`: it was stopped, and is retried after a backoff. */
+export class ListTooLargeError extends RxInformerError {
+  /** Which bound was crossed. */
+  readonly limit: 'maxListPages' | 'maxListItems';
+  /** Pages received when the list was stopped (0 for a streaming list). */
+  readonly pages: number;
+  /** Objects received when the list was stopped. */
+  readonly items: number;
+
+  constructor(limit: 'maxListPages' | 'maxListItems', max: number, received: { pages: number; items: number }) {
+    super(
+      'ListTooLarge',
+      limit === 'maxListPages'
+        ? `list stopped after ${received.pages} pages (${received.items} objects): the server kept sending continue tokens past maxListPages ${max}`
+        : `list stopped at ${received.items} objects (${received.pages} pages), more than maxListItems ${max}`,
+    );
+    this.limit = limit;
+    this.pages = received.pages;
+    this.items = received.items;
+  }
+}

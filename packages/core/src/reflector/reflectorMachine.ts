@@ -1,0 +1,354 @@
+/**
+ * The reflector's state machine, pure: `step`, which advances a model by one input and says what
+ * to emit and what to do next (the states, inputs and model are in `reflectorModel.ts`).
+ * `reflector.ts` drives it with RxJS; `reflectorOptions.ts` holds the options and the requests they make.
+ *
+ * `step` hands each input to a function of its own (`onPage`, `onEvent`, `onClosed`, `onError`),
+ * which ends in one of the transitions `startList`, `startWatch`, `fail` or `replace`.
+ */
+import { backoffSuccess, nextBackoff, type NextBackoffOptions } from '../time/backoff.ts';
+import { InvalidObjectError, KubeApiError, RxInformerError } from '../errors.ts';
+import { admit, admitItems } from './admission.ts';
+import { addRejected, UnexpectedTypeError } from '../expectedType.ts';
+import { NotPartialMetadataError } from '../partialObjectMetadata.ts';
+import {
+  ListTooLargeError,
+  UnknownWatchEventError,
+  WatchClosedError,
+  WatchIdleError,
+  WatchListUnsupportedError,
+} from './reflectorErrors.ts';
+import type { ReflectorAction, ReflectorModel, ReflectorInput, ReflectorState, StepContext, StepResult } from './reflectorModel.ts';
+import { prepareItems, prepareObjectEvent } from './prepare.ts';
+import { listOptions, streamingOptions, watchOptions } from './reflectorOptions.ts';
+import { INITIAL_EVENTS_END_ANNOTATION } from '../types.ts';
+import type { KubeObject, ListPage, ReflectorEvent, ReflectorStatus, Status, WatchEvent } from '../types.ts';
+
+/** @internal A thrown value as an `Error` (the status's `lastError`). */
+export function asError(e: unknown): Error {
+  return e instanceof Error ? e : new RxInformerError('Unknown', String(e), { cause: e });
+}
+
+/** The action of most steps: nothing new to start (one shared instance: the watch's hot path). */
+const CONTINUE: ReflectorAction = Object.freeze({ type: 'continue' });
+
+/** One step in progress: its context and the events it emits, in order. */
+interface Run<T extends KubeObject> {
+  readonly ctx: StepContext<T>;
+  readonly outputs: ReflectorEvent<T>[];
+}
+
+/**
+ * The transition function of the reflector: the next model, the events to emit and the next
+ * action, from the model and one input. Pure, but for one thing: the objects of a list in
+ * progress are appended to that list's own array (`items` of the state) in place, so a model is
+ * stepped once and then replaced by its successor, as the driver does.
+ */
+export function step<T extends KubeObject>(model: ReflectorModel<T>, input: ReflectorInput<T>, ctx: StepContext<T>): StepResult<T> {
+  const run: Run<T> = { ctx, outputs: [] };
+  const { state } = model;
+  switch (input.type) {
+    case 'start':
+      // A run after a sync (see `initialReflectorModel`) relists: consistently, as any relist.
+      return startList(run, model, model.status.hasSynced || ctx.options.initialListResourceVersion === undefined);
+    case 'waited':
+      if (state.phase !== 'backingOff') return stay(run, model);
+      if (state.resume === 'watch' && state.rv !== undefined) return startWatch(run, model, state.rv);
+      return startList(run, model, state.consistent || ctx.options.initialListResourceVersion === undefined);
+    case 'page':
+      return onPage(run, model, input.page);
+    case 'event':
+      return onEvent(run, model, input.event);
+    case 'closed':
+      return onClosed(run, model);
+    case 'error':
+      return onError(run, model, input.error);
+  }
+}
+
+/** Nothing to start: the model as it now is, with what the step emitted. */
+function stay<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>): StepResult<T> {
+  return { model, outputs: run.outputs, action: CONTINUE };
+}
+
+/** The model with its status patched, the new status emitted. */
+function setStatus<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, patch: Partial<ReflectorStatus>): ReflectorModel<T> {
+  const status = { ...m.status, ...patch };
+  if (!('backoffMs' in patch) && status.phase !== 'backingOff') delete status.backoffMs;
+  if (status.listProgress === undefined) delete status.listProgress;
+  if (status.lastError === undefined) delete status.lastError;
+  if (status.warning === undefined) delete status.warning;
+  run.outputs.push({ type: 'STATUS', status });
+  return { ...m, status };
+}
+
+/**
+ * Full objects where metadata was asked for (they are reduced): a `warning` that stays on the
+ * status until a list answers with metadata only (see `replace`), once also as `lastError`.
+ */
+function reportFullObjects<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, o: unknown): ReflectorModel<T> {
+  if (m.fullObjectsReported) return m;
+  if (m.status.warning instanceof NotPartialMetadataError) return { ...m, fullObjectsReported: true };
+  const error = new NotPartialMetadataError(o);
+  return setStatus(run, { ...m, fullObjectsReported: true }, { lastError: error, warning: error });
+}
+
+/** Starts a list: a streaming one unless refused (or not asked for), else the first page. */
+function startList<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, consistent: boolean): StepResult<T> {
+  const { options } = run.ctx;
+  const next = setStatus(run, m, {
+    phase: 'listing',
+    relistCount: m.status.hasSynced ? m.status.relistCount + 1 : m.status.relistCount,
+    listProgress: { pages: 0, items: 0 },
+  });
+  next.fullObjectsReported = false; // `next` is a new model
+  if (options.useStreamingList && !next.streamingRefused) {
+    const idleMs = options.idleGraceMs + options.minWatchTimeoutSeconds * 2000;
+    return {
+      model: { ...next, state: { phase: 'streaming', items: [], invalid: [] } },
+      outputs: run.outputs,
+      action: { type: 'watch', options: streamingOptions(options), idleMs },
+    };
+  }
+  return {
+    model: { ...next, state: { phase: 'listing', consistent, items: [], invalid: [] } },
+    outputs: run.outputs,
+    action: { type: 'list', options: listOptions(options, consistent) },
+  };
+}
+
+/** Starts a watch from `rv`, with a random server-side timeout. */
+function startWatch<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, rv: string): StepResult<T> {
+  const { options, random, now } = run.ctx;
+  const seconds = Math.floor(options.minWatchTimeoutSeconds * (1 + random()));
+  const next = m.status.phase === 'watching' ? m : setStatus(run, m, { phase: 'watching' });
+  return {
+    model: { ...next, state: { phase: 'watching', rv, startedAt: now, events: 0 } },
+    outputs: run.outputs,
+    action: { type: 'watch', options: watchOptions(rv, seconds), idleMs: seconds * 1000 + options.idleGraceMs },
+  };
+}
+
+/** A failure: back off, then resume with a list or a watch (a first 410 after health relists at once). */
+function fail<T extends KubeObject>(
+  run: Run<T>,
+  m: ReflectorModel<T>,
+  error: unknown,
+  resume: 'list' | 'watch',
+  consistent = false,
+  how?: NextBackoffOptions,
+): StepResult<T> {
+  const { ctx } = run;
+  const { delayMs, state: backoff } = nextBackoff(m.backoff, error, ctx.now, ctx.options.backoff, ctx.random, how);
+  // Only a first failure counted as immediate skips the wait (never a zero `initialMs`: that
+  // still yields to the scheduler, so a source failing synchronously cannot spin).
+  if (how?.firstImmediate && delayMs === 0 && resume === 'list')
+    return startList(run, setStatus(run, { ...m, backoff }, { lastError: asError(error) }), consistent);
+  const next = setStatus(
+    run,
+    { ...m, backoff, state: { phase: 'backingOff', resume, consistent, rv: m.rv } },
+    { phase: 'backingOff', lastError: asError(error), backoffMs: delayMs },
+  );
+  return { model: next, outputs: run.outputs, action: { type: 'wait', ms: delayMs } };
+}
+
+/**
+ * A complete list: emitted as one `replace`, then a watch from its resource version.
+ * `rejected`: the list's objects of another type, reported on the status after the list.
+ */
+function replace<T extends KubeObject>(
+  run: Run<T>,
+  m: ReflectorModel<T>,
+  items: T[],
+  rv: string,
+  rejected: UnexpectedTypeError | undefined,
+  invalid: InvalidObjectError[],
+): StepResult<T> {
+  run.outputs.push(
+    invalid.length === 0 ? { type: 'LIST', items, resourceVersion: rv } : { type: 'LIST', items, resourceVersion: rv, invalid },
+  );
+  // A list of metadata only ends the report of full objects (a server or proxy fixed since).
+  const warning = m.fullObjectsReported || items.length === 0 ? m.status.warning : undefined;
+  const next = setStatus(
+    run,
+    { ...m, backoff: backoffSuccess(m.backoff, run.ctx.now), rv, emptyWatches: 0 },
+    { lastSyncResourceVersion: rv, hasSynced: true, lastError: rejected, listProgress: undefined, warning },
+  );
+  return startWatch(run, next, rv);
+}
+
+/** A page of a paged list: checked against the list's bounds, then the next page or the `replace`. */
+function onPage<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>, page: ListPage<T>): StepResult<T> {
+  const { state } = model;
+  const { options } = run.ctx;
+  if (state.phase !== 'listing') return stay(run, model);
+  const listRv = state.listRv ?? page?.metadata?.resourceVersion;
+  if (!page || !Array.isArray(page.items) || !listRv) {
+    const what = !page || !Array.isArray(page.items) ? 'list page has no items array' : 'list page has no metadata.resourceVersion';
+    return fail(run, model, new InvalidObjectError(what, page), 'list', state.consistent);
+  }
+  const token = page.metadata?.continue;
+  const { pages = 0, items: before = 0 } = model.status.listProgress ?? {};
+  const received = { pages: pages + 1, items: before + page.items.length };
+  if (received.items > options.maxListItems || (token && received.pages >= options.maxListPages)) {
+    const limit = received.items > options.maxListItems ? 'maxListItems' : 'maxListPages';
+    return fail(run, model, new ListTooLargeError(limit, options[limit], received), 'list', state.consistent);
+  }
+  const { items: admitted, rejected, full } = admitItems(options.expectedType, page.items, state.rejected);
+  // Prepared as the page arrives, while its objects are young (see `prepare.ts`).
+  const kept = run.ctx.prepare ? prepareItems(run.ctx.prepare, admitted, state.invalid) : admitted;
+  if (full !== undefined) model = reportFullObjects(run, model, full);
+  // A list of one page is emitted as that page; the pages of a longer one go into the list's array.
+  if (!token) return replace(run, model, state.items.length === 0 ? kept : append(state.items, kept), listRv, rejected, state.invalid);
+  const next = setStatus(
+    run,
+    { ...model, state: { ...state, continue: token, listRv, items: append(state.items, kept), rejected } },
+    { listProgress: received },
+  );
+  const request = { ...listOptions(options, state.consistent), continue: token, resourceVersion: undefined };
+  return { model: next, outputs: run.outputs, action: { type: 'list', options: request } };
+}
+
+/**
+ * Adds a page to the array of the list in progress, in place: that array belongs to the listing
+ * state alone (`startList` makes a new one for every list), so no object held before is copied and
+ * a list of n objects costs O(n), where a copy of everything held on every page cost O(n²).
+ */
+function append<T>(items: T[], page: readonly T[]): T[] {
+  for (const item of page) items.push(item);
+  return items;
+}
+
+/** A watch event: one of a streaming list's, or a change seen by the watch. */
+function onEvent<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>, event: WatchEvent<T>): StepResult<T> {
+  const { state } = model;
+  if (event === null || typeof event !== 'object') {
+    // A ListerWatcher that emits no object: skipped and reported, like an unknown type.
+    return stay(run, setStatus(run, model, { lastError: new InvalidObjectError('watch event is not an object; skipped', event) }));
+  }
+  const known = event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK';
+  const expected = run.ctx.options.expectedType;
+  // Its type checked before anything is kept of it; a metadata-only reflector's full objects reduced.
+  const admitted = known ? admit(expected, event.object) : { object: event.object, full: false };
+  if (admitted?.full) model = reportFullObjects(run, model, event.object);
+  if (admitted && admitted.object !== event.object) event = { ...event, object: admitted.object } as WatchEvent<T>;
+  const ofType = admitted !== undefined;
+  if (state.phase === 'streaming') {
+    const streamed = onStreamedEvent(run, model, state, event, ofType);
+    if (streamed) return streamed;
+  }
+  if (state.phase !== 'watching' && state.phase !== 'streaming') return stay(run, model);
+  // An object of another type: skipped and reported, its resource version not taken (client-go).
+  if (!ofType) return stay(run, setStatus(run, model, { lastError: new UnexpectedTypeError(expected!, event.object) }));
+  return onWatchEvent(run, model, event, known);
+}
+
+/**
+ * An event of a streaming list, while it lists: an object to hold, or the bookmark that ends the
+ * list. Anything else (undefined) is handled as a watch event.
+ */
+function onStreamedEvent<T extends KubeObject>(
+  run: Run<T>,
+  model: ReflectorModel<T>,
+  state: Extract<ReflectorState<T>, { phase: 'streaming' }>,
+  event: WatchEvent<T>,
+  ofType: boolean,
+): StepResult<T> | undefined {
+  const { maxListItems, expectedType } = run.ctx.options;
+  if (event.type === 'ADDED') {
+    const held = state.items.length + (state.rejected?.count ?? 0);
+    if (held >= maxListItems)
+      return fail(run, model, new ListTooLargeError('maxListItems', maxListItems, { pages: 0, items: held + 1 }), 'list', true);
+    // Into the array of this list alone, in place (see `items` of `ReflectorState`).
+    if (ofType) {
+      const prepared = run.ctx.prepare
+        ? prepareObjectEvent(run.ctx.prepare, 'ADDED', event.object)
+        : { object: event.object, invalid: undefined };
+      if (prepared.invalid) state.invalid.push(prepared.invalid);
+      else state.items.push(prepared.object);
+    } else state.rejected = addRejected(expectedType!, event.object, 1, state.rejected);
+    return stay(run, model);
+  }
+  if (event.type === 'BOOKMARK' && ofType && event.object?.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
+    // The list's resource version is the bookmark's alone: the objects came in key order, each
+    // with its own resource version, not in the order of their changes.
+    const rv = event.object.metadata.resourceVersion;
+    if (!rv) return fail(run, model, new InvalidObjectError('initial-events-end bookmark has no resourceVersion', event), 'list', true);
+    const result = replace(run, model, state.items, rv, state.rejected, state.invalid);
+    return { ...result, action: CONTINUE }; // the same stream carries on with live events
+  }
+  // Before the end bookmark a watch-list sends only ADDED events: a change or a plain bookmark
+  // means the server took it for a plain watch.
+  if (event.type === 'MODIFIED' || event.type === 'DELETED' || event.type === 'BOOKMARK') return unsupported(run, model, event.type);
+  return undefined;
+}
+
+/** The server does not do streaming lists: page, now and from now on. */
+function unsupported<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, received: string | KubeApiError): StepResult<T> {
+  const error = typeof received === 'string' ? new WatchListUnsupportedError(received) : received;
+  return startList(run, setStatus(run, { ...m, streamingRefused: true }, { lastError: error }), true);
+}
+
+/** A change seen by the watch (or after a streaming list): emitted, its resource version kept. */
+function onWatchEvent<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>, event: WatchEvent<T>, known: boolean): StepResult<T> {
+  const { state } = model;
+  // The hot path of a busy watch: one new state and one new model per event.
+  const rv = known ? event.object?.metadata?.resourceVersion : undefined;
+  const watching =
+    state.phase === 'watching'
+      ? { phase: 'watching' as const, rv: rv || state.rv, startedAt: state.startedAt, events: state.events + 1 }
+      : state;
+  let next: ReflectorModel<T> = { ...model, backoff: backoffSuccess(model.backoff, run.ctx.now), state: watching, emptyWatches: 0 };
+  if (rv) next.rv = rv;
+  switch (event.type) {
+    case 'ADDED':
+    case 'MODIFIED':
+    case 'DELETED':
+      // A good event ends the last failure's report (one status when there was one, none after).
+      if (next.status.lastError !== undefined) next = setStatus(run, next, { lastError: undefined });
+      run.outputs.push(
+        run.ctx.prepare ? prepareObjectEvent(run.ctx.prepare, event.type, event.object) : { type: event.type, object: event.object },
+      );
+      return stay(run, next);
+    case 'BOOKMARK':
+      if (!rv) return stay(run, setStatus(run, next, { lastError: new InvalidObjectError('bookmark without resourceVersion', event) }));
+      run.outputs.push({ type: 'BOOKMARK', resourceVersion: rv });
+      return stay(run, setStatus(run, next, { lastSyncResourceVersion: rv, lastError: undefined }));
+    case 'ERROR': {
+      const status = event.object as Status;
+      const code = typeof status?.code === 'number' ? status.code : 500;
+      return onError(run, model, new KubeApiError(code, { status, reason: status?.reason ?? 'WatchError' }));
+    }
+    default:
+      return stay(run, setStatus(run, next, { lastError: new UnknownWatchEventError((event as { type?: unknown }).type) }));
+  }
+}
+
+/**
+ * The server closed the stream: re-watch, or relist after too many watches closed at once. A
+ * streaming list the server ended before its end bookmark was taken for a plain watch.
+ */
+function onClosed<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>): StepResult<T> {
+  const { state } = model;
+  if (state.phase === 'streaming') return unsupported(run, model, 'closed');
+  if (state.phase !== 'watching') return stay(run, model);
+  const empty = state.events === 0 && run.ctx.now - state.startedAt < 1000;
+  const emptyWatches = empty ? model.emptyWatches + 1 : 0;
+  if (emptyWatches >= run.ctx.options.maxEmptyWatches)
+    return fail(run, { ...model, emptyWatches: 0 }, new WatchClosedError(emptyWatches), 'list', true);
+  return startWatch(run, { ...model, emptyWatches }, state.rv);
+}
+
+/** A list or watch failed: page after a refused streaming list, relist on 410, else back off. */
+function onError<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, error: unknown): StepResult<T> {
+  const s = m.state;
+  // kube-apiserver with the WatchList gate off answers 422 Invalid (sendInitialEvents forbidden).
+  if (s.phase === 'streaming' && error instanceof KubeApiError && (error.code === 422 || error.code === 400) && s.items.length === 0)
+    return unsupported(run, m, error);
+  // 410: relist with a consistent read; at once after a healthy period (compaction, the common
+  // case), with backoff when it repeats (a server or gateway answering 410 to everything).
+  if (error instanceof KubeApiError && error.code === 410) return fail(run, m, error, 'list', true, { firstImmediate: true });
+  if (error instanceof WatchIdleError && s.phase === 'watching') return startWatch(run, setStatus(run, m, { lastError: error }), s.rv);
+  if (s.phase === 'watching') return fail(run, m, error, 'watch');
+  return fail(run, m, error, 'list', s.phase === 'listing' ? s.consistent : true);
+}

@@ -1,0 +1,114 @@
+/**
+ * The reflector's options: what each one means and defaults to, their validation, and how they
+ * become the list and watch requests the state machine (`reflectorMachine.ts`) asks for.
+ */
+import { resolveBackoff, type BackoffOptions, type ResolvedBackoff } from '../time/backoff.ts';
+import { checkNumber, InvalidOptionsError } from '../errors.ts';
+import { validateExpectedType, type ExpectedType } from '../expectedType.ts';
+import type { ListOptions, WatchOptions } from '../types.ts';
+import type { SchedulerLike } from 'rxjs';
+
+/** Options of `reflector`. */
+export interface ReflectorOptions {
+  /** Page size of lists. Default 500. */
+  pageSize?: number;
+  /**
+   * Resource version of the first list: `undefined` (default) is a consistent, paged read;
+   * `"0"` lets the server answer from its cache (it then ignores `limit`). Relists after a 410
+   * always use a consistent read.
+   */
+  initialListResourceVersion?: '0';
+  /** List with a streaming watch (`sendInitialEvents`), falling back to paging when refused. Default false. */
+  useStreamingList?: boolean;
+  /** Watches ask the server to close after a random time in [min, 2 × min] seconds. Default 300. */
+  minWatchTimeoutSeconds?: number;
+  /** A watch with no event for its timeout plus this grace is considered dead. Default 30 000 ms. */
+  idleGraceMs?: number;
+  /**
+   * Backoff after failures. Defaults: 800 ms doubling to 30 s, jitter 0.5, reset after 2 min.
+   * Relists after a 410 use it too: the first after a healthy period at once, repeated ones with
+   * backoff. `maxMs` also caps the wait a `Retry-After` can ask for.
+   */
+  backoff?: BackoffOptions;
+  /** Consecutive watches closed at once (under 1 s, no event) that trigger a relist. Default 3. */
+  maxEmptyWatches?: number;
+  /**
+   * Most pages one paged list may have: a page with a `continue` token past this many fails the
+   * list with `ListTooLargeError` (then backoff and relist) instead of being followed. Guards
+   * against a server handing out continue tokens forever, even with empty pages. Default 10 000:
+   * 5 million objects at the default page size, 33 times the 150 000 pods of the largest cluster
+   * Kubernetes' scalability thresholds describe. Raise it with a `pageSize` under 100.
+   */
+  maxListPages?: number;
+  /**
+   * Most objects one list may hold (paged, or streamed with `useStreamingList`): past this the list
+   * fails with `ListTooLargeError` (then backoff and relist) and what it held is dropped. Guards the
+   * process's memory against a server that never ends a list. Default 1 000 000: more than 6 times
+   * the 150 000 pods of Kubernetes' scalability thresholds, the largest per-resource count they
+   * give, and about 1 GB of heap for small objects.
+   */
+  maxListItems?: number;
+  /**
+   * The apiVersion and kind of the resource watched (client-go's expected GVK). A watch event or
+   * list item whose object declares another one is skipped and reported as an
+   * `UnexpectedTypeError` in the status's `lastError` (for a list, one error counting every item
+   * skipped, on the status after the list); its resource version is not taken. Objects that
+   * declare none are accepted (list items often don't). The informer factory sets it from the
+   * resource descriptor (`expectedTypeOf`; for a metadata-only one, `PartialObjectMetadata` with
+   * the resource's type as `metadataOf`: see `ExpectedType`). List items are checked after an informer's `transform`, which should keep
+   * `apiVersion`/`kind` or drop them. Default: not checked.
+   */
+  expectedType?: ExpectedType;
+  /** Where time runs (backoff, timeouts). Default `asyncScheduler`. */
+  scheduler?: SchedulerLike;
+  /** Source of randomness for jitter and watch timeouts. Default `Math.random`. */
+  random?: () => number;
+}
+
+/** @internal Options with every default filled in. */
+export type ResolvedReflectorOptions = Required<
+  Omit<ReflectorOptions, 'initialListResourceVersion' | 'backoff' | 'scheduler' | 'random' | 'expectedType'>
+> &
+  Pick<ReflectorOptions, 'initialListResourceVersion' | 'expectedType'> & { backoff: ResolvedBackoff };
+
+/** @internal Fills in the defaults; throws `InvalidOptionsError` for a value out of range. */
+export function resolveOptions(options: ReflectorOptions): ResolvedReflectorOptions {
+  if (options.initialListResourceVersion !== undefined && options.initialListResourceVersion !== '0') {
+    throw new InvalidOptionsError(
+      `initialListResourceVersion must be "0" or unset, got ${JSON.stringify(options.initialListResourceVersion)}`,
+    );
+  }
+  return {
+    pageSize: checkNumber('pageSize', options.pageSize, 500, 1, false, true), // the API's limit is an integer
+    initialListResourceVersion: options.initialListResourceVersion,
+    useStreamingList: options.useStreamingList ?? false,
+    minWatchTimeoutSeconds: checkNumber('minWatchTimeoutSeconds', options.minWatchTimeoutSeconds, 300, 1),
+    idleGraceMs: checkNumber('idleGraceMs', options.idleGraceMs, 30_000, 0),
+    maxEmptyWatches: checkNumber('maxEmptyWatches', options.maxEmptyWatches, 3, 1, false, true),
+    maxListPages: checkNumber('maxListPages', options.maxListPages, 10_000, 1, false, true),
+    maxListItems: checkNumber('maxListItems', options.maxListItems, 1_000_000, 1, false, true),
+    backoff: resolveBackoff(options.backoff),
+    expectedType: validateExpectedType(options.expectedType),
+  };
+}
+
+/** @internal The first page of a list: consistent (most recent) or from the server's cache. */
+export function listOptions(o: ResolvedReflectorOptions, consistent: boolean): ListOptions {
+  return { limit: o.pageSize, ...(consistent ? {} : { resourceVersion: o.initialListResourceVersion }) };
+}
+
+/** @internal A streaming list: a watch that first sends every current object, then a bookmark. */
+export function streamingOptions(o: ResolvedReflectorOptions): WatchOptions {
+  return {
+    sendInitialEvents: true,
+    resourceVersionMatch: 'NotOlderThan',
+    allowWatchBookmarks: true,
+    resourceVersion: '',
+    timeoutSeconds: o.minWatchTimeoutSeconds * 2,
+  };
+}
+
+/** @internal A watch from `rv` that the server closes after `seconds`. */
+export function watchOptions(rv: string, seconds: number): WatchOptions {
+  return { resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: seconds };
+}
