@@ -15,6 +15,7 @@ export {
   WatchClosedError,
   WatchIdleError,
   WatchListUnsupportedError,
+  WatchStalledError,
 } from './reflectorErrors.ts';
 export { createPrepare, prepareEvent, prepareEvents } from './prepare.ts';
 export type { Prepare, PrepareOptions } from './prepare.ts';
