@@ -41,7 +41,12 @@ export interface ReflectorOptions {
    * a check that fails is not a stall. Default `{ afterMs: 120_000 }`: two of kube-apiserver's
    * bookmark periods (about a minute), so a healthy watch never needs the check. `false` disables it.
    */
-  stallCheck?: { afterMs?: number } | false;
+  stallCheck?:
+    | {
+        /** Silence, in ms, after which a watch is checked (a number >= 1). Default 120 000. */
+        afterMs?: number;
+      }
+    | false;
   /** Consecutive watches closed at once (under 1 s, no event) that trigger a relist. Default 3. */
   maxEmptyWatches?: number;
   /**
