@@ -2,9 +2,11 @@
  * The reflector: lists, then watches, and keeps doing so whatever the network does
  * (client-go's `Reflector.ListAndWatch`). `reflector()` unfolds the pure state machine of
  * `reflectorMachine.ts` into an Observable that never completes on its own: it runs the list,
- * watch or wait each step asks for and feeds what comes back into the next step. A misbehaving
- * server costs a bounded amount: repeated 410s back off, `Retry-After` is capped, a list is
- * bounded in pages and objects, and objects of another type than `expectedType` are skipped.
+ * watch or wait each step asks for (and, beside a silent watch, the stall check's list) and feeds
+ * what comes back into the next step. A misbehaving server costs a bounded amount: repeated 410s
+ * back off, `Retry-After` is capped, a list is bounded in pages and objects, objects of another
+ * type than `expectedType` are skipped, and a watch held open but silent while the server moves on
+ * is found by the stall check (`stallCheck`) long before its idle timeout.
  */
 import {
   Observable,

@@ -4,8 +4,8 @@
  * `reflector.ts` drives it with RxJS; `reflectorOptions.ts` holds the options and the requests they make.
  *
  * `step` hands each input to a function of its own (`onPage`, `onEvent`, `onClosed`, `onError`,
- * `onStallInput`), which ends in one of the transitions `startList`,
- * `startWatch`, `fail` or `replace`.
+ * `onStallInput` for the stall check's, judged in `stallCheck.ts`), which ends in one of the
+ * transitions `startList`, `startWatch`, `fail` or `replace`.
  */
 import { backoffSuccess, nextBackoff, type NextBackoffOptions } from '../time/backoff.ts';
 import { InvalidObjectError, KubeApiError, RxInformerError } from '../errors.ts';
