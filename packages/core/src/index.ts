@@ -30,7 +30,7 @@ export {
   RxInformerError,
   WatchDecodeError,
 } from './errors.ts';
-export { ListTooLargeError, WatchClosedError, WatchIdleError, WatchListUnsupportedError } from './reflector/index.ts';
+export { ListTooLargeError, WatchClosedError, WatchIdleError, WatchListUnsupportedError, WatchStalledError } from './reflector/index.ts';
 
 // Objects and the transport contract
 export type {

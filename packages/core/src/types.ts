@@ -255,6 +255,11 @@ export interface ReflectorStatus {
   /** How many times the reflector has listed after its first list. */
   relistCount: number;
   /**
+   * How many watches were found stalled (silent while the server moved on; see the reflector's
+   * `stallCheck`) and re-established. Absent until the first.
+   */
+  stalledWatches?: number;
+  /**
    * The resource version of the last complete list or bookmark. Watch events do not emit a status
    * (the hot path): the informer's `lastSyncResourceVersion` follows every event.
    */

@@ -25,10 +25,11 @@ export function setup(
   const ts = testScheduler();
   ts.run(({ cold, flush }) => {
     const lw = fakeListerWatcher();
-    // Runs the reflector until `untilMs` of virtual time (it never stops on its own).
+    // Runs the reflector until `untilMs` of virtual time (it never stops on its own). The stall
+    // check is off unless a test turns it on: its lists would take scripted answers of others.
     const start = (o: ReflectorOptions = {}, untilMs = 200_000): Run => {
       const events: [number, ReflectorEvent][] = [];
-      const sub = reflector(lw, { scheduler: ts, random: () => 0, ...o }).subscribe((e) => events.push([ts.now(), e]));
+      const sub = reflector(lw, { scheduler: ts, random: () => 0, stallCheck: false, ...o }).subscribe((e) => events.push([ts.now(), e]));
       ts.schedule(() => sub.unsubscribe(), untilMs);
       return { events, sub };
     };

@@ -1,5 +1,5 @@
 /**
- * The reflector: list, watch, resume, relist on 410, backoff, bookmarks and idle detection, as a pure step function driven by RxJS.
+ * The reflector: list, watch, resume, relist on 410, backoff, bookmarks, idle and stalled-watch detection, as a pure step function driven by RxJS.
  *
  * @module @rxinformer/core/reflector
  */
@@ -15,6 +15,7 @@ export {
   WatchClosedError,
   WatchIdleError,
   WatchListUnsupportedError,
+  WatchStalledError,
 } from './reflectorErrors.ts';
 export { createPrepare, prepareEvent, prepareEvents } from './prepare.ts';
 export type { Prepare, PrepareOptions } from './prepare.ts';

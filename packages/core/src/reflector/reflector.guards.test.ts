@@ -40,7 +40,8 @@ function runGuarded(
       },
       watch: () => guard(answers.watch),
     };
-    const sub = reflector(lw, { scheduler: ts, random: () => 0, ...options }).subscribe((e) => {
+    // No stall check: its lists would count as relists here.
+    const sub = reflector(lw, { scheduler: ts, random: () => 0, stallCheck: false, ...options }).subscribe((e) => {
       if (e.type === 'STATUS') statuses.push(e.status);
     });
     ts.schedule(() => sub.unsubscribe(), ms);

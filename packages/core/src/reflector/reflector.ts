@@ -2,13 +2,25 @@
  * The reflector: lists, then watches, and keeps doing so whatever the network does
  * (client-go's `Reflector.ListAndWatch`). `reflector()` unfolds the pure state machine of
  * `reflectorMachine.ts` into an Observable that never completes on its own: it runs the list,
- * watch or wait each step asks for and feeds what comes back into the next step. A misbehaving
- * server costs a bounded amount: repeated 410s back off, `Retry-After` is capped, a list is
- * bounded in pages and objects, and objects of another type than `expectedType` are skipped.
+ * watch or wait each step asks for (and, beside a silent watch, the stall check's list) and feeds
+ * what comes back into the next step. A misbehaving server costs a bounded amount: repeated 410s
+ * back off, `Retry-After` is capped, a list is bounded in pages and objects, objects of another
+ * type than `expectedType` are skipped, and a watch held open but silent while the server moves on
+ * is found by the stall check (`stallCheck`) long before its idle timeout.
  */
-import { Observable, asyncScheduler, defer, map, type SchedulerLike, type Subscriber, type Subscription, type TeardownLogic } from 'rxjs';
+import {
+  Observable,
+  asyncScheduler,
+  defer,
+  map,
+  take,
+  type SchedulerLike,
+  type Subscriber,
+  type Subscription,
+  type TeardownLogic,
+} from 'rxjs';
 import { InvalidObjectError } from '../errors.ts';
-import { idleTimeout } from '../time/idleTimeout.ts';
+import { idleMarks, idleTimeout } from '../time/idleTimeout.ts';
 import { timerAfter } from '../time/longTimer.ts';
 import { WatchIdleError } from './reflectorErrors.ts';
 import { step } from './reflectorMachine.ts';
@@ -58,22 +70,35 @@ export interface ReflectorRunOptions<T extends KubeObject> extends ReflectorOpti
   prepare?: Prepare<T>;
 }
 
-/** What an action waits for, as the machine's inputs: a timer, a list page, or a watch's events. */
+/** The input of a watch silent for its `stallMs`: one shared instance. */
+const SILENT: ReflectorInput<never> = Object.freeze({ type: 'silent' });
+
+/**
+ * What an action waits for, as the machine's inputs: a timer, a list page, a watch's events (and
+ * its silences, for the stall check), or the stall check's page.
+ */
 function inputsOf<T extends KubeObject>(
   lw: ListerWatcher<T>,
   action: Exclude<ReflectorAction, { type: 'continue' }>,
   scheduler: SchedulerLike,
 ): Observable<ReflectorInput<T>> {
   switch (action.type) {
+    case 'check':
+      return defer(() => lw.list(action.options)).pipe(
+        take(1),
+        map((page) => ({ type: 'checked' as const, page })),
+      );
     case 'wait':
       return timerAfter(action.ms, scheduler).pipe(map(() => ({ type: 'waited' as const })));
     case 'list':
       return defer(() => lw.list(action.options)).pipe(map((page) => ({ type: 'page' as const, page })));
-    case 'watch':
-      return defer(() => lw.watch(action.options)).pipe(
+    case 'watch': {
+      const inputs = defer(() => lw.watch(action.options)).pipe(
         idleTimeout(action.idleMs, scheduler, () => new WatchIdleError(action.idleMs)),
-        map((event) => ({ type: 'event' as const, event })),
+        map((event): ReflectorInput<T> => ({ type: 'event', event })),
       );
+      return action.stallMs === undefined ? inputs : inputs.pipe(idleMarks(action.stallMs, scheduler, () => SILENT));
+    }
   }
 }
 
@@ -90,11 +115,17 @@ function drive<T extends KubeObject>(
 ): TeardownLogic {
   let model = initialReflectorModel<T>(memory.last);
   let current: Subscription | undefined;
+  let check: Subscription | undefined; // the stall check, beside the watch `current`
   let generation = 0;
 
   const run = (action: ReflectorAction): void => {
     // Nothing new once the subscriber left (it may leave while an output is being emitted).
     if (action.type === 'continue' || subscriber.closed) return;
+    if (action.type === 'check') {
+      check = runCheck(inputsOf(lw, action, scheduler), generation, feed);
+      return;
+    }
+    check?.unsubscribe();
     current?.unsubscribe();
     const gen = ++generation;
     let got = false;
@@ -125,8 +156,32 @@ function drive<T extends KubeObject>(
   feed({ type: 'start' }, generation);
   return () => {
     generation = -1;
+    check?.unsubscribe();
     current?.unsubscribe();
   };
+}
+
+/**
+ * Runs the stall check beside the watch of generation `gen`: its page, or why it failed (an error,
+ * or no page), fed back with that generation, so an answer that comes after the watch was left is
+ * dropped.
+ */
+function runCheck<T extends KubeObject>(
+  inputs: Observable<ReflectorInput<T>>,
+  gen: number,
+  feed: (input: ReflectorInput<T>, generation: number) => void,
+): Subscription {
+  let got = false;
+  return inputs.subscribe({
+    next: (input) => {
+      got = true;
+      feed(input, gen);
+    },
+    error: (error) => feed({ type: 'checkFailed', error }, gen),
+    complete: () => {
+      if (!got) feed({ type: 'checkFailed', error: new InvalidObjectError('list request completed without a page', undefined) }, gen);
+    },
+  });
 }
 
 /**

@@ -8,6 +8,30 @@ export class WatchIdleError extends RxInformerError {
   }
 }
 
+/**
+ * A watch stayed open but silent (no event, no bookmark) for the stall check's `afterMs` while the
+ * server moved on: a consistent list answered another resourceVersion than the last one seen. The
+ * reflector closes that watch and resumes from `lastSeen` (no relist).
+ */
+export class WatchStalledError extends RxInformerError {
+  /** How long the watch had been silent when it was checked, in ms. */
+  readonly silentMs: number;
+  /** The last resourceVersion the watch delivered (where the new watch resumes). */
+  readonly lastSeen: string;
+  /** The resourceVersion the check's list answered. */
+  readonly serverAt: string;
+
+  constructor(silentMs: number, lastSeen: string, serverAt: string) {
+    super(
+      'WatchStalled',
+      `watch silent for ${silentMs} ms while the server moved on (resourceVersion ${lastSeen} -> ${serverAt}); re-watching from ${lastSeen}`,
+    );
+    this.silentMs = silentMs;
+    this.lastSeen = lastSeen;
+    this.serverAt = serverAt;
+  }
+}
+
 /** Watches kept closing at once with no event. */
 export class WatchClosedError extends RxInformerError {
   constructor(count: number) {

@@ -3,8 +3,9 @@
  * to emit and what to do next (the states, inputs and model are in `reflectorModel.ts`).
  * `reflector.ts` drives it with RxJS; `reflectorOptions.ts` holds the options and the requests they make.
  *
- * `step` hands each input to a function of its own (`onPage`, `onEvent`, `onClosed`, `onError`),
- * which ends in one of the transitions `startList`, `startWatch`, `fail` or `replace`.
+ * `step` hands each input to a function of its own (`onPage`, `onEvent`, `onClosed`, `onError`,
+ * `onStallInput` for the stall check's, judged in `stallCheck.ts`), which ends in one of the
+ * transitions `startList`, `startWatch`, `fail` or `replace`.
  */
 import { backoffSuccess, nextBackoff, type NextBackoffOptions } from '../time/backoff.ts';
 import { InvalidObjectError, KubeApiError, RxInformerError } from '../errors.ts';
@@ -20,7 +21,8 @@ import {
 } from './reflectorErrors.ts';
 import type { ReflectorAction, ReflectorModel, ReflectorInput, ReflectorState, StepContext, StepResult } from './reflectorModel.ts';
 import { prepareItems, prepareObjectEvent } from './prepare.ts';
-import { listOptions, streamingOptions, watchOptions } from './reflectorOptions.ts';
+import { stallVerdict } from './stallCheck.ts';
+import { listOptions, stallCheckOptions, stallMsOf, streamingOptions, watchOptions } from './reflectorOptions.ts';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../types.ts';
 import type { KubeObject, ListPage, ReflectorEvent, ReflectorStatus, Status, WatchEvent } from '../types.ts';
 
@@ -63,6 +65,10 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
       return onClosed(run, model);
     case 'error':
       return onError(run, model, input.error);
+    case 'silent':
+    case 'checked':
+    case 'checkFailed':
+      return onStallInput(run, model, input);
   }
 }
 
@@ -107,7 +113,7 @@ function startList<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, cons
     return {
       model: { ...next, state: { phase: 'streaming', items: [], invalid: [] } },
       outputs: run.outputs,
-      action: { type: 'watch', options: streamingOptions(options), idleMs },
+      action: { type: 'watch', options: streamingOptions(options), idleMs, ...stallMsOf(options) },
     };
   }
   return {
@@ -125,7 +131,7 @@ function startWatch<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, rv:
   return {
     model: { ...next, state: { phase: 'watching', rv, startedAt: now, events: 0 } },
     outputs: run.outputs,
-    action: { type: 'watch', options: watchOptions(rv, seconds), idleMs: seconds * 1000 + options.idleGraceMs },
+    action: { type: 'watch', options: watchOptions(rv, seconds), idleMs: seconds * 1000 + options.idleGraceMs, ...stallMsOf(options) },
   };
 }
 
@@ -351,4 +357,28 @@ function onError<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, error:
   if (error instanceof WatchIdleError && s.phase === 'watching') return startWatch(run, setStatus(run, m, { lastError: error }), s.rv);
   if (s.phase === 'watching') return fail(run, m, error, 'watch');
   return fail(run, m, error, 'list', s.phase === 'listing' ? s.consistent : true);
+}
+
+/**
+ * The stall check's inputs, judged by `stallVerdict`: a check to start beside the open watch, a
+ * quiet watch kept, or a stalled one reported and replaced by a watch from the last resourceVersion.
+ */
+function onStallInput<T extends KubeObject>(
+  run: Run<T>,
+  model: ReflectorModel<T>,
+  input: Extract<ReflectorInput<T>, { type: 'silent' | 'checked' | 'checkFailed' }>,
+): StepResult<T> {
+  const verdict = stallVerdict(model.state, input, run.ctx.options.stallCheckMs);
+  switch (verdict.type) {
+    case 'ignore':
+      return stay(run, model);
+    case 'watching':
+      return stay(run, { ...model, state: verdict.state });
+    case 'check':
+      return { model: { ...model, state: verdict.state }, outputs: run.outputs, action: { type: 'check', options: stallCheckOptions() } };
+    case 'stalled': {
+      const stalledWatches = (model.status.stalledWatches ?? 0) + 1;
+      return startWatch(run, setStatus(run, model, { lastError: verdict.error, stalledWatches }), verdict.error.lastSeen);
+    }
+  }
 }

@@ -12,7 +12,16 @@ import type { KubeObject, ListOptions, ListPage, ReflectorEvent, ReflectorStatus
 /** What the reflector does next. */
 export type ReflectorAction =
   | { type: 'list'; options: ListOptions }
-  | { type: 'watch'; options: WatchOptions; idleMs: number }
+  | {
+      type: 'watch';
+      options: WatchOptions;
+      /** The stream is dead after this long with nothing from it. */
+      idleMs: number;
+      /** After this long with nothing from the stream, and again each time as long, the driver sends `silent`. */
+      stallMs?: number;
+    }
+  /** The stall check: a list run beside the open watch (which stays), answered by `checked` or `checkFailed`. */
+  | { type: 'check'; options: ListOptions }
   | { type: 'wait'; ms: number }
   | { type: 'continue' };
 
@@ -43,7 +52,16 @@ export type ReflectorState<T extends KubeObject> =
       /** The list's objects of another type skipped so far (see `expectedType`). */
       rejected?: UnexpectedTypeError;
     }
-  | { phase: 'watching'; rv: string; startedAt: number; events: number }
+  | {
+      phase: 'watching';
+      rv: string;
+      startedAt: number;
+      events: number;
+      /** True while a stall check runs; any event of the watch ends it (the watch is not stalled). */
+      checking?: boolean;
+      /** How long the watch has been silent, as the `silent` inputs since its last event count it (ms). */
+      silentMs?: number;
+    }
   | { phase: 'backingOff'; resume: 'list' | 'watch'; consistent: boolean; rv?: string };
 
 /** The inputs that advance the machine. */
@@ -53,7 +71,13 @@ export type ReflectorInput<T extends KubeObject> =
   | { type: 'event'; event: WatchEvent<T> }
   | { type: 'closed' }
   | { type: 'error'; error: unknown }
-  | { type: 'waited' };
+  | { type: 'waited' }
+  /** The watch has sent nothing for the action's `stallMs`. */
+  | { type: 'silent' }
+  /** The stall check's answer. */
+  | { type: 'checked'; page: ListPage<T> }
+  /** The stall check failed (not a stall). */
+  | { type: 'checkFailed'; error: unknown };
 
 /** Everything `step` needs besides the state. */
 export interface ReflectorModel<T extends KubeObject> {

@@ -30,6 +30,23 @@ export interface ReflectorOptions {
    * backoff. `maxMs` also caps the wait a `Retry-After` can ask for.
    */
   backoff?: BackoffOptions;
+  /**
+   * Stalled-watch detection: a watch that has delivered nothing (no event, no bookmark) for
+   * `afterMs` is checked with a consistent one-object list (`limit=1`, no resourceVersion). When
+   * the list's resourceVersion differs from the last one the reflector has seen, the server moved
+   * on while the watch stayed silent (a proxy that keeps the stream open but passes nothing, a
+   * stuck watch cache): the reflector reports a `WatchStalledError` as `lastError`, counts it in
+   * the status's `stalledWatches` and re-watches from its last resourceVersion (no relist). The
+   * same resourceVersion is a quiet resource: it keeps watching and checks again `afterMs` later;
+   * a check that fails is not a stall. Default `{ afterMs: 120_000 }`: two of kube-apiserver's
+   * bookmark periods (about a minute), so a healthy watch never needs the check. `false` disables it.
+   */
+  stallCheck?:
+    | {
+        /** Silence, in ms, after which a watch is checked (a number >= 1). Default 120 000. */
+        afterMs?: number;
+      }
+    | false;
   /** Consecutive watches closed at once (under 1 s, no event) that trigger a relist. Default 3. */
   maxEmptyWatches?: number;
   /**
@@ -67,9 +84,13 @@ export interface ReflectorOptions {
 
 /** @internal Options with every default filled in. */
 export type ResolvedReflectorOptions = Required<
-  Omit<ReflectorOptions, 'initialListResourceVersion' | 'backoff' | 'scheduler' | 'random' | 'expectedType'>
+  Omit<ReflectorOptions, 'initialListResourceVersion' | 'backoff' | 'scheduler' | 'random' | 'expectedType' | 'stallCheck'>
 > &
-  Pick<ReflectorOptions, 'initialListResourceVersion' | 'expectedType'> & { backoff: ResolvedBackoff };
+  Pick<ReflectorOptions, 'initialListResourceVersion' | 'expectedType'> & {
+    backoff: ResolvedBackoff;
+    /** Silence (ms) after which a watch is checked for a stall; `false`: never. */
+    stallCheckMs: number | false;
+  };
 
 /** @internal Fills in the defaults; throws `InvalidOptionsError` for a value out of range. */
 export function resolveOptions(options: ReflectorOptions): ResolvedReflectorOptions {
@@ -84,6 +105,7 @@ export function resolveOptions(options: ReflectorOptions): ResolvedReflectorOpti
     useStreamingList: options.useStreamingList ?? false,
     minWatchTimeoutSeconds: checkNumber('minWatchTimeoutSeconds', options.minWatchTimeoutSeconds, 300, 1),
     idleGraceMs: checkNumber('idleGraceMs', options.idleGraceMs, 30_000, 0),
+    stallCheckMs: options.stallCheck === false ? false : checkNumber('stallCheck.afterMs', options.stallCheck?.afterMs, 120_000, 1),
     maxEmptyWatches: checkNumber('maxEmptyWatches', options.maxEmptyWatches, 3, 1, false, true),
     maxListPages: checkNumber('maxListPages', options.maxListPages, 10_000, 1, false, true),
     maxListItems: checkNumber('maxListItems', options.maxListItems, 1_000_000, 1, false, true),
@@ -95,6 +117,16 @@ export function resolveOptions(options: ReflectorOptions): ResolvedReflectorOpti
 /** @internal The first page of a list: consistent (most recent) or from the server's cache. */
 export function listOptions(o: ResolvedReflectorOptions, consistent: boolean): ListOptions {
   return { limit: o.pageSize, ...(consistent ? {} : { resourceVersion: o.initialListResourceVersion }) };
+}
+
+/** @internal The stall check's list: one object, read consistently, for the collection's resourceVersion. */
+export function stallCheckOptions(): ListOptions {
+  return { limit: 1 };
+}
+
+/** @internal The `stallMs` of a watch action: the stall check's silence, when it is on. */
+export function stallMsOf(o: ResolvedReflectorOptions): { stallMs?: number } {
+  return o.stallCheckMs === false ? {} : { stallMs: o.stallCheckMs };
 }
 
 /** @internal A streaming list: a watch that first sends every current object, then a bookmark. */

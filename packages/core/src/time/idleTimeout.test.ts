@@ -1,7 +1,7 @@
 import { describe, it } from '@jest/globals';
 import { EMPTY, NEVER, asyncScheduler, throwError, timeout } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { idleTimeout } from './idleTimeout.ts';
+import { idleMarks, idleTimeout } from './idleTimeout.ts';
 import { testScheduler } from '@rxinformer/testing';
 
 const run = (fn: Parameters<TestScheduler['run']>[0]): void => {
@@ -37,5 +37,22 @@ describe('idleTimeout', () => {
       const long = cold('a 9ms b');
       expectObservable(long.pipe(idleTimeout(20, asyncScheduler, () => idle)), '^ 3ms !').toBe('a');
       expectSubscriptions(long.subscriptions).toBe('^ 3ms !');
+    }));
+});
+
+describe('idleMarks', () => {
+  it('should mark each period of silence, counted from the subscription, then from each value or mark', () =>
+    run(({ cold, expectObservable }) => {
+      const source = cold('a 3ms b 11ms c 2ms |');
+      expectObservable(source.pipe(idleMarks(5, asyncScheduler, () => 'm'))).toBe('a 3ms b 4ms m 4ms m 1ms c 2ms |');
+      expectObservable(NEVER.pipe(idleMarks(4, asyncScheduler, () => 'm')), '^ 13ms !').toBe('4ms m 3ms m 3ms m');
+    }));
+
+  it('should pass errors through and stop marking once unsubscribed', () =>
+    run(({ cold, expectObservable, expectSubscriptions }) => {
+      expectObservable(cold('2ms #').pipe(idleMarks(5, asyncScheduler, () => 'm'))).toBe('2ms #');
+      const long = cold('-');
+      expectObservable(long.pipe(idleMarks(5, asyncScheduler, () => 'm')), '^ 7ms !').toBe('5ms m');
+      expectSubscriptions(long.subscriptions).toBe('^ 7ms !');
     }));
 });
