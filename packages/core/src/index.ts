@@ -115,6 +115,7 @@ export {
   InvalidReconcileResultError,
   runController,
   toKeys,
+  enqueueKeys,
 } from './workqueue/index.ts';
 export type {
   ControllerError,
