@@ -55,7 +55,8 @@ export class CacheSyncTimeoutError extends RxInformerError {
   constructor(why: { timeoutMs: number } | { aborted: unknown }, unsynced: readonly UnsyncedInformer[]) {
     const aborted = 'aborted' in why;
     const head = aborted ? 'waitForCacheSync was aborted' : `caches not synced within ${why.timeoutMs} ms`;
-    super(aborted ? 'CacheSyncAborted' : 'CacheSyncTimeout', `${head}; not synced: ${unsynced.map(describeUnsynced).join('; ')}`, {
+    const which = unsynced.length === 0 ? 'none left in the factory' : unsynced.map(describeUnsynced).join('; ');
+    super(aborted ? 'CacheSyncAborted' : 'CacheSyncTimeout', `${head}; not synced: ${which}`, {
       cause: aborted ? why.aborted : undefined,
     });
     this.unsynced = unsynced;

@@ -90,7 +90,7 @@ describe('waitForCacheSync with a time limit', () => {
   it('should reject when the signal aborts, or at once when it already has, naming the informers not synced', async () => {
     const { ts } = virtualClock();
     const factory = make(source, { scheduler: ts });
-    factory.informerFor(nodes);
+    const informer = factory.informerFor(nodes);
     factory.start();
     const controller = new AbortController();
     const waiting = factory.waitForCacheSync({ signal: controller.signal });
@@ -99,6 +99,11 @@ describe('waitForCacheSync with a time limit', () => {
     await expect(factory.waitForCacheSync({ signal: controller.signal })).rejects.toThrow(
       'waitForCacheSync was aborted; not synced: nodes listing',
     );
+    const again = new AbortController();
+    const waiting2 = factory.waitForCacheSync({ signal: again.signal });
+    informer.shutdown(); // on its own: it leaves the factory
+    again.abort();
+    await expect(waiting2).rejects.toThrow('waitForCacheSync was aborted; not synced: none left in the factory');
   });
 
   it('should resolve before the time limit when every informer syncs, and refuse bad options at the call', async () => {

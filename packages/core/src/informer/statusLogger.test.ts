@@ -67,6 +67,17 @@ describe('statusLogger', () => {
     ]);
   });
 
+  it('should go on telling after a logger method threw', () => {
+    let calls = 0;
+    const lines = feed([at('listing'), at('watching', { hasSynced: true })], {
+      info: () => {
+        calls++;
+        throw new Error('log file full');
+      },
+    });
+    expect([lines, calls]).toEqual([[], 2]);
+  });
+
   it('should leave out the levels a logger has not, and tell an error that is not a retry as such', () => {
     const warnings: string[] = [];
     feed([at('listing'), at('watching', { hasSynced: true, lastError: new Error('watch event is not an object; skipped') })], {

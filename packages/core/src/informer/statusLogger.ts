@@ -39,7 +39,8 @@ export interface InformerLogDetails {
 /**
  * A listener of one informer's `status$` that tells `logger` of what changed: the first `listing`
  * of a run (not each retry), the first sync, each distinct `lastError` (the same error again is
- * not told again until the informer has recovered), and the recovery.
+ * not told again until the informer has recovered), and the recovery. A logger that throws is
+ * ignored: its failure must not stop the informer's status stream.
  */
 export function statusLogger(
   logger: InformerLogger,
@@ -49,21 +50,27 @@ export function statusLogger(
   let phase: ReflectorStatus['phase'] = 'stopped';
   let synced = false;
   let told: string | undefined; // the error last told, until recovered
+  const tell = (level: keyof InformerLogger, message: string, details: InformerLogDetails): void => {
+    try {
+      logger[level]?.(message, details);
+    } catch {
+      // the logger's own failure: nothing the informer can do about it
+    }
+  };
   return (status) => {
     const details = { ...about, status };
-    if (status.phase === 'listing' && phase === 'stopped') logger.info?.(`${label}: listing`, details);
+    if (status.phase === 'listing' && phase === 'stopped') tell('info', `${label}: listing`, details);
     const error = status.lastError;
     if (error !== undefined && errorKey(error) !== told) {
       told = errorKey(error);
       const retry = status.phase === 'backingOff' ? `backing off ${status.backoffMs ?? 0} ms after` : 'error:';
       const message = `${label}: ${retry} ${error.name}: ${error.message}`;
-      if (isLasting(error)) logger.error?.(message, details);
-      else logger.warn?.(message, details);
+      tell(isLasting(error) ? 'error' : 'warn', message, details);
     } else if (error === undefined && told !== undefined && status.phase !== 'backingOff' && status.phase !== 'stopped') {
       told = undefined;
-      logger.info?.(`${label}: recovered`, details);
+      tell('info', `${label}: recovered`, details);
     }
-    if (status.hasSynced && !synced) logger.info?.(`${label}: synced`, details);
+    if (status.hasSynced && !synced) tell('info', `${label}: synced`, details);
     phase = status.phase;
     synced = status.hasSynced;
   };
