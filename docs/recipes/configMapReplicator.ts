@@ -8,7 +8,7 @@
 import type { KubeConfig, V1ConfigMap } from '@kubernetes/client-node';
 import { configMaps, createKubeInformerFactory, kubeApiClient } from '@rxinformer/client-node';
 import { createEventRecorder, finalizer, isNotFound, resourceApi, type EventRecorder } from '@rxinformer/controller';
-import { runController, toKeys, WorkQueue, type ControllerHandle, type SharedInformer } from '@rxinformer/core';
+import { enqueueKeys, runController, WorkQueue, type ControllerHandle, type SharedInformer } from '@rxinformer/core';
 
 /** The label that marks a source ConfigMap. */
 export const REPLICATE_LABEL = 'example.com/replicate';
@@ -69,7 +69,7 @@ export function startReplicator(kubeConfig: KubeConfig, options: ReplicatorOptio
     });
 
   const queue = new WorkQueue<string>({ baseDelayMs: 50, maxDelayMs: 30_000 });
-  const enqueue = sources.events$.pipe(toKeys()).subscribe((key) => queue.add(key));
+  const enqueue = sources.addEventHandler(enqueueKeys(queue)); // the cache first, then each change
   factory.start();
   const controller = runController({
     queue,
@@ -99,7 +99,7 @@ export function startReplicator(kubeConfig: KubeConfig, options: ReplicatorOptio
     events,
     async stop() {
       await controller.stop();
-      enqueue.unsubscribe();
+      enqueue.remove();
       await events.stop();
       await factory.close();
     },

@@ -1,6 +1,6 @@
 /**
- * Recipe: a controller with the workqueue. Every pod of a namespace gets a label; the informer's
- * events feed a rate-limited `WorkQueue`, `runController` reconciles each key from the cache and
+ * Recipe: a controller with the workqueue. Every pod of a namespace gets a label; an event handler
+ * feeds the informer's keys to a rate-limited `WorkQueue`, `runController` reconciles each key from the cache and
  * retries failures with per-key backoff; `stop()` shuts it all down.
  *
  * Level-triggered, like a client-go controller: reconcile reads the current object from the cache
@@ -9,9 +9,9 @@
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { createKubeInformerFactory, pods } from '@rxinformer/client-node';
 import {
+  enqueueKeys,
   runController,
   splitMetaNamespaceKey,
-  toKeys,
   WorkQueue,
   type ControllerError,
   type ControllerHandle,
@@ -62,13 +62,16 @@ export function startPodLabeler(kubeConfig: KubeConfig, options: PodLabelerOptio
   // One entry per key however often it changes; failures come back after 50 ms, 100 ms, … 30 s,
   // and all retries together are held to 20/s (bursts of 50).
   const queue = new WorkQueue<string>({ baseDelayMs: retryBaseDelayMs, maxDelayMs: 30_000, qps: 20, burst: 50 });
-  // Every change of the cache (the initial list, adds, updates, deletes) names a key to look at.
-  const enqueue = podInformer.events$.pipe(toKeys()).subscribe((key) => queue.add(key));
+  // Every object of the cache, then every change (adds, updates, deletes), names a key to look at.
+  // A handler is first handed what the cache holds: a controller started late (a new leader) misses
+  // nothing, where `events$` (no replay) would tell only of the changes from its subscription on.
+  const enqueue = podInformer.addEventHandler(enqueueKeys(queue));
   factory.start();
 
   const controller = runController({
     queue,
-    synced: factory.waitForCacheSync(), // no reconcile before the cache holds the whole namespace
+    // No reconcile before the cache holds the whole namespace; after a minute, fail naming why.
+    synced: factory.waitForCacheSync({ timeoutMs: 60_000 }),
     concurrency,
     onError: options.onError,
     reconcile: async (key) => {
@@ -90,7 +93,7 @@ export function startPodLabeler(kubeConfig: KubeConfig, options: PodLabelerOptio
     controller,
     async stop() {
       await controller.stop(); // shuts the queue down, waits for reconciles in progress
-      enqueue.unsubscribe();
+      enqueue.remove();
       await factory.close(); // stops the informers, closes the factory's connections
     },
   };

@@ -55,13 +55,19 @@ export interface KubeInformerFactory extends InformerFactory {
  * Creates an informer factory bound to `kubeConfig`. The namespace and selectors (factory-wide or
  * per informer) apply to both the list and the watch of each informer.
  *
+ * It speaks up rather than wait forever: `informerFor` throws `InvalidOptionsError` for a selector
+ * the API server would refuse; `waitForCacheSync({ timeoutMs })` rejects with a
+ * `CacheSyncTimeoutError` naming each informer not synced and its last error (a refused
+ * connection, a 403…), and at once before `start()`; `logger: console` tells of each informer's
+ * listing, sync, errors (each distinct one once) and recovery.
+ *
  * Caveat: objects are plain parsed JSON typed as client-node's models: `Date` fields hold strings.
  *
  * @example
- * const factory = createKubeInformerFactory(kc, { namespace: 'default' });
+ * const factory = createKubeInformerFactory(kc, { namespace: 'default', logger: console });
  * const podInformer = factory.informerFor(pods);          // SharedInformer<V1Pod>
  * factory.start();
- * await factory.waitForCacheSync();
+ * await factory.waitForCacheSync({ timeoutMs: 60_000 });
  * console.log(podInformer.getStore().list().length);
  * await factory.close();
  */

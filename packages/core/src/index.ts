@@ -81,10 +81,14 @@ export {
   InformerShutdownError,
   createInformerFactory,
   FactoryShutdownError,
+  FactoryNotStartedError,
+  NoInformersError,
+  CacheSyncTimeoutError,
   whileSubscribed,
 } from './informer/index.ts';
 export type {
   BufferPolicy,
+  CacheSyncOptions,
   EventHandler,
   EventHandlerOptions,
   HandlerError,
@@ -93,8 +97,11 @@ export type {
   InformerFactory,
   InformerFactoryOptions,
   InformerForOptions,
+  InformerLogDetails,
+  InformerLogger,
   SharedInformer,
   SharedInformerOptions,
+  UnsyncedInformer,
 } from './informer/index.ts';
 
 // Workqueue and controller loop
@@ -108,6 +115,7 @@ export {
   InvalidReconcileResultError,
   runController,
   toKeys,
+  enqueueKeys,
 } from './workqueue/index.ts';
 export type {
   ControllerError,
@@ -125,6 +133,6 @@ export { fetchListerWatcher, httpListerWatcher } from './http/index.ts';
 export type { FetchListerWatcherOptions, HttpGet, HttpLimitOptions, HttpListerWatcherOptions, HttpResponse } from './http/index.ts';
 
 // Label selectors and operators
-export { LabelSelectorError, matchesLabels, parseLabelSelector } from './labels/index.ts';
-export type { LabelSelector } from './labels/index.ts';
+export { FieldSelectorError, LabelSelectorError, matchesLabels, parseFieldSelector, parseLabelSelector } from './labels/index.ts';
+export type { FieldRequirement, LabelSelector } from './labels/index.ts';
 export { inNamespace, ofType, selectFromStore, withLabels } from './operators/index.ts';

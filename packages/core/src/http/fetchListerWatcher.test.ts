@@ -132,6 +132,13 @@ describe('fetchListerWatcher', () => {
       /cluster-scoped/,
     );
   });
+
+  it('should refuse at once a selector the API server would answer 400 to forever', () => {
+    const base = { baseUrl: 'http://k8s', path: '/api/v1/pods' };
+    expect(() => fetchListerWatcher({ ...base, labelSelector: 'replicate in (a' })).toThrow(InvalidOptionsError);
+    expect(() => fetchListerWatcher({ ...base, fieldSelector: 'status.phase' })).toThrow('fieldSelector: invalid field selector');
+    expect(() => fetchListerWatcher({ ...base, labelSelector: 'app=web', fieldSelector: 'status.phase!=Failed' })).not.toThrow();
+  });
 });
 
 describe('andSelectors', () => {

@@ -6,6 +6,7 @@
  */
 import { Observable } from 'rxjs';
 import { NetworkError } from '../errors.ts';
+import { checkSelectors } from '../labels/fieldSelector.ts';
 import { apiErrorFromResponse } from './httpErrors.ts';
 import type { HttpGet, HttpResponse } from './httpGet.ts';
 import {
@@ -47,8 +48,8 @@ export interface HttpListerWatcherOptions extends HttpLimitOptions {
  * fails is a `NetworkError`, but a watch stream the network cuts after the server answered simply
  * ends, like a clean close (the reflector re-watches); response headers later than `responseTimeoutMs` a
  * `RequestTimeoutError`; a list body or watch line over its limit a `ResponseTooLargeError`.
- * Unsubscribing, or any of these errors, aborts the request. Invalid limits throw
- * `InvalidOptionsError` here.
+ * Unsubscribing, or any of these errors, aborts the request. Invalid limits, and selectors the API
+ * server would refuse, throw `InvalidOptionsError` here.
  *
  * Caveat: the selectors given here apply to list and watch alike; a selector on only one of them
  * would corrupt the cache.
@@ -58,6 +59,7 @@ export interface HttpListerWatcherOptions extends HttpLimitOptions {
  */
 export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGet, options: HttpListerWatcherOptions): ListerWatcher<T> {
   const limits = resolveHttpLimits(options);
+  checkSelectors(options);
   const accept = options.metadataOnly === true ? PARTIAL_OBJECT_METADATA_ACCEPT : undefined;
   const http: Http = {
     send: (url, signal, kind) => answerWithin(get, url, signal, kind, limits, accept?.[kind]),

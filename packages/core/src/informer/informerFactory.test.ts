@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Observable, Subject, of } from 'rxjs';
 import { InvalidOptionsError } from '../errors.ts';
+import { FactoryNotStartedError, NoInformersError } from './cacheSync.ts';
 import { FactoryShutdownError, createInformerFactory, type InformerFactory } from './informerFactory.ts';
 import type { InformerScope, KubeObject, ListerWatcherSource, ListPage, ResourceDescriptor, WatchEvent } from '../types.ts';
 import { fakeListerWatcher, page, testObject as obj, testScheduler } from '@rxinformer/testing';
@@ -118,12 +119,15 @@ describe('createInformerFactory', () => {
     expect(factory.hasSynced()).toBe(false);
   });
 
-  it('should let waitForCacheSync be called before start and before any informer is requested', async () => {
+  it('should reject waitForCacheSync at once before start and before any informer is requested', async () => {
     const { source, answer } = controllableSource();
     const factory = make(source);
-    const waiting = factory.waitForCacheSync();
-    const informer = factory.informerFor(pods);
+    await expect(factory.waitForCacheSync()).rejects.toThrow(FactoryNotStartedError);
+    await expect(factory.waitForCacheSync()).rejects.toThrow('the informer factory was not started: call start()');
     factory.start();
+    await expect(factory.waitForCacheSync()).rejects.toThrow(NoInformersError);
+    const informer = factory.informerFor(pods);
+    const waiting = factory.waitForCacheSync();
     answer('pods');
     await waiting;
     expect(informer.hasSynced()).toBe(true);

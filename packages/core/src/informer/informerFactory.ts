@@ -3,10 +3,21 @@
  * requested after `start()` start at once, `waitForCacheSync()` covers every informer requested
  * whenever, and `shutdown()` releases everything.
  */
-import { firstValueFrom, filter, race, map, Subject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { asyncScheduler, Subject, type SchedulerLike } from 'rxjs';
 import { InvalidOptionsError, RxInformerError } from '../errors.ts';
 import { expectedTypeOf } from '../expectedType.ts';
+import { checkSelectors } from '../labels/fieldSelector.ts';
+import {
+  checkCacheSyncOptions,
+  describeScope,
+  FactoryNotStartedError,
+  NoInformersError,
+  qualifiedResource,
+  waitForAll,
+} from './cacheSync.ts';
+import type { CacheSyncOptions, FactoryEntry } from './cacheSync.ts';
 import { validateResyncPeriod } from './resync.ts';
+import { isLogger, statusLogger, type InformerLogger } from './statusLogger.ts';
 import { createSharedInformer, type SharedInformer, type SharedInformerOptions } from './sharedInformer.ts';
 import type { InformerScope, KubeObject, ListerWatcherSource, ResourceDescriptor } from '../types.ts';
 
@@ -18,6 +29,11 @@ export interface InformerFactoryOptions extends InformerScope {
   transform?: (obj: KubeObject) => KubeObject;
   /** Where time runs. Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
+  /**
+   * Told of each informer's status changes: starts listing, synced, an error (once per distinct
+   * error), recovered (see `InformerLogger`; `console` fits). Default: none.
+   */
+  logger?: InformerLogger;
 }
 
 /** Per-informer options: a scope and informer options that override the factory's. */
@@ -47,12 +63,19 @@ export interface InformerFactory {
   /** Starts every informer, and every informer requested from now on. Idempotent; returns at once. */
   start(): void;
   /**
-   * Resolves once every informer requested so far, and any requested while waiting, has synced
-   * (with none requested yet, it waits for the first). An informer shut down on its own is no
-   * longer waited for. Rejects with `FactoryShutdownError` on
-   * `shutdown()`. Safe to call before `start()`; it does not start anything itself.
+   * Resolves once every informer requested so far, and any requested while waiting, has synced.
+   * An informer shut down on its own is no longer waited for. It speaks up rather than wait
+   * forever: rejects at once with `FactoryNotStartedError` before `start()`, with
+   * `NoInformersError` when no informer was requested, with `FactoryShutdownError` after or on
+   * `shutdown()`; with `CacheSyncTimeoutError` when `timeoutMs` passes or `signal` aborts, naming
+   * every informer not synced with its phase and last error (its `unsynced`). Throws
+   * `InvalidOptionsError` for a bad `timeoutMs` or `signal`.
+   *
+   * @example
+   * factory.start();
+   * await factory.waitForCacheSync({ timeoutMs: 60_000 }); // else: "caches not synced within 60000 ms; not synced: pods …"
    */
-  waitForCacheSync(): Promise<void>;
+  waitForCacheSync(options?: CacheSyncOptions): Promise<void>;
   /**
    * True when every informer requested so far has synced (false with none, and after `shutdown()`):
    * `waitForCacheSync` as a check, for readiness probes. An informer requested later makes it false
@@ -78,7 +101,7 @@ export interface InformerFactory {
 export function createInformerFactory(source: ListerWatcherSource, options: InformerFactoryOptions = {}): InformerFactory {
   if (typeof source !== 'function') throw new InvalidOptionsError('the ListerWatcher source must be a function');
   validateFactoryOptions(options);
-  const informers = new Map<string, SharedInformer<KubeObject>>();
+  const entries = new Map<string, FactoryEntry>();
   // The per-informer options each informer was made with, to hold later requests to them.
   const madeWith = new Map<string, PerInformerOptions<KubeObject>>();
   const requested = new Subject<void>();
@@ -89,13 +112,17 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
   const make = <T extends KubeObject>(key: string, resource: ResourceDescriptor<T>, scope: InformerScope, own: PerInformerOptions<T>) => {
     const informer = createSharedInformer<T>(source(resource, scope), informerOptions(resource, own, options));
     const held = informer as unknown as SharedInformer<KubeObject>;
-    informers.set(key, held);
+    entries.set(key, { informer: held, resource, scope });
+    if (options.logger) {
+      const about = { resource: qualifiedResource(resource), scope };
+      informer.status$.subscribe(statusLogger(options.logger, `informer ${about.resource}${describeScope(scope)}`, about));
+    }
     // An informer shut down on its own leaves the factory: waits no longer count it, and the next
     // request for its resource and scope makes a new one.
     informer.synced$.subscribe({
       complete: () => {
-        if (stopped || informers.get(key) !== held) return;
-        informers.delete(key);
+        if (stopped || entries.get(key)?.informer !== held) return;
+        entries.delete(key);
         requested.next();
       },
     });
@@ -113,7 +140,7 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
     const scope = scopeOf(resource, perInformer, options);
     const key = informerKey(resource, scope);
     const { namespace: _n, labelSelector: _l, fieldSelector: _f, ...own } = perInformer;
-    const existing = informers.get(key) as unknown as SharedInformer<T> | undefined;
+    const existing = entries.get(key)?.informer as unknown as SharedInformer<T> | undefined;
     if (existing) {
       reuseWith(existing, madeWith.get(key) ?? {}, own, resource.resource);
       return existing;
@@ -124,19 +151,27 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
     return informer;
   };
 
+  const all = (): FactoryEntry[] => [...entries.values()];
+  const sync = { entries: all, requested, closed, scheduler: options.scheduler ?? asyncScheduler };
   return {
     informerFor,
     start: () => {
       if (started || stopped) return;
       started = true;
-      for (const i of informers.values()) i.start();
+      for (const { informer } of all()) informer.start();
     },
-    waitForCacheSync: () => (stopped ? Promise.reject(new FactoryShutdownError()) : allSynced(informers, requested, closed)),
-    hasSynced: () => !stopped && informers.size > 0 && [...informers.values()].every((i) => i.hasSynced()),
+    waitForCacheSync: (waitOptions: CacheSyncOptions = {}) => {
+      checkCacheSyncOptions(waitOptions);
+      if (stopped) return Promise.reject(new FactoryShutdownError());
+      if (!started) return Promise.reject(new FactoryNotStartedError());
+      if (entries.size === 0) return Promise.reject(new NoInformersError());
+      return waitForAll(sync, waitOptions, () => new FactoryShutdownError());
+    },
+    hasSynced: () => !stopped && entries.size > 0 && all().every(({ informer }) => informer.hasSynced()),
     shutdown: () => {
       if (stopped) return;
       stopped = true;
-      for (const i of informers.values()) i.shutdown();
+      for (const { informer } of all()) informer.shutdown();
       closed.next();
       closed.complete();
       requested.complete();
@@ -161,51 +196,6 @@ function informerOptions<T extends KubeObject>(
     reflector: { expectedType: expectedTypeOf(resource), ...own.reflector },
     scheduler: factory.scheduler,
   };
-}
-
-/**
- * Resolves once every informer of `informers` has synced, re-checking whenever one syncs or a new
- * one is requested (with none yet, it waits for the first); rejects with `FactoryShutdownError`
- * when `closed` emits.
- */
-function allSynced(
-  informers: ReadonlyMap<string, SharedInformer<KubeObject>>,
-  requested: Observable<void>,
-  closed: Observable<void>,
-): Promise<void> {
-  const synced = (): boolean => informers.size > 0 && [...informers.values()].every((i) => i.hasSynced());
-  if (synced()) return Promise.resolve();
-  const changes = new Subject<void>();
-  const watched = new Map<SharedInformer<KubeObject>, Subscription>();
-  const watchAll = (): void => {
-    for (const i of informers.values())
-      if (!watched.has(i))
-        watched.set(
-          i,
-          i.synced$.subscribe(() => changes.next()),
-        );
-  };
-  watchAll();
-  const onRequest = requested.subscribe(() => {
-    watchAll();
-    changes.next();
-  });
-  return firstValueFrom(
-    race(
-      changes.pipe(
-        filter(synced),
-        map(() => undefined),
-      ),
-      closed.pipe(
-        map(() => {
-          throw new FactoryShutdownError();
-        }),
-      ),
-    ),
-  ).finally(() => {
-    onRequest.unsubscribe();
-    for (const s of watched.values()) s.unsubscribe();
-  });
 }
 
 /** Where an informer of `resource` lists and watches: its own scope, else the factory's. */
@@ -270,11 +260,11 @@ function reuseWith<T extends KubeObject>(
   if (indexers !== undefined) informer.addIndexers(indexers);
 }
 
+/** A scope's fields are strings, and its selectors ones the API server accepts (else it would answer 400 forever). */
 function validateScope(scope: InformerScope): void {
   if (scope === null || typeof scope !== 'object') throw new InvalidOptionsError('options must be an object');
-  for (const field of ['namespace', 'labelSelector', 'fieldSelector'] as const) {
-    if (scope[field] !== undefined && typeof scope[field] !== 'string') throw new InvalidOptionsError(`${field} must be a string`);
-  }
+  if (scope.namespace !== undefined && typeof scope.namespace !== 'string') throw new InvalidOptionsError('namespace must be a string');
+  checkSelectors(scope);
 }
 
 function validateFactoryOptions(options: InformerFactoryOptions): void {
@@ -282,4 +272,6 @@ function validateFactoryOptions(options: InformerFactoryOptions): void {
   validateResyncPeriod(options.resyncPeriodMs);
   if (options.transform !== undefined && typeof options.transform !== 'function')
     throw new InvalidOptionsError('transform must be a function');
+  if (options.logger !== undefined && !isLogger(options.logger))
+    throw new InvalidOptionsError('logger must be an object whose info, warn and error, when given, are functions');
 }

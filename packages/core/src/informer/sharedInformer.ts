@@ -44,6 +44,10 @@ export interface SharedInformer<T extends KubeObject> {
    * Every change of the store, hot, as deltas, after the store has been updated; each carries the
    * snapshot it produced. Resyncs go to handlers only: no `Sync` delta comes here. No replay: use
    * `store$` for the current state.
+   *
+   * Caveat: to feed a work queue, prefer `addEventHandler` (e.g. `enqueueKeys(queue)`): a handler
+   * is first handed every cached object, while a subscription made here after the informer has
+   * listed (a controller started on becoming leader) never hears of the objects already cached.
    */
   readonly events$: Observable<Delta<T>>;
   /** `false` until the first complete list has been applied, then `true`. */

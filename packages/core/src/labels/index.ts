@@ -1,5 +1,5 @@
 /**
- * Label selectors: parsing, matching and printing.
+ * Label selectors: parsing, matching and printing; field selectors: parsing.
  *
  * @module @rxinformer/core/labels
  */
@@ -13,3 +13,5 @@ export {
   isValidLabelValue,
 } from './labelSelector.ts';
 export type { LabelOperator, LabelRequirement, LabelSelector, LabelSelectorObject } from './labelSelector.ts';
+export { FieldSelectorError, parseFieldSelector, checkSelectors } from './fieldSelector.ts';
+export type { FieldOperator, FieldRequirement } from './fieldSelector.ts';

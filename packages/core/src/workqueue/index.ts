@@ -6,6 +6,7 @@ export type { WorkQueueEvent, WorkQueueMetrics, WorkQueueOptions } from './workq
 export { defaultControllerRateLimiter, exponentialFailureRateLimiter, maxOfRateLimiters, tokenBucketRateLimiter } from './rateLimiter.ts';
 export type { ExponentialFailureOptions, RateLimiter, TokenBucketOptions } from './rateLimiter.ts';
 export { ControllerSyncError, runController, toKeys } from './runController.ts';
+export { enqueueKeys } from './enqueueKeys.ts';
 export { InvalidReconcileResultError } from './reconcileWorker.ts';
 export type { ControllerError } from './reconcileWorker.ts';
 export type { ControllerHandle, ControllerMetrics, ControllerOptions, ControllerPhase, ReconcileResult } from './runController.ts';

@@ -111,7 +111,7 @@ export class ControllerSyncError extends RxInformerError {
  *
  * @example
  * const queue = new WorkQueue<string>();
- * pods.events$.pipe(toKeys()).subscribe((key) => queue.add(key));
+ * pods.addEventHandler(enqueueKeys(queue)); // the cached objects first, then every change
  * const ctl = runController({ queue, synced: pods.synced$, concurrency: 4, reconcile: async (key) => {
  *   const pod = pods.getStore().get(key); // undefined: deleted
  * } });
@@ -279,6 +279,12 @@ function whenSynced(
  * Maps informer deltas to work queue keys — by default each delta's own key (tombstones
  * included: a deleted object's key is reconciled too). `keysOf` maps a delta to other keys (say,
  * the owner's) or to none (`undefined` or `[]`).
+ *
+ * Caveat: `events$` does not replay. Piped from it, this names only the changes after the
+ * subscription: subscribed once the informer has listed (a controller started on becoming leader)
+ * it never names the objects already cached. Subscribe before `start()`, or feed a queue with
+ * `addEventHandler(enqueueKeys(queue))`, which is first handed the cache. `toKeys` fits streams of
+ * deltas from the start: `events$` subscribed before `start()`, a `deliverTo` pipeline, tests.
  *
  * @example
  * pods.events$.pipe(toKeys()).subscribe((key) => queue.add(key));

@@ -189,6 +189,27 @@ describe('WorkQueue', () => {
     });
   });
 
+  it('should ignore and count every kind of add once shutting down, still refusing bad arguments', async () => {
+    const q = new WorkQueue<string>();
+    q.add('a');
+    const a = await q.get();
+    const drained = q.shutDownWithDrain();
+    q.add('b');
+    q.add('a'); // being processed: not queued again either
+    q.addAfter('c', 10);
+    q.addAfter('d', 0);
+    q.addRateLimited('e');
+    expect(q.metrics()).toMatchObject({ depth: 0, delayed: 0, adds: 1, retries: 0, ignoredAfterShutdown: 5 });
+    expect(() => q.add(undefined as never)).toThrow(InvalidOptionsError);
+    expect(() => q.addAfter('f', Number.NaN)).toThrow(InvalidOptionsError);
+    expect(() => q.addRateLimited(undefined as never)).toThrow(InvalidOptionsError);
+    q.done(a!);
+    await drained;
+    expect(await q.get()).toBeUndefined();
+    q.add('g');
+    expect(q.metrics().ignoredAfterShutdown).toBe(6);
+  });
+
   describe('shutDownWithDrain', () => {
     it('should hand out every key queued before it, and those re-queued by done, then resolve', async () => {
       const q = new WorkQueue();

@@ -38,6 +38,11 @@ export interface WorkQueueMetrics {
   adds: number;
   /** Calls of `addRateLimited`. */
   retries: number;
+  /**
+   * Calls of `add`, `addAfter` and `addRateLimited` ignored because the queue was shutting down
+   * (an informer's handler still adding after its controller stopped, say).
+   */
+  ignoredAfterShutdown: number;
 }
 
 /**
@@ -65,6 +70,11 @@ interface Waiter<K> {
  * Keys are compared with `===` (SameValueZero): use strings or other primitives. `undefined` is
  * not a key.
  *
+ * After `shutdown()` or `shutDownWithDrain()`, `add`, `addAfter` and `addRateLimited` are ignored
+ * (as client-go's queue ignores them), never thrown at: handlers that still add while a controller
+ * stops need no guard. Their arguments are still checked (`InvalidOptionsError`), and each ignored
+ * call is counted in `metrics().ignoredAfterShutdown`.
+ *
  * @example
  * const queue = new WorkQueue<string>();
  * queue.add('default/web');
@@ -86,6 +96,7 @@ export class WorkQueue<K = string> {
   #shuttingDown = false;
   #adds = 0;
   #retries = 0;
+  #ignored = 0;
 
   constructor(options: WorkQueueOptions<K> = {}) {
     this.#scheduler = options.scheduler ?? asyncScheduler;
@@ -124,12 +135,19 @@ export class WorkQueue<K = string> {
 
   /** The queue's counters now. */
   metrics(): WorkQueueMetrics {
-    return { depth: this.length, processing: this.#processing.size, delayed: this.#delayed.size, adds: this.#adds, retries: this.#retries };
+    return {
+      depth: this.length,
+      processing: this.#processing.size,
+      delayed: this.#delayed.size,
+      adds: this.#adds,
+      retries: this.#retries,
+      ignoredAfterShutdown: this.#ignored,
+    };
   }
 
   /**
    * Queues `key` unless it is already waiting. A key being processed is queued again after its
-   * `done`. Ignored once the queue is shutting down.
+   * `done`. Ignored once the queue is shutting down (counted in `metrics().ignoredAfterShutdown`).
    *
    * `priority` (default 0, any finite number): keys of a higher priority are handed out first, in
    * the order they came within one priority. Adding a waiting key again with a higher priority
@@ -140,7 +158,7 @@ export class WorkQueue<K = string> {
     if (key === undefined) throw new InvalidOptionsError('a work queue key cannot be undefined');
     if (typeof priority !== 'number' || !Number.isFinite(priority))
       throw new InvalidOptionsError(`a work queue priority must be a finite number, got ${String(priority)}`);
-    if (this.#shuttingDown) return;
+    if (this.#ignoredWhenShuttingDown()) return;
     const dirty = this.#dirty.get(key);
     if (dirty !== undefined) {
       if (priority <= dirty) return;
@@ -157,13 +175,14 @@ export class WorkQueue<K = string> {
   /**
    * Queues `key` once `ms` have passed (any finite delay, also past a JavaScript timer's 24.8
    * days; `InvalidOptionsError` otherwise). Several delayed adds of one key keep only the earliest.
-   * Pending delays are cancelled by shutdown. `priority`: that of the `add` when the delay ends
+   * Pending delays are cancelled by shutdown; later calls are ignored. `priority`: that of the `add` when the delay ends
    * (the higher one wins when delayed adds of one key are merged).
    */
   addAfter(key: K, ms: number, priority = 0): void {
     if (typeof ms !== 'number' || !Number.isFinite(ms))
       throw new InvalidOptionsError(`addAfter needs a finite delay in ms, got ${String(ms)}`);
-    if (this.#shuttingDown) return;
+    if (key === undefined) throw new InvalidOptionsError('a work queue key cannot be undefined');
+    if (this.#ignoredWhenShuttingDown()) return;
     if (ms <= 0) {
       this.add(key, priority);
       return;
@@ -192,7 +211,8 @@ export class WorkQueue<K = string> {
    * negative number) makes it throw `InvalidOptionsError` naming the key; the key is not queued.
    */
   addRateLimited(key: K): void {
-    if (this.#shuttingDown) return;
+    if (key === undefined) throw new InvalidOptionsError('a work queue key cannot be undefined');
+    if (this.#ignoredWhenShuttingDown()) return;
     const ms = checkDelay(this.#limiter.when(key), key);
     this.#retries++;
     if (this.#events.observed) this.#events.next({ type: 'retried', key });
@@ -288,6 +308,12 @@ export class WorkQueue<K = string> {
     this.#publishDepth();
     this.#settle();
     return drained;
+  }
+
+  /** True (and counted) when the queue is shutting down: the add is ignored. */
+  #ignoredWhenShuttingDown(): boolean {
+    if (this.#shuttingDown) this.#ignored++;
+    return this.#shuttingDown;
   }
 
   /** Hands `key` to a waiting worker, or appends it at its priority. The key is in `#dirty`. */

@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { of, Subject } from 'rxjs';
+import { InvalidOptionsError } from '../errors.ts';
+import { createSharedInformer } from '../informer/sharedInformer.ts';
+import { toKeys } from './runController.ts';
+import { enqueueKeys } from './enqueueKeys.ts';
+import type { KubeObject, WatchEvent } from '../types.ts';
+import { fakeListerWatcher, page, testObject as obj, until } from '@rxinformer/testing';
+
+const running: { shutdown(): void }[] = [];
+afterEach(() => running.splice(0).forEach((i) => i.shutdown()));
+
+/** A started informer that has listed `a` and `b` and watches `watch`, shut down after the test. */
+async function syncedInformer(watch: Subject<WatchEvent>) {
+  const lw = fakeListerWatcher();
+  lw.scriptList(of(page([obj('a', '1'), obj('b', '2')], '5')));
+  lw.scriptWatch(watch);
+  const informer = createSharedInformer(lw);
+  running.push(informer);
+  informer.start();
+  await until(() => informer.hasSynced());
+  return informer;
+}
+
+describe('enqueueKeys', () => {
+  it('should hand a queue added after the informer synced every cached key, then each change, where events$ misses the cache', async () => {
+    const watch = new Subject<WatchEvent>();
+    const informer = await syncedInformer(watch);
+    const fromHandler: string[] = [];
+    const fromEvents: string[] = [];
+    informer.addEventHandler(enqueueKeys({ add: (k: string) => fromHandler.push(k) }));
+    informer.events$.pipe(toKeys()).subscribe((k) => fromEvents.push(k)); // the trap: no replay
+    await until(() => fromHandler.length === 2);
+    watch.next({ type: 'ADDED', object: obj('c', '6') });
+    watch.next({ type: 'DELETED', object: obj('a', '7') });
+    await until(() => fromHandler.length === 4);
+    expect(fromHandler.slice(0, 2).sort()).toEqual(['default/a', 'default/b']); // the cache, in its order
+    expect(fromHandler.slice(2)).toEqual(['default/c', 'default/a']);
+    expect(fromEvents).toEqual(['default/c', 'default/a']);
+  });
+
+  it('should add the keys keysOf maps an object to, a deletion by its last known object', async () => {
+    const watch = new Subject<WatchEvent>();
+    const informer = await syncedInformer(watch);
+    const added: string[] = [];
+    const ownerOf = (o: KubeObject) => (o.metadata?.name === 'b' ? [] : [`owner-of-${o.metadata?.name}`, 'all']);
+    informer.addEventHandler(enqueueKeys({ add: (k: string) => added.push(k) }, ownerOf));
+    watch.next({ type: 'MODIFIED', object: obj('b', '6') });
+    watch.next({ type: 'DELETED', object: obj('a', '7') });
+    await until(() => added.length === 4);
+    expect(added).toEqual(['owner-of-a', 'all', 'owner-of-a', 'all']);
+  });
+
+  it('should refuse a queue without add and a keysOf that is not a function', () => {
+    expect(() => enqueueKeys({} as never)).toThrow(InvalidOptionsError);
+    expect(() => enqueueKeys({ add: () => {} }, 'owner' as never)).toThrow('keysOf must be a function');
+  });
+});

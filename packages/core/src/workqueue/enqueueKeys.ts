@@ -1,0 +1,45 @@
+/**
+ * The usual way to feed a work queue from an informer: an event handler that adds keys. A
+ * handler, unlike `events$`, is first handed everything the cache holds, so a controller started
+ * late (a new leader, a worker added at run time) still looks at every object.
+ */
+import { InvalidOptionsError } from '../errors.ts';
+import type { EventHandler } from '../informer/handlerTypes.ts';
+import { metaNamespaceKeyFunc } from '../store/keys.ts';
+import type { KubeObject } from '../types.ts';
+
+/**
+ * An event handler that adds keys to `queue`: by default each object's `namespace/name` key
+ * (`metaNamespaceKeyFunc`; a deletion's own key), or the keys `keysOf` maps an object to (say, its
+ * owner's), none for `undefined` or `[]`. On a deletion `keysOf` gets the last known object, and is
+ * not called when none is known. Register it with `addEventHandler`: it gets the cache's objects
+ * first (as adds), then every change, and resyncs when the handler has a `resyncPeriodMs`.
+ *
+ * Give `keysOf` when the informer has a `keyFunc` of its own: the default is the standard key.
+ *
+ * @example
+ * pods.addEventHandler(enqueueKeys(queue));
+ * pods.addEventHandler(enqueueKeys(queue, (pod) => ownerKey(pod)), { resyncPeriodMs: 600_000 });
+ */
+export function enqueueKeys<T extends KubeObject = KubeObject, K = string>(
+  queue: { add(key: K): void },
+  keysOf?: (obj: T) => K | readonly K[] | undefined,
+): EventHandler<T> {
+  if (queue === null || typeof queue !== 'object' || typeof queue.add !== 'function')
+    throw new InvalidOptionsError('enqueueKeys needs a queue with add(key)');
+  if (keysOf !== undefined && typeof keysOf !== 'function') throw new InvalidOptionsError('keysOf must be a function');
+  const add = (keys: K | readonly K[] | undefined): void => {
+    if (keys === undefined) return;
+    if (Array.isArray(keys)) for (const k of keys as readonly K[]) queue.add(k);
+    else queue.add(keys as K);
+  };
+  const of = keysOf ?? ((obj: T) => metaNamespaceKeyFunc(obj) as K);
+  return {
+    onAdd: (obj) => add(of(obj)),
+    onUpdate: (_old, obj) => add(of(obj)),
+    onDelete: (deleted) => {
+      if (keysOf === undefined) add(deleted.key as K);
+      else if (deleted.lastKnown !== undefined) add(keysOf(deleted.lastKnown));
+    },
+  };
+}
