@@ -34,6 +34,8 @@ export type {
   ResourceApi,
   WriteOptions,
 } from './resourceApi.ts';
+export { recordedApi } from './recordedApi.ts';
+export type { WriteOutcome } from './recordedApi.ts';
 export { draftPatch, toPointer } from './jsonPatch.ts';
 export type { DraftPatch, JsonPatchOperation, Recipe } from './jsonPatch.ts';
 export { retryOnConflict } from './retry.ts';
