@@ -8,6 +8,8 @@ import { Subject, of } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { createInformerFactory, type KubeObject, type ResourceDescriptor, type WatchEvent } from '@rxinformer/core';
 import { fakeListerWatcher, page, testObject, virtualClock } from '@rxinformer/testing';
+import { Registry } from 'prom-client';
+import { controllerReadYourWritesMetrics } from '@rxinformer/prometheus';
 import type { ApiClient, ApiRequest } from '../apiClient.ts';
 import { controllerFor, type ControllerBuilderOptions } from './controllerBuilder.ts';
 
@@ -65,6 +67,9 @@ describe('read-your-writes of a builder controller, the watch lagging 50 ms behi
     expect(second).toBeGreaterThanOrEqual(50); // not at the 10 ms requeue
     const stats = ctl.readYourWritesStats();
     expect(stats).toMatchObject({ holds: 2, released: 2, timeouts: 0, heldMs: 80, pending: 0 });
+    const registry = new Registry();
+    controllerReadYourWritesMetrics(ctl, { registry });
+    expect(await registry.metrics()).toMatch(/^controller_read_your_writes_held_seconds_total\{name="ryw"\} 0\.08$/m);
     await run.stop();
     factory.shutdown();
   });
