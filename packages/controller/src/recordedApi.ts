@@ -7,7 +7,15 @@ import type { KubeObject, Status } from '@rxinformer/core';
 import { refOf, type ObjectRef, type ResourceApi, type WriteOptions } from './resourceApi.ts';
 
 /** What one write left: the object as the server answered it, or `gone` (deleted at once). */
-export type WriteOutcome<T extends KubeObject> = { readonly object: T } | { readonly gone: ObjectRef };
+export type WriteOutcome<T extends KubeObject> =
+  | {
+      /** The object as the server answered the write. */
+      readonly object: T;
+    }
+  | {
+      /** The object deleted at once. */
+      readonly gone: ObjectRef;
+    };
 
 /**
  * `api` with each stored write's outcome given to `onWrite` once the server answered it. A delete

@@ -48,7 +48,12 @@ export interface ControllerBuilderOptions<T extends KubeObject> {
    * reconcile made through `req.api` to the resources the controller follows, at most `timeoutMs`
    * (default 10 000). `false` turns it off. Default on.
    */
-  readYourWrites?: boolean | { timeoutMs?: number };
+  readYourWrites?:
+    | boolean
+    | {
+        /** How long a key's reconcile waits at most, in ms. Default 10 000. */
+        timeoutMs?: number;
+      };
 }
 
 /** Options of a secondary source. */
