@@ -85,6 +85,8 @@ export interface Controller {
 /**
  * The reconcile `runController` runs for a key of a term: the request from the cache, the answer
  * checked. A key whose writes the caches do not show yet is not reconciled: `tracker` adds it again.
+ * The writes of a reconcile that failed or answered a rate-limited `requeue` hold nothing: a held
+ * reconcile counts as done, which would forget the key's growing backoff.
  */
 function reconcileOf<T extends KubeObject>(
   parts: ControllerParts<T>,
@@ -96,14 +98,19 @@ function reconcileOf<T extends KubeObject>(
     const object = parts.primary.getStore().get(key);
     const { namespace, name } = splitMetaNamespaceKey(key);
     const api = requestApi(writes, tracker, key);
+    let result: ReconcileResult | undefined;
     try {
       const answer: unknown = await parts.reconcile(
         namespace === undefined ? { key, name, object, api } : { key, namespace, name, object, api },
       );
-      return checkReconcileResult(key, answer);
-    } finally {
-      tracker?.commit(key);
+      result = checkReconcileResult(key, answer);
+    } catch (e) {
+      tracker?.drop(key); // retried with backoff: a hold would forget it
+      throw e;
     }
+    if (result?.requeue === true && result.requeueAfterMs === undefined) tracker?.drop(key);
+    else tracker?.commit(key);
+    return result;
   };
 }
 

@@ -114,6 +114,12 @@ export class WriteTracker {
     this.#owed.delete(primaryKey);
   }
 
+  /** The reconcile of `primaryKey` ended without a hold: its writes are not waited for. */
+  drop(primaryKey: string): void {
+    for (const w of this.#running.get(primaryKey) ?? []) this.#forget(w);
+    this.#running.delete(primaryKey);
+  }
+
   /** True when the reconcile of `primaryKey` must wait: its writes are not all shown yet. */
   holds(primaryKey: string): boolean {
     this.#owed.delete(primaryKey);

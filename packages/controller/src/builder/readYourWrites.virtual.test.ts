@@ -100,6 +100,28 @@ describe('read-your-writes of a builder controller, the watch lagging 50 ms behi
   });
 });
 
+describe('read-your-writes of a failing reconcile', () => {
+  it('should not hold the retries of a reconcile that wrote and failed, which keep their growing backoff', async () => {
+    const { ts, advance } = virtualClock(1);
+    const { client, factory, writes } = laggingServer(ts, 1000); // its own writes come back after the test
+    const attempts: number[] = [];
+    const ctl = controllerFor(factory, pods, { name: 'fails', scheduler: ts, client, maxRetries: 3, queue: { baseDelayMs: 20 } }).reconcile(
+      async ({ api }) => {
+        attempts.push(ts.now());
+        await api(pods).mergePatch({ namespace: 'default', name: 'a' }, { metadata: { labels: { n: String(attempts.length) } } });
+        throw new Error('fails after its write');
+      },
+    );
+    const run = ctl.start();
+    await advance(300);
+    expect(writes).toHaveLength(4);
+    expect(attempts.slice(1).map((t, i) => t - attempts[i])).toEqual([20, 40, 80]); // the retries' backoff, doubling
+    expect(ctl.readYourWritesStats()).toMatchObject({ holds: 0, pending: 0 });
+    await run.stop();
+    factory.shutdown();
+  });
+});
+
 describe('the write options of controllerFor', () => {
   const factory = createInformerFactory(() => fakeListerWatcher() as never);
   it.each([
