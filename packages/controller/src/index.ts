@@ -4,7 +4,9 @@
  * sent as JSON Patch with a resourceVersion test, merge patch, server-side apply, status writes,
  * delete with preconditions, `createOrUpdate`, `retryOnConflict`, typed API errors, owner
  * references, finalizers, an event recorder, and the controller builder (`controllerFor`: one primary
- * resource, `owns`, `watches`, predicates, priorities, debounce). Browser-safe: rxjs, immer and core only.
+ * resource, `owns`, `watches`, predicates, priorities, debounce, and read-your-writes: a key's next
+ * reconcile waits until the caches show the writes its last one made through `req.api`).
+ * Browser-safe: rxjs, immer and core only.
  *
  * @example
  * const client = fetchApiClient({ baseUrl: 'http://127.0.0.1:8001' });
@@ -34,6 +36,8 @@ export type {
   ResourceApi,
   WriteOptions,
 } from './resourceApi.ts';
+export { recordedApi } from './recordedApi.ts';
+export type { WriteOutcome } from './recordedApi.ts';
 export { draftPatch, toPointer } from './jsonPatch.ts';
 export type { DraftPatch, JsonPatchOperation, Recipe } from './jsonPatch.ts';
 export { retryOnConflict } from './retry.ts';

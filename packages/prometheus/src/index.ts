@@ -22,6 +22,8 @@ export { workqueueMetrics, WORKQUEUE_METRICS } from './workqueueMetrics.ts';
 export type { MetricsRegistration, ObservedQueue, WorkqueueMetricsOptions } from './workqueueMetrics.ts';
 export { controllerWorkqueueMetrics } from './controllerMetrics.ts';
 export type { ObservedController } from './controllerMetrics.ts';
+export { controllerReadYourWritesMetrics, READ_YOUR_WRITES_METRICS } from './readYourWritesMetrics.ts';
+export type { ObservedReadYourWrites, ReadYourWritesCounts, ReadYourWritesMetricsOptions } from './readYourWritesMetrics.ts';
 export { informerMetrics, INFORMER_METRICS } from './informerMetrics.ts';
 export type { InformerMetricsOptions, InformerMetricsRegistration } from './informerMetrics.ts';
 export { HANDLER_METRIC_NAMES } from './handlerMetrics.ts';

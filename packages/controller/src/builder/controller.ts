@@ -14,9 +14,12 @@ import {
   type SharedInformer,
   type WorkQueueOptions,
 } from '@rxinformer/core';
+import type { ApiClient } from '../apiClient.ts';
 import { Debouncer } from './debounce.ts';
+import { WriteTracker, type ReadYourWritesStats } from './readYourWrites.ts';
 import { checkReconcileResult, type Reconcile, type ReconcileResult } from './reconcileTypes.ts';
 import { attachSource, type Source } from './sources.ts';
+import { requestApi, resourceKey, type WriteParts } from './writes.ts';
 
 /** `start()` was called on a controller that is running: stop it first. */
 export class ControllerRunningError extends RxInformerError {
@@ -49,6 +52,10 @@ export interface ControllerParts<T extends KubeObject> {
   readonly scheduler: SchedulerLike | undefined;
   /** Called with each failure. */
   readonly onError: ((error: ControllerError<string>) => void) | undefined;
+  /** The client of `req.api`; undefined: none. */
+  readonly client: ApiClient | undefined;
+  /** How long a key's reconcile waits for the caches to show its writes; undefined: it does not. */
+  readonly readYourWritesMs: number | undefined;
 }
 
 /** A running term of a controller: `runController`'s handle. `whileLeading` can stop it. */
@@ -65,6 +72,8 @@ export interface Controller {
   readonly queue$: Observable<WorkQueue<string> | undefined>;
   /** True between `start()` and the end of `stop()`. */
   isRunning(): boolean;
+  /** The read-your-writes counts so far, over every term (`@rxinformer/prometheus` can export them). */
+  readYourWritesStats(): ReadYourWritesStats;
   /**
    * Starts a term: starts the informers, registers the handlers (which replay the caches), and
    * reconciles once every handler has seen its initial list. Throws `ControllerRunningError` while
@@ -73,20 +82,46 @@ export interface Controller {
   start(): RunningController;
 }
 
-/** The reconcile `runController` runs for a key: the request from the cache, the answer checked. */
-function reconcileOf<T extends KubeObject>(parts: ControllerParts<T>): (key: string) => Promise<ReconcileResult | undefined> {
+/**
+ * The reconcile `runController` runs for a key of a term: the request from the cache, the answer
+ * checked. A key whose writes the caches do not show yet is not reconciled: `tracker` adds it again.
+ * The writes of a reconcile that failed or answered a rate-limited `requeue` hold nothing: a held
+ * reconcile counts as done, which would forget the key's growing backoff.
+ */
+function reconcileOf<T extends KubeObject>(
+  parts: ControllerParts<T>,
+  writes: WriteParts,
+  tracker: WriteTracker | undefined,
+): (key: string) => Promise<ReconcileResult | undefined> {
   return async (key) => {
+    if (tracker?.holds(key) === true) return undefined;
     const object = parts.primary.getStore().get(key);
     const { namespace, name } = splitMetaNamespaceKey(key);
-    const answer: unknown = await parts.reconcile(namespace === undefined ? { key, name, object } : { key, namespace, name, object });
-    return checkReconcileResult(key, answer);
+    const api = requestApi(writes, tracker, key);
+    let result: ReconcileResult | undefined;
+    try {
+      const answer: unknown = await parts.reconcile(
+        namespace === undefined ? { key, name, object, api } : { key, namespace, name, object, api },
+      );
+      result = checkReconcileResult(key, answer);
+    } catch (e) {
+      tracker?.drop(key); // retried with backoff: a hold would forget it
+      throw e;
+    }
+    if (result?.requeue === true && result.requeueAfterMs === undefined) tracker?.drop(key);
+    else tracker?.commit(key);
+    return result;
   };
 }
+
+/** Read-your-writes counts at zero. */
+const noStats = (): ReadYourWritesStats => ({ holds: 0, released: 0, timeouts: 0, heldMs: 0, pending: 0 });
 
 /** Makes the controller of `parts`. */
 export function makeController<T extends KubeObject>(parts: ControllerParts<T>): Controller {
   const queue$ = new BehaviorSubject<WorkQueue<string> | undefined>(undefined);
-  const reconcile = reconcileOf(parts);
+  const writes: WriteParts = { client: parts.client, informers: new Map(parts.sources.map((s) => [resourceKey(s.resource), s.informer])) };
+  const stats = noStats();
   let running: RunningController | undefined;
 
   const start = (): RunningController => {
@@ -95,12 +130,23 @@ export function makeController<T extends KubeObject>(parts: ControllerParts<T>):
     const { scheduler } = parts;
     const queue = new WorkQueue<string>({ ...parts.queue, ...(scheduler && { scheduler }) });
     const debouncer = new Debouncer(queue, parts.debounceMs, scheduler ?? asyncScheduler);
-    const registrations = parts.sources.map((source) => attachSource(source, (key, priority) => debouncer.push(key, priority)));
+    const ms = parts.readYourWritesMs;
+    const tracker = ms === undefined ? undefined : new WriteTracker(ms, scheduler ?? asyncScheduler, (key) => queue.add(key), stats);
+    const registrations = parts.sources.map((source) =>
+      attachSource(
+        source,
+        (key, priority) => {
+          tracker?.added(key);
+          debouncer.push(key, priority);
+        },
+        tracker && ((key, state, lastKnown) => tracker.observe(source.informer, key, state, lastKnown)),
+      ),
+    );
     const synced = combineLatest(registrations.map((r) => r.synced$)).pipe(map((all) => all.every(Boolean)));
     const handle = runController<string>({
       queue,
       synced,
-      reconcile,
+      reconcile: reconcileOf(parts, writes, tracker),
       concurrency: parts.concurrency,
       ...(parts.maxRetries !== undefined && { maxRetries: parts.maxRetries }),
       ...(scheduler && { scheduler }),
@@ -118,6 +164,7 @@ export function makeController<T extends KubeObject>(parts: ControllerParts<T>):
             debouncer.flush(); // a drain reconciles what was heard
           else debouncer.cancel();
           await handle.stop(options);
+          tracker?.dispose();
           running = undefined;
           queue$.next(undefined);
         })();
@@ -129,5 +176,11 @@ export function makeController<T extends KubeObject>(parts: ControllerParts<T>):
     return term;
   };
 
-  return { name: parts.name, queue$: queue$.asObservable(), isRunning: () => running !== undefined, start };
+  return {
+    name: parts.name,
+    queue$: queue$.asObservable(),
+    isRunning: () => running !== undefined,
+    readYourWritesStats: () => ({ ...stats }),
+    start,
+  };
 }

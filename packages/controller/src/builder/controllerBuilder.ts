@@ -13,6 +13,7 @@ import {
   type SharedInformer,
   type WorkQueueOptions,
 } from '@rxinformer/core';
+import type { ApiClient } from '../apiClient.ts';
 import { makeController, type Controller } from './controller.ts';
 import { controllerOwnerKey } from './ownerKey.ts';
 import { checkPredicates, type Predicate } from './predicates.ts';
@@ -40,6 +41,19 @@ export interface ControllerBuilderOptions<T extends KubeObject> {
   scheduler?: SchedulerLike;
   /** Called with each failure, as well as the running term's `errors$`. */
   onError?: (error: ControllerError<string>) => void;
+  /** The client of the reconcile's writes, `req.api(descriptor)`. Default: none (`req.api` throws). */
+  client?: ApiClient;
+  /**
+   * Read-your-writes: a key's next reconcile waits until the caches show the writes its last
+   * reconcile made through `req.api` to the resources the controller follows, at most `timeoutMs`
+   * (default 10 000). `false` turns it off. Default on.
+   */
+  readYourWrites?:
+    | boolean
+    | {
+        /** How long a key's reconcile waits at most, in ms. Default 10 000. */
+        timeoutMs?: number;
+      };
 }
 
 /** Options of a secondary source. */
@@ -58,6 +72,15 @@ export type MapToKeys<S extends KubeObject> = (oldObj: S | undefined, newObj: S 
 /** The largest debounce a JavaScript timer takes, in ms. */
 const MAX_DEBOUNCE_MS = 2 ** 31 - 1;
 
+/** How long a key's reconcile waits for the caches to show its writes, by default. */
+const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
+
+/** The read-your-writes timeout of the option; undefined: off. */
+function readYourWritesMs(option: ControllerBuilderOptions<KubeObject>['readYourWrites']): number | undefined {
+  if (option === false) return undefined;
+  return (option === true ? undefined : option?.timeoutMs) ?? READ_YOUR_WRITES_TIMEOUT_MS;
+}
+
 /** Collects a controller's sources; `reconcile(fn)` makes it. */
 export class ControllerBuilder<T extends KubeObject> {
   readonly #factory: InformerFactory;
@@ -75,6 +98,7 @@ export class ControllerBuilder<T extends KubeObject> {
     this.#primaryInformer = factory.informerFor(primary);
     const source: Source<T> = {
       name: `${options.name}/${primary.resource}`,
+      resource: primary,
       informer: this.#primaryInformer,
       predicates: checkPredicates(options.predicates ?? [], 'controllerFor'),
       keysOf: (_old, _new, key) => key,
@@ -122,6 +146,8 @@ export class ControllerBuilder<T extends KubeObject> {
       queue: o.queue ?? {},
       scheduler: o.scheduler,
       onError: o.onError,
+      client: o.client,
+      readYourWritesMs: readYourWritesMs(o.readYourWrites),
     });
   }
 
@@ -129,6 +155,7 @@ export class ControllerBuilder<T extends KubeObject> {
     this.#checkOpen(how);
     const source: Source<S> = {
       name: `${this.#options.name}/${how}/${descriptor?.resource}`,
+      resource: descriptor,
       informer: this.#factory.informerFor(descriptor),
       predicates: checkPredicates(options?.predicates ?? [], how),
       keysOf: (oldObj, newObj) => keysOf(oldObj, newObj),
@@ -154,6 +181,7 @@ function validateBuilderOptions<T extends KubeObject>(
     throw new InvalidOptionsError('controllerFor needs an informer factory');
   if (typeof primary?.resource !== 'string') throw new InvalidOptionsError('controllerFor needs a resource descriptor');
   if (typeof o?.name !== 'string' || o.name === '') throw new InvalidOptionsError('controllerFor: name must be a non-empty string');
+  validateWriteOptions(o);
   const { concurrency, maxRetries, debounceMs } = o;
   if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1))
     throw new InvalidOptionsError(`controllerFor: concurrency must be an integer >= 1, got ${String(concurrency)}`);
@@ -162,6 +190,19 @@ function validateBuilderOptions<T extends KubeObject>(
   if (debounceMs !== undefined && (typeof debounceMs !== 'number' || !(debounceMs >= 0 && debounceMs <= MAX_DEBOUNCE_MS)))
     throw new InvalidOptionsError(
       `controllerFor: debounceMs must be a number of ms from 0 to ${MAX_DEBOUNCE_MS}, got ${String(debounceMs)}`,
+    );
+}
+
+/** Throws `InvalidOptionsError` for a `client` or `readYourWrites` option that is not one. */
+function validateWriteOptions<T extends KubeObject>({ client, readYourWrites: ryw }: ControllerBuilderOptions<T>): void {
+  if (client !== undefined && typeof client?.request !== 'function')
+    throw new InvalidOptionsError('controllerFor: client must be an ApiClient');
+  if (!(ryw === undefined || typeof ryw === 'boolean' || (typeof ryw === 'object' && ryw !== null)))
+    throw new InvalidOptionsError('controllerFor: readYourWrites must be a boolean or { timeoutMs }');
+  const timeoutMs = typeof ryw === 'object' ? ryw.timeoutMs : undefined;
+  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs > 0 && timeoutMs <= MAX_DEBOUNCE_MS)))
+    throw new InvalidOptionsError(
+      `controllerFor: readYourWrites.timeoutMs must be a number of ms above 0, at most ${MAX_DEBOUNCE_MS}, got ${String(timeoutMs)}`,
     );
 }
 

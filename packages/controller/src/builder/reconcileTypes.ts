@@ -3,6 +3,7 @@
  * does not compile, and checked at run time for callers without types.
  */
 import { InvalidOptionsError, InvalidReconcileResultError, type KubeObject } from '@rxinformer/core';
+import type { RequestApi } from './writes.ts';
 
 /** The object to reconcile: its key, and its state in the primary informer's cache now. */
 export interface ReconcileRequest<T extends KubeObject> {
@@ -14,6 +15,12 @@ export interface ReconcileRequest<T extends KubeObject> {
   readonly name: string;
   /** The object as the cache holds it now; `undefined`: it is gone (deleted, or never existed). */
   readonly object: T | undefined;
+  /**
+   * The reads and writes of a resource through the controller's `client` option (throws
+   * `InvalidOptionsError` without one). With read-your-writes on, the writes to a resource the
+   * controller follows hold this key's next reconcile until its informer's cache shows them.
+   */
+  readonly api: RequestApi;
 }
 
 /**

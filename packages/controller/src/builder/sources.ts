@@ -3,7 +3,13 @@
  * predicates, with a priority — low for the initial list (and a late handler's replay of the cache)
  * and for resyncs, normal for real changes (controller-runtime's priority queue).
  */
-import { metaNamespaceKeyFunc, type HandlerRegistration, type KubeObject, type SharedInformer } from '@rxinformer/core';
+import {
+  metaNamespaceKeyFunc,
+  type HandlerRegistration,
+  type KubeObject,
+  type ResourceDescriptor,
+  type SharedInformer,
+} from '@rxinformer/core';
 import { passes, type Predicate } from './predicates.ts';
 
 /** The priority of keys from the initial list and from resyncs (controller-runtime's `LowPriority`). */
@@ -22,6 +28,8 @@ export type SourceKeys = string | readonly string[] | undefined;
 export interface Source<T extends KubeObject> {
   /** The handler's name (for its metrics and errors). */
   readonly name: string;
+  /** The resource it follows. */
+  readonly resource: ResourceDescriptor<T>;
   /** The informer whose events it follows. */
   readonly informer: SharedInformer<T>;
   /** All must pass an event for it to count. */
@@ -46,24 +54,32 @@ function each(keys: SourceKeys, priority: number, enqueue: Enqueue): void {
   else for (const key of keys) enqueue(key, priority);
 }
 
+/** Sees each event of an informer before the predicates: its key, new state (undefined: deleted). */
+export type Observe = (key: string, state: KubeObject | undefined, lastKnown?: KubeObject) => void;
+
 /**
  * Registers `source`'s handler on its informer (which replays its cache to it first: a controller
- * started late on warm caches sees every cached object); its keys go to `enqueue`.
+ * started late on warm caches sees every cached object); its keys go to `enqueue`, each event
+ * first to `observe` when given.
  */
-export function attachSource<T extends KubeObject>(source: Source<T>, enqueue: Enqueue): HandlerRegistration {
+export function attachSource<T extends KubeObject>(source: Source<T>, enqueue: Enqueue, observe?: Observe): HandlerRegistration {
   const { predicates, keysOf } = source;
   return source.informer.addEventHandler(
     {
       onAdd: (obj, isInInitialList) => {
-        if (passes(predicates, 'add', obj))
-          each(keysOf(undefined, obj, metaNamespaceKeyFunc(obj)), isInInitialList ? LOW_PRIORITY : NORMAL_PRIORITY, enqueue);
+        const key = metaNamespaceKeyFunc(obj);
+        observe?.(key, obj);
+        if (passes(predicates, 'add', obj)) each(keysOf(undefined, obj, key), isInInitialList ? LOW_PRIORITY : NORMAL_PRIORITY, enqueue);
       },
       onUpdate: (oldObj, newObj) => {
+        const key = metaNamespaceKeyFunc(newObj);
+        observe?.(key, newObj);
         if (!passes(predicates, 'update', oldObj, newObj)) return;
         const priority = isResync(oldObj, newObj) ? LOW_PRIORITY : NORMAL_PRIORITY;
-        each(keysOf(oldObj, newObj, metaNamespaceKeyFunc(newObj)), priority, enqueue);
+        each(keysOf(oldObj, newObj, key), priority, enqueue);
       },
       onDelete: ({ key, lastKnown }) => {
+        observe?.(key, undefined, lastKnown);
         if (lastKnown === undefined || passes(predicates, 'delete', lastKnown))
           each(keysOf(lastKnown, undefined, key), NORMAL_PRIORITY, enqueue);
       },

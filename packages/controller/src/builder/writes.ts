@@ -1,0 +1,50 @@
+/**
+ * `req.api(descriptor)`: the reconcile's writes, through the builder's client. Writes to a resource
+ * the controller follows (its primary, `owns` or `watches`) are recorded for read-your-writes.
+ */
+import { InvalidOptionsError, metaNamespaceKeyFunc, type KubeObject, type ResourceDescriptor, type SharedInformer } from '@rxinformer/core';
+import type { ApiClient } from '../apiClient.ts';
+import { recordedApi, type WriteOutcome } from '../recordedApi.ts';
+import { resourceApi, type ResourceApi } from '../resourceApi.ts';
+import type { WriteTracker } from './readYourWrites.ts';
+
+/** What a reconcile's `api` is made of. */
+export interface WriteParts {
+  /** The builder's `client` option; undefined: `req.api` throws. */
+  readonly client: ApiClient | undefined;
+  /** The informer of each resource the controller follows, by `resourceKey`. */
+  readonly informers: ReadonlyMap<string, SharedInformer<KubeObject>>;
+}
+
+/** The request's `api` of a reconcile: makes a `ResourceApi` for a descriptor. */
+export type RequestApi = <S extends KubeObject>(resource: ResourceDescriptor<S>) => ResourceApi<S>;
+
+/** Identifies a resource among a controller's: `group/version/resource`. */
+export function resourceKey(resource: Pick<ResourceDescriptor, 'group' | 'version' | 'resource'>): string {
+  return `${resource.group}/${resource.version}/${resource.resource}`;
+}
+
+/** The cache key of what a write left: `namespace/name`, or `name`. */
+function keyOf(outcome: WriteOutcome<KubeObject>): string {
+  if ('object' in outcome) return metaNamespaceKeyFunc(outcome.object);
+  const { namespace, name } = outcome.gone;
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+/**
+ * The `api` of one reconcile of `primaryKey`: `ResourceApi`s over `parts.client`, whose writes to a
+ * followed resource `tracker` records (none when it is undefined: read-your-writes is off).
+ */
+export function requestApi(parts: WriteParts, tracker: WriteTracker | undefined, primaryKey: string): RequestApi {
+  return <S extends KubeObject>(resource: ResourceDescriptor<S>): ResourceApi<S> => {
+    if (parts.client === undefined) throw new InvalidOptionsError("req.api needs the controller's client option");
+    const api = resourceApi(parts.client, resource);
+    const informer = tracker && parts.informers.get(resourceKey(resource));
+    if (tracker === undefined || informer === undefined) return api;
+    return recordedApi(api, (outcome) => {
+      const rv = 'object' in outcome ? outcome.object.metadata?.resourceVersion : undefined;
+      if ('object' in outcome && rv === undefined) return; // nothing to wait for
+      tracker.record(primaryKey, informer, keyOf(outcome), rv);
+    });
+  };
+}
