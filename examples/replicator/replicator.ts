@@ -40,6 +40,13 @@ const sourceOf = (cm: V1ConfigMap | undefined) => {
   const ns = cm?.metadata?.labels?.[SOURCE_LABEL];
   return ns ? `${ns}/${cm!.metadata!.name}` : undefined;
 };
+/** A rejection handler: `fallback` for a 404 (gone already: the cache was behind), else the error again. */
+const unlessNotFound =
+  <T>(fallback: T) =>
+  (e: unknown): T => {
+    if (isNotFound(e)) return fallback;
+    throw e;
+  };
 /** Sources, and former sources still holding the finalizer: the objects the controller reconciles. */
 const ours = (cm: V1ConfigMap) => isSource(cm) || holds(cm);
 const primaryFilter: Predicate<V1ConfigMap> = { add: ours, update: (o, n) => ours(o) || ours(n), delete: ours };
@@ -65,6 +72,7 @@ export function replicator({ factory, client, events, log }: ReplicatorParts): C
       .map((ns) => ns.metadata!.name!)
       .filter((ns) => ns !== source.metadata!.namespace);
 
+  const warned = new Set<string>();
   const copyTo = async (key: string, source: V1ConfigMap, namespace: string) => {
     const { name, namespace: sourceNs } = source.metadata!;
     let foreign = false;
@@ -75,20 +83,22 @@ export function replicator({ factory, client, events, log }: ReplicatorParts): C
         if (source[field] === undefined) delete d[field];
         else d[field] = source[field];
     });
-    if (foreign) {
+    const seen = `${object.metadata!.uid}@${object.metadata!.resourceVersion}`;
+    if (foreign && !warned.has(seen)) {
+      warned.add(seen); // once per version of the foreign object
       const note = `${namespace}/${name} was not made by the replicator: left alone, not replicated from ${key}`;
       events.event(object, { type: 'Warning', reason: 'NotReplicated', action: 'Replicate', note, related: source });
       log(`left ${namespace}/${name} alone: not made by the replicator`);
-    } else if (result !== 'unchanged') log(`${result} ${namespace}/${name} from ${key}`);
+    } else if (!foreign && result !== 'unchanged') log(`${result} ${namespace}/${name} from ${key}`);
   };
   /** Deletes the copies of `key`, all of them or those outside `keep`. */
   const removeCopies = async (key: string, keep: readonly string[] = []) => {
     for (const copy of cache.getStore().byIndex('copies', key)) {
       if (keep.includes(copy.metadata!.namespace!)) continue;
-      await cms.delete(refOf(copy), { preconditions: { uid: copy.metadata!.uid! } }).catch((e: unknown) => {
-        if (!isNotFound(e)) throw e;
-      });
-      log(`deleted ${metaNamespaceKeyFunc(copy)}, a copy of ${key}`);
+      const deleted = await cms
+        .delete(refOf(copy), { preconditions: { uid: copy.metadata!.uid! } })
+        .then(() => true, unlessNotFound(false));
+      if (deleted) log(`deleted ${metaNamespaceKeyFunc(copy)}, a copy of ${key}`);
     }
   };
 
@@ -107,16 +117,14 @@ export function replicator({ factory, client, events, log }: ReplicatorParts): C
         await cms.update(source, (d) => void (d.metadata!.finalizers = d.metadata!.finalizers!.filter((f) => f !== FINALIZER)));
         return log(`${key} is no longer replicated`);
       }
-      await finalizer(cms, FINALIZER, source, {
+      const outcome = await finalizer(cms, FINALIZER, source, {
         apply: async (s) => {
           const targets = targetsOf(s);
           for (const ns of targets) await copyTo(key, s, ns);
           await removeCopies(key, targets); // namespaces no longer labelled
         },
-        cleanup: async () => {
-          await removeCopies(key);
-          log(`${key} deleted: its copies are gone`);
-        },
-      });
+        cleanup: () => removeCopies(key),
+      }).catch(unlessNotFound(undefined));
+      if (outcome?.event === 'cleanup') log(`${key} deleted: its copies are gone`);
     });
 }
