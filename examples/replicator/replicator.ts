@@ -6,11 +6,11 @@
  * is cleaned up by the next one. A same-named ConfigMap the replicator did not make is left alone,
  * with a Warning Event on it.
  */
-import type { V1ConfigMap } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
 import { configMaps, namespaces, type KubeInformerFactory } from '@rxinformer/client-node';
 import { controllerFor, finalizer, isNotFound, labelsChanged, refOf, resourceApi } from '@rxinformer/controller';
 import type { ApiClient, Controller, EventRecorder, Predicate } from '@rxinformer/controller';
-import { metaNamespaceKeyFunc } from '@rxinformer/core';
+import { metaNamespaceKeyFunc, type SharedInformer } from '@rxinformer/core';
 
 /** The label that makes a ConfigMap a source (value `true`). */
 export const REPLICATE_LABEL = 'replicate';
@@ -51,6 +51,16 @@ const unlessNotFound =
 const ours = (cm: V1ConfigMap) => isSource(cm) || holds(cm);
 const primaryFilter: Predicate<V1ConfigMap> = { add: ours, update: (o, n) => ours(o) || ours(n), delete: ours };
 
+/** The namespaces `source` is copied to: those labelled `team`, not being deleted, but its own. */
+function targetsOf(teams: SharedInformer<V1Namespace>, source: V1ConfigMap): string[] {
+  return teams
+    .getStore()
+    .list()
+    .filter((ns) => ns.metadata?.labels?.[TEAM_LABEL] !== undefined && !ns.metadata.deletionTimestamp)
+    .map((ns) => ns.metadata!.name!)
+    .filter((ns) => ns !== source.metadata!.namespace);
+}
+
 /**
  * The replicator controller, not started: `start()` it, or hand it to `whileLeading`.
  *
@@ -64,13 +74,6 @@ export function replicator({ factory, client, events, log }: ReplicatorParts): C
     indexers: { copies: (cm) => [sourceOf(cm)].filter((k) => k !== undefined), sources: (cm) => (isSource(cm) ? ['*'] : []) },
   });
   const teams = factory.informerFor(namespaces);
-  const targetsOf = (source: V1ConfigMap) =>
-    teams
-      .getStore()
-      .list()
-      .filter((ns) => ns.metadata?.labels?.[TEAM_LABEL] !== undefined && !ns.metadata.deletionTimestamp)
-      .map((ns) => ns.metadata!.name!)
-      .filter((ns) => ns !== source.metadata!.namespace);
 
   const warned = new Set<string>();
   const copyTo = async (key: string, source: V1ConfigMap, namespace: string) => {
@@ -119,7 +122,7 @@ export function replicator({ factory, client, events, log }: ReplicatorParts): C
       }
       const outcome = await finalizer(cms, FINALIZER, source, {
         apply: async (s) => {
-          const targets = targetsOf(s);
+          const targets = targetsOf(teams, s);
           for (const ns of targets) await copyTo(key, s, ns);
           await removeCopies(key, targets); // namespaces no longer labelled
         },
