@@ -37,6 +37,7 @@ const config: Config = {
   projects: [
     ...packages.map((name) => project(name, `<rootDir>/packages/${name}`, ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'])),
     project('docs', '<rootDir>/docs', ['<rootDir>/recipes/**/*.test.ts', '<rootDir>/test/**/*.test.ts']), // the recipes' code, run against the simulator; docs/api up to date
+    project('replicator', '<rootDir>/examples/replicator', ['<rootDir>/**/*.test.ts']), // the example's replicas as processes, on both servers
     // The packed tarballs, checked and installed into consumer projects outside the repository.
     {
       ...project('examples', '<rootDir>/examples', ['<rootDir>/test/**/*.test.ts']),

@@ -45,7 +45,7 @@ export type { RetryBackoff, RetryOptions } from './retry.ts';
 
 // Owners and finalizers
 export { AlreadyOwnedError, controllerOf, InvalidOwnerError, ownerKey, ownerReferenceTo, setControllerReference } from './owners.ts';
-export type { OwnerReference } from './owners.ts';
+export type { OwnerKind, OwnerReference } from './owners.ts';
 export { finalizer } from './finalizer.ts';
 export type { FinalizerHandlers, FinalizerOutcome, FinalizerRan, FinalizerSkipped } from './finalizer.ts';
 

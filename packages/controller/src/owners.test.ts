@@ -40,6 +40,48 @@ describe('owner references', () => {
     expect(() => setControllerReference(owner('r', '1', 'b'), { metadata: { name: 'node-thing' } })).toThrow(/cluster-scoped/);
     expect(() => setControllerReference({ kind: 'Replicator', metadata: { name: 'r' } }, cm())).toThrow(InvalidObjectError);
     // a cluster-scoped owner may own a namespaced object
-    expect(ownerKey(setControllerReference(owner('r', '1'), cm()), { kind: 'Replicator', clusterScoped: true })).toBe('r');
+    expect(ownerKey(setControllerReference(owner('r', '1'), cm()), { kind: 'Replicator', namespaced: false })).toBe('r');
+  });
+
+  const deployments = { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true };
+  const nodes = { group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false };
+  const owned = (ownerReferences: unknown, namespace = 'ns'): KubeObject => ({
+    metadata: { name: 'x', namespace, ownerReferences: ownerReferences as [] },
+  });
+
+  it("should key the controller owner of a resource descriptor's group and kind, as the builder's owns does", () => {
+    const ref = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'u' };
+    expect(
+      ownerKey(
+        owned([
+          { ...ref, name: 'other' },
+          { ...ref, controller: true },
+        ]),
+        deployments,
+      ),
+    ).toBe('ns/web');
+    expect(ownerKey(owned([{ apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'n', controller: true }]), nodes)).toBe('n1');
+    // The core group is a group: a descriptor's '' does not match apps.
+    expect(ownerKey(owned([{ ...ref, controller: true }]), { ...deployments, group: '' })).toBeUndefined();
+  });
+
+  it('should give no key for an owner that is not the controller, of another group or kind, or malformed', () => {
+    const ref = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'u', controller: true };
+    for (const refs of [
+      [{ ...ref, controller: false }],
+      [{ ...ref, apiVersion: 'extensions/v1beta1' }],
+      [{ ...ref, kind: 'ReplicaSet' }],
+      [{ ...ref, name: '' }],
+      [{ ...ref, apiVersion: 7 }],
+      [null],
+      'not a list',
+    ]) {
+      expect(ownerKey(owned(refs), deployments)).toBeUndefined();
+      expect(ownerKey(owned(refs), { kind: 'Deployment', apiVersion: 'apps/v1' })).toBeUndefined();
+    }
+    expect(controllerOf(owned('not a list'))).toBeUndefined();
+    expect(controllerOf(owned([null, { ...ref, name: 'first' }, { ...ref, name: 'second' }]))?.name).toBe('first');
+    expect(ownerKey(undefined, deployments)).toBeUndefined();
+    expect(ownerKey(owned([ref], ''), deployments)).toBeUndefined(); // a namespaced owner needs the namespace
   });
 });

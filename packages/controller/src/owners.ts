@@ -81,25 +81,50 @@ export function ownerReferenceTo(owner: KubeObject): OwnerReference {
   return { apiVersion, kind, name, uid };
 }
 
-/** The owner reference marked `controller: true`, if any. */
-export function controllerOf(obj: KubeObject): OwnerReference | undefined {
-  return (obj.metadata?.ownerReferences as OwnerReference[] | undefined)?.find((r) => r?.controller === true);
+/**
+ * The owner reference marked `controller: true`, if any (`metav1.GetControllerOf`). Reads
+ * what the server sent without trusting it: a missing or malformed list gives none.
+ */
+export function controllerOf(obj: KubeObject | undefined): OwnerReference | undefined {
+  const refs: unknown = obj?.metadata?.ownerReferences;
+  if (!Array.isArray(refs)) return undefined;
+  return (refs as (OwnerReference | null)[]).find((r) => r?.controller === true) ?? undefined;
+}
+
+/**
+ * Which owners `ownerKey` looks for. A `ResourceDescriptor` with its `kind` is one (its `group` and
+ * `namespaced` are read).
+ */
+export interface OwnerKind {
+  /** The owner's kind. Required. */
+  kind: string;
+  /** The owner's API group (`''`: the core group). Default: the group of `apiVersion`, or any group. */
+  group?: string;
+  /** An apiVersion whose group the owner's must share (the version is not compared). Default: any. */
+  apiVersion?: string;
+  /** False for a cluster-scoped owner: its key is its name. Default true. */
+  namespaced?: boolean;
 }
 
 /**
  * The `namespace/name` key (as `metaNamespaceKeyFunc` makes it) of `obj`'s controller, when it is of
- * `kind` (and of `apiVersion`'s group, when given): what to enqueue when an owned object changes.
- * Owners share the object's namespace, or are cluster-scoped (`clusterScoped: true`: the key is the name).
+ * `owner`'s kind and group: what to enqueue when an owned object changes (the builder's `owns`).
+ * A namespaced owner shares the object's namespace (none when `obj` has none); a cluster-scoped
+ * owner's key is its name. Undefined for no controller, another kind or group, or a malformed reference.
  *
  * @example
- * cmInformer.addEventHandler({ onUpdate: (_, cm) => { const k = ownerKey(cm, { kind: 'Replicator' }); if (k) queue.add(k); } });
+ * cmInformer.addEventHandler({ onUpdate: (_, cm) => { const k = ownerKey(cm, { kind: 'Replicator', apiVersion: 'example.com/v1' }); if (k) queue.add(k); } });
+ * ownerKey(pod, replicaSets); // a descriptor: group `apps`, namespaced
  */
-export function ownerKey(obj: KubeObject, owner: { kind: string; apiVersion?: string; clusterScoped?: boolean }): string | undefined {
+export function ownerKey(obj: KubeObject | undefined, owner: OwnerKind): string | undefined {
   const ref = controllerOf(obj);
-  if (!ref || ref.kind !== owner.kind) return undefined;
-  if (owner.apiVersion !== undefined && groupOf(ref.apiVersion) !== groupOf(owner.apiVersion)) return undefined;
-  const ns = obj.metadata?.namespace;
-  return owner.clusterScoped || !ns ? ref.name : `${ns}/${ref.name}`;
+  if (ref === undefined || ref.kind !== owner.kind || typeof ref.apiVersion !== 'string') return undefined;
+  if (typeof ref.name !== 'string' || ref.name === '') return undefined;
+  const group = owner.group ?? (owner.apiVersion === undefined ? undefined : groupOf(owner.apiVersion));
+  if (group !== undefined && groupOf(ref.apiVersion) !== group) return undefined;
+  if (owner.namespaced === false) return ref.name;
+  const ns = obj?.metadata?.namespace;
+  return typeof ns === 'string' && ns !== '' ? `${ns}/${ref.name}` : undefined;
 }
 
 /** Same owner as controller-runtime compares them: API group (not version), kind and name. */

@@ -14,8 +14,8 @@ import {
   type WorkQueueOptions,
 } from '@rxinformer/core';
 import type { ApiClient } from '../apiClient.ts';
+import { ownerKey } from '../owners.ts';
 import { makeController, type Controller } from './controller.ts';
-import { controllerOwnerKey } from './ownerKey.ts';
 import { checkPredicates, type Predicate } from './predicates.ts';
 import type { Reconcile } from './reconcileTypes.ts';
 import type { Source, SourceKeys } from './sources.ts';
@@ -117,7 +117,7 @@ export class ControllerBuilder<T extends KubeObject> {
     if (typeof kind !== 'string' || kind === '') throw new InvalidOptionsError('owns: the primary descriptor needs its kind');
     const owner = { ...primary, kind };
     return this.#add(owned, options, 'owns', (oldObj, newObj) => {
-      const keys = [controllerOwnerKey(oldObj, owner), controllerOwnerKey(newObj, owner)];
+      const keys = [ownerKey(oldObj, owner), ownerKey(newObj, owner)];
       return keys[0] === keys[1] ? keys.slice(1).filter(isKey) : keys.filter(isKey);
     });
   }
