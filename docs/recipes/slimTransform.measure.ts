@@ -6,8 +6,7 @@
  */
 import { realisticPod, startApiServer } from '@rxinformer/apiserver-sim';
 import { type KubeObject } from '@rxinformer/core';
-import { createPrepare, prepareEvent } from '@rxinformer/core/reflector';
-import { applyEvent, initialDeltaState, type DeltaStoreState } from '@rxinformer/core/store';
+import { applyEvent, createPrepare, prepareEvent, initialDeltaState, type DeltaStoreState } from '@rxinformer/core/store';
 import { LAST_APPLIED_ANNOTATION, slimTransform } from './slimTransform.ts';
 
 const count = Number(process.argv[2] ?? 10_000);

@@ -13,8 +13,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { metaNamespaceKeyFunc, type KubeObject, type ReflectorEvent } from '@rxinformer/core';
-import { createPrepare, prepareEvent } from '@rxinformer/core/reflector';
-import { applyEvent, initialDeltaState, type DeltaStoreState } from '@rxinformer/core/store';
+import { applyEvent, createPrepare, prepareEvent, initialDeltaState, type DeltaStoreState } from '@rxinformer/core/store';
 import { realisticPod } from '@rxinformer/apiserver-sim';
 import { applyCost } from './applyCost.ts';
 import { median } from './rounds.ts';

@@ -12,8 +12,7 @@
  * figure is the median round's CPU time.
  */
 import { type KubeObject } from '@rxinformer/core';
-import { createPrepare, prepareEvent } from '@rxinformer/core/reflector';
-import { applyEvent, initialDeltaState } from '@rxinformer/core/store';
+import { applyEvent, createPrepare, prepareEvent, initialDeltaState } from '@rxinformer/core/store';
 import { collidingKeys, processHashSeed } from '@rxinformer/testing';
 import { cpuMs } from './core.bench.ts';
 import { median } from './rounds.ts';

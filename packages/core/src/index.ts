@@ -133,6 +133,6 @@ export { fetchListerWatcher, httpListerWatcher } from './http/index.ts';
 export type { FetchListerWatcherOptions, HttpGet, HttpLimitOptions, HttpListerWatcherOptions, HttpResponse } from './http/index.ts';
 
 // Label selectors and operators
-export { FieldSelectorError, LabelSelectorError, matchesLabels, parseFieldSelector, parseLabelSelector } from './labels/index.ts';
-export type { FieldRequirement, LabelSelector } from './labels/index.ts';
+export { FieldSelectorError, LabelSelectorError, matchesLabels, parseLabelSelector } from './labels/index.ts';
+export type { LabelSelector } from './labels/index.ts';
 export { inNamespace, ofType, selectFromStore, withLabels } from './operators/index.ts';

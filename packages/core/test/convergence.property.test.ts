@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { scan } from 'rxjs';
 import { applyEvent, initialDeltaState, initialDeltaStep } from '../src/store/deltaStore.ts';
-import { createPrepare } from '../src/reflector/prepare.ts';
+import { createPrepare } from '../src/store/prepare.ts';
 import { reflector } from '../src/reflector/reflector.ts';
 import type { KubeObject } from '../src/types.ts';
 import { ModelServer } from './modelServer.ts';

@@ -1,6 +1,6 @@
 /** The informer's prepare stage and the delta store as one reducer over raw events, for the delta store's tests. */
 import { applyEvent, type DeltaStoreOptions, type DeltaStoreState } from '../src/store/deltaStore.ts';
-import { createPrepare, prepareEvent } from '../src/reflector/prepare.ts';
+import { createPrepare, prepareEvent } from '../src/store/prepare.ts';
 import type { Delta, KubeObject, ReflectorEvent } from '../src/types.ts';
 
 /** A state with what the last event did beside it, as the tests read it. */

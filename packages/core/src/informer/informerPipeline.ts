@@ -27,7 +27,7 @@ import {
 } from 'rxjs';
 import type { DeltaStoreOptions } from '../store/deltaStore.ts';
 import { informerStep, initialInformerStep, type InformerInput, type InformerState, type InformerStep } from './informerState.ts';
-import { createPrepare } from '../reflector/prepare.ts';
+import { createPrepare } from '../store/prepare.ts';
 import { reflector } from '../reflector/reflector.ts';
 import type { ReflectorOptions } from '../reflector/reflectorOptions.ts';
 import type { Delta, KubeObject, ListerWatcher } from '../types.ts';

@@ -17,8 +17,6 @@ export {
   WatchListUnsupportedError,
   WatchStalledError,
 } from './reflectorErrors.ts';
-export { createPrepare, prepareEvent, prepareEvents } from './prepare.ts';
-export type { Prepare, PrepareOptions } from './prepare.ts';
 export { expectedTypeOf, UnexpectedTypeError } from '../expectedType.ts';
 export type { ExpectedType, TypeMeta } from '../expectedType.ts';
 export { nextBackoff, resolveBackoff, backoffSuccess } from '../time/backoff.ts';

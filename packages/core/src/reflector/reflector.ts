@@ -24,7 +24,7 @@ import { idleMarks, idleTimeout } from '../time/idleTimeout.ts';
 import { timerAfter } from '../time/longTimer.ts';
 import { WatchIdleError } from './reflectorErrors.ts';
 import { step } from './reflectorMachine.ts';
-import type { Prepare } from './prepare.ts';
+import type { Prepare } from '../store/prepare.ts';
 import {
   initialReflectorModel,
   type ReflectorAction,

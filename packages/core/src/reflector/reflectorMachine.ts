@@ -20,7 +20,7 @@ import {
   WatchListUnsupportedError,
 } from './reflectorErrors.ts';
 import type { ReflectorAction, ReflectorModel, ReflectorInput, ReflectorState, StepContext, StepResult } from './reflectorModel.ts';
-import { prepareItems, prepareObjectEvent } from './prepare.ts';
+import { prepareItems, prepareObjectEvent } from '../store/prepare.ts';
 import { stallVerdict } from './stallCheck.ts';
 import { listOptions, stallCheckOptions, stallMsOf, streamingOptions, watchOptions } from './reflectorOptions.ts';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../types.ts';

@@ -5,7 +5,7 @@
 import type { BackoffState } from '../time/backoff.ts';
 import type { UnexpectedTypeError } from '../expectedType.ts';
 import type { InvalidObjectError } from '../errors.ts';
-import type { Prepare } from './prepare.ts';
+import type { Prepare } from '../store/prepare.ts';
 import type { ResolvedReflectorOptions } from './reflectorOptions.ts';
 import type { KubeObject, ListOptions, ListPage, ReflectorEvent, ReflectorStatus, WatchEvent, WatchOptions } from '../types.ts';
 

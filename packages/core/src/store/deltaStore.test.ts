@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { InvalidObjectError } from '../errors.ts';
 import { preparedReducer, summary, type Applied } from '../../test/preparedReducer.ts';
 import { applyEvent, initialDeltaState } from './deltaStore.ts';
-import { createPrepare } from '../reflector/prepare.ts';
+import { createPrepare } from './prepare.ts';
 import { objectOf, type Delta, type KubeObject, type ReflectorEvent } from '../types.ts';
 
 const obj = (name: string, uid: string, rv: string, extra: Record<string, unknown> = {}): KubeObject => ({

@@ -10,7 +10,7 @@
  */
 import { InvalidObjectError, type IndexerError } from '../errors.ts';
 import { createStore, type StoreSnapshot } from './indexer.ts';
-import type { PrepareOptions } from '../reflector/prepare.ts';
+import type { PrepareOptions } from './prepare.ts';
 import type { DeletedDelta, Delta, Indexers, KubeObject, ReflectorEvent } from '../types.ts';
 
 /** Options of the delta store: the store's and the prepare stage's. */

@@ -11,3 +11,5 @@ export { metaNamespaceKeyFunc, splitMetaNamespaceKey, namespaceIndexFunc, NAMESP
 export { PersistentMap } from './persistentMap.ts';
 export { fnv1a, seededFnv1a } from './keyHash.ts';
 export type { HashFunc } from './keyHash.ts';
+export { createPrepare, prepareEvent, prepareEvents } from './prepare.ts';
+export type { Prepare, PrepareOptions } from './prepare.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { NEVER, defer, from, lastValueFrom, toArray } from 'rxjs';
 import { InvalidObjectError } from '../errors.ts';
 import { createPrepare, prepareEvents } from './prepare.ts';
-import { reflector } from './reflector.ts';
+import { reflector } from '../reflector/reflector.ts';
 import type { KubeObject, ListPage, ReflectorEvent } from '../types.ts';
 import { fakeListerWatcher, page, testObject as obj, testScheduler } from '@rxinformer/testing';
 import { ev } from '../../test/reflectorHarness.ts';

@@ -15,7 +15,7 @@
  * reflector(lw, { prepare }).pipe(scan((s, e) => applyEvent(s.state, e), initialDeltaStep<V1Pod>()));
  */
 import { defer, map, type OperatorFunction } from 'rxjs';
-import { freezeReusing } from '../store/deepFreeze.ts';
+import { freezeReusing } from './deepFreeze.ts';
 import { InvalidObjectError } from '../errors.ts';
 import type { KubeObject, ReflectorEvent } from '../types.ts';
 
