@@ -12,7 +12,8 @@ async function main(): Promise<void> {
   informer.addEventHandler({
     onAdd: (pod) => console.log('added', pod.metadata?.name),
     onUpdate: (_old, pod) => console.log('updated', pod.metadata?.name, pod.status?.phase),
-    onDelete: ({ key, finalStateUnknown }) => console.log('deleted', key, finalStateUnknown ? '(while disconnected)' : ''),
+    onDelete: ({ key, lastKnown, finalStateUnknown }) =>
+      console.log('deleted', lastKnown?.metadata?.name ?? key, finalStateUnknown ? '(while disconnected)' : ''),
   });
   informer.status$.subscribe((s) => {
     if (s.lastError instanceof KubeApiError) console.log('api error', s.lastError.code);

@@ -8,9 +8,10 @@ const informer = factory.informerFor(pods); // SharedInformer<V1Pod>: one list+w
 informer.addEventHandler({
   onAdd: (pod) => console.log('added', pod.metadata?.name),
   onUpdate: (_old, pod) => console.log('updated', pod.metadata?.name, pod.status?.phase),
-  onDelete: ({ key, finalStateUnknown }) => console.log('deleted', key, finalStateUnknown ? '(while disconnected)' : ''),
+  onDelete: ({ key, lastKnown, finalStateUnknown }) =>
+    console.log('deleted', lastKnown?.metadata?.name ?? key, finalStateUnknown ? '(while disconnected)' : ''),
 });
 factory.start();
-await factory.waitForCacheSync();
+await factory.waitForCacheSync({ timeoutMs: 60_000 }); // rejects naming each informer not synced and why
 console.log('synced:', informer.getStore().list().length, 'pods cached');
 process.once('SIGINT', () => void factory.close());
