@@ -113,10 +113,7 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
     const informer = createSharedInformer<T>(source(resource, scope), informerOptions(resource, own, options));
     const held = informer as unknown as SharedInformer<KubeObject>;
     entries.set(key, { informer: held, resource, scope });
-    if (options.logger) {
-      const about = { resource: qualifiedResource(resource), scope };
-      informer.status$.subscribe(statusLogger(options.logger, `informer ${about.resource}${describeScope(scope)}`, about));
-    }
+    if (options.logger) logStatusOf(informer, resource, scope, options.logger);
     // An informer shut down on its own leaves the factory: waits no longer count it, and the next
     // request for its resource and scope makes a new one.
     informer.synced$.subscribe({
@@ -177,6 +174,17 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
       requested.complete();
     },
   };
+}
+
+/** Tells `logger` of `informer`'s status changes, naming its resource and scope. */
+function logStatusOf<T extends KubeObject>(
+  informer: SharedInformer<T>,
+  resource: ResourceDescriptor<T>,
+  scope: InformerScope,
+  logger: NonNullable<InformerFactoryOptions['logger']>,
+): void {
+  const about = { resource: qualifiedResource(resource), scope };
+  informer.status$.subscribe(statusLogger(logger, `informer ${about.resource}${describeScope(scope)}`, about));
 }
 
 /** The options of `informerFor` besides the scope: those of the informer itself. */

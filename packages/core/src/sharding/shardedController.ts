@@ -13,7 +13,7 @@ import { startShardRing, type ShardRing, type ShardRingOptions } from './shardRi
 import { shardSelectorFor } from './shardSelector.ts';
 import { shardedListerWatcher } from './shardedListerWatcher.ts';
 import { createSharedInformer, type SharedInformer, type SharedInformerOptions } from '../informer/sharedInformer.ts';
-import { objectOf, type KubeObject, type ListerWatcher } from '../types.ts';
+import { objectOf, type Delta, type KubeObject, type ListerWatcher } from '../types.ts';
 import { WorkQueue } from '../workqueue/workqueue.ts';
 
 /** Options of `runShardedController`: the ring's (but `drain`), the controller's (but `synced` and `queue`), and the source. */
@@ -73,7 +73,7 @@ export function runShardedController<T extends KubeObject>(options: ShardedContr
   /** Per slot, how many times it became active: a slot drained and given back is a new activation. */
   const activations = new Map<number, number>();
   /** Per key, its slot and the activation of that slot in which the key was last queued. */
-  const queued = new Map<string, { slot: number; activation: number }>();
+  const queued = new Map<string, QueuedKey>();
   let selector: string | undefined;
   const informer = createSharedInformer(
     shardedListerWatcher(source, () => selector),
@@ -94,29 +94,14 @@ export function runShardedController<T extends KubeObject>(options: ShardedContr
       if (slot === undefined || !active.has(slot)) return undefined; // handed over since it was queued
       return work.track(
         slot,
-        defer(() => {
-          const object = informer.getStore().get(key);
-          if (object === undefined) queued.delete(key);
-          const r = reconcile(key, object);
-          if (isObservable(r)) return r;
-          if (isPromiseLike(r)) return from(r);
-          const invalid = invalidDirectResult(key, r);
-          return invalid ? throwError(() => invalid) : of(r);
-        }),
+        defer(() => reconcileCached(key, informer, queued, reconcile)),
       );
     },
   });
   const subs: Subscription[] = [
     informer.events$.subscribe((d) => {
       const slot = slotOf(objectOf(d), slotCount, field);
-      if (active.has(slot)) {
-        const activation = activations.get(slot)!;
-        // A relist found it unchanged: already queued while its slot was active, unless the slot
-        // was drained since (its queued keys dropped) and given back.
-        if (d.type === 'Replaced' && queued.get(d.key)?.activation === activation) return;
-        queued.set(d.key, { slot, activation });
-        queue.add(d.key);
-      } else if (d.type === 'Deleted') queued.delete(d.key); // a slot handed over: its keys are forgotten
+      queueInSlot(d, slot, active.has(slot) ? activations.get(slot) : undefined, queued, queue);
     }),
     ring.active$.subscribe((slots) => {
       for (const s of slots) if (!active.has(s)) activations.set(s, (activations.get(s) ?? 0) + 1); // drained ones included
@@ -143,6 +128,46 @@ export function runShardedController<T extends KubeObject>(options: ShardedContr
         return ring.stop();
       })),
   };
+}
+
+/** Where a queued key belongs: its slot, and the activation of that slot in which it was queued. */
+type QueuedKey = { slot: number; activation: number };
+
+/**
+ * One delta of the informer: queued when its slot is active (`activation` given), unless a relist
+ * found it unchanged while it was already queued in this activation; forgotten when it was deleted
+ * in a slot handed over.
+ */
+function queueInSlot<T extends KubeObject>(
+  d: Delta<T>,
+  slot: number,
+  activation: number | undefined,
+  queued: Map<string, QueuedKey>,
+  queue: WorkQueue<string>,
+): void {
+  if (activation !== undefined) {
+    // A relist found it unchanged: already queued while its slot was active, unless the slot was
+    // drained since (its queued keys dropped) and given back.
+    if (d.type === 'Replaced' && queued.get(d.key)?.activation === activation) return;
+    queued.set(d.key, { slot, activation });
+    queue.add(d.key);
+  } else if (d.type === 'Deleted') queued.delete(d.key); // a slot handed over: its keys are forgotten
+}
+
+/** `reconcile` of `key` with its cached object (a key gone from the cache is forgotten), as an Observable. */
+function reconcileCached<T extends KubeObject>(
+  key: string,
+  informer: SharedInformer<T>,
+  queued: Map<string, QueuedKey>,
+  reconcile: ShardedControllerOptions<T>['reconcile'],
+): Observable<unknown> {
+  const object = informer.getStore().get(key);
+  if (object === undefined) queued.delete(key);
+  const r = reconcile(key, object);
+  if (isObservable(r)) return r;
+  if (isPromiseLike(r)) return from(r);
+  const invalid = invalidDirectResult(key, r);
+  return invalid ? throwError(() => invalid) : of(r);
 }
 
 /**
