@@ -4,7 +4,12 @@
  * warm cache, as a new leader), then N changes, one per object. The reconcile reads the object from
  * the cache and does nothing else, so the figures are the controllers' own cost.
  *
- *   node packages/controller/bench/reconcileRate.bench.ts [N] [rounds]
+ * Rounds alternate bare and builder in one process (each first every other round, garbage collected
+ * before each run), so that load from elsewhere falls on both; the
+ * ratio is the median of each round's builder/bare ratio (paired), steadier than a ratio of medians
+ * on a loaded machine. `ONLY=builder` or `ONLY=bare` runs one kind (for `--cpu-prof`).
+ *
+ *   node --conditions=@rxinformer/source --expose-gc packages/controller/bench/reconcileRate.bench.ts [N] [rounds]
  */
 import { performance } from 'node:perf_hooks';
 import { NEVER, Subject, concat, of, type Observable } from 'rxjs';
@@ -76,6 +81,7 @@ async function measure(run: Runner): Promise<{ initial: number; changes: number 
   const factory = warmFactory(changes);
   factory.start();
   await factory.waitForCacheSync();
+  (globalThis as { gc?: () => void }).gc?.(); // the list's and the last round's garbage: collected before, not during
   let n = 0;
   const t0 = performance.now();
   const ctl = run(factory, () => n++);
@@ -89,19 +95,22 @@ async function measure(run: Runner): Promise<{ initial: number; changes: number 
   return { initial: (N / (t1 - t0)) * 1000, changes: (N / (t2 - t1)) * 1000 };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const results = { builder: [] as { initial: number; changes: number }[], bare: [] as { initial: number; changes: number }[] };
+const only = process.env.ONLY;
 const keepAlive = setInterval(() => undefined, 1000); // in-memory informers hold no handle of their own
 for (let r = 0; r < ROUNDS; r++) {
-  results.bare.push(await measure(bare));
-  results.builder.push(await measure(builder));
+  // Each goes first every other round: neither always runs on the other's leftovers.
+  for (const kind of r % 2 === 0 ? (['bare', 'builder'] as const) : (['builder', 'bare'] as const))
+    if (only === undefined || only === kind) results[kind].push(await measure(kind === 'bare' ? bare : builder));
 }
 clearInterval(keepAlive);
 const row = (kind: 'initial' | 'changes') => {
   const b = median(results.builder.map((x) => x[kind]));
   const c = median(results.bare.map((x) => x[kind]));
-  return `${kind.padEnd(8)} builder ${Math.round(b).toString().padStart(8)}/s   bare runController ${Math.round(c).toString().padStart(8)}/s   ratio ${(b / c).toFixed(2)}`;
+  const paired = median(results.builder.map((x, i) => x[kind] / (results.bare[i]?.[kind] ?? NaN)));
+  return `${kind.padEnd(8)} builder ${Math.round(b).toString().padStart(8)}/s   bare runController ${Math.round(c).toString().padStart(8)}/s   ratio ${paired.toFixed(2)}`;
 };
-console.log(`N=${N}, concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds`);
+console.log(`N=${N}, concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds (ratio: median of the rounds' ratios)`);
 console.log(row('initial'));
 console.log(row('changes'));
