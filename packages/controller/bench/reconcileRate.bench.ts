@@ -4,7 +4,13 @@
  * warm cache, as a new leader), then N changes, one per object. The reconcile reads the object from
  * the cache and does nothing else, so the figures are the controllers' own cost.
  *
- *   node packages/controller/bench/reconcileRate.bench.ts [N] [rounds]
+ * Rounds alternate bare and builder in one process (each first every other round, garbage collected
+ * before each run), so that load from elsewhere falls on both; the
+ * ratio is the median of each round's builder/bare ratio (paired), steadier than a ratio of medians
+ * on a loaded machine. The `…Cpu` rows count reconciles per second of this process's CPU time, which
+ * other processes' load does not stretch. `ONLY=builder` or `ONLY=bare` runs one kind (for `--cpu-prof`).
+ *
+ *   node --conditions=@rxinformer/source --expose-gc packages/controller/bench/reconcileRate.bench.ts [N] [rounds]
  */
 import { performance } from 'node:perf_hooks';
 import { NEVER, Subject, concat, of, type Observable } from 'rxjs';
@@ -70,38 +76,55 @@ async function reach(count: () => number, target: number): Promise<void> {
   while (count() < target) await new Promise((r) => setImmediate(r));
 }
 
-/** Reconciles per second of the initial list and of N changes. */
-async function measure(run: Runner): Promise<{ initial: number; changes: number }> {
+/** The figures of one run: reconciles per wall-clock second and per second of this process's CPU. */
+type Rates = Record<'initial' | 'changes' | 'initialCpu' | 'changesCpu', number>;
+
+/** This process's CPU time so far (user and system, all threads), in ms. */
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+/**
+ * Reconciles per second of the initial list and of N changes, by the wall clock and by this
+ * process's CPU time (which other processes' load does not stretch).
+ */
+async function measure(run: Runner): Promise<Rates> {
   const changes = new Subject<WatchEvent<KubeObject>>();
   const factory = warmFactory(changes);
   factory.start();
   await factory.waitForCacheSync();
+  (globalThis as { gc?: () => void }).gc?.(); // the list's and the last round's garbage: collected before, not during
   let n = 0;
-  const t0 = performance.now();
+  const [t0, c0] = [performance.now(), cpuMs()];
   const ctl = run(factory, () => n++);
   await reach(() => n, N);
-  const t1 = performance.now();
+  const [t1, c1] = [performance.now(), cpuMs()];
   for (let i = 0; i < N; i++) changes.next({ type: 'MODIFIED', object: pod(i, 2) });
   await reach(() => n, 2 * N);
-  const t2 = performance.now();
+  const [t2, c2] = [performance.now(), cpuMs()];
   await ctl.stop();
   factory.shutdown();
-  return { initial: (N / (t1 - t0)) * 1000, changes: (N / (t2 - t1)) * 1000 };
+  const rate = (ms: number) => (N / ms) * 1000;
+  return { initial: rate(t1 - t0), changes: rate(t2 - t1), initialCpu: rate(c1 - c0), changesCpu: rate(c2 - c1) };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const results = { builder: [] as { initial: number; changes: number }[], bare: [] as { initial: number; changes: number }[] };
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const results = { builder: [] as Rates[], bare: [] as Rates[] };
+const only = process.env.ONLY;
 const keepAlive = setInterval(() => undefined, 1000); // in-memory informers hold no handle of their own
 for (let r = 0; r < ROUNDS; r++) {
-  results.bare.push(await measure(bare));
-  results.builder.push(await measure(builder));
+  // Each goes first every other round: neither always runs on the other's leftovers.
+  for (const kind of r % 2 === 0 ? (['bare', 'builder'] as const) : (['builder', 'bare'] as const))
+    if (only === undefined || only === kind) results[kind].push(await measure(kind === 'bare' ? bare : builder));
 }
 clearInterval(keepAlive);
-const row = (kind: 'initial' | 'changes') => {
+const row = (kind: keyof Rates) => {
   const b = median(results.builder.map((x) => x[kind]));
   const c = median(results.bare.map((x) => x[kind]));
-  return `${kind.padEnd(8)} builder ${Math.round(b).toString().padStart(8)}/s   bare runController ${Math.round(c).toString().padStart(8)}/s   ratio ${(b / c).toFixed(2)}`;
+  const paired = median(results.builder.map((x, i) => x[kind] / (results.bare[i]?.[kind] ?? NaN)));
+  const unit = kind.endsWith('Cpu') ? '/cpu-s' : '/s    ';
+  return `${kind.padEnd(10)} builder ${Math.round(b).toString().padStart(8)}${unit}   bare runController ${Math.round(c).toString().padStart(8)}${unit}   ratio ${paired.toFixed(2)}`;
 };
-console.log(`N=${N}, concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds`);
-console.log(row('initial'));
-console.log(row('changes'));
+console.log(`N=${N}, concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds (ratio: median of the rounds' ratios)`);
+for (const kind of ['initial', 'changes', 'initialCpu', 'changesCpu'] as const) console.log(row(kind));

@@ -7,7 +7,6 @@ import {
   RxInformerError,
   WorkQueue,
   runController,
-  splitMetaNamespaceKey,
   type ControllerError,
   type ControllerHandle,
   type KubeObject,
@@ -82,35 +81,57 @@ export interface Controller {
   start(): RunningController;
 }
 
+/** What a held key's reconcile answers: nothing, at once (shared: it holds no state). */
+const HELD: Promise<undefined> = Promise.resolve(undefined);
+
 /**
  * The reconcile `runController` runs for a key of a term: the request from the cache, the answer
  * checked. A key whose writes the caches do not show yet is not reconciled: `tracker` adds it again.
  * The writes of a reconcile that failed or answered a rate-limited `requeue` hold nothing: a held
  * reconcile counts as done, which would forget the key's growing backoff.
+ *
+ * Not an async function: the user's promise is chained once (`then`), with no generator or split
+ * key object made per reconcile — the builder's cost over a bare `runController` on the hot path.
  */
 function reconcileOf<T extends KubeObject>(
   parts: ControllerParts<T>,
   writes: WriteParts,
   tracker: WriteTracker | undefined,
 ): (key: string) => Promise<ReconcileResult | undefined> {
-  return async (key) => {
-    if (tracker?.holds(key) === true) return undefined;
-    const object = parts.primary.getStore().get(key);
-    const { namespace, name } = splitMetaNamespaceKey(key);
-    const api = requestApi(writes, tracker, key);
+  const { primary, reconcile } = parts;
+  const failed = (key: string, error: unknown): never => {
+    tracker?.drop(key); // retried with backoff: a hold would forget it
+    throw error;
+  };
+  const answered = (key: string, answer: unknown): ReconcileResult | undefined => {
     let result: ReconcileResult | undefined;
     try {
-      const answer: unknown = await parts.reconcile(
-        namespace === undefined ? { key, name, object, api } : { key, namespace, name, object, api },
-      );
       result = checkReconcileResult(key, answer);
     } catch (e) {
-      tracker?.drop(key); // retried with backoff: a hold would forget it
-      throw e;
+      return failed(key, e);
     }
     if (result?.requeue === true && result.requeueAfterMs === undefined) tracker?.drop(key);
     else tracker?.commit(key);
     return result;
+  };
+  return (key) => {
+    if (tracker?.holds(key) === true) return HELD;
+    const object = primary.getStore().get(key);
+    const api = requestApi(writes, tracker, key);
+    const slash = key.indexOf('/'); // `splitMetaNamespaceKey`, without its object
+    let answer: unknown;
+    try {
+      answer = reconcile(
+        slash < 0 ? { key, name: key, object, api } : { key, namespace: key.slice(0, slash), name: key.slice(slash + 1), object, api },
+      );
+    } catch (e) {
+      tracker?.drop(key); // as a rejection would, at once
+      return Promise.reject(e as Error);
+    }
+    return Promise.resolve(answer).then(
+      (value) => answered(key, value),
+      (error: unknown) => failed(key, error),
+    );
   };
 }
 

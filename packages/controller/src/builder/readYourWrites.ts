@@ -95,6 +95,7 @@ export class WriteTracker {
 
   /** The reconcile of `primaryKey` ended: its writes not yet shown hold the key's next reconcile. */
   commit(primaryKey: string): void {
+    if (this.#running.size === 0) return; // no reconcile wrote: nothing to look up
     const list = this.#running.get(primaryKey);
     if (list === undefined) return;
     this.#running.delete(primaryKey);
@@ -111,17 +112,19 @@ export class WriteTracker {
 
   /** `primaryKey` was added to the queue (by an event): a hold that just ended need not add it. */
   added(primaryKey: string): void {
-    this.#owed.delete(primaryKey);
+    if (this.#owed.size > 0) this.#owed.delete(primaryKey);
   }
 
   /** The reconcile of `primaryKey` ended without a hold: its writes are not waited for. */
   drop(primaryKey: string): void {
+    if (this.#running.size === 0) return;
     for (const w of this.#running.get(primaryKey) ?? []) this.#forget(w);
     this.#running.delete(primaryKey);
   }
 
   /** True when the reconcile of `primaryKey` must wait: its writes are not all shown yet. */
   holds(primaryKey: string): boolean {
+    if (this.#owed.size === 0 && this.#holds.size === 0) return false; // nothing held: the common case
     this.#owed.delete(primaryKey);
     const hold = this.#holds.get(primaryKey);
     if (hold === undefined) return false;
@@ -141,6 +144,7 @@ export class WriteTracker {
 
   /** `informer` delivered `key`'s new state (`undefined`: deleted; then `lastKnown`, if known). */
   observe(informer: SharedInformer<KubeObject>, key: string, state: KubeObject | undefined, lastKnown?: KubeObject): void {
+    if (this.#byObject.size === 0) return; // no write waits to be shown
     const waiting = this.#byObject.get(informer)?.get(key);
     if (waiting === undefined) return;
     for (const [w, primaryKey] of waiting) {
@@ -191,5 +195,6 @@ export class WriteTracker {
     const waiting = keys?.get(w.key);
     if (waiting === undefined || !waiting.delete(w) || waiting.size > 0) return;
     keys!.delete(w.key);
+    if (keys!.size === 0) this.#byObject.delete(w.informer); // `observe` skips at once when none is left
   }
 }

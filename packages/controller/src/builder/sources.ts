@@ -63,24 +63,27 @@ export type Observe = (key: string, state: KubeObject | undefined, lastKnown?: K
  * first to `observe` when given.
  */
 export function attachSource<T extends KubeObject>(source: Source<T>, enqueue: Enqueue, observe?: Observe): HandlerRegistration {
-  const { predicates, keysOf } = source;
+  const { keysOf } = source;
+  // With no predicates every event passes: skip building their argument lists per event.
+  const predicates = source.predicates.length === 0 ? undefined : source.predicates;
   return source.informer.addEventHandler(
     {
       onAdd: (obj, isInInitialList) => {
         const key = metaNamespaceKeyFunc(obj);
         observe?.(key, obj);
-        if (passes(predicates, 'add', obj)) each(keysOf(undefined, obj, key), isInInitialList ? LOW_PRIORITY : NORMAL_PRIORITY, enqueue);
+        if (predicates === undefined || passes(predicates, 'add', obj))
+          each(keysOf(undefined, obj, key), isInInitialList ? LOW_PRIORITY : NORMAL_PRIORITY, enqueue);
       },
       onUpdate: (oldObj, newObj) => {
         const key = metaNamespaceKeyFunc(newObj);
         observe?.(key, newObj);
-        if (!passes(predicates, 'update', oldObj, newObj)) return;
+        if (predicates !== undefined && !passes(predicates, 'update', oldObj, newObj)) return;
         const priority = isResync(oldObj, newObj) ? LOW_PRIORITY : NORMAL_PRIORITY;
         each(keysOf(oldObj, newObj, key), priority, enqueue);
       },
       onDelete: ({ key, lastKnown }) => {
         observe?.(key, undefined, lastKnown);
-        if (lastKnown === undefined || passes(predicates, 'delete', lastKnown))
+        if (lastKnown === undefined || predicates === undefined || passes(predicates, 'delete', lastKnown))
           each(keysOf(lastKnown, undefined, key), NORMAL_PRIORITY, enqueue);
       },
     },
