@@ -8,7 +8,8 @@
 import type { KubeConfig, V1ConfigMap } from '@kubernetes/client-node';
 import { configMaps, createKubeInformerFactory, kubeApiClient } from '@rxinformer/client-node';
 import { createEventRecorder, finalizer, isNotFound, resourceApi, type EventRecorder } from '@rxinformer/controller';
-import { enqueueKeys, runController, WorkQueue, type ControllerHandle, type SharedInformer } from '@rxinformer/core';
+import { type SharedInformer } from '@rxinformer/core';
+import { enqueueKeys, runController, WorkQueue, type ControllerHandle } from '@rxinformer/core/workqueue';
 
 /** The label that marks a source ConfigMap. */
 export const REPLICATE_LABEL = 'example.com/replicate';

@@ -5,7 +5,7 @@
  * past its threshold), on a port of their own, for Kubernetes' probes and Prometheus' scrapes.
  */
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import type { WorkQueue } from '@rxinformer/core';
+import type { WorkQueue } from '@rxinformer/core/workqueue';
 import {
   createProbes,
   informerMetrics,

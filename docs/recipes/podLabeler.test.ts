@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
-import type { ControllerError, KubeObject, Store } from '@rxinformer/core';
+import type { KubeObject, Store } from '@rxinformer/core';
+import type { ControllerError } from '@rxinformer/core/workqueue';
 import { filter, firstValueFrom, timeout, type Observable } from 'rxjs';
 import { startPodLabeler, type PodLabeler } from './podLabeler.ts';
 import { pod } from '@rxinformer/testing';

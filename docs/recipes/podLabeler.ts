@@ -8,15 +8,8 @@
  */
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { createKubeInformerFactory, pods } from '@rxinformer/client-node';
-import {
-  enqueueKeys,
-  runController,
-  splitMetaNamespaceKey,
-  WorkQueue,
-  type ControllerError,
-  type ControllerHandle,
-  type SharedInformer,
-} from '@rxinformer/core';
+import { splitMetaNamespaceKey, type SharedInformer } from '@rxinformer/core';
+import { enqueueKeys, runController, WorkQueue, type ControllerError, type ControllerHandle } from '@rxinformer/core/workqueue';
 
 /** Options of `startPodLabeler`. */
 export interface PodLabelerOptions {

@@ -12,7 +12,8 @@
  * their own, rounds in turn; the table's sizes run one after the other in this process.
  */
 import { performance } from 'node:perf_hooks';
-import { metaNamespaceKeyFunc, type KubeObject, type ReflectorEvent } from '@rxinformer/core';
+import { metaNamespaceKeyFunc, type KubeObject } from '@rxinformer/core';
+import { type ReflectorEvent } from '@rxinformer/core/reflector';
 import { applyEvent, createPrepare, prepareEvent, initialDeltaState, type DeltaStoreState } from '@rxinformer/core/store';
 import { realisticPod } from '@rxinformer/apiserver-sim';
 import { applyCost } from './applyCost.ts';

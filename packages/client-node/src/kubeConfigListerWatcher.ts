@@ -4,14 +4,8 @@
  * options and one shared keep-alive connection pool.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import {
-  httpListerWatcher,
-  InvalidOptionsError,
-  type KubeObject,
-  type HttpLimitOptions,
-  type ListerWatcher,
-  type ResourceDescriptor,
-} from '@rxinformer/core';
+import { InvalidOptionsError, type KubeObject, type HttpLimitOptions, type ListerWatcher, type ResourceDescriptor } from '@rxinformer/core';
+import { httpListerWatcher } from '@rxinformer/core/http';
 import { resourcePath } from '@rxinformer/core/http';
 import { sharedKubeTransport, type KubeTransport } from './kubeTransport.ts';
 

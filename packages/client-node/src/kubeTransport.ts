@@ -5,7 +5,8 @@
  */
 import type { RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { InvalidOptionsError, type HttpGet, type HttpResponse } from '@rxinformer/core';
+import { InvalidOptionsError } from '@rxinformer/core';
+import { type HttpGet, type HttpResponse } from '@rxinformer/core/http';
 import { apiErrorFromResponse, errorBody, networkErrorFrom, readBody } from '@rxinformer/core/http';
 import { type HttpSend } from '@rxinformer/core/leader-election';
 import type { HttpRequestSend } from '@rxinformer/controller';

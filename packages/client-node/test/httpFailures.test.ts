@@ -4,12 +4,12 @@ import type { AddressInfo } from 'node:net';
 import {
   InvalidOptionsError,
   NetworkError,
-  reflector,
   RequestTimeoutError,
   ResponseTooLargeError,
   type ReflectorStatus,
   type WatchEvent,
 } from '@rxinformer/core';
+import { reflector } from '@rxinformer/core/reflector';
 import { firstValueFrom, VirtualTimeScheduler } from 'rxjs';
 import { createKubeInformerFactory, createKubeTransport, pods, type KubeTransport } from '../src/index.ts';
 import { until } from '@rxinformer/testing';

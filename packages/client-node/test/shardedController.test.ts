@@ -5,14 +5,8 @@
  * replicas filter alone).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  fetchListerWatcher,
-  InvalidReconcileResultError,
-  type ControllerError,
-  type KubeObject,
-  type ListerWatcher,
-  type ReflectorStatus,
-} from '@rxinformer/core';
+import { fetchListerWatcher, type KubeObject, type ListerWatcher, type ReflectorStatus } from '@rxinformer/core';
+import { InvalidReconcileResultError, type ControllerError } from '@rxinformer/core/workqueue';
 import { fetchLeaseClient, type Lease } from '@rxinformer/core/leader-election';
 import {
   parseShardSelector,

@@ -4,7 +4,8 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ApiServer } from '@rxinformer/apiserver-sim';
-import type { HttpResponse, KubeObject, Store } from '@rxinformer/core';
+import type { KubeObject, Store } from '@rxinformer/core';
+import type { HttpResponse } from '@rxinformer/core/http';
 import {
   createKubeInformerFactory,
   createKubeTransport,

@@ -14,7 +14,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { NEVER, Subject, concat, of, type Observable } from 'rxjs';
-import { WorkQueue, createInformerFactory, runController, type KubeObject, type ListerWatcher, type WatchEvent } from '@rxinformer/core';
+import { createInformerFactory, type KubeObject, type ListerWatcher, type WatchEvent } from '@rxinformer/core';
+import { WorkQueue, runController } from '@rxinformer/core/workqueue';
 import { controllerFor } from '../src/index.ts';
 
 const N = Number(process.argv[2] ?? 20_000);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { InvalidObjectError, NetworkError, type HttpResponse } from '@rxinformer/core';
+import { InvalidObjectError, NetworkError } from '@rxinformer/core';
+import { type HttpResponse } from '@rxinformer/core/http';
 import { fetchApiClient, httpApiClient, type HttpRequest } from './apiClient.ts';
 import { ApiError } from './apiError.ts';
 

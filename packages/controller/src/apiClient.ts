@@ -4,7 +4,8 @@
  * and Node's fetch) and, in @rxinformer/client-node, `kubeApiClient(kubeConfig)`; both are
  * `httpApiClient` over a function that sends one HTTP request.
  */
-import { InvalidObjectError, InvalidOptionsError, type HttpResponse } from '@rxinformer/core';
+import { InvalidObjectError, InvalidOptionsError } from '@rxinformer/core';
+import { type HttpResponse } from '@rxinformer/core/http';
 import { bodyExcerpt, errorBody, networkErrorFrom, readBody } from '@rxinformer/core/http';
 import { ApiError } from './apiError.ts';
 

@@ -1,12 +1,14 @@
 /**
  * @rxinformer/core — client-go's `tools/cache` as RxJS Observables: the ListerWatcher contract, the
- * reflector, the delta store and indexer, the shared informer and its factory, the workqueue and
- * the controller loop, and the fetch-based HTTP ListerWatcher. Browser-safe: rxjs and immer only.
+ * delta store and indexer, the shared informer and its factory, the operators over them, and the
+ * fetch-based HTTP ListerWatcher. Browser-safe: rxjs and immer only.
  *
- * The root exports what a client-go user looks for. More specialised parts have subpaths:
- * `@rxinformer/core/leader-election`, `/sharding`, `/http` (the wire decoding every HTTP transport
- * shares), `/reflector` (the reflector's state machine), `/store` (the delta reducer and the
- * persistent map under the indexer) and `/labels` (label selector parsing in full).
+ * The root exports what a client-go user looks for in `tools/cache`. More specialised parts have
+ * subpaths: `@rxinformer/core/workqueue` (the workqueue, its rate limiters and the controller loop,
+ * as client-go's `util/workqueue`), `/leader-election`, `/sharding`, `/http` (`httpListerWatcher`
+ * over any `HttpGet`, and the wire decoding every HTTP transport shares), `/reflector` (the
+ * reflector, its options and its state machine), `/store` (the delta store, the prepare stage and
+ * the persistent map under the indexer) and `/labels` (label selector parsing in full).
  *
  * @example
  * const factory = createInformerFactory(source, { namespace: 'default' });
@@ -53,11 +55,8 @@ export type {
 export { metadataOnly, NotPartialMetadataError } from './partialObjectMetadata.ts';
 export type { MetadataOnlyDescriptor, PartialObjectMetadata } from './partialObjectMetadata.ts';
 
-// Reflector
-export { reflector } from './reflector/index.ts';
-export type { ReflectorOptions } from './reflector/index.ts';
-export type { BackoffOptions } from './time/index.ts';
-export type { ReflectorEvent, ReflectorPhase, ReflectorStatus } from './types.ts';
+// The reflector's status, as informers report it
+export type { ReflectorPhase, ReflectorStatus } from './types.ts';
 
 // Store and indexer
 export { objectOf } from './types.ts';
@@ -104,33 +103,9 @@ export type {
   UnsyncedInformer,
 } from './informer/index.ts';
 
-// Workqueue and controller loop
-export {
-  WorkQueue,
-  defaultControllerRateLimiter,
-  exponentialFailureRateLimiter,
-  maxOfRateLimiters,
-  tokenBucketRateLimiter,
-  ControllerSyncError,
-  InvalidReconcileResultError,
-  runController,
-  toKeys,
-  enqueueKeys,
-} from './workqueue/index.ts';
-export type {
-  ControllerError,
-  ControllerHandle,
-  ControllerOptions,
-  RateLimiter,
-  ReconcileResult,
-  WorkQueueEvent,
-  WorkQueueMetrics,
-  WorkQueueOptions,
-} from './workqueue/index.ts';
-
 // HTTP ListerWatchers
-export { fetchListerWatcher, httpListerWatcher } from './http/index.ts';
-export type { FetchListerWatcherOptions, HttpGet, HttpLimitOptions, HttpListerWatcherOptions, HttpResponse } from './http/index.ts';
+export { fetchListerWatcher } from './http/index.ts';
+export type { FetchListerWatcherOptions, HttpLimitOptions } from './http/index.ts';
 
 // Label selectors and operators
 export { FieldSelectorError, LabelSelectorError, matchesLabels, parseLabelSelector } from './labels/index.ts';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import { BehaviorSubject } from 'rxjs';
-import { InvalidOptionsError, WorkQueue } from '@rxinformer/core';
+import { InvalidOptionsError } from '@rxinformer/core';
+import { WorkQueue } from '@rxinformer/core/workqueue';
 import { hasSample, parseExposition, sampleValue } from '../test/exposition.ts';
 import { controllerWorkqueueMetrics } from './controllerMetrics.ts';
 import { MetricConflictError } from './errors.ts';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { Registry, register } from 'prom-client';
 import { BehaviorSubject, Subject, VirtualTimeScheduler } from 'rxjs';
-import { InvalidOptionsError, KubeApiError, WatchIdleError, WorkQueue, type ReflectorStatus } from '@rxinformer/core';
+import { InvalidOptionsError, KubeApiError, WatchIdleError, type ReflectorStatus } from '@rxinformer/core';
+import { WorkQueue } from '@rxinformer/core/workqueue';
 import { hasSample, parseExposition, sampleValue } from '../test/exposition.ts';
 import { informerMetrics } from './informerMetrics.ts';
 import { leaderElectionMetrics } from './leaderElectionMetrics.ts';

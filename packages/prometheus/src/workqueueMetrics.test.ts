@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Counter, Registry } from 'prom-client';
 import { VirtualTimeScheduler } from 'rxjs';
-import { WorkQueue } from '@rxinformer/core';
+import { WorkQueue } from '@rxinformer/core/workqueue';
 import { hasSample, parseExposition, sampleValue } from '../test/exposition.ts';
 import { MetricConflictError } from './errors.ts';
 import { WORKQUEUE_METRICS, workqueueMetrics } from './workqueueMetrics.ts';

@@ -4,7 +4,8 @@
  */
 import { Histogram, register as globalRegistry, type Registry } from 'prom-client';
 import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
-import { InvalidOptionsError, type WorkQueueEvent, type WorkQueueMetrics } from '@rxinformer/core';
+import { InvalidOptionsError } from '@rxinformer/core';
+import { type WorkQueueEvent, type WorkQueueMetrics } from '@rxinformer/core/workqueue';
 import { collectedCounter, collectedGauge, once, rowsOf } from './collected.ts';
 import { addSource, metricSet } from './metricSet.ts';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { KubeApiError, type BackoffOptions } from '@rxinformer/core';
+import { KubeApiError } from '@rxinformer/core';
+import { type BackoffOptions } from '@rxinformer/core/reflector';
 import { backoffSuccess, nextBackoff, resolveBackoff, type BackoffState } from '@rxinformer/core/reflector';
 import type { KubeObject } from '@rxinformer/core';
 import { flushTo, testScheduler } from '@rxinformer/testing';

@@ -4,7 +4,8 @@
  * FIFO one, an async one that yields before every event, and a coalescing one.
  */
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
-import type { DeletedObject, ReflectorOptions } from '@rxinformer/core';
+import type { DeletedObject } from '@rxinformer/core';
+import type { ReflectorOptions } from '@rxinformer/core/reflector';
 import { createKubeInformerFactory, pods } from '@rxinformer/client-node';
 import { HandlerView, identities } from './convergence.ts';
 import { copyStats, countError, emptyStats, type SoakClient } from './soakClient.ts';

@@ -3,16 +3,8 @@
  * queue fed by replaying handlers, so a start on warm caches reconciles everything they hold.
  */
 import { BehaviorSubject, asyncScheduler, combineLatest, map, type Observable, type SchedulerLike } from 'rxjs';
-import {
-  RxInformerError,
-  WorkQueue,
-  runController,
-  type ControllerError,
-  type ControllerHandle,
-  type KubeObject,
-  type SharedInformer,
-  type WorkQueueOptions,
-} from '@rxinformer/core';
+import { RxInformerError, type KubeObject, type SharedInformer } from '@rxinformer/core';
+import { WorkQueue, runController, type ControllerError, type ControllerHandle, type WorkQueueOptions } from '@rxinformer/core/workqueue';
 import type { ApiClient } from '../apiClient.ts';
 import { Debouncer } from './debounce.ts';
 import { WriteTracker, type ReadYourWritesStats } from './readYourWrites.ts';

@@ -4,15 +4,8 @@
  * mapped to keys of the primary, and one typed reconcile reads the primary from the cache.
  */
 import type { SchedulerLike } from 'rxjs';
-import {
-  InvalidOptionsError,
-  type ControllerError,
-  type InformerFactory,
-  type KubeObject,
-  type ResourceDescriptor,
-  type SharedInformer,
-  type WorkQueueOptions,
-} from '@rxinformer/core';
+import { InvalidOptionsError, type InformerFactory, type KubeObject, type ResourceDescriptor, type SharedInformer } from '@rxinformer/core';
+import { type ControllerError, type WorkQueueOptions } from '@rxinformer/core/workqueue';
 import type { ApiClient } from '../apiClient.ts';
 import { ownerKey } from '../owners.ts';
 import { makeController, type Controller } from './controller.ts';

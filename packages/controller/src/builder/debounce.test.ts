@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { WorkQueue } from '@rxinformer/core';
+import { WorkQueue } from '@rxinformer/core/workqueue';
 import { testScheduler } from '@rxinformer/testing';
 import { Debouncer } from './debounce.ts';
 import { LOW_PRIORITY } from './sources.ts';

@@ -4,7 +4,7 @@
  * any of those changes asked for.
  */
 import type { SchedulerLike, Subscription } from 'rxjs';
-import type { WorkQueue } from '@rxinformer/core';
+import type { WorkQueue } from '@rxinformer/core/workqueue';
 
 /** Adds keys to a queue, each once it has been quiet for the debounce time. */
 export class Debouncer {

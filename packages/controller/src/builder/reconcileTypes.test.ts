@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { InvalidReconcileResultError, type KubeObject } from '@rxinformer/core';
+import { type KubeObject } from '@rxinformer/core';
+import { InvalidReconcileResultError } from '@rxinformer/core/workqueue';
 import { checkReconcileResult, type Reconcile } from './reconcileTypes.ts';
 
 /**

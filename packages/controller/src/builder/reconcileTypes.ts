@@ -2,7 +2,8 @@
  * What a builder controller's reconcile is given and may answer, typed so that a mistyped answer
  * does not compile, and checked at run time for callers without types.
  */
-import { InvalidOptionsError, InvalidReconcileResultError, type KubeObject } from '@rxinformer/core';
+import { InvalidOptionsError, type KubeObject } from '@rxinformer/core';
+import { InvalidReconcileResultError } from '@rxinformer/core/workqueue';
 import type { RequestApi } from './writes.ts';
 
 /** The object to reconcile: its key, and its state in the primary informer's cache now. */

@@ -9,6 +9,7 @@ export { step as reflectorStep } from './reflectorMachine.ts';
 export { initialReflectorModel } from './reflectorModel.ts';
 export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorState, StepResult } from './reflectorModel.ts';
 export type { ReflectorOptions } from './reflectorOptions.ts';
+export type { ReflectorEvent } from '../types.ts';
 export {
   ListTooLargeError,
   UnknownWatchEventError,

@@ -1,5 +1,15 @@
 /**
- * The workqueue, its rate limiters and the controller loop over it.
+ * The workqueue, its rate limiters and the controller loop over it: client-go's `util/workqueue`
+ * with priorities, and controller-runtime's loop (`runController`). `enqueueKeys(queue)` is the
+ * handler that feeds a queue from an informer.
+ *
+ * @example
+ * import { enqueueKeys, runController, WorkQueue } from '@rxinformer/core/workqueue';
+ * const queue = new WorkQueue<string>();
+ * pods.addEventHandler(enqueueKeys(queue));
+ * const controller = runController({ queue, synced: pods.synced$, reconcile: async (key) => {} });
+ *
+ * @module @rxinformer/core/workqueue
  */
 export { WorkQueue } from './workqueue.ts';
 export type { WorkQueueEvent, WorkQueueMetrics, WorkQueueOptions } from './workqueue.ts';
