@@ -6,7 +6,7 @@
 import { Observable, asyncScheduler, map, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import { InvalidOptionsError } from '../errors.ts';
 import type { Delivery, EventHandler, EventHandlerOptions } from './handlerTypes.ts';
-import { HandlerQueue, type HandlerBatch } from './handlerQueue.ts';
+import { deliverBatches, HandlerQueue, type HandlerBatch } from './handlerQueue.ts';
 import { validateResyncPeriod } from './resync.ts';
 import type { Delta, KubeObject } from '../types.ts';
 
@@ -63,30 +63,5 @@ export function deliverTo<T extends KubeObject>(
           deliverBatches(queue),
         )
         .subscribe({ error: (err) => subscriber.error(err) });
-    });
-}
-
-/**
- * The buffered subscription of a handler, under `deliverTo` and each shared-informer handler:
- * every batch of the source goes into `queue`, which delivers to its handler one callback at a
- * time; the source's completion ends the queue (its owner hears `onEnd` once it has drained) and
- * its error is passed on. Emits nothing; unsubscribing drops the buffer.
- *
- * Written by hand: unsubscribing must drop the buffer while the source completing must not (the
- * queue drains first), and `finalize` and its kin run on both alike.
- * @internal
- */
-export function deliverBatches<T extends KubeObject>(queue: HandlerQueue<T>): OperatorFunction<HandlerBatch<T>, never> {
-  return (source) =>
-    new Observable<never>((subscriber) => {
-      const sub = source.subscribe({
-        next: (batch) => queue.enqueueBatch(batch),
-        error: (err) => subscriber.error(err),
-        complete: () => queue.end(),
-      });
-      return () => {
-        sub.unsubscribe();
-        queue.remove();
-      };
     });
 }

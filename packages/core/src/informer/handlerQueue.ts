@@ -1,9 +1,10 @@
 /**
  * One handler's buffer and delivery loop (client-go's `processorListener`): deltas in, one callback
- * at a time out, a returned promise awaited before the next; `fifo` or `coalesce`.
+ * at a time out, a returned promise awaited before the next; `fifo` or `coalesce`. `deliverBatches`
+ * (at the end) is the operator that feeds a queue from a stream of batches.
  * @internal used by `deliverTo` and the shared informer's handlers.
  */
-import { BehaviorSubject, Observable, Subject, asapScheduler, asyncScheduler, type SchedulerLike } from 'rxjs';
+import { BehaviorSubject, Observable, Subject, asapScheduler, asyncScheduler, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import type { BufferPolicy, Delivery, EventHandler, EventHandlerOptions, HandlerError, HandlerMetrics } from './handlerTypes.ts';
 import type { Delta, KubeObject } from '../types.ts';
 
@@ -268,4 +269,29 @@ function merge<T extends KubeObject>(pending: Delta<T>, next: Delta<T>): Delta<T
   const type = next.type === 'Sync' ? pending.type : next.type;
   if (type === 'Sync') return { type, key, object, store };
   return { type, key, object, oldObject: pending.type === 'Sync' ? pending.object : pending.oldObject, store };
+}
+
+/**
+ * The buffered subscription of a handler, under `deliverTo` and each shared-informer handler:
+ * every batch of the source goes into `queue`, which delivers to its handler one callback at a
+ * time; the source's completion ends the queue (its owner hears `onEnd` once it has drained) and
+ * its error is passed on. Emits nothing; unsubscribing drops the buffer.
+ *
+ * Written by hand: unsubscribing must drop the buffer while the source completing must not (the
+ * queue drains first), and `finalize` and its kin run on both alike.
+ * @internal
+ */
+export function deliverBatches<T extends KubeObject>(queue: HandlerQueue<T>): OperatorFunction<HandlerBatch<T>, never> {
+  return (source) =>
+    new Observable<never>((subscriber) => {
+      const sub = source.subscribe({
+        next: (batch) => queue.enqueueBatch(batch),
+        error: (err) => subscriber.error(err),
+        complete: () => queue.end(),
+      });
+      return () => {
+        sub.unsubscribe();
+        queue.remove();
+      };
+    });
 }

@@ -10,10 +10,9 @@
  * change falls in between (no gap) and none is both replayed and delivered live (no duplicate).
  */
 import { concat, defer, distinctUntilChanged, map, mergeWith, of, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
-import { deliverBatches } from './eventHandler.ts';
 import type { EventHandler, EventHandlerOptions, HandlerError, HandlerRegistration } from './handlerTypes.ts';
-import { HandlerQueue, type HandlerBatch } from './handlerQueue.ts';
-import type { InformerState, InformerStep } from './informerState.ts';
+import { deliverBatches, HandlerQueue, type HandlerBatch } from './handlerQueue.ts';
+import type { InformerState, InformerStep } from './informerPipeline.ts';
 import type { ResyncClocks } from './resync.ts';
 import type { Delta, KubeObject, Store } from '../types.ts';
 

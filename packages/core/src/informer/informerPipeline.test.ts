@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { scan, from, lastValueFrom } from 'rxjs';
 import { IndexerError } from '../errors.ts';
-import { informerStep, initialInformerState, initialInformerStep, type InformerInput, type InformerStep } from './informerState.ts';
+import { informerStep, initialInformerState, initialInformerStep, type InformerInput, type InformerStep } from './informerPipeline.ts';
 import type { KubeObject } from '../types.ts';
 import { testObject as obj } from '@rxinformer/testing';
 
