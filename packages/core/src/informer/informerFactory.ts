@@ -101,37 +101,15 @@ export interface InformerFactory {
 export function createInformerFactory(source: ListerWatcherSource, options: InformerFactoryOptions = {}): InformerFactory {
   if (typeof source !== 'function') throw new InvalidOptionsError('the ListerWatcher source must be a function');
   validateFactoryOptions(options);
-  const entries = new Map<string, FactoryEntry>();
-  // The per-informer options each informer was made with, to hold later requests to them.
-  const madeWith = new Map<string, PerInformerOptions<KubeObject>>();
-  const requested = new Subject<void>();
+  const state: FactoryState = { entries: new Map(), madeWith: new Map(), requested: new Subject(), started: false, stopped: false };
+  const { entries, requested } = state;
   const closed = new Subject<void>();
-  let started = false;
-  let stopped = false;
-
-  const make = <T extends KubeObject>(key: string, resource: ResourceDescriptor<T>, scope: InformerScope, own: PerInformerOptions<T>) => {
-    const informer = createSharedInformer<T>(source(resource, scope), informerOptions(resource, own, options));
-    const held = informer as unknown as SharedInformer<KubeObject>;
-    entries.set(key, { informer: held, resource, scope });
-    if (options.logger) logStatusOf(informer, resource, scope, options.logger);
-    // An informer shut down on its own leaves the factory: waits no longer count it, and the next
-    // request for its resource and scope makes a new one.
-    informer.synced$.subscribe({
-      complete: () => {
-        if (stopped || entries.get(key)?.informer !== held) return;
-        entries.delete(key);
-        requested.next();
-      },
-    });
-    if (started) informer.start(); // requested after start: starts at once
-    return informer;
-  };
 
   const informerFor = <T extends KubeObject>(
     resource: ResourceDescriptor<T>,
     perInformer: InformerForOptions<T> = {},
   ): SharedInformer<T> => {
-    if (stopped) throw new FactoryShutdownError();
+    if (state.stopped) throw new FactoryShutdownError();
     validateDescriptor(resource);
     validateScope(perInformer ?? {});
     const scope = scopeOf(resource, perInformer, options);
@@ -139,11 +117,11 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
     const { namespace: _n, labelSelector: _l, fieldSelector: _f, ...own } = perInformer;
     const existing = entries.get(key)?.informer as unknown as SharedInformer<T> | undefined;
     if (existing) {
-      reuseWith(existing, madeWith.get(key) ?? {}, own, resource.resource);
+      reuseWith(existing, state.madeWith.get(key) ?? {}, own, resource.resource);
       return existing;
     }
-    madeWith.set(key, own as PerInformerOptions<KubeObject>);
-    const informer = make(key, resource, scope, own);
+    state.madeWith.set(key, own as PerInformerOptions<KubeObject>);
+    const informer = makeInformer(state, source, options, { key, resource, scope, own });
     requested.next();
     return informer;
   };
@@ -153,27 +131,75 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
   return {
     informerFor,
     start: () => {
-      if (started || stopped) return;
-      started = true;
+      if (state.started || state.stopped) return;
+      state.started = true;
       for (const { informer } of all()) informer.start();
     },
     waitForCacheSync: (waitOptions: CacheSyncOptions = {}) => {
       checkCacheSyncOptions(waitOptions);
-      if (stopped) return Promise.reject(new FactoryShutdownError());
-      if (!started) return Promise.reject(new FactoryNotStartedError());
+      if (state.stopped) return Promise.reject(new FactoryShutdownError());
+      if (!state.started) return Promise.reject(new FactoryNotStartedError());
       if (entries.size === 0) return Promise.reject(new NoInformersError());
       return waitForAll(sync, waitOptions, () => new FactoryShutdownError());
     },
-    hasSynced: () => !stopped && entries.size > 0 && all().every(({ informer }) => informer.hasSynced()),
+    hasSynced: () => !state.stopped && entries.size > 0 && all().every(({ informer }) => informer.hasSynced()),
     shutdown: () => {
-      if (stopped) return;
-      stopped = true;
+      if (state.stopped) return;
+      state.stopped = true;
       for (const { informer } of all()) informer.shutdown();
       closed.next();
       closed.complete();
       requested.complete();
     },
   };
+}
+
+/** What a factory holds: its informers, the options each was made with, and its phase. */
+interface FactoryState {
+  /** The informers by resource and scope. */
+  readonly entries: Map<string, FactoryEntry>;
+  /** The per-informer options each informer was made with, to hold later requests to them. */
+  readonly madeWith: Map<string, PerInformerOptions<KubeObject>>;
+  /** Emits when an informer joins or leaves the factory, so that waits look again. */
+  readonly requested: Subject<void>;
+  /** `start()` was called. */
+  started: boolean;
+  /** `shutdown()` was called. */
+  stopped: boolean;
+}
+
+/** One informer to make: its key in the factory, resource, scope and own options. */
+interface InformerRequest<T extends KubeObject> {
+  key: string;
+  resource: ResourceDescriptor<T>;
+  scope: InformerScope;
+  own: PerInformerOptions<T>;
+}
+
+/**
+ * Makes the informer of `request` and enters it in the factory: it is logged (with a `logger`),
+ * started at once when the factory has started, and leaves the factory when it is shut down on its
+ * own (waits no longer count it; the next request for its resource and scope makes a new one).
+ */
+function makeInformer<T extends KubeObject>(
+  state: FactoryState,
+  source: ListerWatcherSource,
+  options: InformerFactoryOptions,
+  { key, resource, scope, own }: InformerRequest<T>,
+): SharedInformer<T> {
+  const informer = createSharedInformer<T>(source(resource, scope), informerOptions(resource, own, options));
+  const held = informer as unknown as SharedInformer<KubeObject>;
+  state.entries.set(key, { informer: held, resource, scope });
+  if (options.logger) logStatusOf(informer, resource, scope, options.logger);
+  informer.synced$.subscribe({
+    complete: () => {
+      if (state.stopped || state.entries.get(key)?.informer !== held) return;
+      state.entries.delete(key);
+      state.requested.next();
+    },
+  });
+  if (state.started) informer.start(); // requested after start: starts at once
+  return informer;
 }
 
 /** Tells `logger` of `informer`'s status changes, naming its resource and scope. */
