@@ -4,6 +4,7 @@
  * with `\,` `\=` `\\` escapes. An unsupported field is an error, as on a real server.
  */
 import type { KubeObject } from '@rxinformer/core';
+import { FieldSelectorError as SyntaxError, parseFieldSelector as parseFieldSyntax } from '@rxinformer/core/labels';
 
 /** A selector the server refuses. */
 export class FieldSelectorError extends Error {
@@ -58,38 +59,37 @@ export function fieldsForResource(resource: string): ReadonlySet<string> {
   return new Set([...COMMON, ...(EXTRA[resource] ?? [])]);
 }
 
-function splitUnescaped(text: string, sep: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === '\\' && i + 1 < text.length) {
-      cur += text[i] + text[i + 1];
-      i++;
-      continue;
-    }
-    if (text[i] === sep) {
-      out.push(cur);
-      cur = '';
-      continue;
-    }
-    cur += text[i];
+/**
+ * Parses `text` with core's parser (kube-apiserver's grammar: field names are not trimmed, `\`
+ * escapes only `\`, `,` and `=`), then checks each field against `allowed`; throws
+ * `FieldSelectorError` with kube-apiserver's message for bad syntax or an unsupported field.
+ */
+export function parseFieldSelector(text: string, allowed: ReadonlySet<string>): FieldRequirement[] {
+  let terms: ReturnType<typeof parseFieldSyntax>;
+  try {
+    terms = parseFieldSyntax(text);
+  } catch (e) {
+    if (!(e instanceof SyntaxError)) throw e;
+    throw new FieldSelectorError(serverMessage(e));
   }
-  out.push(cur);
-  return out;
+  return terms.map(({ field, operator, value }) => {
+    if (!allowed.has(field)) throw new FieldSelectorError(`field label not supported: ${field}`);
+    return { field, negate: operator === 'NotEquals', value };
+  });
 }
 
-const unescape = (v: string): string => v.replace(/\\(.)/g, '$1');
-
-/** Parses `text`; throws `FieldSelectorError` for bad syntax or an unsupported field. */
-export function parseFieldSelector(text: string, allowed: ReadonlySet<string>): FieldRequirement[] {
-  return splitUnescaped(text, ',')
-    .filter((p) => p.trim() !== '')
-    .map((part) => {
-      const m = /^\s*([A-Za-z0-9_.-]+)\s*(==|!=|=)(.*)$/s.exec(part);
-      if (!m) throw new FieldSelectorError(`invalid selector: '${text}'; can't understand '${part}'`);
-      if (!allowed.has(m[1])) throw new FieldSelectorError(`field label not supported: ${m[1]}`);
-      return { field: m[1], negate: m[2] === '!=', value: unescape(m[3].trim()) };
-    });
+/** What kube-apiserver answers for a selector core's parser refuses (an unescaped rune as its code point). */
+function serverMessage({ selector, term, problem }: SyntaxError): string {
+  switch (problem.type) {
+    case 'noOperator':
+      return `invalid selector: '${selector}'; can't understand '${term}'`;
+    case 'noField':
+      return `field label not supported: ${term.slice(0, term.search(/!=|==|=/))}`;
+    case 'unescaped':
+      return `invalid field selector: unescaped character in value: ${problem.character.codePointAt(0)}`;
+    case 'badEscape':
+      return `invalid field selector: invalid escape sequence: ${problem.sequence}`;
+  }
 }
 
 /** The string value of a dotted field path of `obj` (`""` when absent), as the server compares it. */

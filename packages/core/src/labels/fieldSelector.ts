@@ -20,17 +20,48 @@ export interface FieldRequirement {
   readonly value: string;
 }
 
+/**
+ * What is wrong with a field selector's term: no operator, no field before it, an unescaped `=` or
+ * `,` in its value (`character`), or an escape other than `\\`, `\,` and `\=` (`sequence`); `value`
+ * is the value as written.
+ */
+export type FieldSelectorProblem =
+  | { type: 'noOperator' }
+  | { type: 'noField' }
+  | { type: 'unescaped'; character: string; value: string }
+  | { type: 'badEscape'; sequence: string; value: string };
+
 /** A field selector that is not valid: `position` is the 0-based offset of the offending term. */
 export class FieldSelectorError extends RxInformerError {
   /** The selector as given. */
   readonly selector: string;
   /** Offset of the offending term in `selector`. */
   readonly position: number;
+  /** The offending term, as written. */
+  readonly term: string;
+  /** What is wrong with it. */
+  readonly problem: FieldSelectorProblem;
 
-  constructor(selector: string, position: number, detail: string) {
-    super('InvalidSelector', `invalid field selector "${selector.slice(0, 200)}": ${detail} at position ${position}`);
+  constructor(selector: string, position: number, term: string, problem: FieldSelectorProblem) {
+    super('InvalidSelector', `invalid field selector "${selector.slice(0, 200)}": ${describe(term, problem)} at position ${position}`);
     this.selector = selector;
     this.position = position;
+    this.term = term;
+    this.problem = problem;
+  }
+}
+
+/** The problem in words. */
+function describe(term: string, problem: FieldSelectorProblem): string {
+  switch (problem.type) {
+    case 'noOperator':
+      return `"${term}" has no operator (=, == or !=)`;
+    case 'noField':
+      return `"${term}" names no field`;
+    case 'unescaped':
+      return `unescaped "${problem.character}" in value "${problem.value}" (write "\\${problem.character}")`;
+    case 'badEscape':
+      return `invalid escape sequence "${problem.sequence}" in value "${problem.value}"`;
   }
 }
 
@@ -45,15 +76,15 @@ export class FieldSelectorError extends RxInformerError {
  * // [{ field: 'metadata.name', operator: 'Equals', value: 'web' }, { field: 'status.phase', operator: 'NotEquals', value: 'Running' }]
  */
 export function parseFieldSelector(text: string): readonly FieldRequirement[] {
-  if (typeof text !== 'string') throw new FieldSelectorError(String(text), 0, 'a field selector must be a string');
+  if (typeof text !== 'string') throw new InvalidOptionsError('a field selector must be a string');
   const out: FieldRequirement[] = [];
   for (const { term, pos } of splitTerms(text)) {
     if (term === '') continue;
     const op = findOperator(term);
-    if (op === undefined) throw new FieldSelectorError(text, pos, `"${term}" has no operator (=, == or !=)`);
+    if (op === undefined) throw new FieldSelectorError(text, pos, term, { type: 'noOperator' });
     const field = term.slice(0, op.at);
-    if (field.trim() === '') throw new FieldSelectorError(text, pos, `"${term}" names no field`);
-    const value = unescapeValue(term.slice(op.at + op.token.length), text, pos);
+    if (field.trim() === '') throw new FieldSelectorError(text, pos, term, { type: 'noField' });
+    const value = unescapeValue(term, term.slice(op.at + op.token.length), text, pos);
     out.push({ field, operator: op.token === '!=' ? 'NotEquals' : 'Equals', value });
   }
   return out;
@@ -107,18 +138,18 @@ function findOperator(term: string): { at: number; token: string } | undefined {
 }
 
 /** A value with its escapes resolved; an unknown escape or an unescaped `=` or `,` throws. */
-function unescapeValue(raw: string, text: string, pos: number): string {
+function unescapeValue(term: string, raw: string, text: string, pos: number): string {
   let out = '';
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i];
     if (c === '\\') {
       const next = raw[i + 1];
       if (next !== '\\' && next !== ',' && next !== '=')
-        throw new FieldSelectorError(text, pos, `invalid escape sequence "\\${next ?? ''}" in value "${raw}"`);
+        throw new FieldSelectorError(text, pos, term, { type: 'badEscape', sequence: `\\${next ?? ''}`, value: raw });
       out += next;
       i++;
     } else if (c === '=' || c === ',') {
-      throw new FieldSelectorError(text, pos, `unescaped "${c}" in value "${raw}" (write "\\${c}")`);
+      throw new FieldSelectorError(text, pos, term, { type: 'unescaped', character: c, value: raw });
     } else out += c;
   }
   return out;
