@@ -121,7 +121,7 @@ export function listOptions(o: ResolvedReflectorOptions, consistent: boolean): L
 
 /** @internal The stall check's list: one object, read consistently, for the collection's resourceVersion. */
 export function stallCheckOptions(): ListOptions {
-  return { limit: 1 };
+  return { limit: 1, singlePage: true }; // one page, for its resourceVersion: nothing to prefetch
 }
 
 /** @internal The `stallMs` of a watch action: the stall check's silence, when it is on. */
