@@ -5,8 +5,7 @@
  * `httpApiClient` over a function that sends one HTTP request.
  */
 import { InvalidObjectError, InvalidOptionsError } from '@rxinformer/core';
-import { type HttpResponse } from '@rxinformer/core/http';
-import { bodyExcerpt, errorBody, networkErrorFrom, readBody } from '@rxinformer/core/http';
+import { bodyExcerpt, errorBody, networkErrorFrom, readBody, readerChunks, type HttpResponse } from '@rxinformer/core/http';
 import { ApiError } from './apiError.ts';
 
 /** The HTTP methods of the API's verbs. */
@@ -151,20 +150,5 @@ function parseJson(text: string): unknown {
     return JSON.parse(text);
   } catch (cause) {
     throw new InvalidObjectError(`the answer is not JSON: ${bodyExcerpt(text, 100)}`, undefined, { cause });
-  }
-}
-
-/** A body's chunks through its reader (`for await` over a ReadableStream is not in every browser). */
-async function* readerChunks(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
-  if (!body) return;
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    reader.releaseLock();
   }
 }

@@ -4,10 +4,10 @@
  * `series` instead of new Events, and a token bucket per object against event storms.
  */
 import { InvalidOptionsError, type KubeObject } from '@rxinformer/core';
+import { checkNumber, checkScheduler } from '@rxinformer/core/http';
 import { asyncScheduler, interval, type SchedulerLike, type Subscription } from 'rxjs';
 import type { ApiClient } from './apiClient.ts';
 import { isNotFound } from './apiError.ts';
-import { checkNumber, checkScheduler } from './options.ts';
 import { eventCore, eventKey, eventV1, referenceTo, refKey, seriesCore, seriesV1, type EventInfo, type EventSource } from './eventBody.ts';
 
 /** Options of `createEventRecorder`. */

@@ -3,9 +3,9 @@
  * an optimistic-concurrency race (409 Conflict), and only then.
  */
 import { InvalidOptionsError } from '@rxinformer/core';
+import { checkNumber, checkScheduler } from '@rxinformer/core/http';
 import { asyncScheduler, firstValueFrom, timer, type SchedulerLike } from 'rxjs';
 import { isConflict } from './apiError.ts';
-import { checkNumber, checkScheduler } from './options.ts';
 
 /** The backoff between attempts, as client-go's `wait.Backoff`. */
 export interface RetryBackoff {
@@ -62,7 +62,7 @@ function checkBackoff(backoff: RetryBackoff): Required<RetryBackoff> {
     durationMs: checkNumber('backoff.durationMs', backoff.durationMs, 10, 0),
     factor: checkNumber('backoff.factor', backoff.factor, 1, 0),
     jitter: checkNumber('backoff.jitter', backoff.jitter, 0.1, 0),
-    capMs: checkNumber('backoff.capMs', backoff.capMs, Infinity, 0, true),
+    capMs: checkNumber('backoff.capMs', backoff.capMs, Infinity, 0, { infinite: true }),
   };
 }
 

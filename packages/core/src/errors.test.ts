@@ -1,5 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
-import { bodyExcerpt, jsonErrorDetail, KubeApiError, RxInformerError, WatchDecodeError } from './errors.ts';
+import {
+  bodyExcerpt,
+  checkNumber,
+  checkScheduler,
+  InvalidOptionsError,
+  jsonErrorDetail,
+  KubeApiError,
+  RxInformerError,
+  WatchDecodeError,
+} from './errors.ts';
+import { asyncScheduler } from 'rxjs';
 import { apiErrorFromResponse } from './http/httpErrors.ts';
 
 describe('KubeApiError', () => {
@@ -70,5 +80,30 @@ describe('messages never carry what a server sent as JSON', () => {
     expect(new WatchDecodeError(secret, 'not JSON').message).toBe('malformed watch line (not JSON)');
     expect(apiErrorFromResponse(500, `{"echo":${secret}}`, undefined).message).not.toContain('aHVudGVy');
     expect(apiErrorFromResponse(502, 'Bad gateway', undefined).message).toBe('Bad gateway');
+  });
+});
+
+describe('checkNumber and checkScheduler', () => {
+  it('should give the value or its default, and refuse NaN, Infinity and numbers below min', () => {
+    expect(checkNumber('n', undefined, 5, 0)).toBe(5);
+    expect(checkNumber('n', 0, 5, 0)).toBe(0);
+    for (const bad of [Number.NaN, Infinity, -1]) expect(() => checkNumber('n', bad, 5, 0)).toThrow(InvalidOptionsError);
+    expect(() => checkNumber('n', -1, 5, 0)).toThrow('n must be a finite number >= 0, got -1');
+  });
+
+  it('should refuse min itself when exclusive, fractions when integer, and accept Infinity only when infinite', () => {
+    expect(() => checkNumber('qps', 0, 10, 0, { exclusive: true })).toThrow('qps must be a finite number > 0, got 0');
+    expect(() => checkNumber('pages', 1.5, 10, 1, { integer: true })).toThrow('pages must be an integer >= 1, got 1.5');
+    expect(checkNumber('capMs', undefined, Infinity, 0, { infinite: true })).toBe(Infinity);
+    expect(checkNumber('capMs', Infinity, 5, 0, { infinite: true, integer: true })).toBe(Infinity);
+    expect(() => checkNumber('capMs', Number.NaN, 5, 0, { infinite: true })).toThrow('capMs must be a number >= 0, got NaN');
+    expect(() => checkNumber('capMs', -Infinity, 5, 0, { infinite: true })).toThrow(InvalidOptionsError);
+  });
+
+  it('should accept an RxJS scheduler or undefined, and refuse anything else with its prefix', () => {
+    expect(() => checkScheduler(undefined)).not.toThrow();
+    expect(() => checkScheduler(asyncScheduler)).not.toThrow();
+    expect(() => checkScheduler({ now: () => 0 }, 'x: ')).toThrow('x: scheduler must be an RxJS scheduler');
+    expect(() => checkScheduler(null)).toThrow(InvalidOptionsError);
   });
 });

@@ -269,21 +269,30 @@ export function describeValue(value: unknown): string {
   }
 }
 
+/** What `checkNumber` accepts beyond a finite number >= its `min`. */
+export interface NumberCheck {
+  /** Refuse `min` itself: the number must be > `min`. Default false. */
+  exclusive?: boolean;
+  /** Accept whole numbers only. Default false. */
+  integer?: boolean;
+  /** Accept `Infinity` too (e.g. "no cap"). Default false. */
+  infinite?: boolean;
+}
+
 /**
- * Throws `InvalidOptionsError` unless `value` (or its default) is a finite number ≥ `min` (> `min` if
- * `exclusive`), and a whole one if `integer`.
+ * Throws `InvalidOptionsError` unless `value` (or its default `fallback`) is a finite number >= `min`
+ * (`how` may ask for > `min`, a whole number, or allow `Infinity`); returns it. NaN is always refused.
+ *
+ * @example
+ * const burst = checkNumber('burst', options.burst, 100, 1, { integer: true });
+ * const capMs = checkNumber('capMs', options.capMs, Infinity, 0, { infinite: true });
  */
-export function checkNumber(
-  name: string,
-  value: number | undefined,
-  fallback: number,
-  min: number,
-  exclusive = false,
-  integer = false,
-): number {
+export function checkNumber(name: string, value: number | undefined, fallback: number, min: number, how: NumberCheck = {}): number {
   const x = value ?? fallback;
-  if (typeof x !== 'number' || !Number.isFinite(x) || x < min || (exclusive && x === min) || (integer && !Number.isInteger(x))) {
-    const what = integer ? 'an integer' : 'a finite number';
+  const { exclusive = false, integer = false, infinite = false } = how;
+  const finiteOk = Number.isFinite(x) || (infinite && x === Infinity);
+  if (typeof x !== 'number' || !finiteOk || x < min || (exclusive && x === min) || (integer && x !== Infinity && !Number.isInteger(x))) {
+    const what = integer ? 'an integer' : infinite ? 'a number' : 'a finite number';
     throw new InvalidOptionsError(`${name} must be ${what} ${exclusive ? '>' : '>='} ${min}, got ${String(value)}`);
   }
   return x;

@@ -128,6 +128,12 @@ export interface ListOptions {
   shardSelector?: string;
   /** Server-side timeout of the request, in seconds. */
   timeoutSeconds?: number;
+  /**
+   * The caller reads this page only and will not ask for the next one (the reflector's stall
+   * check, which lists one object to learn the collection's resourceVersion). A transport that
+   * requests the next page ahead (the HTTP ListerWatchers) then does not. Not sent to the server.
+   */
+  singlePage?: boolean;
 }
 
 /** Options of one watch request (`GET .../pods?watch=true&…`). */

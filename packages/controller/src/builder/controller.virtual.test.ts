@@ -68,6 +68,28 @@ describe('a builder controller in virtual time', () => {
     factory.shutdown();
   });
 
+  it('should retry a listed key that failed behind the rest of the initial list, at its low priority', async () => {
+    const { ts, advance } = virtualClock(1);
+    const factory = setup(ts, ['a', 'b', 'c'], []);
+    const log: string[] = [];
+    let failed = false;
+    const ctl = controllerFor(factory, things, { name: 'virtual', scheduler: ts, onError: () => undefined }).reconcile(async ({ name }) => {
+      log.push(`${name}@${ts.now()}`);
+      await new Promise<void>((resolve) => ts.schedule(() => resolve(), 10));
+      if (!failed) {
+        failed = true;
+        throw new Error('first reconcile fails'); // retried 5 ms later, while the second key is in work
+      }
+    });
+    const run = ctl.start();
+    await advance(100);
+    const [first, second, third] = log.map((l) => l.split('@')[0]);
+    expect(new Set([first, second, third]).size).toBe(3);
+    expect(log).toEqual([`${first}@0`, `${second}@10`, `${third}@20`, `${first}@30`]);
+    await run.stop();
+    factory.shutdown();
+  });
+
   it('should reconcile a key changed several times within debounceMs once', async () => {
     const { ts, advance } = virtualClock(1);
     const change = (at: number, rv: string): [number, WatchEvent<KubeObject>] => [at, { type: 'MODIFIED', object: testObject('a', rv) }];

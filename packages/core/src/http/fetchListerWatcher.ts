@@ -89,8 +89,16 @@ export function fetchResponse(r: Response): HttpResponse {
   };
 }
 
-/** A body's chunks through its reader (`for await` over a ReadableStream is not in every browser). */
-async function* readerChunks(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
+/**
+ * The chunks of a fetch `Response` body, read through its reader (`for await` over a
+ * ReadableStream is not in every browser); none for a null body. Leaving early (a `break`, a
+ * thrown error, a body over its limit) cancels the stream, so the connection is freed.
+ *
+ * @example
+ * const r = await fetch(url);
+ * for await (const chunk of readerChunks(r.body)) bytes += chunk.byteLength;
+ */
+export async function* readerChunks(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
   if (!body) return;
   const reader = body.getReader();
   try {

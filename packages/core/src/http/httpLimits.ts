@@ -81,9 +81,9 @@ export function resolveHttpLimits(options: HttpLimitOptions = {}): ResolvedHttpL
   const scheduler = options.scheduler ?? asyncScheduler;
   checkScheduler(scheduler);
   return {
-    responseTimeoutMs: checkNumber('responseTimeoutMs', options.responseTimeoutMs, DEFAULT_RESPONSE_TIMEOUT_MS, 0, true),
-    maxWatchLineBytes: checkNumber('maxWatchLineBytes', options.maxWatchLineBytes, DEFAULT_MAX_WATCH_LINE_BYTES, 0, true),
-    maxListBodyBytes: checkNumber('maxListBodyBytes', options.maxListBodyBytes, DEFAULT_MAX_LIST_BODY_BYTES, 0, true),
+    responseTimeoutMs: checkNumber('responseTimeoutMs', options.responseTimeoutMs, DEFAULT_RESPONSE_TIMEOUT_MS, 0, { exclusive: true }),
+    maxWatchLineBytes: checkNumber('maxWatchLineBytes', options.maxWatchLineBytes, DEFAULT_MAX_WATCH_LINE_BYTES, 0, { exclusive: true }),
+    maxListBodyBytes: checkNumber('maxListBodyBytes', options.maxListBodyBytes, DEFAULT_MAX_LIST_BODY_BYTES, 0, { exclusive: true }),
     scheduler,
   };
 }

@@ -172,6 +172,13 @@ describe('httpListerWatcher list prefetch', () => {
     expect(requests.map((r) => r.url)).toEqual(['/api/v1/configmaps?limit=2']);
   });
 
+  it('should send one request, and no prefetch, for a list that wants a single page', async () => {
+    const { get, requests } = server(pages);
+    const page = await firstValueFrom(httpListerWatcher(get, { path: '/api/v1/pods' }).list({ limit: 2, singlePage: true }));
+    expect(page.metadata?.continue).toBe('tok-2'); // the server has more: the page still says so
+    expect(requests.map((r) => r.url)).toEqual(['/api/v1/pods?limit=2']); // the option is not sent either
+  });
+
   it('should abort a prefetched page nobody asks for at once', async () => {
     const { get, requests } = server(pages);
     const lw = httpListerWatcher(get, { path: '/api/v1/pods' });

@@ -108,7 +108,10 @@ function streamWatcher<T extends KubeObject>(http: Http, pathOfWatch: (o: WatchO
     });
 }
 
-/** The `list` of an HTTP ListerWatcher: one page per call, the next one requested ahead (`Prefetch`). */
+/**
+ * The `list` of an HTTP ListerWatcher: one page per call, the next one requested ahead (`Prefetch`)
+ * unless the call says it wants this page only (`singlePage`).
+ */
 function pagedLister<T extends KubeObject>(http: Http, pathOfList: (o: ListOptions) => string): ListerWatcher<T>['list'] {
   // The next page, requested while this one is parsed; at most one at a time.
   let prefetched: Prefetch | undefined;
@@ -136,7 +139,7 @@ function pagedLister<T extends KubeObject>(http: Http, pathOfList: (o: ListOptio
       if (r.status < 200 || r.status > 299) throw await http.failed(r, url);
       const text = await readBody(r, url, 'listBody', http.limits.maxListBodyBytes);
       const token = peekContinue(text);
-      const mine = token === undefined ? undefined : prefetch(listOptions, token);
+      const mine = token === undefined || listOptions.singlePage === true ? undefined : prefetch(listOptions, token);
       try {
         // One task boundary, so that the transport writes the prefetch request before this page's
         // synchronous parse and hand-over (the consumer's work on 500 objects takes milliseconds).

@@ -1,9 +1,10 @@
 /**
- * The HTTP ListerWatchers and the wire decoding every HTTP transport shares: list pages, watch lines, errors, body limits.
+ * The HTTP ListerWatchers and the wire decoding every HTTP transport shares: list pages, watch lines, errors, body limits,
+ * and the checks of numeric and scheduler options that transports and writers built on core share.
  *
  * @module @rxinformer/core/http
  */
-export { fetchListerWatcher, fetchGet } from './fetchListerWatcher.ts';
+export { fetchListerWatcher, fetchGet, readerChunks } from './fetchListerWatcher.ts';
 export type { FetchListerWatcherOptions } from './fetchListerWatcher.ts';
 export { httpListerWatcher, andSelectors } from './httpListerWatcher.ts';
 export type { HttpListerWatcherOptions } from './httpListerWatcher.ts';
@@ -29,7 +30,7 @@ export type { WatchDecoder, WatchDecoderOptions } from './watchDecoder.ts';
 export { apiErrorFromResponse, networkErrorFrom, parseRetryAfter } from './httpErrors.ts';
 export { listQuery, watchQuery, resourcePath } from './listWatchQuery.ts';
 export { INITIAL_EVENTS_END_ANNOTATION } from '../types.ts';
-export { bodyExcerpt, jsonErrorDetail } from '../errors.ts';
-export type { NetworkErrorReason, ResponsePart } from '../errors.ts';
+export { bodyExcerpt, checkNumber, checkScheduler, jsonErrorDetail } from '../errors.ts';
+export type { NetworkErrorReason, NumberCheck, ResponsePart } from '../errors.ts';
 export { PARTIAL_OBJECT_METADATA_ACCEPT } from '../partialObjectMetadata.ts';
 export { PARTIAL_OBJECT_METADATA_TYPE } from '../expectedType.ts';

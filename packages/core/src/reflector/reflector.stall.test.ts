@@ -24,7 +24,7 @@ describe('reflector stall check', () => {
       const r = start(on, 200_000);
       flush();
       // The check runs 120 s after the last event, at 125 s, and answers 2 s later.
-      expect(lw.listCalls).toEqual([{ limit: 500 }, { limit: 1 }]);
+      expect(lw.listCalls).toEqual([{ limit: 500 }, { limit: 1, singlePage: true }]);
       expect(lw.watchCalls.map((c) => c.resourceVersion)).toEqual(['10', '12']);
       expect(silent.subscriptions).toEqual([{ subscribedFrame: 0, unsubscribedFrame: 127_000 }]);
       const [[at, error]] = errorsOf(r);
@@ -49,7 +49,7 @@ describe('reflector stall check', () => {
       lw.scriptWatch(watch);
       const r = start(on, 250_000);
       flush();
-      expect(lw.listCalls).toEqual([{ limit: 500 }, { limit: 1 }, { limit: 1 }]);
+      expect(lw.listCalls).toEqual([{ limit: 500 }, { limit: 1, singlePage: true }, { limit: 1, singlePage: true }]);
       expect(same.subscriptions.map((s) => s.subscribedFrame)).toEqual([120_000, 240_000]);
       expect(lw.watchCalls).toHaveLength(1);
       expect(watch.subscriptions).toEqual([{ subscribedFrame: 0, unsubscribedFrame: 250_000 }]);
@@ -92,7 +92,7 @@ describe('reflector stall check', () => {
       lw.scriptWatch(NEVER);
       const r = start(on, 250_000);
       flush();
-      expect(lw.listCalls).toEqual([{ limit: 500 }, { limit: 1 }, { limit: 1 }]);
+      expect(lw.listCalls).toEqual([{ limit: 500 }, { limit: 1, singlePage: true }, { limit: 1, singlePage: true }]);
       expect(lw.watchCalls).toHaveLength(1);
       expect(errorsOf(r)).toEqual([]);
     });
@@ -124,7 +124,7 @@ describe('reflector stall check', () => {
       lw.scriptList(of(page([], '10')));
       start({ stallCheck: {} }, 130_000);
       flush();
-      expect(lw.listCalls).toEqual([{ limit: 500 }, { limit: 1 }]);
+      expect(lw.listCalls).toEqual([{ limit: 500 }, { limit: 1, singlePage: true }]);
     });
   });
 

@@ -100,15 +100,15 @@ export function resolveOptions(options: ReflectorOptions): ResolvedReflectorOpti
     );
   }
   return {
-    pageSize: checkNumber('pageSize', options.pageSize, 500, 1, false, true), // the API's limit is an integer
+    pageSize: checkNumber('pageSize', options.pageSize, 500, 1, { integer: true }), // the API's limit is an integer
     initialListResourceVersion: options.initialListResourceVersion,
     useStreamingList: options.useStreamingList ?? false,
     minWatchTimeoutSeconds: checkNumber('minWatchTimeoutSeconds', options.minWatchTimeoutSeconds, 300, 1),
     idleGraceMs: checkNumber('idleGraceMs', options.idleGraceMs, 30_000, 0),
     stallCheckMs: options.stallCheck === false ? false : checkNumber('stallCheck.afterMs', options.stallCheck?.afterMs, 120_000, 1),
-    maxEmptyWatches: checkNumber('maxEmptyWatches', options.maxEmptyWatches, 3, 1, false, true),
-    maxListPages: checkNumber('maxListPages', options.maxListPages, 10_000, 1, false, true),
-    maxListItems: checkNumber('maxListItems', options.maxListItems, 1_000_000, 1, false, true),
+    maxEmptyWatches: checkNumber('maxEmptyWatches', options.maxEmptyWatches, 3, 1, { integer: true }),
+    maxListPages: checkNumber('maxListPages', options.maxListPages, 10_000, 1, { integer: true }),
+    maxListItems: checkNumber('maxListItems', options.maxListItems, 1_000_000, 1, { integer: true }),
     backoff: resolveBackoff(options.backoff),
     expectedType: validateExpectedType(options.expectedType),
   };
@@ -121,7 +121,7 @@ export function listOptions(o: ResolvedReflectorOptions, consistent: boolean): L
 
 /** @internal The stall check's list: one object, read consistently, for the collection's resourceVersion. */
 export function stallCheckOptions(): ListOptions {
-  return { limit: 1 };
+  return { limit: 1, singlePage: true }; // one page, for its resourceVersion: nothing to prefetch
 }
 
 /** @internal The `stallMs` of a watch action: the stall check's silence, when it is on. */

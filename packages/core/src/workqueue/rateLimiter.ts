@@ -99,7 +99,7 @@ export function exponentialFailureRateLimiter<K = string>(options: ExponentialFa
  * const queue = new WorkQueue({ rateLimiter: tokenBucketRateLimiter({ qps: 5, burst: 20 }) });
  */
 export function tokenBucketRateLimiter<K = string>(options: TokenBucketOptions = {}): RateLimiter<K> {
-  const qps = checkNumber('qps', options?.qps, 10, 0, true);
+  const qps = checkNumber('qps', options?.qps, 10, 0, { exclusive: true });
   const burst = checkNumber('burst', options?.burst, 100, 1);
   if (!Number.isFinite(1000 / qps)) throw new InvalidOptionsError(`qps is too small for a delay in ms to be finite, got ${qps}`);
   const scheduler = options?.scheduler ?? asyncScheduler;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { VirtualTimeScheduler } from 'rxjs';
+import { flushTo, testScheduler } from '@rxinformer/testing';
 import { InvalidOptionsError } from '../errors.ts';
 import { PriorityFifo } from './priorityFifo.ts';
 import { WorkQueue } from './workqueue.ts';
@@ -57,6 +58,56 @@ describe('WorkQueue priorities', () => {
     queue.add('plain', -50);
     scheduler.flush();
     expect(await drain(queue)).toEqual(['d', 'plain']);
+  });
+
+  /** Takes the waiting key a worker would get now (none waits: a test error). */
+  const take = (queue: WorkQueue<string>): string => {
+    let key: string | undefined;
+    queue.get$().subscribe((k) => (key = k));
+    if (key === undefined) throw new Error('no key waits');
+    return key;
+  };
+
+  it('should retry a failed key at the priority it was handed out at, low or high, in virtual time', async () => {
+    const ts = testScheduler();
+    const queue = new WorkQueue<string>({ scheduler: ts, baseDelayMs: 10 });
+    queue.add('listed', -100);
+    queue.add('urgent', 10);
+    for (const key of [take(queue), take(queue)]) {
+      queue.addRateLimited(key); // failed: back in 10 ms
+      queue.done(key);
+    }
+    queue.add('peer', -100); // listed before the retries come back
+    queue.add('change');
+    flushTo(ts, 10);
+    expect(queue.metrics()).toMatchObject({ delayed: 0, retries: 2 });
+    // The urgent retry before the real change, the listed one behind its peer.
+    expect(await drain(queue)).toEqual(['urgent', 'change', 'peer', 'listed']);
+  });
+
+  it('should requeue after a delay at the priority handed out at, unless told another; 0 for a key not in work', async () => {
+    const ts = testScheduler();
+    const queue = new WorkQueue<string>({ scheduler: ts });
+    queue.add('low', -100);
+    queue.add('raised', -100);
+    const [low, raised] = [take(queue), take(queue)];
+    queue.addAfter(low, 5); // requeueAfterMs keeps its class
+    queue.addRateLimited(raised, 20); // an explicit priority wins
+    queue.addAfter('idle', 5); // not in work: 0
+    queue.done(low);
+    queue.done(raised);
+    queue.add('change');
+    flushTo(ts, 5);
+    expect(queue.metrics().delayed).toBe(0);
+    expect(await drain(queue)).toEqual(['raised', 'change', 'idle', 'low']);
+  });
+
+  it('should refuse a bad priority of a delayed or rate-limited add at once, before the limiter counts it', () => {
+    const queue = new WorkQueue<string>({ scheduler: testScheduler() });
+    expect(() => queue.addAfter('a', 5, Number.NaN)).toThrow(InvalidOptionsError);
+    expect(() => queue.addRateLimited('a', Infinity)).toThrow(InvalidOptionsError);
+    expect(queue.numRequeues('a')).toBe(0);
+    expect(queue.metrics()).toMatchObject({ delayed: 0, retries: 0 });
   });
 
   it('should refuse a priority that is not a finite number', () => {

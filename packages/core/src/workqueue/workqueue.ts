@@ -2,7 +2,8 @@
  * A rate-limited, de-duplicating work queue with client-go's guarantees: a key waits once however
  * often it is added; a key is never handed to two workers at once; a key added while it is being
  * processed is processed again after `done`. Delays run on an RxJS scheduler. Keys may carry a
- * priority (controller-runtime's priority queue): higher priorities are handed out first.
+ * priority (controller-runtime's priority queue): higher priorities are handed out first, and a
+ * worker's requeue of its key (`addRateLimited`, `addAfter`) keeps the priority it was handed out at.
  */
 import { BehaviorSubject, Observable, Subject, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { InvalidOptionsError } from '../errors.ts';
@@ -58,6 +59,12 @@ export interface WorkQueueEvent<K = string> {
   key: K;
 }
 
+/** Throws `InvalidOptionsError` unless `priority` is a finite number. */
+function checkPriority(priority: number): void {
+  if (typeof priority !== 'number' || !Number.isFinite(priority))
+    throw new InvalidOptionsError(`a work queue priority must be a finite number, got ${String(priority)}`);
+}
+
 interface Waiter<K> {
   take(key: K): void;
   end(): void;
@@ -85,7 +92,8 @@ export class WorkQueue<K = string> {
   readonly #items = new PriorityFifo<K>();
   /** Keys that need processing, with their priority: waiting in `#items`, or to be queued again when `done`. */
   readonly #dirty = new Map<K, number>();
-  readonly #processing = new Set<K>();
+  /** Keys handed out and not yet `done`, with the priority each was handed out at (its requeues' default). */
+  readonly #processing = new Map<K, number>();
   readonly #delayed = new Map<K, { at: number; priority: number; timer: Subscription }>();
   readonly #waiters: Waiter<K>[] = [];
   readonly #drainWaiters: (() => void)[] = [];
@@ -156,8 +164,7 @@ export class WorkQueue<K = string> {
    */
   add(key: K, priority = 0): void {
     if (key === undefined) throw new InvalidOptionsError('a work queue key cannot be undefined');
-    if (typeof priority !== 'number' || !Number.isFinite(priority))
-      throw new InvalidOptionsError(`a work queue priority must be a finite number, got ${String(priority)}`);
+    checkPriority(priority);
     if (this.#ignoredWhenShuttingDown()) return;
     const dirty = this.#dirty.get(key);
     if (dirty !== undefined) {
@@ -176,12 +183,14 @@ export class WorkQueue<K = string> {
    * Queues `key` once `ms` have passed (any finite delay, also past a JavaScript timer's 24.8
    * days; `InvalidOptionsError` otherwise). Several delayed adds of one key keep only the earliest.
    * Pending delays are cancelled by shutdown; later calls are ignored. `priority`: that of the `add` when the delay ends
-   * (the higher one wins when delayed adds of one key are merged).
+   * (the higher one wins when delayed adds of one key are merged). Default: the priority `key` was
+   * handed out at while it is being processed (a worker's requeue keeps its key's class), else 0.
    */
-  addAfter(key: K, ms: number, priority = 0): void {
+  addAfter(key: K, ms: number, priority = this.#processing.get(key) ?? 0): void {
     if (typeof ms !== 'number' || !Number.isFinite(ms))
       throw new InvalidOptionsError(`addAfter needs a finite delay in ms, got ${String(ms)}`);
     if (key === undefined) throw new InvalidOptionsError('a work queue key cannot be undefined');
+    checkPriority(priority); // now, not when the delay ends
     if (this.#ignoredWhenShuttingDown()) return;
     if (ms <= 0) {
       this.add(key, priority);
@@ -209,14 +218,19 @@ export class WorkQueue<K = string> {
    * (5 ms doubling per failure up to `maxDelayMs`) and the overall token bucket's wait. A
    * `rateLimiter` of your own that answers anything but a finite delay >= 0 (NaN, Infinity, a
    * negative number) makes it throw `InvalidOptionsError` naming the key; the key is not queued.
+   *
+   * `priority`: that of the `add` when the delay ends. Default: the priority `key` was handed out
+   * at while it is being processed, else 0 — so a failing key from the initial list is retried
+   * behind real changes, and an urgent one stays ahead (controller-runtime's priority queue).
    */
-  addRateLimited(key: K): void {
+  addRateLimited(key: K, priority = this.#processing.get(key) ?? 0): void {
     if (key === undefined) throw new InvalidOptionsError('a work queue key cannot be undefined');
+    checkPriority(priority); // before the rate limiter counts a requeue
     if (this.#ignoredWhenShuttingDown()) return;
     const ms = checkDelay(this.#limiter.when(key), key);
     this.#retries++;
     if (this.#events.observed) this.#events.next({ type: 'retried', key });
-    this.addAfter(key, ms);
+    this.addAfter(key, ms, priority);
   }
 
   /** Clears the failure history of `key` (call it when the key was processed successfully). */
@@ -320,8 +334,8 @@ export class WorkQueue<K = string> {
   #enqueue(key: K): void {
     const waiter = this.#waiters.shift();
     if (waiter !== undefined) {
+      this.#processing.set(key, this.#dirty.get(key) ?? 0);
       this.#dirty.delete(key);
-      this.#processing.add(key);
       if (this.#events.observed) this.#events.next({ type: 'taken', key });
       waiter.take(key); // last: the waiter may call back into the queue
       return;
@@ -332,8 +346,8 @@ export class WorkQueue<K = string> {
 
   #take(): K {
     const key = this.#items.shift() as K;
+    this.#processing.set(key, this.#dirty.get(key) ?? 0);
     this.#dirty.delete(key);
-    this.#processing.add(key);
     this.#publishDepth();
     if (this.#events.observed) this.#events.next({ type: 'taken', key });
     return key;
