@@ -47,7 +47,7 @@ export function renderSection(report: BenchReport, meta: RunMeta): string {
     `One run of \`npm run bench\` on ${meta.date.slice(0, 10)}: ${meta.cpus}, Node ${meta.node}; load average ${loads(meta.loadAverage.start)} at`,
     `the start and ${loads(meta.loadAverage.end)} at the end (1/5/15 min), ${Math.round(meta.durationS)} s in all. The machine is shared with other`,
     "engineers' tests and benchmarks, so the figures are noisy: read the ratios. Each figure is the median of",
-    `${meta.rounds} rounds (min–max in brackets), contenders in rotating order after one warm-up (heap and apply cost: fresh`,
+    `${meta.rounds} rounds (min–max in brackets), contenders in a balanced order (each after a different neighbour each round) after one warm-up (heap and apply cost: fresh`,
     `processes per round, no warm-up; the 100k sync: ${meta.roundsLarge} round${meta.roundsLarge === 1 ? '' : 's'}, no warm-up). **${met} of ${total} goals met.**`,
     '',
     renderTable(report.metrics),

@@ -1,6 +1,6 @@
 /**
- * Running contenders side by side: one warm-up each, then rounds in rotating order (so no one
- * always runs first, or right after the same neighbour), a full GC before each run, and the median
+ * Running contenders side by side: one warm-up each, then rounds in a balanced order (`rotation`:
+ * no one always runs first, or right after the same neighbour), a full GC before each run, and the median
  * of the rounds. A contender that throws is recorded as a failure with its message and not run again.
  */
 
@@ -26,9 +26,16 @@ export function median(xs: readonly number[]): number {
   return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 }
 
-/** The order of round `r`: the names rotated by `r`. */
+/**
+ * The order of round `r`: row `r` of a Williams design (a balanced Latin square). Each name runs
+ * once per round and, over `n` rounds, once at each position; for an even count each name also
+ * runs right after each other name once, so no contender always inherits the same neighbour's heap
+ * and caches (a plain rotation kept every neighbour). Three names rotate: abc, bca, cab.
+ */
 export function rotation<T>(names: readonly T[], r: number): T[] {
-  return names.map((_, k) => names[(r + k) % names.length]);
+  const n = names.length;
+  // The first row 0, 1, n-1, 2, n-2, ...: consecutive differences 1, -2, 3, -4, ... are distinct mod n.
+  return names.map((_, k) => names[((k === 0 ? 0 : k % 2 === 1 ? (k + 1) / 2 : n - k / 2) + r) % n]);
 }
 
 /** The figure of an outcome: its median or its failure. */
@@ -40,7 +47,7 @@ export function figureOf(outcome: Outcome | undefined): Figure {
 const gc = (globalThis as { gc?: () => void }).gc;
 
 /**
- * Runs every contender `warmup` times, then `rounds` times in rotating order; each run resolves
+ * Runs every contender `warmup` times, then `rounds` times in a balanced order (`rotation`); each run resolves
  * with its measured value.
  *
  * @example

@@ -53,8 +53,15 @@ describe('median', () => {
 });
 
 describe('rotation', () => {
-  it('should start each round with the next contender', () => {
+  it('should start each round with the next contender and vary who runs before whom', () => {
     expect([0, 1, 2, 3].map((r) => rotation(['a', 'b', 'c'], r).join(''))).toEqual(['abc', 'bca', 'cab', 'abc']);
+    // Six contenders (the watch metric's): over six rounds each runs once at each position and
+    // right after each other one exactly once (a rotation kept every neighbour).
+    const rows = [0, 1, 2, 3, 4, 5].map((r) => rotation(['a', 'b', 'c', 'd', 'e', 'f'], r));
+    for (const row of rows) expect([...row].sort().join('')).toBe('abcdef');
+    for (let k = 0; k < 6; k++) expect(new Set(rows.map((row) => row[k])).size).toBe(6);
+    const pairs = rows.flatMap((row) => row.slice(1).map((x, k) => `${row[k]}${x}`));
+    expect(new Set(pairs).size).toBe(30);
   });
 });
 
