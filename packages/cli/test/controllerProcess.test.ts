@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const node = join(root, 'node_modules/.bin/node');
-const core = join(root, 'packages/core/src/index.ts');
+const core = join(root, 'packages/core/src/workqueue/index.ts');
 
 /** Runs `script` as an ES module; resolves with its exit code and output, or 'still running' past the deadline. */
 function runScript(script: string, deadlineMs = 15_000): Promise<{ code: number | null | 'still running'; out: string }> {

@@ -4,7 +4,7 @@
  * handler that feeds a queue from an informer.
  *
  * @example
- * import { enqueueKeys, runController, WorkQueue } from '@rxinformer/core/workqueue';
+ * // enqueueKeys, runController and WorkQueue come from @rxinformer/core/workqueue
  * const queue = new WorkQueue<string>();
  * pods.addEventHandler(enqueueKeys(queue));
  * const controller = runController({ queue, synced: pods.synced$, reconcile: async (key) => {} });
