@@ -2,44 +2,35 @@
  * The KubeConfig informer factory against the simulator and a real kube-apiserver: selectors on list
  * and watch, every built-in descriptor, a CRD made at run time, and 401/403.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { KubeApiError, type KubeObject, type ReflectorStatus, type SharedInformer } from '@rxinformer/core';
-import { restrictedAccess, serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
+import { restrictedAccess, serverKinds } from '@rxinformer/testing/servers';
 import { builtinResources, configMaps, pods, ResourceNotFoundError, type KubeResource } from '../src/index.ts';
 import { builtinObject, collectionPath } from './builtinObjects.ts';
-import { factoryKit, fastReflector as fast, podBody, waitFor } from './simHarness.ts';
+import { fastReflector as fast, podBody, serverWithKit, waitFor } from './simHarness.ts';
 
 describe.each(serverKinds())('createKubeInformerFactory resources against the %s server', (kind) => {
-  let server: TestServer;
-  let kit: ReturnType<typeof factoryKit>;
-  beforeAll(async () => {
-    server = await startTestServer(kind, { sim: { seed: 3, bookmarkIntervalMs: 150, auth: { token: 'sim-token' } } });
-    kit = factoryKit((as) => server.kubeConfig(as));
-  }, START_TIMEOUT_MS);
-  afterAll(async () => {
-    await kit?.closeAll();
-    await server?.close();
-  });
+  const env = serverWithKit(kind, { sim: { seed: 3, bookmarkIntervalMs: 150, auth: { token: 'sim-token' } } });
 
   it('should apply label and field selectors to both list and watch', async () => {
-    const ns = await server.namespace('sel');
+    const ns = await env.server.namespace('sel');
     const podsPath = `/api/v1/namespaces/${ns}/pods`;
     for (const [name, tier] of [
       ['p1', 'frontend'],
       ['p2', 'backend'],
       ['p3', 'frontend'],
     ]) {
-      await server.api.create(podsPath, podBody(name, { tier }));
-      await server.api.create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name } });
+      await env.server.api.create(podsPath, podBody(name, { tier }));
+      await env.server.api.create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name } });
     }
-    const { factory, transport } = kit.open({ namespace: ns });
+    const { factory, transport } = env.kit.open({ namespace: ns });
     const frontends = factory.informerFor(pods, { labelSelector: 'tier=frontend', reflector: fast });
     const p2 = factory.informerFor(configMaps, { fieldSelector: 'metadata.name=p2', reflector: fast });
     factory.start();
     await factory.waitForCacheSync();
     expect(frontends.getStore().keys().slice().sort()).toEqual([`${ns}/p1`, `${ns}/p3`]);
     expect(p2.getStore().keys()).toEqual([`${ns}/p2`]);
-    const move = (name: string, tier: string) => server.api.patch(`${podsPath}/${name}`, { metadata: { labels: { tier } } });
+    const move = (name: string, tier: string) => env.server.api.patch(`${podsPath}/${name}`, { metadata: { labels: { tier } } });
     await move('p1', 'backend'); // stops matching: DELETED
     await move('p2', 'frontend'); // starts matching: ADDED
     expect(await waitFor(() => frontends.getStore().keys().slice().sort().join() === `${ns}/p2,${ns}/p3`)).toBe(true);
@@ -53,15 +44,15 @@ describe.each(serverKinds())('createKubeInformerFactory resources against the %s
   });
 
   it('should list and watch every built-in descriptor', async () => {
-    const ns = await server.namespace('every');
-    const { factory } = kit.open();
+    const ns = await env.server.namespace('every');
+    const { factory } = env.kit.open();
     // CRDs have their own test.
     const served = builtinResources.filter((r) => r.resource !== 'customresourcedefinitions');
     const nameOf = (r: KubeResource) => `every-${r.group ? `${r.group.split('.')[0]}-` : ''}${r.resource}${r.namespaced ? '' : `-${ns}`}`;
     const all = await Promise.all(
       served.map(async (r) => {
         const name = nameOf(r);
-        await server.api.create(collectionPath(r, ns), builtinObject(r, name, ns));
+        await env.server.api.create(collectionPath(r, ns), builtinObject(r, name, ns));
         const key = r.namespaced ? `${ns}/${name}` : name;
         return { r, key, path: `${collectionPath(r, ns)}/${name}`, informer: factory.informerFor(r, { reflector: fast }) };
       }),
@@ -72,8 +63,8 @@ describe.each(serverKinds())('createKubeInformerFactory resources against the %s
     // Every deletion is seen (a namespace only starts terminating here: no namespace controller runs
     // next to kube-apiserver; a label on it is seen instead).
     for (const { r, path } of all)
-      if (r.resource === 'namespaces') await server.api.patch(path, { metadata: { labels: { seen: 'yes' } } });
-      else await server.api.delete(path, { force: true });
+      if (r.resource === 'namespaces') await env.server.api.patch(path, { metadata: { labels: { seen: 'yes' } } });
+      else await env.server.api.delete(path, { force: true });
     const gone = ({ r, key, informer }: (typeof all)[number]) =>
       r.resource === 'namespaces'
         ? informer.getStore().get(key)?.metadata?.labels?.seen === 'yes'
@@ -83,12 +74,12 @@ describe.each(serverKinds())('createKubeInformerFactory resources against the %s
   }, 60_000);
 
   it('should watch a CRD created at run time through discovery', async () => {
-    const ns = await server.namespace('crd');
-    const { factory, transport } = kit.open();
+    const ns = await env.server.namespace('crd');
+    const { factory, transport } = env.kit.open();
     const ref = { apiVersion: 'example.com/v1', kind: 'Widget' };
     await expect(factory.informerForRef(ref)).rejects.toBeInstanceOf(ResourceNotFoundError);
     const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
-    await server.api.create(crdPath, {
+    await env.server.api.create(crdPath, {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
       metadata: { name: 'widgets.example.com' },
@@ -108,7 +99,7 @@ describe.each(serverKinds())('createKubeInformerFactory resources against the %s
     });
     // kube-apiserver's own controller establishes it a moment later; discovery shows it after that.
     const established = async () =>
-      ((await server.api.get(`${crdPath}/widgets.example.com`)).status?.conditions ?? []).some(
+      ((await env.server.api.get(`${crdPath}/widgets.example.com`)).status?.conditions ?? []).some(
         (c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True',
       );
     expect(await waitFor(established)).toBe(true);
@@ -126,10 +117,10 @@ describe.each(serverKinds())('createKubeInformerFactory resources against the %s
     expect(byName).toEqual({ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true });
     const widgetsPath = `/apis/example.com/v1/namespaces/${ns}/widgets`;
     const widget = (name: string, size: number) => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name }, spec: { size } });
-    await server.api.create(widgetsPath, widget('w1', 1));
+    await env.server.api.create(widgetsPath, widget('w1', 1));
     factory.start();
     await factory.waitForCacheSync();
-    await server.api.create(widgetsPath, widget('w2', 2));
+    await env.server.api.create(widgetsPath, widget('w2', 2));
     expect(await waitFor(() => widgets.getStore().size === 2)).toBe(true);
     expect(widgets.getStore().get(`${ns}/w2`)).toMatchObject({ spec: { size: 2 } });
     expect(transport.paths.some((p) => p.startsWith(`${widgetsPath}?watch=true`))).toBe(true);
@@ -137,9 +128,9 @@ describe.each(serverKinds())('createKubeInformerFactory resources against the %s
   });
 
   it('should report 401 and 403 with a clear status and back off between attempts', async () => {
-    const ns = await server.namespace('auth');
-    await server.api.create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'only' } });
-    const { factory: f1, transport: wrong } = kit.open({ namespace: ns, token: 'wrong' });
+    const ns = await env.server.namespace('auth');
+    await env.server.api.create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'only' } });
+    const { factory: f1, transport: wrong } = env.kit.open({ namespace: ns, token: 'wrong' });
     const i1 = f1.informerFor(configMaps, { reflector: { ...fast, backoff: { initialMs: 50, maxMs: 400 } } });
     const s1: ReflectorStatus[] = [];
     i1.status$.subscribe((s) => s1.push(s));
@@ -157,8 +148,8 @@ describe.each(serverKinds())('createKubeInformerFactory resources against the %s
     expect(i1.hasSynced()).toBe(false);
 
     // Authenticated, not authorized: a ServiceAccount without RBAC on kube-apiserver.
-    const access = await restrictedAccess(server, ns, { resource: 'configmaps' });
-    const { factory: f2 } = kit.open({ namespace: ns, token: access.token });
+    const access = await restrictedAccess(env.server, ns, { resource: 'configmaps' });
+    const { factory: f2 } = env.kit.open({ namespace: ns, token: access.token });
     const i2 = f2.informerFor(configMaps, { reflector: { ...fast, backoff: { initialMs: 50, maxMs: 100 } } });
     const s2: ReflectorStatus[] = [];
     i2.status$.subscribe((s) => s2.push(s));

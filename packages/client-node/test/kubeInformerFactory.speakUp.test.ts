@@ -3,16 +3,16 @@
  * each informer not synced with its last error (a refused connection, a resource the server does
  * not serve), the logger tells of it once, and a bad selector throws at `informerFor`.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CacheSyncTimeoutError, InvalidOptionsError, KubeApiError, NetworkError, type InformerLogger } from '@rxinformer/core';
 import { checkSelectors } from '@rxinformer/core/labels';
-import { serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
+import { serverKinds } from '@rxinformer/testing/servers';
 import { createKubeInformerFactory, defineResource, pods } from '../src/index.ts';
 import { until } from '@rxinformer/testing';
 import { plainKubeConfig } from './rawServer.ts';
-import { factoryKit, fastReflector as reflector } from './simHarness.ts';
+import { fastReflector as reflector, serverWithKit } from './simHarness.ts';
 
 /** What the factory's logger was told, as `level: message`. */
 function recordingLogger(): InformerLogger & { lines: string[] } {
@@ -62,21 +62,12 @@ describe('createKubeInformerFactory against a server nobody listens on', () => {
 });
 
 describe.each(serverKinds())('createKubeInformerFactory speaking up against the %s server', (kind) => {
-  let server: TestServer;
-  let kit: ReturnType<typeof factoryKit>;
-  beforeAll(async () => {
-    server = await startTestServer(kind);
-    kit = factoryKit((as) => server.kubeConfig(as));
-  }, START_TIMEOUT_MS);
-  afterAll(async () => {
-    await kit?.closeAll();
-    await server?.close();
-  });
+  const env = serverWithKit(kind);
 
   it('should name only the informer of a resource the server does not serve, with its 404, as an error told once', async () => {
-    const ns = await server.namespace('speak');
+    const ns = await env.server.namespace('speak');
     const logger = recordingLogger();
-    const { factory } = kit.open({ namespace: ns, logger });
+    const { factory } = env.kit.open({ namespace: ns, logger });
     const widgets = defineResource({ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true });
     const podInformer = factory.informerFor(pods, { reflector });
     factory.informerFor(widgets, { reflector });
@@ -110,7 +101,7 @@ describe.each(serverKinds())('createKubeInformerFactory speaking up against the 
     ];
     const verdicts = await Promise.all(
       cases.map(async ({ query, selector }) => {
-        const server400 = (await server.api.call('GET', `/api/v1/pods?limit=1&${query}`)).status === 400;
+        const server400 = (await env.server.api.call('GET', `/api/v1/pods?limit=1&${query}`)).status === 400;
         let ours400 = false;
         try {
           checkSelectors(selector);
@@ -125,7 +116,7 @@ describe.each(serverKinds())('createKubeInformerFactory speaking up against the 
   });
 
   it('should throw InvalidOptionsError at informerFor for a selector the server would refuse, and send nothing', () => {
-    const { factory, transport } = kit.open();
+    const { factory, transport } = env.kit.open();
     expect(() => factory.informerFor(pods, { labelSelector: 'replicate in (a' })).toThrow(InvalidOptionsError);
     expect(() => factory.informerFor(pods, { fieldSelector: 'spec.nodeName' })).toThrow(InvalidOptionsError);
     factory.start();

@@ -3,44 +3,35 @@
  * kube-apiserver behind the fault proxy: convergence through churn and faults, paging, bookmarks,
  * streaming lists. Selectors, every descriptor, CRDs and auth are in kubeInformerFactory.resources.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import { KubeApiError, type ReflectorStatus, type SharedInformer } from '@rxinformer/core';
-import { apiChurn, inParallel, serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
+import { apiChurn, inParallel, serverKinds } from '@rxinformer/testing/servers';
 import { configMaps, pods } from '../src/index.ts';
-import { factoryKit, fastReflector as fast, jsonAnswer, podBody, rvAtLeast, storeView, view, waitFor } from './simHarness.ts';
+import { fastReflector as fast, jsonAnswer, podBody, rvAtLeast, serverWithKit, storeView, view, waitFor } from './simHarness.ts';
 
 describe.each(serverKinds())('createKubeInformerFactory against the %s server', (kind) => {
-  let server: TestServer;
-  let kit: ReturnType<typeof factoryKit>;
-  beforeAll(async () => {
-    server = await startTestServer(kind, { sim: { seed: 3, bookmarkIntervalMs: 150, history: { maxEvents: 400 } } });
-    kit = factoryKit((as) => server.kubeConfig(as));
-  }, START_TIMEOUT_MS);
-  afterAll(async () => {
-    await kit?.closeAll();
-    await server?.close();
-  });
+  const env = serverWithKit(kind, { sim: { seed: 3, bookmarkIntervalMs: 150, history: { maxEvents: 400 } } });
   const podsOf = async (...namespaces: string[]) =>
-    (await Promise.all(namespaces.map(async (ns) => (await server.api.get(`/api/v1/namespaces/${ns}/pods`)).items))).flat();
+    (await Promise.all(namespaces.map(async (ns) => (await env.server.api.get(`/api/v1/namespaces/${ns}/pods`)).items))).flat();
   let big: Promise<string> | undefined;
   /** A namespace of 2,000 pods, made once (written through the API, 16 at a time). */
   const bigNamespace = () =>
     (big ??= (async () => {
-      const ns = await server.namespace('big');
-      await inParallel(2000, 16, (i) => server.api.create(`/api/v1/namespaces/${ns}/pods`, podBody(`p-${i}`)));
+      const ns = await env.server.namespace('big');
+      await inParallel(2000, 16, (i) => env.server.api.create(`/api/v1/namespaces/${ns}/pods`, podBody(`p-${i}`)));
       return ns;
     })());
 
   it('should converge through churn and every fault, and see recreations as delete + add', async () => {
-    const namespaces = [await server.namespace('a'), await server.namespace('b')];
-    const churn = apiChurn(server.api, {
+    const namespaces = [await env.server.namespace('a'), await env.server.namespace('b')];
+    const churn = apiChurn(env.server.api, {
       collections: namespaces.map((ns) => `/api/v1/namespaces/${ns}/pods`),
       make: (name) => podBody(name),
       seed: 5,
     });
     await churn.seed(300);
-    const { factory, transport } = kit.open({ namespace: undefined });
+    const { factory, transport } = env.kit.open({ namespace: undefined });
     let compactAtNextContinue = false;
     let compactedDuringList = false;
     transport.intercept = async (path) => {
@@ -48,8 +39,8 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
         compactAtNextContinue = false;
         // A write (the churn may have made none since the first page), then compaction to it: the
         // continue token's revision is now compacted, and this page answers 410.
-        await server.api.create(`/api/v1/namespaces/${namespaces[0]}/configmaps`, { metadata: { generateName: 'bump-' } });
-        await server.compact();
+        await env.server.api.create(`/api/v1/namespaces/${namespaces[0]}/configmaps`, { metadata: { generateName: 'bump-' } });
+        await env.server.compact();
         compactedDuringList = true;
       }
     };
@@ -71,7 +62,7 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
     factory.start();
     await factory.waitForCacheSync();
     const run = churn.run({ concurrency: 3, mix: { create: 2, update: 5, delete: 2, recreate: 2 } });
-    const { proxy } = server;
+    const { proxy } = env.server;
     const relist = () => {
       proxy.failNext(1, { code: 410, on: 'watch' }); // 410 as HTTP: the next watch; a relist follows
       proxy.cut();
@@ -79,7 +70,7 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
     const faults: (() => unknown)[] = [
       () => proxy.cut(),
       // What only the simulator can do: a garbled line, a 410 as an ERROR event on a live watch.
-      ...(server.sim ? [() => server.sim!.faults.malformedLine(), () => server.sim!.faults.injectWatchError()] : []),
+      ...(env.server.sim ? [() => env.server.sim!.faults.malformedLine(), () => env.server.sim!.faults.injectWatchError()] : []),
       () => proxy.reset(),
       relist,
       () => {
@@ -92,7 +83,7 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
         proxy.cut();
       },
       () => proxy.stall(),
-      () => server.restart(),
+      () => env.server.restart(),
     ];
     const changes = () => run.counters.created + run.counters.updated + run.counters.deleted + run.counters.recreated;
     /** Resolves once the churn made `n` more changes: each fault comes in the middle of it. */
@@ -124,12 +115,12 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
     expect(expired.some((e) => /continue parameter is too old/.test(e.message))).toBe(true); // the compaction's
     expect(expired.some((e) => /too old resource version/.test(e.message))).toBe(true); // the restart's
     expect(errors.some((e) => e instanceof KubeApiError && e.code === 429)).toBe(true);
-    if (server.sim) expect(errors.some((e) => e.name === 'WatchDecodeError')).toBe(true);
+    if (env.server.sim) expect(errors.some((e) => e.name === 'WatchDecodeError')).toBe(true);
   }, 120_000);
 
   it('should list 2,000 objects in pages of 500 following continue tokens', async () => {
     const ns = await bigNamespace();
-    const { factory, transport } = kit.open({ namespace: ns });
+    const { factory, transport } = env.kit.open({ namespace: ns });
     const informer = factory.informerFor(pods);
     factory.start();
     await factory.waitForCacheSync();
@@ -143,26 +134,26 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
   }, 60_000);
 
   it('should advance the resume resource version with bookmarks', async () => {
-    const [quiet, elsewhere] = [await server.namespace('quiet'), await server.namespace('elsewhere')];
-    await server.api.create(`/api/v1/namespaces/${quiet}/configmaps`, { metadata: { name: 'only' }, data: { a: '1' } });
-    const { factory, transport } = kit.open({ namespace: quiet });
+    const [quiet, elsewhere] = [await env.server.namespace('quiet'), await env.server.namespace('elsewhere')];
+    await env.server.api.create(`/api/v1/namespaces/${quiet}/configmaps`, { metadata: { name: 'only' }, data: { a: '1' } });
+    const { factory, transport } = env.kit.open({ namespace: quiet });
     // The simulator sends a bookmark every 150 ms; kube-apiserver about once a minute, and about 2 s
     // before a watch's timeoutSeconds: short watches (5 to 10 s) carry one each.
-    const minWatchTimeoutSeconds = server.sim ? 60 : 5;
+    const minWatchTimeoutSeconds = env.server.sim ? 60 : 5;
     const informer: SharedInformer<V1ConfigMap> = factory.informerFor(configMaps, { reflector: { ...fast, minWatchTimeoutSeconds } });
     factory.start();
     await factory.waitForCacheSync();
     const synced = informer.lastSyncResourceVersion!;
     let target = synced;
     for (let i = 0; i < 5; i++)
-      target = (await server.api.create(`/api/v1/namespaces/${elsewhere}/configmaps`, { metadata: { name: `cm-${i}` } })).metadata
+      target = (await env.server.api.create(`/api/v1/namespaces/${elsewhere}/configmaps`, { metadata: { name: `cm-${i}` } })).metadata
         .resourceVersion;
     expect(rvAtLeast(synced, target)).toBe(false);
     expect(await waitFor(() => rvAtLeast(informer.lastSyncResourceVersion, target), 40_000)).toBe(true);
     expect(informer.getStore().size).toBe(1); // nothing in this namespace changed
     const watches = () => transport.paths.filter((p) => p.includes('watch=true'));
     const before = watches().length;
-    server.proxy.cut();
+    env.server.proxy.cut();
     expect(await waitFor(() => watches().length > before)).toBe(true);
     const resumedAt = /[?&]resourceVersion=(\d+)&/.exec(watches().at(-1)!)?.[1];
     expect(rvAtLeast(resumedAt, target)).toBe(true);
@@ -172,7 +163,7 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
 
   it('should sync with a streaming list, and fall back to paging where it is refused', async () => {
     const ns = await bigNamespace();
-    const { factory: f1, transport: streaming } = kit.open({ namespace: ns });
+    const { factory: f1, transport: streaming } = env.kit.open({ namespace: ns });
     const i1 = f1.informerFor(pods, { reflector: { ...fast, useStreamingList: true } });
     f1.start();
     await f1.waitForCacheSync();
@@ -183,8 +174,8 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
 
     // kube-apiserver without its WatchList gate refuses (422); the simulator always streams, so a
     // transport answers for it with kube-apiserver's refusal.
-    const { factory: f2, transport: refusing } = kit.open({ namespace: ns });
-    if (server.env) await server.restart({ featureGates: { WatchList: false } });
+    const { factory: f2, transport: refusing } = env.kit.open({ namespace: ns });
+    if (env.server.env) await env.server.restart({ featureGates: { WatchList: false } });
     else
       refusing.intercept = (path) =>
         path.includes('sendInitialEvents=true')
@@ -211,7 +202,7 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
       expect(refusal.message).toMatch(/sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled/);
       f2.shutdown();
     } finally {
-      if (server.env) await server.restart({ featureGates: {} });
+      if (env.server.env) await env.server.restart({ featureGates: {} });
     }
   }, 90_000);
 });

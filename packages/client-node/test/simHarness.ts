@@ -2,10 +2,12 @@
  * Test helpers: a KubeConfig for a simulator, a transport that records (and can intercept) every
  * request path, and polling until a condition holds.
  */
+import { afterAll, beforeAll } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ApiServer } from '@rxinformer/apiserver-sim';
 import type { KubeObject, Store } from '@rxinformer/core';
 import type { HttpResponse } from '@rxinformer/core/http';
+import { START_TIMEOUT_MS, startTestServer, type ServerKind, type TestServer, type TestServerOptions } from '@rxinformer/testing/servers';
 import {
   createKubeInformerFactory,
   createKubeTransport,
@@ -110,6 +112,26 @@ export function factoryKit(kubeConfig: (as?: { token?: string }) => KubeConfig) 
       for (const f of opened.splice(0)) await f.close();
     },
   };
+}
+
+/** The informer factories of a test file: `factoryKit`'s result. */
+export type FactoryKit = ReturnType<typeof factoryKit>;
+
+/**
+ * A test server of `kind` for the enclosing `describe`, started in its `beforeAll` with a
+ * `factoryKit` over it, both closed in its `afterAll`. Read `server` and `kit` inside the tests.
+ */
+export function serverWithKit(kind: ServerKind, options?: TestServerOptions): { readonly server: TestServer; readonly kit: FactoryKit } {
+  const env = {} as { server: TestServer; kit: FactoryKit };
+  beforeAll(async () => {
+    env.server = await startTestServer(kind, options);
+    env.kit = factoryKit((as) => env.server.kubeConfig(as));
+  }, START_TIMEOUT_MS);
+  afterAll(async () => {
+    await env.kit?.closeAll();
+    await env.server?.close();
+  });
+  return env;
 }
 
 /** A pod named `name` that a real API server accepts (one container). */

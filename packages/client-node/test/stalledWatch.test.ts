@@ -4,33 +4,24 @@
  * see the stall within its check period (a `limit=1` list answering a newer resourceVersion),
  * report it on `status$`, resume the watch from its last resourceVersion (no relist) and converge.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { V1Pod } from '@kubernetes/client-node';
 import { WatchStalledError, type ReflectorStatus } from '@rxinformer/core';
-import { serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
+import { serverKinds } from '@rxinformer/testing/servers';
 import { pods } from '../src/index.ts';
-import { factoryKit, podBody, view, waitFor } from './simHarness.ts';
+import { podBody, serverWithKit, view, waitFor } from './simHarness.ts';
 
 /** The check's silence: far below the watch's idle timeout (60 to 120 s plus 30 s), so only the check can see the stall. */
 const AFTER_MS = 2000;
 
 describe.each(serverKinds())('stalled-watch detection against the %s server', (kind) => {
-  let server: TestServer;
-  let kit: ReturnType<typeof factoryKit>;
-  beforeAll(async () => {
-    server = await startTestServer(kind, { sim: { seed: 11 } });
-    kit = factoryKit((as) => server.kubeConfig(as));
-  }, START_TIMEOUT_MS);
-  afterAll(async () => {
-    await kit?.closeAll();
-    await server?.close();
-  });
+  const env = serverWithKit(kind, { sim: { seed: 11 } });
 
   it('should detect a watch held open and silent while the server moves on, report it, resume and converge', async () => {
-    const ns = await server.namespace('stall');
+    const ns = await env.server.namespace('stall');
     const collection = `/api/v1/namespaces/${ns}/pods`;
-    for (let i = 0; i < 3; i++) await server.api.create(collection, podBody(`before-${i}`));
-    const { factory, transport } = kit.open({ namespace: ns });
+    for (let i = 0; i < 3; i++) await env.server.api.create(collection, podBody(`before-${i}`));
+    const { factory, transport } = env.kit.open({ namespace: ns });
     const informer = factory.informerFor(pods, {
       reflector: { minWatchTimeoutSeconds: 60, stallCheck: { afterMs: AFTER_MS }, backoff: { initialMs: 20, maxMs: 200 } },
     });
@@ -38,13 +29,13 @@ describe.each(serverKinds())('stalled-watch detection against the %s server', (k
     informer.status$.subscribe((status) => statuses.push({ at: Date.now(), status }));
     factory.start();
     await factory.waitForCacheSync();
-    expect(await waitFor(() => server.proxy.open() > 0)).toBe(true);
-    const watchesBefore = server.proxy.counts.watches;
+    expect(await waitFor(() => env.server.proxy.open() > 0)).toBe(true);
+    const watchesBefore = env.server.proxy.counts.watches;
 
-    expect(server.proxy.stall()).toBe(1);
+    expect(env.server.proxy.stall()).toBe(1);
     const stalledAt = Date.now();
-    for (let i = 0; i < 3; i++) await server.api.create(collection, podBody(`during-${i}`));
-    await server.api.delete(`${collection}/before-0`);
+    for (let i = 0; i < 3; i++) await env.server.api.create(collection, podBody(`during-${i}`));
+    await env.server.api.delete(`${collection}/before-0`);
 
     const stalls = () => statuses.filter(({ status }) => status.lastError instanceof WatchStalledError);
     expect(await waitFor(() => stalls().length > 0, 4 * AFTER_MS + 10_000)).toBe(true);
@@ -56,25 +47,25 @@ describe.each(serverKinds())('stalled-watch detection against the %s server', (k
     expect(error.lastSeen).not.toBe(error.serverAt);
     expect(first.status).toMatchObject({ phase: 'watching', stalledWatches: 1 });
 
-    const want = async () => view((await server.api.get(collection)).items);
+    const want = async () => view((await env.server.api.get(collection)).items);
     const have = () => view(informer.getStore().list() as V1Pod[]);
     expect(await waitFor(async () => JSON.stringify(have()) === JSON.stringify(await want()), 20_000)).toBe(true);
     expect(have()).toEqual(await want());
     // Resumed from the last resourceVersion: a new watch, checks of one object, and no list but the first.
-    expect(server.proxy.counts.watches).toBeGreaterThan(watchesBefore);
+    expect(env.server.proxy.counts.watches).toBeGreaterThan(watchesBefore);
     expect(transport.paths.filter((p) => p.endsWith('/pods?limit=1')).length).toBeGreaterThan(0);
     expect(transport.paths.filter((p) => p.endsWith('/pods?limit=500'))).toHaveLength(1);
     expect(statuses.at(-1)?.status.relistCount).toBe(0);
   }, 60_000);
 
   it("should answer a quiet collection's limit=1 list with a newer resourceVersion after a write elsewhere (the check's caveat)", async () => {
-    const [quiet, busy] = [await server.namespace('quiet'), await server.namespace('busy')];
-    await server.api.create(`/api/v1/namespaces/${quiet}/pods`, podBody('only'));
-    const rvOf = async () => (await server.api.get(`/api/v1/namespaces/${quiet}/pods?limit=1`)).metadata.resourceVersion as string;
+    const [quiet, busy] = [await env.server.namespace('quiet'), await env.server.namespace('busy')];
+    await env.server.api.create(`/api/v1/namespaces/${quiet}/pods`, podBody('only'));
+    const rvOf = async () => (await env.server.api.get(`/api/v1/namespaces/${quiet}/pods?limit=1`)).metadata.resourceVersion as string;
     const before = await rvOf();
     // Nothing written: the same (kube-apiserver writes its own Leases now and then, so the simulator only).
-    if (server.sim) expect(await rvOf()).toBe(before);
-    await server.api.create(`/api/v1/namespaces/${busy}/configmaps`, { metadata: { name: 'elsewhere' } });
+    if (env.server.sim) expect(await rvOf()).toBe(before);
+    await env.server.api.create(`/api/v1/namespaces/${busy}/configmaps`, { metadata: { name: 'elsewhere' } });
     expect(await rvOf()).not.toBe(before); // another kind, another namespace: moved on all the same
   });
 });
