@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 // environment in its own process group, all started at once (a start is CPU-bound: in parallel
 // they share the cores instead of waiting in turn), then each ended for real.
 const FIXTURE = fileURLToPath(new URL('./fixtures/orphan.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const NODE = [process.execPath, '--conditions=@rxinformer/source'];
 const START = 300_000;
 
@@ -102,9 +103,10 @@ describe('the folder and processes of a test environment when the program that s
   beforeAll(async () => {
     for (const [name, argv] of cases) programs.set(name, launch(argv));
     programs.set('handler', launch(fixture('handler')));
+    programs.set('cli', launch([...NODE, MAIN, 'start']));
     await Promise.all(
       [...programs.values()].map(async (p) => {
-        p.dir = (await output(p, /^READY (.+)$/m))[1];
+        p.dir = (await output(p, /^(?:READY |KUBECONFIG=)(.+?)(?:\/kubeconfig)?$/m))[1];
         p.pids = processesOf(p.dir);
       }),
     );
@@ -132,6 +134,14 @@ describe('the folder and processes of a test environment when the program that s
     program.child.stdin!.write('stop\n');
     expect(await program.exit).toEqual({ code: 0, signal: null });
     // stop() resolved before the program exited: nothing to wait for.
+    expect({ dir: existsSync(program.dir), pids: program.pids.filter(alive) }).toEqual({ dir: false, pids: [] });
+  });
+
+  it('should stop `rxinformer-envtest start` on Ctrl-C, remove its folder, then die of SIGINT (exit status 130)', async () => {
+    const program = programs.get('cli')!;
+    expect(program.pids).toHaveLength(4);
+    group(program, 'SIGINT');
+    expect(await program.exit).toEqual({ code: null, signal: 'SIGINT' });
     expect({ dir: existsSync(program.dir), pids: program.pids.filter(alive) }).toEqual({ dir: false, pids: [] });
   });
 });
