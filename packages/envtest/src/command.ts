@@ -4,10 +4,10 @@
  *   rxinformer-envtest build                     build etcd and kube-apiserver from the Go module (nothing when current)
  *   rxinformer-envtest where                     print the folder the binaries are found in
  *   rxinformer-envtest start [--feature-gates A=true,B=false] [--kubeconfig PATH]
- *                                                start both, print the URL and kubeconfig; stop on Ctrl-C
+ *                                                start both, print the URL and kubeconfig; on Ctrl-C (SIGINT)
+ *                                                or SIGTERM stop both, remove their folder, then die of that signal
  */
 import { copyFileSync } from 'node:fs';
-import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { buildBinaries, findBinaries, moduleVersions } from './binaries.ts';
 import { InvalidOptionsError } from './errors.ts';
@@ -26,8 +26,12 @@ export function parseFeatureGates(text: string): Record<string, boolean> {
   return gates;
 }
 
-/** Runs the command with `argv` (without node and the script), writing to `out`. */
-export async function runEnvtestCommand(argv: string[], out: (line: string) => void = console.log): Promise<void> {
+/**
+ * Runs the command with `argv` (without node and the script), writing to `out`. `start` resolves,
+ * once both processes are stopped and their folder removed, with the signal that ended it (SIGINT or
+ * SIGTERM), for the caller to die of as a program without a handler would (exit status 130 or 143).
+ */
+export async function runEnvtestCommand(argv: string[], out: (line: string) => void = console.log): Promise<NodeJS.Signals | void> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -52,6 +56,18 @@ export async function runEnvtestCommand(argv: string[], out: (line: string) => v
   out(`KUBECONFIG=${values.kubeconfig ?? env.kubeconfigPath}`);
   out(`logs: ${env.logs.apiServer} ${env.logs.etcd}`);
   out('Ctrl-C stops both and removes their files');
-  await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+  const signal = await firstSignal('SIGINT', 'SIGTERM');
   await env.stop();
+  return signal;
+}
+
+/** Resolves with the first of `signals` this process gets; then none of them has a handler here any more. */
+function firstSignal(...signals: NodeJS.Signals[]): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const got = (signal: NodeJS.Signals) => {
+      for (const s of signals) process.off(s, got);
+      resolve(signal);
+    };
+    for (const s of signals) process.on(s, got);
+  });
 }

@@ -1,6 +1,7 @@
 /**
- * A process of the test environment (etcd, kube-apiserver) started under the reaper watchdog, so
- * it dies with its parent; its output goes to a log file; `exited` tells when and how it ended.
+ * A process of the test environment (etcd, kube-apiserver) started under the reaper watchdog, in a
+ * session of its own, so it dies with its parent and with nothing else; its output goes to a log
+ * file; `exited` tells when and how it ended.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -40,9 +41,13 @@ const REAPER = fileURLToPath(new URL(`./reaper${ext}`, import.meta.url));
  */
 export function startManagedProcess(name: string, command: string, args: string[], logFile: string, cleanupDir?: string): ManagedProcess {
   const { NODE_OPTIONS: _, ...env } = process.env;
+  // A session of its own: a signal to this process's group (Ctrl-C, `timeout`) reaches neither the
+  // reaper nor the binary, so this program's own handlers decide, and when it dies of the signal the
+  // reaper, still alive, sees its stdin end and removes the folder.
   const reaper = spawn(process.execPath, [REAPER, logFile, cleanupDir ?? '-', '--', command, ...args], {
     stdio: ['pipe', 'ignore', 'inherit'],
     env,
+    detached: true,
   });
   let running = true;
   const exited = new Promise<ProcessExit>((resolve) => {
@@ -51,7 +56,7 @@ export function startManagedProcess(name: string, command: string, args: string[
       resolve({ code, signal });
     });
   });
-  // When this process exits, however it exits, the reaper's stdin ends and it stops the binary.
+  // When this process exits, however it exits, the reaper's stdin ends: it kills the binary and removes the folder.
   return {
     name,
     logFile,

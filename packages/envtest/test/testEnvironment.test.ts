@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import {
   BinaryNotFoundError,
   buildBinaries,
@@ -22,14 +19,6 @@ import {
 
 // A real etcd and kube-apiserver (built by `npm run testenv:build`, which `npm test` runs first).
 const START = 120_000;
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('startTestEnvironment', () => {
   let env: TestEnvironment;
@@ -85,37 +74,8 @@ describe('startTestEnvironment', () => {
   });
 });
 
-describe('the test environment as a process tree', () => {
-  // SIGKILL of the process that started it (a crashed test run), and SIGHUP to its whole process
-  // group (a terminal closed under a shell's background job), which reaches the watchdogs too.
-  it.each([
-    ['the process that started it is killed with SIGKILL', (child: ChildProcess) => child.kill('SIGKILL')],
-    ['its process group gets SIGHUP', (child: ChildProcess) => process.kill(-child.pid!, 'SIGHUP')],
-  ])(
-    'should leave no process and no file behind when %s',
-    async (_what, end) => {
-      const fixture = fileURLToPath(new URL('./fixtures/orphan.ts', import.meta.url));
-      const child = spawn(process.execPath, ['--conditions=@rxinformer/source', fixture], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-        detached: true, // its own process group
-      });
-      let out = '';
-      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-      while (!out.includes('\n')) {
-        if (child.exitCode !== null) throw new Error(`the fixture exited with ${child.exitCode}`);
-        await sleep(100);
-      }
-      const { dir, pids } = JSON.parse(out) as { dir: string; pids: string[] };
-      expect(pids.length).toBe(4); // two watchdogs, etcd and kube-apiserver
-      expect(pids.every((p) => alive(Number(p)))).toBe(true);
-      end(child);
-      for (let i = 0; i < 100 && (pids.some((p) => alive(Number(p))) || existsSync(dir)); i++) await sleep(100);
-      expect(pids.filter((p) => alive(Number(p)))).toEqual([]);
-      expect(existsSync(dir)).toBe(false);
-    },
-    START,
-  );
-
+describe('the errors of startTestEnvironment', () => {
+  // How the environment ends with the program that started it: processEnd.test.ts.
   it('should name the missing binary and how to get it', () => {
     const empty = mkdtempSync(join(tmpdir(), 'envtest-empty-'));
     try {
