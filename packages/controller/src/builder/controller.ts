@@ -8,9 +8,9 @@ import { WorkQueue, runController, type ControllerError, type ControllerHandle, 
 import type { ApiClient } from '../apiClient.ts';
 import { Debouncer } from './debounce.ts';
 import { WriteTracker, type ReadYourWritesStats } from './readYourWrites.ts';
-import { checkReconcileResult, type Reconcile, type ReconcileResult } from './reconcileTypes.ts';
+import { checkReconcileResult, type Reconcile, type ReconcileRequest, type ReconcileResult } from './reconcileTypes.ts';
 import { attachSource, type Source } from './sources.ts';
-import { requestApi, resourceKey, type WriteParts } from './writes.ts';
+import { requestApi, resourceKey, type RequestApi, type WriteParts } from './writes.ts';
 
 /** `start()` was called on a controller that is running: stop it first. */
 export class ControllerRunningError extends RxInformerError {
@@ -110,12 +110,9 @@ function reconcileOf<T extends KubeObject>(
     if (tracker?.holds(key) === true) return HELD;
     const object = primary.getStore().get(key);
     const api = requestApi(writes, tracker, key);
-    const slash = key.indexOf('/'); // `splitMetaNamespaceKey`, without its object
     let answer: unknown;
     try {
-      answer = reconcile(
-        slash < 0 ? { key, name: key, object, api } : { key, namespace: key.slice(0, slash), name: key.slice(slash + 1), object, api },
-      );
+      answer = reconcile(requestOf(key, object, api));
     } catch (e) {
       tracker?.drop(key); // as a rejection would, at once
       return Promise.reject(e as Error);
@@ -125,6 +122,19 @@ function reconcileOf<T extends KubeObject>(
       (error: unknown) => failed(key, error),
     );
   };
+}
+
+/**
+ * The request of `key`: its namespace and name are the cached object's, or, once it is gone, the
+ * key's read as `namespace/name` (`splitMetaNamespaceKey`, without its object): a custom `keyFunc`'s
+ * key is passed as is, and its object found by it.
+ */
+function requestOf<T extends KubeObject>(key: string, object: T | undefined, api: RequestApi): ReconcileRequest<T> {
+  const meta = object?.metadata;
+  if (meta?.name !== undefined)
+    return meta.namespace ? { key, namespace: meta.namespace, name: meta.name, object, api } : { key, name: meta.name, object, api };
+  const slash = key.indexOf('/');
+  return slash < 0 ? { key, name: key, object, api } : { key, namespace: key.slice(0, slash), name: key.slice(slash + 1), object, api };
 }
 
 /** Read-your-writes counts at zero. */

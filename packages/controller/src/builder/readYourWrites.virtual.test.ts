@@ -42,8 +42,14 @@ function laggingServer(ts: TestScheduler, lagMs: number) {
 }
 
 /** A controller that counts label `n` of pod `a` up to 2, one patch a reconcile, looking again in 10 ms. */
-function counter(ts: TestScheduler, lagMs: number, options: Partial<ControllerBuilderOptions<KubeObject>>) {
+function counter(
+  ts: TestScheduler,
+  lagMs: number,
+  options: Partial<ControllerBuilderOptions<KubeObject>>,
+  keyFunc?: (o: KubeObject) => string,
+) {
   const { client, factory, writes } = laggingServer(ts, lagMs);
+  if (keyFunc) factory.informerFor(pods, { keyFunc }); // the builder reuses it
   const seen: string[] = [];
   const ctl = controllerFor(factory, pods, { name: 'ryw', scheduler: ts, client, ...options }).reconcile(async ({ object, api }) => {
     const n = Number(object?.metadata?.labels?.n ?? 0);
@@ -70,6 +76,17 @@ describe('read-your-writes of a builder controller, the watch lagging 50 ms behi
     const registry = new Registry();
     controllerReadYourWritesMetrics(ctl, { registry });
     expect(await registry.metrics()).toMatch(/^controller_read_your_writes_held_seconds_total\{name="ryw"\} 0\.08$/m);
+    await run.stop();
+    factory.shutdown();
+  });
+
+  it("should find the write in the cache by the informer's custom keyFunc, not time out", async () => {
+    const { ts, advance } = virtualClock(1);
+    const { ctl, factory, seen } = counter(ts, 50, {}, (o) => `pods:${o.metadata?.name}`);
+    const run = ctl.start();
+    await advance(300);
+    expect(seen.map((s) => s.split('@')[0])).toEqual(['0', '1', '2']);
+    expect(ctl.readYourWritesStats()).toMatchObject({ holds: 2, released: 2, timeouts: 0 });
     await run.stop();
     factory.shutdown();
   });
