@@ -48,10 +48,12 @@ export function requestApi(parts: WriteParts, tracker: WriteTracker | undefined,
     const informer = tracker && parts.informers.get(resourceKey(resource));
     if (tracker === undefined || informer === undefined) return api;
     return recordedApi(api, (outcome) => {
-      const rv = 'object' in outcome ? outcome.object.metadata?.resourceVersion : undefined;
       const key = keyOf(outcome, informer);
-      if (key === undefined || ('object' in outcome && rv === undefined)) return; // nothing to wait for
-      tracker.record(primaryKey, informer, key, rv);
+      if (key === undefined) return; // nothing the cache could show
+      if ('gone' in outcome)
+        return tracker.record(primaryKey, informer, { resource: resource.resource, key, deleted: true, uid: outcome.uid });
+      const resourceVersion = outcome.object.metadata?.resourceVersion;
+      if (resourceVersion !== undefined) tracker.record(primaryKey, informer, { resource: resource.resource, key, resourceVersion });
     });
   };
 }

@@ -47,9 +47,11 @@ export class InvalidReconcileResultError<K = unknown> extends RxInformerError {
 
 /**
  * What a `ControllerError` reports: `sync`, waiting for the caches failed (no key: no reconcile
- * ran); `reconcile`, a key's reconcile failed, or requeueing it did.
+ * ran); `reconcile`, a key's reconcile failed, or requeueing it did; `readYourWrites`, a builder
+ * controller's hold of a key ran out before the caches showed its writes (`@rxinformer/controller`'s
+ * `ReadYourWritesTimeoutError`; not a failure: the key is reconciled on the cache as it is).
  */
-export type ControllerErrorStage = 'sync' | 'reconcile';
+export type ControllerErrorStage = 'sync' | 'reconcile' | 'readYourWrites';
 
 /**
  * A failure reported by a controller. Log it by its `stage`: a `sync` failure has no key.
@@ -58,7 +60,7 @@ export type ControllerErrorStage = 'sync' | 'reconcile';
  * onError: (e) => console.error(e.key === undefined ? `${e.stage} failed` : `${e.stage} of ${e.key} failed`, e.error),
  */
 export interface ControllerError<K = string> {
-  /** What failed: waiting for the caches, or a reconcile. */
+  /** What failed: waiting for the caches, a reconcile, or a read-your-writes hold. */
   stage: ControllerErrorStage;
   /** The key whose reconcile failed; absent at the `sync` stage (no reconcile ran). */
   key?: K;
