@@ -89,6 +89,7 @@ describe('withCause', () => {
     expect(withCause('sync failed', new Error('call start() first'))).toBe('sync failed: call start() first');
     expect(withCause('sync failed', new TypeError())).toBe('sync failed: TypeError');
     expect(withCause('sync failed', 'gone')).toBe('sync failed: "gone"');
+    expect(withCause('sync failed', new DOMException('shutting down', 'AbortError'))).toBe('sync failed: shutting down');
     expect(withCause('sync failed', undefined)).toBe('sync failed');
     expect(withCause('sync failed: call start() first', new Error('call start() first'))).toBe('sync failed: call start() first');
   });
