@@ -108,7 +108,7 @@ export function replicator({ factory, client, events, log }: ReplicatorParts): C
   return controllerFor(factory, configMaps, {
     name: 'replicator',
     predicates: [primaryFilter],
-    onError: (e) => log(`${e.key}: ${String(e.error)}`),
+    onError: (e) => log(`${e.key ?? e.stage}: ${String(e.error)}`), // a sync failure has no key
   })
     .watches(configMaps, (oldCm, newCm) => [sourceOf(oldCm), sourceOf(newCm)].filter((k) => k !== undefined))
     .watches(namespaces, () => cache.getStore().byIndex('sources', '*').map(metaNamespaceKeyFunc), { predicates: [labelsChanged] })

@@ -107,11 +107,29 @@ describe('draftPatch', () => {
 });
 
 describe('guardedOperations', () => {
-  it('should lead with the resourceVersion read, and refuse an object without one', () => {
+  it('should end with the resourceVersion read, and refuse an object without one', () => {
     expect(guardedOperations(base, [{ op: 'remove', path: '/data/a' }])).toEqual([
-      { op: 'replace', path: '/metadata/resourceVersion', value: '7' },
       { op: 'remove', path: '/data/a' },
+      { op: 'add', path: '/metadata/resourceVersion', value: '7' },
     ]);
-    expect(() => guardedOperations({ metadata: { name: 'x' } }, [])).toThrow(/resourceVersion/);
+    expect(() => guardedOperations({ metadata: { name: 'x' } }, [{ op: 'remove', path: '/data/a' }])).toThrow(/resourceVersion/);
+  });
+
+  it.each<[string, (d: Doc) => Doc | void]>([
+    ['returns a new object', (d) => ({ metadata: { name: d.metadata!.name }, data: { a: '2' } })],
+    ['replaces metadata', (d) => void (d.metadata = { name: 'x', labels: { l: 'v' } })],
+    ['deletes the resourceVersion', (d) => void (delete d.metadata!.resourceVersion, (d.data!.a = '2'))],
+    ['changes the resourceVersion', (d) => void ((d.metadata!.resourceVersion = '99'), (d.data!.a = '2'))],
+  ])('should keep the precondition at the version read when the recipe %s', (_what, recipe) => {
+    const operations = guardedOperations(base, draftPatch(base, recipe).operations);
+    const patched = applyJsonPatch<Doc>(JSON.parse(JSON.stringify(base)), operations);
+    expect(patched.metadata?.resourceVersion).toBe('7');
+    expect(operations.filter((o) => o.path === '/metadata/resourceVersion')).toEqual([
+      { op: 'add', path: '/metadata/resourceVersion', value: '7' },
+    ]);
+  });
+
+  it('should send nothing when the recipe changed only the resourceVersion', () => {
+    expect(guardedOperations(base, draftPatch(base, (d) => void (d.metadata!.resourceVersion = '99')).operations)).toEqual([]);
   });
 });

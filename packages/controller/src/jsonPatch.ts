@@ -1,8 +1,8 @@
 /**
  * An immer draft turned into an RFC 6902 JSON Patch: `produceWithPatches` tells what changed, this
- * file writes it as the API server reads it, with `metadata.resourceVersion` set to the version the
- * draft started from, so the server applies it to that version only (optimistic concurrency, as a
- * PUT: 409 Conflict otherwise).
+ * file writes it as the API server reads it, with `metadata.resourceVersion` set last to the version
+ * the draft started from, so the server applies it to that version only (optimistic concurrency, as
+ * a PUT: 409 Conflict otherwise), whatever the recipe did to the metadata.
  */
 import { enablePatches, Immer, isDraftable, type Patch } from 'immer';
 import { InvalidObjectError, type KubeObject } from '@rxinformer/core';
@@ -94,19 +94,33 @@ function mapDiff(a: Json, b: Json, path: readonly (string | number)[]): JsonPatc
   return out;
 }
 
+/** Where the resourceVersion precondition goes. */
+const RESOURCE_VERSION = '/metadata/resourceVersion';
+
 /**
- * `operations` led by a `replace` of `metadata.resourceVersion` with `base`'s: the server then
+ * `operations` ending with an `add` of `metadata.resourceVersion` set to `base`'s: the server then
  * applies the patch only while the object is at that version, 409 Conflict otherwise (its
- * optimistic-concurrency check, as for a PUT). A `test` operation would not do: kube-apiserver
- * answers a failed `test` with a 422 Invalid that names neither the operation nor the path, which a
- * retry on conflict cannot tell from a bad patch. Throws an `InvalidObjectError` when `base` has no
+ * optimistic-concurrency check, as for a PUT). The recipe's own operations on the resourceVersion
+ * are left out and the precondition comes last, so no operation can undo it: a recipe that returns
+ * a new object, replaces `metadata`, or deletes or changes the resourceVersion still writes on
+ * condition of the version read (a patch without one would be applied unconditionally). `add`, not
+ * `replace`, as it also sets a member an earlier operation removed. A `test` operation would not
+ * do: kube-apiserver answers a failed `test` with a 422 Invalid that names neither the operation
+ * nor the path, which a retry on conflict cannot tell from a bad patch. Empty when `operations`
+ * change nothing but the resourceVersion. Throws an `InvalidObjectError` when `base` has no
  * resourceVersion (the patch could then overwrite a change it never saw).
+ *
+ * @example
+ * guardedOperations(cm, [{ op: 'add', path: '/data/b', value: '2' }]);
+ * // [{ op: 'add', path: '/data/b', value: '2' }, { op: 'add', path: '/metadata/resourceVersion', value: '7' }]
  */
-export function guardedOperations(base: KubeObject, operations: JsonPatchOperation[]): JsonPatchOperation[] {
+export function guardedOperations(base: KubeObject, operations: readonly JsonPatchOperation[]): JsonPatchOperation[] {
+  const changes = operations.filter((o) => o.path !== RESOURCE_VERSION);
+  if (changes.length === 0) return changes;
   const rv = base.metadata?.resourceVersion;
   if (typeof rv !== 'string' || rv === '')
     throw new InvalidObjectError('an update needs the metadata.resourceVersion the object was read at', base);
-  return [{ op: 'replace', path: '/metadata/resourceVersion', value: rv }, ...operations];
+  return [...changes, { op: 'add', path: RESOURCE_VERSION, value: rv }];
 }
 
 /**

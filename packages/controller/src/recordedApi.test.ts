@@ -36,15 +36,20 @@ describe('recordedApi', () => {
     expect(outcomes).toEqual([]);
   });
 
-  it('should record a delete answered with a Status as gone, one still being finalized as the object', async () => {
+  it('should record a delete as gone (or going) whatever it was answered with, with the uid the answer names', async () => {
     let answer: unknown = { kind: 'Status', apiVersion: 'v1', status: 'Success' };
     const { api, outcomes } = setup(() => answer);
     await api.delete({ namespace: 'ns', name: 'p' });
-    answer = pod('3'); // the removed object returned as it was: gone too
+    answer = { kind: 'Status', apiVersion: 'v1', status: 'Success', details: { name: 'p', kind: 'pods', uid: 'u' } };
     await api.delete({ namespace: 'ns', name: 'p' });
-    answer = pod('4', { deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['x'] });
+    answer = pod('3'); // the removed object returned as it was
     await api.delete({ namespace: 'ns', name: 'p' });
-    expect(outcomes).toEqual([{ gone: { namespace: 'ns', name: 'p' } }, { gone: { namespace: 'ns', name: 'p' } }, { object: answer }]);
+    answer = pod('4', { deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['x'] }); // still being finalized
+    await api.delete({ namespace: 'ns', name: 'p' });
+    answer = pod('5', { deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: 0 }); // a pod already gone
+    await api.delete({ namespace: 'ns', name: 'p' });
+    const gone = { namespace: 'ns', name: 'p' };
+    expect(outcomes).toEqual([{ gone }, ...[1, 2, 3, 4].map(() => ({ gone, uid: 'u' }))]);
   });
 
   it('should record nothing for a write that failed', async () => {

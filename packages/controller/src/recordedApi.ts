@@ -6,22 +6,25 @@
 import type { KubeObject, Status } from '@rxinformer/core';
 import { refOf, type ObjectRef, type ResourceApi, type WriteOptions } from './resourceApi.ts';
 
-/** What one write left: the object as the server answered it, or `gone` (deleted at once). */
+/** What one write left: the object as the server answered it, or `gone` (a delete: gone or going). */
 export type WriteOutcome<T extends KubeObject> =
   | {
       /** The object as the server answered the write. */
       readonly object: T;
     }
   | {
-      /** The object deleted at once. */
+      /** The object a delete was answered for: gone, or going (finalizers, a grace period). */
       readonly gone: ObjectRef;
+      /** Its uid, when the answer told it (the object's, or the Status's `details.uid`). */
+      readonly uid?: string;
     };
 
 /**
  * `api` with each stored write's outcome given to `onWrite` once the server answered it. A delete
- * answered with a Status, or with an object that carries no `deletionTimestamp` (the server
- * returned what it removed), is `gone`; one answered with an object still being finalized is that
- * object.
+ * is `gone` whatever it was answered with — a Status, the object removed, or the object marked
+ * with a `deletionTimestamp` — since the answer does not tell whether the object is still there:
+ * kube-apiserver answers the DELETE of a pod deleted at once (unscheduled, or its containers
+ * ended) with the pod marked for deletion, though it is already gone, and no update follows.
  *
  * @example
  * const cms = recordedApi(resourceApi(client, configMaps), (outcome) => log.push(outcome));
@@ -51,13 +54,14 @@ export function recordedApi<T extends KubeObject>(api: ResourceApi<T>, onWrite: 
     },
     async delete(ref, o) {
       const answer = await api.delete(ref, o);
-      if (o?.dryRun !== true) onWrite(stillThere(answer) ? { object: answer } : { gone: refOf(ref) });
+      if (o?.dryRun !== true) onWrite(uidOf(answer) === undefined ? { gone: refOf(ref) } : { gone: refOf(ref), uid: uidOf(answer) });
       return answer;
     },
   };
 }
 
-/** True when a delete answered with the object still there, being finalized or gracefully ended. */
-function stillThere<T extends KubeObject>(answer: T | Status): answer is T {
-  return (answer as KubeObject)?.kind !== 'Status' && typeof (answer as KubeObject)?.metadata?.deletionTimestamp === 'string';
+/** The uid a delete's answer names: the object's, or a Status's `details.uid`. */
+function uidOf(answer: KubeObject | Status): string | undefined {
+  const uid = (answer as KubeObject)?.kind === 'Status' ? (answer as Status).details?.uid : (answer as KubeObject)?.metadata?.uid;
+  return typeof uid === 'string' && uid !== '' ? uid : undefined;
 }

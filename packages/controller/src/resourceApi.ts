@@ -130,9 +130,9 @@ export function resourceApi<T extends KubeObject>(client: ApiClient, resource: R
   const write = (method: ApiRequest['method'], p: string, body: unknown, o: WriteOptions = {}, contentType?: string, extra = {}) =>
     send({ method, path: p, body, contentType, signal: o.signal, query: { ...writeQuery(o), ...extra } });
   const patched = async (obj: T, recipe: Recipe<T>, o?: WriteOptions, subresource?: string): Promise<T> => {
-    const { operations } = draftPatch(obj, recipe);
+    const operations = guardedOperations(obj, draftPatch(obj, recipe).operations);
     if (operations.length === 0) return obj;
-    return write('PATCH', path(refOf(obj), subresource), guardedOperations(obj, operations), o, JSON_PATCH);
+    return write('PATCH', path(refOf(obj), subresource), operations, o, JSON_PATCH);
   };
   const applied = (obj: T | Partial<T>, o: ApplyOptions, subresource?: string): Promise<T> => {
     if (typeof o?.fieldManager !== 'string' || o.fieldManager === '') throw new InvalidOptionsError('apply needs a fieldManager');

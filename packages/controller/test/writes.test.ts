@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
-import { ApiError, fetchApiClient, isConflict, isNotFound, resourceApi, retryOnConflict, type ResourceApi } from '../src/index.ts';
+import { ApiError, fetchApiClient, isConflict, isNotFound, refOf, resourceApi, retryOnConflict, type ResourceApi } from '../src/index.ts';
 import { configMaps, counting, pods, type ConfigMap } from './kit.ts';
 
 describe.each(serverKinds())('writes against the %s server', (kind) => {
@@ -40,8 +40,12 @@ describe.each(serverKinds())('writes against the %s server', (kind) => {
     expect(updated.metadata!.resourceVersion).not.toBe(created.metadata!.resourceVersion);
     const patch = client.sent.at(-1)!;
     expect(patch).toMatchObject({ method: 'PATCH', contentType: 'application/json-patch+json' });
-    const [precondition, ...changes] = patch.body as unknown[];
-    expect(precondition).toEqual({ op: 'replace', path: '/metadata/resourceVersion', value: created.metadata!.resourceVersion });
+    const changes = (patch.body as unknown[]).slice(0, -1);
+    expect((patch.body as unknown[]).at(-1)).toEqual({
+      op: 'add',
+      path: '/metadata/resourceVersion',
+      value: created.metadata!.resourceVersion,
+    });
     expect(changes).toHaveLength(2);
     expect(changes).toEqual(
       expect.arrayContaining([
@@ -82,6 +86,23 @@ describe.each(serverKinds())('writes against the %s server', (kind) => {
     );
     expect(attempts).toBe(2);
     expect(won.data).toEqual({ a: 'mine', n: 'racer' });
+  });
+
+  it.each<[string, (d: ConfigMap) => ConfigMap | void]>([
+    [
+      'returns a new object',
+      (d) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: ns, name: d.metadata!.name }, data: { a: 'mine' } }),
+    ],
+    ['replaces metadata', (d) => void ((d.metadata = { namespace: ns, name: d.metadata!.name, labels: { l: 'v' } }), (d.data!.a = 'mine'))],
+    ['deletes the resourceVersion', (d) => void (delete d.metadata!.resourceVersion, (d.data!.a = 'mine'))],
+    ['changes the resourceVersion', (d) => void ((d.metadata!.resourceVersion = '1'), (d.data!.a = 'mine'))],
+  ])('should refuse a stale draft whose recipe %s with a Conflict, keeping the other write', async (what, recipe) => {
+    fresh();
+    const created = await cms.create(cm(`stale-${what.split(' ')[0]}`));
+    await cms.update(created, (d) => void (d.data!.a = 'other writer'));
+    const error = await cms.update(created, recipe).catch((e: unknown) => e);
+    expect(isConflict(error)).toBe(true);
+    expect((await cms.get(refOf(created))).data).toEqual({ a: 'other writer' });
   });
 
   it('should change arrays whole: finalizers added and removed', async () => {

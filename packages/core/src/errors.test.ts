@@ -6,6 +6,7 @@ import {
   InvalidOptionsError,
   jsonErrorDetail,
   KubeApiError,
+  withCause,
   RxInformerError,
   WatchDecodeError,
 } from './errors.ts';
@@ -80,6 +81,17 @@ describe('messages never carry what a server sent as JSON', () => {
     expect(new WatchDecodeError(secret, 'not JSON').message).toBe('malformed watch line (not JSON)');
     expect(apiErrorFromResponse(500, `{"echo":${secret}}`, undefined).message).not.toContain('aHVudGVy');
     expect(apiErrorFromResponse(502, 'Bad gateway', undefined).message).toBe('Bad gateway');
+  });
+});
+
+describe('withCause', () => {
+  it("should end a wrapper's message with its cause's words, once", () => {
+    expect(withCause('sync failed', new Error('call start() first'))).toBe('sync failed: call start() first');
+    expect(withCause('sync failed', new TypeError())).toBe('sync failed: TypeError');
+    expect(withCause('sync failed', 'gone')).toBe('sync failed: "gone"');
+    expect(withCause('sync failed', new DOMException('shutting down', 'AbortError'))).toBe('sync failed: shutting down');
+    expect(withCause('sync failed', undefined)).toBe('sync failed');
+    expect(withCause('sync failed: call start() first', new Error('call start() first'))).toBe('sync failed: call start() first');
   });
 });
 

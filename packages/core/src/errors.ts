@@ -269,6 +269,24 @@ export function describeValue(value: unknown): string {
   }
 }
 
+/**
+ * `message` followed by what `cause` says — its message (an error's, its name when it has none),
+ * or the value described — so that a wrapper's message tells why, not only what: a log line that
+ * prints only `message` (or `String(error)`) then holds the words that say what to do. `message`
+ * as is when there is no cause or it already ends with the cause's words.
+ *
+ * @example
+ * withCause('waiting for the caches to sync failed', new Error('call start() first'));
+ * // 'waiting for the caches to sync failed: call start() first'
+ */
+export function withCause(message: string, cause: unknown): string {
+  if (cause === undefined) return message;
+  // Any error-like value: a DOMException or another realm's Error is no `instanceof Error`.
+  const { message: said, name } = (typeof cause === 'object' && cause !== null ? cause : {}) as { message?: unknown; name?: unknown };
+  const words = typeof said === 'string' ? said || String(name) : describeValue(cause);
+  return words === '' || message.endsWith(words) ? message : `${message}: ${words}`;
+}
+
 /** What `checkNumber` accepts beyond a finite number >= its `min`. */
 export interface NumberCheck {
   /** Refuse `min` itself: the number must be > `min`. Default false. */

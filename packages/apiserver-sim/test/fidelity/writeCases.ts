@@ -103,6 +103,41 @@ export const writeCases: FidelityCase[] = [
     },
   },
   {
+    name: 'json patch resourceVersion preconditions',
+    script: async (t) => {
+      const one = t.path('configmaps', 'rv');
+      const created = (await t.call('create', 'POST', t.path('configmaps'), cm('rv'))).body;
+      const stale = created.metadata.resourceVersion;
+      const json = { 'content-type': 'application/json-patch+json' };
+      await t.call('another writer', 'PATCH', one, { data: { a: 'other' } }, { 'content-type': 'application/merge-patch+json' });
+      const set = (op: string) => ({ op, path: '/metadata/resourceVersion', value: stale });
+      const change = { op: 'add', path: '/data/b', value: 'x' };
+      await t.call('stale resourceVersion set first', 'PATCH', one, [set('replace'), change], json);
+      await t.call(
+        'stale resourceVersion set last, after a remove',
+        'PATCH',
+        one,
+        [{ op: 'remove', path: '/metadata/resourceVersion' }, change, set('add')],
+        json,
+      );
+      await t.call('stale resourceVersion tested', 'PATCH', one, [set('test'), change], json);
+      await t.call(
+        'metadata replaced, then the stale resourceVersion added',
+        'PATCH',
+        one,
+        [{ op: 'replace', path: '/metadata', value: { name: 'rv' } }, set('add')],
+        json,
+      );
+      await t.call(
+        'stale resourceVersion set, then removed: unconditional',
+        'PATCH',
+        one,
+        [set('replace'), { op: 'remove', path: '/metadata/resourceVersion' }, change],
+        json,
+      );
+    },
+  },
+  {
     name: 'server-side apply: create, ownership, conflicts, force',
     script: async (t) => {
       const one = t.path('configmaps', 'ssa');

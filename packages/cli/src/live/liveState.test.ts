@@ -11,16 +11,16 @@ describe('createLiveState', () => {
       const state = createLiveState({ scheduler: ts, onEvent: (e) => seen.push(e) });
       const h = state.handler;
       ts.schedule(() => {
-        void h.onAdd!(pod('a', { resourceVersion: '1', phase: 'Running' }), true);
-        void h.onAdd!(pod('b', { resourceVersion: '2', phase: 'Running' }), true);
+        void h.onAdd!(pod('a', { resourceVersion: '1', phase: 'Running' }), true, 'default/a');
+        void h.onAdd!(pod('b', { resourceVersion: '2', phase: 'Running' }), true, 'default/b');
       }, 0);
       ts.schedule(() => {
         const b = pod('b', { resourceVersion: '3', phase: 'Failed' });
-        void h.onUpdate!(pod('b', { resourceVersion: '2', phase: 'Running' }), b);
+        void h.onUpdate!(pod('b', { resourceVersion: '2', phase: 'Running' }), b, 'default/b');
       }, 100);
       ts.schedule(() => {
         const a = pod('a', { resourceVersion: '1', phase: 'Running' });
-        void h.onUpdate!(a, a);
+        void h.onUpdate!(a, a, 'default/a');
       }, 150); // relist, unchanged
       ts.schedule(() => {
         void h.onDelete!({ key: 'default/a', lastKnown: pod('a', { resourceVersion: '1', phase: 'Running' }), finalStateUnknown: true });
@@ -49,14 +49,14 @@ describe('createLiveState', () => {
       const state = createLiveState({ scheduler: ts, keepDeletedMs: 1000 });
       const h = state.handler;
       ts.schedule(() => {
-        void h.onAdd!(pod('a', { resourceVersion: '1', phase: 'Running' }), false);
+        void h.onAdd!(pod('a', { resourceVersion: '1', phase: 'Running' }), false, 'default/a');
         void h.onDelete!({ key: 'default/a', lastKnown: pod('a', { resourceVersion: '1', phase: 'Running' }), finalStateUnknown: false });
       }, 0);
       const sizes: [number, number][] = [];
       ts.schedule(() => sizes.push([state.rows().length, state.size]), 999);
       ts.schedule(() => sizes.push([state.rows().length, state.size]), 1001);
       ts.schedule(() => {
-        void h.onAdd!(pod('a', { resourceVersion: '5', phase: 'Running' }), false);
+        void h.onAdd!(pod('a', { resourceVersion: '5', phase: 'Running' }), false, 'default/a');
         sizes.push([state.rows().length, state.size]);
       }, 1100);
       ts.flush();
@@ -79,7 +79,7 @@ describe('createLiveState', () => {
           lastKnown: pod(name, { resourceVersion: String(i), phase: 'Running' }),
           finalStateUnknown: false,
         });
-      else void state.handler.onAdd!(pod(name, { resourceVersion: String(i), phase: 'Running' }), false);
+      else void state.handler.onAdd!(pod(name, { resourceVersion: String(i), phase: 'Running' }), false, `default/${name}`);
     }
     const rows = state.rows();
     expect(new Set(rows.map((e) => e.key)).size).toBe(rows.length); // one row per object
@@ -98,10 +98,12 @@ describe('createLiveState', () => {
 
   it('should return at most limit rows, the most recently changed first, even within one millisecond', () => {
     const state = createLiveState();
-    for (let i = 0; i < 10; i++) void state.handler.onAdd!(pod(`p${i}`, { resourceVersion: String(i), phase: 'Running' }), false);
+    for (let i = 0; i < 10; i++)
+      void state.handler.onAdd!(pod(`p${i}`, { resourceVersion: String(i), phase: 'Running' }), false, `default/p${i}`);
     void state.handler.onUpdate!(
       pod('p2', { resourceVersion: '2', phase: 'Running' }),
       pod('p2', { resourceVersion: '11', phase: 'Running' }),
+      'default/p2',
     );
     expect(state.rows(3).map((e) => e.key)).toEqual(['default/p2', 'default/p9', 'default/p8']);
   });

@@ -2,15 +2,15 @@
  * A built controller: started (and stopped) once per leadership term, each start with a new work
  * queue fed by replaying handlers, so a start on warm caches reconciles everything they hold.
  */
-import { BehaviorSubject, asyncScheduler, combineLatest, map, type Observable, type SchedulerLike } from 'rxjs';
+import { BehaviorSubject, Subject, asyncScheduler, combineLatest, map, merge, type Observable, type SchedulerLike } from 'rxjs';
 import { RxInformerError, type KubeObject, type SharedInformer } from '@rxinformer/core';
 import { WorkQueue, runController, type ControllerError, type ControllerHandle, type WorkQueueOptions } from '@rxinformer/core/workqueue';
 import type { ApiClient } from '../apiClient.ts';
 import { Debouncer } from './debounce.ts';
-import { WriteTracker, type ReadYourWritesStats } from './readYourWrites.ts';
-import { checkReconcileResult, type Reconcile, type ReconcileResult } from './reconcileTypes.ts';
+import { WriteTracker, type ReadYourWritesStats, type ReadYourWritesTimeoutError } from './readYourWrites.ts';
+import { checkReconcileResult, type Reconcile, type ReconcileRequest, type ReconcileResult } from './reconcileTypes.ts';
 import { attachSource, type Source } from './sources.ts';
-import { requestApi, resourceKey, type WriteParts } from './writes.ts';
+import { requestApi, resourceKey, type RequestApi, type WriteParts } from './writes.ts';
 
 /** `start()` was called on a controller that is running: stop it first. */
 export class ControllerRunningError extends RxInformerError {
@@ -110,12 +110,9 @@ function reconcileOf<T extends KubeObject>(
     if (tracker?.holds(key) === true) return HELD;
     const object = primary.getStore().get(key);
     const api = requestApi(writes, tracker, key);
-    const slash = key.indexOf('/'); // `splitMetaNamespaceKey`, without its object
     let answer: unknown;
     try {
-      answer = reconcile(
-        slash < 0 ? { key, name: key, object, api } : { key, namespace: key.slice(0, slash), name: key.slice(slash + 1), object, api },
-      );
+      answer = reconcile(requestOf(key, object, api));
     } catch (e) {
       tracker?.drop(key); // as a rejection would, at once
       return Promise.reject(e as Error);
@@ -124,6 +121,38 @@ function reconcileOf<T extends KubeObject>(
       (value) => answered(key, value),
       (error: unknown) => failed(key, error),
     );
+  };
+}
+
+/**
+ * The request of `key`: its namespace and name are the cached object's, or, once it is gone, the
+ * key's read as `namespace/name` (`splitMetaNamespaceKey`, without its object): a custom `keyFunc`'s
+ * key is passed as is, and its object found by it.
+ */
+function requestOf<T extends KubeObject>(key: string, object: T | undefined, api: RequestApi): ReconcileRequest<T> {
+  const meta = object?.metadata;
+  if (meta?.name !== undefined)
+    return meta.namespace ? { key, namespace: meta.namespace, name: meta.name, object, api } : { key, name: meta.name, object, api };
+  const slash = key.indexOf('/');
+  return slash < 0 ? { key, name: key, object, api } : { key, namespace: key.slice(0, slash), name: key.slice(slash + 1), object, api };
+}
+
+/**
+ * Reports a read-your-writes hold that ran out, as `runController` reports a failure: on the term's
+ * `errors$` (through `to`) and to `onError` (whose throw does not stop the controller).
+ */
+function reportTimeout(
+  to: Subject<ControllerError<string>>,
+  onError: ControllerParts<KubeObject>['onError'],
+): (error: ReadYourWritesTimeoutError) => void {
+  return (error) => {
+    const report: ControllerError<string> = { stage: 'readYourWrites', key: error.key, error, retries: 0, dropped: false };
+    to.next(report);
+    try {
+      onError?.(report);
+    } catch {
+      /* a failing error callback must not stop the controller */
+    }
   };
 }
 
@@ -144,7 +173,11 @@ export function makeController<T extends KubeObject>(parts: ControllerParts<T>):
     const queue = new WorkQueue<string>({ ...parts.queue, ...(scheduler && { scheduler }) });
     const debouncer = new Debouncer(queue, parts.debounceMs, scheduler ?? asyncScheduler);
     const ms = parts.readYourWritesMs;
-    const tracker = ms === undefined ? undefined : new WriteTracker(ms, scheduler ?? asyncScheduler, (key) => queue.add(key), stats);
+    const timeouts = new Subject<ControllerError<string>>();
+    const tracker =
+      ms === undefined
+        ? undefined
+        : new WriteTracker(ms, scheduler ?? asyncScheduler, (key) => queue.add(key), reportTimeout(timeouts, parts.onError), stats);
     const registrations = parts.sources.map((source) =>
       attachSource(
         source,
@@ -169,7 +202,7 @@ export function makeController<T extends KubeObject>(parts: ControllerParts<T>):
     const term: RunningController = {
       queue,
       metrics$: handle.metrics$,
-      errors$: handle.errors$,
+      errors$: merge(handle.errors$, timeouts),
       stop: (options) => {
         stopping ??= (async () => {
           for (const r of registrations) r.remove();
@@ -178,6 +211,7 @@ export function makeController<T extends KubeObject>(parts: ControllerParts<T>):
           else debouncer.cancel();
           await handle.stop(options);
           tracker?.dispose();
+          timeouts.complete();
           running = undefined;
           queue$.next(undefined);
         })();

@@ -102,6 +102,21 @@ describe('a builder controller in virtual time', () => {
     factory.shutdown();
   });
 
+  it("should reconcile by the keys of the informer's custom keyFunc, finding each object in the cache", async () => {
+    const { ts, advance } = virtualClock(1);
+    const factory = setup(ts, ['a'], [[10, { type: 'MODIFIED', object: testObject('a', '2') }]]);
+    factory.informerFor(things, { keyFunc: (o) => `pods:${o.metadata?.namespace}:${o.metadata?.name}` }); // the builder reuses it
+    const seen: string[] = [];
+    const ctl = controllerFor(factory, things, { name: 'keys', scheduler: ts }).reconcile(async ({ key, namespace, name, object }) => {
+      seen.push(`${key} ${namespace}/${name} ${object?.metadata?.resourceVersion ?? 'gone'}`);
+    });
+    const run = ctl.start();
+    await advance(20);
+    expect(seen).toEqual(['pods:default:a default/a 1', 'pods:default:a default/a 2']);
+    await run.stop();
+    factory.shutdown();
+  });
+
   it('should start again, on the warm cache, after a stop: a new term reconciles every cached object', async () => {
     const { ts, advance } = virtualClock(1);
     const factory = setup(ts, ['a', 'b'], []);

@@ -8,6 +8,6 @@ export type { Predicate } from './predicates.ts';
 export type { Reconcile, ReconcileRequest, ReconcileResult } from './reconcileTypes.ts';
 export { LOW_PRIORITY, NORMAL_PRIORITY } from './sources.ts';
 export type { SourceKeys } from './sources.ts';
-export { newerResourceVersion } from './readYourWrites.ts';
-export type { ReadYourWritesStats } from './readYourWrites.ts';
+export { newerResourceVersion, ReadYourWritesTimeoutError } from './readYourWrites.ts';
+export type { ReadYourWritesStats, TrackedWrite } from './readYourWrites.ts';
 export type { RequestApi } from './writes.ts';

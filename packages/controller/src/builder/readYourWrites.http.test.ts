@@ -2,14 +2,16 @@
  * Read-your-writes over real HTTP, against the simulator and a real kube-apiserver: the informer's
  * watch is delayed on the client by `LAG_MS`, so it lags behind the controller's writes as a slow
  * watch cache or a loaded connection would. A reconcile that looks again sooner reads its own write
- * only with the hold.
+ * only with the hold. And a pod reaper's DELETE answered after the watch delivered the deletion.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { delay } from 'rxjs';
 import { createInformerFactory, fetchListerWatcher, type KubeObject, type ResourceDescriptor } from '@rxinformer/core';
 import { serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
 import { until } from '@rxinformer/testing';
-import { fetchApiClient } from '../apiClient.ts';
+import type { ControllerError } from '@rxinformer/core/workqueue';
+import { fetchApiClient, type ApiClient, type ApiRequest } from '../apiClient.ts';
+import { refOf } from '../resourceApi.ts';
 import { controllerFor } from './controllerBuilder.ts';
 import type { Controller } from './controller.ts';
 
@@ -19,6 +21,7 @@ interface Secret extends KubeObject {
   stringData?: Record<string, string>;
 }
 const secrets: ResourceDescriptor<Secret> = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true };
+const pods: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
 
 /** How far the watch lags behind the writes, in ms. */
 const LAG_MS = 400;
@@ -89,6 +92,54 @@ describe.each(serverKinds())('read-your-writes against the %s server, its watch 
     const { seen } = lagging(ns, false);
     await until(() => seen.includes('2'), { timeoutMs: 15_000 });
     expect(seen.slice(0, 2)).toEqual(['0', '0']); // its own write not yet seen
+  });
+
+  it("should not hold a pod reaper's next reconcile when the pod it deleted is gone before the DELETE's answer came", async () => {
+    const ns = await server.namespace('ryw-reaper');
+    const cm = await server.api.create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'jobs' } });
+    const podsPath = `/api/v1/namespaces/${ns}/pods`;
+    const spec = { containers: [{ name: 'c', image: 'example.com/job:1' }] };
+    await server.api.create(podsPath, { metadata: { name: 'job-1', ownerReferences: [owner(cm)] }, spec });
+    // Its containers ended: kube-apiserver deletes such a pod at once, answering with it marked for deletion.
+    await server.api.patch(`${podsPath}/job-1/status`, { status: { phase: 'Succeeded' } }, 'merge');
+    const factory = createInformerFactory(
+      (resource, scope) => fetchListerWatcher({ ...server.fetchOptions(), resource, namespace: scope.namespace }),
+      { namespace: ns },
+    );
+    const cache = factory.informerFor(pods);
+    const direct = fetchApiClient(server.fetchOptions());
+    // The DELETE's answer is read once the watch delivered the deletion, as a loaded connection would.
+    const client: ApiClient = {
+      request: async <T>(req: ApiRequest) => {
+        const answer = await direct.request<T>(req);
+        if (req.method === 'DELETE') await until(() => cache.getStore().list().length === 0, { timeoutMs: 10_000 });
+        return answer;
+      },
+    };
+    const reports: ControllerError[] = [];
+    const runs: number[] = [];
+    const ctl = controllerFor(factory, configMaps, {
+      name: `reaper-${kind}`,
+      client,
+      readYourWrites: { timeoutMs: 60_000 },
+      onError: (e) => reports.push(e),
+    })
+      .owns(pods)
+      .reconcile(async ({ object, api }) => {
+        if (object === undefined) return;
+        runs.push(cache.getStore().list().length);
+        for (const pod of cache.getStore().list())
+          if ((pod as { status?: { phase?: string } }).status?.phase === 'Succeeded') await api(pods).delete(refOf(pod));
+      });
+    const run = ctl.start();
+    stops.push(async () => {
+      await run.stop();
+      factory.shutdown();
+    });
+    await until(() => runs.length >= 2, { timeoutMs: 20_000 }); // the deletion's own event reconciles the owner again
+    expect(runs.slice(0, 2)).toEqual([1, 0]);
+    expect(ctl.readYourWritesStats()).toMatchObject({ timeouts: 0, pending: 0 });
+    expect(reports).toEqual([]);
   });
 });
 

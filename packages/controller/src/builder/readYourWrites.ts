@@ -8,11 +8,13 @@
  * "Shows the write": the cached object's resourceVersion equals the written one, or both are
  * decimal integers (kube-apiserver's are etcd revisions, which client-go's KEP-5647 work compares
  * the same way) and the cached one is larger; or the informer delivered a delete of the key after
- * the write (unless integer versions show it deleted an older state). A write that deleted the
- * object is shown once the cache lacks the key. Opaque versions (other servers) only match equal.
+ * the write (unless integer versions show it deleted an older state). Opaque versions (other
+ * servers) only match equal. A delete is "gone or going", whatever the server answered: shown once
+ * the cache lacks the key or holds the object marked with a `deletionTimestamp`, or the informer
+ * delivered its deletion (of the same uid, when known).
  */
 import type { SchedulerLike, Subscription } from 'rxjs';
-import type { KubeObject, SharedInformer } from '@rxinformer/core';
+import { RxInformerError, type KubeObject, type SharedInformer } from '@rxinformer/core';
 
 /** Counts of a controller's read-your-writes, from its creation on (across terms). */
 export interface ReadYourWritesStats {
@@ -28,11 +30,58 @@ export interface ReadYourWritesStats {
   pending: number;
 }
 
-/** One write expected in one informer's cache. `rv` undefined: the object was deleted. */
-interface Expected {
-  readonly informer: SharedInformer<KubeObject>;
+/**
+ * One write a reconcile made, as its informer's cache should come to show it: `key` at
+ * `resourceVersion` (or newer), or, for a delete, gone or being deleted.
+ */
+export type TrackedWrite = {
+  /** The resource written (`pods`), for reports. */
+  readonly resource: string;
+  /** The object's key in the informer's cache. */
   readonly key: string;
-  readonly rv: string | undefined;
+} & (
+  | {
+      /** The resourceVersion the server answered. */
+      readonly resourceVersion: string;
+    }
+  | {
+      /** A delete: gone or going is enough. */
+      readonly deleted: true;
+      /** The deleted object's uid, when the answer named it: a namesake's events are not its. */
+      readonly uid?: string;
+    }
+);
+
+/** One write expected in one informer's cache. */
+type Expected = TrackedWrite & { readonly informer: SharedInformer<KubeObject> };
+
+/**
+ * A key's read-your-writes hold ran out: the caches had not shown `writes` within `timeoutMs`,
+ * and the key was reconciled on the cache as it was. Reported on the controller's `onError` and
+ * the term's `errors$` at the `readYourWrites` stage (not a failure: nothing is retried), and
+ * counted in `readYourWritesStats().timeouts`.
+ *
+ * @example
+ * onError: (e) => { if (e.error instanceof ReadYourWritesTimeoutError) log.warn(e.error.message); }
+ */
+export class ReadYourWritesTimeoutError extends RxInformerError {
+  /** The key whose reconcile was held. */
+  readonly key: string;
+  /** How long it was held, in ms: the controller's `readYourWrites.timeoutMs`. */
+  readonly timeoutMs: number;
+  /** The writes the caches had not shown. */
+  readonly writes: readonly TrackedWrite[];
+
+  constructor(key: string, timeoutMs: number, writes: readonly TrackedWrite[]) {
+    const what = writes.map((w) => `${w.resource} ${w.key} ${'deleted' in w ? 'deleted' : `at resourceVersion ${w.resourceVersion}`}`);
+    super(
+      'ReadYourWritesTimeout',
+      `the caches did not show the writes of the reconcile of ${JSON.stringify(key)} within ${timeoutMs} ms (${what.join(', ')}): reconciled on the cache as it is`,
+    );
+    this.key = key;
+    this.timeoutMs = timeoutMs;
+    this.writes = writes;
+  }
 }
 
 /** The writes of one primary key not yet shown, and its timer. */
@@ -51,11 +100,28 @@ export function newerResourceVersion(a: string | undefined, b: string | undefine
   return a.length !== b.length ? a.length > b.length : a > b;
 }
 
+/** `w` without its informer, as reports show it. */
+function trackedWrite({ informer: _informer, ...write }: Expected): TrackedWrite {
+  return write;
+}
+
+/** False only when both uids are known and differ: another object of the same name. */
+function sameObject(uid: string | undefined, obj: KubeObject | undefined): boolean {
+  const other = obj?.metadata?.uid;
+  return uid === undefined || other === undefined || other === uid;
+}
+
 /** True when `cached` (the informer's state of the key) shows the write `w`. */
 function shows(cached: KubeObject | undefined, w: Expected): boolean {
-  if (w.rv === undefined) return cached === undefined;
+  if ('deleted' in w) return cached === undefined || (cached.metadata?.deletionTimestamp !== undefined && sameObject(w.uid, cached));
   const rv = cached?.metadata?.resourceVersion;
-  return rv !== undefined && (rv === w.rv || newerResourceVersion(rv, w.rv));
+  return rv !== undefined && (rv === w.resourceVersion || newerResourceVersion(rv, w.resourceVersion));
+}
+
+/** True when `informer`'s delete of the key, `lastKnown` its last state, came after the write `w`. */
+function deletedAfter(w: Expected, lastKnown: KubeObject | undefined): boolean {
+  if ('deleted' in w) return sameObject(w.uid, lastKnown);
+  return !newerResourceVersion(w.resourceVersion, lastKnown?.metadata?.resourceVersion);
 }
 
 /** The remembered writes of one controller term. */
@@ -63,6 +129,7 @@ export class WriteTracker {
   readonly #timeoutMs: number;
   readonly #scheduler: SchedulerLike;
   readonly #release: (primaryKey: string) => void;
+  readonly #timedOut: (error: ReadYourWritesTimeoutError) => void;
   readonly #stats: ReadYourWritesStats;
   /** Writes of reconciles running now, per primary key. */
   readonly #running = new Map<string, Expected[]>();
@@ -72,17 +139,28 @@ export class WriteTracker {
   /** Each expected write's primary key, per informer and object key: what an event can settle. */
   readonly #byObject = new Map<SharedInformer<KubeObject>, Map<string, Map<Expected, string>>>();
 
-  /** `release` adds a key again when its hold ends; `stats` is counted into (it outlives terms). */
-  constructor(timeoutMs: number, scheduler: SchedulerLike, release: (primaryKey: string) => void, stats: ReadYourWritesStats) {
+  /**
+   * `release` adds a key again when its hold ends; `timedOut` is told of each hold that ran out;
+   * `stats` is counted into (it outlives terms).
+   */
+  constructor(
+    timeoutMs: number,
+    scheduler: SchedulerLike,
+    release: (primaryKey: string) => void,
+    timedOut: (error: ReadYourWritesTimeoutError) => void,
+    stats: ReadYourWritesStats,
+  ) {
     this.#timeoutMs = timeoutMs;
     this.#scheduler = scheduler;
     this.#release = release;
+    this.#timedOut = timedOut;
     this.#stats = stats;
   }
 
-  /** The reconcile of `primaryKey` wrote: `informer` must show `key` at `rv` (undefined: gone). */
-  record(primaryKey: string, informer: SharedInformer<KubeObject>, key: string, rv: string | undefined): void {
-    const w: Expected = { informer, key, rv };
+  /** The reconcile of `primaryKey` made `write`, which `informer` must show. */
+  record(primaryKey: string, informer: SharedInformer<KubeObject>, write: TrackedWrite): void {
+    const w: Expected = { ...write, informer };
+    const { key } = w;
     let list = this.#running.get(primaryKey);
     if (list === undefined) this.#running.set(primaryKey, (list = []));
     list.push(w);
@@ -147,10 +225,8 @@ export class WriteTracker {
     if (this.#byObject.size === 0) return; // no write waits to be shown
     const waiting = this.#byObject.get(informer)?.get(key);
     if (waiting === undefined) return;
-    for (const [w, primaryKey] of waiting) {
-      const deletedAfter = state === undefined && !newerResourceVersion(w.rv, lastKnown?.metadata?.resourceVersion);
-      if (deletedAfter || shows(state, w)) this.#settle(w, primaryKey);
-    }
+    for (const [w, primaryKey] of waiting)
+      if (state === undefined ? deletedAfter(w, lastKnown) : shows(state, w)) this.#settle(w, primaryKey);
   }
 
   /** Cancels the timers (the term ended). */
@@ -179,7 +255,10 @@ export class WriteTracker {
     hold.timer.unsubscribe();
     for (const w of hold.writes) this.#forget(w);
     this.#stats.pending--;
-    if (why === 'timeout') this.#stats.timeouts++;
+    if (why === 'timeout') {
+      this.#stats.timeouts++;
+      this.#timedOut(new ReadYourWritesTimeoutError(primaryKey, this.#timeoutMs, [...hold.writes].map(trackedWrite)));
+    }
     if (hold.heldSince === undefined) return;
     if (why === 'shown') this.#stats.released++;
     this.#stats.heldMs += this.#scheduler.now() - hold.heldSince;

@@ -12,6 +12,8 @@ import { Registry } from 'prom-client';
 import { controllerReadYourWritesMetrics } from '@rxinformer/prometheus';
 import type { ApiClient, ApiRequest } from '../apiClient.ts';
 import { controllerFor, type ControllerBuilderOptions } from './controllerBuilder.ts';
+import { ReadYourWritesTimeoutError } from './readYourWrites.ts';
+import type { ControllerError } from '@rxinformer/core/workqueue';
 
 const pods: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
 
@@ -42,8 +44,14 @@ function laggingServer(ts: TestScheduler, lagMs: number) {
 }
 
 /** A controller that counts label `n` of pod `a` up to 2, one patch a reconcile, looking again in 10 ms. */
-function counter(ts: TestScheduler, lagMs: number, options: Partial<ControllerBuilderOptions<KubeObject>>) {
+function counter(
+  ts: TestScheduler,
+  lagMs: number,
+  options: Partial<ControllerBuilderOptions<KubeObject>>,
+  keyFunc?: (o: KubeObject) => string,
+) {
   const { client, factory, writes } = laggingServer(ts, lagMs);
+  if (keyFunc) factory.informerFor(pods, { keyFunc }); // the builder reuses it
   const seen: string[] = [];
   const ctl = controllerFor(factory, pods, { name: 'ryw', scheduler: ts, client, ...options }).reconcile(async ({ object, api }) => {
     const n = Number(object?.metadata?.labels?.n ?? 0);
@@ -74,6 +82,17 @@ describe('read-your-writes of a builder controller, the watch lagging 50 ms behi
     factory.shutdown();
   });
 
+  it("should find the write in the cache by the informer's custom keyFunc, not time out", async () => {
+    const { ts, advance } = virtualClock(1);
+    const { ctl, factory, seen } = counter(ts, 50, {}, (o) => `pods:${o.metadata?.name}`);
+    const run = ctl.start();
+    await advance(300);
+    expect(seen.map((s) => s.split('@')[0])).toEqual(['0', '1', '2']);
+    expect(ctl.readYourWritesStats()).toMatchObject({ holds: 2, released: 2, timeouts: 0 });
+    await run.stop();
+    factory.shutdown();
+  });
+
   it('should reconcile on the stale cache, writing again, with read-your-writes off', async () => {
     const { ts, advance } = virtualClock(1);
     const { ctl, factory, writes, seen } = counter(ts, 50, { readYourWrites: false });
@@ -86,15 +105,74 @@ describe('read-your-writes of a builder controller, the watch lagging 50 ms behi
     factory.shutdown();
   });
 
-  it('should give up holding after timeoutMs, counted, and reconcile on what the cache holds', async () => {
+  it('should give up holding after timeoutMs, counted and reported, and reconcile on what the cache holds', async () => {
     const { ts, advance } = virtualClock(1);
-    const { ctl, factory, writes, seen } = counter(ts, 50, { readYourWrites: { timeoutMs: 30 } });
+    const reports: ControllerError[] = [];
+    const { ctl, factory, writes, seen } = counter(ts, 50, { readYourWrites: { timeoutMs: 30 }, onError: (e) => reports.push(e) });
     const run = ctl.start();
+    const onStream: ControllerError[] = [];
+    let completed = false;
+    run.errors$.subscribe({ next: (e) => onStream.push(e), complete: () => (completed = true) });
     await advance(45);
     expect(seen.map((s) => s.split('@')[0])).toEqual(['0', '0']); // the first write timed out unseen
     expect(writes).toEqual(['1', '1']);
     // Held at the 10 ms requeue, given up at 30, held again at the 40 ms requeue.
     expect(ctl.readYourWritesStats()).toMatchObject({ holds: 2, released: 0, timeouts: 1 });
+    expect(reports).toEqual([
+      { stage: 'readYourWrites', key: 'default/a', error: expect.any(ReadYourWritesTimeoutError), retries: 0, dropped: false },
+    ]);
+    expect(onStream).toEqual(reports);
+    expect(String(reports[0].error)).toBe(
+      'ReadYourWritesTimeoutError: the caches did not show the writes of the reconcile of "default/a" within 30 ms (pods default/a at resourceVersion 2): reconciled on the cache as it is',
+    );
+    await run.stop();
+    expect(completed).toBe(true);
+    factory.shutdown();
+  });
+});
+
+describe('read-your-writes of a delete', () => {
+  /**
+   * A server of pods `a` and `b` whose DELETE works as kube-apiserver's for a pod deleted at once
+   * (unscheduled, or its containers ended): the watch delivers it marked, then deleted, at once;
+   * the answer — the pod marked for deletion, at the DELETED's version — comes `answerMs` later.
+   */
+  function deletingServer(ts: TestScheduler, answerMs: number) {
+    const events = new Subject<WatchEvent<KubeObject>>();
+    const client: ApiClient = {
+      request: <T>(req: ApiRequest): Promise<T> => {
+        if (req.method !== 'DELETE') throw new Error(`unexpected ${req.method}`);
+        const marked = (rv: string) => ({
+          ...testObject('b', rv),
+          metadata: { ...testObject('b', rv).metadata, deletionTimestamp: 'now' },
+        });
+        events.next({ type: 'MODIFIED', object: marked('3') });
+        events.next({ type: 'DELETED', object: marked('4') });
+        return new Promise((resolve) => ts.schedule(() => resolve(marked('4') as T), answerMs));
+      },
+    };
+    const lw = fakeListerWatcher();
+    lw.scriptList(of(page([testObject('a', '1'), testObject('b', '2')], '2')));
+    lw.scriptWatch(events);
+    return { client, factory: createInformerFactory(() => lw as never, { scheduler: ts }) };
+  }
+
+  it('should not hold the next reconcile for a pod the watch showed gone before the answer, which has it marked', async () => {
+    const { ts, advance } = virtualClock(1);
+    const { client, factory } = deletingServer(ts, 5);
+    const seen: string[] = [];
+    const ctl = controllerFor(factory, pods, { name: 'reaper', scheduler: ts, client, readYourWrites: { timeoutMs: 1000 } }).reconcile(
+      async ({ name, api }) => {
+        if (name !== 'a') return;
+        seen.push(`a@${ts.now()}`);
+        if (seen.length === 1) await api(pods).delete({ namespace: 'default', name: 'b' });
+        return seen.length === 1 ? { requeueAfterMs: 10 } : undefined;
+      },
+    );
+    const run = ctl.start();
+    await advance(100);
+    expect(seen).toEqual(['a@0', 'a@15']); // the requeue 10 ms after the answer, not after the timeout
+    expect(ctl.readYourWritesStats()).toMatchObject({ holds: 0, timeouts: 0, pending: 0 });
     await run.stop();
     factory.shutdown();
   });

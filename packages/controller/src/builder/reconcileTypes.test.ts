@@ -46,4 +46,9 @@ describe('checkReconcileResult', () => {
       expect((thrown as InvalidReconcileResultError).key).toBe('ns/a');
     }
   });
+
+  it('should say in the message what is wrong with the answer, not only in its cause', () => {
+    expect(() => checkReconcileResult('ns/a', { requeueAfter: 5 })).toThrow(/: unknown properties: requeueAfter$/);
+    expect(() => checkReconcileResult('ns/a', 5)).toThrow(/: a reconcile answers undefined or an object$/);
+  });
 });

@@ -8,11 +8,17 @@ import type { RequestApi } from './writes.ts';
 
 /** The object to reconcile: its key, and its state in the primary informer's cache now. */
 export interface ReconcileRequest<T extends KubeObject> {
-  /** The cache key: `namespace/name`, or `name` for a cluster-scoped object. */
+  /**
+   * The primary informer's cache key, as its deltas carried it: `namespace/name`, or `name` for a
+   * cluster-scoped object (an informer made with a custom `keyFunc`: that function's key).
+   */
   readonly key: string;
-  /** The namespace; absent for a cluster-scoped object. */
+  /**
+   * The namespace; absent for a cluster-scoped object. The cached object's; once it is gone, the
+   * key's part before `/` (with a custom `keyFunc`, keep what you need in the key).
+   */
   readonly namespace?: string;
-  /** The name. */
+  /** The name: the cached object's; once it is gone, the key's part after `/`. */
   readonly name: string;
   /** The object as the cache holds it now; `undefined`: it is gone (deleted, or never existed). */
   readonly object: T | undefined;

@@ -1,15 +1,10 @@
 /**
  * A controller's sources: informer events turned into keys of the primary resource, filtered by
  * predicates, with a priority — low for the initial list (and a late handler's replay of the cache)
- * and for resyncs, normal for real changes (controller-runtime's priority queue).
+ * and for resyncs, normal for real changes (controller-runtime's priority queue). Each event's key
+ * is the delta's, as the informer's cache holds the object: never recomputed here.
  */
-import {
-  metaNamespaceKeyFunc,
-  type HandlerRegistration,
-  type KubeObject,
-  type ResourceDescriptor,
-  type SharedInformer,
-} from '@rxinformer/core';
+import type { HandlerRegistration, KubeObject, ResourceDescriptor, SharedInformer } from '@rxinformer/core';
 import { passes, type Predicate } from './predicates.ts';
 
 /** The priority of keys from the initial list and from resyncs (controller-runtime's `LowPriority`). */
@@ -36,7 +31,7 @@ export interface Source<T extends KubeObject> {
   readonly predicates: readonly Predicate<T>[];
   /**
    * The keys of an event: `oldObj` undefined on an add, `newObj` undefined on a delete (then
-   * `oldObj` is the last known state, if any); `key` is the object's own cache key.
+   * `oldObj` is the last known state, if any); `key` is the object's own cache key, the delta's.
    */
   readonly keysOf: (oldObj: T | undefined, newObj: T | undefined, key: string) => SourceKeys;
 }
@@ -68,14 +63,12 @@ export function attachSource<T extends KubeObject>(source: Source<T>, enqueue: E
   const predicates = source.predicates.length === 0 ? undefined : source.predicates;
   return source.informer.addEventHandler(
     {
-      onAdd: (obj, isInInitialList) => {
-        const key = metaNamespaceKeyFunc(obj);
+      onAdd: (obj, isInInitialList, key) => {
         observe?.(key, obj);
         if (predicates === undefined || passes(predicates, 'add', obj))
           each(keysOf(undefined, obj, key), isInInitialList ? LOW_PRIORITY : NORMAL_PRIORITY, enqueue);
       },
-      onUpdate: (oldObj, newObj) => {
-        const key = metaNamespaceKeyFunc(newObj);
+      onUpdate: (oldObj, newObj, key) => {
         observe?.(key, newObj);
         if (predicates !== undefined && !passes(predicates, 'update', oldObj, newObj)) return;
         const priority = isResync(oldObj, newObj) ? LOW_PRIORITY : NORMAL_PRIORITY;

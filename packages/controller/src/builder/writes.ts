@@ -2,7 +2,7 @@
  * `req.api(descriptor)`: the reconcile's writes, through the builder's client. Writes to a resource
  * the controller follows (its primary, `owns` or `watches`) are recorded for read-your-writes.
  */
-import { InvalidOptionsError, metaNamespaceKeyFunc, type KubeObject, type ResourceDescriptor, type SharedInformer } from '@rxinformer/core';
+import { InvalidOptionsError, type KubeObject, type ResourceDescriptor, type SharedInformer } from '@rxinformer/core';
 import type { ApiClient } from '../apiClient.ts';
 import { recordedApi, type WriteOutcome } from '../recordedApi.ts';
 import { resourceApi, type ResourceApi } from '../resourceApi.ts';
@@ -24,11 +24,17 @@ export function resourceKey(resource: Pick<ResourceDescriptor, 'group' | 'versio
   return `${resource.group}/${resource.version}/${resource.resource}`;
 }
 
-/** The cache key of what a write left: `namespace/name`, or `name`. */
-function keyOf(outcome: WriteOutcome<KubeObject>): string {
-  if ('object' in outcome) return metaNamespaceKeyFunc(outcome.object);
-  const { namespace, name } = outcome.gone;
-  return namespace ? `${namespace}/${name}` : name;
+/**
+ * The cache key of what a write left, by `informer`'s own `keyFunc` (the key its deltas carry);
+ * undefined when that keyFunc cannot key it (a deleted object is known by its name only).
+ */
+function keyOf(outcome: WriteOutcome<KubeObject>, informer: SharedInformer<KubeObject>): string | undefined {
+  const object = 'object' in outcome ? outcome.object : { metadata: { namespace: outcome.gone.namespace, name: outcome.gone.name } };
+  try {
+    return informer.getStore().keyFunc(object);
+  } catch {
+    return undefined; // nothing to wait for that the cache could show
+  }
 }
 
 /**
@@ -42,9 +48,12 @@ export function requestApi(parts: WriteParts, tracker: WriteTracker | undefined,
     const informer = tracker && parts.informers.get(resourceKey(resource));
     if (tracker === undefined || informer === undefined) return api;
     return recordedApi(api, (outcome) => {
-      const rv = 'object' in outcome ? outcome.object.metadata?.resourceVersion : undefined;
-      if ('object' in outcome && rv === undefined) return; // nothing to wait for
-      tracker.record(primaryKey, informer, keyOf(outcome), rv);
+      const key = keyOf(outcome, informer);
+      if (key === undefined) return; // nothing the cache could show
+      if ('gone' in outcome)
+        return tracker.record(primaryKey, informer, { resource: resource.resource, key, deleted: true, uid: outcome.uid });
+      const resourceVersion = outcome.object.metadata?.resourceVersion;
+      if (resourceVersion !== undefined) tracker.record(primaryKey, informer, { resource: resource.resource, key, resourceVersion });
     });
   };
 }

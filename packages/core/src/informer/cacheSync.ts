@@ -19,7 +19,7 @@ import {
   type SchedulerLike,
   type Subscription,
 } from 'rxjs';
-import { InvalidOptionsError, RxInformerError } from '../errors.ts';
+import { InvalidOptionsError, RxInformerError, withCause } from '../errors.ts';
 import type { SharedInformer } from './sharedInformer.ts';
 import type { InformerScope, KubeObject, ReflectorPhase, ReflectorStatus, ResourceDescriptor } from '../types.ts';
 
@@ -45,8 +45,9 @@ export interface UnsyncedInformer {
 
 /**
  * `waitForCacheSync` gave up (its `timeoutMs` passed: reason `CacheSyncTimeout`; its `signal`
- * aborted: reason `CacheSyncAborted`, `cause` the signal's reason) with informers not synced.
- * The message names each, with its phase and last error; `unsynced` lists them.
+ * aborted: reason `CacheSyncAborted`, `cause` the signal's reason, which the message quotes unless
+ * it is the default `AbortError`) with informers not synced. The message names each, with its
+ * phase and last error; `unsynced` lists them.
  */
 export class CacheSyncTimeoutError extends RxInformerError {
   /** Every informer of the factory that had not synced. */
@@ -54,7 +55,9 @@ export class CacheSyncTimeoutError extends RxInformerError {
 
   constructor(why: { timeoutMs: number } | { aborted: unknown }, unsynced: readonly UnsyncedInformer[]) {
     const aborted = 'aborted' in why;
-    const head = aborted ? 'waitForCacheSync was aborted' : `caches not synced within ${why.timeoutMs} ms`;
+    // The signal's reason, unless it is the default one (an AbortError saying only that).
+    const reason = aborted && (why.aborted as { name?: unknown } | null)?.name !== 'AbortError' ? why.aborted : undefined;
+    const head = aborted ? withCause('waitForCacheSync was aborted', reason) : `caches not synced within ${why.timeoutMs} ms`;
     const which = unsynced.length === 0 ? 'none left in the factory' : unsynced.map(describeUnsynced).join('; ');
     super(aborted ? 'CacheSyncAborted' : 'CacheSyncTimeout', `${head}; not synced: ${which}`, {
       cause: aborted ? why.aborted : undefined,

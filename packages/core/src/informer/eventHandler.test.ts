@@ -205,8 +205,8 @@ describe('deliverTo', () => {
     const h = recorder();
     const slow = {
       ...h,
-      onAdd: async (o: KubeObject, i: boolean) => {
-        void h.onAdd!(o, i);
+      onAdd: async (o: KubeObject, i: boolean, key: string) => {
+        void h.onAdd!(o, i, key);
         await gate.promise;
       },
     };

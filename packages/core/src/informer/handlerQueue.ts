@@ -221,13 +221,13 @@ export class HandlerQueue<T extends KubeObject> {
     const h = this.#handler;
     switch (delta.type) {
       case 'Added':
-        return h.onAdd?.(delta.object, delta.isInInitialList);
+        return h.onAdd?.(delta.object, delta.isInInitialList, delta.key);
       case 'Deleted':
         return h.onDelete?.(delta.deleted);
       case 'Sync':
-        return h.onUpdate?.(delta.object, delta.object);
+        return h.onUpdate?.(delta.object, delta.object, delta.key);
       default:
-        return h.onUpdate?.(delta.oldObject, delta.object);
+        return h.onUpdate?.(delta.oldObject, delta.object, delta.key);
     }
   }
 

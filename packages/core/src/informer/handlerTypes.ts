@@ -6,12 +6,16 @@
 import type { Observable } from 'rxjs';
 import type { DeletedObject, Delta, KubeObject } from '../types.ts';
 
-/** The callbacks of a handler; at least one is required. A returned promise is awaited. */
+/**
+ * The callbacks of a handler; at least one is required. A returned promise is awaited. Each is given
+ * the delta's key — the informer's `keyFunc`'s, as the cache holds the object — to use rather than
+ * recomputing one (a custom `keyFunc` would make `metaNamespaceKeyFunc` miss the cache).
+ */
 export interface EventHandler<T extends KubeObject> {
   /** A new object; `isInInitialList` is true for the initial list and a late handler's replay. */
-  onAdd?(obj: T, isInInitialList: boolean): void | Promise<void>;
+  onAdd?(obj: T, isInInitialList: boolean, key: string): void | Promise<void>;
   /** A changed object; on resync (`Sync`) and unchanged relist (`Replaced`) deltas `oldObj === newObj`. */
-  onUpdate?(oldObj: T, newObj: T): void | Promise<void>;
+  onUpdate?(oldObj: T, newObj: T, key: string): void | Promise<void>;
   /**
    * A deleted object: its key, its last known state, and `finalStateUnknown` when that is only
    * what the cache last held (a tombstone: see `DeletedObject`).

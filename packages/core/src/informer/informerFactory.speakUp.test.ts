@@ -97,7 +97,7 @@ describe('waitForCacheSync with a time limit', () => {
     controller.abort(new Error('shutting down'));
     await expect(waiting).rejects.toMatchObject({ reason: 'CacheSyncAborted', cause: new Error('shutting down') });
     await expect(factory.waitForCacheSync({ signal: controller.signal })).rejects.toThrow(
-      'waitForCacheSync was aborted; not synced: nodes listing',
+      'waitForCacheSync was aborted: shutting down; not synced: nodes listing',
     );
     const again = new AbortController();
     const waiting2 = factory.waitForCacheSync({ signal: again.signal });

@@ -94,10 +94,11 @@ export interface SharedInformer<T extends KubeObject> {
    * live events, with no gap and no duplicate. Throws `InvalidOptionsError` for a handler without
    * callbacks or invalid options.
    *
-   * Deltas map to callbacks as follows: `Added` → `onAdd(obj, isInInitialList)`; `Updated` →
-   * `onUpdate(old, new)`; `Replaced` (a relist found the object unchanged) and `Sync` (resync) →
-   * `onUpdate(obj, obj)` with the same instance twice, as client-go does; `Deleted` →
-   * `onDelete(deleted)`, a `DeletedObject` (key, last known object, `finalStateUnknown`).
+   * Deltas map to callbacks as follows: `Added` → `onAdd(obj, isInInitialList, key)`; `Updated` →
+   * `onUpdate(old, new, key)`; `Replaced` (a relist found the object unchanged) and `Sync` (resync)
+   * → `onUpdate(obj, obj, key)` with the same instance twice, as client-go does; `Deleted` →
+   * `onDelete(deleted)`, a `DeletedObject` (key, last known object, `finalStateUnknown`). `key` is
+   * the delta's, made by this informer's `keyFunc`.
    *
    * A handler added to a stopped (not shut down) informer is registered: it receives the cache it
    * holds at once (if it has synced before) and live events once the informer starts.

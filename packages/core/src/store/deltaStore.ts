@@ -8,7 +8,7 @@
  *   .pipe(scan((s, e) => applyEvent(s.state, e), initialDeltaStep<V1Pod>()))
  *   .subscribe(({ deltas }) => deltas.forEach((d) => console.log(d.type, d.key)));
  */
-import { InvalidObjectError, type IndexerError } from '../errors.ts';
+import { InvalidObjectError, withCause, type IndexerError } from '../errors.ts';
 import { createStore, type StoreSnapshot } from './indexer.ts';
 import type { PrepareOptions } from './prepare.ts';
 import type { DeletedDelta, Delta, Indexers, KubeObject, ReflectorEvent } from '../types.ts';
@@ -127,9 +127,7 @@ function keyOf<T extends KubeObject>(store: StoreSnapshot<T>, obj: T, errors: Er
     return { key, obj, stored: store.get(key) };
   } catch (cause) {
     errors.push(
-      cause instanceof InvalidObjectError
-        ? cause
-        : new InvalidObjectError(`cannot key object: ${(cause as Error)?.message ?? cause}`, obj, { cause }),
+      cause instanceof InvalidObjectError ? cause : new InvalidObjectError(withCause('cannot key object', cause), obj, { cause }),
     );
     return undefined;
   }

@@ -3,7 +3,7 @@
  * shares structure with the old one, so old snapshots stay valid and an update costs O(log n)
  * whatever the size of the cache or of an index bucket.
  */
-import { describeValue, IndexerError, InvalidOptionsError } from '../errors.ts';
+import { IndexerError, InvalidOptionsError, withCause } from '../errors.ts';
 import { NAMESPACE_INDEX, metaNamespaceKeyFunc, namespaceIndexFunc } from './keys.ts';
 import { PersistentMap } from './persistentMap.ts';
 import type { IndexFunc, Indexers, KubeObject, Store } from '../types.ts';
@@ -239,11 +239,7 @@ function safeIndexValues<T>(name: string, fn: IndexFunc<T & KubeObject>, obj: T,
   try {
     values = fn(obj as T & KubeObject);
   } catch (cause) {
-    throw new IndexerError(
-      name,
-      `index function "${name}" threw for ${key}: ${cause instanceof Error ? cause.message : describeValue(cause)}`,
-      { cause },
-    );
+    throw new IndexerError(name, withCause(`index function "${name}" threw for ${key}`, cause), { cause });
   }
   if (!Array.isArray(values) || values.some((v) => typeof v !== 'string')) {
     throw new IndexerError(name, `index function "${name}" must return an array of strings for ${key}`);

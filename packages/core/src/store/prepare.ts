@@ -16,7 +16,7 @@
  */
 import { defer, map, type OperatorFunction } from 'rxjs';
 import { freezeReusing } from './deepFreeze.ts';
-import { InvalidObjectError } from '../errors.ts';
+import { InvalidObjectError, withCause } from '../errors.ts';
 import type { KubeObject, ReflectorEvent } from '../types.ts';
 
 /** Options of `createPrepare`. */
@@ -61,9 +61,7 @@ export function createPrepare<T extends KubeObject>(options: PrepareOptions<T> =
       if (!freeze) return obj;
       obj = freezeReusing(obj, reference);
     } catch (cause) {
-      throw cause instanceof InvalidObjectError
-        ? cause
-        : new InvalidObjectError(`transform failed: ${(cause as Error)?.message ?? cause}`, raw, { cause });
+      throw cause instanceof InvalidObjectError ? cause : new InvalidObjectError(withCause('transform failed', cause), raw, { cause });
     }
     reference = obj;
     return obj;

@@ -11,11 +11,11 @@ const running: { shutdown(): void }[] = [];
 afterEach(() => running.splice(0).forEach((i) => i.shutdown()));
 
 /** A started informer that has listed `a` and `b` and watches `watch`, shut down after the test. */
-async function syncedInformer(watch: Subject<WatchEvent>) {
+async function syncedInformer(watch: Subject<WatchEvent>, keyFunc?: (o: KubeObject) => string) {
   const lw = fakeListerWatcher();
   lw.scriptList(of(page([obj('a', '1'), obj('b', '2')], '5')));
   lw.scriptWatch(watch);
-  const informer = createSharedInformer(lw);
+  const informer = createSharedInformer(lw, keyFunc && { keyFunc });
   running.push(informer);
   informer.start();
   await until(() => informer.hasSynced());
@@ -37,6 +37,18 @@ describe('enqueueKeys', () => {
     expect(fromHandler.slice(0, 2).sort()).toEqual(['default/a', 'default/b']); // the cache, in its order
     expect(fromHandler.slice(2)).toEqual(['default/c', 'default/a']);
     expect(fromEvents).toEqual(['default/c', 'default/a']);
+  });
+
+  it("should add the informer's own keys, a custom keyFunc's, as the cache holds them", async () => {
+    const watch = new Subject<WatchEvent>();
+    const informer = await syncedInformer(watch, (o) => `pods:${o.metadata?.name}`);
+    const added: string[] = [];
+    informer.addEventHandler(enqueueKeys({ add: (k: string) => added.push(k) }));
+    watch.next({ type: 'MODIFIED', object: obj('b', '6') });
+    await until(() => added.length === 3);
+    expect(added.slice(0, 2).sort()).toEqual(['pods:a', 'pods:b']);
+    expect(added[2]).toBe('pods:b');
+    expect(added.every((k) => informer.getStore().get(k) !== undefined)).toBe(true);
   });
 
   it('should add the keys keysOf maps an object to, a deletion by its last known object', async () => {

@@ -5,17 +5,15 @@
  */
 import { InvalidOptionsError } from '../errors.ts';
 import type { EventHandler } from '../informer/handlerTypes.ts';
-import { metaNamespaceKeyFunc } from '../store/keys.ts';
 import type { KubeObject } from '../types.ts';
 
 /**
- * An event handler that adds keys to `queue`: by default each object's `namespace/name` key
- * (`metaNamespaceKeyFunc`; a deletion's own key), or the keys `keysOf` maps an object to (say, its
- * owner's), none for `undefined` or `[]`. On a deletion `keysOf` gets the last known object, and is
- * not called when none is known. Register it with `addEventHandler`: it gets the cache's objects
- * first (as adds), then every change, and resyncs when the handler has a `resyncPeriodMs`.
- *
- * Give `keysOf` when the informer has a `keyFunc` of its own: the default is the standard key.
+ * An event handler that adds keys to `queue`: by default each delta's own key (the informer's
+ * `keyFunc`'s, so a custom one's keys reach the queue as the cache holds them), or the keys
+ * `keysOf` maps an object to (say, its owner's), none for `undefined` or `[]`. On a deletion
+ * `keysOf` gets the last known object, and is not called when none is known. Register it with
+ * `addEventHandler`: it gets the cache's objects first (as adds), then every change, and resyncs
+ * when the handler has a `resyncPeriodMs`.
  *
  * @example
  * pods.addEventHandler(enqueueKeys(queue));
@@ -33,10 +31,10 @@ export function enqueueKeys<T extends KubeObject = KubeObject, K = string>(
     if (Array.isArray(keys)) for (const k of keys as readonly K[]) queue.add(k);
     else queue.add(keys as K);
   };
-  const of = keysOf ?? ((obj: T) => metaNamespaceKeyFunc(obj) as K);
+  const of = (obj: T, key: string) => (keysOf === undefined ? (key as K) : keysOf(obj));
   return {
-    onAdd: (obj) => add(of(obj)),
-    onUpdate: (_old, obj) => add(of(obj)),
+    onAdd: (obj, _initial, key) => add(of(obj, key)),
+    onUpdate: (_old, obj, key) => add(of(obj, key)),
     onDelete: (deleted) => {
       if (keysOf === undefined) add(deleted.key as K);
       else if (deleted.lastKnown !== undefined) add(keysOf(deleted.lastKnown));

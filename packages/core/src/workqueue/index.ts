@@ -18,5 +18,5 @@ export type { ExponentialFailureOptions, RateLimiter, TokenBucketOptions } from 
 export { ControllerSyncError, runController, toKeys } from './runController.ts';
 export { enqueueKeys } from './enqueueKeys.ts';
 export { InvalidReconcileResultError } from './reconcileWorker.ts';
-export type { ControllerError } from './reconcileWorker.ts';
+export type { ControllerError, ControllerErrorStage } from './reconcileWorker.ts';
 export type { ControllerHandle, ControllerMetrics, ControllerOptions, ControllerPhase, ReconcileResult } from './runController.ts';

@@ -4,7 +4,7 @@
  * then so reconciles that settle without I/O cannot starve timers.
  */
 import { asyncScheduler, isObservable, type SchedulerLike } from 'rxjs';
-import { RxInformerError, describeValue } from '../errors.ts';
+import { RxInformerError, describeValue, withCause } from '../errors.ts';
 import { isDelay } from './rateLimiter.ts';
 import type { WorkQueue } from './workqueue.ts';
 
@@ -34,7 +34,10 @@ export class InvalidReconcileResultError<K = unknown> extends RxInformerError {
         : describeValue(result);
     super(
       'InvalidReconcileResult',
-      `the reconcile of key ${describeValue(key)} answered ${what}: expected undefined or { requeueAfterMs?: a finite number >= 0, requeue?: a boolean }`,
+      withCause(
+        `the reconcile of key ${describeValue(key)} answered ${what}: expected undefined or { requeueAfterMs?: a finite number >= 0, requeue?: a boolean }`,
+        options?.cause,
+      ),
       options,
     );
     this.key = key;
@@ -42,9 +45,24 @@ export class InvalidReconcileResultError<K = unknown> extends RxInformerError {
   }
 }
 
-/** A failure reported by a controller. */
+/**
+ * What a `ControllerError` reports: `sync`, waiting for the caches failed (no key: no reconcile
+ * ran); `reconcile`, a key's reconcile failed, or requeueing it did; `readYourWrites`, a builder
+ * controller's hold of a key ran out before the caches showed its writes (`@rxinformer/controller`'s
+ * `ReadYourWritesTimeoutError`; not a failure: the key is reconciled on the cache as it is).
+ */
+export type ControllerErrorStage = 'sync' | 'reconcile' | 'readYourWrites';
+
+/**
+ * A failure reported by a controller. Log it by its `stage`: a `sync` failure has no key.
+ *
+ * @example
+ * onError: (e) => console.error(e.key === undefined ? `${e.stage} failed` : `${e.stage} of ${e.key} failed`, e.error),
+ */
 export interface ControllerError<K = string> {
-  /** The key whose reconcile failed; absent when waiting for `synced` failed. */
+  /** What failed: waiting for the caches, a reconcile, or a read-your-writes hold. */
+  stage: ControllerErrorStage;
+  /** The key whose reconcile failed; absent at the `sync` stage (no reconcile ran). */
   key?: K;
   /**
    * What the reconcile threw, rejected or errored with; an `InvalidReconcileResultError` for a
@@ -191,8 +209,8 @@ function finish<K>(ctx: WorkerContext<K>, key: K, failed: boolean, value: unknow
       if (failed) forgetQuietly(queue, key);
     }
     ctx.ended(failed, dropped);
-    if (failed) ctx.report({ key, error, retries, dropped });
-    if (trouble !== undefined) ctx.report({ key, error: trouble.error, retries, dropped });
+    if (failed) ctx.report({ stage: 'reconcile', key, error, retries, dropped });
+    if (trouble !== undefined) ctx.report({ stage: 'reconcile', key, error: trouble.error, retries, dropped });
   } finally {
     queue.done(key);
   }

@@ -5,8 +5,10 @@ import { ControllerSyncError, runController, toKeys } from './runController.ts';
 import { InvalidOptionsError } from '../errors.ts';
 import { objectOf, type Delta, type KubeObject, type Store } from '../types.ts';
 import { WorkQueue } from './workqueue.ts';
+import type { ControllerError } from './reconcileWorker.ts';
+import { createInformerFactory } from '../informer/informerFactory.ts';
 import { virtualController } from '../../test/virtualController.ts';
-import { testScheduler } from '@rxinformer/testing';
+import { fakeListerWatcher, testScheduler } from '@rxinformer/testing';
 import { settle } from '@rxinformer/testing';
 
 const LETTER: Record<string, string> = { waitingForSync: 'w', running: 'r', stopping: 's', stopped: 'S' };
@@ -172,7 +174,7 @@ describe('runController', () => {
         const ended = virtualController(ts, { synced: cold('--f|', { f: false }) }).ctl;
         const reason = (ctl: typeof failed) =>
           ctl.errors$.pipe(map((e) => (e.error instanceof ControllerSyncError && e.key === undefined ? e.error.message : 'wrong')));
-        expectObservable(reason(failed)).toBe('--(e|)', { e: 'waiting for the caches to sync failed' });
+        expectObservable(reason(failed)).toBe('--(e|)', { e: 'waiting for the caches to sync failed: informer gone' });
         expectObservable(reason(ended)).toBe('---(e|)', { e: 'synced completed before the caches synced' });
         expectObservable(phases(failed)).toBe('w-(sS|)', P);
       });
@@ -202,6 +204,20 @@ describe('runController', () => {
       expect(errors).toHaveLength(1);
       expect((errors[0] as ControllerSyncError).cause).toBe(cause);
       await ctl.stop();
+    });
+
+    it("should say what to do when synced is a factory's waitForCacheSync() asked before start(), at the sync stage", async () => {
+      const factory = createInformerFactory(() => fakeListerWatcher() as never);
+      factory.informerFor({ group: '', version: 'v1', resource: 'pods', namespaced: true });
+      const reports: ControllerError[] = [];
+      const ctl = runController({ synced: factory.waitForCacheSync(), reconcile: () => {}, onError: (e) => reports.push(e) });
+      await settle();
+      expect(reports).toEqual([{ stage: 'sync', error: expect.any(ControllerSyncError), retries: 0, dropped: true }]);
+      expect(String(reports[0].error)).toBe(
+        'ControllerSyncError: waiting for the caches to sync failed: the informer factory was not started: call start() before waitForCacheSync()',
+      );
+      await ctl.stop();
+      factory.shutdown();
     });
   });
 

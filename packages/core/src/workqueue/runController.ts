@@ -18,7 +18,7 @@ import {
   type OperatorFunction,
   type SchedulerLike,
 } from 'rxjs';
-import { InvalidOptionsError, RxInformerError } from '../errors.ts';
+import { InvalidOptionsError, RxInformerError, withCause } from '../errors.ts';
 import { isPromiseLike, nextMacrotask, startWorker, type ControllerError, type WorkerContext } from './reconcileWorker.ts';
 import type { Delta, KubeObject } from '../types.ts';
 import { WorkQueue } from './workqueue.ts';
@@ -98,10 +98,14 @@ export interface ControllerHandle<K = string> {
   stop(options?: { drainQueue?: boolean }): Promise<void>;
 }
 
-/** `synced` failed or ended before the caches synced: the controller never started. */
+/**
+ * `synced` failed or ended before the caches synced: the controller never started. Its message
+ * ends with the cause's (say, `FactoryNotStartedError`'s "call start() before waitForCacheSync()").
+ * Reported with `stage: 'sync'` and no key: no reconcile ran.
+ */
 export class ControllerSyncError extends RxInformerError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super('NotSynced', message, options);
+    super('NotSynced', withCause(message, options?.cause), options);
   }
 }
 
@@ -142,7 +146,7 @@ export function runController<K = string>(options: ControllerOptions<K>): Contro
     if (stopping !== undefined) return;
     const cause =
       error instanceof ControllerSyncError ? error : new ControllerSyncError('waiting for the caches to sync failed', { cause: error });
-    report({ error: cause, retries: 0, dropped: true });
+    report({ stage: 'sync', error: cause, retries: 0, dropped: true });
     void handle.stop();
   };
   const syncSub = new Subscription();
