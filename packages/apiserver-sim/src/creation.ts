@@ -11,7 +11,7 @@ import { checkNamespace, hasGeneration, NAMESPACES_KEY, timestamp, writeInput, t
 import { CRD_KEY, gvrKey, groupVersion, resourcesOfCrd, type ResourceInfo } from './resources.ts';
 import { errors, type StatusCause } from './status.ts';
 import { objectKey } from './storage.ts';
-import { generateNameSuffix, validateObjectName } from './validation.ts';
+import { generateNameSuffix, validateEventNote, validateObjectName } from './validation.ts';
 import type { WriteContext, WriteOptions } from './writeContext.ts';
 
 /**
@@ -32,6 +32,7 @@ export function createObject(
   requireNamespace(ctx, res, ns, name);
   if (ctx.storage.get(gvr, objectKey(ns, name))) throw errors.alreadyExists({ resource: res.resource, group: res.group, name });
   if (res.custom === false && res.resource === 'customresourcedefinitions') validateCrd(obj);
+  if (gvr === EVENTS_V1_KEY) validateEvent(obj, name);
 
   const now = timestamp();
   const out = withServerMetadata(ctx, res, obj, meta, ns, name, now);
@@ -169,6 +170,18 @@ function crdStatus(obj: Obj): Record<string, unknown> {
       .filter((v) => v.storage)
       .map((v) => v.name),
   };
+}
+
+/** The events.k8s.io/v1 events resource's key. */
+const EVENTS_V1_KEY = 'events.k8s.io/v1/events';
+
+/**
+ * The validation of a new events.k8s.io/v1 Event (its note's length): a 422 naming the internal
+ * core `Event`, as kube-apiserver validates the core Event it converts to.
+ */
+function validateEvent(obj: Obj, name: string): void {
+  const causes = validateEventNote(obj.note);
+  if (causes.length > 0) throw errors.invalid('Event', name, causes);
 }
 
 /** The validation of a CRD: group, plural and kind names, a version, and the name `<plural>.<group>` (422 otherwise). */

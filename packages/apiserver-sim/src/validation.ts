@@ -46,3 +46,18 @@ export function generateNameSuffix(random: () => number): string {
   for (let i = 0; i < 5; i++) s += SUFFIX_ALPHABET[Math.floor(random() * SUFFIX_ALPHABET.length)];
   return s;
 }
+
+/** kube-apiserver's limit on an events.k8s.io/v1 Event's note: bytes of UTF-8 (Go's `len`), not characters. */
+export const EVENT_NOTE_LIMIT_BYTES = 1024;
+
+/**
+ * The causes refusing a new events.k8s.io/v1 Event's note: longer than 1,024 bytes of UTF-8, as
+ * kube-apiserver 1.36 words it (the internal Event's field, `message`, and "characters"). core/v1
+ * Events have no such limit.
+ */
+export function validateEventNote(note: unknown): Cause[] {
+  if (typeof note !== 'string' || Buffer.byteLength(note, 'utf8') <= EVENT_NOTE_LIMIT_BYTES) return [];
+  return [
+    { reason: 'FieldValueInvalid', message: `Invalid value: "": can have at most ${EVENT_NOTE_LIMIT_BYTES} characters`, field: 'message' },
+  ];
+}

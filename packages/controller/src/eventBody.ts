@@ -34,7 +34,7 @@ export interface EventInfo {
   reason: string;
   /** What the controller did or failed to do, in UpperCamelCase: `Create`, `Replicate`. */
   action: string;
-  /** A human-readable description (at most 1 kB). */
+  /** A human-readable description: cut to the API's limit, 1,024 bytes of UTF-8, on a character boundary. */
   note?: string;
   /** A second object involved, e.g. the copy a replicator wrote. */
   related?: KubeObject | EventObjectReference;
@@ -75,15 +75,15 @@ export function eventV1(
     action: info.action,
     reason: info.reason,
     type: info.type,
-    note: info.note?.slice(0, 1024), // the API's limit
+    note: info.note,
     regarding,
     related: info.related === undefined ? undefined : referenceTo(info.related),
   };
 }
 
-/** The merge patch of an events.k8s.io/v1 Event's series. */
-export function seriesV1(count: number, lastMs: number): object {
-  return { series: { count, lastObservedTime: microTime(lastMs) } };
+/** The merge patch of an events.k8s.io/v1 Event's series, on condition that the Event is still the one of `uid` (if known). */
+export function seriesV1(uid: string, count: number, lastMs: number): object {
+  return { ...uidPrecondition(uid), series: { count, lastObservedTime: microTime(lastMs) } };
 }
 
 /** The core/v1 Event for the first occurrence. */
@@ -103,7 +103,7 @@ export function eventCore(
     related: info.related === undefined ? undefined : referenceTo(info.related),
     reason: info.reason,
     action: info.action,
-    message: info.note?.slice(0, 1024),
+    message: info.note,
     type: info.type,
     source: { component: src.reportingController },
     reportingComponent: src.reportingController,
@@ -114,9 +114,14 @@ export function eventCore(
   };
 }
 
-/** The merge patch of a core/v1 Event repeated `count` times. */
-export function seriesCore(count: number, lastMs: number): object {
-  return { count, lastTimestamp: new Date(lastMs).toISOString().replace(/\.\d+Z$/, 'Z') };
+/** The merge patch of a core/v1 Event repeated `count` times, on condition that the Event is still the one of `uid` (if known). */
+export function seriesCore(uid: string, count: number, lastMs: number): object {
+  return { ...uidPrecondition(uid), count, lastTimestamp: new Date(lastMs).toISOString().replace(/\.\d+Z$/, 'Z') };
+}
+
+/** A merge patch's part that makes the server refuse it (409) unless the object's uid is `uid`. */
+function uidPrecondition(uid: string): object {
+  return uid === '' ? {} : { metadata: { uid } };
 }
 
 /** What makes two events the same one (the same object, source, action, reason, type and note). */
@@ -136,4 +141,47 @@ export function eventKey(src: EventSource, regarding: EventObjectReference, info
 /** An object's identity for the spam filter: uid, else kind, namespace and name. */
 export function refKey(ref: EventObjectReference): string {
   return ref.uid ?? `${ref.apiVersion ?? ''}/${ref.kind ?? ''}/${ref.namespace ?? ''}/${ref.name ?? ''}/${ref.fieldPath ?? ''}`;
+}
+
+/** The API's limit on a note, in bytes of UTF-8 (kube-apiserver counts Go string bytes). */
+export const NOTE_LIMIT_BYTES = 1024;
+const utf8 = new TextEncoder();
+
+/**
+ * `note` cut to `NOTE_LIMIT_BYTES` bytes of UTF-8 between two characters: a multi-byte character
+ * or a surrogate pair that does not fit is left out whole. (A lone surrogate counts the 3 bytes of
+ * the U+FFFD the server decodes it to.)
+ */
+export function cutNote(note: string | undefined): string | undefined {
+  // a UTF-16 unit is at most 3 bytes of UTF-8 (a surrogate pair, two units, is 4)
+  if (note === undefined || note.length * 3 <= NOTE_LIMIT_BYTES) return note;
+  // encodeInto writes whole characters only, and says how many UTF-16 units it read
+  const { read } = utf8.encodeInto(note, new Uint8Array(NOTE_LIMIT_BYTES));
+  return note.slice(0, read);
+}
+
+/** The longest object name the API takes (a DNS subdomain). */
+const MAX_NAME = 253;
+
+/**
+ * The name of a new Event: `objectName` made a DNS subdomain (lower case, other characters `-`) and
+ * cut to fit, a dot, `ms` in hex, then `unique` (what sets this Event apart from every other one of
+ * that millisecond: the recorder's random id and its counter). At most 253 characters.
+ */
+export function eventName(objectName: string | undefined, ms: number, unique: string): string {
+  const suffix = `${Math.max(0, Math.trunc(ms)).toString(16)}-${unique}`;
+  const base = subdomain(objectName ?? '')
+    .slice(0, MAX_NAME - 1 - suffix.length)
+    .replace(/[-.]+$/, '');
+  return `${base || 'event'}.${suffix}`;
+}
+
+/** `name` as a DNS subdomain: labels of lower-case letters, digits and inner `-`, joined by dots. */
+function subdomain(name: string): string {
+  return name
+    .toLowerCase()
+    .split('.')
+    .map((label) => label.replace(/[^a-z0-9-]/g, '-').replace(/^-+|-+$/g, ''))
+    .filter((label) => label !== '')
+    .join('.');
 }

@@ -1,6 +1,8 @@
-/** What the controller package's server suites share: a client that counts what it sends, and resources. */
+/** What the controller package's server suites share: a server per suite with a namespace and clients, a client that counts what it sends, and resources. */
+import { afterAll, beforeAll } from '@jest/globals';
 import type { KubeObject, ResourceDescriptor } from '@rxinformer/core';
-import type { ApiClient, ApiRequest } from '../src/index.ts';
+import { START_TIMEOUT_MS, startTestServer, type ServerKind, type TestServer } from '@rxinformer/testing/servers';
+import { fetchApiClient, resourceApi, type ApiClient, type ApiRequest, type ResourceApi } from '../src/index.ts';
 
 /** A ConfigMap, as the suites write them. */
 export interface ConfigMap extends KubeObject {
@@ -35,4 +37,29 @@ export function counting(client: ApiClient): ApiClient & { sent: (ApiRequest & {
       return client.request(req);
     },
   };
+}
+
+/** What a server suite's cases use: its server, a namespace of their own, a fetch client and ConfigMaps there. */
+export interface ServerSuite {
+  server: TestServer;
+  ns: string;
+  client: ApiClient;
+  cms: ResourceApi<ConfigMap>;
+  /** A ConfigMap `name` in `ns`. */
+  cm(name: string): ConfigMap;
+}
+
+/** Starts a `kind` server before the suite's cases (and closes it after), with a namespace `prefix-…`; its fields are set once they run. */
+export function serverSuite(kind: ServerKind, prefix: string): ServerSuite {
+  const suite = {
+    cm: (name: string): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: suite.ns, name }, data: { a: '1' } }),
+  } as ServerSuite;
+  beforeAll(async () => {
+    suite.server = await startTestServer(kind);
+    suite.ns = await suite.server.namespace(prefix);
+    suite.client = fetchApiClient(suite.server.fetchOptions());
+    suite.cms = resourceApi(suite.client, configMaps);
+  }, START_TIMEOUT_MS);
+  afterAll(() => suite.server?.close());
+  return suite;
 }

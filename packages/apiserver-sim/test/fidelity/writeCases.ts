@@ -233,4 +233,50 @@ export const writeCases: FidelityCase[] = [
       await t.call('get missing', 'GET', `${events}/nope`);
     },
   },
+  {
+    name: 'events.k8s.io/v1 notes: 1,024 bytes of UTF-8 taken, 1,025 refused; core/v1 messages unlimited',
+    script: async (t) => {
+      const regarding = { apiVersion: 'v1', kind: 'ConfigMap', namespace: t.ns, name: 'x' };
+      const v1 = (name: string, note: string) => ({
+        metadata: { name },
+        eventTime: '2026-01-01T00:00:00.000000Z',
+        reportingController: 'example.com/ctl',
+        reportingInstance: 'ctl-1',
+        action: 'Note',
+        reason: 'Noted',
+        type: 'Normal',
+        note,
+        regarding,
+      });
+      // a created Event as the length of its note; an error whole
+      const mask = { mask: (b: any) => (b?.kind === 'Status' ? b : { noteBytes: Buffer.byteLength(b.note ?? b.message ?? '') }) };
+      const notes: [string, string][] = [
+        ['ascii', 'a'.repeat(1024)],
+        ['e-acute', 'é'.repeat(512)],
+        ['cjk', `${'漢'.repeat(341)}a`],
+        ['emoji', '😀'.repeat(256)],
+        ['lone-surrogate', `${'\ud800'.repeat(341)}a`], // each decoded to U+FFFD, 3 bytes
+      ];
+      for (const [what, note] of notes) {
+        await t.call(
+          `${what}, 1,024 bytes`,
+          'POST',
+          `/apis/events.k8s.io/v1/namespaces/${t.ns}/events`,
+          v1(`${what}.a`, note),
+          undefined,
+          mask,
+        );
+        await t.call(
+          `${what}, 1,025 bytes`,
+          'POST',
+          `/apis/events.k8s.io/v1/namespaces/${t.ns}/events`,
+          v1(`${what}.b`, `${note}a`),
+          undefined,
+          mask,
+        );
+      }
+      const core = { metadata: { name: 'core.a' }, involvedObject: regarding, reason: 'Noted', type: 'Normal', message: 'é'.repeat(1500) };
+      await t.call('core/v1, 3,000 bytes', 'POST', t.path('events'), core, undefined, mask);
+    },
+  },
 ];
