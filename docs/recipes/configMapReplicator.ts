@@ -8,8 +8,11 @@
 import type { KubeConfig, V1ConfigMap } from '@kubernetes/client-node';
 import { configMaps, createKubeInformerFactory, kubeApiClient } from '@rxinformer/client-node';
 import { createEventRecorder, finalizer, isNotFound, resourceApi, type EventRecorder } from '@rxinformer/controller';
-import { type SharedInformer } from '@rxinformer/core';
+import { type SharedInformer, type Wire } from '@rxinformer/core';
 import { enqueueKeys, runController, WorkQueue, type ControllerHandle } from '@rxinformer/core/workqueue';
+
+/** A ConfigMap as the cache holds it (client-node's `V1ConfigMap`, its timestamps strings). */
+type ConfigMap = Wire<V1ConfigMap>;
 
 /** The label that marks a source ConfigMap. */
 export const REPLICATE_LABEL = 'example.com/replicate';
@@ -31,7 +34,7 @@ export interface ReplicatorOptions {
 /** A running replicator. */
 export interface Replicator {
   /** The source cache. */
-  readonly sources: SharedInformer<V1ConfigMap>;
+  readonly sources: SharedInformer<ConfigMap>;
   /** The controller loop. */
   readonly controller: ControllerHandle;
   /** The event recorder (its `dropped` count). */
@@ -54,9 +57,9 @@ export function startReplicator(kubeConfig: KubeConfig, options: ReplicatorOptio
   const cms = resourceApi(client, configMaps);
   const events = createEventRecorder({ client, reportingController: 'example.com/replicator', reportingInstance: instance });
 
-  const copyTo = async (source: V1ConfigMap, target: string) => {
+  const copyTo = async (source: ConfigMap, target: string) => {
     const name = source.metadata!.name!;
-    const copy: V1ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: target, name } };
+    const copy: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: target, name } };
     // Read, then a JSON Patch of what differs (nothing when equal); created when absent.
     const { result } = await cms.createOrUpdate(copy, (d) => {
       d.metadata!.labels = { ...d.metadata!.labels, [REPLICA_OF_LABEL]: `${namespace}.${name}` };
@@ -64,7 +67,7 @@ export function startReplicator(kubeConfig: KubeConfig, options: ReplicatorOptio
     });
     return result;
   };
-  const removeFrom = (source: V1ConfigMap, target: string) =>
+  const removeFrom = (source: ConfigMap, target: string) =>
     cms.delete({ namespace: target, name: source.metadata!.name! }).catch((e: unknown) => {
       if (!isNotFound(e)) throw e; // gone already: done
     });

@@ -8,7 +8,7 @@
  */
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { createKubeInformerFactory, pods } from '@rxinformer/client-node';
-import { splitMetaNamespaceKey, type SharedInformer } from '@rxinformer/core';
+import { splitMetaNamespaceKey, type SharedInformer, type Wire } from '@rxinformer/core';
 import { enqueueKeys, runController, WorkQueue, type ControllerError, type ControllerHandle } from '@rxinformer/core/workqueue';
 
 /** Options of `startPodLabeler`. */
@@ -30,7 +30,7 @@ export interface PodLabelerOptions {
 /** A running pod labeler. */
 export interface PodLabeler {
   /** The pod cache the controller reads. */
-  readonly pods: SharedInformer<V1Pod>;
+  readonly pods: SharedInformer<Wire<V1Pod>>;
   /** The controller loop: its `queue`, `metrics$` and `errors$`. */
   readonly controller: ControllerHandle;
   /** Stops the workers (waiting for reconciles in progress), then the informers and connections. */

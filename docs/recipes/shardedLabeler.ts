@@ -7,7 +7,7 @@
  */
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { configMaps, kubeConfigListerWatcher, kubeLeaseClient, leases } from '@rxinformer/client-node';
-import { splitMetaNamespaceKey } from '@rxinformer/core';
+import { splitMetaNamespaceKey, type Wire } from '@rxinformer/core';
 import { type Lease } from '@rxinformer/core/leader-election';
 import { runShardedController, type ShardedControllerHandle } from '@rxinformer/core/sharding';
 
@@ -29,10 +29,10 @@ export interface ShardedLabelerOptions {
  * replica.ring.state$.subscribe((s) => console.log(`${s.active.length} slots of ${s.members.length} members`));
  * process.once('SIGTERM', () => void replica.stop()); // its slots move to the others at once
  */
-export function startShardedLabeler(kubeConfig: KubeConfig, options: ShardedLabelerOptions): ShardedControllerHandle<V1ConfigMap> {
+export function startShardedLabeler(kubeConfig: KubeConfig, options: ShardedLabelerOptions): ShardedControllerHandle<Wire<V1ConfigMap>> {
   const { namespace, identity } = options;
   const api = kubeConfig.makeApiClient(CoreV1Api);
-  return runShardedController<V1ConfigMap>({
+  return runShardedController<Wire<V1ConfigMap>>({
     source: kubeConfigListerWatcher(kubeConfig, { resource: configMaps, namespace }),
     leases: kubeConfigListerWatcher<Lease>(kubeConfig, { resource: leases, namespace }),
     client: kubeLeaseClient(kubeConfig),

@@ -10,7 +10,11 @@ import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
 import { configMaps, namespaces, type KubeInformerFactory } from '@rxinformer/client-node';
 import { controllerFor, finalizer, isNotFound, labelsChanged, refOf, resourceApi } from '@rxinformer/controller';
 import type { ApiClient, Controller, EventRecorder, Predicate } from '@rxinformer/controller';
-import { metaNamespaceKeyFunc, type SharedInformer } from '@rxinformer/core';
+import { metaNamespaceKeyFunc, type SharedInformer, type Wire } from '@rxinformer/core';
+
+/** A ConfigMap and a Namespace as the caches hold them (timestamps are the wire's strings). */
+type ConfigMap = Wire<V1ConfigMap>;
+type Namespace = Wire<V1Namespace>;
 
 /** The label that makes a ConfigMap a source (value `true`). */
 export const REPLICATE_LABEL = 'replicate';
@@ -33,10 +37,10 @@ export interface ReplicatorParts {
   log: (line: string) => void;
 }
 
-const isSource = (cm: V1ConfigMap | undefined) => cm?.metadata?.labels?.[REPLICATE_LABEL] === 'true';
-const holds = (cm: V1ConfigMap | undefined) => cm?.metadata?.finalizers?.includes(FINALIZER) === true;
+const isSource = (cm: ConfigMap | undefined) => cm?.metadata?.labels?.[REPLICATE_LABEL] === 'true';
+const holds = (cm: ConfigMap | undefined) => cm?.metadata?.finalizers?.includes(FINALIZER) === true;
 /** The key of the source `cm` is a copy of, if it is one. */
-const sourceOf = (cm: V1ConfigMap | undefined) => {
+const sourceOf = (cm: ConfigMap | undefined) => {
   const ns = cm?.metadata?.labels?.[SOURCE_LABEL];
   return ns ? `${ns}/${cm!.metadata!.name}` : undefined;
 };
@@ -48,11 +52,11 @@ const unlessNotFound =
     throw e;
   };
 /** Sources, and former sources still holding the finalizer: the objects the controller reconciles. */
-const ours = (cm: V1ConfigMap) => isSource(cm) || holds(cm);
-const primaryFilter: Predicate<V1ConfigMap> = { add: ours, update: (o, n) => ours(o) || ours(n), delete: ours };
+const ours = (cm: ConfigMap) => isSource(cm) || holds(cm);
+const primaryFilter: Predicate<ConfigMap> = { add: ours, update: (o, n) => ours(o) || ours(n), delete: ours };
 
 /** The namespaces `source` is copied to: those labelled `team`, not being deleted, but its own. */
-function targetsOf(teams: SharedInformer<V1Namespace>, source: V1ConfigMap): string[] {
+function targetsOf(teams: SharedInformer<Namespace>, source: ConfigMap): string[] {
   return teams
     .getStore()
     .list()
@@ -76,10 +80,10 @@ export function replicator({ factory, client, events, log }: ReplicatorParts): C
   const teams = factory.informerFor(namespaces);
 
   const warned = new Set<string>();
-  const copyTo = async (key: string, source: V1ConfigMap, namespace: string) => {
+  const copyTo = async (key: string, source: ConfigMap, namespace: string) => {
     const { name, namespace: sourceNs } = source.metadata!;
     let foreign = false;
-    const copy: V1ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace, name, labels: { [SOURCE_LABEL]: sourceNs! } } };
+    const copy: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace, name, labels: { [SOURCE_LABEL]: sourceNs! } } };
     const { object, result } = await cms.createOrUpdate(copy, (d) => {
       if (d.metadata?.labels?.[SOURCE_LABEL] !== sourceNs) return void (foreign = true); // not ours: no write
       for (const field of ['data', 'binaryData'] as const)

@@ -4,7 +4,7 @@ import { createKubeInformerFactory, pods } from '@rxinformer/client-node';
 const kc = new KubeConfig();
 kc.loadFromDefault(); // $KUBECONFIG, ~/.kube/config or in-cluster
 const factory = createKubeInformerFactory(kc, { namespace: 'default' });
-const informer = factory.informerFor(pods); // SharedInformer<V1Pod>: one list+watch, one cache
+const informer = factory.informerFor(pods); // SharedInformer<Wire<V1Pod>>: one list+watch, one cache
 informer.addEventHandler({
   onAdd: (pod) => console.log('added', pod.metadata?.name),
   onUpdate: (_old, pod) => console.log('updated', pod.metadata?.name, pod.status?.phase),

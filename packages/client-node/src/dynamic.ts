@@ -4,7 +4,7 @@
  * custom resources created at run time.
  */
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { KubeApiError, RxInformerError, type KubeObject } from '@rxinformer/core';
+import { KubeApiError, RxInformerError, type KubeObject, type Wire } from '@rxinformer/core';
 import { RequestTimeoutError } from './errors.ts';
 import { sharedKubeTransport, type KubeTransport } from './kubeTransport.ts';
 import { defineResource, type KubeResource } from './resources.ts';
@@ -60,7 +60,7 @@ export interface Discovery {
    * The descriptor of `ref`; rejects with `ResourceNotFoundError` when the server has none,
    * `ResourceNotWatchableError` when its verbs lack `list` or `watch`.
    */
-  resolve<T extends KubeObject = KubernetesObject>(ref: ResourceRef): Promise<KubeResource<T>>;
+  resolve<T extends KubeObject = KubernetesObject>(ref: ResourceRef): Promise<KubeResource<Wire<T>>>;
   /** Forgets every cached groupVersion. */
   invalidate(): void;
 }
@@ -105,7 +105,7 @@ export function createDiscovery(transport: KubeTransport, options: DiscoveryOpti
     return p;
   };
   return {
-    async resolve<T extends KubeObject = KubernetesObject>(ref: ResourceRef): Promise<KubeResource<T>> {
+    async resolve<T extends KubeObject = KubernetesObject>(ref: ResourceRef): Promise<KubeResource<Wire<T>>> {
       const { group, version } = groupVersionOf(ref);
       const find = (list: ApiResourceList) =>
         (list.resources ?? []).find((r) => !r.name.includes('/') && ('kind' in ref ? r.kind === ref.kind : r.name === ref.resource));
@@ -142,7 +142,10 @@ const discoveries = new WeakMap<KubeTransport, Discovery>();
  * const crontabs = await discoverResource(kc, { group: 'stable.example.com', version: 'v1', resource: 'crontabs' });
  * factory.informerFor(crontabs);
  */
-export function discoverResource<T extends KubeObject = KubernetesObject>(kc: KubeConfig, ref: ResourceRef): Promise<KubeResource<T>> {
+export function discoverResource<T extends KubeObject = KubernetesObject>(
+  kc: KubeConfig,
+  ref: ResourceRef,
+): Promise<KubeResource<Wire<T>>> {
   const transport = sharedKubeTransport(kc);
   let discovery = discoveries.get(transport);
   if (!discovery) discoveries.set(transport, (discovery = createDiscovery(transport)));

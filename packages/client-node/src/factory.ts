@@ -1,6 +1,6 @@
 /**
  * The informer factory bound to a client-node `KubeConfig`: core's factory over the KubeConfig's
- * ListerWatchers, with typed accessors (`informerFor(pods)` is a `SharedInformer<V1Pod>`) and
+ * ListerWatchers, with typed accessors (`informerFor(pods)` is a `SharedInformer<Wire<V1Pod>>`) and
  * dynamic resources resolved through discovery.
  */
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
@@ -14,6 +14,7 @@ import {
   type KubeObject,
   type ListerWatcherSource,
   type SharedInformer,
+  type Wire,
 } from '@rxinformer/core';
 import { resolveHttpLimits } from '@rxinformer/core/http';
 import { createDiscovery, type Discovery, type ResourceRef } from './dynamic.ts';
@@ -46,7 +47,10 @@ export interface KubeInformerFactory extends InformerFactory {
    * after discovery has resolved its plural name and scope. Rejects with `FactoryShutdownError`
    * when `close()` is called meanwhile (discovery is aborted, even while credentials are read).
    */
-  informerForRef<T extends KubeObject = KubernetesObject>(ref: ResourceRef, options?: InformerForOptions<T>): Promise<SharedInformer<T>>;
+  informerForRef<T extends KubeObject = KubernetesObject>(
+    ref: ResourceRef,
+    options?: InformerForOptions<Wire<T>>,
+  ): Promise<SharedInformer<Wire<T>>>;
   /** Aborts discovery in flight, `shutdown()`, then closes the factory's own connections; resolves when they are closed. */
   close(): Promise<void>;
 }
@@ -61,11 +65,12 @@ export interface KubeInformerFactory extends InformerFactory {
  * connection, a 403…), and at once before `start()`; `logger: console` tells of each informer's
  * listing, sync, errors (each distinct one once) and recovery.
  *
- * Caveat: objects are plain parsed JSON typed as client-node's models: `Date` fields hold strings.
+ * Caveat: objects are plain parsed JSON, typed `Wire<…>` of client-node's models: where client-node
+ * declares a `Date` (`metadata.creationTimestamp`, …), the type and the object hold the wire's string.
  *
  * @example
  * const factory = createKubeInformerFactory(kc, { namespace: 'default', logger: console });
- * const podInformer = factory.informerFor(pods);          // SharedInformer<V1Pod>
+ * const podInformer = factory.informerFor(pods);          // SharedInformer<Wire<V1Pod>>
  * factory.start();
  * await factory.waitForCacheSync({ timeoutMs: 60_000 });
  * console.log(podInformer.getStore().list().length);
@@ -93,16 +98,16 @@ export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeI
     discovery,
     async informerForRef<T extends KubeObject = KubernetesObject>(
       ref: ResourceRef,
-      informerOptions?: InformerForOptions<T>,
-    ): Promise<SharedInformer<T>> {
-      let resource: KubeResource<T>;
+      informerOptions?: InformerForOptions<Wire<T>>,
+    ): Promise<SharedInformer<Wire<T>>> {
+      let resource: KubeResource<Wire<T>>;
       try {
         resource = await discovery.resolve<T>(ref);
       } catch (e) {
         if (closing.signal.aborted) throw new FactoryShutdownError(); // the abort `close()` made
         throw e;
       }
-      return factory.informerFor<T>(resource, informerOptions);
+      return factory.informerFor(resource, informerOptions);
     },
     async close() {
       closing.abort();

@@ -1,6 +1,7 @@
 /**
  * Typed descriptors of the built-in resources most controllers watch, typed with client-node's
- * model interfaces: `factory.informerFor(pods)` is a `SharedInformer<V1Pod>`.
+ * models as the wire carries them: `factory.informerFor(pods)` is a `SharedInformer<Wire<V1Pod>>`,
+ * whose timestamps are the server's strings (client-node's `V1Pod` declares `Date`s; see `Wire`).
  */
 import type {
   CoreV1Event,
@@ -25,7 +26,7 @@ import type {
   V1ServiceAccount,
   V1StatefulSet,
 } from '@kubernetes/client-node';
-import type { KubeObject, ResourceDescriptor } from '@rxinformer/core';
+import type { KubeObject, ResourceDescriptor, Wire } from '@rxinformer/core';
 
 /** A resource descriptor whose kind is known (every built-in, and every discovered resource). */
 export interface KubeResource<T extends KubeObject = KubeObject> extends ResourceDescriptor<T> {
@@ -35,10 +36,12 @@ export interface KubeResource<T extends KubeObject = KubeObject> extends Resourc
 
 /**
  * Describes a resource by hand, e.g. a CRD whose scope you know (else use `discoverResource`).
+ * Its objects are typed `Wire<T>`: what the cache holds, each `Date` of `T` a string.
  *
  * @example
  * interface Widget extends KubernetesObject { spec: { size: number } }
  * const widgets = defineResource<Widget>({ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true });
+ * factory.informerFor(widgets); // SharedInformer<Wire<Widget>>: metadata.creationTimestamp is a string
  */
 export function defineResource<T extends KubeObject = KubeObject>(d: {
   group: string;
@@ -46,7 +49,7 @@ export function defineResource<T extends KubeObject = KubeObject>(d: {
   resource: string;
   kind: string;
   namespaced: boolean;
-}): KubeResource<T> {
+}): KubeResource<Wire<T>> {
   return Object.freeze({ group: d.group, version: d.version, resource: d.resource, kind: d.kind, namespaced: d.namespaced });
 }
 
@@ -65,7 +68,7 @@ const core = <T extends KubeObject>(resource: string, kind: string, namespaced =
   defineResource<T>({ group: '', version: 'v1', resource, kind, namespaced });
 
 // core/v1
-/** core/v1 Pods. */
+/** core/v1 Pods: `informerFor(pods)` is a `SharedInformer<Wire<V1Pod>>`. */
 export const pods = core<V1Pod>('pods', 'Pod');
 /** core/v1 Services. */
 export const services = core<V1Service>('services', 'Service');

@@ -13,32 +13,14 @@
  * the writes of a blind step are missed by both alike; `cut()` then ends both.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { ReflectorStatus } from '@rxinformer/core';
-import { until } from '@rxinformer/testing';
-import {
-  apiChurn,
-  buildClientGoPeer,
-  handlerCalls,
-  serverKinds,
-  START_TIMEOUT_MS,
-  startClientGoPeer,
-  startTestServer,
-  type ClientGoPeer,
-  type PeerLine,
-  type TestServer,
-} from '@rxinformer/testing/servers';
-import { configMaps, createKubeInformerFactory } from '../src/index.ts';
-import { compareSequences, keySequences, recordingHandler, showDifferences, viewOfCalls, type HandlerCall } from './handlerSequences.ts';
-import { view } from './simHarness.ts';
+import { apiChurn, buildClientGoPeer, serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
+import { body, blinder, convergence, resyncPass, startSides, writer } from './differentialSides.ts';
+import { compareSequences, keySequences, showDifferences } from './handlerSequences.ts';
 
 const real = serverKinds().includes('real');
-const SELECTOR = 'differential=in';
 const RESYNC_MS = 2000;
 const CUT = 'a delete and recreate while the watches are cut';
 const COMPACTION = 'a compaction and a restart while blind: 410, relist';
-
-/** A configmap inside the selector or outside it. */
-const body = (name: string, inside = true) => ({ metadata: { name, labels: { differential: inside ? 'in' : 'out' } }, data: { v: '0' } });
 
 (real ? describe : describe.skip)('rxinformer and client-go through one scenario on the real server', () => {
   let server: TestServer;
@@ -62,9 +44,9 @@ const body = (name: string, inside = true) => ({ metadata: { name, labels: { dif
       for (let i = 0; i < 11; i++) await server.api.create(path, body(`fixed-${i}`));
       for (let i = 0; i < 3; i++) await server.api.create(path, body(`outside-${i}`, false));
 
-      const sides = await startSides(server, ns, watchList);
+      const sides = await startSides(server, ns, { watchList, resyncMs: RESYNC_MS });
       cleanups.push(sides.close);
-      const converge = convergence(server, `${path}?labelSelector=${encodeURIComponent(SELECTOR)}`, sides);
+      const converge = convergence(server, path, sides);
       await converge('the initial list');
       const steps: Record<string, { ms: number; rxRelists: number; goRelists: number }> = {};
       for (const [step, run] of scenario(server, path, churn)) {
@@ -75,7 +57,7 @@ const body = (name: string, inside = true) => ({ metadata: { name, labels: { dif
         steps[step] = { ms: Math.round(performance.now() - started), rxRelists: now.rx - relists.rx, goRelists: now.go - relists.go };
       }
       const wanted = await converge('the end');
-      await resyncPass(sides, wanted.length);
+      await resyncPass(sides, wanted.length, RESYNC_MS);
 
       const { rxStore, goStore } = await sides.stop();
       expect({ rx: rxStore, go: goStore }).toEqual({ rx: wanted, go: wanted });
@@ -100,102 +82,6 @@ const body = (name: string, inside = true) => ({ metadata: { name, labels: { dif
     300_000,
   );
 });
-
-/** The two informers under test: rxinformer's and client-go's, on the same namespace and selector. */
-interface Sides {
-  readonly rxCalls: HandlerCall[];
-  goCalls(): HandlerCall[];
-  /** The relists each has made since it started: rxinformer's reflector's count, client-go's lists (or watch-lists) after the first. */
-  relists(): { rx: number; go: number };
-  /** Stops both; their final caches as `namespace/name=uid@rv`, sorted. */
-  stop(): Promise<{ rxStore: string[]; goStore: string[] }>;
-  close(): Promise<unknown>;
-}
-
-/** Starts both informers through the proxy, with watch-list pinned to `watchList`, and waits until both handlers have synced. */
-async function startSides(server: TestServer, ns: string, watchList: boolean): Promise<Sides> {
-  const factory = createKubeInformerFactory(server.kubeConfig(), { namespace: ns, labelSelector: SELECTOR, resyncPeriodMs: RESYNC_MS });
-  const informer = factory.informerFor(configMaps, { reflector: { useStreamingList: watchList } });
-  let status: ReflectorStatus | undefined;
-  informer.status$.subscribe((s) => (status = s));
-  const rxCalls: HandlerCall[] = [];
-  const registration = informer.addEventHandler(recordingHandler(rxCalls));
-  factory.start();
-  let peer: ClientGoPeer;
-  try {
-    peer = await startClientGoPeer({
-      kubeConfig: server.kubeConfig(),
-      namespace: ns,
-      labelSelector: SELECTOR,
-      resyncMs: RESYNC_MS,
-      watchList,
-      logRequests: true,
-    });
-  } catch (error) {
-    await factory.close();
-    throw error;
-  }
-  const close = async () => {
-    peer.kill();
-    await factory.close();
-  };
-  try {
-    expect(peer.lines[0]).toMatchObject({ event: 'start', watchList });
-    await peer.waitFor((l) => l.event === 'synced', 60_000);
-    await until(() => registration.hasSynced(), { timeoutMs: 60_000, intervalMs: 20, what: 'rxinformer’s handler synced' });
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  return {
-    rxCalls,
-    goCalls: () => handlerCalls(peer.lines),
-    relists: () => ({ rx: status?.relistCount ?? 0, go: peer.lines.filter(isList).length - 1 }),
-    stop: async () => {
-      const rxStore = view(informer.getStore().list());
-      await factory.close();
-      const run = await peer.stop();
-      return { rxStore, goStore: (run.store ?? []).map((i) => `${i.key}=${i.uid}@${i.rv}`).sort() };
-    },
-    close,
-  };
-}
-
-/** A list, or a watch-list (the initial events, then a watch), the server answered. */
-const isList = (l: PeerLine) =>
-  l.event === 'request' && l.status === 200 && (!/[?&]watch=true/.test(l.url) || /[?&]sendInitialEvents=true/.test(l.url));
-
-/** Waits for a resync pass on each side: `size` more re-deliveries than so far. */
-async function resyncPass(sides: Sides, size: number): Promise<void> {
-  const redeliveries = () => [keySequences(sides.rxCalls).redeliveries, keySequences(sides.goCalls()).redeliveries];
-  const [rx, go] = redeliveries();
-  const passed = () => redeliveries()[0] >= rx + size && redeliveries()[1] >= go + size;
-  await until(passed, { timeoutMs: 4 * RESYNC_MS + 10_000, intervalMs: 100, what: 'a resync pass on both sides' });
-}
-
-/**
- * A wait, after each step, until both handlers' caches (rebuilt from their calls) equal the
- * server's list of `listPath`; resolves to that list as `namespace/name=uid@rv`, sorted.
- */
-function convergence(server: TestServer, listPath: string, sides: Sides) {
-  return async (step: string): Promise<string[]> => {
-    const want = view((await server.api.get(listPath)).items);
-    const same = (have: string[]) => JSON.stringify(have) === JSON.stringify(want);
-    try {
-      await until(() => same(viewOfCalls(sides.rxCalls)) && same(viewOfCalls(sides.goCalls())), { timeoutMs: 90_000, intervalMs: 50 });
-    } catch {
-      const show = (name: string, have: string[]) => `${name}:\n  ${have.join('\n  ')}`;
-      throw new Error(
-        `after "${step}" the handlers did not reach the server's list:\n${[
-          show('server', want),
-          show('rxinformer', viewOfCalls(sides.rxCalls)),
-          show('client-go', viewOfCalls(sides.goCalls())),
-        ].join('\n')}`,
-      );
-    }
-    return want;
-  };
-}
 
 /** The scripted steps after the initial list: each a name and its writes (and faults). */
 function scenario(server: TestServer, path: string, churn: ReturnType<typeof apiChurn>): [string, () => Promise<unknown>][] {
@@ -256,46 +142,4 @@ function scenario(server: TestServer, path: string, churn: ReturnType<typeof api
       },
     ],
   ];
-}
-
-/** The scenario's writes to the configmaps of `path`, through the test's own client. */
-function writer({ api }: TestServer, path: string) {
-  let version = 0;
-  const move = (name: string, inside: boolean) =>
-    api.patch(`${path}/${name}`, { metadata: { labels: { differential: inside ? 'in' : 'out' } } });
-  return {
-    move,
-    update: (name: string) => api.patch(`${path}/${name}`, { data: { v: String(++version) } }),
-    remove: (name: string) => api.delete(`${path}/${name}`),
-    /** Deleted and created again (a new UID), inside the selector or not. */
-    recreate: async (name: string, inside = true) => {
-      await api.delete(`${path}/${name}`);
-      await api.create(path, body(name, inside));
-    },
-    /** Out of the selector and back in. */
-    outAndIn: async (name: string) => {
-      await move(name, false);
-      await move(name, true);
-    },
-    /** Created and deleted. */
-    ephemeral: async (name: string) => {
-      await api.create(path, body(name));
-      await api.delete(`${path}/${name}`);
-    },
-  };
-}
-
-/**
- * Blinds both watches at once (`stall`: open and silent), makes the writes, checks that neither
- * informer watched again meanwhile (both missed every write alike), then `end`s the blindness.
- */
-function blinder({ proxy }: TestServer) {
-  return async (write: () => Promise<unknown>, end: () => Promise<unknown>) => {
-    await until(() => proxy.open() === 2, { timeoutMs: 30_000, intervalMs: 20, what: 'both informers watching' });
-    const watches = proxy.counts.watches;
-    expect(proxy.stall()).toBe(2);
-    await write();
-    expect(proxy.counts.watches).toBe(watches);
-    await end();
-  };
 }

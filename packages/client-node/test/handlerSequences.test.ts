@@ -22,6 +22,7 @@ const del = (key: string, uid: string, rv: string, finalStateUnknown = false): H
 });
 const compare = (rx: HandlerCall[], go: HandlerCall[], rules = DIFFERENCE_RULES) =>
   compareSequences(keySequences(rx), keySequences(go), rules);
+const rulesBut = (name: string) => DIFFERENCE_RULES.filter((r) => r.name !== name);
 
 describe('comparing handler calls key by key', () => {
   const common = [
@@ -72,9 +73,54 @@ describe('comparing handler calls key by key', () => {
     expect(compare(rx, go, []).differences).toEqual([
       { key: 'ns/a', rx: keySequences(rx).byKey.get('ns/a'), rxAt: 2, go: keySequences(go).byKey.get('ns/a'), goAt: 2 },
     ]);
-    // The rule's pattern only: a delete seen on a watch, or other versions, are differences.
-    expect(compare([...common, del('ns/a', 'u1', '12'), add('ns/a', 'u3', '20')], go).differences).toHaveLength(1);
+    // The rule's pattern only: a delete seen on a watch (the very-short-watch rule's), or other
+    // versions, are differences.
+    const alone = DIFFERENCE_RULES.filter((r) => r.name === 'new-uid-in-relist');
+    expect(compare([...common, del('ns/a', 'u1', '12'), add('ns/a', 'u3', '20')], go, alone).differences).toHaveLength(1);
     expect(compare([...common, del('ns/a', 'u1', '12', true), add('ns/a', 'u3', '21')], go).differences).toHaveLength(1);
+  });
+
+  it('should allow changes replayed by a watch against client-go’s one relist call per key, by its rule', () => {
+    // After a watch closed at once: rxinformer watched again (each change), client-go relisted.
+    const rx = [
+      ...common,
+      update('ns/a', 'u1', '13', 'u1', '12'), // updated twice
+      update('ns/a', 'u1', '14', 'u1', '13'),
+      add('ns/c', 'u4', '15'), // created, updated
+      update('ns/c', 'u4', '16', 'u4', '15'),
+      add('ns/e', 'u5', '17'), // created and deleted
+      del('ns/e', 'u5', '18'),
+    ];
+    const go = [...common, update('ns/a', 'u1', '14', 'u1', '12'), add('ns/c', 'u4', '16')];
+    expect(compare(rx, go)).toEqual({ differences: [], applied: { 'very-short-watch': 3 } });
+    expect(compare(rx, go, rulesBut('very-short-watch')).differences.map((d) => d.key)).toEqual(['ns/a', 'ns/c', 'ns/e']);
+    // Deleted (the watch's object is the deleted one, a later version), recreated, out and back in.
+    const held = [add('ns/a', 'u1', '10', true), add('ns/b', 'u2', '11', true), add('ns/d', 'u6', '12', true)];
+    const rx2 = [
+      ...held,
+      del('ns/a', 'u1', '20'),
+      del('ns/b', 'u2', '21'),
+      add('ns/b', 'u7', '22'),
+      del('ns/d', 'u6', '23'),
+      add('ns/d', 'u6', '24'),
+    ];
+    const go2 = [...held, del('ns/a', 'u1', '10', true), update('ns/b', 'u7', '22', 'u2', '11'), update('ns/d', 'u6', '24', 'u6', '12')];
+    expect(compare(rx2, go2)).toEqual({ differences: [], applied: { 'very-short-watch': 3 } });
+  });
+
+  it.each([
+    ['a change missed', [update('ns/a', 'u1', '13', 'u1', '12')], [update('ns/a', 'u1', '14', 'u1', '12')]],
+    [
+      'a gap in the changes',
+      [update('ns/a', 'u1', '13', 'u1', '12'), update('ns/a', 'u1', '15', 'u1', '14')],
+      [update('ns/a', 'u1', '15', 'u1', '12')],
+    ],
+    ['another object at the end', [del('ns/a', 'u1', '13'), add('ns/a', 'u3', '14')], [update('ns/a', 'u3', '15', 'u1', '12')]],
+    ['another object at the start', [update('ns/a', 'u1', '14', 'u1', '13')], [update('ns/a', 'u1', '14', 'u1', '12')]],
+    ['a deletion seen by neither watch', [del('ns/a', 'u1', '13', true)], [del('ns/a', 'u1', '12', true)]],
+    ['a creation client-go did not list', [add('ns/x', 'u9', '20')], []],
+  ])('should not take %s for a replay', (_, after, goAfter) => {
+    expect(compare([...common.slice(0, 3), ...after], [...common.slice(0, 3), ...goAfter]).differences).toHaveLength(1);
   });
 
   it.each([

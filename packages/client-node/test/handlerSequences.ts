@@ -115,7 +115,63 @@ export const DIFFERENCE_RULES: readonly DifferenceRule[] = [
       return same ? { rx: 2, go: 1 } : undefined;
     },
   },
+  // rxinformer, re-watching after a watch closed at once, replays a key's changes one by one;
+  // client-go, relisting, hands over one call from its cache's object to the list's.
+  {
+    name: 'very-short-watch',
+    reason:
+      'A watch closed within a second of its request with no event (a bookmark is one). client-go relists ' +
+      'at every such close (after its backoff), and its handler hears one call per key from its cache to the ' +
+      'list: OnUpdate(old, new), OnDelete(DeletedFinalStateUnknown), OnAdd, or nothing for an object created ' +
+      'and deleted meanwhile. rxinformer watches again from its resourceVersion and relists only after ' +
+      '`maxEmptyWatches` (3) such closes in a row: its handler hears each change the server replays, as it ' +
+      'happened. Both are right and converge; `maxEmptyWatches: 1` makes rxinformer relist as client-go does.',
+    match: (rx, go) => veryShortWatch(rx, go),
+  },
 ];
+
+/** A key's state: its object's `uid@rv`, or undefined when there is none. */
+type KeyState = string | undefined;
+
+const stateAfter = (e: KeyEvent): KeyState => (e.event === 'delete' ? undefined : `${e.uid}@${e.rv}`);
+
+/** An event a watch delivers: no add of the initial list, no deletion of unknown final state. */
+const watched = (e: KeyEvent) => (e.event === 'add' ? !e.initial : e.event === 'delete' ? !e.finalStateUnknown : true);
+
+/**
+ * Whether watch event `e` can follow state `s`: an add an absent key; an update the object it names
+ * (uid and rv); a delete the object of its uid (a watch's DELETED carries the object as deleted, with
+ * a newer resourceVersion than the one held).
+ */
+function follows(s: KeyState, e: KeyEvent): boolean {
+  if (e.event === 'add') return s === undefined;
+  if (e.event === 'update') return s === `${e.oldUid}@${e.oldRv}`;
+  return s !== undefined && s.startsWith(`${e.uid}@`);
+}
+
+/** Where a call of client-go's relist takes a key, from its cache's object to the list's; undefined for a call no relist makes. */
+function relistCall(g: KeyEvent): { from: KeyState; to: KeyState } | undefined {
+  if (g.event === 'add') return g.initial ? undefined : { from: undefined, to: `${g.uid}@${g.rv}` };
+  if (g.event === 'update') return { from: `${g.oldUid}@${g.oldRv}`, to: `${g.uid}@${g.rv}` };
+  return g.finalStateUnknown ? { from: `${g.uid}@${g.rv}`, to: undefined } : undefined;
+}
+
+/**
+ * The `very-short-watch` rule: the shortest run of rxinformer's watch events, each following the one
+ * before, that takes the key where client-go's next call does (from the same object to the same
+ * object), or that takes an absent key back to absent where client-go made no call.
+ */
+function veryShortWatch(rx: readonly KeyEvent[], go: readonly KeyEvent[]): { rx: number; go: number } | undefined {
+  const call = go[0] === undefined ? undefined : relistCall(go[0]);
+  let state: KeyState;
+  for (let k = 0; k < rx.length; k++) {
+    if (!watched(rx[k]) || (k > 0 && !follows(state, rx[k]))) return undefined;
+    state = stateAfter(rx[k]);
+    if (call && follows(call.from, rx[0]) && state === call.to) return { rx: k + 1, go: 1 };
+    if (rx[0].event === 'add' && state === undefined) return { rx: k + 1, go: 0 };
+  }
+  return undefined;
+}
 
 /** A key whose sequences differ in a way no rule allows. */
 export interface KeyDifference {

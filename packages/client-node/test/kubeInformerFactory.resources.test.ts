@@ -3,7 +3,7 @@
  * and watch, every built-in descriptor, a CRD made at run time, and 401/403.
  */
 import { describe, expect, it } from '@jest/globals';
-import { KubeApiError, type KubeObject, type ReflectorStatus, type SharedInformer } from '@rxinformer/core';
+import { KubeApiError, type KubeObject, type ReflectorStatus, type SharedInformer, type Wire } from '@rxinformer/core';
 import { restrictedAccess, serverKinds } from '@rxinformer/testing/servers';
 import { builtinResources, configMaps, pods, ResourceNotFoundError, type KubeResource } from '../src/index.ts';
 import { builtinObject, collectionPath } from './builtinObjects.ts';
@@ -103,7 +103,7 @@ describe.each(serverKinds())('createKubeInformerFactory resources against the %s
         (c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True',
       );
     expect(await waitFor(established)).toBe(true);
-    let resolved: SharedInformer<KubeObject> | undefined;
+    let resolved: SharedInformer<Wire<KubeObject>> | undefined;
     const resolve = async () => {
       resolved = await factory.informerForRef<KubeObject>(ref, { namespace: ns, reflector: fast }).catch((e) => {
         if (e instanceof ResourceNotFoundError) return undefined;

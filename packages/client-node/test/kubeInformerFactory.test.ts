@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
-import { KubeApiError, type ReflectorStatus, type SharedInformer } from '@rxinformer/core';
+import { KubeApiError, type ReflectorStatus, type SharedInformer, type Wire } from '@rxinformer/core';
 import { apiChurn, inParallel, serverKinds } from '@rxinformer/testing/servers';
 import { configMaps, pods } from '../src/index.ts';
 import { fastReflector as fast, jsonAnswer, podBody, rvAtLeast, serverWithKit, storeView, view, waitFor } from './simHarness.ts';
@@ -44,12 +44,12 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
         compactedDuringList = true;
       }
     };
-    const informer: SharedInformer<V1Pod> = factory.informerFor(pods, { reflector: { ...fast, pageSize: 40 } });
+    const informer: SharedInformer<Wire<V1Pod>> = factory.informerFor(pods, { reflector: { ...fast, pageSize: 40 } });
     const statuses: ReflectorStatus[] = [];
     informer.status$.subscribe((s) => statuses.push(s));
     const handlerView = new Map<string, string>();
     const uidChanges: string[] = [];
-    const see = (p: V1Pod) =>
+    const see = (p: Wire<V1Pod>) =>
       void handlerView.set(`${p.metadata!.namespace}/${p.metadata!.name}`, `${p.metadata!.uid}@${p.metadata!.resourceVersion}`);
     informer.addEventHandler({
       onAdd: see,
@@ -99,7 +99,7 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
     await churned(10);
     await run.stop();
     expect(run.counters.recreated).toBeGreaterThan(0);
-    const inChurn = (p: V1Pod) => namespaces.includes(p.metadata!.namespace!);
+    const inChurn = (p: Wire<V1Pod>) => namespaces.includes(p.metadata!.namespace!);
     const want = view(await podsOf(...namespaces));
     const have = () => view(informer.getStore().list().filter(inChurn));
     const converged = await waitFor(() => JSON.stringify(have()) === JSON.stringify(want), 30_000);
@@ -140,7 +140,7 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
     // The simulator sends a bookmark every 150 ms; kube-apiserver about once a minute, and about 2 s
     // before a watch's timeoutSeconds: short watches (5 to 10 s) carry one each.
     const minWatchTimeoutSeconds = env.server.sim ? 60 : 5;
-    const informer: SharedInformer<V1ConfigMap> = factory.informerFor(configMaps, { reflector: { ...fast, minWatchTimeoutSeconds } });
+    const informer: SharedInformer<Wire<V1ConfigMap>> = factory.informerFor(configMaps, { reflector: { ...fast, minWatchTimeoutSeconds } });
     factory.start();
     await factory.waitForCacheSync();
     const synced = informer.lastSyncResourceVersion!;

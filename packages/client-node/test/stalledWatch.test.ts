@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { V1Pod } from '@kubernetes/client-node';
-import { WatchStalledError, type ReflectorStatus } from '@rxinformer/core';
+import { WatchStalledError, type ReflectorStatus, type Wire } from '@rxinformer/core';
 import { serverKinds } from '@rxinformer/testing/servers';
 import { pods } from '../src/index.ts';
 import { podBody, serverWithKit, view, waitFor } from './simHarness.ts';
@@ -48,7 +48,7 @@ describe.each(serverKinds())('stalled-watch detection against the %s server', (k
     expect(first.status).toMatchObject({ phase: 'watching', stalledWatches: 1 });
 
     const want = async () => view((await env.server.api.get(collection)).items);
-    const have = () => view(informer.getStore().list() as V1Pod[]);
+    const have = () => view(informer.getStore().list() as Wire<V1Pod>[]);
     expect(await waitFor(async () => JSON.stringify(have()) === JSON.stringify(await want()), 20_000)).toBe(true);
     expect(have()).toEqual(await want());
     // Resumed from the last resourceVersion: a new watch, checks of one object, and no list but the first.

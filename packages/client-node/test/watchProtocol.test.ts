@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { KubeApiError, WatchListUnsupportedError, type ReflectorStatus, type SharedInformer } from '@rxinformer/core';
+import { KubeApiError, WatchListUnsupportedError, type ReflectorStatus, type SharedInformer, type Wire } from '@rxinformer/core';
 import { serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer, type TestServerOptions } from '@rxinformer/testing/servers';
 import { configMaps, createKubeInformerFactory, createKubeTransport, type KubeInformerFactory } from '../src/index.ts';
 import { recordingTransport, view, waitFor, type RecordingTransport } from './simHarness.ts';
@@ -29,7 +29,7 @@ describe.each(serverKinds())('the watch protocol against the %s server', (kind) 
     for (const name of names) await s.api.create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name }, data: { v: name } });
   };
   const serverView = async (s: TestServer, ns: string) => view((await s.api.get(`/api/v1/namespaces/${ns}/configmaps`)).items);
-  const statusesOf = (informer: SharedInformer<V1ConfigMap>) => {
+  const statusesOf = (informer: SharedInformer<Wire<V1ConfigMap>>) => {
     const seen: ReflectorStatus[] = [];
     informer.status$.subscribe((st) => seen.push(st));
     return seen;

@@ -49,6 +49,8 @@ export type {
   WatchEvent,
   WatchEventType,
   WatchOptions,
+  Wire,
+  WireValue,
 } from './types.ts';
 
 // Metadata-only informers

@@ -45,6 +45,12 @@ export interface InjectedFailure {
   retryAfterSeconds?: number;
 }
 
+/** Which watches `endNextWatches` ends. */
+export interface WatchEnding {
+  /** Only watches whose `User-Agent` contains this, e.g. `rxinformer` or `clientgo-peer`. Default: any watch. */
+  userAgentContains?: string;
+}
+
 /** What a fault proxy saw. */
 export interface ProxyCounts {
   /** Requests received. */
@@ -53,6 +59,8 @@ export interface ProxyCounts {
   readonly watches: number;
   /** Requests answered with an injected failure. */
   readonly failed: number;
+  /** Watches ended at once by `endNextWatches`. */
+  readonly ended: number;
 }
 
 /** A running fault proxy. */
@@ -73,7 +81,14 @@ export interface FaultProxy {
   setLatency(ms: number): void;
   /** Answers the next `count` matching requests with `failure` instead of forwarding them. */
   failNext(count: number, failure: InjectedFailure): void;
-  /** Ends every fault: no latency, no pending failures (open stalled streams stay stalled until cut). */
+  /**
+   * Ends the next `count` watches `which` selects as soon as the server has answered them 200: the
+   * client gets the server's headers and an empty body, a watch closed at once with no event (as a
+   * gateway or a restarting server may close one). A watch the server refused is passed on, and
+   * still counts. Counted in `counts.ended`.
+   */
+  endNextWatches(count: number, which?: WatchEnding): void;
+  /** Ends every fault: no latency, no pending failures or endings (open stalled streams stay stalled until cut). */
   clear(): void;
   /** Stops listening and destroys every connection. */
   close(): Promise<void>;
@@ -84,6 +99,8 @@ interface Exchange {
   readonly res: ServerResponse;
   upstream?: IncomingMessage;
   stalled: boolean;
+  /** Ended once the server answered 200 (`endNextWatches`). */
+  endAtOnce: boolean;
 }
 
 const FAILURE_TARGETS: readonly unknown[] = ['watch', 'list', 'write', 'any'] satisfies InjectedFailure['on'][];
@@ -92,8 +109,9 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'up
 /** The proxy's state: the open exchanges, the counts and the pending faults. */
 interface ProxyState {
   readonly exchanges: Set<Exchange>;
-  readonly counts: { requests: number; watches: number; failed: number };
+  readonly counts: { requests: number; watches: number; failed: number; ended: number };
   readonly failures: InjectedFailure[];
+  readonly endings: WatchEnding[];
   latencyMs: number;
 }
 
@@ -108,7 +126,13 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   const target = new URL(options.target);
   if (target.protocol !== 'http:' && target.protocol !== 'https:')
     throw new InvalidOptionsError(`target must be http(s), not ${options.target}`);
-  const state: ProxyState = { exchanges: new Set(), counts: { requests: 0, watches: 0, failed: 0 }, failures: [], latencyMs: 0 };
+  const state: ProxyState = {
+    exchanges: new Set(),
+    counts: { requests: 0, watches: 0, failed: 0, ended: 0 },
+    failures: [],
+    endings: [],
+    latencyMs: 0,
+  };
   const agent =
     target.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, ca: options.targetCa }) : new HttpAgent({ keepAlive: true });
   const handle = handler(target, agent, options.rewrite, state);
@@ -146,17 +170,21 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       state.latencyMs = ms;
     },
     failNext: (count, failure) => {
-      if (!(Number.isInteger(count) && count >= 0 && count <= 1e6))
-        throw new InvalidOptionsError(`count must be an integer in [0, 1e6], not ${count}`);
+      checkCount(count);
       if (!(Number.isInteger(failure.code) && failure.code >= 400 && failure.code <= 599))
         throw new InvalidOptionsError(`code must be an HTTP error status, not ${failure.code}`);
       if (failure.on !== undefined && !FAILURE_TARGETS.includes(failure.on))
         throw new InvalidOptionsError(`on must be one of ${FAILURE_TARGETS.join(', ')}, not ${String(failure.on)}`);
       for (let i = 0; i < count; i++) state.failures.push(failure);
     },
+    endNextWatches: (count, which = {}) => {
+      checkCount(count);
+      for (let i = 0; i < count; i++) state.endings.push(which);
+    },
     clear: () => {
       state.latencyMs = 0;
       state.failures.length = 0;
+      state.endings.length = 0;
     },
     close: async () => {
       for (const s of sockets.values()) s.destroy();
@@ -180,6 +208,12 @@ function handler(target: URL, agent: HttpAgent, rewrite: FaultProxyOptions['rewr
       res.writeHead(upRes.statusCode ?? 502, out);
       // Send the headers now, as the server did: a quiet watch is established before its first event.
       res.flushHeaders();
+      if (ex.endAtOnce && upRes.statusCode === 200) {
+        state.counts.ended++;
+        upRes.destroy();
+        res.end();
+        return;
+      }
       upRes.pipe(res);
       if (ex.stalled) upRes.unpipe(res);
       // A server that dies mid-response (killed, restarted) ends the client's response the same way.
@@ -207,11 +241,18 @@ function handler(target: URL, agent: HttpAgent, rewrite: FaultProxyOptions['rewr
       statusAnswer(res, f.code, reasonOf(f.code), `injected by the fault proxy`, f.retryAfterSeconds);
       return;
     }
-    const ex: Exchange = { watch, res, stalled: false };
+    const ending = watch ? state.endings.findIndex((w) => (req.headers['user-agent'] ?? '').includes(w.userAgentContains ?? '')) : -1;
+    if (ending >= 0) state.endings.splice(ending, 1);
+    const ex: Exchange = { watch, res, stalled: false, endAtOnce: ending >= 0 };
     state.exchanges.add(ex);
     if (state.latencyMs > 0) setTimeout(() => !res.destroyed && forward(req, res, ex), state.latencyMs);
     else forward(req, res, ex);
   };
+}
+
+function checkCount(count: number): void {
+  if (!(Number.isInteger(count) && count >= 0 && count <= 1e6))
+    throw new InvalidOptionsError(`count must be an integer in [0, 1e6], not ${count}`);
 }
 
 function matches(f: InjectedFailure, watch: boolean, method: string | undefined, url: string): boolean {

@@ -8,7 +8,7 @@
 export { startTestEnvironment } from './testEnvironment.ts';
 export type { RestartOptions, ServingCertificate, TestEnvironment, TestEnvironmentOptions } from './testEnvironment.ts';
 export { startFaultProxy } from './faultProxy.ts';
-export type { FaultProxy, FaultProxyOptions, InjectedFailure, ProxyCounts, StreamFilter } from './faultProxy.ts';
+export type { FaultProxy, FaultProxyOptions, InjectedFailure, ProxyCounts, StreamFilter, WatchEnding } from './faultProxy.ts';
 export { buildBinaries, builtDir, findBinaries, moduleVersions, GO_MODULE_DIR } from './binaries.ts';
 export type { BinaryOptions, EnvtestBinaries, ModuleVersions } from './binaries.ts';
 export { buildGoPrograms, goBuildCacheRoot, goBuildDir } from './goBuild.ts';

@@ -99,6 +99,22 @@ describe('startFaultProxy', () => {
     expect(proxy.counts.failed).toBe(1);
   });
 
+  it("should end the next watches of a user agent at once: the server's headers, then an empty body", async () => {
+    proxy.endNextWatches(1, { userAgentContains: 'peer-b' });
+    const other = stream(proxy.url + '/api/v1/pods?watch=true', { 'user-agent': 'peer-a/1' });
+    await until(() => other.lines() >= 2); // another agent's watch passes
+    expect((await get(proxy.url + '/api/v1/pods', { 'user-agent': 'peer-b/1' })).body).toContain('PodList'); // a list is no watch
+    const before = seen.length;
+    const ended = await get(proxy.url + '/api/v1/pods?watch=true&ended=1', { 'user-agent': 'peer-b/1' });
+    expect([ended.status, ended.headers['content-type'], ended.body]).toEqual([200, 'application/json', '']);
+    expect(seen.slice(before)).toEqual(['/api/v1/pods?watch=true&ended=1']); // the server did answer it
+    const next = stream(proxy.url + '/api/v1/pods?watch=true', { 'user-agent': 'peer-b/1' });
+    await until(() => next.lines() >= 2); // the next one passes
+    expect(proxy.counts.ended).toBe(1);
+    expect(proxy.cut()).toBe(2);
+    await Promise.all([other.ended, next.ended]);
+  });
+
   it('should fail only the writes to a path, until cleared', async () => {
     proxy.failNext(1000, { code: 500, on: 'write', pathContains: '/leases/' });
     const lease = proxy.url + '/apis/coordination.k8s.io/v1/namespaces/a/leases/l';
@@ -115,6 +131,7 @@ describe('startFaultProxy', () => {
     expect(() => proxy.setLatency(-1)).toThrow(InvalidOptionsError);
     expect(() => proxy.failNext(1, { code: 200 })).toThrow(InvalidOptionsError);
     expect(() => proxy.failNext(Infinity, { code: 500 })).toThrow(InvalidOptionsError);
+    expect(() => proxy.endNextWatches(-1)).toThrow(InvalidOptionsError);
     // A misspelt target (it matched lists before) is refused, not taken for another.
     expect(() => proxy.failNext(1, { code: 500, on: 'watches' as 'watch' })).toThrow(
       /on must be one of watch, list, write, any, not watches/,
@@ -150,11 +167,11 @@ function send(method: string, url: string): Promise<{ status: number }> {
 }
 
 /** A streaming GET: lines received so far, and how it ended (the error's message, or 'end'). */
-function stream(url: string) {
+function stream(url: string, headers: Record<string, string> = {}) {
   let text = '';
   let resolveEnded!: (how: string) => void;
   const ended = new Promise<string>((resolve) => (resolveEnded = resolve));
-  request(url, (res) => {
+  request(url, { headers }, (res) => {
     res.on('data', (d: Buffer) => (text += d.toString()));
     res.on('end', () => resolveEnded('end'));
     res.on('error', (e) => resolveEnded(e.message));

@@ -4,7 +4,7 @@
  * FIFO one, an async one that yields before every event, and a coalescing one.
  */
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
-import type { DeletedObject } from '@rxinformer/core';
+import type { DeletedObject, Wire } from '@rxinformer/core';
 import type { ReflectorOptions } from '@rxinformer/core/reflector';
 import { createKubeInformerFactory, pods } from '@rxinformer/client-node';
 import { HandlerView, identities } from './convergence.ts';
@@ -42,9 +42,9 @@ export function rxinformerClient(kc: KubeConfig, options: RxinformerClientOption
   const views = [new HandlerView('fifo'), new HandlerView('async'), new HandlerView('coalesce')];
   const [fifo, slow, coalesce] = views;
   const record = (view: HandlerView) => ({
-    onAdd: (o: V1Pod) => view.add(o),
-    onUpdate: (old: V1Pod, o: V1Pod) => view.update(o, old),
-    onDelete: ({ lastKnown }: DeletedObject<V1Pod>) => lastKnown && view.delete(lastKnown),
+    onAdd: (o: Wire<V1Pod>) => view.add(o),
+    onUpdate: (old: Wire<V1Pod>, o: Wire<V1Pod>) => view.update(o, old),
+    onDelete: ({ lastKnown }: DeletedObject<Wire<V1Pod>>) => lastKnown && view.delete(lastKnown),
   });
   const yieldFirst =
     <A extends unknown[]>(f: (...args: A) => void) =>

@@ -55,7 +55,7 @@ export interface HttpListerWatcherOptions extends HttpLimitOptions {
  * would corrupt the cache.
  *
  * @example
- * const lw = httpListerWatcher<V1Pod>(myGet, { path: '/api/v1/pods', labelSelector: 'app=web', responseTimeoutMs: 30_000 });
+ * const lw = httpListerWatcher<Wire<V1Pod>>(myGet, { path: '/api/v1/pods', labelSelector: 'app=web', responseTimeoutMs: 30_000 });
  */
 export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGet, options: HttpListerWatcherOptions): ListerWatcher<T> {
   const limits = resolveHttpLimits(options);

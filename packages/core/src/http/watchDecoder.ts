@@ -84,7 +84,7 @@ export interface WatchDecoderOptions {
  * Caveat: a throw leaves the decoder in an undefined state; end the stream on the first error.
  *
  * @example
- * const decoder = createWatchDecoder<V1Pod>({ maxLineBytes: 4 * 1024 * 1024 });
+ * const decoder = createWatchDecoder<Wire<V1Pod>>({ maxLineBytes: 4 * 1024 * 1024 });
  * for await (const chunk of body) decoder.push(chunk, (event) => subscriber.next(event));
  * decoder.end();
  */
@@ -215,7 +215,7 @@ function completeLength(bytes: Uint8Array): number {
  * event (`type` a string, `object` an object). Unknown `type`s pass: the reflector reports them.
  *
  * @example
- * decodeWatchLine<V1Pod>('{"type":"ADDED","object":{"metadata":{"name":"a"}}}'); // { type: 'ADDED', object: {…} }
+ * decodeWatchLine<Wire<V1Pod>>('{"type":"ADDED","object":{"metadata":{"name":"a"}}}'); // { type: 'ADDED', object: {…} }
  */
 export function decodeWatchLine<T extends KubeObject = KubeObject>(line: string): WatchEvent<T> {
   let parsed: unknown;
@@ -274,7 +274,7 @@ export function decodeListPage<T extends KubeObject = KubeObject>(body: unknown)
  * Parses a list response body's text and checks it; throws `InvalidObjectError` for non-JSON.
  *
  * @example
- * const page = parseListBody<V1Pod>(await readBody(response, path, 'listBody')); // page.items, page.metadata?.continue
+ * const page = parseListBody<Wire<V1Pod>>(await readBody(response, path, 'listBody')); // page.items, page.metadata?.continue
  */
 export function parseListBody<T extends KubeObject = KubeObject>(text: string): ListPage<T> {
   let body: unknown;

@@ -132,7 +132,7 @@ export class InformerShutdownError extends RxInformerError {
  * the event being handled.
  *
  * @example
- * const pods = createSharedInformer<V1Pod>(lw, { transform: dropManagedFields });
+ * const pods = createSharedInformer<Wire<V1Pod>>(lw, { transform: dropManagedFields });
  * pods.addEventHandler({ onAdd: (p) => console.log('added', p.metadata?.name) });
  * pods.start();
  */

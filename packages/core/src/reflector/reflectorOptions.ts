@@ -47,7 +47,15 @@ export interface ReflectorOptions {
         afterMs?: number;
       }
     | false;
-  /** Consecutive watches closed at once (under 1 s, no event) that trigger a relist. Default 3. */
+  /**
+   * Watches closed at once in a row that make the reflector relist; fewer are watched again from the
+   * last resourceVersion. Closed at once: ended less than 1 s after the watch request with no event
+   * (a bookmark and an event of an unknown type count; an object of another type than
+   * `expectedType`, skipped, does not), as client-go v0.36's "very short watch". Default 3: a
+   * gateway closing a watch costs a watch, not a list, and handlers hear each change the server
+   * replays. `1` relists at the first, as client-go does at each, and makes its handler calls
+   * (see docs/concept-map.md, `very-short-watch`).
+   */
   maxEmptyWatches?: number;
   /**
    * Most pages one paged list may have: a page with a `continue` token past this many fails the

@@ -4,8 +4,8 @@
  * beside it, what changed: the deltas that lead to it and the errors met.
  *
  * @example
- * reflector(lw, { prepare: createPrepare<V1Pod>() })
- *   .pipe(scan((s, e) => applyEvent(s.state, e), initialDeltaStep<V1Pod>()))
+ * reflector(lw, { prepare: createPrepare<Wire<V1Pod>>() })
+ *   .pipe(scan((s, e) => applyEvent(s.state, e), initialDeltaStep<Wire<V1Pod>>()))
  *   .subscribe(({ deltas }) => deltas.forEach((d) => console.log(d.type, d.key)));
  */
 import { InvalidObjectError, withCause, type IndexerError } from '../errors.ts';
@@ -49,7 +49,7 @@ export interface DeltaStoreStep<T extends KubeObject, S extends DeltaStoreState<
  * function.
  *
  * @example
- * const options = { indexers: { byNode: (p: V1Pod) => [p.spec?.nodeName ?? ''] } };
+ * const options = { indexers: { byNode: (p: Wire<V1Pod>) => [p.spec?.nodeName ?? ''] } };
  * reflector(lw).pipe(scan((s, e) => applyEvent(s, e).state, initialDeltaState(options)));
  */
 export function initialDeltaState<T extends KubeObject>(options: DeltaStoreOptions<T> = {}): DeltaStoreState<T> {

@@ -26,7 +26,7 @@ const EMPTY_KEYS = PersistentMap.empty<true>();
  * (`set`, `delete`, `replaceAll`, `addIndexers`) return new snapshots and never change this one.
  *
  * @example
- * const s1 = createStore<V1Pod>();
+ * const s1 = createStore<Wire<V1Pod>>();
  * const s2 = s1.set('default/web', pod);
  * s2.byIndex(NAMESPACE_INDEX, 'default'); // [pod]; s1 is still empty
  */
@@ -213,7 +213,7 @@ export class StoreSnapshot<T extends KubeObject = KubeObject> implements Store<T
  * An empty store with the namespace index and `options.indexers`.
  *
  * @example
- * const store = createStore<V1Pod>({ indexers: { byNode: (p) => [p.spec?.nodeName ?? ''] } });
+ * const store = createStore<Wire<V1Pod>>({ indexers: { byNode: (p) => [p.spec?.nodeName ?? ''] } });
  */
 export function createStore<T extends KubeObject = KubeObject>(options: StoreOptions<T> = {}): StoreSnapshot<T> {
   const indexers: Indexers<T> = { [NAMESPACE_INDEX]: namespaceIndexFunc as IndexFunc<T> };

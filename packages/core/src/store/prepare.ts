@@ -11,8 +11,8 @@
  * `DELETED` still removes its key).
  *
  * @example
- * const prepare = createPrepare<V1Pod>({ transform: dropManagedFields });
- * reflector(lw, { prepare }).pipe(scan((s, e) => applyEvent(s.state, e), initialDeltaStep<V1Pod>()));
+ * const prepare = createPrepare<Wire<V1Pod>>({ transform: dropManagedFields });
+ * reflector(lw, { prepare }).pipe(scan((s, e) => applyEvent(s.state, e), initialDeltaStep<Wire<V1Pod>>()));
  */
 import { defer, map, type OperatorFunction } from 'rxjs';
 import { freezeReusing } from './deepFreeze.ts';
@@ -46,7 +46,7 @@ export type Prepare<T extends KubeObject> = (raw: T) => T;
  * That reference only changes which equal, frozen instances are shared, never what is stored.
  *
  * @example
- * const prepare = createPrepare<V1Pod>({ transform: dropManagedFields });
+ * const prepare = createPrepare<Wire<V1Pod>>({ transform: dropManagedFields });
  * const pod = prepare(raw); // frozen, without managedFields
  */
 export function createPrepare<T extends KubeObject>(options: PrepareOptions<T> = {}): Prepare<T> {
@@ -105,8 +105,8 @@ export function prepareObjectEvent<T extends KubeObject>(
  * `invalid`), an object event's object (or the raw object and why, in `invalid`).
  *
  * @example
- * const prepare = createPrepare<V1Pod>();
- * const { state } = applyEvent(initialDeltaState<V1Pod>(), prepareEvent(prepare, { type: 'LIST', items, resourceVersion: '1' }));
+ * const prepare = createPrepare<Wire<V1Pod>>();
+ * const { state } = applyEvent(initialDeltaState<Wire<V1Pod>>(), prepareEvent(prepare, { type: 'LIST', items, resourceVersion: '1' }));
  */
 export function prepareEvent<T extends KubeObject>(prepare: Prepare<T>, event: ReflectorEvent<T>): ReflectorEvent<T> {
   switch (event.type) {
