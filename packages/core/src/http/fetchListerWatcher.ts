@@ -47,7 +47,7 @@ export interface FetchListerWatcherOptions<T extends KubeObject = KubeObject> ex
  * open, so serve the API over HTTP/2 or keep the number of informers per origin small.
  *
  * @example
- * const lw = fetchListerWatcher<V1Pod>({ baseUrl: 'http://127.0.0.1:8001', resource: pods, namespace: 'default' });
+ * const lw = fetchListerWatcher<Wire<V1Pod>>({ baseUrl: 'http://127.0.0.1:8001', resource: pods, namespace: 'default' });
  * const informer = createSharedInformer(lw);
  */
 export function fetchListerWatcher<T extends KubeObject = KubeObject>(options: FetchListerWatcherOptions<T>): ListerWatcher<T> {
@@ -63,7 +63,7 @@ export function fetchListerWatcher<T extends KubeObject = KubeObject>(options: F
  * The `HttpGet` of a base URL over fetch.
  *
  * @example
- * const lw = httpListerWatcher<V1Pod>(fetchGet({ baseUrl: 'http://127.0.0.1:8001' }), { path: '/api/v1/pods' });
+ * const lw = httpListerWatcher<Wire<V1Pod>>(fetchGet({ baseUrl: 'http://127.0.0.1:8001' }), { path: '/api/v1/pods' });
  */
 export function fetchGet(options: Pick<FetchListerWatcherOptions, 'baseUrl' | 'headers' | 'init' | 'fetch'>): HttpGet {
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
