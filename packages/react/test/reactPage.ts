@@ -1,5 +1,5 @@
 /**
- * Builds a React page of test/page with esbuild, in memory, for the browser example's page server:
+ * Builds a React page with esbuild, in memory, for the browser example's page server:
  * the workspace packages from their TypeScript source, React's development build (StrictMode's
  * double effects, `<Profiler>` timings).
  */
@@ -13,10 +13,16 @@ type PageBundle = Extract<PageServerOptions['page'], { js: string }>;
 const HTML =
   '<!doctype html><html lang="en"><head><meta charset="utf-8" /><title>rxinformer · react</title></head><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>';
 
-/** Bundles `test/page/<name>.tsx` with everything it imports into one ES module for browsers. */
-export async function buildReactPage(name: 'firstProgram' | 'measuredPage'): Promise<PageBundle> {
+/** The pages: the test's own, and the README's first program (the React consumer example's). */
+const PAGES = {
+  measuredPage: new URL('./page/measuredPage.tsx', import.meta.url),
+  firstProgram: new URL('../../../examples/react/src/main.tsx', import.meta.url),
+};
+
+/** Bundles a page with everything it imports into one ES module for browsers. */
+export async function buildReactPage(name: keyof typeof PAGES): Promise<PageBundle> {
   const result = await build({
-    entryPoints: [new URL(`./page/${name}.tsx`, import.meta.url).pathname],
+    entryPoints: [PAGES[name].pathname],
     bundle: true,
     format: 'esm',
     platform: 'browser',
