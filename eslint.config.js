@@ -65,7 +65,7 @@ export default tseslint.config(
   {
     // The consumer templates resolve our packages as users do, to dist/ (absent in a fresh clone):
     // linted with the repository's view of them instead (examples/tsconfig.json, source condition).
-    files: ['examples/node-esm/src/**/*.ts', 'examples/browser-bundle/src/**/*.ts'],
+    files: ['examples/node-esm/src/**/*.ts', 'examples/browser-bundle/src/**/*.ts', 'examples/react/src/**/*.tsx'],
     languageOptions: { parserOptions: { projectService: false, project: ['examples/tsconfig.json'] } },
   },
   {

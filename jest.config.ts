@@ -12,6 +12,7 @@ const packages = [
   'cli',
   'browser-example',
   'angular',
+  'react',
 ];
 
 const swc = [

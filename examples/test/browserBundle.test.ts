@@ -3,11 +3,8 @@
  * with esbuild and shows live pods in headless Chromium, through churn and a dropped watch.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { browserTestsRun, launchChromium } from '@rxinformer/browser-example/chromium';
-import { startPageServer, type PageServer } from '@rxinformer/browser-example/pageServer';
+import { browserTestsRun } from '@rxinformer/browser-example/chromium';
+import { openBundledPage, typecheckAndBundle, type OpenPage } from './bundledPage.ts';
 import { churn, converges, dropWatches, serverPods } from './cluster.ts';
 import { createConsumer, startSimulator, type Consumer } from './consumer.ts';
 import { packedFromManifest } from './pack.ts';
@@ -16,42 +13,27 @@ const describeInBrowser = browserTestsRun('the browser bundle consumer test') ? 
 
 describeInBrowser('a browser project bundling @rxinformer/core with esbuild', () => {
   let consumer: Consumer;
-  let browser: Browser | undefined;
-  let server: PageServer | undefined;
+  let open: OpenPage | undefined;
 
   beforeAll(async () => {
     const packed = packedFromManifest().filter((p) => p.name === '@rxinformer/core' || p.name === '@rxinformer/apiserver-sim');
     consumer = await createConsumer('browser-bundle', packed);
   }, 300_000);
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+    await open?.close();
     await consumer?.dispose();
   });
 
   it('should type-check with moduleResolution bundler and bundle for browsers', async () => {
-    await consumer.run('npm', ['run', 'typecheck']);
-    await consumer.run('npm', ['run', 'build']);
-    const js = readFileSync(join(consumer.dir, 'dist/app.js'), 'utf8');
+    const js = await typecheckAndBundle(consumer);
     expect(js).not.toMatch(/from\s*["']node:/);
   }, 120_000);
 
   it('should show live pods in headless Chromium through churn and a dropped watch', async () => {
     const sim = await startSimulator(consumer);
     await churn(sim.url, 0);
-    const page = {
-      html: readFileSync(join(consumer.dir, 'index.html'), 'utf8'),
-      js: readFileSync(join(consumer.dir, 'dist/app.js'), 'utf8'),
-    };
-    server = await startPageServer({ upstream: sim.url, page });
-    browser = await launchChromium();
-    const tab: Page = await browser.newPage();
-    const errors: string[] = [];
-    tab.on('pageerror', (e) => errors.push(e.message));
-    tab.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text());
-    });
-    await tab.goto(server.url);
+    open = await openBundledPage(consumer, sim.url);
+    const { tab, errors } = open;
     await tab.waitForSelector('#status[data-phase="watching"]', { timeout: 20_000 });
     const rows = () => tab.$$eval('#pods tr', (trs) => trs.map((tr) => (tr as HTMLElement).dataset.name ?? '').sort());
     await converges(rows, () => serverPods(sim.url));

@@ -13,7 +13,8 @@ describe('a CommonJS TypeScript project installing the tarballs', () => {
   let consumer: Consumer;
 
   beforeAll(async () => {
-    const packed = packedFromManifest().filter((p) => p.name !== '@rxinformer/cli' && p.name !== '@rxinformer/angular');
+    // The browser frameworks' bindings need their framework: the Angular and React tests install them.
+    const packed = packedFromManifest().filter((p) => !['@rxinformer/cli', '@rxinformer/angular', '@rxinformer/react'].includes(p.name));
     consumer = await createConsumer('node-cjs', packed);
   }, 300_000);
   afterAll(() => consumer?.dispose());

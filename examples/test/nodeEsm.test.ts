@@ -19,7 +19,8 @@ describe('a Node ESM TypeScript project installing the tarballs', () => {
   let consumer: Consumer;
 
   beforeAll(async () => {
-    const packed = packedFromManifest().filter((p) => p.name !== '@rxinformer/cli' && p.name !== '@rxinformer/angular');
+    // The browser frameworks' bindings need their framework: the Angular and React tests install them.
+    const packed = packedFromManifest().filter((p) => !['@rxinformer/cli', '@rxinformer/angular', '@rxinformer/react'].includes(p.name));
     // The binaries envtest runs: built from Go modules, once per machine (nothing when current).
     execFileSync(process.execPath, [join(ROOT, 'packages/envtest/src/main.ts'), 'build'], { stdio: 'ignore' });
     consumer = await createConsumer('node-esm', packed);

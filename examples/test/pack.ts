@@ -11,7 +11,17 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The packages users install, by directory under `packages/`. */
-export const PUBLISHED = ['core', 'client-node', 'apiserver-sim', 'envtest', 'prometheus', 'controller', 'cli', 'angular'] as const;
+export const PUBLISHED = [
+  'core',
+  'client-node',
+  'apiserver-sim',
+  'envtest',
+  'prometheus',
+  'controller',
+  'cli',
+  'angular',
+  'react',
+] as const;
 
 /** One packed package. */
 export interface PackedPackage {

@@ -83,6 +83,7 @@ export {
   createInformerFactory,
   FactoryShutdownError,
   FactoryNotStartedError,
+  FactoryStoppedError,
   NoInformersError,
   CacheSyncTimeoutError,
   whileSubscribed,
@@ -112,4 +113,4 @@ export type { FetchListerWatcherOptions, HttpLimitOptions } from './http/index.t
 // Label selectors and operators
 export { FieldSelectorError, LabelSelectorError, matchesLabels, parseLabelSelector } from './labels/index.ts';
 export type { LabelSelector } from './labels/index.ts';
-export { inNamespace, ofType, selectFromStore, withLabels } from './operators/index.ts';
+export { inNamespace, ofType, perAnimationFrame, selectFromStore, withLabels } from './operators/index.ts';

@@ -10,9 +10,11 @@ import {
   fromEvent,
   map,
   merge,
+  mergeMap,
   race,
   Subject,
   take,
+  throwError,
   timer,
   type Observable,
   type OperatorFunction,
@@ -21,7 +23,7 @@ import {
 } from 'rxjs';
 import { InvalidOptionsError, RxInformerError, withCause } from '../errors.ts';
 import type { SharedInformer } from './sharedInformer.ts';
-import type { InformerScope, KubeObject, ReflectorPhase, ReflectorStatus, ResourceDescriptor } from '../types.ts';
+import type { InformerScope, KubeObject, ReflectorPhase, ResourceDescriptor } from '../types.ts';
 
 /** Options of `waitForCacheSync`. */
 export interface CacheSyncOptions {
@@ -66,10 +68,20 @@ export class CacheSyncTimeoutError extends RxInformerError {
   }
 }
 
-/** `waitForCacheSync` on a factory whose `start()` was never called: nothing would ever sync. */
+/** `waitForCacheSync` on a factory that does not run (never started, or stopped): nothing would ever sync. */
 export class FactoryNotStartedError extends RxInformerError {
   constructor() {
-    super('FactoryNotStarted', 'the informer factory was not started: call start() before waitForCacheSync()');
+    super('FactoryNotStarted', 'the informer factory is not running: call start() (or retain()) before waitForCacheSync()');
+  }
+}
+
+/**
+ * The factory stopped (`stop()`, or the grace after the last `retain()` was released) while
+ * `waitForCacheSync` waited: its informers would not sync until it runs again.
+ */
+export class FactoryStoppedError extends RxInformerError {
+  constructor() {
+    super('FactoryStopped', 'the informer factory stopped before its caches synced');
   }
 }
 
@@ -90,14 +102,14 @@ export interface FactoryEntry {
   readonly scope: InformerScope;
 }
 
-/** Where `waitForAll` looks: the informers now, and when that set changes or the factory closes. */
+/** Where `waitForAll` looks: the informers now, and when that set changes or the factory stops. */
 export interface CacheSyncSources {
   /** The informers of the factory now. */
   entries(): readonly FactoryEntry[];
   /** Emits when an informer is requested or leaves the factory. */
   requested: Observable<void>;
-  /** Emits when the factory shuts down. */
-  closed: Observable<void>;
+  /** Emits the error to give up with when the factory stops or shuts down. */
+  ended: Observable<Error>;
   /** Where the time limit runs. */
   scheduler: SchedulerLike;
 }
@@ -114,10 +126,10 @@ export function checkCacheSyncOptions(options: CacheSyncOptions): void {
 
 /**
  * Resolves once every informer of `sources` has synced, re-checking whenever one syncs or the set
- * changes; rejects with `shutdownError()` when the factory closes, and with
+ * changes; rejects with the error `ended` emits when the factory stops or shuts down, and with
  * `CacheSyncTimeoutError` when `timeoutMs` passes or `signal` aborts.
  */
-export function waitForAll(sources: CacheSyncSources, options: CacheSyncOptions, shutdownError: () => Error): Promise<void> {
+export function waitForAll(sources: CacheSyncSources, options: CacheSyncOptions): Promise<void> {
   const synced = (): boolean => {
     const all = sources.entries();
     return all.length > 0 && all.every((e) => e.informer.hasSynced());
@@ -148,7 +160,7 @@ export function waitForAll(sources: CacheSyncSources, options: CacheSyncOptions,
     map(() => {
       throw error();
     });
-  const giveUps: Observable<never>[] = [sources.closed.pipe(fail(shutdownError))];
+  const giveUps: Observable<never>[] = [sources.ended.pipe(mergeMap((e) => throwError(() => e)))];
   const { timeoutMs, signal } = options;
   if (timeoutMs !== undefined)
     giveUps.push(timer(timeoutMs, sources.scheduler).pipe(fail(() => new CacheSyncTimeoutError({ timeoutMs }, unsynced()))));
@@ -175,17 +187,10 @@ export function describeScope(scope: InformerScope): string {
   return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
 }
 
-/** The current status of an informer (its `status$` replays it). */
-function currentStatus(informer: SharedInformer<KubeObject>): ReflectorStatus | undefined {
-  let status: ReflectorStatus | undefined;
-  informer.status$.pipe(take(1)).subscribe((s) => (status = s));
-  return status;
-}
-
 function describeEntry({ informer, resource, scope }: FactoryEntry): UnsyncedInformer {
-  const status = currentStatus(informer);
-  const described = { resource: qualifiedResource(resource), scope, phase: status?.phase ?? 'stopped' };
-  return status?.lastError === undefined ? described : { ...described, lastError: status.lastError };
+  const status = informer.getStatus();
+  const described = { resource: qualifiedResource(resource), scope, phase: status.phase };
+  return status.lastError === undefined ? described : { ...described, lastError: status.lastError };
 }
 
 function describeUnsynced(u: UnsyncedInformer): string {

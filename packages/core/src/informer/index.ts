@@ -19,6 +19,6 @@ export { MIN_RESYNC_PERIOD_MS, RESYNC_SLICE_KEYS, resyncPasses, resyncTicks, syn
 export type { ResyncOptions } from './resync.ts';
 export { createInformerFactory, FactoryShutdownError } from './informerFactory.ts';
 export type { InformerFactory, InformerFactoryOptions, InformerForOptions } from './informerFactory.ts';
-export { CacheSyncTimeoutError, FactoryNotStartedError, NoInformersError } from './cacheSync.ts';
+export { CacheSyncTimeoutError, FactoryNotStartedError, FactoryStoppedError, NoInformersError } from './cacheSync.ts';
 export type { CacheSyncOptions, UnsyncedInformer } from './cacheSync.ts';
 export type { InformerLogDetails, InformerLogger } from './statusLogger.ts';

@@ -123,7 +123,7 @@ describe('createInformerFactory', () => {
     const { source, answer } = controllableSource();
     const factory = make(source);
     await expect(factory.waitForCacheSync()).rejects.toThrow(FactoryNotStartedError);
-    await expect(factory.waitForCacheSync()).rejects.toThrow('the informer factory was not started: call start()');
+    await expect(factory.waitForCacheSync()).rejects.toThrow('the informer factory is not running: call start()');
     factory.start();
     await expect(factory.waitForCacheSync()).rejects.toThrow(NoInformersError);
     const informer = factory.informerFor(pods);

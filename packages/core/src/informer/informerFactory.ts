@@ -1,23 +1,33 @@
 /**
  * The informer factory (client-go's `SharedInformerFactory`), made hard to misuse: informers
  * requested after `start()` start at once, `waitForCacheSync()` covers every informer requested
- * whenever, and `shutdown()` releases everything.
+ * whenever, `stop()` and `start()` again resume, `retain()` runs it while views need it, and
+ * `shutdown()` releases everything.
  */
 import { asyncScheduler, Subject, type SchedulerLike } from 'rxjs';
 import { InvalidOptionsError, RxInformerError } from '../errors.ts';
-import { expectedTypeOf } from '../expectedType.ts';
-import { checkSelectors } from '../labels/fieldSelector.ts';
 import {
   checkCacheSyncOptions,
   describeScope,
   FactoryNotStartedError,
+  FactoryStoppedError,
   NoInformersError,
   qualifiedResource,
   waitForAll,
 } from './cacheSync.ts';
 import type { CacheSyncOptions, FactoryEntry } from './cacheSync.ts';
-import { validateResyncPeriod } from './resync.ts';
-import { isLogger, statusLogger, type InformerLogger } from './statusLogger.ts';
+import { DEFAULT_RELEASE_GRACE_MS, factoryLifecycle } from './factoryLifecycle.ts';
+import {
+  informerKey,
+  informerOptions,
+  reuseWith,
+  scopeOf,
+  validateDescriptor,
+  validateFactoryOptions,
+  validateScope,
+  type PerInformerOptions,
+} from './factoryOptions.ts';
+import { statusLogger, type InformerLogger } from './statusLogger.ts';
 import { createSharedInformer, type SharedInformer, type SharedInformerOptions } from './sharedInformer.ts';
 import type { InformerScope, KubeObject, ListerWatcherSource, ResourceDescriptor } from '../types.ts';
 
@@ -34,6 +44,13 @@ export interface InformerFactoryOptions extends InformerScope {
    * error), recovered (see `InformerLogger`; `console` fits). Default: none.
    */
   logger?: InformerLogger;
+  /**
+   * How long the factory keeps running after the last `retain()` is released, in ms on the
+   * factory's scheduler: a `retain()` within it keeps the watches open (no relist), as when React's
+   * StrictMode unmounts and mounts a provider again, or a route change swaps one view for another.
+   * 0 stops at the last release. Default 5000.
+   */
+  releaseGraceMs?: number;
 }
 
 /** Per-informer options: a scope and informer options that override the factory's. */
@@ -50,7 +67,7 @@ export class FactoryShutdownError extends RxInformerError {
 export interface InformerFactory {
   /**
    * The informer of `resource` in the factory's (or the given) scope, made on first request and
-   * started at once if the factory has started. A later request for the same resource and scope
+   * started at once if the factory runs. A later request for the same resource and scope
    * returns the same informer, unless that one was shut down on its own (it then leaves the factory
    * and a new one is made): its `indexers` are added to the informer (`addIndexers`; an index name
    * already used with another function throws `IndexerError`), and any other option it passes must
@@ -60,16 +77,46 @@ export interface InformerFactory {
    * check nothing). Throws `FactoryShutdownError` after `shutdown()`, `InvalidOptionsError` for bad options.
    */
   informerFor<T extends KubeObject>(resource: ResourceDescriptor<T>, options?: InformerForOptions<T>): SharedInformer<T>;
-  /** Starts every informer, and every informer requested from now on. Idempotent; returns at once. */
+  /**
+   * Starts every informer, and every informer requested from now on, and keeps them running until
+   * `stop()`. Idempotent; returns at once.
+   */
   start(): void;
+  /**
+   * Stops every informer (client-go's stop channel): watches aborted, resync timers cleared; the
+   * caches, handlers and streams stay, so `start()` again resumes (each informer relists, a
+   * consistent read). Pending `waitForCacheSync` calls reject with `FactoryStoppedError`.
+   * Idempotent.
+   *
+   * Caveat: it ends what `start()` began; while a `retain()` is unreleased the factory runs on, and
+   * stops when the last one is released (after `releaseGraceMs`).
+   */
+  stop(): void;
+  /**
+   * Holds the factory running for one user (a view, a React provider): the first hold starts it,
+   * and when the last is released, with no `start()` in force, it stops after `releaseGraceMs`
+   * (default 5000, on the factory's scheduler). A `retain()` within that grace cancels the stop:
+   * the watches stay open and nothing relists. Returns the release (idempotent). Throws
+   * `FactoryShutdownError` after `shutdown()`.
+   *
+   * @example
+   * useEffect(() => factory.retain(), [factory]); // StrictMode's unmount and remount: no relist
+   *
+   * Caveat: a stopped factory is not shut down: it can run again, and `shutdown()` is still yours
+   * to call when the factory is no longer needed (a stopped one holds no socket or timer).
+   */
+  retain(): () => void;
+  /** True while the informers run: after `start()` or `retain()`, until stopped or shut down. */
+  isRunning(): boolean;
   /**
    * Resolves once every informer requested so far, and any requested while waiting, has synced.
    * An informer shut down on its own is no longer waited for. It speaks up rather than wait
-   * forever: rejects at once with `FactoryNotStartedError` before `start()`, with
+   * forever: rejects at once with `FactoryNotStartedError` when the factory is not running, with
    * `NoInformersError` when no informer was requested, with `FactoryShutdownError` after or on
-   * `shutdown()`; with `CacheSyncTimeoutError` when `timeoutMs` passes or `signal` aborts, naming
-   * every informer not synced with its phase and last error (its `unsynced`). Throws
-   * `InvalidOptionsError` for a bad `timeoutMs` or `signal`.
+   * `shutdown()`, with `FactoryStoppedError` when the factory stops while waiting; with
+   * `CacheSyncTimeoutError` when `timeoutMs` passes or `signal` aborts, naming every informer not
+   * synced with its phase and last error (its `unsynced`). Throws `InvalidOptionsError` for a bad
+   * `timeoutMs` or `signal`.
    *
    * @example
    * factory.start();
@@ -79,12 +126,13 @@ export interface InformerFactory {
   /**
    * True when every informer requested so far has synced (false with none, and after `shutdown()`):
    * `waitForCacheSync` as a check, for readiness probes. An informer requested later makes it false
-   * again until it has synced.
+   * again until it has synced. A stopped factory's informers keep their caches, and their sync.
    */
   hasSynced(): boolean;
   /**
    * Shuts every informer down for good (watches aborted, timers cleared, handlers removed, streams
-   * completed); pending `waitForCacheSync` calls reject with `FactoryShutdownError`. Idempotent.
+   * completed); pending `waitForCacheSync` calls reject with `FactoryShutdownError`; releases of
+   * `retain()` do nothing any more. Idempotent.
    */
   shutdown(): void;
 }
@@ -101,15 +149,33 @@ export interface InformerFactory {
 export function createInformerFactory(source: ListerWatcherSource, options: InformerFactoryOptions = {}): InformerFactory {
   if (typeof source !== 'function') throw new InvalidOptionsError('the ListerWatcher source must be a function');
   validateFactoryOptions(options);
-  const state: FactoryState = { entries: new Map(), madeWith: new Map(), requested: new Subject(), started: false, stopped: false };
+  const state: FactoryState = { entries: new Map(), madeWith: new Map(), requested: new Subject(), running: false, shutDown: false };
   const { entries, requested } = state;
-  const closed = new Subject<void>();
+  /** Emits the error pending waits reject with: on `stop()`, and on `shutdown()` (then completes). */
+  const ended = new Subject<Error>();
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const all = (): FactoryEntry[] => [...entries.values()];
+  const lifecycle = factoryLifecycle(
+    {
+      run: () => {
+        state.running = true;
+        for (const { informer } of all()) informer.start();
+      },
+      halt: () => {
+        state.running = false;
+        for (const { informer } of all()) informer.stop();
+        ended.next(new FactoryStoppedError());
+      },
+    },
+    options.releaseGraceMs ?? DEFAULT_RELEASE_GRACE_MS,
+    scheduler,
+  );
 
   const informerFor = <T extends KubeObject>(
     resource: ResourceDescriptor<T>,
     perInformer: InformerForOptions<T> = {},
   ): SharedInformer<T> => {
-    if (state.stopped) throw new FactoryShutdownError();
+    if (state.shutDown) throw new FactoryShutdownError();
     validateDescriptor(resource);
     validateScope(perInformer ?? {});
     const scope = scopeOf(resource, perInformer, options);
@@ -126,29 +192,32 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
     return informer;
   };
 
-  const all = (): FactoryEntry[] => [...entries.values()];
-  const sync = { entries: all, requested, closed, scheduler: options.scheduler ?? asyncScheduler };
+  const sync = { entries: all, requested, ended, scheduler };
   return {
     informerFor,
-    start: () => {
-      if (state.started || state.stopped) return;
-      state.started = true;
-      for (const { informer } of all()) informer.start();
+    start: () => lifecycle.hold(),
+    stop: () => lifecycle.unhold(),
+    retain: () => {
+      if (state.shutDown) throw new FactoryShutdownError();
+      return lifecycle.retain();
     },
+    isRunning: () => state.running,
     waitForCacheSync: (waitOptions: CacheSyncOptions = {}) => {
       checkCacheSyncOptions(waitOptions);
-      if (state.stopped) return Promise.reject(new FactoryShutdownError());
-      if (!state.started) return Promise.reject(new FactoryNotStartedError());
+      if (state.shutDown) return Promise.reject(new FactoryShutdownError());
+      if (!state.running) return Promise.reject(new FactoryNotStartedError());
       if (entries.size === 0) return Promise.reject(new NoInformersError());
-      return waitForAll(sync, waitOptions, () => new FactoryShutdownError());
+      return waitForAll(sync, waitOptions);
     },
-    hasSynced: () => !state.stopped && entries.size > 0 && all().every(({ informer }) => informer.hasSynced()),
+    hasSynced: () => !state.shutDown && entries.size > 0 && all().every(({ informer }) => informer.hasSynced()),
     shutdown: () => {
-      if (state.stopped) return;
-      state.stopped = true;
+      if (state.shutDown) return;
+      state.shutDown = true;
+      state.running = false;
+      lifecycle.close();
       for (const { informer } of all()) informer.shutdown();
-      closed.next();
-      closed.complete();
+      ended.next(new FactoryShutdownError());
+      ended.complete();
       requested.complete();
     },
   };
@@ -162,10 +231,10 @@ interface FactoryState {
   readonly madeWith: Map<string, PerInformerOptions<KubeObject>>;
   /** Emits when an informer joins or leaves the factory, so that waits look again. */
   readonly requested: Subject<void>;
-  /** `start()` was called. */
-  started: boolean;
+  /** The informers run (`start()` or `retain()` holds the factory). */
+  running: boolean;
   /** `shutdown()` was called. */
-  stopped: boolean;
+  shutDown: boolean;
 }
 
 /** One informer to make: its key in the factory, resource, scope and own options. */
@@ -178,7 +247,7 @@ interface InformerRequest<T extends KubeObject> {
 
 /**
  * Makes the informer of `request` and enters it in the factory: it is logged (with a `logger`),
- * started at once when the factory has started, and leaves the factory when it is shut down on its
+ * started at once when the factory runs, and leaves the factory when it is shut down on its
  * own (waits no longer count it; the next request for its resource and scope makes a new one).
  */
 function makeInformer<T extends KubeObject>(
@@ -193,12 +262,12 @@ function makeInformer<T extends KubeObject>(
   if (options.logger) logStatusOf(informer, resource, scope, options.logger);
   informer.synced$.subscribe({
     complete: () => {
-      if (state.stopped || state.entries.get(key)?.informer !== held) return;
+      if (state.shutDown || state.entries.get(key)?.informer !== held) return;
       state.entries.delete(key);
       state.requested.next();
     },
   });
-  if (state.started) informer.start(); // requested after start: starts at once
+  if (state.running) informer.start(); // requested while running: starts at once
   return informer;
 }
 
@@ -211,101 +280,4 @@ function logStatusOf<T extends KubeObject>(
 ): void {
   const about = { resource: qualifiedResource(resource), scope };
   informer.status$.subscribe(statusLogger(logger, `informer ${about.resource}${describeScope(scope)}`, about));
-}
-
-/** The options of `informerFor` besides the scope: those of the informer itself. */
-type PerInformerOptions<T extends KubeObject> = Omit<InformerForOptions<T>, keyof InformerScope>;
-
-/** The options of an informer: its own, over the factory's. */
-function informerOptions<T extends KubeObject>(
-  resource: ResourceDescriptor<T>,
-  own: PerInformerOptions<T>,
-  factory: InformerFactoryOptions,
-): SharedInformerOptions<T> {
-  return {
-    resyncPeriodMs: factory.resyncPeriodMs,
-    transform: factory.transform as ((obj: T) => T) | undefined,
-    ...own,
-    // Objects of another type never enter the cache (unless the informer's options say otherwise).
-    reflector: { expectedType: expectedTypeOf(resource), ...own.reflector },
-    scheduler: factory.scheduler,
-  };
-}
-
-/** Where an informer of `resource` lists and watches: its own scope, else the factory's. */
-function scopeOf(resource: ResourceDescriptor, perInformer: InformerScope, factory: InformerScope): InformerScope {
-  return {
-    namespace: resource.namespaced ? (perInformer.namespace ?? factory.namespace) : undefined,
-    labelSelector: perInformer.labelSelector ?? factory.labelSelector,
-    fieldSelector: perInformer.fieldSelector ?? factory.fieldSelector,
-  };
-}
-
-/** The key of an informer: one per resource and scope. */
-function informerKey(resource: ResourceDescriptor, scope: InformerScope): string {
-  return JSON.stringify([
-    resource.metadataOnly === true ? 'metadata' : 'full',
-    resource.group,
-    resource.version,
-    resource.resource,
-    scope.namespace ?? '',
-    scope.labelSelector ?? '',
-    scope.fieldSelector ?? '',
-  ]);
-}
-
-function validateDescriptor(resource: ResourceDescriptor): void {
-  if (
-    !resource ||
-    typeof resource.group !== 'string' ||
-    typeof resource.resource !== 'string' ||
-    !resource.resource ||
-    typeof resource.version !== 'string' ||
-    !resource.version
-  ) {
-    throw new InvalidOptionsError('a resource descriptor needs string group, version and resource');
-  }
-  // Without it a namespaced resource would silently be watched in every namespace.
-  if (typeof resource.namespaced !== 'boolean')
-    throw new InvalidOptionsError(`the descriptor of ${resource.resource} needs namespaced: true or false`);
-}
-
-/**
- * A later request for an informer that exists: its indexers are added to it (client-go's
- * `AddIndexers`); any other option must be what the informer was made with, or the request is
- * refused rather than silently given an informer that ignores it.
- */
-function reuseWith<T extends KubeObject>(
-  informer: SharedInformer<T>,
-  first: PerInformerOptions<KubeObject>,
-  later: PerInformerOptions<T>,
-  resource: string,
-): void {
-  const { indexers, ...rest } = later;
-  for (const [field, value] of Object.entries(rest)) {
-    if (value === undefined) continue;
-    const before: unknown = first[field as keyof typeof first];
-    const same = typeof value === 'object' && value !== null ? JSON.stringify(value) === JSON.stringify(before) : value === before;
-    if (!same)
-      throw new InvalidOptionsError(
-        `the ${resource} informer of this scope already exists with another ${field}: pass the options it was made with (indexers are added to it)`,
-      );
-  }
-  if (indexers !== undefined) informer.addIndexers(indexers);
-}
-
-/** A scope's fields are strings, and its selectors ones the API server accepts (else it would answer 400 forever). */
-function validateScope(scope: InformerScope): void {
-  if (scope === null || typeof scope !== 'object') throw new InvalidOptionsError('options must be an object');
-  if (scope.namespace !== undefined && typeof scope.namespace !== 'string') throw new InvalidOptionsError('namespace must be a string');
-  checkSelectors(scope);
-}
-
-function validateFactoryOptions(options: InformerFactoryOptions): void {
-  validateScope(options);
-  validateResyncPeriod(options.resyncPeriodMs);
-  if (options.transform !== undefined && typeof options.transform !== 'function')
-    throw new InvalidOptionsError('transform must be a function');
-  if (options.logger !== undefined && !isLogger(options.logger))
-    throw new InvalidOptionsError('logger must be an object whose info, warn and error, when given, are functions');
 }

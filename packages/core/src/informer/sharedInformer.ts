@@ -66,6 +66,17 @@ export interface SharedInformer<T extends KubeObject> {
   getStore(): StoreSnapshot<T>;
   /** True once the first complete list has been applied. */
   hasSynced(): boolean;
+  /**
+   * The reflector's condition now: the value `status$` last emitted (or replays), the same object
+   * until the status changes, so `===` tells a change (React's `useSyncExternalStore` needs that).
+   *
+   * @example
+   * if (pods.getStatus().phase === 'backingOff') showRetry(pods.getStatus().lastError);
+   *
+   * Caveat: read inside a `status$` listener it may already be newer than the value that listener
+   * was given, when an earlier listener changed the informer.
+   */
+  getStatus(): ReflectorStatus;
   /** True between `start()` and `stop()`. */
   isRunning(): boolean;
   /**
@@ -190,6 +201,7 @@ export function createSharedInformer<T extends KubeObject>(
     },
     getStore: () => steps.value.state.store,
     hasSynced: () => steps.value.state.synced,
+    getStatus: () => steps.value.state.status,
     isRunning: () => running.value,
     start,
     stop,

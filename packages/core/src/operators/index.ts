@@ -5,3 +5,4 @@ export { ofType } from './ofType.ts';
 export { inNamespace } from './inNamespace.ts';
 export { withLabels } from './withLabels.ts';
 export { selectFromStore } from './selectFromStore.ts';
+export { perAnimationFrame } from './perAnimationFrame.ts';

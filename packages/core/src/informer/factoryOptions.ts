@@ -1,0 +1,112 @@
+/**
+ * What an informer factory checks and derives from the options of a request: the scope and key of
+ * an informer, its options over the factory's, and whether a later request may share it.
+ */
+import { InvalidOptionsError } from '../errors.ts';
+import { expectedTypeOf } from '../expectedType.ts';
+import { checkSelectors } from '../labels/fieldSelector.ts';
+import { validateResyncPeriod } from './resync.ts';
+import { isLogger } from './statusLogger.ts';
+import type { InformerFactoryOptions, InformerForOptions } from './informerFactory.ts';
+import type { SharedInformer, SharedInformerOptions } from './sharedInformer.ts';
+import type { InformerScope, KubeObject, ResourceDescriptor } from '../types.ts';
+
+/** The options of `informerFor` besides the scope: those of the informer itself. */
+export type PerInformerOptions<T extends KubeObject> = Omit<InformerForOptions<T>, keyof InformerScope>;
+
+/** The options of an informer: its own, over the factory's. */
+export function informerOptions<T extends KubeObject>(
+  resource: ResourceDescriptor<T>,
+  own: PerInformerOptions<T>,
+  factory: InformerFactoryOptions,
+): SharedInformerOptions<T> {
+  return {
+    resyncPeriodMs: factory.resyncPeriodMs,
+    transform: factory.transform as ((obj: T) => T) | undefined,
+    ...own,
+    // Objects of another type never enter the cache (unless the informer's options say otherwise).
+    reflector: { expectedType: expectedTypeOf(resource), ...own.reflector },
+    scheduler: factory.scheduler,
+  };
+}
+
+/** Where an informer of `resource` lists and watches: its own scope, else the factory's. */
+export function scopeOf(resource: ResourceDescriptor, perInformer: InformerScope, factory: InformerScope): InformerScope {
+  return {
+    namespace: resource.namespaced ? (perInformer.namespace ?? factory.namespace) : undefined,
+    labelSelector: perInformer.labelSelector ?? factory.labelSelector,
+    fieldSelector: perInformer.fieldSelector ?? factory.fieldSelector,
+  };
+}
+
+/** The key of an informer: one per resource and scope. */
+export function informerKey(resource: ResourceDescriptor, scope: InformerScope): string {
+  return JSON.stringify([
+    resource.metadataOnly === true ? 'metadata' : 'full',
+    resource.group,
+    resource.version,
+    resource.resource,
+    scope.namespace ?? '',
+    scope.labelSelector ?? '',
+    scope.fieldSelector ?? '',
+  ]);
+}
+
+export function validateDescriptor(resource: ResourceDescriptor): void {
+  if (
+    !resource ||
+    typeof resource.group !== 'string' ||
+    typeof resource.resource !== 'string' ||
+    !resource.resource ||
+    typeof resource.version !== 'string' ||
+    !resource.version
+  ) {
+    throw new InvalidOptionsError('a resource descriptor needs string group, version and resource');
+  }
+  // Without it a namespaced resource would silently be watched in every namespace.
+  if (typeof resource.namespaced !== 'boolean')
+    throw new InvalidOptionsError(`the descriptor of ${resource.resource} needs namespaced: true or false`);
+}
+
+/**
+ * A later request for an informer that exists: its indexers are added to it (client-go's
+ * `AddIndexers`); any other option must be what the informer was made with, or the request is
+ * refused rather than silently given an informer that ignores it.
+ */
+export function reuseWith<T extends KubeObject>(
+  informer: SharedInformer<T>,
+  first: PerInformerOptions<KubeObject>,
+  later: PerInformerOptions<T>,
+  resource: string,
+): void {
+  const { indexers, ...rest } = later;
+  for (const [field, value] of Object.entries(rest)) {
+    if (value === undefined) continue;
+    const before: unknown = first[field as keyof typeof first];
+    const same = typeof value === 'object' && value !== null ? JSON.stringify(value) === JSON.stringify(before) : value === before;
+    if (!same)
+      throw new InvalidOptionsError(
+        `the ${resource} informer of this scope already exists with another ${field}: pass the options it was made with (indexers are added to it)`,
+      );
+  }
+  if (indexers !== undefined) informer.addIndexers(indexers);
+}
+
+/** A scope's fields are strings, and its selectors ones the API server accepts (else it would answer 400 forever). */
+export function validateScope(scope: InformerScope): void {
+  if (scope === null || typeof scope !== 'object') throw new InvalidOptionsError('options must be an object');
+  if (scope.namespace !== undefined && typeof scope.namespace !== 'string') throw new InvalidOptionsError('namespace must be a string');
+  checkSelectors(scope);
+}
+
+export function validateFactoryOptions(options: InformerFactoryOptions): void {
+  validateScope(options);
+  validateResyncPeriod(options.resyncPeriodMs);
+  if (options.transform !== undefined && typeof options.transform !== 'function')
+    throw new InvalidOptionsError('transform must be a function');
+  if (options.logger !== undefined && !isLogger(options.logger))
+    throw new InvalidOptionsError('logger must be an object whose info, warn and error, when given, are functions');
+  const grace = options.releaseGraceMs;
+  if (grace !== undefined && (typeof grace !== 'number' || !Number.isFinite(grace) || grace < 0))
+    throw new InvalidOptionsError(`releaseGraceMs must be a finite number >= 0, got ${String(grace)}`);
+}
