@@ -4,7 +4,7 @@
  * `series` instead of new Events, and a token bucket per object against event storms.
  */
 import { InvalidOptionsError, type KubeObject } from '@rxinformer/core';
-import { checkNumber, checkScheduler } from '@rxinformer/core/http';
+import { checkNumber, checkScheduler, pathSegment } from '@rxinformer/core/http';
 import { asyncScheduler, interval, type SchedulerLike, type Subscription } from 'rxjs';
 import type { ApiClient } from './apiClient.ts';
 import { isNotFound } from './apiError.ts';
@@ -129,7 +129,7 @@ class Recorder implements EventRecorder {
     const write = s.write.then(async () => {
       const v = await this.version();
       const body = v === 'v1' ? seriesCore(count, lastMs) : seriesV1(count, lastMs);
-      const path = `${this.path(v, s.namespace)}/${encodeURIComponent(s.name)}`;
+      const path = `${this.path(v, s.namespace)}/${pathSegment('name', s.name)}`;
       await this.o.client.request({ method: 'PATCH', path, body, contentType: 'application/merge-patch+json' });
     });
     s.write = this.track(write);
@@ -171,8 +171,9 @@ class Recorder implements EventRecorder {
     return this.apiVersion;
   }
 
+  /** The events collection of `namespace`; one that is not a path segment fails the write (told to `onError`). */
   private path(v: string, namespace: string): string {
-    return `${v === 'v1' ? '/api/v1' : '/apis/events.k8s.io/v1'}/namespaces/${encodeURIComponent(namespace)}/events`;
+    return `${v === 'v1' ? '/api/v1' : '/apis/events.k8s.io/v1'}/namespaces/${pathSegment('namespace', namespace)}/events`;
   }
 
   /** `p` with its failure told to `onError`, kept until settled (for `flush`). */
