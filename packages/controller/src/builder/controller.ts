@@ -2,14 +2,14 @@
  * A built controller: started (and stopped) once per leadership term, each start with a new work
  * queue fed by replaying handlers, so a start on warm caches reconciles everything they hold.
  */
-import { BehaviorSubject, asyncScheduler, combineLatest, map, type Observable, type SchedulerLike } from 'rxjs';
+import { BehaviorSubject, Subject, asyncScheduler, combineLatest, map, merge, type Observable, type SchedulerLike } from 'rxjs';
 import { RxInformerError, type KubeObject, type SharedInformer } from '@rxinformer/core';
 import { WorkQueue, runController, type ControllerError, type ControllerHandle, type WorkQueueOptions } from '@rxinformer/core/workqueue';
 import type { ApiClient } from '../apiClient.ts';
 import { Debouncer } from './debounce.ts';
 import { WriteTracker, type ReadYourWritesStats } from './readYourWrites.ts';
 import { checkReconcileResult, type Reconcile, type ReconcileResult } from './reconcileTypes.ts';
-import { attachSource, type Source } from './sources.ts';
+import { attachSource, type InvalidSourceKeyError, type Source } from './sources.ts';
 import { requestApi, resourceKey, type WriteParts } from './writes.ts';
 
 /** `start()` was called on a controller that is running: stop it first. */
@@ -127,6 +127,24 @@ function reconcileOf<T extends KubeObject>(
   };
 }
 
+/**
+ * Tells of a key a source refused, as the loop tells of a failure: on the term's `errors$` and to
+ * `onError` (whose throw is ignored), with the key when one was made, given up at once.
+ */
+function report(
+  refused: Subject<ControllerError<string>>,
+  onError: ControllerParts<KubeObject>['onError'],
+  error: InvalidSourceKeyError,
+): void {
+  const failure: ControllerError<string> = { ...(typeof error.key === 'string' && { key: error.key }), error, retries: 0, dropped: true };
+  refused.next(failure);
+  try {
+    onError?.(failure);
+  } catch {
+    /* a failing error callback must not stop the sources */
+  }
+}
+
 /** Read-your-writes counts at zero. */
 const noStats = (): ReadYourWritesStats => ({ holds: 0, released: 0, timeouts: 0, heldMs: 0, pending: 0 });
 
@@ -145,6 +163,8 @@ export function makeController<T extends KubeObject>(parts: ControllerParts<T>):
     const debouncer = new Debouncer(queue, parts.debounceMs, scheduler ?? asyncScheduler);
     const ms = parts.readYourWritesMs;
     const tracker = ms === undefined ? undefined : new WriteTracker(ms, scheduler ?? asyncScheduler, (key) => queue.add(key), stats);
+    const refused = new Subject<ControllerError<string>>();
+    const refuse = (error: InvalidSourceKeyError) => report(refused, parts.onError, error);
     const registrations = parts.sources.map((source) =>
       attachSource(
         source,
@@ -152,6 +172,7 @@ export function makeController<T extends KubeObject>(parts: ControllerParts<T>):
           tracker?.added(key);
           debouncer.push(key, priority);
         },
+        refuse,
         tracker && ((key, state, lastKnown) => tracker.observe(source.informer, key, state, lastKnown)),
       ),
     );
@@ -169,10 +190,11 @@ export function makeController<T extends KubeObject>(parts: ControllerParts<T>):
     const term: RunningController = {
       queue,
       metrics$: handle.metrics$,
-      errors$: handle.errors$,
+      errors$: merge(handle.errors$, refused),
       stop: (options) => {
         stopping ??= (async () => {
           for (const r of registrations) r.remove();
+          refused.complete();
           if (options?.drainQueue === true)
             debouncer.flush(); // a drain reconciles what was heard
           else debouncer.cancel();
