@@ -7,6 +7,7 @@ import { renderList, watchRendering, type Rendering } from './rendering.ts';
 import type { RequestContext, ResourceCall } from './requestContext.ts';
 import type { Query } from './requestUrl.ts';
 import { sendJsonText } from './responses.ts';
+import { checkCollectionKey } from './objectKeys.ts';
 import { compileSelectors } from './selectors.ts';
 import { shardInfo, withShardSelector } from './shardSelector.ts';
 import { errors, forbidden } from './status.ts';
@@ -78,6 +79,7 @@ export async function serveWatch(ctx: RequestContext, { res, route, r, q }: Reso
     q.str('shardSelector'),
     ctx.shardedListAndWatch,
   );
+  checkCollectionKey(r, route.namespace);
   const allowBookmarks = q.bool('allowWatchBookmarks');
   // like the real server, timeoutSeconds=0 means unset
   const timeoutSeconds = q.int('timeoutSeconds') || (ctx.watch.defaultWatchTimeoutSeconds ?? 1800);

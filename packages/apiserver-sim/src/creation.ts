@@ -11,6 +11,7 @@ import { checkNamespace, hasGeneration, NAMESPACES_KEY, timestamp, writeInput, t
 import { CRD_KEY, gvrKey, groupVersion, resourcesOfCrd, type ResourceInfo } from './resources.ts';
 import { errors, type StatusCause } from './status.ts';
 import { objectKey } from './storage.ts';
+import { checkCreateNamespace } from './objectKeys.ts';
 import { generateNameSuffix, validateEventNote, validateObjectName } from './validation.ts';
 import type { WriteContext, WriteOptions } from './writeContext.ts';
 
@@ -28,8 +29,9 @@ export function createObject(
   const { obj, meta } = writeInput(res, input, options);
   const ns = checkNamespace(res, meta, namespace);
   const gvr = gvrKey(res);
+  // the NamespaceLifecycle admission runs before the name is generated and validated
+  requireNamespace(ctx, res, ns, meta.name ?? '');
   const name = nameOf(ctx, res, meta, ns);
-  requireNamespace(ctx, res, ns, name);
   if (ctx.storage.get(gvr, objectKey(ns, name))) throw errors.alreadyExists({ resource: res.resource, group: res.group, name });
   if (res.custom === false && res.resource === 'customresourcedefinitions') validateCrd(obj);
   if (gvr === EVENTS_V1_KEY) validateEvent(obj, name);
@@ -79,6 +81,7 @@ function nameOf(ctx: WriteContext, res: ResourceInfo, meta: ObjectMeta, ns: stri
 /** The NamespaceLifecycle admission of a create: the namespace must exist and not be terminating. */
 function requireNamespace(ctx: WriteContext, res: ResourceInfo, ns: string | undefined, name: string): void {
   if (!ctx.namespaceLifecycle || !res.namespaced || ns === undefined) return;
+  checkCreateNamespace(ns);
   const namespace = ctx.storage.get(NAMESPACES_KEY, objectKey(undefined, ns)) as Obj | undefined;
   if (!namespace) throw errors.notFound({ resource: 'namespaces', group: '', name: ns });
   if (namespace.status?.phase === 'Terminating') {

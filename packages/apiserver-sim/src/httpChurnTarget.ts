@@ -7,6 +7,7 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { KubeObject } from '@rxinformer/core';
+import { pathSegment } from '@rxinformer/core/http';
 import type { ChurnTarget } from './loadGenerator.ts';
 
 /** Options of `httpChurnTarget`. */
@@ -89,8 +90,8 @@ export function httpChurnTarget(options: HttpChurnTargetOptions): HttpChurnTarge
     if (answer.status >= 400 && !allow.includes(answer.status)) throw new HttpTargetError(method, path, answer.status, answer.text);
     return answer;
   };
-  const collection = (namespace: string) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/${resource}`;
-  const item = (namespace: string, name: string) => `${collection(namespace)}/${encodeURIComponent(name)}`;
+  const collection = (namespace: string) => `/api/v1/namespaces/${pathSegment('namespace', namespace)}/${resource}`;
+  const item = (namespace: string, name: string) => `${collection(namespace)}/${pathSegment('name', name)}`;
   const manager = (fieldManager?: string) => (fieldManager ? `?fieldManager=${encodeURIComponent(fieldManager)}` : '');
   return {
     create: (obj, namespace, fieldManager) => ok('POST', collection(namespace) + manager(fieldManager), forWriting(obj)),

@@ -10,6 +10,7 @@ import type { ObjectMatcher } from './selectors.ts';
 import { ApiStatusError, errors, failure, type StatusCause } from './status.ts';
 import { isFalse } from './requestUrl.ts';
 import { CompactedError, type Storage } from './storage.ts';
+import { checkCollectionKey } from './objectKeys.ts';
 
 /** The list options of one request, as strings from the query. */
 export interface ListQuery {
@@ -201,6 +202,7 @@ export async function listPage(
   validateListQuery(res, q, false);
   const gvr = gvrKey(res);
   const { rv, startKey, limit } = await pageStart(storage, gvr, q, wait);
+  checkCollectionKey(res, q.namespace); // after the query's checks, as the storage's
   let snapshot;
   try {
     snapshot = storage.snapshot(gvr, rv);

@@ -11,6 +11,7 @@ import type { SchedulerLike } from 'rxjs';
 import { createObject } from './creation.ts';
 import { deleteObject } from './deletion.ts';
 import type { Random } from './random.ts';
+import { checkCollectionKey, checkObjectKey } from './objectKeys.ts';
 import { gvrKey, type ResourceInfo, type ResourceRegistry } from './resources.ts';
 import { errors } from './status.ts';
 import { objectKey, type Storage } from './storage.ts';
@@ -128,6 +129,7 @@ export class ObjectStore {
   /** Every current object of a resource (optionally in one namespace), in key order. */
   list(ref: ResourceRef, namespace?: string): KubeObject[] {
     const res = this.resolve(ref);
+    checkCollectionKey(res, namespace);
     const snap = this.storage.snapshot(gvrKey(res));
     const out: KubeObject[] = [];
     for (const k of snap.keys('', res.namespaced && namespace !== undefined ? `${namespace}/` : undefined)) {
@@ -137,9 +139,10 @@ export class ObjectStore {
     return out;
   }
 
-  /** The current object, or a 404 `ApiStatusError`. */
+  /** The current object, or a 404 `ApiStatusError` (400 for a name that is not one path segment: `objectKeys.ts`). */
   get(ref: ResourceRef, namespace: string | undefined, name: string): KubeObject {
     const res = this.resolve(ref);
+    checkObjectKey(res, namespace, name);
     const obj = this.storage.get(gvrKey(res), objectKey(res.namespaced ? namespace : undefined, name));
     if (!obj) throw errors.notFound({ resource: res.resource, group: res.group, name });
     return obj;
@@ -148,6 +151,7 @@ export class ObjectStore {
   /** Like `get` but `undefined` when absent. */
   find(ref: ResourceRef, namespace: string | undefined, name: string): KubeObject | undefined {
     const res = this.resolve(ref);
+    checkObjectKey(res, namespace, name);
     return this.storage.get(gvrKey(res), objectKey(res.namespaced ? namespace : undefined, name));
   }
 
@@ -172,7 +176,9 @@ export class ObjectStore {
    * (`deletionTimestamp`, MODIFIED) and removed later. Returns the object's last state.
    */
   delete(ref: ResourceRef, namespace: string | undefined, name: string, options: DeleteOptions = {}): KubeObject {
-    return deleteObject(this.#ctx, this.resolve(ref), namespace, name, options);
+    const res = this.resolve(ref);
+    checkObjectKey(res, namespace, name);
+    return deleteObject(this.#ctx, res, namespace, name, options);
   }
 
   /** Runs `fn` after `ms` on the scheduler (or an unreferenced timer); `close()` cancels it. */

@@ -6,6 +6,7 @@
  */
 import type { KubeObject } from '@rxinformer/core';
 import { applyJsonPatch, applyMergePatch, PatchError, type JsonPatchOp } from './jsonPatch.ts';
+import { checkObjectKey } from './objectKeys.ts';
 import type { ObjectStore } from './objects.ts';
 import { parseJsonBody } from './requestBody.ts';
 import type { ResourceInfo } from './resources.ts';
@@ -58,6 +59,10 @@ export function applyPatch(
     throw patchOptions('fieldManager', { reason: 'FieldValueRequired', message: 'Required value: is required for apply patch' });
   if (contentType !== PATCH_TYPES.apply && options.force !== undefined)
     throw patchOptions('force', forbidden('force', 'may not be specified for non-apply patch'));
+  // kube-apiserver's order: the name, then (but for an apply, which may create) the object, then the body
+  checkObjectKey(res, namespace, name);
+  if (contentType !== PATCH_TYPES.apply && objects.find(res, namespace, name) === undefined)
+    throw errors.notFound({ resource: res.resource, group: res.group, name });
   const patch = parseJsonBody(body);
   try {
     if (contentType === PATCH_TYPES.apply) return serverSideApply(objects, res, namespace, name, patch, options);

@@ -52,18 +52,34 @@ export interface ResourcePath {
 }
 
 /**
- * Parses `/api/v1/...` and `/apis/{g}/{v}/...` resource paths. `isNamespaced(group, version, r)`
- * disambiguates `namespaces/{ns}/{resource}` from `namespaces/{name}/{subresource}`.
- * Returns undefined for a path that names no resource.
+ * The path and query of a request target, as kube-apiserver (Go's net/http) reads it: the path is
+ * taken as sent, its `.` and `..` segments left alone (the server refuses them as names; WHATWG
+ * URL parsing would resolve them and serve another resource), then percent-decoded whole, so
+ * `%2F` separates segments. Throws a 400 for a target that does not decode.
+ */
+export function requestTarget(target: string): { path: string; query: URLSearchParams } {
+  const q = target.indexOf('?');
+  const raw = q < 0 ? target : target.slice(0, q);
+  let path: string | undefined;
+  try {
+    if (URL.canParse(target, 'http://localhost')) path = decodeURIComponent(raw);
+  } catch {
+    // a malformed escape: refused below
+  }
+  if (path === undefined) throw errors.badRequest(`the request target ${JSON.stringify(target)} is not a valid path`);
+  return { path, query: new URLSearchParams(q < 0 ? '' : target.slice(q + 1)) };
+}
+
+/**
+ * Parses `/api/v1/...` and `/apis/{g}/{v}/...` resource paths (decoded, as `requestTarget` gives
+ * them). `isNamespaced(group, version, r)` disambiguates `namespaces/{ns}/{resource}` from
+ * `namespaces/{name}/{subresource}`. Returns undefined for a path that names no resource.
  */
 export function parseResourcePath(
   path: string,
   isNamespaced: (group: string, version: string, resource: string) => boolean,
 ): ResourcePath | undefined {
-  const segs = path
-    .split('/')
-    .filter((s) => s !== '')
-    .map(decodeURIComponent);
+  const segs = path.split('/').filter((s) => s !== '');
   let group: string;
   let version: string;
   let rest: string[];

@@ -84,6 +84,9 @@ export async function serveResource(ctx: RequestContext, call: ResourceCall, met
     case 'update': {
       if (route.name === undefined) throw errors.methodNotAllowed();
       const body = (await readObjectBody(req)) as KubeObject;
+      // the handler's name check, before the storage's key check
+      if (!body.metadata?.name)
+        throw errors.badRequest(`the name of the object (${route.name} based on URL) was undeterminable: name must be provided`);
       return one(ctx.objects.update(r, body, ns, route.name, { ...write, owned: true }));
     }
     case 'patch': {

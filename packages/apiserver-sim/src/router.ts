@@ -9,7 +9,7 @@ import { serveDiscovery, type ServerVersion } from './discovery.ts';
 import { failureError, type RequestClass } from './faults.ts';
 import type { RevisionWait } from './listPages.ts';
 import type { RequestContext } from './requestContext.ts';
-import { isWatch, parseResourcePath, Query } from './requestUrl.ts';
+import { isWatch, parseResourcePath, Query, requestTarget } from './requestUrl.ts';
 import { serveResource } from './resourceRequest.ts';
 import type { ResourceRegistry } from './resources.ts';
 import { errors } from './status.ts';
@@ -26,9 +26,7 @@ export interface ServerContext extends RequestContext, ControlContext {
 
 /** Routes one request; throws `ApiStatusError` for the server to answer. */
 export async function routeRequest(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = URL.parse(req.url ?? '/', 'http://localhost');
-  if (!url) throw errors.badRequest(`the request target ${JSON.stringify(req.url)} is not a valid path`);
-  const path = url.pathname;
+  const { path, query } = requestTarget(req.url ?? '/');
   if (path.startsWith('/_sim/')) {
     // The token first, as on every path; switched off, the endpoints are unknown paths.
     ctx.faults.authorize(req.headers.authorization, undefined, undefined, '', undefined);
@@ -37,13 +35,15 @@ export async function routeRequest(ctx: ServerContext, req: IncomingMessage, res
   }
   const method = req.method ?? 'GET';
   const route = parseResourcePath(path, (g, v, r) => ctx.registry.get(g, v, r)?.namespaced === true);
-  const q = new Query(url.searchParams);
+  const q = new Query(query);
   const cls: RequestClass = !route ? 'discovery' : method === 'GET' ? (isWatch(route, method, q) ? 'watch' : 'list') : 'write';
   ctx.faults.authorize(req.headers.authorization, undefined, undefined, '', undefined);
   const delay = ctx.faults.delayMs();
   if (delay > 0) await sleepCancellable(delay, ctx.wait);
   const failure = ctx.faults.takeFailure(cls as Exclude<RequestClass, 'any' | 'read'>);
   if (failure) throw failureError(failure);
+  // a path under a group/version that names no resource (`namespaces/a%2Fb/configmaps/x`): not found, whatever the method
+  if (!route && method !== 'GET' && method !== 'HEAD' && belowGroupVersion(path)) throw errors.unknownPath();
   if (!route) return serveDiscovery(ctx.registry, ctx.version, req, res, path, method);
   const resInfo = ctx.registry.get(route.group, route.version, route.resource);
   if (!resInfo && !ctx.registry.all().some((r) => r.group === route.group && r.version === route.version)) {
@@ -57,6 +57,12 @@ export async function routeRequest(ctx: ServerContext, req: IncomingMessage, res
   if (route.subresource !== undefined && !resInfo.subresources.includes(route.subresource)) throw errors.unknownPath();
   if (!resInfo.namespaced && route.namespace !== undefined) throw errors.unknownPath();
   return serveResource(ctx, { req, res, route, r: resInfo, q }, method);
+}
+
+/** True for a path below `/api/{v}/` or `/apis/{g}/{v}/`: a resource's place, not a discovery document's. */
+function belowGroupVersion(path: string): boolean {
+  const segs = path.split('/').filter((s) => s !== '');
+  return (segs[0] === 'api' && segs.length > 2) || (segs[0] === 'apis' && segs.length > 3);
 }
 
 /** Waits `ms` (the latency fault); a closing server cancels the wait, which then fails with 503. */

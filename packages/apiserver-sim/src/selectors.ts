@@ -3,7 +3,7 @@
  * bad selectors with 400 BadRequest before anything is read.
  */
 import type { KubeObject } from '@rxinformer/core';
-import { matchesLabels, parseLabelSelector } from '@rxinformer/core';
+import { LabelSelectorError, matchesLabels, parseLabelSelector } from '@rxinformer/core';
 import { fieldsForResource, matchesFields, parseFieldSelector } from './fieldSelector.ts';
 import type { ResourceInfo } from './resources.ts';
 import { errors } from './status.ts';
@@ -30,11 +30,13 @@ export function compileSelectors(
 ): ObjectMatcher {
   let labels: ReturnType<typeof parseLabelSelector> | undefined;
   let fields: ReturnType<typeof parseFieldSelector> | undefined;
-  if (labelSelector !== undefined && labelSelector.trim() !== '') {
+  if (labelSelector !== undefined) {
     try {
-      labels = parseLabelSelector(labelSelector);
+      const parsed = parseLabelSelector(labelSelector); // blank (spaces, tabs, CR, LF) is everything
+      if (parsed.length > 0) labels = parsed;
     } catch (e) {
-      throw errors.badRequest(message(e));
+      // kube-apiserver's words, which the parser's `detail` repeats
+      throw errors.badRequest(e instanceof LabelSelectorError ? e.detail : message(e));
     }
   }
   const fieldText = [fieldSelector?.trim(), extraName !== undefined ? `metadata.name=${extraName}` : undefined].filter((s) => s).join(',');

@@ -77,8 +77,9 @@ export const errors = {
     new ApiStatusError(failure(400, 'BadRequest', message, causes ? { causes } : undefined)),
   expired: (message: string) => new ApiStatusError(failure(410, 'Expired', message)),
   gone: (message: string) => new ApiStatusError(failure(410, 'Gone', message)),
+  // kube-apiserver's 405s carry an empty `details` (measured)
   methodNotAllowed: (message = 'the server does not allow this method on the requested resource') =>
-    new ApiStatusError(failure(405, 'MethodNotAllowed', message)),
+    new ApiStatusError(failure(405, 'MethodNotAllowed', message, {})),
   unsupportedMediaType: (
     contentType: string,
     accepted = 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json',

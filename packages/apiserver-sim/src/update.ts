@@ -9,6 +9,7 @@ import type { KubeObject, ObjectMeta } from '@rxinformer/core';
 import { deletesDuringUpdate, removeNow } from './deletion.ts';
 import { jsonEqual } from './json.ts';
 import { sameOwnership, withManagedFields, type ManagedFieldsEntry } from './managedFields.ts';
+import { checkObjectKey } from './objectKeys.ts';
 import { checkNamespace, hasGeneration, timestamp, writeInput, type Obj } from './objectMeta.ts';
 import { CRD_KEY, gvrKey, groupVersion, resourcesOfCrd, type ResourceInfo } from './resources.ts';
 import { errors } from './status.ts';
@@ -32,6 +33,7 @@ export function updateObject(
   if (meta.name !== undefined && meta.name !== name) {
     throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
   }
+  checkObjectKey(res, namespace, name);
   const ns = checkNamespace(res, meta, namespace);
   const current = currentFor(ctx, res, meta, ns, name);
   const cur = current.metadata!;

@@ -70,6 +70,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'json',
     'resources',
     'validation',
+    'objectKeys',
     'random',
     'kubeconfig',
     'privateFile',

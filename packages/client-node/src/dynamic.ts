@@ -5,6 +5,7 @@
  */
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { KubeApiError, RxInformerError, type KubeObject, type Wire } from '@rxinformer/core';
+import { pathSegment } from '@rxinformer/core/http';
 import { RequestTimeoutError } from './errors.ts';
 import { sharedKubeTransport, type KubeTransport } from './kubeTransport.ts';
 import { defineResource, type KubeResource } from './resources.ts';
@@ -58,7 +59,8 @@ interface ApiResourceList {
 export interface Discovery {
   /**
    * The descriptor of `ref`; rejects with `ResourceNotFoundError` when the server has none,
-   * `ResourceNotWatchableError` when its verbs lack `list` or `watch`.
+   * `ResourceNotWatchableError` when its verbs lack `list` or `watch`, `InvalidPathSegmentError`
+   * (unsent) when its group or version is not one path segment (`..`, holding `/` or `%`).
    */
   resolve<T extends KubeObject = KubernetesObject>(ref: ResourceRef): Promise<KubeResource<Wire<T>>>;
   /** Forgets every cached groupVersion. */
@@ -80,7 +82,8 @@ export function createDiscovery(transport: KubeTransport, options: DiscoveryOpti
   const timeoutMs = options.timeoutMs ?? 30_000;
   const cache = new Map<string, Promise<ApiResourceList>>();
   const fetchList = async (group: string, version: string): Promise<ApiResourceList> => {
-    const path = group ? `/apis/${encodeURIComponent(group)}/${encodeURIComponent(version)}` : `/api/${encodeURIComponent(version)}`;
+    const v = pathSegment('version', version); // `..` would reach another path: InvalidPathSegmentError
+    const path = group ? `/apis/${pathSegment('group', group)}/${v}` : `/api/${v}`;
     const timeout = AbortSignal.timeout(timeoutMs);
     try {
       const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;

@@ -7,7 +7,7 @@ import { describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CacheSyncTimeoutError, InvalidOptionsError, KubeApiError, NetworkError, type InformerLogger } from '@rxinformer/core';
-import { checkSelectors } from '@rxinformer/core/labels';
+import { checkSelectors, parseLabelSelector, type LabelSelectorError } from '@rxinformer/core/labels';
 import { serverKinds } from '@rxinformer/testing/servers';
 import { createKubeInformerFactory, defineResource, pods } from '../src/index.ts';
 import { until } from '@rxinformer/testing';
@@ -113,6 +113,78 @@ describe.each(serverKinds())('createKubeInformerFactory speaking up against the 
     );
     expect(verdicts.filter((v) => v.server400 !== v.ours400)).toEqual([]);
     expect(verdicts.filter((v) => v.server400).length).toBe(badFields.length + badLabels.length);
+  });
+
+  // kube-apiserver's label selector parser (apimachinery's labels.Parse) is the reference: core's
+  // accepts what it accepts and refuses what it refuses, in its words (the simulator answers them).
+  it('should accept exactly the label selectors the server accepts, and word refusals as it does', async () => {
+    const accepted = [
+      'app in ()', // `app in ("")`: accepted by kube-apiserver 1.36.3, as by labels.Parse
+      'app notin ()',
+      'app in (a,)',
+      'app in (,)',
+      'app=',
+      'app==',
+      'app=,b',
+      ' ',
+      '\t\r\n',
+      'a in(b)',
+      'in in (in,notin)',
+      'a>01',
+      'k'.repeat(63),
+      `a=${'v'.repeat(63)}`,
+      `${'p'.repeat(253)}/a`,
+      'a=b \0junk', // a NUL where a token would start ends the selector
+      '\0a=b',
+      'a\0',
+      'a in (b\0)',
+    ];
+    const refused = [
+      'in (a)',
+      '!app=x',
+      'a,',
+      ',a',
+      'a,,b',
+      '\v',
+      'a=b\0c',
+      'k'.repeat(64),
+      `a=${'v'.repeat(64)}`,
+      `${'p'.repeat(254)}/a`,
+      'A/b',
+      '/a',
+      'a/',
+      'a/b/c',
+      '-a',
+      'a_',
+      'a=é',
+      'a>',
+      'a>-1',
+      'a>9223372036854775808',
+      'a in (b c)',
+      'a=b=c',
+      '!a in (b)',
+      'a in (-b,-a)',
+      'a notin x',
+      '=',
+    ];
+    const verdicts = await Promise.all(
+      [...accepted, ...refused].map(async (selector) => {
+        const answer = await env.server.api.call('GET', `/api/v1/pods?limit=1&labelSelector=${encodeURIComponent(selector)}`);
+        let ours = 'accepted';
+        try {
+          parseLabelSelector(selector);
+        } catch (e) {
+          ours = (e as LabelSelectorError).detail;
+        }
+        return {
+          selector,
+          server: answer.status === 200 ? 'accepted' : `${answer.status} ${answer.body?.message}`,
+          ours: ours === 'accepted' ? ours : `400 ${ours}`,
+        };
+      }),
+    );
+    expect(verdicts.filter((v) => v.server !== v.ours)).toEqual([]);
+    expect(verdicts.filter((v) => v.server !== 'accepted').map((v) => v.selector)).toEqual(refused);
   });
 
   it('should throw InvalidOptionsError at informerFor for a selector the server would refuse, and send nothing', () => {

@@ -5,7 +5,15 @@
  * `httpApiClient` over a function that sends one HTTP request.
  */
 import { InvalidObjectError, InvalidOptionsError } from '@rxinformer/core';
-import { bodyExcerpt, errorBody, networkErrorFrom, readBody, readerChunks, type HttpResponse } from '@rxinformer/core/http';
+import {
+  bodyExcerpt,
+  checkRequestPath,
+  errorBody,
+  networkErrorFrom,
+  readBody,
+  readerChunks,
+  type HttpResponse,
+} from '@rxinformer/core/http';
 import { ApiError } from './apiError.ts';
 
 /** The HTTP methods of the API's verbs. */
@@ -60,6 +68,8 @@ export type HttpRequestSend = (req: HttpRequest) => Promise<HttpResponse>;
  * The `ApiClient` over any HTTP client: `send` sends one request. An error answer is an `ApiError`
  * (with its Status), a failed connection a core `NetworkError`, an answer that is not JSON an
  * `InvalidObjectError`; bodies are bounded as core's readers bound them (4 MiB for one object).
+ * A path with a `.` or `..` segment (or `%2e` for a dot) rejects with `InvalidPathSegmentError`,
+ * unsent: fetch and undici resolve them, so the request would reach the collection or namespace.
  *
  * @example
  * const client = httpApiClient(async ({ method, pathAndQuery, body, contentType, signal }) => mySend(...));
@@ -68,6 +78,7 @@ export function httpApiClient(send: HttpRequestSend): ApiClient {
   if (typeof send !== 'function') throw new InvalidOptionsError('httpApiClient needs a send function');
   return {
     async request<T>(req: ApiRequest): Promise<T> {
+      checkRequestPath(req.path); // `.` and `..` segments: a URL parser would send it elsewhere
       const pathAndQuery = req.path + queryString(req.query);
       // The caller's signal aborts ours (no AbortSignal.any: older browsers lack it).
       const done = new AbortController();

@@ -4,7 +4,7 @@
  * `series` instead of new Events, and a token bucket per object against event storms.
  */
 import { InvalidOptionsError, type KubeObject } from '@rxinformer/core';
-import { checkNumber, checkScheduler } from '@rxinformer/core/http';
+import { checkNumber, checkScheduler, pathSegment } from '@rxinformer/core/http';
 import { asyncScheduler, interval, type SchedulerLike, type Subscription } from 'rxjs';
 import type { ApiClient } from './apiClient.ts';
 import { isConflict, isInvalid, isNotFound } from './apiError.ts';
@@ -177,7 +177,7 @@ class Recorder implements EventRecorder {
         if (s.uid === undefined) return;
         const v = await this.version();
         const body = v === 'v1' ? seriesCore(s.uid, count, lastMs) : seriesV1(s.uid, count, lastMs);
-        const path = `${this.path(v, s.namespace)}/${encodeURIComponent(s.name)}`;
+        const path = `${this.path(v, s.namespace)}/${pathSegment('name', s.name)}`;
         await this.o.client.request({ method: 'PATCH', path, body, contentType: 'application/merge-patch+json' });
       }),
       (e) => {
@@ -236,8 +236,9 @@ class Recorder implements EventRecorder {
     return this.apiVersion;
   }
 
+  /** The events collection of `namespace`; one that is not a path segment fails the write (told to `onError`). */
   private path(v: string, namespace: string): string {
-    return `${v === 'v1' ? '/api/v1' : '/apis/events.k8s.io/v1'}/namespaces/${encodeURIComponent(namespace)}/events`;
+    return `${v === 'v1' ? '/api/v1' : '/apis/events.k8s.io/v1'}/namespaces/${pathSegment('namespace', namespace)}/events`;
   }
 
   /** `p` with its failure told to `failed` and `onError`, kept until settled (for `flush`). */

@@ -4,6 +4,7 @@
  * owned object changes.
  */
 import { InvalidObjectError, RxInformerError, type KubeObject } from '@rxinformer/core';
+import { pathSegmentError } from '@rxinformer/core/http';
 
 /** One entry of `metadata.ownerReferences`. */
 export interface OwnerReference {
@@ -112,6 +113,11 @@ export interface OwnerKind {
  * A namespaced owner shares the object's namespace (none when `obj` has none); a cluster-scoped
  * owner's key is its name. Undefined for no controller, another kind or group, or a malformed reference.
  *
+ * Caveat: throws `InvalidPathSegmentError` when the reference's name is not one path segment (`.`,
+ * `..`, holding `/` or `%`). kube-apiserver accepts such a reference, but its key would name
+ * another resource: `default/.` is the collection in a URL, and a cluster-scoped owner's `a/b`
+ * reads as namespace `a`, name `b`. The builder's `owns()` reports it on the controller's `errors$`.
+ *
  * @example
  * cmInformer.addEventHandler({ onUpdate: (_, cm) => { const k = ownerKey(cm, { kind: 'Replicator', apiVersion: 'example.com/v1' }); if (k) queue.add(k); } });
  * ownerKey(pod, replicaSets); // a descriptor: group `apps`, namespaced
@@ -122,6 +128,8 @@ export function ownerKey(obj: KubeObject | undefined, owner: OwnerKind): string 
   if (typeof ref.name !== 'string' || ref.name === '') return undefined;
   const group = owner.group ?? (owner.apiVersion === undefined ? undefined : groupOf(owner.apiVersion));
   if (group !== undefined && groupOf(ref.apiVersion) !== group) return undefined;
+  const invalid = pathSegmentError('owner reference name', ref.name);
+  if (invalid !== undefined) throw invalid;
   if (owner.namespaced === false) return ref.name;
   const ns = obj?.metadata?.namespace;
   return typeof ns === 'string' && ns !== '' ? `${ns}/${ref.name}` : undefined;

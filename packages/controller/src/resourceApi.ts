@@ -4,7 +4,7 @@
  * with preconditions, and client-go's `CreateOrUpdate`.
  */
 import { InvalidObjectError, InvalidOptionsError, type KubeObject, type ResourceDescriptor, type Status } from '@rxinformer/core';
-import { resourcePath } from '@rxinformer/core/http';
+import { pathSegment, resourcePath } from '@rxinformer/core/http';
 import type { ApiClient, ApiRequest } from './apiClient.ts';
 import { isNotFound, toApiError } from './apiError.ts';
 import { draftPatch, guardedOperations, type JsonPatchOperation, type Recipe } from './jsonPatch.ts';
@@ -64,7 +64,14 @@ export interface CreateOrUpdateOutcome<T> {
   result: CreateOrUpdateResult;
 }
 
-/** The reads and writes of one resource. Every call resolves with the server's object. */
+/**
+ * The reads and writes of one resource. Every call resolves with the server's object.
+ *
+ * Caveat: a name, namespace or subresource that is not one path segment (`.`, `..`, holding `/`
+ * or `%`) is an `InvalidPathSegmentError`, thrown (rejected, for `update`, `updateStatus` and
+ * `createOrUpdate`) before anything is sent: as a URL, `name: '.'` is the collection and `'..'`
+ * the namespace, so a delete would remove them.
+ */
 export interface ResourceApi<T extends KubeObject> {
   /** The resource addressed. */
   readonly resource: ResourceDescriptor<T>;
@@ -187,11 +194,15 @@ export function apiVersionOf(resource: Pick<ResourceDescriptor, 'group' | 'versi
   return resource.group ? `${resource.group}/${resource.version}` : resource.version;
 }
 
-/** The path of one object (and its subresource). */
+/**
+ * The path of one object (and its subresource). A name, namespace or subresource that is not one
+ * path segment (`.`, `..`, holding `/` or `%`) is an `InvalidPathSegmentError`: `name: '.'` would
+ * reach the collection, `'..'` the namespace.
+ */
 function itemPath(resource: ResourceDescriptor, ref: ObjectRef, subresource?: string): string {
   if (typeof ref?.name !== 'string' || ref.name === '') throw new InvalidOptionsError(`a ${resource.resource} request needs a name`);
-  const item = `${resourcePath(resource, namespaceFor(resource, ref.namespace))}/${encodeURIComponent(ref.name)}`;
-  return subresource === undefined ? item : `${item}/${encodeURIComponent(subresource)}`;
+  const item = `${resourcePath(resource, namespaceFor(resource, ref.namespace))}/${pathSegment('name', ref.name)}`;
+  return subresource === undefined ? item : `${item}/${pathSegment('subresource', subresource)}`;
 }
 
 /** Where `obj` is created: its namespace's collection (one is needed for a namespaced resource). */

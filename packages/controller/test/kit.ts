@@ -24,6 +24,9 @@ export const configMaps: ResourceDescriptor<ConfigMap> = {
   namespaced: true,
 };
 
+/** core/v1 Secrets. */
+export const secrets: ResourceDescriptor = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true };
+
 /** core/v1 Pods. */
 export const pods: ResourceDescriptor<Pod> = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
 

@@ -32,6 +32,7 @@ export {
   RxInformerError,
   WatchDecodeError,
 } from './errors.ts';
+export { InvalidPathSegmentError } from './pathSegment.ts';
 export { ListTooLargeError, WatchClosedError, WatchIdleError, WatchListUnsupportedError, WatchStalledError } from './reflector/index.ts';
 
 // Objects and the transport contract

@@ -2,6 +2,8 @@
  * A test's own client of the server under test: plain HTTP calls with the server's token and CA,
  * independent of the code under test, answering `{ status, body }` or throwing `ApiCallError`.
  */
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { Agent, request } from 'undici';
 
 /** An answer of the server. */
@@ -40,6 +42,11 @@ export const PATCH_TYPES = {
 export interface TestApi {
   /** Any request; never throws for an error status. */
   call<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer<T>>;
+  /**
+   * As `call`, with the path sent as written: undici and fetch resolve `.` and `..` segments
+   * before sending, this does not (to see what the server does with them).
+   */
+  raw<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer<T>>;
   get<T = any>(path: string): Promise<T>;
   /** GET, or undefined on 404. */
   find<T = any>(path: string): Promise<T | undefined>;
@@ -90,6 +97,7 @@ export function createApi(access: { url: string; token?: string; ca?: string }):
   };
   return {
     call,
+    raw: (method, path, body, headers) => rawCall(access, method, path, body, headers),
     get: (path) => ok('GET', path),
     find: async <T>(path: string) => {
       const answer = await call<T>('GET', path);
@@ -122,4 +130,52 @@ export function createApi(access: { url: string; token?: string; ca?: string }):
     },
     close: () => dispatcher.close(),
   };
+}
+
+/** One request over node:http(s) with `path` as the request target, unresolved. */
+function rawCall<T>(
+  access: { url: string; token?: string; ca?: string },
+  method: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiAnswer<T>> {
+  const url = new URL(access.url);
+  const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path, // as written: node:http does not resolve dot segments
+        agent: false, // a connection of its own: an error answer may leave a body unread
+        ...(access.ca !== undefined && { ca: access.ca }),
+        headers: {
+          accept: 'application/json',
+          ...(access.token !== undefined && { authorization: `Bearer ${access.token}` }),
+          ...(text !== undefined && { 'content-type': 'application/json' }),
+          ...headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = raw;
+          try {
+            parsed = raw ? JSON.parse(raw) : undefined;
+          } catch {
+            // not JSON: keep the text
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed as T, headers: res.headers });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(text);
+  });
 }

@@ -50,6 +50,7 @@ export class Transcript {
   /**
    * Sends a request and records its status and normalized body, the `keep` headers, and the body
    * through `mask` first when given (a known difference left out: see the simulator's README).
+   * `raw` sends the path as written, its `.` and `..` segments unresolved.
    */
   async call<T = any>(
     step: string,
@@ -57,9 +58,11 @@ export class Transcript {
     path: string,
     body?: unknown,
     headers?: Record<string, string>,
-    options: { keep?: string[]; mask?: (body: any) => unknown } = {},
+    options: { keep?: string[]; mask?: (body: any) => unknown; raw?: boolean } = {},
   ): Promise<ApiAnswer<T>> {
-    const answer = await this.server.api.call<T>(method, path, body, headers);
+    const answer = await (options.raw
+      ? this.server.api.raw<T>(method, path, body, headers)
+      : this.server.api.call<T>(method, path, body, headers));
     const keep = options.keep ?? [];
     const kept = Object.fromEntries(keep.map((h) => [h, answer.headers[h]]));
     const shown = options.mask ? options.mask(structuredClone(answer.body)) : answer.body;

@@ -4,6 +4,7 @@
  * describes, on whatever server the demo runs against.
  */
 import { fetchListerWatcher } from '@rxinformer/core';
+import { pathSegment } from '@rxinformer/core/http';
 import type { DemoServer } from './demoServer.ts';
 import { LeaseTerms, watchWrites, type SeenWrite } from './writeWatch.ts';
 
@@ -25,7 +26,7 @@ export interface DemoJudge {
 /** Starts watching the demo namespace of `server`. */
 export function startJudge(server: DemoServer): DemoJudge {
   const http = { baseUrl: server.access.url, headers: server.access.headers, fetch: server.access.fetch };
-  const ns = encodeURIComponent(server.namespace);
+  const ns = pathSegment('namespace', server.namespace);
   const listeners = new Set<(write: SeenWrite) => void>();
   const leases = new LeaseTerms();
   const configMaps = watchWrites(fetchListerWatcher({ ...http, path: `/api/v1/namespaces/${ns}/configmaps` }), (w) => {

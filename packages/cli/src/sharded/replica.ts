@@ -7,6 +7,7 @@
  * and exits.
  */
 import { fetchListerWatcher, type KubeObject, type ListerWatcher } from '@rxinformer/core';
+import { pathSegment } from '@rxinformer/core/http';
 import { fetchLeaseClient, leaderElection, whileLeading, type Lease, type LeaseTiming } from '@rxinformer/core/leader-election';
 import { runShardedController, shardSelectorFor } from '@rxinformer/core/sharding';
 import { Observable, concatMap, interval, tap } from 'rxjs';
@@ -55,7 +56,7 @@ interface Api {
 
 /** Sends a JSON merge patch to a ConfigMap; rejects on a non-2xx answer. */
 async function patch(api: Api, name: string, body: unknown, signal?: AbortSignal): Promise<void> {
-  const path = `/api/v1/namespaces/${encodeURIComponent(api.namespace)}/configmaps/${encodeURIComponent(name)}`;
+  const path = `/api/v1/namespaces/${pathSegment('namespace', api.namespace)}/configmaps/${pathSegment('name', name)}`;
   const r = await api.access.fetch(`${api.access.url}${path}`, {
     method: 'PATCH',
     headers: { ...api.headers, 'Content-Type': 'application/merge-patch+json' },
@@ -123,7 +124,7 @@ function shardedReplica(
   client: ReturnType<typeof fetchLeaseClient>,
   timing: Partial<LeaseTiming>,
 ): RunningReplica {
-  const ns = encodeURIComponent(api.namespace);
+  const ns = pathSegment('namespace', api.namespace);
   const http = { baseUrl: api.access.url, headers: api.headers, fetch: api.access.fetch };
   let n = 0;
   let reconciles = 0;

@@ -4,6 +4,7 @@
  * list echoes the selector as `metadata.shardInfo`, and the replica's informer cached that share.
  */
 import { type KubeObject } from '@rxinformer/core';
+import { pathSegment } from '@rxinformer/core/http';
 import { parseShardSelector, shardMatcher } from '@rxinformer/core/sharding';
 import { call } from './demoServer.ts';
 import type { ServerAccess } from './serverAccess.ts';
@@ -42,7 +43,7 @@ export async function checkShards(
   namespace: string,
   statuses: Record<string, ShardStatus>,
 ): Promise<Record<string, ShardReport>> {
-  const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps?labelSelector=demo%3Dsharded`;
+  const path = `/api/v1/namespaces/${pathSegment('namespace', namespace)}/configmaps?labelSelector=demo%3Dsharded`;
   const all = (await call<{ items: KubeObject[] }>(access, 'GET', path)).items;
   const out: Record<string, ShardReport> = {};
   for (const [identity, s] of Object.entries(statuses)) {

@@ -9,7 +9,7 @@ import type { ApiClient } from '../apiClient.ts';
 import { Debouncer } from './debounce.ts';
 import { WriteTracker, type ReadYourWritesStats, type ReadYourWritesTimeoutError } from './readYourWrites.ts';
 import { checkReconcileResult, type Reconcile, type ReconcileRequest, type ReconcileResult } from './reconcileTypes.ts';
-import { attachSource, type Source } from './sources.ts';
+import { attachSource, type InvalidSourceKeyError, type Source } from './sources.ts';
 import { requestApi, resourceKey, type RequestApi, type WriteParts } from './writes.ts';
 
 /** `start()` was called on a controller that is running: stop it first. */
@@ -138,22 +138,21 @@ function requestOf<T extends KubeObject>(key: string, object: T | undefined, api
 }
 
 /**
- * Reports a read-your-writes hold that ran out, as `runController` reports a failure: on the term's
- * `errors$` (through `to`) and to `onError` (whose throw does not stop the controller).
+ * Tells of a failure off the reconcile loop (a read-your-writes hold that ran out, a key a source
+ * refused) as the loop tells of its own: on the term's `errors$` (through `to`) and to `onError`,
+ * whose throw does not stop the controller.
  */
-function reportTimeout(
+function tell(
   to: Subject<ControllerError<string>>,
   onError: ControllerParts<KubeObject>['onError'],
-): (error: ReadYourWritesTimeoutError) => void {
-  return (error) => {
-    const report: ControllerError<string> = { stage: 'readYourWrites', key: error.key, error, retries: 0, dropped: false };
-    to.next(report);
-    try {
-      onError?.(report);
-    } catch {
-      /* a failing error callback must not stop the controller */
-    }
-  };
+  failure: ControllerError<string>,
+): void {
+  to.next(failure);
+  try {
+    onError?.(failure);
+  } catch {
+    /* a failing error callback must not stop the controller */
+  }
 }
 
 /** Read-your-writes counts at zero. */
@@ -173,11 +172,19 @@ export function makeController<T extends KubeObject>(parts: ControllerParts<T>):
     const queue = new WorkQueue<string>({ ...parts.queue, ...(scheduler && { scheduler }) });
     const debouncer = new Debouncer(queue, parts.debounceMs, scheduler ?? asyncScheduler);
     const ms = parts.readYourWritesMs;
-    const timeouts = new Subject<ControllerError<string>>();
+    const offLoop = new Subject<ControllerError<string>>();
+    const timedOut = (error: ReadYourWritesTimeoutError) =>
+      tell(offLoop, parts.onError, { stage: 'readYourWrites', key: error.key, error, retries: 0, dropped: false });
     const tracker =
-      ms === undefined
-        ? undefined
-        : new WriteTracker(ms, scheduler ?? asyncScheduler, (key) => queue.add(key), reportTimeout(timeouts, parts.onError), stats);
+      ms === undefined ? undefined : new WriteTracker(ms, scheduler ?? asyncScheduler, (key) => queue.add(key), timedOut, stats);
+    const refuse = (error: InvalidSourceKeyError) =>
+      tell(offLoop, parts.onError, {
+        stage: 'source',
+        ...(typeof error.key === 'string' && { key: error.key }),
+        error,
+        retries: 0,
+        dropped: true,
+      });
     const registrations = parts.sources.map((source) =>
       attachSource(
         source,
@@ -185,6 +192,7 @@ export function makeController<T extends KubeObject>(parts: ControllerParts<T>):
           tracker?.added(key);
           debouncer.push(key, priority);
         },
+        refuse,
         tracker && ((key, state, lastKnown) => tracker.observe(source.informer, key, state, lastKnown)),
       ),
     );
@@ -202,7 +210,7 @@ export function makeController<T extends KubeObject>(parts: ControllerParts<T>):
     const term: RunningController = {
       queue,
       metrics$: handle.metrics$,
-      errors$: merge(handle.errors$, timeouts),
+      errors$: merge(handle.errors$, offLoop),
       stop: (options) => {
         stopping ??= (async () => {
           for (const r of registrations) r.remove();
@@ -211,7 +219,7 @@ export function makeController<T extends KubeObject>(parts: ControllerParts<T>):
           else debouncer.cancel();
           await handle.stop(options);
           tracker?.dispose();
-          timeouts.complete();
+          offLoop.complete();
           running = undefined;
           queue$.next(undefined);
         })();

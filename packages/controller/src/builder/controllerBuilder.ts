@@ -4,14 +4,21 @@
  * mapped to keys of the primary, and one typed reconcile reads the primary from the cache.
  */
 import type { SchedulerLike } from 'rxjs';
-import { InvalidOptionsError, type InformerFactory, type KubeObject, type ResourceDescriptor, type SharedInformer } from '@rxinformer/core';
+import {
+  InvalidOptionsError,
+  type InformerFactory,
+  type KubeObject,
+  type ResourceDescriptor,
+  type RxInformerError,
+  type SharedInformer,
+} from '@rxinformer/core';
 import { type ControllerError, type WorkQueueOptions } from '@rxinformer/core/workqueue';
 import type { ApiClient } from '../apiClient.ts';
 import { ownerKey } from '../owners.ts';
 import { makeController, type Controller } from './controller.ts';
 import { checkPredicates, type Predicate } from './predicates.ts';
 import type { Reconcile } from './reconcileTypes.ts';
-import type { Source, SourceKeys } from './sources.ts';
+import { primaryKeyCheck, type RefuseKey, type Source, type SourceKeys } from './sources.ts';
 
 /** Options of `controllerFor`. */
 export interface ControllerBuilderOptions<T extends KubeObject> {
@@ -103,19 +110,42 @@ export class ControllerBuilder<T extends KubeObject> {
    * Reconciles the controller owner (the owner reference with `controller: true`, of the primary's
    * group and kind) of each `owned` object that is added, deleted or changed — the owner of the old
    * state and of the new one. The primary descriptor needs its `kind`.
+   *
+   * Caveat: an owner reference whose name is not one path segment (`.`, `..`, holding `/` or `%`:
+   * kube-apiserver accepts them) gives no key: an `InvalidSourceKeyError` on the controller's
+   * `errors$` (and `onError`) tells of it; the other state's owner is reconciled as usual.
    */
   owns<S extends KubeObject>(owned: ResourceDescriptor<S>, options: SourceOptions<S> = {}): this {
     const primary = this.#primary;
     const kind = primary.kind;
     if (typeof kind !== 'string' || kind === '') throw new InvalidOptionsError('owns: the primary descriptor needs its kind');
     const owner = { ...primary, kind };
-    return this.#add(owned, options, 'owns', (oldObj, newObj) => {
-      const keys = [ownerKey(oldObj, owner), ownerKey(newObj, owner)];
+    const keyOf = (obj: S | undefined, refuse: RefuseKey): string | undefined => {
+      try {
+        return ownerKey(obj, owner);
+      } catch (e) {
+        refuse(e as RxInformerError); // ownerKey throws InvalidPathSegmentError only
+        return undefined;
+      }
+    };
+    return this.#add(owned, options, 'owns', (oldObj, newObj, refuse) => {
+      let told: string | undefined; // both states with the same bad reference: told once
+      const once: RefuseKey = (error) => {
+        if (error.message !== told) refuse(error);
+        told = error.message;
+      };
+      const keys = [keyOf(oldObj, once), oldObj === newObj ? undefined : keyOf(newObj, once)];
       return keys[0] === keys[1] ? keys.slice(1).filter(isKey) : keys.filter(isKey);
     });
   }
 
-  /** Reconciles the keys `mapToKeys` gives for each event of `watched` that passes the predicates. */
+  /**
+   * Reconciles the keys `mapToKeys` gives for each event of `watched` that passes the predicates.
+   *
+   * Caveat: a key that names no object of the primary — `namespace/name` for a namespaced primary,
+   * `name` for a cluster-scoped one, each part one path segment (not `.`, `..`, no `/` or `%`) — is
+   * not queued: an `InvalidSourceKeyError` on the controller's `errors$` (and `onError`) tells of it.
+   */
   watches<S extends KubeObject>(watched: ResourceDescriptor<S>, mapToKeys: MapToKeys<S>, options: SourceOptions<S> = {}): this {
     if (typeof mapToKeys !== 'function') throw new InvalidOptionsError('watches: mapToKeys must be a function');
     return this.#add(watched, options, 'watches', (oldObj, newObj) => mapToKeys(oldObj, newObj));
@@ -144,14 +174,20 @@ export class ControllerBuilder<T extends KubeObject> {
     });
   }
 
-  #add<S extends KubeObject>(descriptor: ResourceDescriptor<S>, options: SourceOptions<S>, how: string, keysOf: MapToKeys<S>): this {
+  #add<S extends KubeObject>(
+    descriptor: ResourceDescriptor<S>,
+    options: SourceOptions<S>,
+    how: string,
+    keysOf: (oldObj: S | undefined, newObj: S | undefined, refuse: RefuseKey) => SourceKeys,
+  ): this {
     this.#checkOpen(how);
     const source: Source<S> = {
       name: `${this.#options.name}/${how}/${descriptor?.resource}`,
       resource: descriptor,
       informer: this.#factory.informerFor(descriptor),
       predicates: checkPredicates(options?.predicates ?? [], how),
-      keysOf: (oldObj, newObj) => keysOf(oldObj, newObj),
+      keysOf: (oldObj, newObj, _key, refuse) => keysOf(oldObj, newObj, refuse),
+      checkKey: primaryKeyCheck(this.#primary),
     };
     this.#sources.push(source as unknown as Source<KubeObject>);
     return this;

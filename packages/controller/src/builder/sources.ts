@@ -4,7 +4,8 @@
  * and for resyncs, normal for real changes (controller-runtime's priority queue). Each event's key
  * is the delta's, as the informer's cache holds the object: never recomputed here.
  */
-import type { HandlerRegistration, KubeObject, ResourceDescriptor, SharedInformer } from '@rxinformer/core';
+import { RxInformerError, type HandlerRegistration, type KubeObject, type ResourceDescriptor, type SharedInformer } from '@rxinformer/core';
+import { InvalidPathSegmentError, pathSegmentError } from '@rxinformer/core/http';
 import { passes, type Predicate } from './predicates.ts';
 
 /** The priority of keys from the initial list and from resyncs (controller-runtime's `LowPriority`). */
@@ -19,6 +20,35 @@ export type Enqueue = (key: string, priority: number) => void;
 /** What a source maps one event to: keys of the primary resource (none: `undefined` or `[]`). */
 export type SourceKeys = string | readonly string[] | undefined;
 
+/**
+ * A key of the primary resource a source could not give: an owner reference whose name is not one
+ * path segment, or a key a mapper gave that names no object of the primary (`ns/.`, `ns/a/b`, a
+ * namespaced primary's key without its namespace). Reported on the controller's `errors$` (and to
+ * `onError`) with the key, never queued; the event's other keys are queued as usual.
+ *
+ * @example
+ * ctl.start().errors$.subscribe(({ error }) => { if (error instanceof InvalidSourceKeyError) log.warn(error.message); });
+ */
+export class InvalidSourceKeyError extends RxInformerError {
+  /** The source's name, e.g. `replicator/owns/configmaps`. */
+  readonly source: string;
+  /** The cache key of the object whose event it was. */
+  readonly objectKey: string;
+  /** The key refused; undefined when none was made (an owner reference's bad name). */
+  readonly key: unknown;
+
+  constructor(source: string, objectKey: string, key: unknown, cause: RxInformerError) {
+    const what = key === undefined ? 'no key' : typeof key === 'string' ? `the key ${JSON.stringify(key)}` : `a key of type ${typeof key}`;
+    super('InvalidSourceKey', `${source}: ${objectKey} gave ${what}, refused: ${cause.message}`, { cause });
+    this.source = source;
+    this.objectKey = objectKey;
+    this.key = key;
+  }
+}
+
+/** Tells of a key a source refused: what was wrong, and the key when one was made. */
+export type RefuseKey = (error: RxInformerError, key?: unknown) => void;
+
 /** One source of a controller: which informer, which events, which keys. */
 export interface Source<T extends KubeObject> {
   /** The handler's name (for its metrics and errors). */
@@ -31,9 +61,31 @@ export interface Source<T extends KubeObject> {
   readonly predicates: readonly Predicate<T>[];
   /**
    * The keys of an event: `oldObj` undefined on an add, `newObj` undefined on a delete (then
-   * `oldObj` is the last known state, if any); `key` is the object's own cache key, the delta's.
+   * `oldObj` is the last known state, if any); `key` is the object's own cache key, the delta's. A key it cannot
+   * make goes to `refuse`.
    */
-  readonly keysOf: (oldObj: T | undefined, newObj: T | undefined, key: string) => SourceKeys;
+  readonly keysOf: (oldObj: T | undefined, newObj: T | undefined, key: string, refuse: RefuseKey) => SourceKeys;
+  /**
+   * Checks each key before it is queued (the error refusing it, or undefined); undefined: the keys
+   * are the objects' own (the primary's), queued unchecked.
+   */
+  readonly checkKey?: (key: unknown) => RxInformerError | undefined;
+}
+
+/**
+ * The check of keys of a primary resource: `namespace/name` for a namespaced one, `name` for a
+ * cluster-scoped one, each part one path segment (`InvalidPathSegmentError` otherwise).
+ */
+export function primaryKeyCheck(
+  primary: Pick<ResourceDescriptor, 'namespaced' | 'resource'>,
+): (key: unknown) => RxInformerError | undefined {
+  if (!primary.namespaced) return (key) => pathSegmentError('name', key);
+  return (key) => {
+    if (typeof key !== 'string') return pathSegmentError('key', key);
+    const slash = key.indexOf('/');
+    if (slash < 0) return new InvalidPathSegmentError('key', key, [`a key of ${primary.resource} (namespaced) is namespace/name`]);
+    return pathSegmentError('namespace', key.slice(0, slash)) ?? pathSegmentError('name', key.slice(slash + 1));
+  };
 }
 
 /** A resync or an unchanged relist: the same instance twice, or the same resource version. */
@@ -49,16 +101,39 @@ function each(keys: SourceKeys, priority: number, enqueue: Enqueue): void {
   else for (const key of keys) enqueue(key, priority);
 }
 
+/** `enqueue` for the keys that pass `check`; the others go to `refuse`. */
+function checked(enqueue: Enqueue, check: (key: unknown) => RxInformerError | undefined, refuse: RefuseKey): Enqueue {
+  return (key, priority) => {
+    const error = check(key);
+    if (error === undefined) enqueue(key, priority);
+    else refuse(error, key);
+  };
+}
+
 /** Sees each event of an informer before the predicates: its key, new state (undefined: deleted). */
 export type Observe = (key: string, state: KubeObject | undefined, lastKnown?: KubeObject) => void;
 
+/** Tells of a key refused: the source, the key of the object whose event it was, the error. */
+export type ReportKey = (error: InvalidSourceKeyError) => void;
+
 /**
  * Registers `source`'s handler on its informer (which replays its cache to it first: a controller
- * started late on warm caches sees every cached object); its keys go to `enqueue`, each event
- * first to `observe` when given.
+ * started late on warm caches sees every cached object); its keys go to `enqueue` (those its
+ * `checkKey` refuses to `report`), each event first to `observe` when given.
  */
-export function attachSource<T extends KubeObject>(source: Source<T>, enqueue: Enqueue, observe?: Observe): HandlerRegistration {
-  const { keysOf } = source;
+export function attachSource<T extends KubeObject>(
+  source: Source<T>,
+  enqueueKey: Enqueue,
+  report: ReportKey,
+  observe?: Observe,
+): HandlerRegistration {
+  let objectKey = '';
+  const refuse: RefuseKey = (error, key) => report(new InvalidSourceKeyError(source.name, objectKey, key, error));
+  const enqueue = source.checkKey === undefined ? enqueueKey : checked(enqueueKey, source.checkKey, refuse);
+  const keysOf = (oldObj: T | undefined, newObj: T | undefined, key: string): SourceKeys => {
+    objectKey = key;
+    return source.keysOf(oldObj, newObj, key, refuse);
+  };
   // With no predicates every event passes: skip building their argument lists per event.
   const predicates = source.predicates.length === 0 ? undefined : source.predicates;
   return source.informer.addEventHandler(

@@ -5,8 +5,9 @@
  * behaviour written here.
  */
 import { Observable } from 'rxjs';
-import { NetworkError } from '../errors.ts';
+import { InvalidOptionsError, NetworkError } from '../errors.ts';
 import { checkSelectors } from '../labels/fieldSelector.ts';
+import { checkRequestPath } from '../pathSegment.ts';
 import { apiErrorFromResponse } from './httpErrors.ts';
 import type { HttpGet, HttpResponse } from './httpGet.ts';
 import {
@@ -49,7 +50,8 @@ export interface HttpListerWatcherOptions extends HttpLimitOptions {
  * ends, like a clean close (the reflector re-watches); response headers later than `responseTimeoutMs` a
  * `RequestTimeoutError`; a list body or watch line over its limit a `ResponseTooLargeError`.
  * Unsubscribing, or any of these errors, aborts the request. Invalid limits, and selectors the API
- * server would refuse, throw `InvalidOptionsError` here.
+ * server would refuse, throw `InvalidOptionsError` here; a path with a `.` or `..` segment (which a
+ * URL parser would resolve to another collection) `InvalidPathSegmentError`.
  *
  * Caveat: the selectors given here apply to list and watch alike; a selector on only one of them
  * would corrupt the cache.
@@ -60,6 +62,8 @@ export interface HttpListerWatcherOptions extends HttpLimitOptions {
 export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGet, options: HttpListerWatcherOptions): ListerWatcher<T> {
   const limits = resolveHttpLimits(options);
   checkSelectors(options);
+  if (typeof options?.path !== 'string' || options.path === '') throw new InvalidOptionsError('httpListerWatcher needs a path');
+  checkRequestPath(options.path);
   const accept = options.metadataOnly === true ? PARTIAL_OBJECT_METADATA_ACCEPT : undefined;
   const http: Http = {
     send: (url, signal, kind) => answerWithin(get, url, signal, kind, limits, accept?.[kind]),

@@ -29,6 +29,7 @@ export {
 export type { WatchDecoder, WatchDecoderOptions } from './watchDecoder.ts';
 export { apiErrorFromResponse, networkErrorFrom, parseRetryAfter } from './httpErrors.ts';
 export { listQuery, watchQuery, resourcePath } from './listWatchQuery.ts';
+export { checkRequestPath, pathSegment, pathSegmentError, pathSegmentProblems, InvalidPathSegmentError } from '../pathSegment.ts';
 export { INITIAL_EVENTS_END_ANNOTATION } from '../types.ts';
 export { bodyExcerpt, checkNumber, checkScheduler, jsonErrorDetail } from '../errors.ts';
 export type { NetworkErrorReason, NumberCheck, ResponsePart } from '../errors.ts';

@@ -3,13 +3,16 @@
  * only the parameters that are set. Shared by the fetch and the client-node ListerWatchers.
  */
 import { InvalidOptionsError } from '../errors.ts';
+import { pathSegment } from '../pathSegment.ts';
 import type { ListOptions, ResourceDescriptor, WatchOptions } from '../types.ts';
 
 /**
  * The collection path of `resource`, in `namespace` when it is namespaced and one is given
  * (all namespaces otherwise).
  *
- * Caveat: a namespace given for a cluster-scoped resource is an `InvalidOptionsError`, not ignored.
+ * Caveat: a namespace given for a cluster-scoped resource is an `InvalidOptionsError`, not ignored;
+ * a namespace or descriptor part that is not one path segment (`.`, `..`, holding `/` or `%`) an
+ * `InvalidPathSegmentError`: the URL would reach another resource.
  *
  * @example
  * resourcePath({ group: 'apps', version: 'v1', resource: 'deployments', namespaced: true }, 'web');
@@ -22,11 +25,10 @@ export function resourcePath(
   if (!resource.version || !resource.resource) throw new InvalidOptionsError('a resource needs a version and a resource name');
   if (namespace && !resource.namespaced)
     throw new InvalidOptionsError(`${resource.resource} is cluster-scoped: it has no namespace "${namespace}"`);
-  const root = resource.group
-    ? `/apis/${encodeURIComponent(resource.group)}/${encodeURIComponent(resource.version)}`
-    : `/api/${encodeURIComponent(resource.version)}`;
-  const ns = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
-  return `${root}${ns}/${encodeURIComponent(resource.resource)}`;
+  const version = pathSegment('version', resource.version);
+  const root = resource.group ? `/apis/${pathSegment('group', resource.group)}/${version}` : `/api/${version}`;
+  const ns = namespace ? `/namespaces/${pathSegment('namespace', namespace)}` : '';
+  return `${root}${ns}/${pathSegment('resource', resource.resource)}`;
 }
 
 /**

@@ -124,7 +124,7 @@ describe('informerFor selectors', () => {
     const factory = make(source);
     expect(() => factory.informerFor(pods, { labelSelector: 'replicate in (a' })).toThrow(InvalidOptionsError);
     expect(() => factory.informerFor(pods, { labelSelector: 'replicate in (a' })).toThrow(
-      'labelSelector: invalid label selector "replicate in (a": found end of string, expected "," or ")" at position 15 (end)',
+      `labelSelector: invalid label selector "replicate in (a": unable to parse requirement: found '', expected: ',' or ')' at position 15 (end)`,
     );
     expect(() => factory.informerFor(pods, { fieldSelector: 'status.phase' })).toThrow(
       'fieldSelector: invalid field selector "status.phase": "status.phase" has no operator (=, == or !=) at position 0',

@@ -4,6 +4,8 @@
  * does it (`k8s.io/apimachinery/pkg/labels`). Used by the core operators and by the simulator.
  */
 import { describeValue, RxInformerError } from '../errors.ts';
+import { parseRequirements, SelectorSyntaxError } from './labelParser.ts';
+import { aggregate, labelKeyProblems, labelValueProblems, parseInt64, requirementProblems } from './labelRules.ts';
 
 /** The operator of one requirement. `GreaterThan` / `LessThan` compare integers (`a>3`, `a<3`). */
 export type LabelOperator = 'Equals' | 'NotEquals' | 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'GreaterThan' | 'LessThan';
@@ -34,7 +36,13 @@ export interface LabelSelectorObject {
 
 /**
  * A selector that is not valid. `position` is the 0-based offset of the offending token in the
- * selector string (for the structured form, `field` names the offending field instead).
+ * selector string (for the structured form, `field` names the offending field instead); `detail`
+ * says what is wrong in the API server's words: for the string form, the message of the 400
+ * kube-apiserver answers a list or watch with that `labelSelector`.
+ *
+ * @example
+ * try { parseLabelSelector('a in (x'); } catch (e) { if (e instanceof LabelSelectorError) console.log(e.detail); }
+ * // unable to parse requirement: found '', expected: ',' or ')'
  */
 export class LabelSelectorError extends RxInformerError {
   /** The selector as given (the structured form as JSON). */
@@ -43,6 +51,8 @@ export class LabelSelectorError extends RxInformerError {
   readonly position: number;
   /** For the structured form: the offending field, e.g. `matchExpressions[1].operator`. */
   readonly field?: string;
+  /** What is wrong, as kube-apiserver words it (for the string form, its Status message). */
+  readonly detail: string;
 
   constructor(selector: string, position: number, detail: string, field?: string) {
     const where = field !== undefined ? `${field}: ` : '';
@@ -54,68 +64,18 @@ export class LabelSelectorError extends RxInformerError {
     this.selector = selector;
     this.position = position;
     this.field = field;
+    this.detail = detail;
   }
 }
 
-const NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const INTEGER = /^[+-]?[0-9]+$/;
-const INT64_MAX = 2n ** 63n - 1n;
-
 /** True for a valid label key: an optional DNS-subdomain prefix (≤ 253 chars) and `/`, then a name of ≤ 63 `[A-Za-z0-9._-]` starting and ending alphanumeric. */
 export function isValidLabelKey(key: string): boolean {
-  const parts = key.split('/');
-  if (parts.length > 2) return false;
-  const name = parts[parts.length - 1];
-  if (parts.length === 2 && (parts[0].length === 0 || parts[0].length > 253 || !DNS_SUBDOMAIN.test(parts[0]))) return false;
-  return name.length <= 63 && NAME.test(name);
+  return labelKeyProblems(key).length === 0;
 }
 
 /** True for a valid label value: empty, or ≤ 63 chars of `[A-Za-z0-9._-]` starting and ending alphanumeric. */
 export function isValidLabelValue(value: string): boolean {
-  return value.length <= 63 && VALUE.test(value);
-}
-
-/** Go's `strconv.ParseInt(s, 10, 64)`: undefined when not a 64-bit integer. */
-function parseInt64(s: string): bigint | undefined {
-  if (!INTEGER.test(s)) return undefined;
-  const n = BigInt(s);
-  return n > INT64_MAX || n < -INT64_MAX - 1n ? undefined : n;
-}
-
-type TokenKind = 'id' | 'in' | 'notin' | '=' | '==' | '!=' | '!' | '(' | ')' | ',' | '>' | '<' | 'end';
-interface Token {
-  kind: TokenKind;
-  text: string;
-  pos: number;
-}
-
-const SPECIAL = '=!(),><';
-const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\r' || c === '\n';
-
-/** Splits a selector into tokens: identifiers run until whitespace or one of `=!(),><`. */
-function lex(s: string): Token[] {
-  const out: Token[] = [];
-  let i = 0;
-  for (;;) {
-    while (i < s.length && isSpace(s[i])) i++;
-    if (i === s.length) {
-      out.push({ kind: 'end', text: '', pos: i });
-      return out;
-    }
-    const pos = i;
-    if (SPECIAL.includes(s[i])) {
-      const two = s.slice(i, i + 2);
-      const text = two === '==' || two === '!=' ? two : s[i];
-      i += text.length;
-      out.push({ kind: text as TokenKind, text, pos });
-      continue;
-    }
-    while (i < s.length && !isSpace(s[i]) && !SPECIAL.includes(s[i])) i++;
-    const text = s.slice(pos, i);
-    out.push({ kind: text === 'in' || text === 'notin' ? text : 'id', text, pos });
-  }
+  return labelValueProblems(value).length === 0;
 }
 
 const byKey = (a: LabelRequirement, b: LabelRequirement) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
@@ -123,7 +83,7 @@ const sortedSet = (values: Iterable<string>): string[] => [...new Set(values)].s
 
 /**
  * Builds one requirement, validating it as `labels.NewRequirement` does. `fail(detail, valueIndex?)`
- * reports the problem (a key problem has no index).
+ * reports the problems, in the API server's words (a key problem has no index).
  */
 function requirement(
   key: string,
@@ -131,122 +91,35 @@ function requirement(
   values: readonly string[],
   fail: (detail: string, valueIndex?: number) => never,
 ): LabelRequirement {
-  if (typeof key !== 'string' || !isValidLabelKey(key))
-    fail(
-      `invalid label key "${key}": a name of at most 63 characters ([A-Za-z0-9._-], alphanumeric at both ends) with an optional DNS subdomain prefix and "/"`,
-    );
-  switch (operator) {
-    case 'In':
-    case 'NotIn':
-      if (values.length === 0) fail(`for "${operator === 'In' ? 'in' : 'notin'}", the set of values cannot be empty`);
-      break;
-    case 'Equals':
-    case 'NotEquals':
-      if (values.length !== 1) fail('exact match needs exactly one value');
-      break;
-    case 'Exists':
-    case 'DoesNotExist':
-      if (values.length !== 0) fail(`${operator} takes no values`);
-      break;
-    case 'GreaterThan':
-    case 'LessThan':
-      if (values.length !== 1) fail(`${operator} needs exactly one value`);
-      if (parseInt64(values[0]) === undefined) fail(`"${values[0]}" is not an integer, which ${operator} needs`, 0);
-      break;
-    default:
-      fail(`"${operator as string}" is not a valid label selector operator`);
-  }
-  values.forEach((v, i) => {
-    if (typeof v !== 'string' || !isValidLabelValue(v))
-      fail(`invalid label value "${v}": at most 63 characters ([A-Za-z0-9._-], alphanumeric at both ends)`, i);
-  });
+  const problems = requirementProblems(key, operator, values);
+  if (problems.length > 0) fail(aggregate(problems.map((p) => p.text)), problems[0].valueIndex);
   return { key, operator, values: sortedSet(values) };
 }
-
-const BINARY: Partial<Record<TokenKind, LabelOperator>> = {
-  '=': 'Equals',
-  '==': 'Equals',
-  '!=': 'NotEquals',
-  in: 'In',
-  notin: 'NotIn',
-  '>': 'GreaterThan',
-  '<': 'LessThan',
-};
-const show = (t: Token) => (t.kind === 'end' ? 'end of string' : `"${t.text}"`);
 
 /**
  * Parses the string form of a selector, as `kubectl -l` and the `labelSelector` query parameter
  * take it: comma-separated requirements `k=v`, `k==v`, `k!=v`, `k in (v1,v2)`, `k notin (v1,v2)`,
- * `k`, `!k`, `k>n`, `k<n`, with optional whitespace around every token. Throws `LabelSelectorError`
- * naming the position of the offending token.
+ * `k`, `!k`, `k>n`, `k<n`, with optional whitespace around every token. Refuses exactly what
+ * kube-apiserver refuses: throws `LabelSelectorError` with the server's message (`detail`) and
+ * the position of the offending token.
  *
  * The result is sorted by key, with each requirement's values sorted and de-duplicated, so
  * `labelSelectorToString` of it is the canonical form.
+ *
+ * Caveat: as on the server, `k in ()` is `k in ("")` (an empty slot is the empty value), and a
+ * NUL character where a token would start ends the selector (`a=b \u0000junk` is `a=b`).
  *
  * @example
  * const sel = parseLabelSelector('app=web, tier notin (db)');
  * matchesLabels(sel, { app: 'web', tier: 'frontend' }); // true
  */
 export function parseLabelSelector(text: string): LabelSelector {
-  const tokens = lex(text);
-  let p = 0;
-  const peek = () => tokens[p];
-  // `in` and `notin` are plain identifiers wherever a key or value is expected.
-  const isWord = (t: Token) => t.kind === 'id' || t.kind === 'in' || t.kind === 'notin';
-  const failAt = (t: Token, detail: string): never => {
-    throw new LabelSelectorError(text, t.pos, detail);
-  };
-  const out: LabelRequirement[] = [];
-  if (peek().kind === 'end') return out;
-  for (;;) {
-    let t = tokens[p++];
-    let operator: LabelOperator | undefined;
-    if (t.kind === '!') {
-      operator = 'DoesNotExist';
-      t = tokens[p++];
-    }
-    if (!isWord(t)) failAt(t, `found ${show(t)}, expected ${operator ? 'a label key' : '"!" or a label key'}`);
-    const keyToken = t;
-    const key = keyToken.text;
-    const values: Token[] = [];
-    if (operator === undefined && (peek().kind === 'end' || peek().kind === ',')) operator = 'Exists';
-    if (operator === undefined) {
-      const opToken = tokens[p++];
-      operator = BINARY[opToken.kind];
-      if (operator === undefined) failAt(opToken, `found ${show(opToken)}, expected one of =, ==, !=, in, notin, >, <`);
-      if (operator === 'In' || operator === 'NotIn') {
-        const open = tokens[p++];
-        if (open.kind !== '(') failAt(open, `found ${show(open)}, expected "("`);
-        for (;;) {
-          // An empty slot (`()`, `(a,)`, `(,a)`) is the empty value, as the API server reads it.
-          const v = isWord(peek()) ? tokens[p++] : { kind: 'id' as const, text: '', pos: peek().pos };
-          values.push(v);
-          const sep = tokens[p++];
-          if (sep.kind === ')') break;
-          if (sep.kind !== ',') failAt(sep, `found ${show(sep)}, expected "," or ")"`);
-        }
-      } else if (peek().kind === 'end' || peek().kind === ',') {
-        values.push({ kind: 'id', text: '', pos: peek().pos }); // `a=` is `a` with the empty value
-      } else {
-        const v = tokens[p++];
-        if (!isWord(v)) failAt(v, `found ${show(v)}, expected a label value`);
-        values.push(v);
-      }
-    }
-    out.push(
-      requirement(
-        key,
-        operator!,
-        values.map((v) => v.text),
-        (detail, i) => failAt(i === undefined ? keyToken : values[i], detail),
-      ),
-    );
-    const sep = tokens[p++];
-    if (sep.kind === 'end') break;
-    if (sep.kind !== ',') failAt(sep, `found ${show(sep)}, expected "," or end of string`);
-    if (peek().kind === 'end') failAt(peek(), 'found end of string, expected a requirement after ","');
+  try {
+    return parseRequirements(text).sort(byKey);
+  } catch (e) {
+    if (e instanceof SelectorSyntaxError) throw new LabelSelectorError(text, e.position, e.message);
+    throw e;
   }
-  return out.sort(byKey);
 }
 
 /**

@@ -19,7 +19,8 @@ import {
 import { resolveLeaseClocks, type LeaseClocks } from './clocks.ts';
 import { InvalidOptionsError, KubeApiError } from '../errors.ts';
 import type { Lease } from './lease.ts';
-import type { LeaseClient } from './leaseClient.ts';
+import { leasesPath, type LeaseClient } from './leaseClient.ts';
+import { pathSegment } from '../pathSegment.ts';
 import { tryAcquireOrRenew, type AttemptResult, type ElectionContext } from './leaderElectionAttempt.ts';
 import {
   holdsIt,
@@ -39,9 +40,9 @@ import {
 export interface LeaderElectionOptions extends Partial<LeaseTiming>, LeaseClocks {
   /** Reads and writes the Lease. Required. */
   client: LeaseClient;
-  /** The Lease's namespace. Required. */
+  /** The Lease's namespace. Required; one path segment (`InvalidPathSegmentError` for `..`, `a/b`). */
   namespace: string;
-  /** The Lease's name. Required. */
+  /** The Lease's name. Required; one path segment, as `namespace`. */
   name: string;
   /** This candidate's identity (say, the pod name); unique per process. Required. */
   identity: string;
@@ -170,6 +171,9 @@ function electionContext(options: LeaderElectionOptions): ElectionContext {
     throw new InvalidOptionsError('leaderElection: client must be a LeaseClient (get, create, update)');
   for (const [k, v] of Object.entries({ namespace, name, identity }))
     if (typeof v !== 'string' || v === '') throw new InvalidOptionsError(`leaderElection: ${k} must be a non-empty string`);
+  // The Lease's path: checked now, not at the first attempt (InvalidPathSegmentError for `..`).
+  leasesPath(namespace);
+  pathSegment('name', name);
   const { scheduler, wallClock } = resolveLeaseClocks(options, 'leaderElection');
   for (const k of ['annotations', 'onWrite', 'random'] as const)
     if (options[k] !== undefined && typeof options[k] !== 'function')

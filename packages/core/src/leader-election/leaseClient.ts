@@ -9,6 +9,7 @@ import { fetchResponse } from '../http/fetchListerWatcher.ts';
 import { apiErrorFromResponse, networkErrorFrom } from '../http/httpErrors.ts';
 import type { HttpResponse } from '../http/httpGet.ts';
 import { errorBody, readBody } from '../http/httpLimits.ts';
+import { pathSegment } from '../pathSegment.ts';
 import type { Lease } from './lease.ts';
 
 /**
@@ -48,16 +49,26 @@ export type HttpSend = (
   signal: AbortSignal,
 ) => Promise<HttpResponse>;
 
-/** The collection path of Leases in `namespace`. */
+/**
+ * The collection path of Leases in `namespace`; throws `InvalidPathSegmentError` for a namespace
+ * that is not one path segment (`.`, `..`, holding `/` or `%`).
+ */
 export function leasesPath(namespace: string): string {
-  return `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
+  return `/apis/coordination.k8s.io/v1/namespaces/${pathSegment('namespace', namespace)}/leases`;
+}
+
+/** The path of the Lease `name` in `namespace`, both checked as path segments. */
+function leasePath(namespace: string, name: unknown): string {
+  return `${leasesPath(namespace)}/${pathSegment('name', name)}`;
 }
 
 /**
  * The `LeaseClient` over any HTTP client: `send` sends one request. Non-2xx answers are
  * `KubeApiError`s (with the Status), a failed connection a `NetworkError`, a body that is not a
  * Lease an `InvalidObjectError`, a body larger than `MAX_BODY_BYTES.objectBody` (4 MiB) a
- * `ResponseTooLargeError`, the request then aborted.
+ * `ResponseTooLargeError`, the request then aborted. A namespace or name that is not one path
+ * segment (`.`, `..`, holding `/` or `%`) fails the call with an `InvalidPathSegmentError`, sending
+ * nothing.
  *
  * @example
  * const client = httpLeaseClient(async (method, path, body, signal) => {
@@ -67,11 +78,12 @@ export function leasesPath(namespace: string): string {
  */
 export function httpLeaseClient(send: HttpSend): LeaseClient {
   if (typeof send !== 'function') throw new InvalidOptionsError('httpLeaseClient needs a send function');
-  const call = (method: 'GET' | 'POST' | 'PUT', path: string, body: unknown) =>
+  const call = (method: 'GET' | 'POST' | 'PUT', pathOf: () => string, body: unknown) =>
     new Observable<Lease | undefined>((subscriber) => {
       const abort = new AbortController();
-      const text = body === undefined ? undefined : JSON.stringify(body);
       (async () => {
+        const path = pathOf(); // a bad name fails the call, as any failure
+        const text = body === undefined ? undefined : JSON.stringify(body);
         let r: HttpResponse;
         try {
           r = await send(method, path, text, abort.signal);
@@ -94,10 +106,9 @@ export function httpLeaseClient(send: HttpSend): LeaseClient {
       return () => abort.abort();
     });
   return {
-    get: (namespace, name) => call('GET', `${leasesPath(namespace)}/${encodeURIComponent(name)}`, undefined),
-    create: (lease) => call('POST', leasesPath(namespaceOf(lease)), lease) as Observable<Lease>,
-    update: (lease) =>
-      call('PUT', `${leasesPath(namespaceOf(lease))}/${encodeURIComponent(lease.metadata!.name!)}`, lease) as Observable<Lease>,
+    get: (namespace, name) => call('GET', () => leasePath(namespace, name), undefined),
+    create: (lease) => call('POST', () => leasesPath(namespaceOf(lease)), lease) as Observable<Lease>,
+    update: (lease) => call('PUT', () => leasePath(namespaceOf(lease), lease.metadata!.name), lease) as Observable<Lease>,
   };
 }
 

@@ -49,9 +49,11 @@ export class InvalidReconcileResultError<K = unknown> extends RxInformerError {
  * What a `ControllerError` reports: `sync`, waiting for the caches failed (no key: no reconcile
  * ran); `reconcile`, a key's reconcile failed, or requeueing it did; `readYourWrites`, a builder
  * controller's hold of a key ran out before the caches showed its writes (`@rxinformer/controller`'s
- * `ReadYourWritesTimeoutError`; not a failure: the key is reconciled on the cache as it is).
+ * `ReadYourWritesTimeoutError`; not a failure: the key is reconciled on the cache as it is);
+ * `source`, a builder controller's source made a key that names no object (`InvalidSourceKeyError`,
+ * such as an owner reference named `.`): that key is given up, the event's other keys are queued.
  */
-export type ControllerErrorStage = 'sync' | 'reconcile' | 'readYourWrites';
+export type ControllerErrorStage = 'sync' | 'reconcile' | 'readYourWrites' | 'source';
 
 /**
  * A failure reported by a controller. Log it by its `stage`: a `sync` failure has no key.
@@ -60,9 +62,9 @@ export type ControllerErrorStage = 'sync' | 'reconcile' | 'readYourWrites';
  * onError: (e) => console.error(e.key === undefined ? `${e.stage} failed` : `${e.stage} of ${e.key} failed`, e.error),
  */
 export interface ControllerError<K = string> {
-  /** What failed: waiting for the caches, a reconcile, or a read-your-writes hold. */
+  /** What failed: waiting for the caches, a reconcile, a read-your-writes hold, or a source's key. */
   stage: ControllerErrorStage;
-  /** The key whose reconcile failed; absent at the `sync` stage (no reconcile ran). */
+  /** The key whose reconcile failed; absent at the `sync` stage (no reconcile ran) and for a source's key it could not make. */
   key?: K;
   /**
    * What the reconcile threw, rejected or errored with; an `InvalidReconcileResultError` for a
