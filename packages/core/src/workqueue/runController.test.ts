@@ -214,7 +214,7 @@ describe('runController', () => {
       await settle();
       expect(reports).toEqual([{ stage: 'sync', error: expect.any(ControllerSyncError), retries: 0, dropped: true }]);
       expect(String(reports[0].error)).toBe(
-        'ControllerSyncError: waiting for the caches to sync failed: the informer factory was not started: call start() before waitForCacheSync()',
+        'ControllerSyncError: waiting for the caches to sync failed: the informer factory is not running: call start() (or retain()) before waitForCacheSync()',
       );
       await ctl.stop();
       factory.shutdown();
