@@ -49,6 +49,8 @@ export interface UnsyncedInformer {
  * The message names each, with its phase and last error; `unsynced` lists them.
  */
 export class CacheSyncTimeoutError extends RxInformerError {
+  /** Always `CacheSyncTimeoutError`: set as a string, so it survives minification. */
+  override readonly name: string = 'CacheSyncTimeoutError';
   /** Every informer of the factory that had not synced. */
   readonly unsynced: readonly UnsyncedInformer[];
 
@@ -65,6 +67,8 @@ export class CacheSyncTimeoutError extends RxInformerError {
 
 /** `waitForCacheSync` on a factory whose `start()` was never called: nothing would ever sync. */
 export class FactoryNotStartedError extends RxInformerError {
+  /** Always `FactoryNotStartedError`: set as a string, so it survives minification. */
+  override readonly name: string = 'FactoryNotStartedError';
   constructor() {
     super('FactoryNotStarted', 'the informer factory was not started: call start() before waitForCacheSync()');
   }
@@ -72,6 +76,8 @@ export class FactoryNotStartedError extends RxInformerError {
 
 /** `waitForCacheSync` on a factory of which no informer was requested: there is nothing to wait for. */
 export class NoInformersError extends RxInformerError {
+  /** Always `NoInformersError`: set as a string, so it survives minification. */
+  override readonly name: string = 'NoInformersError';
   constructor() {
     super('NoInformers', 'no informer was requested from the factory: call informerFor() before waitForCacheSync()');
   }

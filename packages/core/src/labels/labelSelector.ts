@@ -37,6 +37,8 @@ export interface LabelSelectorObject {
  * selector string (for the structured form, `field` names the offending field instead).
  */
 export class LabelSelectorError extends RxInformerError {
+  /** Always `LabelSelectorError`: set as a string, so it survives minification. */
+  override readonly name: string = 'LabelSelectorError';
   /** The selector as given (the structured form as JSON). */
   readonly selector: string;
   /** Offset of the offending token in `selector`; -1 for the structured form. */

@@ -100,6 +100,8 @@ export interface ControllerHandle<K = string> {
 
 /** `synced` failed or ended before the caches synced: the controller never started. */
 export class ControllerSyncError extends RxInformerError {
+  /** Always `ControllerSyncError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ControllerSyncError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('NotSynced', message, options);
   }
