@@ -176,23 +176,41 @@ export class NetworkError extends RxInformerError {
 }
 
 /**
- * A request that must answer within a time limit did not: a list or watch whose response headers did
- * not arrive within its `responseTimeoutMs`, or a discovery request past its `timeoutMs`. The request
- * was aborted.
+ * Why a request timed out, the `reason` of a `RequestTimeoutError`: `Timeout`, no answer in time
+ * (a list's headers, a discovery request); `WatchNotOpened`, a watch whose response headers did not
+ * arrive within `watchOpenTimeoutMs`: it never opened.
+ */
+export type RequestTimeoutReason = 'Timeout' | 'WatchNotOpened';
+
+/**
+ * A request that must answer within a time limit did not, and was aborted: a list whose response
+ * headers did not arrive within its `responseTimeoutMs`, or a discovery request past its
+ * `timeoutMs` (`reason` `Timeout`); a watch that did not open, its headers not in within
+ * `watchOpenTimeoutMs` (`reason` `WatchNotOpened`: its status was `connecting` until then, never
+ * `watching`). In a browser the usual cause is the connection limit: at most 6 HTTP/1.1 connections
+ * per origin, each open watch holding one, so a 7th informer's requests wait in the browser's queue;
+ * the message says so there. The reflector backs off and tries again.
  *
  * @example
- * if (status.lastError instanceof RequestTimeoutError) console.warn(`no answer to ${status.lastError.path}`);
+ * if (status.lastError instanceof RequestTimeoutError && status.lastError.reason === 'WatchNotOpened') showBanner(status.lastError.message);
  */
 export class RequestTimeoutError extends RxInformerError {
   /** Always `RequestTimeoutError`: set as a string, so it survives minification. */
   override readonly name: string = 'RequestTimeoutError';
+  declare readonly reason: RequestTimeoutReason;
   /** The request path. */
   readonly path: string;
   /** The time limit, in milliseconds. */
   readonly timeoutMs: number;
 
-  constructor(path: string, timeoutMs: number, options?: { cause?: unknown }) {
-    super('Timeout', `no answer to ${path} within ${timeoutMs} ms`, options);
+  /** `reason` defaults to `Timeout`; `hint`, when given, ends the message: what may be in the way. */
+  constructor(path: string, timeoutMs: number, options: { cause?: unknown; hint?: string; reason?: RequestTimeoutReason } = {}) {
+    const reason = options.reason ?? 'Timeout';
+    const what =
+      reason === 'WatchNotOpened'
+        ? `the watch ${path} did not open within ${timeoutMs} ms (no response headers)`
+        : `no answer to ${path} within ${timeoutMs} ms`;
+    super(reason, options.hint ? `${what}: ${options.hint}` : what, { cause: options.cause });
     this.path = path;
     this.timeoutMs = timeoutMs;
   }

@@ -48,8 +48,11 @@ export type {
   Status,
   WatchEvent,
   WatchEventType,
+  WatchItem,
+  WatchOpened,
   WatchOptions,
 } from './types.ts';
+export { WATCH_OPENED } from './types.ts';
 
 // Metadata-only informers
 export { metadataOnly, NotPartialMetadataError } from './partialObjectMetadata.ts';

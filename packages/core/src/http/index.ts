@@ -29,8 +29,9 @@ export {
 export type { WatchDecoder, WatchDecoderOptions } from './watchDecoder.ts';
 export { apiErrorFromResponse, networkErrorFrom, parseRetryAfter } from './httpErrors.ts';
 export { listQuery, watchQuery, resourcePath } from './listWatchQuery.ts';
-export { INITIAL_EVENTS_END_ANNOTATION } from '../types.ts';
+export { BROWSER_WATCH_OPEN_TIMEOUT_MS, inBrowser } from './browserLimits.ts';
+export { INITIAL_EVENTS_END_ANNOTATION, WATCH_OPENED } from '../types.ts';
 export { bodyExcerpt, checkNumber, checkScheduler, jsonErrorDetail } from '../errors.ts';
-export type { NetworkErrorReason, NumberCheck, ResponsePart } from '../errors.ts';
+export type { NetworkErrorReason, NumberCheck, RequestTimeoutReason, ResponsePart } from '../errors.ts';
 export { PARTIAL_OBJECT_METADATA_ACCEPT } from '../partialObjectMetadata.ts';
 export { PARTIAL_OBJECT_METADATA_TYPE } from '../expectedType.ts';
