@@ -1,21 +1,23 @@
 #!/usr/bin/env node
 /**
- * `npm run example:angular [-- --port 8080 --pods 30 --rate 2 --seed 1 --duration S]`: the Angular
- * example for a person. Builds the app from the packed packages (see test/angularApp.ts), starts
- * the simulator with seeded pods in three namespaces, a churn and changing pod phases, serves the
- * built app behind the same-origin proxy, prints the URL and runs until Ctrl-C.
+ * `npm run example:angular [-- --port 8080 --pods 30 --rate 2 --seed 1 --duration S] [--http1 | --cert F --key F]`:
+ * the Angular example for a person. Builds the app from the packed packages (see
+ * test/angularApp.ts), starts the simulator with seeded pods in three namespaces, a churn and
+ * changing pod phases, serves the built app behind the same-origin proxy (HTTP/2 over TLS with the
+ * development certificate, unless told otherwise), prints the URL and runs until Ctrl-C.
  */
 import { startBrowserExample } from '@rxinformer/browser-example/browserExample';
-import { exampleOptions, fail, runUntilStopped } from '@rxinformer/browser-example/exampleCommand';
+import { exampleOptions, exampleTls, fail, runUntilStopped, TLS_USAGE } from '@rxinformer/browser-example/exampleCommand';
 import type { KubeObject } from '@rxinformer/core';
 import { buildAngularApp } from '../test/angularApp.ts';
 
-const usage = `usage: npm run example:angular -- [--port N] [--pods N] [--rate N] [--seed N] [--duration S]
+const usage = `usage: npm run example:angular -- [--port N] [--pods N] [--rate N] [--seed N] [--duration S] [--http1 | --cert F --key F]
   --port      port of the page on 127.0.0.1 (default 8080; 0 = any free port)
   --pods      pods created at start (default 30)
   --rate      churn: creates, updates, deletes and recreates per second, and as many phase changes (default 2; 0 = none)
   --seed      seed of the simulator and the churn (default 1)
-  --duration  stop after S seconds (default: run until Ctrl-C)`;
+  --duration  stop after S seconds (default: run until Ctrl-C)
+${TLS_USAGE}`;
 
 const PHASES = ['Pending', 'Running', 'Running', 'Running', 'Succeeded', 'Failed'];
 
@@ -26,7 +28,9 @@ async function main(): Promise<void> {
     return;
   }
   const app = await buildAngularApp(undefined, (line) => console.log(line));
+  const { tls, notes } = await exampleTls(o);
   const example = await startBrowserExample({
+    tls,
     port: o.port,
     pods: o.pods,
     ratePerSecond: o.rate,
@@ -46,6 +50,7 @@ async function main(): Promise<void> {
         }, 1000 / o.rate)
       : undefined;
   console.log(`Angular example: open ${example.url}`);
+  for (const line of notes) console.log(line);
   console.log(`  the app lists and watches pods through ${example.url}/api → simulator at ${example.sim.url}`);
   const fault = (name: string, body: string) =>
     `curl -XPOST ${example.sim.url}/_sim/faults/${name} -H 'Content-Type: application/json' -d '${body}'`;

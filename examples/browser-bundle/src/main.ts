@@ -26,7 +26,7 @@ informer.store$.pipe(auditTime(50)).subscribe((store) => {
   );
 });
 informer.status$.subscribe((s) => {
-  status.textContent = `${s.phase}${s.lastError ? `: ${s.lastError.message}` : ''}`;
+  status.textContent = `${s.phase}${s.lastError ? `: ${s.lastError.name}: ${s.lastError.message}` : ''}`; // the name survives --minify
   status.dataset.phase = s.phase;
 });
 informer.start();

@@ -12,6 +12,8 @@ import { RxInformerError } from '@rxinformer/core';
  * bootstrapApplication(App, { providers: [provideInformers({ source })] }); // fixes it app-wide
  */
 export class InformersNotProvidedError extends RxInformerError {
+  /** Always `InformersNotProvidedError`: set as a string, so it survives minification. */
+  override readonly name: string = 'InformersNotProvidedError';
   constructor(caller: string) {
     super(
       'InformersNotProvided',
@@ -30,6 +32,8 @@ export class InformersNotProvidedError extends RxInformerError {
  * ngOnInit() { injectInformer(podsResource, { injector: this.injector }); } // elsewhere: pass one
  */
 export class NotInInjectionContextError extends RxInformerError {
+  /** Always `NotInInjectionContextError`: set as a string, so it survives minification. */
+  override readonly name: string = 'NotInInjectionContextError';
   constructor(caller: string, options?: { cause?: unknown }) {
     super(
       'NotInInjectionContext',

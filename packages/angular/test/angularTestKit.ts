@@ -10,7 +10,14 @@ import { TestBed } from '@angular/core/testing';
 import { BrowserTestingModule, platformBrowserTesting } from '@angular/platform-browser/testing';
 import { createWindow } from 'domino';
 import { Observable, Subject, of } from 'rxjs';
-import type { KubeObject, ListerWatcherSource, ResourceDescriptor, WatchEvent } from '@rxinformer/core';
+import {
+  WATCH_OPENED,
+  type KubeObject,
+  type ListerWatcherSource,
+  type ResourceDescriptor,
+  type WatchEvent,
+  type WatchItem,
+} from '@rxinformer/core';
 import { injectInformer, type InformerRef } from '../src/injectInformer.ts';
 import { provideInformers, type InformersConfig } from '../src/provideInformers.ts';
 
@@ -85,7 +92,8 @@ export function manualSource(items: Pod[], rv = '10'): ManualSource {
     },
     watch: () => {
       record('watch');
-      return new Observable<WatchEvent<Pod>>((subscriber) => {
+      return new Observable<WatchItem<Pod>>((subscriber) => {
+        subscriber.next(WATCH_OPENED); // open at once, as a watch whose answer's headers came
         const events = new Subject<WatchEvent<Pod>>();
         watches.add(events);
         const subscription = events.subscribe(subscriber);

@@ -8,9 +8,10 @@ import { FieldSelectorError as SyntaxError, parseFieldSelector as parseFieldSynt
 
 /** A selector the server refuses. */
 export class FieldSelectorError extends Error {
+  /** Always `FieldSelectorError`: set as a string, so it survives minification. */
+  override readonly name: string = 'FieldSelectorError';
   constructor(message: string) {
     super(message);
-    this.name = 'FieldSelectorError';
   }
 }
 

@@ -26,11 +26,12 @@ export interface HttpChurnTargetOptions {
 
 /** An answer the server gave with an error status. */
 export class HttpTargetError extends Error {
+  /** Always `HttpTargetError`: set as a string, so it survives minification. */
+  override readonly name: string = 'HttpTargetError';
   /** The HTTP status of the answer. */
   readonly status: number;
   constructor(method: string, path: string, status: number, body: string) {
     super(`${method} ${path}: ${status} ${body.slice(0, 300)}`);
-    this.name = 'HttpTargetError';
     this.status = status;
   }
 }

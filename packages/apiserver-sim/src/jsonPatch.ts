@@ -7,6 +7,8 @@ import { cloneJson as clone, isJsonObject, type Json } from './json.ts';
 
 /** A patch that is malformed (`BadRequest`, 400) or cannot apply to the document (`Invalid`, 422). */
 export class PatchError extends Error {
+  /** Always `PatchError`: set as a string, so it survives minification. */
+  override readonly name: string = 'PatchError';
   /** The Status reason the server answers with. */
   readonly reason: 'BadRequest' | 'Invalid';
   /** 400 for a malformed patch, 422 for a result that is invalid. */
@@ -14,7 +16,6 @@ export class PatchError extends Error {
 
   constructor(reason: 'BadRequest' | 'Invalid', message: string) {
     super(message);
-    this.name = 'PatchError';
     this.reason = reason;
     this.code = reason === 'BadRequest' ? 400 : 422;
   }

@@ -12,6 +12,8 @@ import { RxInformerError } from '@rxinformer/core';
 
 /** A path a secret file will not be written to: a symbolic link, a directory or another special file. */
 export class UnsafePathError extends RxInformerError {
+  /** Always `UnsafePathError`: set as a string, so it survives minification. */
+  override readonly name: string = 'UnsafePathError';
   /** The path that was refused. */
   readonly path: string;
 

@@ -13,12 +13,13 @@ export interface StatusCause {
 
 /** An error that the HTTP layer answers with the Status it carries. */
 export class ApiStatusError extends Error {
+  /** Always `ApiStatusError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ApiStatusError';
   /** The Status body sent to the client. */
   readonly status: Status & { code: number };
 
   constructor(status: Status & { code: number }) {
     super(status.message ?? status.reason ?? `status ${status.code}`);
-    this.name = 'ApiStatusError';
     this.status = status;
   }
 

@@ -297,6 +297,8 @@ function liveSnapshot(col: Collection, rv: number): Snapshot {
 
 /** The history no longer reaches back to the revision asked for. */
 export class CompactedError extends Error {
+  /** Always `CompactedError`: set as a string, so it survives minification. */
+  override readonly name: string = 'CompactedError';
   /** The revision asked for. */
   readonly requested: number;
   /** The compacted revision. */
@@ -304,7 +306,6 @@ export class CompactedError extends Error {
 
   constructor(requested: number, compacted: number) {
     super(`too old resource version: ${requested} (${compacted + 1})`);
-    this.name = 'CompactedError';
     this.requested = requested;
     this.compacted = compacted;
   }

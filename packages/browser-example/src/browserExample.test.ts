@@ -2,7 +2,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { Browser, Page } from 'playwright-core';
 import type { KubeObject } from '@rxinformer/core';
 import { startBrowserExample, type BrowserExample } from './browserExample.ts';
-import { browserTestsRun, launchChromium } from '../test/chromium.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { devCertificate, spkiHash } from './devCertificate.ts';
+import { acceptCertificate, browserTestsRun, launchChromium } from '../test/chromium.ts';
 import { pod } from '@rxinformer/testing';
 
 interface Pod extends KubeObject {
@@ -12,9 +16,16 @@ interface Pod extends KubeObject {
 
 const describeInBrowser = browserTestsRun('the browser example test') ? describe : describe.skip;
 
-describeInBrowser('startBrowserExample, in headless Chromium', () => {
+/** The page over plain HTTP/1.1, and over HTTP/2 with a development certificate Chromium accepts by its key. */
+const protocols = [
+  { name: 'HTTP/1.1', tls: false, dropError: 'net::ERR_INCOMPLETE_CHUNKED_ENCODING' },
+  { name: 'HTTP/2', tls: true, dropError: 'net::ERR_HTTP2_PROTOCOL_ERROR' },
+];
+
+describeInBrowser.each(protocols)('startBrowserExample over $name, in headless Chromium', ({ tls: secure, dropError }) => {
   let example: BrowserExample | undefined;
   let browser: Browser | undefined;
+  let certDir: string | undefined;
   let page: Page;
   const pageErrors: string[] = [];
   const consoleErrors: string[] = [];
@@ -24,9 +35,11 @@ describeInBrowser('startBrowserExample, in headless Chromium', () => {
     page.waitForFunction(([k, p]) => document.querySelector(`tr[data-key="${k}"] td.phase`)?.textContent === p, [key, phase] as const);
 
   beforeAll(async () => {
-    example = await startBrowserExample({ pods: 3, seed: 5 });
+    certDir = secure ? await mkdtemp(join(tmpdir(), 'browser-example-tls-')) : undefined;
+    const tls = certDir === undefined ? undefined : await devCertificate(certDir);
+    example = await startBrowserExample({ pods: 3, seed: 5, tls });
     // A fresh temporary profile per launch: nothing carries over between runs.
-    browser = await launchChromium();
+    browser = await launchChromium(tls ? [acceptCertificate(spkiHash(tls.cert))] : []);
     page = await browser.newPage();
     page.setDefaultTimeout(20_000);
     page.on('pageerror', (e) => pageErrors.push(e.message));
@@ -40,6 +53,7 @@ describeInBrowser('startBrowserExample, in headless Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await example?.close();
+    if (certDir !== undefined) await rm(certDir, { recursive: true, force: true });
   });
 
   afterEach(() => {
@@ -112,7 +126,7 @@ describeInBrowser('startBrowserExample, in headless Chromium', () => {
     sim.storage.create('pods', pod('after-drop', { phase: 'Pending', namespace: null }), 'batch');
     await page.waitForSelector('tr[data-key="batch/after-drop"]');
     await page.waitForSelector('#status[data-phase="watching"]');
-    // The drop reached the browser as a broken response, not as a clean end of the watch.
-    expect(consoleErrors).toEqual([expect.stringContaining('net::ERR_INCOMPLETE_CHUNKED_ENCODING')]);
+    // The drop reached the browser as a broken response (HTTP/2: a reset stream), not as a clean end of the watch.
+    expect(consoleErrors).toEqual([expect.stringContaining(dropError)]);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { createLoadGenerator, objectStoreTarget, startApiServer, type ApiServer, type ChurnHandle } from '@rxinformer/apiserver-sim';
 import { buildPage, type PageBundle } from './bundle.ts';
-import { startPageServer, type StaticSite } from './pageServer.ts';
+import { startPageServer, type StaticSite, type TlsCredentials } from './pageServer.ts';
 
 /** Options of `startBrowserExample`. */
 export interface BrowserExampleOptions {
@@ -26,11 +26,16 @@ export interface BrowserExampleOptions {
    * Angular build) or a page bundle. Default: this package's page, built with esbuild.
    */
   page?: PageBundle | StaticSite;
+  /**
+   * Serve the page over HTTP/2 and TLS with these credentials (`devCertificate()`,
+   * `loadCertificate()`): any number of informers per tab. Default: none, plain HTTP/1.1.
+   */
+  tls?: TlsCredentials;
 }
 
 /** A running example. */
 export interface BrowserExample {
-  /** The page's URL (the page server). */
+  /** The page's URL (the page server): `https:` with `tls`, else `http:`. */
   readonly url: string;
   /** The simulator behind the proxy: create, update and delete objects through `sim.storage`. */
   readonly sim: ApiServer;
@@ -65,7 +70,7 @@ export async function startBrowserExample(options: BrowserExampleOptions = {}): 
     const load = createLoadGenerator({ target: objectStoreTarget(sim.storage), namespaces, seed });
     load.seed(options.pods ?? 0);
     if ((options.ratePerSecond ?? 0) > 0) churn = load.churn({ ratePerSecond: options.ratePerSecond! });
-    const server = await startPageServer({ upstream: sim.url, page, port: options.port ?? 0 });
+    const server = await startPageServer({ upstream: sim.url, page, port: options.port ?? 0, ...(options.tls && { tls: options.tls }) });
     return {
       url: server.url,
       sim,

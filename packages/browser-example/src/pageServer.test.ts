@@ -1,21 +1,76 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer, get } from 'node:http';
+import { createServer, get as httpGet } from 'node:http';
+import { connect, constants } from 'node:http2';
+import { get as httpsGet } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
+import { devCertificate, type DevCertificate } from './devCertificate.ts';
 import { forwardableHeaders, isApiPath, startPageServer, type PageServer } from './pageServer.ts';
 import { until } from '@rxinformer/testing';
 
 const page = { html: '<!doctype html><script type="module" src="/app.js"></script>', js: 'export const page = 1;\n' };
 
-/** GETs `path` as written (fetch would normalise it); resolves with the status code. */
-function rawGet(url: string, path: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    get({ host: '127.0.0.1', port: new URL(url).port, path }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    }).on('error', reject);
-  });
+/** A development certificate made once for this file, in a folder of its own. */
+let certDir: string;
+let cert: DevCertificate;
+beforeAll(async () => {
+  certDir = await mkdtemp(join(tmpdir(), 'page-server-tls-'));
+  cert = await devCertificate(certDir);
+});
+afterAll(async () => {
+  await rm(certDir, { recursive: true, force: true });
+});
+
+/**
+ * How a test talks to the server: over plain HTTP/1.1 (Node's fetch), or over TLS offering HTTP/2
+ * (undici with h2 allowed, trusting the development CA).
+ */
+interface Mode {
+  name: string;
+  tls: boolean;
+  fetch(url: string, init?: RequestInit): Promise<Response>;
+  /** GETs `path` as written (fetch would normalise it); resolves with the status code. */
+  rawGet(url: string, path: string): Promise<number>;
 }
+
+const modes: Mode[] = [
+  {
+    name: 'plain HTTP/1.1',
+    tls: false,
+    fetch: (url, init) => fetch(url, init),
+    rawGet: (url, path) =>
+      new Promise((resolve, reject) => {
+        httpGet({ host: '127.0.0.1', port: new URL(url).port, path }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        }).on('error', reject);
+      }),
+  },
+  {
+    name: 'HTTP/2 over TLS',
+    tls: true,
+    fetch: (url, init) => {
+      const dispatcher = new Agent({ allowH2: true, connect: { ca: cert.ca } });
+      return undiciFetch(url, { ...(init as object), dispatcher }) as unknown as Promise<Response>;
+    },
+    rawGet: (url, path) =>
+      new Promise((resolve, reject) => {
+        const session = connect(url, { ca: cert.ca });
+        session.on('error', reject);
+        const req = session.request({ ':path': path });
+        req.on('response', (headers) => {
+          req.resume();
+          resolve(Number(headers[':status']));
+          session.close();
+        });
+        req.on('error', reject);
+      }),
+  },
+];
 
 /** Reads a streamed body until one whole line has arrived. */
 async function firstLine(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
@@ -49,21 +104,30 @@ describe('forwardableHeaders', () => {
       }),
     ).toEqual({ accept: 'application/json', authorization: 'Bearer t' });
   });
+
+  it("should drop HTTP/2's pseudo-headers and the headers HTTP/2 forbids", () => {
+    expect(
+      forwardableHeaders({ ':method': 'GET', ':path': '/api', ':authority': 'x', 'proxy-connection': 'keep-alive', accept: '*/*' }),
+    ).toEqual({ accept: '*/*' });
+  });
 });
 
-describe('startPageServer', () => {
+describe.each(modes)('startPageServer, $name', (mode) => {
+  const { fetch, rawGet } = mode;
   let sim: ApiServer;
   let server: PageServer;
   beforeAll(async () => {
     sim = await startApiServer({ port: 0, seed: 3 });
-    server = await startPageServer({ upstream: sim.url, page });
+    server = await startPageServer({ upstream: sim.url, page, ...(mode.tls && { tls: cert }) });
+    expect(server.url).toMatch(mode.tls ? /^https:/ : /^http:/);
   });
   afterAll(async () => {
     await server?.close();
     await sim?.close();
   });
   const currentRv = async (): Promise<string> =>
-    ((await (await fetch(`${sim.url}/api/v1/pods?limit=1`)).json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    ((await (await globalThis.fetch(`${sim.url}/api/v1/pods?limit=1`)).json()) as { metadata: { resourceVersion: string } }).metadata
+      .resourceVersion;
 
   it('should serve the page at / and its script at /app.js, and nothing else', async () => {
     const html = await fetch(`${server.url}/`);
@@ -78,7 +142,7 @@ describe('startPageServer', () => {
     sim.storage.create('pods', { metadata: { name: 'one' } }, 'default');
     sim.storage.create('pods', { metadata: { name: 'two' } }, 'default');
     const through = await fetch(`${server.url}/api/v1/namespaces/default/pods?limit=1`);
-    const direct = await fetch(`${sim.url}/api/v1/namespaces/default/pods?limit=1`);
+    const direct = await globalThis.fetch(`${sim.url}/api/v1/namespaces/default/pods?limit=1`);
     const [a, b] = [await through.json(), await direct.json()] as { items: unknown[]; metadata: { continue?: string } }[];
     expect(through.status).toBe(200);
     expect(a.items).toHaveLength(1);
@@ -149,7 +213,7 @@ describe('startPageServer', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as AddressInfo;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const orphan = await startPageServer({ upstream: `http://127.0.0.1:${port}`, page });
+    const orphan = await startPageServer({ upstream: `http://127.0.0.1:${port}`, page, ...(mode.tls && { tls: cert }) });
     try {
       const r = await fetch(`${orphan.url}/api/v1/pods`);
       expect(r.status).toBe(502);
@@ -157,6 +221,81 @@ describe('startPageServer', () => {
       expect((await fetch(`${orphan.url}/`)).status).toBe(200);
     } finally {
       await orphan.close();
+    }
+  });
+});
+
+describe('startPageServer with tls', () => {
+  let sim: ApiServer;
+  let server: PageServer;
+  beforeAll(async () => {
+    sim = await startApiServer({ port: 0, seed: 4 });
+    server = await startPageServer({ upstream: sim.url, page, tls: cert });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await sim?.close();
+  });
+
+  it('should speak HTTP/2 to a client that offers it, and HTTP/1.1 over TLS to one that does not', async () => {
+    expect(server.protocol).toBe('h2');
+    const session = connect(server.url, { ca: cert.ca });
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = session.request({ ':path': '/version' });
+        req.on('response', (h) => resolve(Number(h[':status'])));
+        req.on('error', reject);
+        req.resume();
+      });
+      expect([session.alpnProtocol, status]).toEqual(['h2', 200]);
+    } finally {
+      session.close();
+    }
+    const version = await new Promise<string>((resolve, reject) => {
+      httpsGet(`${server.url}/version`, { ca: cert.ca }, (res) => {
+        res.resume();
+        resolve(`${res.httpVersion} ${res.statusCode}`);
+      }).on('error', reject);
+    });
+    expect(version).toBe('1.1 200');
+  });
+
+  it('should carry many watches on one connection, each live, each aborted upstream by an RST_STREAM', async () => {
+    const before = sim.watches.sessions().length;
+    const session = connect(server.url, { ca: cert.ca });
+    const rv = ((await (await fetch(`${sim.url}/api/v1/pods?limit=1`)).json()) as { metadata: { resourceVersion: string } }).metadata
+      .resourceVersion;
+    const streams = Array.from({ length: 12 }, () =>
+      session.request({ ':path': `/api/v1/namespaces/default/pods?watch=true&resourceVersion=${rv}` }),
+    );
+    const received = streams.map(() => '');
+    streams.forEach((stream, i) => stream.on('data', (chunk: Buffer) => (received[i] += chunk.toString())));
+    try {
+      await until(() => sim.watches.sessions().length === before + 12); // more than a browser's 6 HTTP/1.1 connections
+      sim.storage.create('pods', { metadata: { name: 'to-all' } }, 'default');
+      await until(() => received.every((text) => text.includes('"to-all"')));
+      for (const stream of streams) stream.close(constants.NGHTTP2_CANCEL); // what a browser sends when a fetch is aborted
+      await until(() => sim.watches.sessions().length === before);
+    } finally {
+      session.close();
+    }
+  });
+
+  it("should reset the page's stream when the API server drops the watch", async () => {
+    const session = connect(server.url, { ca: cert.ca });
+    try {
+      const stream = session.request({ ':path': '/api/v1/namespaces/default/pods?watch=true' });
+      stream.resume();
+      const outcome = new Promise<string>((resolve) => {
+        stream.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+        stream.on('end', () => resolve('clean end'));
+      });
+      await new Promise((resolve) => stream.once('response', resolve));
+      await until(() => sim.watches.sessions().length > 0);
+      sim.faults.dropWatches('all');
+      expect(await outcome).toBe('ERR_HTTP2_STREAM_ERROR');
+    } finally {
+      session.close();
     }
   });
 });

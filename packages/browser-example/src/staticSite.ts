@@ -5,9 +5,9 @@
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream';
+import { writable, type PageRequest, type PageResponse } from './pageHttp.ts';
 
 /** A directory of built files to serve at `/`. */
 export interface StaticSite {
@@ -64,7 +64,7 @@ async function isFile(path: string): Promise<boolean> {
 }
 
 /** Answers a GET or HEAD for `pathname` from `site`: the file, or 404. */
-export async function serveSite(site: StaticSite, req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+export async function serveSite(site: StaticSite, req: PageRequest, res: PageResponse, pathname: string): Promise<void> {
   const file = await siteFile(site, pathname);
   if (!file && pathname === '/favicon.ico') {
     res.writeHead(204, { 'Cache-Control': 'no-store' }); // a site without an icon: no error in the console
@@ -79,5 +79,5 @@ export async function serveSite(site: StaticSite, req: IncomingMessage, res: Ser
   const { size } = await stat(file);
   res.writeHead(200, { 'Content-Type': contentType(file), 'Content-Length': size, 'Cache-Control': 'no-store' });
   if (req.method === 'HEAD') res.end();
-  else pipeline(createReadStream(file), res, () => undefined);
+  else pipeline(createReadStream(file), writable(res), () => undefined);
 }

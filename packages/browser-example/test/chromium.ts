@@ -34,8 +34,20 @@ export function browserTestsRun(what: string): boolean {
   return run;
 }
 
-/** Launches Chromium; throws a clear error when it is missing. */
-export function launchChromium(): Promise<Browser> {
+/**
+ * Launches Chromium with `CHROMIUM_ARGS` and `extraArgs` (e.g. `--ignore-certificate-errors-spki-list=…`
+ * for a page served with a development certificate); throws a clear error when it is missing.
+ */
+export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   if (!haveChromium) throw new Error(`Chromium is missing at ${CHROMIUM}: .ci/run installs Debian's chromium before npm test`);
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...extraArgs] });
+}
+
+/**
+ * The flag that makes Chromium accept the one certificate whose public key hashes to `spki` (see
+ * `spkiHash`), and no other certificate error: the browser tests' way to open a page served with a
+ * development certificate without trusting its authority.
+ */
+export function acceptCertificate(spki: string): string {
+  return `--ignore-certificate-errors-spki-list=${spki}`;
 }

@@ -15,6 +15,8 @@ export type ResourceRef = { group?: string; version: string; resource: string } 
 
 /** Discovery found no such resource (unknown group/version, or no resource of that name or kind). */
 export class ResourceNotFoundError extends RxInformerError {
+  /** Always `ResourceNotFoundError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ResourceNotFoundError';
   /** What was asked for. */
   readonly ref: ResourceRef;
 
@@ -29,6 +31,8 @@ export class ResourceNotFoundError extends RxInformerError {
  * pods, `bindings`, `selfsubjectaccessreviews`): an informer of it would fail forever.
  */
 export class ResourceNotWatchableError extends RxInformerError {
+  /** Always `ResourceNotWatchableError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ResourceNotWatchableError';
   /** What was asked for. */
   readonly ref: ResourceRef;
   /** The verbs the server announced for it. */

@@ -13,6 +13,8 @@ import { bodyExcerpt } from '@rxinformer/core/http';
  * informer.status$.subscribe((s) => { if (s.lastError instanceof CredentialError) console.error(s.lastError.cause); });
  */
 export class CredentialError extends RxInformerError {
+  /** Always `CredentialError`: set as a string, so it survives minification. */
+  override readonly name: string = 'CredentialError';
   /** The KubeConfig user whose credentials failed. */
   readonly user: string;
 
@@ -29,6 +31,8 @@ export class CredentialError extends RxInformerError {
  * body that looks like JSON (cut JSON may hold a Secret's data).
  */
 export class ResponseDecodeError extends RxInformerError {
+  /** Always `ResponseDecodeError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ResponseDecodeError';
   /** The request path. */
   readonly path: string;
   /** The start of the body (200 characters). */

@@ -27,6 +27,8 @@ export type ExecPluginFailure = 'ExecPluginNotStarted' | 'ExecPluginTimeout' | '
  * `CredentialError` on `status$` carries it as `cause`.
  */
 export class ExecPluginError extends RxInformerError {
+  /** Always `ExecPluginError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ExecPluginError';
   /** The plugin's command. */
   readonly command: string;
   /** Its exit code, when it exited with one. */

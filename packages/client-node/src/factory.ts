@@ -77,8 +77,22 @@ export interface KubeInformerFactory extends InformerFactory {
  * await factory.close();
  */
 export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeInformerFactoryOptions = {}): KubeInformerFactory {
-  const { transport: given, discoveryTimeoutMs, responseTimeoutMs, maxWatchLineBytes, maxListBodyBytes, ...factoryOptions } = options;
-  const limits = resolveHttpLimits({ responseTimeoutMs, maxWatchLineBytes, maxListBodyBytes, scheduler: options.scheduler }); // throws now
+  const {
+    transport: given,
+    discoveryTimeoutMs,
+    responseTimeoutMs,
+    watchOpenTimeoutMs,
+    maxWatchLineBytes,
+    maxListBodyBytes,
+    ...factoryOptions
+  } = options;
+  const limits = resolveHttpLimits({
+    responseTimeoutMs,
+    watchOpenTimeoutMs,
+    maxWatchLineBytes,
+    maxListBodyBytes,
+    scheduler: options.scheduler,
+  }); // throws now
   const transport = given ?? createKubeTransport(kubeConfig);
   const source: ListerWatcherSource = (resource, scope) =>
     kubeConfigListerWatcher(kubeConfig, {

@@ -33,8 +33,10 @@ export interface KubeConfigListerWatcherOptions<T extends KubeObject = KubeObjec
 /**
  * Lists and watches one resource of the KubeConfig's current cluster. Objects are the parsed JSON,
  * typed as client-node's model interfaces. Failures are typed as with core's `httpListerWatcher`:
- * `KubeApiError`, `NetworkError` (undici's `SocketError`… as its `cause`), `RequestTimeoutError`,
- * `ResponseTooLargeError`, `WatchDecodeError`, and `CredentialError` from the KubeConfig.
+ * `KubeApiError`, `NetworkError` (undici's `SocketError`… as its `cause`), `RequestTimeoutError`
+ * (reason `WatchNotOpened` for a watch whose headers did not come within `watchOpenTimeoutMs`),
+ * `ResponseTooLargeError`, `WatchDecodeError`, and `CredentialError` from the KubeConfig. A watch
+ * emits `WATCH_OPENED` when its headers are in: its informer is `connecting` until then.
  *
  * Caveat: undici's own 300 s headers timeout still bounds a `responseTimeoutMs` set higher.
  *

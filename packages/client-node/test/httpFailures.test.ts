@@ -6,8 +6,10 @@ import {
   NetworkError,
   RequestTimeoutError,
   ResponseTooLargeError,
+  WATCH_OPENED,
   type ReflectorStatus,
   type WatchEvent,
+  type WatchItem,
 } from '@rxinformer/core';
 import { reflector } from '@rxinformer/core/reflector';
 import { firstValueFrom, VirtualTimeScheduler } from 'rxjs';
@@ -71,7 +73,7 @@ describe.each(listerWatcherMakers(() => server.url, transports))('%s', (_name, m
         .watch({ resourceVersion: rv })
         .subscribe({ next: (e) => events.push(e.type), error: (e: unknown) => (error = e) });
       await until(() => error !== undefined && server.closedRequests.some((u) => u.includes(rv)));
-      expect(events).toEqual(['ADDED']); // the good line before it still counts
+      expect(events).toEqual(['OPENED', 'ADDED']); // the good line before it still counts
       expect(error).toBeInstanceOf(ResponseTooLargeError);
       expect((error as ResponseTooLargeError).part).toBe('watchLine');
       expect(server.closedRequests.some((u) => u.includes(rv))).toBe(true); // the request was aborted
@@ -117,18 +119,75 @@ describe.each(listerWatcherMakers(() => server.url, transports))('%s', (_name, m
     expect(server.closedRequests).toEqual(['/api/v1/pods?limit=7']); // aborted
   });
 
+  it('should give up on a watch whose headers never arrive after watchOpenTimeoutMs, not responseTimeoutMs', async () => {
+    server.handler = () => undefined; // accepts, never answers
+    const scheduler = new VirtualTimeScheduler();
+    server.requests.length = 0;
+    server.closedRequests.length = 0;
+    const items: string[] = [];
+    let error: unknown;
+    make({ responseTimeoutMs: 60_000, watchOpenTimeoutMs: 2_000, scheduler })
+      .watch({ resourceVersion: '5' })
+      .subscribe({ next: (e) => items.push(e.type), error: (e: unknown) => (error = e) });
+    await until(() => server.requests.length > 0);
+    scheduler.maxFrames = 1_999;
+    scheduler.flush();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(error).toBeUndefined(); // not yet
+    scheduler.maxFrames = 2_000;
+    scheduler.flush();
+    await until(() => error !== undefined && server.closedRequests.length > 0);
+    expect(items).toEqual([]); // never opened
+    expect(error).toBeInstanceOf(RequestTimeoutError);
+    expect(error).toMatchObject({ name: 'RequestTimeoutError', reason: 'WatchNotOpened', timeoutMs: 2_000 });
+    expect((error as Error).message).toMatch(/^the watch \/api\/v1\/pods\?watch=true&resourceVersion=5 did not open within 2000 ms/);
+    expect(server.closedRequests).toEqual(['/api/v1/pods?watch=true&resourceVersion=5']); // aborted
+  });
+
+  it('should tell the reflector when a watch opens: connecting until its headers, then watching', async () => {
+    const held: import('node:http').ServerResponse[] = [];
+    server.handler = (req, res) => {
+      if (!req.url?.includes('watch=true')) return res.end(emptyList);
+      held.push(res); // headers held back until the test sends them
+    };
+    const scheduler = new VirtualTimeScheduler();
+    const statuses: ReflectorStatus[] = [];
+    const lw = make({ watchOpenTimeoutMs: 10_000, scheduler });
+    const sub = reflector(lw, { scheduler, random: () => 0, backoff: { initialMs: 1_000 }, stallCheck: false }).subscribe((e) => {
+      if (e.type === 'STATUS') statuses.push(e.status);
+    });
+    const phases = () => statuses.map((s) => `${s.phase} ${s.lastError === undefined ? '-' : (s.lastError as RequestTimeoutError).reason}`);
+    await until(() => held.length === 1);
+    expect(phases()).toEqual(['listing -', 'listing -', 'connecting -']); // synced, never `watching`
+    scheduler.maxFrames = 10_000; // the watch's headers are late: it gives up, backs off 1 s
+    scheduler.flush();
+    await until(() => statuses.at(-1)?.phase === 'backingOff');
+    scheduler.maxFrames = 11_000;
+    scheduler.flush();
+    await until(() => held.length === 2); // the second watch is out, its headers held too
+    expect(phases().slice(3)).toEqual(['backingOff WatchNotOpened', 'connecting WatchNotOpened']);
+    held[1].writeHead(200, { 'Content-Type': 'application/json' });
+    held[1].flushHeaders();
+    await until(() => statuses.at(-1)?.phase === 'watching');
+    expect(phases().slice(5)).toEqual(['watching WatchNotOpened']); // open; the error goes with the first event
+    held[1].write(line({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '2' } } }));
+    await until(() => statuses.at(-1)?.lastError === undefined);
+    expect(phases().slice(6)).toEqual(['watching -']);
+    sub.unsubscribe();
+  });
+
   it('should not time out a watch once its headers have arrived, however long its body is silent', async () => {
     server.handler = (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.write(line({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '2' } } })); // then silence
     };
     const scheduler = new VirtualTimeScheduler();
-    const events: WatchEvent[] = [];
+    const events: WatchItem[] = [];
     let error: unknown;
     const sub = make({ responseTimeoutMs: 5_000, scheduler })
       .watch({ resourceVersion: 'silent' })
       .subscribe({ next: (e) => events.push(e), error: (e: unknown) => (error = e) });
-    await until(() => events.length > 0); // headers and a first line are in
+    await until(() => events.length > 1); // headers and a first line are in
     scheduler.flush(); // far past the response timeout
     await new Promise((r) => setTimeout(r, 20));
     expect(error).toBeUndefined();
@@ -142,14 +201,14 @@ describe.each(listerWatcherMakers(() => server.url, transports))('%s', (_name, m
       // A whole line, then half of one, then the connection is cut.
       res.write(line({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '2' } } }) + '{"type":"ADD', () => req.socket.destroy());
     };
-    const events: WatchEvent[] = [];
+    const events: WatchItem[] = [];
     let outcome: unknown;
     make({})
       .watch({})
       .subscribe({ next: (e) => events.push(e), error: (e: unknown) => (outcome = e), complete: () => (outcome = 'complete') });
     await until(() => outcome !== undefined);
     expect(outcome).toBe('complete');
-    expect(events).toEqual([{ type: 'BOOKMARK', object: { metadata: { resourceVersion: '2' } } }]);
+    expect(events).toEqual([WATCH_OPENED, { type: 'BOOKMARK', object: { metadata: { resourceVersion: '2' } } }]);
   });
 
   it('should re-watch a cut stream from the last resource version at once, without a relist or a backoff', async () => {
@@ -208,6 +267,8 @@ describe.each(listerWatcherMakers(() => server.url, transports))('%s', (_name, m
     ['responseTimeoutMs', Number.NaN],
     ['responseTimeoutMs', Number.POSITIVE_INFINITY],
     ['responseTimeoutMs', -1],
+    ['watchOpenTimeoutMs', 0],
+    ['watchOpenTimeoutMs', Number.NaN],
     ['maxWatchLineBytes', 0],
     ['maxWatchLineBytes', Number.NaN],
     ['maxListBodyBytes', -5],
@@ -247,6 +308,7 @@ describe('createKubeInformerFactory limits', () => {
     const kc = plainKubeConfig(server.url, 't');
     expect(() => createKubeInformerFactory(kc, { maxListBodyBytes: Number.NaN })).toThrow(InvalidOptionsError);
     expect(() => createKubeInformerFactory(kc, { responseTimeoutMs: -1 })).toThrow(InvalidOptionsError);
+    expect(() => createKubeInformerFactory(kc, { watchOpenTimeoutMs: 0 })).toThrow(/watchOpenTimeoutMs/);
     server.handler = (_req, res) => res.end(emptyList);
     const factory = createKubeInformerFactory(kc, { maxListBodyBytes: emptyList.length - 1 });
     const statuses: ReflectorStatus[] = [];

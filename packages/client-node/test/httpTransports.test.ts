@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { InvalidObjectError, InvalidOptionsError, KubeApiError, WatchDecodeError, type WatchEvent } from '@rxinformer/core';
+import {
+  InvalidObjectError,
+  InvalidOptionsError,
+  KubeApiError,
+  WATCH_OPENED,
+  WatchDecodeError,
+  type WatchEvent,
+  type WatchItem,
+} from '@rxinformer/core';
 import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import { createKubeTransport, kubeConfigListerWatcher, pods, type KubeTransport } from '../src/index.ts';
 import { until } from '@rxinformer/testing';
@@ -111,7 +119,7 @@ describe.each(makers)('%s', (_name, make) => {
       };
       next();
     };
-    expect(await lastValueFrom(make({}).watch({}).pipe(toArray()))).toEqual(events);
+    expect(await lastValueFrom(make({}).watch({}).pipe(toArray()))).toEqual([WATCH_OPENED, ...events]);
   });
 
   it('should report a malformed line as a WatchDecodeError, never drop it', async () => {
@@ -119,13 +127,13 @@ describe.each(makers)('%s', (_name, make) => {
       res.write(line({ type: 'ADDED', object: { metadata: { name: 'a' } } }));
       res.end('{"type":"MODIFIED","object":{"metadata":\n');
     };
-    const seen: WatchEvent[] = [];
+    const seen: WatchItem[] = [];
     const error = await new Promise((resolve) =>
       make({})
         .watch({})
         .subscribe({ next: (e) => seen.push(e), error: resolve, complete: () => resolve('completed') }),
     );
-    expect(seen.map((e) => e.type)).toEqual(['ADDED']);
+    expect(seen.map((e) => e.type)).toEqual(['OPENED', 'ADDED']);
     expect(error).toBeInstanceOf(WatchDecodeError);
   });
 

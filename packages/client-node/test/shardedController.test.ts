@@ -55,7 +55,9 @@ function noting(lw: ListerWatcher<KubeObject>, sent: Sent): ListerWatcher<KubeOb
         }),
       ),
     watch: (options) =>
-      lw.watch(options).pipe(tap((e) => e.type !== 'BOOKMARK' && e.type !== 'ERROR' && check(options.shardSelector, e.object))),
+      lw
+        .watch(options)
+        .pipe(tap((e) => e.type !== 'BOOKMARK' && e.type !== 'ERROR' && e.type !== 'OPENED' && check(options.shardSelector, e.object))),
   };
 }
 

@@ -15,6 +15,8 @@ import { KubeApiError, type Status } from '@rxinformer/core';
  * try { await cms.create(cm); } catch (e) { if (isAlreadyExists(e)) return; throw e; }
  */
 export class ApiError extends KubeApiError {
+  /** Always `ApiError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ApiError';
   /** The request that failed, `PATCH /api/v1/namespaces/a/configmaps/x`, when known. */
   readonly request?: string;
 

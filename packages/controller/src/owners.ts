@@ -24,6 +24,8 @@ export interface OwnerReference {
 
 /** `setControllerReference` refused: another controller owns the object already. */
 export class AlreadyOwnedError extends RxInformerError {
+  /** Always `AlreadyOwnedError`: set as a string, so it survives minification. */
+  override readonly name: string = 'AlreadyOwnedError';
   /** The controller owner already there. */
   readonly owner: OwnerReference;
 
@@ -35,6 +37,8 @@ export class AlreadyOwnedError extends RxInformerError {
 
 /** `setControllerReference` refused an owner that cannot own the object: in another namespace, or namespaced over a cluster-scoped object. */
 export class InvalidOwnerError extends RxInformerError {
+  /** Always `InvalidOwnerError`: set as a string, so it survives minification. */
+  override readonly name: string = 'InvalidOwnerError';
   constructor(message: string) {
     super('InvalidOwner', message);
   }

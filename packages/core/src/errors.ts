@@ -4,14 +4,30 @@
  */
 import type { Status } from './types.ts';
 
-/** Base class of every rxinformer error. */
+/**
+ * Base class of every rxinformer error. Each class of the packages sets its `name` as a string
+ * (`override readonly name: string = 'KubeApiError'`), so that it survives minification, which
+ * renames classes: `status.lastError.name` and the factory's log lines read it.
+ *
+ * Caveat: a subclass of your own that sets no `name` is named after its constructor, which a
+ * minifier renames; set it as ours do.
+ *
+ * @example
+ * class QuotaError extends RxInformerError {
+ *   override readonly name: string = 'QuotaError';
+ *   constructor(message: string) { super('QuotaExceeded', message); }
+ * }
+ */
 export class RxInformerError extends Error {
+  /** Always `RxInformerError`: set as a string, so it survives minification. */
+  override readonly name: string = 'RxInformerError';
   /** A stable, machine-readable reason, e.g. `Expired`, `MalformedWatchLine`, `InvalidOptions`. */
   readonly reason: string;
 
   constructor(reason: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = new.target.name;
+    // A subclass that names itself overwrites this once this constructor has returned.
+    if (new.target !== RxInformerError) this.name = new.target.name;
     this.reason = reason;
   }
 }
@@ -23,6 +39,8 @@ export class RxInformerError extends Error {
  * if (err instanceof KubeApiError && err.code === 410) relist();
  */
 export class KubeApiError extends RxInformerError {
+  /** Always `KubeApiError`: set as a string, so it survives minification. */
+  override readonly name: string = 'KubeApiError';
   /** The HTTP status code (or the `code` of the Status of an ERROR event). */
   readonly code: number;
   /** The Status body, when the server sent one. */
@@ -56,6 +74,8 @@ export class KubeApiError extends RxInformerError {
  * the line (it may hold a Secret's data); `line` keeps its start.
  */
 export class WatchDecodeError extends RxInformerError {
+  /** Always `WatchDecodeError`: set as a string, so it survives minification. */
+  override readonly name: string = 'WatchDecodeError';
   /** The offending line (truncated to 200 characters): not in the message, since it may hold a Secret's data. */
   readonly line: string;
 
@@ -96,6 +116,8 @@ export function jsonErrorDetail(error: unknown): string {
 
 /** An object or list page the store cannot accept: no `metadata.name`, no resourceVersion… */
 export class InvalidObjectError extends RxInformerError {
+  /** Always `InvalidObjectError`: set as a string, so it survives minification. */
+  override readonly name: string = 'InvalidObjectError';
   /** The object that was refused. */
   readonly object: unknown;
 
@@ -107,6 +129,8 @@ export class InvalidObjectError extends RxInformerError {
 
 /** Options that make no sense, thrown synchronously at the call that received them. */
 export class InvalidOptionsError extends RxInformerError {
+  /** Always `InvalidOptionsError`: set as a string, so it survives minification. */
+  override readonly name: string = 'InvalidOptionsError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('InvalidOptions', message, options);
   }
@@ -136,6 +160,8 @@ export type NetworkErrorReason =
  * informer.status$.subscribe((s) => { if (s.lastError instanceof NetworkError) console.warn(s.lastError.reason, s.lastError.code); });
  */
 export class NetworkError extends RxInformerError {
+  /** Always `NetworkError`: set as a string, so it survives minification. */
+  override readonly name: string = 'NetworkError';
   declare readonly reason: NetworkErrorReason;
   /** The request's path and query, when known. */
   readonly path?: string;
@@ -150,21 +176,41 @@ export class NetworkError extends RxInformerError {
 }
 
 /**
- * A request that must answer within a time limit did not: a list or watch whose response headers did
- * not arrive within its `responseTimeoutMs`, or a discovery request past its `timeoutMs`. The request
- * was aborted.
+ * Why a request timed out, the `reason` of a `RequestTimeoutError`: `Timeout`, no answer in time
+ * (a list's headers, a discovery request); `WatchNotOpened`, a watch whose response headers did not
+ * arrive within `watchOpenTimeoutMs`: it never opened.
+ */
+export type RequestTimeoutReason = 'Timeout' | 'WatchNotOpened';
+
+/**
+ * A request that must answer within a time limit did not, and was aborted: a list whose response
+ * headers did not arrive within its `responseTimeoutMs`, or a discovery request past its
+ * `timeoutMs` (`reason` `Timeout`); a watch that did not open, its headers not in within
+ * `watchOpenTimeoutMs` (`reason` `WatchNotOpened`: its status was `connecting` until then, never
+ * `watching`). In a browser the usual cause is the connection limit: at most 6 HTTP/1.1 connections
+ * per origin, each open watch holding one, so a 7th informer's requests wait in the browser's queue;
+ * the message says so there. The reflector backs off and tries again.
  *
  * @example
- * if (status.lastError instanceof RequestTimeoutError) console.warn(`no answer to ${status.lastError.path}`);
+ * if (status.lastError instanceof RequestTimeoutError && status.lastError.reason === 'WatchNotOpened') showBanner(status.lastError.message);
  */
 export class RequestTimeoutError extends RxInformerError {
+  /** Always `RequestTimeoutError`: set as a string, so it survives minification. */
+  override readonly name: string = 'RequestTimeoutError';
+  declare readonly reason: RequestTimeoutReason;
   /** The request path. */
   readonly path: string;
   /** The time limit, in milliseconds. */
   readonly timeoutMs: number;
 
-  constructor(path: string, timeoutMs: number, options?: { cause?: unknown }) {
-    super('Timeout', `no answer to ${path} within ${timeoutMs} ms`, options);
+  /** `reason` defaults to `Timeout`; `hint`, when given, ends the message: what may be in the way. */
+  constructor(path: string, timeoutMs: number, options: { cause?: unknown; hint?: string; reason?: RequestTimeoutReason } = {}) {
+    const reason = options.reason ?? 'Timeout';
+    const what =
+      reason === 'WatchNotOpened'
+        ? `the watch ${path} did not open within ${timeoutMs} ms (no response headers)`
+        : `no answer to ${path} within ${timeoutMs} ms`;
+    super(reason, options.hint ? `${what}: ${options.hint}` : what, { cause: options.cause });
     this.path = path;
     this.timeoutMs = timeoutMs;
   }
@@ -186,6 +232,8 @@ export type ResponsePart = 'watchLine' | 'listBody' | 'objectBody' | 'errorBody'
  * if (err instanceof ResponseTooLargeError && err.part === 'listBody') console.warn('use a smaller pageSize');
  */
 export class ResponseTooLargeError extends RxInformerError {
+  /** Always `ResponseTooLargeError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ResponseTooLargeError';
   /** What was too large. */
   readonly part: ResponsePart;
   /** The limit that was passed, in bytes (UTF-16 code units for a transport that yields text). */
@@ -210,6 +258,8 @@ const bodyName = { listBody: 'a list body', objectBody: 'the body of an object',
 
 /** An index function threw, or an unknown index was asked for. The store is left unchanged. */
 export class IndexerError extends RxInformerError {
+  /** Always `IndexerError`: set as a string, so it survives minification. */
+  override readonly name: string = 'IndexerError';
   /** The name of the index concerned. */
   readonly indexName: string;
 

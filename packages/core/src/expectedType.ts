@@ -55,6 +55,8 @@ export function expectedTypeOf(resource: ResourceDescriptor): ExpectedType {
 
 /** Objects that declared another apiVersion or kind than the resource watched were skipped. */
 export class UnexpectedTypeError extends RxInformerError {
+  /** Always `UnexpectedTypeError`: set as a string, so it survives minification. */
+  override readonly name: string = 'UnexpectedTypeError';
   /** The type the reflector expects. */
   readonly expected: ExpectedType;
   /** The first object skipped. */

@@ -49,10 +49,13 @@ export type {
   Status,
   WatchEvent,
   WatchEventType,
+  WatchItem,
+  WatchOpened,
   WatchOptions,
   Wire,
   WireValue,
 } from './types.ts';
+export { WATCH_OPENED } from './types.ts';
 
 // Metadata-only informers
 export { metadataOnly, NotPartialMetadataError } from './partialObjectMetadata.ts';

@@ -61,6 +61,8 @@ export function metadataOnly<D extends ResourceDescriptor>(resource: D): Metadat
  * the reflector's status carries it as `warning` until a list answers with metadata only.
  */
 export class NotPartialMetadataError extends RxInformerError {
+  /** Always `NotPartialMetadataError`: set as a string, so it survives minification. */
+  override readonly name: string = 'NotPartialMetadataError';
   /** The first object reduced (its type and name tell which). */
   readonly object: unknown;
 

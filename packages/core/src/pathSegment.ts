@@ -17,6 +17,7 @@ import { describeValue, RxInformerError } from './errors.ts';
  * catch (e) { if (e instanceof InvalidPathSegmentError) console.warn(e.what, e.problems); }
  */
 export class InvalidPathSegmentError extends RxInformerError {
+  override readonly name: string = 'InvalidPathSegmentError';
   /** What the value was to be: `name`, `namespace`, `subresource`, `resource`, `path`… */
   readonly what: string;
   /** The value refused. */

@@ -192,6 +192,29 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ER
 export type WatchEvent<T extends KubeObject = KubeObject> =
   { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK'; object: T } | { type: 'ERROR'; object: Status };
 
+/**
+ * Not a wire event: the watch's response has arrived (its headers, for HTTP), so the stream is open
+ * and live. A ListerWatcher emits it once, before any event; the reflector's status goes from
+ * `connecting` to `watching` on it (or on the first event, from a ListerWatcher that never emits
+ * it). A request still waiting for a connection (a browser's queue of HTTP/1.1 requests per
+ * origin, a proxy that does not answer) has not opened.
+ */
+export interface WatchOpened {
+  /** Always `OPENED`. */
+  readonly type: 'OPENED';
+}
+
+/**
+ * The one `WatchOpened` every ListerWatcher of this package emits (any `{ type: 'OPENED' }` does).
+ *
+ * @example
+ * const watch = (options) => concat(of(WATCH_OPENED), myEvents(options)); // a custom ListerWatcher's watch, open at once
+ */
+export const WATCH_OPENED: WatchOpened = Object.freeze({ type: 'OPENED' });
+
+/** What a ListerWatcher's watch emits: the wire's events, and once `WatchOpened` when the stream is open. */
+export type WatchItem<T extends KubeObject = KubeObject> = WatchEvent<T> | WatchOpened;
+
 /** The annotation on the BOOKMARK that ends the initial events of a streaming list. */
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
@@ -201,8 +224,10 @@ export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
  * Both methods return **cold** Observables: nothing is sent until subscription, and
  * unsubscribing aborts the HTTP request. Failures are `KubeApiError` (an HTTP status or a
  * Status body), `WatchDecodeError` (a malformed line) or any network error (the HTTP
- * ListerWatchers type theirs: `NetworkError`, `RequestTimeoutError`, `ResponseTooLargeError`),
- * delivered as the Observable's error. A watch that the server ends cleanly completes.
+ * ListerWatchers type theirs: `NetworkError`, `RequestTimeoutError`, `WatchConnectTimeoutError`,
+ * `ResponseTooLargeError`), delivered as the Observable's error. A watch that the server ends
+ * cleanly completes. A watch says when it is open (`WATCH_OPENED`, once, when its response has
+ * arrived), so that a watch still waiting for a connection is reported `connecting`, not `watching`.
  *
  * @example
  * const lw: ListerWatcher<Wire<V1Pod>> = fetchListerWatcher({ baseUrl, path: '/api/v1/pods' });
@@ -211,8 +236,13 @@ export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 export interface ListerWatcher<T extends KubeObject = KubeObject> {
   /** Lists one page. */
   list(options: ListOptions): Observable<ListPage<T>>;
-  /** Opens a watch stream; emits one event per line until the server closes it. */
-  watch(options: WatchOptions): Observable<WatchEvent<T>>;
+  /**
+   * Opens a watch stream; emits `WATCH_OPENED` once the server has answered, then one event per
+   * line until the server closes it. A ListerWatcher that cannot tell when its stream opens may
+   * leave `OPENED` out: its watches are `connecting` until their first event (a bookmark comes
+   * about once a minute from kube-apiserver).
+   */
+  watch(options: WatchOptions): Observable<WatchItem<T>>;
 }
 
 /** Names a resource: its group, version and plural name, and whether it lives in namespaces. */
@@ -272,8 +302,19 @@ export type ReflectorEvent<T extends KubeObject = KubeObject> =
   | { type: 'BOOKMARK'; resourceVersion: string }
   | { type: 'STATUS'; status: ReflectorStatus };
 
-/** The phase of the reflector's state machine. */
-export type ReflectorPhase = 'listing' | 'watching' | 'backingOff' | 'stopped';
+/**
+ * The phase of the reflector's state machine:
+ * - `listing`: a list (paged, or streamed with `sendInitialEvents`) is running.
+ * - `connecting`: a watch was sent and has not opened yet (no `WATCH_OPENED`, no event): no change
+ *   reaches the cache. A browser page's 7th watch over HTTP/1.1 waits here for a free connection.
+ * - `watching`: the watch is open; changes reach the cache as the server sends them.
+ * - `backingOff`: waiting after a failure (`lastError`, `backoffMs`) to list or watch again.
+ * - `stopped`: not running (the informer's status before `start()` and after `stop()`).
+ *
+ * Caveat: code that switches on the phase must handle every one; `connecting` came after the
+ * others (treat it as "not live yet", never as a failure).
+ */
+export type ReflectorPhase = 'listing' | 'connecting' | 'watching' | 'backingOff' | 'stopped';
 
 /** A snapshot of the reflector's condition, emitted on every change. */
 export interface ReflectorStatus {

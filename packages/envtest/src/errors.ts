@@ -3,20 +3,23 @@
  * there is one, an ES2022 `cause`; an error about a process names the log file to read.
  */
 
-/** Base class of every error of `@rxinformer/envtest`. */
+/** Base class of every error of `@rxinformer/envtest`; each sets its `name` as a string, which survives minification. */
 export class EnvtestError extends Error {
+  /** Always `EnvtestError`: set as a string, so it survives minification. */
+  override readonly name: string = 'EnvtestError';
   /** A stable, machine-readable reason, e.g. `BinaryNotFound`, `ProcessExited`. */
   readonly reason: string;
 
   constructor(reason: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = new.target.name;
     this.reason = reason;
   }
 }
 
 /** A binary the environment needs (etcd, kube-apiserver) was found nowhere it looked. */
 export class BinaryNotFoundError extends EnvtestError {
+  /** Always `BinaryNotFoundError`: set as a string, so it survives minification. */
+  override readonly name: string = 'BinaryNotFoundError';
   /** The binary's name. */
   readonly binary: string;
   /** The paths that were missing. */
@@ -35,6 +38,8 @@ export class BinaryNotFoundError extends EnvtestError {
 
 /** `go build` of the binaries failed, or Go is not installed. */
 export class BuildError extends EnvtestError {
+  /** Always `BuildError`: set as a string, so it survives minification. */
+  override readonly name: string = 'BuildError';
   /** The build's log. */
   readonly logFile: string;
 
@@ -46,6 +51,8 @@ export class BuildError extends EnvtestError {
 
 /** A process of the environment exited (or could not start) before it was asked to stop. */
 export class ProcessExitedError extends EnvtestError {
+  /** Always `ProcessExitedError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ProcessExitedError';
   /** `etcd` or `kube-apiserver`. */
   readonly process: string;
   /** Its exit code, or null when a signal ended it. */
@@ -67,6 +74,8 @@ export class ProcessExitedError extends EnvtestError {
 
 /** A port the environment was told to use is taken by another process. */
 export class PortInUseError extends EnvtestError {
+  /** Always `PortInUseError`: set as a string, so it survives minification. */
+  override readonly name: string = 'PortInUseError';
   /** The port. */
   readonly port: number;
   /** The log of the process that could not bind it. */
@@ -81,6 +90,8 @@ export class PortInUseError extends EnvtestError {
 
 /** A process did not become ready in time. */
 export class StartTimeoutError extends EnvtestError {
+  /** Always `StartTimeoutError`: set as a string, so it survives minification. */
+  override readonly name: string = 'StartTimeoutError';
   /** `etcd` or `kube-apiserver`. */
   readonly process: string;
   /** Where its output went. */
@@ -98,6 +109,8 @@ export class StartTimeoutError extends EnvtestError {
 
 /** Options that make no sense, thrown synchronously at the call that received them. */
 export class InvalidOptionsError extends EnvtestError {
+  /** Always `InvalidOptionsError`: set as a string, so it survives minification. */
+  override readonly name: string = 'InvalidOptionsError';
   constructor(message: string) {
     super('InvalidOptions', message);
   }

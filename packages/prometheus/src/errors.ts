@@ -12,6 +12,8 @@ import { RxInformerError } from '@rxinformer/core';
  * metric families are made once per registry and shared, one series per `name`.
  */
 export class MetricConflictError extends RxInformerError {
+  /** Always `MetricConflictError`: set as a string, so it survives minification. */
+  override readonly name: string = 'MetricConflictError';
   /** The metric's name, e.g. `workqueue_depth`. */
   readonly metric: string;
 

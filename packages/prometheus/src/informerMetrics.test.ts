@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Registry, register } from 'prom-client';
 import { BehaviorSubject, Subject, VirtualTimeScheduler } from 'rxjs';
-import { InvalidOptionsError, KubeApiError, WatchIdleError, type ReflectorStatus } from '@rxinformer/core';
+import { InvalidOptionsError, KubeApiError, RequestTimeoutError, WatchIdleError, type ReflectorStatus } from '@rxinformer/core';
 import { WorkQueue } from '@rxinformer/core/workqueue';
 import { hasSample, parseExposition, sampleValue } from '../test/exposition.ts';
 import { informerMetrics } from './informerMetrics.ts';
@@ -69,6 +69,28 @@ describe('informerMetrics', () => {
     expect(sampleValue(e, 'rxinformer_informer_last_sync_resource_version_age_seconds', labels)).toBe(2);
     expect(sampleValue(e, 'rxinformer_informer_objects', labels)).toBe(700);
     expect(sampleValue(e, 'rxinformer_informer_phase', { ...labels, phase: 'listing' })).toBe(1);
+  });
+
+  it('should count a watch session once through its connecting phase and re-watches, and show connecting on the gauge', async () => {
+    const { registry, scheduler, scrape } = setup();
+    const pods = fakeInformer();
+    informerMetrics(pods, { name: 'v1/pods', registry, scheduler });
+    const labels = { informer: 'v1/pods' };
+    pods.set({ phase: 'listing', listProgress: { pages: 0, items: 0 } });
+    pods.set({ phase: 'connecting', hasSynced: true, lastSyncResourceVersion: '10', listProgress: undefined });
+    let e = await scrape();
+    expect(sampleValue(e, 'rxinformer_informer_phase', { ...labels, phase: 'connecting' })).toBe(1);
+    expect(sampleValue(e, 'rxinformer_informer_phase', { ...labels, phase: 'watching' })).toBe(0);
+    pods.set({ phase: 'watching' });
+    pods.set({ phase: 'connecting' }); // the server closed the watch: a re-watch, same session
+    pods.set({ phase: 'watching' });
+    const notOpened = new RequestTimeoutError('/api/v1/pods?watch=true', 10_000, { reason: 'WatchNotOpened' });
+    pods.set({ phase: 'backingOff', lastError: notOpened });
+    pods.set({ phase: 'connecting' }); // a new session after the failure
+    pods.set({ phase: 'watching' });
+    e = await scrape();
+    expect(sampleValue(e, 'rxinformer_informer_watches_total', labels)).toBe(2);
+    expect(sampleValue(e, 'rxinformer_informer_errors_total', { ...labels, reason: 'WatchNotOpened' })).toBe(1);
   });
 
   it('should see the resource version move between scrapes, as watch events move it', async () => {

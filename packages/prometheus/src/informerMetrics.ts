@@ -25,7 +25,7 @@ export const INFORMER_METRICS = [
   'rxinformer_informer_initial_sync_seconds',
 ] as const;
 
-const PHASES: readonly ReflectorPhase[] = ['listing', 'watching', 'backingOff', 'stopped'];
+const PHASES: readonly ReflectorPhase[] = ['listing', 'connecting', 'watching', 'backingOff', 'stopped'];
 
 /** Options of `informerMetrics`. */
 export interface InformerMetricsOptions {
@@ -68,7 +68,7 @@ function makeFamilies(registry: Registry, sources: Map<string, InformerSource>) 
     phase: collectedGauge(
       config(
         'rxinformer_informer_phase',
-        "The reflector's phase: 1 for the current one (listing, watching, backingOff, stopped), 0 for the others.",
+        "The reflector's phase: 1 for the current one (listing, connecting, watching, backingOff, stopped), 0 for the others.",
         ['informer', 'phase'],
       ),
       function* () {

@@ -68,11 +68,14 @@ export function reasonOf(error: Error): string {
   return error instanceof RxInformerError ? error.reason : error.name || 'Error';
 }
 
+/** True for the phases of a watch session: waiting for the watch to open, or open. */
+const inWatch = (phase: ReflectorPhase): boolean => phase === 'connecting' || phase === 'watching';
+
 /** Follows one informer. */
 export class InformerTracker {
   /** Lists started (first list and relists). */
   lists = 0;
-  /** Watch sessions started (after a list or a failure). */
+  /** Watch sessions started (after a list or a failure; not a re-watch after a clean close). */
   watches = 0;
   /** Relists, from the status. */
   relists = 0;
@@ -143,7 +146,8 @@ export class InformerTracker {
       this.lists++;
       if (this.#listStartedAt === undefined && !s.hasSynced) this.#listStartedAt = now;
     }
-    if (s.phase === 'watching' && before !== undefined && before.phase !== 'watching') this.watches++;
+    // A session: `connecting` then `watching`, and back through `connecting` on each re-watch.
+    if (before !== undefined && inWatch(s.phase) && !inWatch(before.phase)) this.watches++;
     this.relists = s.relistCount;
     if (s.lastError !== undefined && s.lastError !== before?.lastError) {
       const reason = reasonOf(s.lastError);

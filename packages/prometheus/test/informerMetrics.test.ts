@@ -63,8 +63,10 @@ describe.each(serverKinds())('informer metrics and probes against the %s server'
     await until(async () => (await get('/readyz')).status === 200);
     expect(await get('/readyz?verbose')).toMatchObject({ status: 200, body: '[+]informer v1/configmaps ok\nreadyz check passed\n' });
     await until(() => handler.hasSynced());
-    const e = await scrape();
     const labels = { informer: 'v1/configmaps' };
+    // Synced, and then the watch opens: `connecting` until its response headers are in.
+    await until(async () => sampleValue(await scrape(), 'rxinformer_informer_phase', { ...labels, phase: 'watching' }) === 1);
+    const e = await scrape();
     expect(e.families.get('rxinformer_informer_lists_total')).toMatchObject({ type: 'counter' });
     expect(sampleValue(e, 'rxinformer_informer_synced', labels)).toBe(1);
     expect(sampleValue(e, 'rxinformer_informer_objects', labels)).toBe(5);

@@ -12,6 +12,7 @@ import { RxInformerError } from '@rxinformer/core';
  * root.render(<InformerProvider factory={factory}><App /></InformerProvider>); // fixes it app-wide
  */
 export class InformerProviderMissingError extends RxInformerError {
+  override readonly name: string = 'InformerProviderMissingError';
   constructor(hook: string) {
     super(
       'InformerProviderMissing',

@@ -15,6 +15,8 @@ export interface ApiAnswer<T = any> {
 
 /** A call answered with an error status. */
 export class ApiCallError extends Error {
+  /** Always `ApiCallError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ApiCallError';
   readonly method: string;
   readonly path: string;
   readonly status: number;
@@ -22,7 +24,6 @@ export class ApiCallError extends Error {
 
   constructor(method: string, path: string, status: number, body: any) {
     super(`${method} ${path}: ${status} ${typeof body === 'object' && body ? (body.message ?? JSON.stringify(body)) : String(body)}`);
-    this.name = 'ApiCallError';
     this.method = method;
     this.path = path;
     this.status = status;

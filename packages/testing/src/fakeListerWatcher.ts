@@ -4,7 +4,7 @@
  * script runs out, calls get a stream that never emits, so a test sees exactly what it scripted.
  */
 import { NEVER, type Observable } from 'rxjs';
-import type { KubeObject, ListOptions, ListPage, ListerWatcher, WatchEvent, WatchOptions } from '@rxinformer/core';
+import type { KubeObject, ListOptions, ListPage, ListerWatcher, WatchItem, WatchOptions } from '@rxinformer/core';
 
 /** A `ListerWatcher` whose answers a test scripts in advance. */
 export interface FakeListerWatcher<T extends KubeObject> extends ListerWatcher<T> {
@@ -14,14 +14,14 @@ export interface FakeListerWatcher<T extends KubeObject> extends ListerWatcher<T
   watchCalls: WatchOptions[];
   /** Appends responses for the next list calls. */
   scriptList(...responses: Observable<ListPage<T>>[]): void;
-  /** Appends responses for the next watch calls. */
-  scriptWatch(...responses: Observable<WatchEvent<T>>[]): void;
+  /** Appends responses for the next watch calls (with `WATCH_OPENED` where the watch opens, or without: it opens on its first event). */
+  scriptWatch(...responses: Observable<WatchItem<T>>[]): void;
 }
 
 /** A ListerWatcher with nothing scripted yet. */
 export function fakeListerWatcher<T extends KubeObject = KubeObject>(): FakeListerWatcher<T> {
   const lists: Observable<ListPage<T>>[] = [];
-  const watches: Observable<WatchEvent<T>>[] = [];
+  const watches: Observable<WatchItem<T>>[] = [];
   const fake: FakeListerWatcher<T> = {
     listCalls: [],
     watchCalls: [],

@@ -2,7 +2,7 @@ import { computed, Injectable, signal } from '@angular/core';
 import { toSignal } from '@angular/core/rxjs-interop';
 import { informerSignal, injectInformer } from '@rxinformer/angular';
 import { NAMESPACE_INDEX } from '@rxinformer/core';
-import { distinctUntilChanged, map, scan } from 'rxjs';
+import { distinctUntilChanged, filter, map, scan } from 'rxjs';
 import { phaseCounts, podRows, podsResource, sameCounts, sameItems } from './pods';
 
 /**
@@ -28,10 +28,15 @@ export class PodsView {
   readonly summary = computed(() => phaseCounts(this.rows()), { equal: sameCounts });
   /** Pods in the cache, every namespace. */
   readonly cached = informerSignal(this.pods, (store) => store.size);
-  /** How many times the watch came back after a failure (or a relist) since the first sync. */
+  /**
+   * How many times the watch came back after a failure (or a relist) since the first sync. The
+   * `connecting` of each new watch is left out, so a re-watch after the server's clean close
+   * (watching, connecting, watching) is no reconnect.
+   */
   readonly reconnects = toSignal(
     this.pods.informer.status$.pipe(
       map((s) => s.phase),
+      filter((phase) => phase !== 'connecting'),
       distinctUntilChanged(),
       scan(
         (acc, phase) => ({

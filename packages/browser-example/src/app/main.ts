@@ -8,16 +8,23 @@ import { animationFrameScheduler, auditTime, combineLatest, filter, scan, timer 
 import { createSharedInformer, fetchListerWatcher, type ResourceDescriptor } from '@rxinformer/core';
 import { createPodTable } from './podTable.ts';
 import { eventLine, podRows, statusLine, type EventLine, type Pod } from './podView.ts';
+import { startViews } from './views.ts';
 
 /** How many recent events the log keeps. */
 const EVENTS_SHOWN = 12;
 
 const podsResource: ResourceDescriptor<Pod> = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
 
+const params = new URLSearchParams(location.search);
 // `?pageSize=N` lists in pages of N (default 500): small pages show the paged list at work.
-const pageSize = Number(new URLSearchParams(location.search).get('pageSize')) || undefined;
+const pageSize = Number(params.get('pageSize')) || undefined;
+// `?informers=N`: N more informers in this tab (see views.ts); `?watchOpenTimeoutMs=N`: how long
+// a watch may wait for its answer before it says so (default the browser's, 10 s).
+const views = Number(params.get('informers')) || 0;
+const watchOpenTimeoutMs = Number(params.get('watchOpenTimeoutMs')) || undefined;
+const limits = watchOpenTimeoutMs === undefined ? {} : { watchOpenTimeoutMs };
 
-const informer = createSharedInformer<Pod>(fetchListerWatcher<Pod>({ baseUrl: location.origin, resource: podsResource }), {
+const informer = createSharedInformer<Pod>(fetchListerWatcher<Pod>({ baseUrl: location.origin, resource: podsResource, ...limits }), {
   // The page never shows managedFields: dropping them before caching saves most of each pod's memory.
   transform: (pod) => {
     if (pod.metadata) delete pod.metadata.managedFields;
@@ -85,5 +92,6 @@ informer.events$
   });
 
 informer.start();
-// Leaving the page aborts the watch request, freeing the connection at once.
-addEventListener('pagehide', () => informer.stop());
+const more = startViews(element<HTMLOListElement>('views'), { count: views, resource: podsResource, watchOpenTimeoutMs });
+// Leaving the page aborts the watch requests, freeing the connections at once.
+addEventListener('pagehide', () => [informer, ...more].forEach((i) => i.stop()));

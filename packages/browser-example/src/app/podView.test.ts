@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { type Delta } from '@rxinformer/core';
+import { RequestTimeoutError, type Delta } from '@rxinformer/core';
 import { createStore } from '@rxinformer/core/store';
 import { eventLine, formatAge, podRows, statusLine, type Pod } from './podView.ts';
 import { pod } from '@rxinformer/testing';
@@ -67,7 +67,14 @@ describe('statusLine', () => {
 
   it('should show the backoff delay and the last error', () => {
     expect(statusLine({ phase: 'backingOff', hasSynced: true, relistCount: 2, backoffMs: 812.4, lastError: new Error('HTTP 503') })).toBe(
-      'backingOff · synced · 2 relists · retry in 812 ms · last error: HTTP 503',
+      'backingOff · synced · 2 relists · retry in 812 ms · last error: Error: HTTP 503',
+    );
+  });
+
+  it('should show a watch not open yet as connecting, with the error that says why', () => {
+    const error = new RequestTimeoutError('/api/v1/pods?watch=true', 10_000, { reason: 'WatchNotOpened' });
+    expect(statusLine({ phase: 'connecting', hasSynced: true, relistCount: 0, lastError: error })).toBe(
+      'connecting · synced · 0 relists · last error: RequestTimeoutError: the watch /api/v1/pods?watch=true did not open within 10000 ms (no response headers)',
     );
   });
 });

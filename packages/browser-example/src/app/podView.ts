@@ -58,14 +58,15 @@ export { formatAge };
 
 /**
  * The reflector status as one line, e.g. `watching · synced · rv 1234 · 0 relists`, with the last
- * error and the backoff delay when there are any.
+ * error (its class name, which survives minification, and message) and the backoff delay when
+ * there are any. `connecting`: the watch is sent and not open yet (no change arrives).
  */
 export function statusLine(status: ReflectorStatus): string {
   const parts: string[] = [status.phase, status.hasSynced ? 'synced' : 'not synced'];
   if (status.lastSyncResourceVersion) parts.push(`rv ${status.lastSyncResourceVersion}`);
   parts.push(`${status.relistCount} relist${status.relistCount === 1 ? '' : 's'}`);
   if (status.backoffMs !== undefined) parts.push(`retry in ${Math.round(status.backoffMs)} ms`);
-  if (status.lastError) parts.push(`last error: ${status.lastError.message}`);
+  if (status.lastError) parts.push(`last error: ${status.lastError.name}: ${status.lastError.message}`);
   return parts.join(' · ');
 }
 

@@ -32,6 +32,8 @@ export interface LiveOptions {
 
 /** A command-line option is missing, unknown or malformed. `reason` is `InvalidOption`. */
 export class LiveOptionsError extends RxInformerError {
+  /** Always `LiveOptionsError`: set as a string, so it survives minification. */
+  override readonly name: string = 'LiveOptionsError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('InvalidOption', message, options);
   }

@@ -29,7 +29,10 @@ export const SHARDED_USAGE = `rxinformer demo-sharded — replicas sharing Confi
   --json                  print the figures as JSON`;
 
 /** A command line the demo cannot run with. */
-export class ShardedArgsError extends Error {}
+export class ShardedArgsError extends Error {
+  /** Always `ShardedArgsError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ShardedArgsError';
+}
 
 /** Parses the demo's command line. */
 export function parseShardedArgs(argv: readonly string[]): { options: ShardedDemoOptions; json: boolean; help: boolean } {

@@ -60,6 +60,7 @@ export function watchWrites(lw: ListerWatcher, onWrite: (write: SeenWrite) => vo
       let rv = from;
       current = lw.watch({ resourceVersion: from, allowWatchBookmarks: true, timeoutSeconds: 240 }).subscribe({
         next: (e) => {
+          if (e.type === 'OPENED') return;
           if (e.type === 'ERROR') return reject(new KubeApiError((e.object as Status).code ?? 500, { status: e.object as Status }));
           rv = e.object.metadata?.resourceVersion ?? rv;
           if (e.type !== 'BOOKMARK') seen(e.type, e.object);

@@ -8,6 +8,8 @@ import type { SoakOptions } from './soak.ts';
 
 /** A command line the soak cannot run; `reason` is `InvalidSoakArgs`. */
 export class SoakArgsError extends RxInformerError {
+  /** Always `SoakArgsError`: set as a string, so it survives minification. */
+  override readonly name: string = 'SoakArgsError';
   constructor(message: string) {
     super('InvalidSoakArgs', message);
   }

@@ -14,6 +14,8 @@ import { requestApi, resourceKey, type RequestApi, type WriteParts } from './wri
 
 /** `start()` was called on a controller that is running: stop it first. */
 export class ControllerRunningError extends RxInformerError {
+  /** Always `ControllerRunningError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ControllerRunningError';
   constructor(name: string) {
     super('ControllerRunning', `the controller ${JSON.stringify(name)} is already running: stop it first`);
   }

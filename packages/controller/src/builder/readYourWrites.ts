@@ -65,6 +65,7 @@ type Expected = TrackedWrite & { readonly informer: SharedInformer<KubeObject> }
  * onError: (e) => { if (e.error instanceof ReadYourWritesTimeoutError) log.warn(e.error.message); }
  */
 export class ReadYourWritesTimeoutError extends RxInformerError {
+  override readonly name: string = 'ReadYourWritesTimeoutError';
   /** The key whose reconcile was held. */
   readonly key: string;
   /** How long it was held, in ms: the controller's `readYourWrites.timeoutMs`. */

@@ -30,6 +30,7 @@ export type SourceKeys = string | readonly string[] | undefined;
  * ctl.start().errors$.subscribe(({ error }) => { if (error instanceof InvalidSourceKeyError) log.warn(error.message); });
  */
 export class InvalidSourceKeyError extends RxInformerError {
+  override readonly name: string = 'InvalidSourceKeyError';
   /** The source's name, e.g. `replicator/owns/configmaps`. */
   readonly source: string;
   /** The cache key of the object whose event it was. */

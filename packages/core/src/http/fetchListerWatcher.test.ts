@@ -4,7 +4,7 @@ import { InvalidObjectError, InvalidOptionsError, KubeApiError, WatchDecodeError
 import { fetchListerWatcher } from './fetchListerWatcher.ts';
 import { andSelectors } from './httpListerWatcher.ts';
 import { metadataOnly, PARTIAL_OBJECT_METADATA_ACCEPT } from '../partialObjectMetadata.ts';
-import type { WatchEvent } from '../types.ts';
+import { WATCH_OPENED, type WatchEvent, type WatchItem } from '../types.ts';
 
 // A fetch double: records requests, answers with a Response whose body streams the given chunks
 // (the real WHATWG Response and ReadableStream, no Node-only API).
@@ -101,7 +101,10 @@ describe('fetchListerWatcher', () => {
     const text = events.map(line).join('');
     const { doFetch, calls } = fakeFetch(() => ({ chunks: [text.slice(0, 25), text.slice(25, 60), text.slice(60)] }));
     const lw = fetchListerWatcher({ baseUrl: 'http://k8s', resource: pods, fetch: doFetch });
-    expect(await lastValueFrom(lw.watch({ resourceVersion: '1', allowWatchBookmarks: true }).pipe(toArray()))).toEqual(events);
+    expect(await lastValueFrom(lw.watch({ resourceVersion: '1', allowWatchBookmarks: true }).pipe(toArray()))).toEqual([
+      WATCH_OPENED,
+      ...events,
+    ]);
     expect(calls[0].url).toBe('http://k8s/api/v1/pods?watch=true&resourceVersion=1&allowWatchBookmarks=true');
   });
 
@@ -109,13 +112,13 @@ describe('fetchListerWatcher', () => {
     const { doFetch } = fakeFetch(() => ({
       chunks: [line({ type: 'ADDED', object: { metadata: { name: 'a' } } }), 'not json\n', line({ type: 'ADDED', object: {} })],
     }));
-    const seen: WatchEvent[] = [];
+    const seen: WatchItem[] = [];
     const error = await new Promise((resolve) =>
       fetchListerWatcher({ baseUrl: 'http://k8s', resource: pods, fetch: doFetch })
         .watch({})
         .subscribe({ next: (e) => seen.push(e), error: resolve }),
     );
-    expect(seen).toHaveLength(1);
+    expect(seen.map((e) => e.type)).toEqual(['OPENED', 'ADDED']);
     expect(error).toBeInstanceOf(WatchDecodeError);
   });
 

@@ -4,6 +4,7 @@
  * ListerWatcher (see `httpListerWatcher`).
  */
 import { InvalidOptionsError } from '../errors.ts';
+import { BROWSER_WATCH_OPEN_TIMEOUT_MS, inBrowser } from './browserLimits.ts';
 import type { HttpGet, HttpResponse } from './httpGet.ts';
 import { httpListerWatcher } from './httpListerWatcher.ts';
 import type { HttpLimitOptions } from './httpLimits.ts';
@@ -40,11 +41,16 @@ export interface FetchListerWatcherOptions<T extends KubeObject = KubeObject> ex
 /**
  * Lists and watches one collection with fetch. Unsubscribing aborts the request; HTTP errors are
  * `KubeApiError`s, a malformed watch line a `WatchDecodeError`, a failed connection a `NetworkError`
- * (fetch's `TypeError` as its `cause`), headers later than `responseTimeoutMs` a
- * `RequestTimeoutError`, a watch line or list body over its limit a `ResponseTooLargeError`.
+ * (fetch's `TypeError` as its `cause`), a list's headers later than `responseTimeoutMs` a
+ * `RequestTimeoutError`, a watch's later than `watchOpenTimeoutMs` one with reason
+ * `WatchNotOpened`, a watch line or list body over its limit a `ResponseTooLargeError`. A watch
+ * emits `WATCH_OPENED` when its headers are in: its informer is `connecting` until then.
  *
- * Caveat: browsers hold few connections per host over HTTP/1.1 (6): every informer keeps one watch
- * open, so serve the API over HTTP/2 or keep the number of informers per origin small.
+ * Caveat: browsers hold 6 connections per origin over HTTP/1.1, and every informer keeps one watch
+ * open: serve the API over HTTP/2, or keep to 5 informers per origin (a 6th connection stays for
+ * lists and writes). In a browser `watchOpenTimeoutMs` defaults to 10 s
+ * (`BROWSER_WATCH_OPEN_TIMEOUT_MS`), so a watch queued behind the limit says so on `status$`
+ * within seconds; the message of its error names the limit.
  *
  * @example
  * const lw = fetchListerWatcher<Wire<V1Pod>>({ baseUrl: 'http://127.0.0.1:8001', resource: pods, namespace: 'default' });
@@ -55,8 +61,10 @@ export function fetchListerWatcher<T extends KubeObject = KubeObject>(options: F
   if (!options.path && !options.resource) throw new InvalidOptionsError('fetchListerWatcher needs a path or a resource');
   const path = options.path ?? resourcePath(options.resource!, options.namespace);
   const metadataOnly = options.metadataOnly ?? options.resource?.metadataOnly === true;
+  // A page gives up on a watch sooner (see `BROWSER_WATCH_OPEN_TIMEOUT_MS`), unless told otherwise.
+  const watchOpenTimeoutMs = options.watchOpenTimeoutMs ?? (inBrowser() ? BROWSER_WATCH_OPEN_TIMEOUT_MS : undefined);
   // The selectors and the limits, as they are: httpListerWatcher reads only its own fields.
-  return httpListerWatcher<T>(fetchGet(options), { ...options, path, metadataOnly });
+  return httpListerWatcher<T>(fetchGet(options), { ...options, path, metadataOnly, watchOpenTimeoutMs });
 }
 
 /**

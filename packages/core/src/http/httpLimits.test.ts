@@ -26,6 +26,7 @@ describe('resolveHttpLimits', () => {
   it('should fill in the documented defaults', () => {
     expect(resolveHttpLimits()).toEqual({
       responseTimeoutMs: DEFAULT_RESPONSE_TIMEOUT_MS,
+      watchOpenTimeoutMs: DEFAULT_RESPONSE_TIMEOUT_MS,
       maxWatchLineBytes: DEFAULT_MAX_WATCH_LINE_BYTES,
       maxListBodyBytes: DEFAULT_MAX_LIST_BODY_BYTES,
       scheduler: asyncScheduler,
@@ -36,12 +37,17 @@ describe('resolveHttpLimits', () => {
   it.each([Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -1, 0, '5' as unknown as number])(
     'should refuse %p for every limit with an InvalidOptionsError naming it',
     (value) => {
-      for (const name of ['responseTimeoutMs', 'maxWatchLineBytes', 'maxListBodyBytes'] as const) {
+      for (const name of ['responseTimeoutMs', 'watchOpenTimeoutMs', 'maxWatchLineBytes', 'maxListBodyBytes'] as const) {
         expect(() => resolveHttpLimits({ [name]: value })).toThrow(InvalidOptionsError);
         expect(() => resolveHttpLimits({ [name]: value })).toThrow(name);
       }
     },
   );
+
+  it("should give a watch's headers the response timeout unless told otherwise", () => {
+    expect(resolveHttpLimits({ responseTimeoutMs: 30_000 })).toMatchObject({ responseTimeoutMs: 30_000, watchOpenTimeoutMs: 30_000 });
+    expect(resolveHttpLimits({ watchOpenTimeoutMs: 2_000 })).toMatchObject({ responseTimeoutMs: 90_000, watchOpenTimeoutMs: 2_000 });
+  });
 
   it('should refuse a scheduler that is not one', () => {
     expect(() => resolveHttpLimits({ scheduler: {} as VirtualTimeScheduler })).toThrow(InvalidOptionsError);

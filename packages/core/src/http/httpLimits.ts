@@ -10,6 +10,7 @@ import { checkNumber, checkScheduler, RequestTimeoutError, ResponseTooLargeError
 import { networkErrorFrom } from './httpErrors.ts';
 import type { HttpGet, HttpResponse } from './httpGet.ts';
 import { scheduleAfter } from '../time/longTimer.ts';
+import { waitHint } from './browserLimits.ts';
 import { DEFAULT_MAX_WATCH_LINE_BYTES } from './watchDecoder.ts';
 
 /**
@@ -52,6 +53,15 @@ export interface HttpLimitOptions {
    */
   responseTimeoutMs?: number;
   /**
+   * Time limit, in ms, from sending a watch request to its response headers: the watch is
+   * `connecting` until they arrive; past it the request is aborted with a `RequestTimeoutError`
+   * (`reason` `WatchNotOpened`) and the reflector backs off and watches again. A browser may hold
+   * the request back (6 HTTP/1.1 connections per origin, each open watch keeping one), and the API
+   * server answers a watch at once, so a page gives up sooner than Node. Default
+   * `responseTimeoutMs`; `fetchListerWatcher` in a browser: `BROWSER_WATCH_OPEN_TIMEOUT_MS` (10 s).
+   */
+  watchOpenTimeoutMs?: number;
+  /**
    * The longest watch line (one event) accepted, in bytes; a longer one aborts the watch with a
    * `ResponseTooLargeError`. Default `DEFAULT_MAX_WATCH_LINE_BYTES` (16 MiB).
    */
@@ -80,8 +90,12 @@ export type ResolvedHttpLimits = Required<HttpLimitOptions>;
 export function resolveHttpLimits(options: HttpLimitOptions = {}): ResolvedHttpLimits {
   const scheduler = options.scheduler ?? asyncScheduler;
   checkScheduler(scheduler);
+  const responseTimeoutMs = checkNumber('responseTimeoutMs', options.responseTimeoutMs, DEFAULT_RESPONSE_TIMEOUT_MS, 0, {
+    exclusive: true,
+  });
   return {
-    responseTimeoutMs: checkNumber('responseTimeoutMs', options.responseTimeoutMs, DEFAULT_RESPONSE_TIMEOUT_MS, 0, { exclusive: true }),
+    responseTimeoutMs,
+    watchOpenTimeoutMs: checkNumber('watchOpenTimeoutMs', options.watchOpenTimeoutMs, responseTimeoutMs, 0, { exclusive: true }),
     maxWatchLineBytes: checkNumber('maxWatchLineBytes', options.maxWatchLineBytes, DEFAULT_MAX_WATCH_LINE_BYTES, 0, { exclusive: true }),
     maxListBodyBytes: checkNumber('maxListBodyBytes', options.maxListBodyBytes, DEFAULT_MAX_LIST_BODY_BYTES, 0, { exclusive: true }),
     scheduler,
@@ -89,8 +103,9 @@ export function resolveHttpLimits(options: HttpLimitOptions = {}): ResolvedHttpL
 }
 
 /**
- * `get(path)` with its response headers due within `limits.responseTimeoutMs`: past it the request
- * is aborted and the answer rejects with a `RequestTimeoutError`. Aborting `signal` aborts the
+ * `get(path)` with its response headers due within `limits.responseTimeoutMs` (a watch's within
+ * `watchOpenTimeoutMs`): past it the request is aborted and the answer rejects with a
+ * `RequestTimeoutError` (`reason` `WatchNotOpened` for a watch). Aborting `signal` aborts the
  * request (and its body, later). Every other failure is typed with `networkErrorFrom`.
  * @internal
  */
@@ -107,8 +122,9 @@ export function answerWithin(
     // Stays linked after the headers: the body is read on the same signal.
     if (signal.aborted) ac.abort(signal.reason);
     else signal.addEventListener('abort', () => ac.abort(signal.reason), { once: true });
-    const timer = scheduleAfter(limits.scheduler, limits.responseTimeoutMs, () => {
-      const error = new RequestTimeoutError(path, limits.responseTimeoutMs);
+    const ms = kind === 'watch' ? limits.watchOpenTimeoutMs : limits.responseTimeoutMs;
+    const timer = scheduleAfter(limits.scheduler, ms, () => {
+      const error = new RequestTimeoutError(path, ms, { reason: kind === 'watch' ? 'WatchNotOpened' : 'Timeout', hint: waitHint() });
       reject(error);
       ac.abort(error);
     });

@@ -21,7 +21,15 @@ import {
 } from './httpLimits.ts';
 import { listQuery, watchQuery } from './listWatchQuery.ts';
 import { PARTIAL_OBJECT_METADATA_ACCEPT } from '../partialObjectMetadata.ts';
-import type { KubeObject, ListerWatcher, ListOptions, ListPage, WatchEvent, WatchOptions } from '../types.ts';
+import {
+  WATCH_OPENED,
+  type KubeObject,
+  type ListerWatcher,
+  type ListOptions,
+  type ListPage,
+  type WatchItem,
+  type WatchOptions,
+} from '../types.ts';
 import { createWatchDecoder, parseListBody } from './watchDecoder.ts';
 
 /** Options of `httpListerWatcher`: the collection, its selectors, and the limits (`HttpLimitOptions`). */
@@ -47,8 +55,10 @@ export interface HttpListerWatcherOptions extends HttpLimitOptions {
  * it is not a list); watches decode the stream line by line (`WatchDecodeError` for a malformed
  * line); non-2xx answers are `KubeApiError`s with the Status and `Retry-After`; a connection that
  * fails is a `NetworkError`, but a watch stream the network cuts after the server answered simply
- * ends, like a clean close (the reflector re-watches); response headers later than `responseTimeoutMs` a
- * `RequestTimeoutError`; a list body or watch line over its limit a `ResponseTooLargeError`.
+ * ends, like a clean close (the reflector re-watches); a list's response headers later than
+ * `responseTimeoutMs` a `RequestTimeoutError`, a watch's later than `watchOpenTimeoutMs` a
+ * `WatchConnectTimeoutError`; a list body or watch line over its limit a `ResponseTooLargeError`.
+ * A watch emits `WATCH_OPENED` as soon as its answer's headers are in, before any event.
  * Unsubscribing, or any of these errors, aborts the request. Invalid limits, and selectors the API
  * server would refuse, throw `InvalidOptionsError` here; a path with a `.` or `..` segment (which a
  * URL parser would resolve to another collection) `InvalidPathSegmentError`.
@@ -88,13 +98,17 @@ interface Http {
   limits: ResolvedHttpLimits;
 }
 
-/** The `watch` of an HTTP ListerWatcher: the events of one stream, decoded line by line. */
+/**
+ * The `watch` of an HTTP ListerWatcher: `WATCH_OPENED` once a 2xx answer's headers are in, then the
+ * events of the stream, decoded line by line.
+ */
 function streamWatcher<T extends KubeObject>(http: Http, pathOfWatch: (o: WatchOptions) => string): ListerWatcher<T>['watch'] {
   return (watchOptions) =>
-    abortable<WatchEvent<T>>(async (signal, emit) => {
+    abortable<WatchItem<T>>(async (signal, emit) => {
       const url = pathOfWatch(watchOptions);
       const r = await http.send(url, signal, 'watch');
       if (r.status < 200 || r.status > 299) throw await http.failed(r, url);
+      if (!emit(WATCH_OPENED)) return;
       const decoder = createWatchDecoder<T>({ maxLineBytes: http.limits.maxWatchLineBytes });
       try {
         for await (const chunk of bodyChunks(r, url)) {

@@ -52,6 +52,8 @@ export interface UnsyncedInformer {
  * phase and last error; `unsynced` lists them.
  */
 export class CacheSyncTimeoutError extends RxInformerError {
+  /** Always `CacheSyncTimeoutError`: set as a string, so it survives minification. */
+  override readonly name: string = 'CacheSyncTimeoutError';
   /** Every informer of the factory that had not synced. */
   readonly unsynced: readonly UnsyncedInformer[];
 
@@ -70,6 +72,8 @@ export class CacheSyncTimeoutError extends RxInformerError {
 
 /** `waitForCacheSync` on a factory that does not run (never started, or stopped): nothing would ever sync. */
 export class FactoryNotStartedError extends RxInformerError {
+  /** Always `FactoryNotStartedError`: set as a string, so it survives minification. */
+  override readonly name: string = 'FactoryNotStartedError';
   constructor() {
     super('FactoryNotStarted', 'the informer factory is not running: call start() (or retain()) before waitForCacheSync()');
   }
@@ -80,6 +84,7 @@ export class FactoryNotStartedError extends RxInformerError {
  * `waitForCacheSync` waited: its informers would not sync until it runs again.
  */
 export class FactoryStoppedError extends RxInformerError {
+  override readonly name: string = 'FactoryStoppedError';
   constructor() {
     super('FactoryStopped', 'the informer factory stopped before its caches synced');
   }
@@ -87,6 +92,8 @@ export class FactoryStoppedError extends RxInformerError {
 
 /** `waitForCacheSync` on a factory of which no informer was requested: there is nothing to wait for. */
 export class NoInformersError extends RxInformerError {
+  /** Always `NoInformersError`: set as a string, so it survives minification. */
+  override readonly name: string = 'NoInformersError';
   constructor() {
     super('NoInformers', 'no informer was requested from the factory: call informerFor() before waitForCacheSync()');
   }

@@ -58,6 +58,8 @@ export type InformerForOptions<T extends KubeObject> = InformerScope & Omit<Shar
 
 /** The factory was shut down: its informers stopped and it makes no more. */
 export class FactoryShutdownError extends RxInformerError {
+  /** Always `FactoryShutdownError`: set as a string, so it survives minification. */
+  override readonly name: string = 'FactoryShutdownError';
   constructor() {
     super('FactoryShutdown', 'the informer factory was shut down');
   }

@@ -431,7 +431,7 @@ describe('createSharedInformer', () => {
     informer.start(); // a list at RV "0" could be older than the store: it must not roll it back
     expect(lw.listCalls.map((c) => c.resourceVersion)).toEqual(['0', undefined]);
     const status = await firstValueFrom(informer.status$);
-    expect(status).toMatchObject({ phase: 'watching', hasSynced: true, relistCount: 1 });
+    expect(status).toMatchObject({ phase: 'connecting', hasSynced: true, relistCount: 1 }); // its watch (NEVER) has not opened
     expect(informer.getStore().get('default/a')?.metadata?.resourceVersion).toBe('12');
   });
 

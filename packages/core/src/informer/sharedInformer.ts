@@ -131,6 +131,8 @@ export interface SharedInformer<T extends KubeObject> {
 
 /** The informer was shut down: it starts no more and takes no more handlers. */
 export class InformerShutdownError extends RxInformerError {
+  /** Always `InformerShutdownError`: set as a string, so it survives minification. */
+  override readonly name: string = 'InformerShutdownError';
   constructor(what: string) {
     super('InformerShutdown', `${what}: the informer was shut down`);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { KubeApiError, NetworkError } from '../errors.ts';
+import { KubeApiError, NetworkError, RequestTimeoutError } from '../errors.ts';
 import { statusLogger, type InformerLogger } from './statusLogger.ts';
 import type { ReflectorStatus } from '../types.ts';
 
@@ -64,6 +64,26 @@ describe('statusLogger', () => {
       'warn informer pods: backing off 800 ms after NetworkError: connect ECONNREFUSED 127.0.0.1:6443',
       'info informer pods: recovered [pods watching]',
       'info informer pods: listing [pods listing]',
+    ]);
+  });
+
+  it('should tell of a watch that does not open once, and of recovery only once it is watching without the error', () => {
+    const notOpened = () => new RequestTimeoutError('/api/v1/pods?watch=true', 10_000, { reason: 'WatchNotOpened', hint: 'use HTTP/2' });
+    const lines = feed([
+      at('listing'),
+      at('connecting', { hasSynced: true }),
+      at('backingOff', { hasSynced: true, lastError: notOpened(), backoffMs: 800 }),
+      at('connecting', { hasSynced: true, lastError: notOpened() }), // still not open: nothing new to tell
+      at('backingOff', { hasSynced: true, lastError: notOpened(), backoffMs: 1600 }),
+      at('connecting', { hasSynced: true, lastError: notOpened() }),
+      at('watching', { hasSynced: true, lastError: notOpened() }), // open, the error kept until an event
+      at('watching', { hasSynced: true }),
+    ]);
+    expect(lines).toEqual([
+      'info informer pods: listing [pods listing]',
+      'info informer pods: synced [pods connecting]',
+      'warn informer pods: backing off 800 ms after RequestTimeoutError: the watch /api/v1/pods?watch=true did not open within 10000 ms (no response headers): use HTTP/2',
+      'info informer pods: recovered [pods watching]',
     ]);
   });
 

@@ -33,6 +33,8 @@ export type FieldSelectorProblem =
 
 /** A field selector that is not valid: `position` is the 0-based offset of the offending term. */
 export class FieldSelectorError extends RxInformerError {
+  /** Always `FieldSelectorError`: set as a string, so it survives minification. */
+  override readonly name: string = 'FieldSelectorError';
   /** The selector as given. */
   readonly selector: string;
   /** Offset of the offending term in `selector`. */

@@ -16,6 +16,7 @@ interface Token {
 
 /** A selector the parser refuses: the API server's message and the offset of the offending token. */
 export class SelectorSyntaxError extends Error {
+  override readonly name: string = 'SelectorSyntaxError';
   readonly position: number;
 
   constructor(message: string, position: number) {

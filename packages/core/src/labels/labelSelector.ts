@@ -45,6 +45,8 @@ export interface LabelSelectorObject {
  * // unable to parse requirement: found '', expected: ',' or ')'
  */
 export class LabelSelectorError extends RxInformerError {
+  /** Always `LabelSelectorError`: set as a string, so it survives minification. */
+  override readonly name: string = 'LabelSelectorError';
   /** The selector as given (the structured form as JSON). */
   readonly selector: string;
   /** Offset of the offending token in `selector`; -1 for the structured form. */

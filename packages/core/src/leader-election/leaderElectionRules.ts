@@ -190,6 +190,8 @@ export function releaseLease(observed: Observed, wallTime: number): Lease {
  * follower, and reports this error.
  */
 export class DuplicateIdentityError extends RxInformerError {
+  /** Always `DuplicateIdentityError`: set as a string, so it survives minification. */
+  override readonly name: string = 'DuplicateIdentityError';
   /** The identity in use twice. */
   readonly identity: string;
 

@@ -55,6 +55,8 @@ export interface LeaseRecord {
  * election goes on with the safe reading documented on `leaderElection`).
  */
 export class InvalidLeaseError extends RxInformerError {
+  /** Always `InvalidLeaseError`: set as a string, so it survives minification. */
+  override readonly name: string = 'InvalidLeaseError';
   /** `namespace/name` of the Lease. */
   readonly lease: string;
   /** What is wrong with it. */

@@ -98,7 +98,7 @@ describe('reflector on repeated 410 Gone', () => {
         .filter(([, s]) => s.phase === 'backingOff')
         .map(([, s]) => s.backoffMs);
       expect(delays).toEqual([800]);
-      expect(statuses(r).at(-1)?.[1]).toMatchObject({ phase: 'watching', relistCount: 3, hasSynced: true });
+      expect(statuses(r).at(-1)?.[1]).toMatchObject({ phase: 'connecting', relistCount: 3, hasSynced: true });
     });
   });
 });
@@ -180,7 +180,7 @@ describe('reflector on lists that never end', () => {
     // Exactly maxListPages pages and maxListItems objects: a good list.
     const pages = [page([obj('a', '1')], '5', 't1'), page([obj('b', '1')], '5', 't2'), page([obj('c', '1')], '5')];
     const exact = runGuarded({ list: () => of(pages.shift()!), watch: () => NEVER }, 100, { maxListPages: 3, maxListItems: 3 });
-    expect(exact.statuses.at(-1)).toMatchObject({ phase: 'watching', hasSynced: true });
+    expect(exact.statuses.at(-1)).toMatchObject({ phase: 'connecting', hasSynced: true });
     expect(tooLarge(exact.statuses)).toBeUndefined();
   });
 

@@ -45,7 +45,7 @@ describe('reflector across runs', () => {
         lastSyncResourceVersion: '12',
         listProgress: { pages: 0, items: 0 },
       });
-      expect(statusesOf(second).at(-1)).toMatchObject({ phase: 'watching', relistCount: 1, lastSyncResourceVersion: '20' });
+      expect(statusesOf(second).at(-1)).toMatchObject({ phase: 'connecting', relistCount: 1, lastSyncResourceVersion: '20' });
     });
   });
 

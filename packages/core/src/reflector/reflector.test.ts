@@ -15,7 +15,13 @@ describe('reflector', () => {
       expect(data(r)).toEqual([[0, 'LIST@10:a,b,c']]);
       expect(lw.listCalls).toEqual([{ limit: 500 }, { limit: 500, continue: 'tok1' }, { limit: 500, continue: 'tok2' }]);
       expect(lw.watchCalls).toEqual([{ resourceVersion: '10', allowWatchBookmarks: true, timeoutSeconds: 450 }]);
-      expect(statuses(r).at(-1)?.[1]).toMatchObject({ phase: 'watching', hasSynced: true, lastSyncResourceVersion: '10', relistCount: 0 });
+      // The watch (NEVER) has not opened.
+      expect(statuses(r).at(-1)?.[1]).toMatchObject({
+        phase: 'connecting',
+        hasSynced: true,
+        lastSyncResourceVersion: '10',
+        relistCount: 0,
+      });
       r.sub.unsubscribe();
     });
   });
@@ -361,8 +367,9 @@ describe('reflector', () => {
       const r = start(idle, 5000);
       flush();
       const phases = statuses(r).map(([t, s]) => `${t} ${s.phase} ${s.lastError?.name ?? '-'}`);
-      // 500 → backoff → re-watch (error still shown) → bookmark clears it.
-      expect(phases).toContain('800 watching KubeApiError');
+      // 500 → backoff → re-watch, connecting (error still shown) → bookmark opens it and clears it.
+      expect(phases).toContain('800 connecting KubeApiError');
+      expect(phases).toContain('801 watching KubeApiError');
       expect(phases).toContain('801 watching -');
       // An idle watch is reported, then cleared by the next watch's event.
       expect(statuses(r).some(([, s]) => s.lastError?.name === 'WatchIdleError')).toBe(true);

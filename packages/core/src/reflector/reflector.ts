@@ -33,7 +33,7 @@ import {
   type StepContext,
 } from './reflectorModel.ts';
 import { resolveOptions, type ReflectorOptions } from './reflectorOptions.ts';
-import type { KubeObject, ListerWatcher, ReflectorEvent } from '../types.ts';
+import type { KubeObject, ListerWatcher, ReflectorEvent, WatchItem, WatchOpened } from '../types.ts';
 
 /**
  * Lists and watches `lw` forever, emitting a `LIST` for each complete list, the watch's changes
@@ -70,6 +70,14 @@ export interface ReflectorRunOptions<T extends KubeObject> extends ReflectorOpti
   prepare?: Prepare<T>;
 }
 
+/** The input of a watch that opened: one shared instance. */
+const OPENED: ReflectorInput<never> = Object.freeze({ type: 'opened' });
+
+/** True for `WATCH_OPENED` (or any `{ type: 'OPENED' }`); anything else goes to `step` as an event, checked there. */
+function isOpened<T extends KubeObject>(item: WatchItem<T>): item is WatchOpened {
+  return typeof item === 'object' && item !== null && item.type === 'OPENED';
+}
+
 /** The input of a watch silent for its `stallMs`: one shared instance. */
 const SILENT: ReflectorInput<never> = Object.freeze({ type: 'silent' });
 
@@ -95,7 +103,7 @@ function inputsOf<T extends KubeObject>(
     case 'watch': {
       const inputs = defer(() => lw.watch(action.options)).pipe(
         idleTimeout(action.idleMs, scheduler, () => new WatchIdleError(action.idleMs)),
-        map((event): ReflectorInput<T> => ({ type: 'event', event })),
+        map((item): ReflectorInput<T> => (isOpened(item) ? OPENED : { type: 'event', event: item })),
       );
       return action.stallMs === undefined ? inputs : inputs.pipe(idleMarks(action.stallMs, scheduler, () => SILENT));
     }

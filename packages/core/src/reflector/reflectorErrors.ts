@@ -3,6 +3,8 @@ import { RxInformerError } from '../errors.ts';
 
 /** The watch stream stayed silent past its deadline. */
 export class WatchIdleError extends RxInformerError {
+  /** Always `WatchIdleError`: set as a string, so it survives minification. */
+  override readonly name: string = 'WatchIdleError';
   constructor(ms: number) {
     super('WatchIdle', `watch stream idle for ${ms} ms; reconnecting`);
   }
@@ -14,6 +16,8 @@ export class WatchIdleError extends RxInformerError {
  * reflector closes that watch and resumes from `lastSeen` (no relist).
  */
 export class WatchStalledError extends RxInformerError {
+  /** Always `WatchStalledError`: set as a string, so it survives minification. */
+  override readonly name: string = 'WatchStalledError';
   /** How long the watch had been silent when it was checked, in ms. */
   readonly silentMs: number;
   /** The last resourceVersion the watch delivered (where the new watch resumes). */
@@ -34,6 +38,8 @@ export class WatchStalledError extends RxInformerError {
 
 /** Watches kept closing at once with no event. */
 export class WatchClosedError extends RxInformerError {
+  /** Always `WatchClosedError`: set as a string, so it survives minification. */
+  override readonly name: string = 'WatchClosedError';
   constructor(count: number) {
     super('WatchClosedImmediately', `${count} watches in a row closed at once with no event; relisting`);
   }
@@ -46,6 +52,8 @@ export class WatchClosedError extends RxInformerError {
  * reflector pages from then on. (kube-apiserver 1.27+ with the WatchList gate off answers 422.)
  */
 export class WatchListUnsupportedError extends RxInformerError {
+  /** Always `WatchListUnsupportedError`: set as a string, so it survives minification. */
+  override readonly name: string = 'WatchListUnsupportedError';
   /** What the server sent in place of the initial events' end: `MODIFIED`, `DELETED`, `BOOKMARK` or `closed`. */
   readonly received: string;
 
@@ -61,6 +69,8 @@ export class WatchListUnsupportedError extends RxInformerError {
 
 /** A watch event whose `type` the protocol does not define. */
 export class UnknownWatchEventError extends RxInformerError {
+  /** Always `UnknownWatchEventError`: set as a string, so it survives minification. */
+  override readonly name: string = 'UnknownWatchEventError';
   constructor(type: unknown) {
     super('UnknownWatchEvent', `watch event of unknown type ${JSON.stringify(type)} skipped`);
   }
@@ -68,6 +78,8 @@ export class UnknownWatchEventError extends RxInformerError {
 
 /** A list went past `maxListPages` or `maxListItems`: it was stopped, and is retried after a backoff. */
 export class ListTooLargeError extends RxInformerError {
+  /** Always `ListTooLargeError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ListTooLargeError';
   /** Which bound was crossed. */
   readonly limit: 'maxListPages' | 'maxListItems';
   /** Pages received when the list was stopped (0 for a streaming list). */

@@ -61,6 +61,8 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
       return onPage(run, model, input.page);
     case 'event':
       return onEvent(run, model, input.event);
+    case 'opened':
+      return state.phase === 'watching' ? opened(run, model) : stay(run, model);
     case 'closed':
       return onClosed(run, model);
     case 'error':
@@ -123,16 +125,28 @@ function startList<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, cons
   };
 }
 
-/** Starts a watch from `rv`, with a random server-side timeout. */
-function startWatch<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, rv: string): StepResult<T> {
+/**
+ * Starts a watch from `rv`, with a random server-side timeout: `connecting` until it opens (see
+ * `opened`), unless its stream is `open` already (a streaming list's, which goes on).
+ */
+function startWatch<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, rv: string, open = false): StepResult<T> {
   const { options, random, now } = run.ctx;
   const seconds = Math.floor(options.minWatchTimeoutSeconds * (1 + random()));
-  const next = m.status.phase === 'watching' ? m : setStatus(run, m, { phase: 'watching' });
+  const phase = open ? 'watching' : 'connecting';
+  const next = m.status.phase === phase ? m : setStatus(run, m, { phase });
   return {
     model: { ...next, state: { phase: 'watching', rv, startedAt: now, events: 0 } },
     outputs: run.outputs,
     action: { type: 'watch', options: watchOptions(rv, seconds), idleMs: seconds * 1000 + options.idleGraceMs, ...stallMsOf(options) },
   };
+}
+
+/**
+ * The watch is open: `connecting` becomes `watching` (on `WATCH_OPENED`, or on the first event from
+ * a ListerWatcher that sends none). The last error stays until a good event, as after a list.
+ */
+function opened<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>): StepResult<T> {
+  return stay(run, m.status.phase === 'connecting' ? setStatus(run, m, { phase: 'watching' }) : m);
 }
 
 /** A failure: back off, then resume with a list or a watch (a first 410 after health relists at once). */
@@ -169,6 +183,7 @@ function replace<T extends KubeObject>(
   rv: string,
   rejected: UnexpectedTypeError | undefined,
   invalid: InvalidObjectError[],
+  open = false,
 ): StepResult<T> {
   run.outputs.push(
     invalid.length === 0 ? { type: 'LIST', items, resourceVersion: rv } : { type: 'LIST', items, resourceVersion: rv, invalid },
@@ -180,7 +195,7 @@ function replace<T extends KubeObject>(
     { ...m, backoff: backoffSuccess(m.backoff, run.ctx.now), rv, emptyWatches: 0 },
     { lastSyncResourceVersion: rv, hasSynced: true, lastError: rejected, listProgress: undefined, warning },
   );
-  return startWatch(run, next, rv);
+  return startWatch(run, next, rv, open);
 }
 
 /** A page of a paged list: checked against the list's bounds, then the next page or the `replace`. */
@@ -244,6 +259,7 @@ function onEvent<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>, ev
     if (streamed) return streamed;
   }
   if (state.phase !== 'watching' && state.phase !== 'streaming') return stay(run, model);
+  if (model.status.phase === 'connecting') model = opened(run, model).model; // an event proves it open
   // An object of another type: skipped and reported, its resource version not taken (client-go).
   if (!ofType) return stay(run, setStatus(run, model, { lastError: new UnexpectedTypeError(expected!, event.object) }));
   return onWatchEvent(run, model, event, known);
@@ -280,8 +296,8 @@ function onStreamedEvent<T extends KubeObject>(
     // with its own resource version, not in the order of their changes.
     const rv = event.object.metadata.resourceVersion;
     if (!rv) return fail(run, model, new InvalidObjectError('initial-events-end bookmark has no resourceVersion', event), 'list', true);
-    const result = replace(run, model, state.items, rv, state.rejected, state.invalid);
-    return { ...result, action: CONTINUE }; // the same stream carries on with live events
+    const result = replace(run, model, state.items, rv, state.rejected, state.invalid, true);
+    return { ...result, action: CONTINUE }; // the same stream, open, carries on with live events
   }
   // Before the end bookmark a watch-list sends only ADDED events: a change or a plain bookmark
   // means the server took it for a plain watch.

@@ -69,6 +69,8 @@ export type ReflectorInput<T extends KubeObject> =
   | { type: 'start' }
   | { type: 'page'; page: ListPage<T> }
   | { type: 'event'; event: WatchEvent<T> }
+  /** The watch is open (`WATCH_OPENED`: its response has arrived). */
+  | { type: 'opened' }
   | { type: 'closed' }
   | { type: 'error'; error: unknown }
   | { type: 'waited' }

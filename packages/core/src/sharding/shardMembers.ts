@@ -76,6 +76,8 @@ export function readMemberAlive(lease: Lease, observed: Observed | undefined, no
 
 /** Another Lease in the ring describes another ring (controller, slot count or field): nobody works until it goes. */
 export class ShardRingConflictError extends RxInformerError {
+  /** Always `ShardRingConflictError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ShardRingConflictError';
   constructor(ring: string, ours: string, theirs: string, holder: string) {
     super(
       'ShardRingConflict',

@@ -19,6 +19,8 @@ export interface ShardRange {
 
 /** A `shardSelector` that is not KEP-5866's grammar; `position` is where reading failed. */
 export class ShardSelectorError extends RxInformerError {
+  /** Always `ShardSelectorError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ShardSelectorError';
   /** The selector as given. */
   readonly selector: string;
   /** Offset in `selector` at which it went wrong. */

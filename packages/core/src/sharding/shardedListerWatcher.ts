@@ -38,7 +38,7 @@ export function shardedListerWatcher<T extends KubeObject>(lw: ListerWatcher<T>,
       const { selector: shardSelector, matches } = current();
       return lw
         .watch({ ...options, ...(shardSelector !== undefined && { shardSelector }) })
-        .pipe(filter((e) => e.type === 'BOOKMARK' || e.type === 'ERROR' || matches(e.object)));
+        .pipe(filter((e) => e.type === 'OPENED' || e.type === 'BOOKMARK' || e.type === 'ERROR' || matches(e.object)));
     },
   };
 }

@@ -22,6 +22,8 @@ import type { WorkQueue } from './workqueue.ts';
  * });
  */
 export class InvalidReconcileResultError<K = unknown> extends RxInformerError {
+  /** Always `InvalidReconcileResultError`: set as a string, so it survives minification. */
+  override readonly name: string = 'InvalidReconcileResultError';
   /** The key whose reconcile answered it. */
   readonly key: K;
   /** What the reconcile answered. */

@@ -104,6 +104,8 @@ export interface ControllerHandle<K = string> {
  * Reported with `stage: 'sync'` and no key: no reconcile ran.
  */
 export class ControllerSyncError extends RxInformerError {
+  /** Always `ControllerSyncError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ControllerSyncError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('NotSynced', withCause(message, options?.cause), options);
   }
