@@ -23,7 +23,7 @@ export { inProcessConnections, messagePortConnection } from './connection.ts';
 export type { ChannelConnection, InProcessConnectionOptions } from './connection.ts';
 
 // The protocol
-export { CHANNEL_PROTOCOL_VERSION, failureStatus } from './protocol.ts';
+export { CHANNEL_PROTOCOL_VERSION } from './protocol.ts';
 export type {
   ByeMessage,
   CancelMessage,
@@ -43,9 +43,5 @@ export type {
   StreamRequestBase,
   WatchRequest,
 } from './protocol.ts';
-export { parseClientMessage } from './clientMessages.ts';
-export type { RefusedMessage } from './clientMessages.ts';
-export { ChannelProtocolError, errorOfStatus, statusOfError } from './channelErrors.ts';
+export { ChannelProtocolError } from './channelErrors.ts';
 export type { ChannelProtocolErrorReason } from './channelErrors.ts';
-export { parseRevision, WatchHistory } from './watchHistory.ts';
-export type { Placement } from './watchHistory.ts';

@@ -60,13 +60,12 @@ export function serveConnection(connection: ChannelConnection, context: ServerCo
     streams: new Map(),
     pins: new ListPins(context.maxPinnedLists, context.continueTtlMs, () => context.scheduler.now()),
     reply,
-    refuse: (id, code, reason, message, retryAfterSeconds) => {
-      try {
-        reply({ t: 'error', ...(id !== undefined && { id }), status: failureStatus(code, reason, message, retryAfterSeconds) });
-      } catch {
-        // A transport that cannot carry a Status is closing: its end comes next.
-      }
-    },
+    refuse: (id, code, reason, message, retryAfterSeconds) =>
+      void answered(session, {
+        t: 'error',
+        ...(id !== undefined && { id }),
+        status: failureStatus(code, reason, message, retryAfterSeconds),
+      }),
   };
   let greeted = false;
   let idle = Subscription.EMPTY;

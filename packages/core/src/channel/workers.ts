@@ -17,11 +17,17 @@ export const CHANNEL_CONNECT = 'rxinformer.connect';
 
 /** What `hostInformers` listens on: a worker's global scope (`self`), Dedicated or Shared. */
 export interface WorkerScopeLike {
+  /** Listens for `message` (a dedicated worker: the page's connections) or `connect` (a SharedWorker: a tab's port). */
   addEventListener(type: 'message' | 'connect', listener: (event: MessageEvent) => void): void;
 }
 
 /** What `connectInformerWorker` posts to: a `Worker`, or a `SharedWorker` (its `port`). */
-export type InformerWorker = Pick<Worker, 'postMessage'> | { readonly port: Pick<MessagePort, 'postMessage'> };
+export type InformerWorker =
+  | Pick<Worker, 'postMessage'>
+  | {
+      /** A SharedWorker's port, which the page's connections are handed over. */
+      readonly port: Pick<MessagePort, 'postMessage'>;
+    };
 
 /**
  * In a worker script: makes the factory (`createFactory()`), starts it, and serves its informers
