@@ -25,6 +25,8 @@ export type ChannelProtocolErrorReason =
  * informer.status$.subscribe((s) => { if (s.lastError instanceof ChannelProtocolError) console.warn(s.lastError.reason); });
  */
 export class ChannelProtocolError extends RxInformerError {
+  /** Always `ChannelProtocolError`: set as a string, so it survives minification (a worker's bundle). */
+  override readonly name: string = 'ChannelProtocolError';
   declare readonly reason: ChannelProtocolErrorReason;
 
   constructor(reason: ChannelProtocolErrorReason, message: string, options?: { cause?: unknown }) {
