@@ -23,6 +23,7 @@ const LAYERS: readonly string[] = [
   'workqueue',
   'leader-election',
   'sharding',
+  'channel',
 ];
 
 function modules(dir = src): string[] {

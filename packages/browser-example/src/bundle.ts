@@ -3,7 +3,7 @@
  * (@rxinformer/core, rxjs, immer) as one ES module for browsers, plus `index.html` beside it.
  */
 import { readFile } from 'node:fs/promises';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 
 /** The built page, ready to serve. */
 export interface PageBundle {
@@ -42,6 +42,21 @@ export class PageBuildError extends Error {
 const appDir = new URL('./app/', import.meta.url);
 
 /**
+ * What every browser build of this package shares: one ES module per entry point, everything it
+ * imports bundled, for browsers (esbuild then refuses any Node built-in), and the workspace packages
+ * from their TypeScript source, as every test and script of the repository: never a dist/ that may
+ * be missing or stale.
+ */
+export const BROWSER_BUILD = {
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  conditions: ['@rxinformer/source'],
+  logLevel: 'silent',
+} as const satisfies BuildOptions;
+
+/**
  * Bundles the page. `platform: 'browser'` makes esbuild refuse any Node built-in, so a successful
  * build also proves the page's imports (the core among them) are browser-safe.
  *
@@ -56,19 +71,12 @@ export async function buildPage(options: BuildPageOptions = {}): Promise<BuiltPa
   let inputs: string[];
   try {
     const result = await build({
+      ...BROWSER_BUILD,
       entryPoints: [new URL('main.ts', appDir).pathname],
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      target: 'es2022',
-      // The workspace packages from their TypeScript source, as every test and script of the
-      // repository: never a dist/ that may be missing or stale.
-      conditions: ['@rxinformer/source'],
       minify: options.minify ?? false,
       sourcemap: (options.sourcemap ?? true) ? 'inline' : false,
       write: false,
       metafile: true,
-      logLevel: 'silent',
     });
     js = result.outputFiles[0].text;
     inputs = Object.keys(result.metafile.inputs);

@@ -6,27 +6,11 @@ import { createPrepare } from '../src/store/prepare.ts';
 import { reflector } from '../src/reflector/reflector.ts';
 import type { KubeObject } from '../src/types.ts';
 import { ModelServer } from './modelServer.ts';
+import { applyModelStep, modelSteps, modelView } from './modelSteps.ts';
 import { testScheduler } from '@rxinformer/testing';
 
-type Step =
-  { kind: 'create' | 'update' | 'delete' | 'recreate'; name: string } | { kind: 'drop' | 'break' | 'expire' | 'compact' | 'fail' | 'wait' };
-
-const step: fc.Arbitrary<Step> = fc.oneof(
-  {
-    weight: 6,
-    arbitrary: fc.record({
-      kind: fc.constantFrom('create', 'update', 'delete', 'recreate'),
-      name: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
-    }) as fc.Arbitrary<Step>,
-  },
-  {
-    weight: 2,
-    arbitrary: fc.record({ kind: fc.constantFrom('drop', 'break', 'expire', 'compact', 'fail', 'wait') }) as fc.Arbitrary<Step>,
-  },
-);
-
-const view = (entries: Iterable<KubeObject>) =>
-  new Map([...entries].map((o) => [`ns/${o.metadata?.name}`, `${o.metadata?.uid}@${o.metadata?.resourceVersion}`]));
+const step = modelSteps(['drop', 'break', 'expire', 'compact', 'fail', 'wait']);
+const view = modelView;
 
 describe('reflector + delta store', () => {
   it('should converge to the server state through any interleaving of changes and faults', () => {
@@ -56,38 +40,7 @@ describe('reflector + delta store', () => {
             });
           steps.forEach((s, i) =>
             ts.schedule(() => {
-              switch (s.kind) {
-                case 'create':
-                  server.create(s.name);
-                  break;
-                case 'update':
-                  server.update(s.name);
-                  break;
-                case 'delete':
-                  server.delete(s.name);
-                  break;
-                case 'recreate':
-                  server.delete(s.name);
-                  server.create(s.name);
-                  break;
-                case 'drop':
-                  server.dropWatches();
-                  break;
-                case 'break':
-                  server.breakWatches();
-                  break;
-                case 'expire':
-                  server.expireWatches();
-                  break;
-                case 'compact':
-                  server.compact();
-                  break;
-                case 'fail':
-                  server.failNext(2);
-                  break;
-                case 'wait':
-                  break;
-              }
+              applyModelStep(server, s);
             }, i * 500),
           );
           // Quiesce: long enough for the longest backoff, then stop.

@@ -50,6 +50,12 @@ export class ModelServer implements ListerWatcher<KubeObject> {
       w.subscriber.complete();
     }
   }
+  /** The revision moves on with no change of these objects (another resource's write): every open watch gets a BOOKMARK at it. */
+  bookmark(): void {
+    this.rv++;
+    for (const w of [...this.#watchers])
+      w.subscriber.next({ type: 'BOOKMARK', object: { metadata: { resourceVersion: String(this.rv) } } });
+  }
   /** Forgets all history: older resource versions and continue tokens now answer 410. */
   compact(): void {
     this.#compacted = this.rv;

@@ -1,0 +1,133 @@
+/**
+ * The server side of the channel: answers each client's lists and watches from shared informers'
+ * caches, never from the API server. One feed (history, live changes) per informer, shared by every
+ * connection, so a client that reconnects resumes from its resource version without a resend.
+ */
+import { asapScheduler, asyncScheduler, Subscription, type SchedulerLike } from 'rxjs';
+import { checkNumber, checkScheduler, InvalidOptionsError } from '../errors.ts';
+import type { SharedInformer } from '../informer/sharedInformer.ts';
+import type { ChannelConnection } from './connection.ts';
+import { informerFeed, type InformerFeed } from './informerFeed.ts';
+import { serveConnection, type ServerContext } from './serveConnection.ts';
+import type { StreamRequest } from './protocol.ts';
+import type { InformerScope, KubeObject, ResourceDescriptor } from '../types.ts';
+
+/** Options of `createInformerServer`. */
+export interface InformerServerOptions {
+  /**
+   * The informer that answers a request for `resource` in `scope`, running (an informer factory's,
+   * started): e.g. `(resource, scope) => factory.informerFor(resource, scope)`. May return a promise
+   * (an authorization check first), and may throw or reject to refuse: a `KubeApiError` is answered
+   * as it is (403 Forbidden, 429), an `InvalidOptionsError` as 400, anything else as 500. `request`
+   * holds the whole request (fields a hub adds, such as a cluster name, included). Required.
+   */
+  informerFor(
+    resource: ResourceDescriptor,
+    scope: InformerScope,
+    request: StreamRequest,
+  ): SharedInformer<KubeObject> | PromiseLike<SharedInformer<KubeObject>>;
+  /**
+   * Events of each informer kept for watches that resume (a client that reconnects, a watch that
+   * timed out): one from further back is answered 410, and the client relists from the cache.
+   * Default 4096.
+   */
+  historySize?: number;
+  /** Time between the BOOKMARKs of an idle watch that allows them, in ms. Default 60 000 (kube-apiserver's). */
+  bookmarkIntervalMs?: number;
+  /** How long a paged list's snapshot stays pinned after its last page, in ms. Default 120 000. */
+  continueTtlMs?: number;
+  /** Paged lists one connection may hold pinned at once (the oldest goes first). Default 16. */
+  maxPinnedLists?: number;
+  /** How long a list or watch at a resource version the cache has not reached waits, in ms (then 410). Default 3000. */
+  rvWaitMs?: number;
+  /** Streams (lists and watches) one connection may have open; more are answered 429. Default 1024. */
+  maxStreams?: number;
+  /**
+   * A connection from which nothing came for this long is closed (a tab closed without a `bye`;
+   * clients ping every `heartbeatMs`, 30 s by default). Default 180 000: browsers run the timers
+   * of background tabs once a minute.
+   */
+  idleTimeoutMs?: number;
+  /** Most events in one `events` message (a streaming list of 30 000 objects goes in several). Default 1000. */
+  maxEventsPerMessage?: number;
+  /** Where time runs (bookmarks, timeouts, waits) and batches are sent. Default: `asyncScheduler`, batches at the end of the task. */
+  scheduler?: SchedulerLike;
+}
+
+/** A running server: serves any number of connections. */
+export interface InformerServer {
+  /**
+   * Serves `connection` until it closes, a `bye` comes, it is idle past `idleTimeoutMs`, or the
+   * returned subscription is unsubscribed (which closes it).
+   */
+  serve(connection: ChannelConnection): Subscription;
+  /** Says `bye` to every connection and closes it, and stops following every informer. Idempotent. */
+  shutdown(): void;
+}
+
+/**
+ * Creates a server of informers over channel connections.
+ *
+ * @example
+ * const factory = createInformerFactory(source);
+ * factory.start();
+ * const server = createInformerServer({ informerFor: (resource, scope) => factory.informerFor(resource, scope) });
+ * server.serve(messagePortConnection(port));
+ *
+ * Caveat: resource versions are compared as etcd revisions (integers), as kube-apiserver's watch
+ * cache does: with a server whose are not, a watch resumes only from the newest, else 410 and relist.
+ */
+export function createInformerServer(options: InformerServerOptions): InformerServer {
+  const context = resolve(options);
+  const feeds = new Map<SharedInformer<KubeObject>, InformerFeed>();
+  const sessions = new Set<Subscription>();
+  let stopped = false;
+  const feedOf = (informer: SharedInformer<KubeObject>): InformerFeed => {
+    let feed = feeds.get(informer);
+    if (!feed) {
+      const made = informerFeed(informer, context.historySize);
+      made.changes$.subscribe({ complete: () => feeds.delete(informer) });
+      feeds.set(informer, (feed = made));
+    }
+    return feed;
+  };
+  return {
+    serve: (connection) => {
+      if (stopped) {
+        connection.send({ t: 'bye' });
+        connection.close();
+        return Subscription.EMPTY;
+      }
+      const informerFor: ServerContext['informerFor'] = (resource, scope, request) => options.informerFor(resource, scope, request);
+      const session = serveConnection(connection, { ...context, feedOf, informerFor });
+      sessions.add(session);
+      session.add(() => sessions.delete(session));
+      return session;
+    },
+    shutdown: () => {
+      if (stopped) return;
+      stopped = true;
+      for (const session of [...sessions]) session.unsubscribe();
+      for (const feed of [...feeds.values()]) feed.close();
+    },
+  };
+}
+
+function resolve(options: InformerServerOptions): Omit<ServerContext, 'feedOf' | 'informerFor'> & { historySize: number } {
+  if (options === null || typeof options !== 'object' || typeof options.informerFor !== 'function')
+    throw new InvalidOptionsError('createInformerServer needs an informerFor function');
+  checkScheduler(options.scheduler);
+  const integer = { integer: true };
+  return {
+    historySize: checkNumber('historySize', options.historySize, 4096, 1, integer),
+    bookmarkIntervalMs: checkNumber('bookmarkIntervalMs', options.bookmarkIntervalMs, 60_000, 1),
+    continueTtlMs: checkNumber('continueTtlMs', options.continueTtlMs, 120_000, 1),
+    maxPinnedLists: checkNumber('maxPinnedLists', options.maxPinnedLists, 16, 1, integer),
+    rvWaitMs: checkNumber('rvWaitMs', options.rvWaitMs, 3000, 0),
+    maxStreams: checkNumber('maxStreams', options.maxStreams, 1024, 1, integer),
+    idleTimeoutMs: checkNumber('idleTimeoutMs', options.idleTimeoutMs, 180_000, 1),
+    maxEventsPerMessage: checkNumber('maxEventsPerMessage', options.maxEventsPerMessage, 1000, 1, integer),
+    scheduler: options.scheduler ?? asyncScheduler,
+    flushScheduler: options.scheduler ?? asapScheduler,
+  };
+}
