@@ -61,6 +61,23 @@ const lastErrorOf = (informer: { status$: Observable<ReflectorStatus> }): Error 
 const view = (objects: Iterable<KubeObject>) => [...objects].map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`).sort();
 
 describe('channelListerWatcherSource', () => {
+  it("should keep a watch connecting until the server's open, then watching", () => {
+    const ts = testScheduler();
+    const { api, informer, server } = servedInformer(ts);
+    api.create('a');
+    informer.start();
+    let held = true;
+    const wire = connections(server, ts, (m) => (held && m.t === 'open' ? undefined : m)); // the server's open, held back
+    const { statuses } = tab(wire.connect, ts);
+    advance(ts, 100);
+    expect(statuses.at(-1)?.phase).toBe('connecting');
+    held = false;
+    wire.made[0].close(); // a new connection, whose open comes through
+    advance(ts, 5000);
+    expect(statuses.map((s) => s.phase)).toContain('watching');
+    expect(statuses.at(-1)?.phase).toBe('watching');
+  });
+
   it('should give an informer the server informer cache, and resume after a dropped connection without a resend', () => {
     const ts = testScheduler();
     const { api, calls, informer, server } = servedInformer(ts);

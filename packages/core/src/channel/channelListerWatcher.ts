@@ -23,7 +23,17 @@ import { errorOfStatus } from './channelErrors.ts';
 import { ClientSession, type SessionTiming, type StreamHandler, type StreamMessage } from './clientSession.ts';
 import type { ChannelConnection } from './connection.ts';
 import type { ListRequest, WatchRequest } from './protocol.ts';
-import type { InformerScope, KubeObject, ListerWatcher, ListerWatcherSource, ListPage, ResourceDescriptor, WatchEvent } from '../types.ts';
+import { WATCH_OPENED } from '../types.ts';
+import type {
+  InformerScope,
+  KubeObject,
+  ListerWatcher,
+  ListerWatcherSource,
+  ListPage,
+  ResourceDescriptor,
+  WatchEvent,
+  WatchItem,
+} from '../types.ts';
 
 /** Makes a new connection to the server (a new MessageChannel to a worker, a WebSocket to a hub). */
 export type ChannelConnect = () => ChannelConnection | PromiseLike<ChannelConnection>;
@@ -189,26 +199,17 @@ function listHandler<T extends KubeObject>(subscriber: Subscriber<ListPage<T>>):
   };
 }
 
-/** A watch's stream: `open`, `events` until `end` or `error`. */
-function watchHandler<T extends KubeObject>(subscriber: Subscriber<WatchEvent<T>>): StreamHandler {
+/** A watch's stream: `open` (the reflector's `connecting` ends: `WATCH_OPENED`), `events` until `end` or `error`. */
+function watchHandler<T extends KubeObject>(subscriber: Subscriber<WatchItem<T>>): StreamHandler {
   return {
     message: (m) => {
-      if (m.t === 'open') for (const item of opened<T>()) subscriber.next(item);
+      if (m.t === 'open') subscriber.next(WATCH_OPENED);
       else if (m.t === 'events' && Array.isArray(m.events)) for (const event of m.events as WatchEvent<T>[]) subscriber.next(event);
       else if (m.t === 'end') subscriber.complete();
       else if (!ended(m, subscriber)) unexpected(m, 'watch');
     },
     fail: (error) => subscriber.error(error),
   };
-}
-
-/**
- * What a watch emits when the server says it is open: nothing, for now (core's reflector takes a
- * watch as live when it is subscribed). The one place to change when the reflector learns to tell
- * `connecting` from `watching`: return its "opened" item here.
- */
-function opened<T extends KubeObject>(): WatchEvent<T>[] {
-  return [];
 }
 
 /** An `error` message ends the stream with the `KubeApiError` of its Status; false for any other message. */
