@@ -7,7 +7,14 @@ import { act, createElement, Profiler, type ReactElement, type ReactNode } from 
 import { createRoot, type Root } from 'react-dom/client';
 import { createWindow } from 'domino';
 import { Observable, of, Subject } from 'rxjs';
-import type { KubeObject, ListerWatcherSource, ResourceDescriptor, WatchEvent } from '@rxinformer/core';
+import {
+  WATCH_OPENED,
+  type KubeObject,
+  type ListerWatcherSource,
+  type ResourceDescriptor,
+  type WatchEvent,
+  type WatchItem,
+} from '@rxinformer/core';
 import { settle } from '@rxinformer/testing';
 
 /** Gives Node the DOM React DOM renders into (domino), and tells React that tests drive it with `act`. */
@@ -71,9 +78,10 @@ export function manualSource(items: Pod[], rv = '10'): ManualSource {
       },
       watch: () => {
         watches++;
-        return new Observable<WatchEvent<Pod>>((subscriber) => {
+        return new Observable<WatchItem<Pod>>((subscriber) => {
           const events = new Subject<WatchEvent<Pod>>();
           open.add(events);
+          subscriber.next(WATCH_OPENED); // open at once, as a server's answer would say
           const subscription = events.subscribe(subscriber);
           return () => {
             open.delete(events);

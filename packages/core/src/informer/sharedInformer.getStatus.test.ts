@@ -30,7 +30,7 @@ describe('SharedInformer.getStatus', () => {
     expect(informer.getStatus()).toMatchObject({ phase: 'stopped', hasSynced: true });
     expect(informer.getStatus()).toBe(seen.at(-1));
     const phases = seen.map((s) => s.phase).filter((p, i, all) => p !== all[i - 1]); // listing reports its progress too
-    expect(phases).toEqual(['stopped', 'listing', 'watching', 'stopped']);
+    expect(phases).toEqual(['stopped', 'listing', 'connecting', 'watching', 'stopped']); // the watch opens with its first event
     expect(new Set(seen).size).toBe(seen.length); // each emission a new object
     expect(agreed.every(Boolean)).toBe(true);
     informer.shutdown();
