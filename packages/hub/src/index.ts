@@ -2,10 +2,19 @@
  * A dashboard hub: tabs connect over one WebSocket each and speak the channel protocol
  * (`@rxinformer/core/channel`); the hub serves every user from one shared informer per resource,
  * scope and cluster, and shows each user only what its `Authorizer` allows. docs/hub-security.md
- * is the security model.
+ * is the security model; `@rxinformer/hub/browser` is the tab's side.
  *
  * @module @rxinformer/hub
  */
+
+// The hub
+export { createHub } from './hub.ts';
+export type { Hub } from './hub.ts';
+export type { HubLimits, HubOptions, ProjectionProvider } from './options.ts';
+export type { HubLogFields, HubLogger } from './log.ts';
+export type { ClosedFor, HubMetrics, UpgradeRefusal } from './metrics.ts';
+export { HUB_SUBPROTOCOL } from './upgrade.ts';
+export type { OriginPolicy } from './upgrade.ts';
 
 // Authentication and authorization: the contracts
 export type {
