@@ -51,13 +51,17 @@ export function socketConnection(
     tokens -= 1;
     return true;
   };
+  let violated = false;
   const violation = (why: ClosedFor, code: number, detail: string) => {
+    if (violated) return;
+    violated = true;
     counters.connectionsClosed[why]++;
     onViolation(why, detail);
     ws.close(code, detail.slice(0, 120));
   };
   const messages$ = new Observable<unknown>((subscriber) => {
     ws.on('message', (data, isBinary) => {
+      if (violated) return; // closing: nothing more is read
       if (!allowMessage()) return violation('rate', 1008, `more than ${limits.maxMessagesPerSecond} messages a second`);
       // A binary frame, or text that is not JSON: refused as what it is (the server answers 400).
       let message: unknown;
@@ -69,14 +73,16 @@ export function socketConnection(
       noteIncoming(message, streams, track);
       subscriber.next(message);
     });
-    ws.on('close', (code) => {
-      if (code === 1009) counters.connectionsClosed.messageSize++;
+    ws.on('close', () => {
       track(-streams.size);
       streams.clear();
       drained$.complete();
       subscriber.complete();
     });
-    ws.on('error', () => undefined); // a 'close' follows
+    // A message past maxPayload: ws closes the connection (1009); a 'close' follows every error.
+    ws.on('error', (error: Error & { code?: string }) => {
+      if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') violation('messageSize', 1009, 'a message larger than the hub accepts');
+    });
   }).pipe(share());
   const written = () => {
     if (ws.bufferedAmount <= limits.lowWaterBytes) drained$.next();
