@@ -39,8 +39,23 @@ export interface HubUser {
  *   request-header from an untrusted peer). `{ refused: 403 }`: authenticated, but not admitted.
  *   `message` is sent to the client: it must not quote the credential.
  */
-export type Authentication =
-  { readonly user: HubUser; readonly expiresAt?: number } | { readonly refused: 401 | 403; readonly message: string };
+export type Authentication = Authenticated | AuthenticationRefused;
+
+/** The connection is accepted for `user`. */
+export interface Authenticated {
+  /** Who the connection speaks for. */
+  readonly user: HubUser;
+  /** When the credential stops being valid, in ms since the epoch: the hub closes the connection then. */
+  readonly expiresAt?: number;
+}
+
+/** The connection is refused. */
+export interface AuthenticationRefused {
+  /** 401: no credential, or one that does not authenticate; 403: authenticated but not admitted. */
+  readonly refused: 401 | 403;
+  /** Sent to the client: never quoting the credential. */
+  readonly message: string;
+}
 
 /**
  * Names the user of each WebSocket connection, once, at its HTTP upgrade (headers, the peer's
@@ -56,6 +71,11 @@ export type Authentication =
  *     return typeof name === 'string' ? { user: { username: name, groups: ['system:authenticated'] } } : { refused: 401, message: 'no user' };
  *   },
  * };
+ *
+ * A browser cannot set an `Authorization` header on a WebSocket: its bearer token arrives in
+ * `Sec-WebSocket-Protocol` as kube-apiserver's `base64url.bearer.authorization.k8s.io.<base64url
+ * token>` (`hubListerWatcherSource`'s `token` option sends it; the hub selects `rxinformer.channel.v1`,
+ * never echoing the token's).
  *
  * Caveat: the request's headers carry the credential: never log them, nor put them in `message`.
  * A rejected promise (the API server unreachable) refuses the upgrade with 503.

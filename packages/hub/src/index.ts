@@ -10,9 +10,11 @@
 // The hub
 export { createHub } from './hub.ts';
 export type { Hub } from './hub.ts';
+export { startHub } from './startHub.ts';
+export type { StartedHub, StartHubOptions } from './startHub.ts';
 export type { HubLimits, HubOptions, ProjectionProvider } from './options.ts';
 export type { HubLogFields, HubLogger } from './log.ts';
-export type { ClosedFor, HubMetrics, UpgradeRefusal } from './metrics.ts';
+export type { ClosedFor, DecisionCounts, HubMetrics, UpgradeRefusal } from './metrics.ts';
 export { HUB_SUBPROTOCOL } from './upgrade.ts';
 export type { OriginPolicy } from './upgrade.ts';
 

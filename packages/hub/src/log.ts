@@ -5,9 +5,13 @@
 
 /** One log line's fields: only these, each a short text or number the hub chose. */
 export interface HubLogFields {
+  /** The connection's username (authenticated). */
   readonly user?: string;
+  /** The peer's address. */
   readonly remote?: string;
+  /** Why, as a word of the hub's (`origin`, `rate`, ...). */
   readonly why?: string;
+  /** How many, where it counts. */
   readonly count?: number;
 }
 

@@ -22,14 +22,25 @@ export interface HubMetrics {
   readonly resyncs: number;
   /** Authorization decisions, by outcome, fresh or from the authorizer's cache. */
   readonly decisions: {
-    readonly allowed: { readonly fresh: number; readonly cached: number };
-    readonly denied: { readonly fresh: number; readonly cached: number };
+    /** Allowed: decided afresh, or from the authorizer's cache. */
+    readonly allowed: DecisionCounts;
+    /** Denied: decided afresh, or from the authorizer's cache. */
+    readonly denied: DecisionCounts;
+    /** The authorizer failed (the hub answered 503). */
     readonly error: number;
   };
   /** Upgrades refused, by why. */
   readonly upgradesRefused: Readonly<Record<UpgradeRefusal, number>>;
   /** Connections the hub closed, by why. */
   readonly connectionsClosed: Readonly<Record<ClosedFor, number>>;
+}
+
+/** Decisions of one outcome. */
+export interface DecisionCounts {
+  /** Decided by a fresh review. */
+  readonly fresh: number;
+  /** Answered from the authorizer's cache. */
+  readonly cached: number;
 }
 
 /** Why an upgrade was refused. */

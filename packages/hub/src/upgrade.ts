@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Authentication, Authenticator } from './auth.ts';
+import type { Authenticated, Authenticator } from './auth.ts';
 import type { UpgradeRefusal } from './metrics.ts';
 
 /** Which origins may open a connection: `'same-origin'` (the Origin's host is the request's Host), a list of origins, or `'any'`. */
@@ -40,10 +40,7 @@ export function originAllowed(request: IncomingMessage, policy: OriginPolicy): b
 }
 
 /** Authenticates `request`: the user, or a refusal (an authenticator's failure is a 503). */
-export async function authenticated(
-  authenticator: Authenticator,
-  request: IncomingMessage,
-): Promise<Extract<Authentication, { user: unknown }> | Refusal> {
+export async function authenticated(authenticator: Authenticator, request: IncomingMessage): Promise<Authenticated | Refusal> {
   try {
     const result = await authenticator.authenticate(request);
     if ('user' in result) return result;

@@ -19,16 +19,28 @@ const TOKEN_PREFIX = 'base64url.bearer.authorization.k8s.io.';
 
 /** What the adapter uses of a WebSocket (the browser's, or Node 22's global one). */
 export interface WebSocketLike {
+  /** 0 connecting, 1 open, 2 closing, 3 closed. */
   readonly readyState: number;
+  /** The subprotocol the server selected. */
   readonly protocol: string;
+  /** How binary frames arrive (the adapter refuses them). */
   binaryType: string;
+  /** Called once open. */
   onopen: ((e: unknown) => void) | null;
+  /** Called with each frame. */
   onmessage: ((e: { data: unknown }) => void) | null;
+  /** Called once closed, with the close code. */
   onclose: ((e: { code: number; reason: string }) => void) | null;
+  /** Called on an error (a close follows). */
   onerror: ((e: unknown) => void) | null;
+  /** Sends a text frame. */
   send(data: string): void;
+  /** Closes the socket. */
   close(code?: number, reason?: string): void;
 }
+
+/** A WebSocket constructor: the browser's, Node 22's global one, or `ws`'s. */
+export type WebSocketConstructor = new (url: string, protocols?: string[]) => WebSocketLike;
 
 /** Options of `hubListerWatcherSource`: the channel client's, and how to reach the hub. */
 export interface HubClientOptions extends ChannelClientOptions {
@@ -39,7 +51,7 @@ export interface HubClientOptions extends ChannelClientOptions {
    */
   token?: () => string | undefined | PromiseLike<string | undefined>;
   /** The WebSocket constructor. Default `globalThis.WebSocket`. */
-  WebSocket?: new (url: string, protocols?: string[]) => WebSocketLike;
+  WebSocket?: WebSocketConstructor;
 }
 
 /**

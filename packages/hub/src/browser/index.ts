@@ -6,4 +6,4 @@
  * @module @rxinformer/hub/browser
  */
 export { hubListerWatcherSource, webSocketConnection } from './hubClient.ts';
-export type { HubClientOptions, WebSocketLike } from './hubClient.ts';
+export type { HubClientOptions, WebSocketConstructor, WebSocketLike } from './hubClient.ts';
