@@ -13,6 +13,7 @@ const packages = [
   'browser-example',
   'angular',
   'react',
+  'hub',
 ];
 
 const swc = [

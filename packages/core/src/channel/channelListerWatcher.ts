@@ -59,6 +59,15 @@ export interface ChannelClientOptions {
 export type ChannelListerWatcherSource = ListerWatcherSource & {
   /** Closes the connection (`bye`): every stream fails, and no new one connects. Idempotent. */
   close(): void;
+  /**
+   * A source over the same connection whose requests carry `fields` beside the protocol's (a hub's
+   * `cluster` and `projection`; the server reads them as the request's `extra`). Fields of the
+   * protocol's names (`t`, `id`, `resource`, `scope`, `options`) are refused.
+   *
+   * @example
+   * const prod = createInformerFactory(source.withFields({ cluster: 'prod' })); // same WebSocket, another cluster
+   */
+  withFields(fields: Readonly<Record<string, unknown>>): ListerWatcherSource;
 };
 
 /**
@@ -79,14 +88,19 @@ export type ChannelListerWatcherSource = ListerWatcherSource & {
 export function channelListerWatcherSource(connect: ChannelConnect, options: ChannelClientOptions = {}): ChannelListerWatcherSource {
   if (typeof connect !== 'function') throw new InvalidOptionsError('channelListerWatcherSource needs a connect function');
   const connector = connectorOf(connect, options);
-  const source = <T extends KubeObject>(resource: ResourceDescriptor<T>, scope: InformerScope): ListerWatcher<T> => {
-    const base = { resource: wireDescriptor(resource), scope: wireScope(scope) };
-    return {
-      list: (o) => stream(connector.session, { t: 'list', ...base, options: o }, listHandler<T>),
-      watch: (o) => stream(connector.session, { t: 'watch', ...base, options: o }, watchHandler<T>),
+  const sourceWith = (fields: Readonly<Record<string, unknown>>): ListerWatcherSource => {
+    for (const name of ['t', 'id', 'resource', 'scope', 'options'])
+      if (Object.hasOwn(fields, name)) throw new InvalidOptionsError(`withFields: ${name} is the protocol's own field`);
+    const extra = { ...fields };
+    return <T extends KubeObject>(resource: ResourceDescriptor<T>, scope: InformerScope): ListerWatcher<T> => {
+      const base = { ...extra, resource: wireDescriptor(resource), scope: wireScope(scope) };
+      return {
+        list: (o) => stream(connector.session, { t: 'list', ...base, options: o }, listHandler<T>),
+        watch: (o) => stream(connector.session, { t: 'watch', ...base, options: o }, watchHandler<T>),
+      };
     };
   };
-  return Object.assign(source, { close: connector.close });
+  return Object.assign(sourceWith({}), { close: connector.close, withFields: sourceWith });
 }
 
 /** The connections of one client: one at a time, made on demand, with backoff after failures. */

@@ -20,6 +20,11 @@ export const MAX_ID_LENGTH = 64;
 const MAX_NAME_LENGTH = 253;
 /** Longest selector, continue token or resource version. */
 const MAX_TEXT_LENGTH = 8192;
+/** The fields of a request that are the protocol's: any other is kept in `extra`. */
+const REQUEST_FIELDS = new Set(['t', 'id', 'resource', 'scope', 'options']);
+/** Most extra fields kept from one request; their names are identifiers of at most 32 characters. */
+const MAX_EXTRA_FIELDS = 8;
+const EXTRA_NAME = /^[A-Za-z][A-Za-z0-9_]{0,31}$/;
 
 /**
  * The message `raw` is, checked and copied; or why it is refused.
@@ -53,11 +58,29 @@ function parseRequest(t: 'list' | 'watch', m: Record<string, unknown>): StreamRe
   try {
     const resource = descriptorOf(m.resource);
     const scope = scopeOf(m.scope);
-    if (t === 'list') return { t, id, resource, scope, options: listOptionsOf(m.options) };
-    return { t, id, resource, scope, options: watchOptionsOf(m.options) };
+    const more = extraOf(m);
+    if (t === 'list') return { t, id, resource, scope, options: listOptionsOf(m.options), ...more };
+    return { t, id, resource, scope, options: watchOptionsOf(m.options), ...more };
   } catch (e) {
     return { refused: (e as Error).message, id };
   }
+}
+
+/**
+ * The request's fields beyond the protocol's, as `{ extra }` (none: `{}`): at most
+ * `MAX_EXTRA_FIELDS`, each named as an identifier; values are left as they came, for the server to check.
+ */
+function extraOf(m: Record<string, unknown>): { extra?: Record<string, unknown> } {
+  const names = Object.keys(m).filter((name) => !REQUEST_FIELDS.has(name) && m[name] !== undefined);
+  if (names.length === 0) return {};
+  if (names.length > MAX_EXTRA_FIELDS) throw new Error(`a request carries at most ${MAX_EXTRA_FIELDS} fields beyond the protocol's`);
+  const extra = Object.create(null) as Record<string, unknown>;
+  for (const name of names) {
+    if (!EXTRA_NAME.test(name))
+      throw new Error("a request field beyond the protocol's must be named as an identifier of at most 32 characters");
+    extra[name] = m[name];
+  }
+  return { extra };
 }
 
 const isId = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= MAX_ID_LENGTH;

@@ -6,6 +6,7 @@
  */
 import { asyncScheduler, Observable, Subject, takeUntil, share, type SchedulerLike } from 'rxjs';
 import type { ChannelMessage } from './protocol.ts';
+import type { WatchEvent } from '../types.ts';
 
 /**
  * One connection between a channel client and a server: messages in order, both ways.
@@ -30,6 +31,27 @@ export interface ChannelConnection {
   readonly messages$: Observable<unknown>;
   /** Closes the connection (a transport that can tells the other side). Idempotent. */
   close(): void;
+  /**
+   * The transport's backlog, for a server's backpressure (a WebSocket's `bufferedAmount`): absent,
+   * the server sends as events come. Present, a congested connection's watch events are held,
+   * coalesced by key, and a stream that holds too much is answered 410.
+   */
+  readonly backpressure?: ConnectionBackpressure;
+}
+
+/**
+ * What a server reads of a transport's backlog.
+ *
+ * @example
+ * const backpressure: ConnectionBackpressure = { buffered: () => ws.bufferedAmount, drained$ };
+ */
+export interface ConnectionBackpressure {
+  /** Bytes sent but not yet written out. */
+  buffered(): number;
+  /** Emits when the backlog has been written out (or fell low). */
+  readonly drained$: Observable<void>;
+  /** The estimated bytes of an event once sent (default: 1024 each). */
+  sizeOf?: (event: WatchEvent) => number;
 }
 
 /**

@@ -12,7 +12,7 @@
 export { channelListerWatcherSource } from './channelListerWatcher.ts';
 export type { ChannelClientOptions, ChannelConnect, ChannelListerWatcherSource } from './channelListerWatcher.ts';
 export { createInformerServer } from './informerServer.ts';
-export type { InformerServer, InformerServerOptions } from './informerServer.ts';
+export type { InformerServer, InformerServerOptions, InformerView, ServedInformer } from './informerServer.ts';
 
 // Workers
 export { CHANNEL_CONNECT, connectInformerWorker, hostInformers } from './workers.ts';
@@ -20,7 +20,7 @@ export type { ConnectInformerWorkerOptions, InformerWorker, WorkerScopeLike } fr
 
 // Connections
 export { inProcessConnections, messagePortConnection } from './connection.ts';
-export type { ChannelConnection, InProcessConnectionOptions } from './connection.ts';
+export type { ChannelConnection, ConnectionBackpressure, InProcessConnectionOptions } from './connection.ts';
 
 // The protocol
 export { CHANNEL_PROTOCOL_VERSION } from './protocol.ts';

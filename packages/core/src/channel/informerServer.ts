@@ -3,7 +3,7 @@
  * caches, never from the API server. One feed (history, live changes) per informer, shared by every
  * connection, so a client that reconnects resumes from its resource version without a resend.
  */
-import { asapScheduler, asyncScheduler, Subscription, type SchedulerLike } from 'rxjs';
+import { asapScheduler, asyncScheduler, Subscription, type Observable, type SchedulerLike } from 'rxjs';
 import { checkNumber, checkScheduler, InvalidOptionsError } from '../errors.ts';
 import type { SharedInformer } from '../informer/sharedInformer.ts';
 import type { ChannelConnection } from './connection.ts';
@@ -12,20 +12,53 @@ import { serveConnection, type ServerContext } from './serveConnection.ts';
 import type { StreamRequest } from './protocol.ts';
 import type { InformerScope, KubeObject, ResourceDescriptor } from '../types.ts';
 
-/** Options of `createInformerServer`. */
-export interface InformerServerOptions {
+/**
+ * What one stream sees of an informer: the informer, and optionally which of its objects the
+ * stream carries, how each is sent, and when the stream must end. What an `informerFor` returns
+ * for a user who may see part of a resource (a hub's authorization).
+ *
+ * @example
+ * // Only the pods of namespaces `allowed` has, until `revoked$` says otherwise:
+ * const view: InformerView = { informer: pods, admit: (o) => allowed.has(o.metadata?.namespace ?? ''), end$: revoked$ };
+ */
+export interface InformerView {
+  /** The informer (running) whose cache and changes the stream serves. */
+  readonly informer: SharedInformer<KubeObject>;
+  /**
+   * Whether the stream carries `object`: the others are left out of pages, of a watch's first events,
+   * of its history and of its live events (a change left out entirely sends nothing, not even a
+   * BOOKMARK). Must not change over the stream's life: end it with `end$` when it would.
+   */
+  admit?: (object: KubeObject) => boolean;
+  /**
+   * The object as the stream sends it (a projection), for every object sent (pages, events). Called
+   * per stream: memoize it across streams (the informer's objects are immutable: a `WeakMap` keyed
+   * by the object serves).
+   */
+  transform?: (object: KubeObject) => KubeObject;
+  /** When it emits an error value, the stream fails with it (a `KubeApiError`: 403, 410 as it is). */
+  readonly end$?: Observable<unknown>;
+}
+
+/** What an `informerFor` may return: an informer, a view of one, or a promise of either. */
+export type ServedInformer = SharedInformer<KubeObject> | InformerView;
+
+/** Options of `createInformerServer`; `P` is what `serve` is told of each connection's peer (a hub's user). */
+export interface InformerServerOptions<P = undefined> {
   /**
    * The informer that answers a request for `resource` in `scope`, running (an informer factory's,
-   * started): e.g. `(resource, scope) => factory.informerFor(resource, scope)`. May return a promise
-   * (an authorization check first), and may throw or reject to refuse: a `KubeApiError` is answered
-   * as it is (403 Forbidden, 429), an `InvalidOptionsError` as 400, anything else as 500. `request`
-   * holds the whole request (fields a hub adds, such as a cluster name, included). Required.
+   * started): e.g. `(resource, scope) => factory.informerFor(resource, scope)`, or an `InformerView`
+   * of one. May return a promise (an authorization check first), and may throw or reject to refuse:
+   * a `KubeApiError` is answered as it is (403 Forbidden, 429), an `InvalidOptionsError` as 400,
+   * anything else as 500. `request` holds the whole request (fields a hub adds, such as a cluster
+   * name, in its `extra`); `peer` is what `serve` was given with the connection. Required.
    */
   informerFor(
     resource: ResourceDescriptor,
     scope: InformerScope,
     request: StreamRequest,
-  ): SharedInformer<KubeObject> | PromiseLike<SharedInformer<KubeObject>>;
+    peer: P,
+  ): ServedInformer | PromiseLike<ServedInformer>;
   /**
    * Events of each informer kept for watches that resume (a client that reconnects, a watch that
    * timed out): one from further back is answered 410, and the client relists from the cache.
@@ -52,15 +85,25 @@ export interface InformerServerOptions {
   maxEventsPerMessage?: number;
   /** Where time runs (bookmarks, timeouts, waits) and batches are sent. Default: `asyncScheduler`, batches at the end of the task. */
   scheduler?: SchedulerLike;
+  /**
+   * On a connection that reports its backlog (`ChannelConnection.backpressure`): at this many
+   * bytes buffered, watch events are held for it, coalesced by key. Default 1 MiB.
+   */
+  highWaterBytes?: number;
+  /** Past this many bytes of events held for one stream (estimated), the stream fails with 410 and its client relists. Default 8 MiB. */
+  maxPendingBytes?: number;
+  /** Told when events were coalesced away for a slow connection (`coalesced`, how many) and when a stream was failed with 410 (`resync`). */
+  onBackpressure?: (what: 'coalesced' | 'resync', count: number) => void;
 }
 
 /** A running server: serves any number of connections. */
-export interface InformerServer {
+export interface InformerServer<P = undefined> {
   /**
    * Serves `connection` until it closes, a `bye` comes, it is idle past `idleTimeoutMs`, or the
-   * returned subscription is unsubscribed (which closes it).
+   * returned subscription is unsubscribed (which closes it). `peer` (the connection's user, say) is
+   * handed to `informerFor` with each of its requests.
    */
-  serve(connection: ChannelConnection): Subscription;
+  serve(connection: ChannelConnection, peer?: P): Subscription;
   /** Says `bye` to every connection and closes it, and stops following every informer. Idempotent. */
   shutdown(): void;
 }
@@ -77,7 +120,7 @@ export interface InformerServer {
  * Caveat: resource versions are compared as etcd revisions (integers), as kube-apiserver's watch
  * cache does: with a server whose are not, a watch resumes only from the newest, else 410 and relist.
  */
-export function createInformerServer(options: InformerServerOptions): InformerServer {
+export function createInformerServer<P = undefined>(options: InformerServerOptions<P>): InformerServer<P> {
   const context = resolve(options);
   const feeds = new Map<SharedInformer<KubeObject>, InformerFeed>();
   const sessions = new Set<Subscription>();
@@ -92,14 +135,15 @@ export function createInformerServer(options: InformerServerOptions): InformerSe
     return feed;
   };
   return {
-    serve: (connection) => {
+    serve: (connection, peer) => {
       if (stopped) {
         connection.send({ t: 'bye' });
         connection.close();
         return Subscription.EMPTY;
       }
-      const informerFor: ServerContext['informerFor'] = (resource, scope, request) => options.informerFor(resource, scope, request);
-      const session = serveConnection(connection, { ...context, feedOf, informerFor });
+      const informerFor: ServerContext['informerFor'] = (resource, scope, request) =>
+        options.informerFor(resource, scope, request, peer as P);
+      const session = serveConnection(connection, { ...context, feedOf, informerFor, onBackpressure: options.onBackpressure });
       sessions.add(session);
       session.add(() => sessions.delete(session));
       return session;
@@ -113,7 +157,7 @@ export function createInformerServer(options: InformerServerOptions): InformerSe
   };
 }
 
-function resolve(options: InformerServerOptions): Omit<ServerContext, 'feedOf' | 'informerFor'> & { historySize: number } {
+function resolve<P>(options: InformerServerOptions<P>): Omit<ServerContext, 'feedOf' | 'informerFor'> & { historySize: number } {
   if (options === null || typeof options !== 'object' || typeof options.informerFor !== 'function')
     throw new InvalidOptionsError('createInformerServer needs an informerFor function');
   checkScheduler(options.scheduler);
@@ -127,6 +171,8 @@ function resolve(options: InformerServerOptions): Omit<ServerContext, 'feedOf' |
     maxStreams: checkNumber('maxStreams', options.maxStreams, 1024, 1, integer),
     idleTimeoutMs: checkNumber('idleTimeoutMs', options.idleTimeoutMs, 180_000, 1),
     maxEventsPerMessage: checkNumber('maxEventsPerMessage', options.maxEventsPerMessage, 1000, 1, integer),
+    highWaterBytes: checkNumber('highWaterBytes', options.highWaterBytes, 1 << 20, 0),
+    maxPendingBytes: checkNumber('maxPendingBytes', options.maxPendingBytes, 8 << 20, 0),
     scheduler: options.scheduler ?? asyncScheduler,
     flushScheduler: options.scheduler ?? asapScheduler,
   };

@@ -32,6 +32,12 @@ export interface StreamRequestBase {
   resource: ResourceDescriptor;
   /** Where: namespace and selectors (the server's informer of that resource and scope answers). */
   scope: InformerScope;
+  /**
+   * The request's other top-level fields, as received (a hub's `cluster` and `projection`): what a
+   * server's `informerFor` reads beyond the protocol. Absent when there were none. Untrusted: the
+   * server checks what it reads. A client sends them with `withFields`.
+   */
+  extra?: Readonly<Record<string, unknown>>;
 }
 
 /** A list request: one page, answered by one `page` or one `error`. */

@@ -3,16 +3,19 @@
  * own (list or watch over the informer's feed), its answers written by a `StreamWriter`. A message
  * that is not one the protocol allows is answered with a typed `error` and changes nothing else.
  */
-import { defer, from, of, switchMap, Subscription, type Observable, type SchedulerLike } from 'rxjs';
+import { defer, from, map, merge, of, switchMap, Subscription, type Observable, type SchedulerLike } from 'rxjs';
+import { KubeApiError } from '../errors.ts';
 import type { SharedInformer } from '../informer/sharedInformer.ts';
 import { statusOfError } from './channelErrors.ts';
 import { parseClientMessage } from './clientMessages.ts';
-import type { ChannelConnection } from './connection.ts';
+import type { ChannelConnection, ConnectionBackpressure } from './connection.ts';
+import type { InformerView, ServedInformer } from './informerServer.ts';
 import type { InformerFeed } from './informerFeed.ts';
 import { CHANNEL_PROTOCOL_VERSION, failureStatus, type ServerMessage, type StreamRequest } from './protocol.ts';
 import { ListPins, serveList } from './serveList.ts';
 import { serveWatch, type WatchOutput } from './serveWatch.ts';
-import { streamWriter } from './streamWriter.ts';
+import { streamWriter, type WriterFlow } from './streamWriter.ts';
+import { viewFeed } from './viewFeed.ts';
 import type { InformerScope, KubeObject, ListPage, ResourceDescriptor, WatchEvent } from '../types.ts';
 
 /** What a connection is served with: the server's resolved options and its feeds. */
@@ -24,17 +27,16 @@ export interface ServerContext {
   readonly maxStreams: number;
   readonly idleTimeoutMs: number;
   readonly maxEventsPerMessage: number;
+  readonly highWaterBytes: number;
+  readonly maxPendingBytes: number;
+  onBackpressure?: (what: 'coalesced' | 'resync', count: number) => void;
   /** Timers. */
   readonly scheduler: SchedulerLike;
   /** Where gathered events are sent from (the end of the task). */
   readonly flushScheduler: SchedulerLike;
   /** The feed of an informer, shared by every connection. */
   feedOf(informer: SharedInformer<KubeObject>): InformerFeed;
-  informerFor(
-    resource: ResourceDescriptor,
-    scope: InformerScope,
-    request: StreamRequest,
-  ): SharedInformer<KubeObject> | PromiseLike<SharedInformer<KubeObject>>;
+  informerFor(resource: ResourceDescriptor, scope: InformerScope, request: StreamRequest): ServedInformer | PromiseLike<ServedInformer>;
 }
 
 /** What the parts of one connection share: how to answer, its streams and its pinned lists. */
@@ -42,6 +44,8 @@ interface Session {
   readonly context: ServerContext;
   readonly streams: Map<string, Subscription>;
   readonly pins: ListPins;
+  /** The connection's backlog, when its transport reports one. */
+  readonly backpressure?: ConnectionBackpressure;
   /** Sends a message (throws what the transport throws). */
   reply(message: ServerMessage): void;
   /** Sends an `error` (for stream `id`, or the connection), whatever the transport says. */
@@ -59,6 +63,7 @@ export function serveConnection(connection: ChannelConnection, context: ServerCo
     context,
     streams: new Map(),
     pins: new ListPins(context.maxPinnedLists, context.continueTtlMs, () => context.scheduler.now()),
+    backpressure: connection.backpressure,
     reply,
     refuse: (id, code, reason, message, retryAfterSeconds) =>
       void answered(session, {
@@ -140,10 +145,17 @@ function runStream(session: Session, request: StreamRequest): void {
   const stream = new Subscription();
   session.streams.set(id, stream);
   const fail = (error: unknown) => {
-    session.refuse(id, 500, 'InternalError', `the stream could not be sent: ${(error as Error)?.message ?? String(error)}`);
+    if (error instanceof KubeApiError) answered(session, { t: 'error', id, status: statusOfError(error) });
+    else session.refuse(id, 500, 'InternalError', `the stream could not be sent: ${(error as Error)?.message ?? String(error)}`);
     stream.unsubscribe();
   };
-  const writer = streamWriter(id, (m) => session.reply(m), context.flushScheduler, context.maxEventsPerMessage, fail);
+  const flow: WriterFlow | undefined = session.backpressure && {
+    backpressure: session.backpressure,
+    highWaterBytes: context.highWaterBytes,
+    maxPendingBytes: context.maxPendingBytes,
+    report: context.onBackpressure,
+  };
+  const writer = streamWriter(id, (m) => session.reply(m), context.flushScheduler, context.maxEventsPerMessage, fail, flow);
   stream.add(() => {
     session.streams.delete(id);
     writer.drop();
@@ -167,19 +179,32 @@ function runStream(session: Session, request: StreamRequest): void {
   );
 }
 
-/** The answers to `request`: its informer's feed, then the list's page or the watch's outputs. */
+/**
+ * The answers to `request`: its informer's feed (as the view `informerFor` gave sees it), then the
+ * list's page or the watch's outputs, until the view's `end$` fails the stream.
+ */
 function answer(request: StreamRequest, context: ServerContext, pins: ListPins): Observable<ListPage | WatchOutput> {
   return defer(() => {
-    const informer = context.informerFor(request.resource, request.scope, request);
-    return isPromiseLike(informer) ? from(informer) : of(informer);
+    const served = context.informerFor(request.resource, request.scope, request);
+    return isPromiseLike(served) ? from(served) : of(served);
   }).pipe(
-    switchMap((informer) => {
-      const feed = context.feedOf(informer);
-      if (request.t === 'list') return serveList(feed, request.resource, request.options, { pins, ...context });
-      return serveWatch(feed, request.options, context);
+    switchMap((served) => {
+      const view: InformerView = isView(served) ? served : { informer: served };
+      const feed = viewFeed(context.feedOf(view.informer), view);
+      const answers: Observable<ListPage | WatchOutput> =
+        request.t === 'list'
+          ? serveList(feed, request.resource, request.options, { pins, ...context })
+          : serveWatch(feed, request.options, context);
+      if (!view.end$) return answers;
+      const ended = view.end$.pipe(
+        map((error): never => {
+          throw error;
+        }),
+      );
+      return merge(answers, ended);
     }),
   );
 }
 
-const isPromiseLike = (v: unknown): v is PromiseLike<SharedInformer<KubeObject>> =>
-  typeof (v as { then?: unknown } | null)?.then === 'function';
+const isPromiseLike = (v: unknown): v is PromiseLike<ServedInformer> => typeof (v as { then?: unknown } | null)?.then === 'function';
+const isView = (v: ServedInformer): v is InformerView => 'informer' in v && !('getStore' in v);

@@ -2,9 +2,17 @@
  * The sending side of one server stream: watch events gathered until the end of the task (or
  * `maxEvents`) and sent as one `events` message, so a burst costs one `postMessage` (or WebSocket
  * frame) per stream, not one per event; any other message sends what was gathered first.
+ *
+ * Over a connection that reports its backlog (a WebSocket's `bufferedAmount`), a congested
+ * connection's events are held, coalesced by key (`PendingEvents`), and sent when it drains; past
+ * `maxPendingBytes` held, the stream fails with a 410 (its client relists from the server's cache)
+ * instead of holding more.
  */
-import type { SchedulerLike, Subscription } from 'rxjs';
-import type { ServerMessage } from './protocol.ts';
+import { take, type SchedulerLike, type Subscription } from 'rxjs';
+import { KubeApiError } from '../errors.ts';
+import type { ConnectionBackpressure } from './connection.ts';
+import { PendingEvents } from './pendingEvents.ts';
+import { failureStatus, type ServerMessage } from './protocol.ts';
 import type { WatchEvent } from '../types.ts';
 
 /** One stream's sender. */
@@ -17,9 +25,22 @@ export interface StreamWriter {
   drop(): void;
 }
 
+/** How a writer behaves on a congested connection. */
+export interface WriterFlow {
+  /** The connection's backlog and its drain. */
+  readonly backpressure: ConnectionBackpressure;
+  /** A connection with at least this many bytes buffered is congested: events are held, coalesced. */
+  readonly highWaterBytes: number;
+  /** Past this many bytes held (estimated), the stream fails with 410. */
+  readonly maxPendingBytes: number;
+  /** Told of events coalesced away (`coalesced`, with how many) and of a stream failed with 410 (`resync`). */
+  report?: (what: 'coalesced' | 'resync', count: number) => void;
+}
+
 /**
  * A writer of stream `id` over `send`, flushing on `scheduler`. A send that throws (a value the
- * transport cannot carry) is handed to `onFailure`, which ends the stream.
+ * transport cannot carry) is handed to `onFailure`, which ends the stream; so is the 410 of a
+ * stream that held more than its budget.
  *
  * @example
  * const w = streamWriter('7', (m) => connection.send(m), asapScheduler, 1000, fail);
@@ -31,17 +52,45 @@ export function streamWriter(
   scheduler: SchedulerLike,
   maxEvents: number,
   onFailure: (error: unknown) => void,
+  flow?: WriterFlow,
 ): StreamWriter {
   let pending: WatchEvent[] = [];
+  let held: PendingEvents | undefined;
   let flushing: Subscription | undefined;
+  let draining: Subscription | undefined;
   let dropped = false;
+  const congested = (): boolean => flow !== undefined && flow.backpressure.buffered() >= flow.highWaterBytes;
+  /** Holds what is pending (coalescing it), waiting for the drain; false when over budget (the stream failed). */
+  const hold = (): boolean => {
+    held ??= new PendingEvents(flow!.backpressure.sizeOf ?? (() => 1024));
+    for (const event of pending) held.add(event);
+    pending = [];
+    const coalesced = held.takeCoalesced();
+    if (coalesced > 0) flow!.report?.('coalesced', coalesced);
+    if (held.bytes > flow!.maxPendingBytes) {
+      flow!.report?.('resync', 1);
+      dropped = true;
+      held = undefined;
+      onFailure(tooSlow(flow!.maxPendingBytes));
+      return false;
+    }
+    draining ??= flow!.backpressure.drained$.pipe(take(1)).subscribe(() => {
+      draining = undefined;
+      flush();
+    });
+    return true;
+  };
   const flush = (): boolean => {
     flushing?.unsubscribe();
     flushing = undefined;
-    if (pending.length === 0 || dropped) return true;
-    const events = pending;
+    if (dropped || (pending.length === 0 && !held)) return true;
+    if (congested()) return hold();
+    const events = held ? [...held.take(), ...pending] : pending;
+    held = undefined;
     pending = [];
-    return attempt({ t: 'events', id, events });
+    for (let at = 0; at < events.length; at += maxEvents)
+      if (!attempt({ t: 'events', id, events: events.slice(at, at + maxEvents) })) return false;
+    return true;
   };
   const attempt = (message: ServerMessage): boolean => {
     try {
@@ -62,12 +111,25 @@ export function streamWriter(
       if (pending.length > 0 && !flushing) flushing = scheduler.schedule(() => void flush());
     },
     send: (message) => {
-      if (!dropped && flush()) attempt(message);
+      if (dropped) return;
+      // A message other than events goes out at once: what is held first, unless still congested
+      // (an `end` or `error` then waits behind nothing: the client relists or watches again).
+      if (!congested()) flush();
+      else held?.take();
+      if (!dropped) attempt(message);
     },
     drop: () => {
       dropped = true;
       pending = [];
+      held = undefined;
       flushing?.unsubscribe();
+      draining?.unsubscribe();
     },
   };
+}
+
+/** The 410 of a stream whose client reads too slowly. */
+function tooSlow(maxPendingBytes: number): KubeApiError {
+  const message = `the client reads too slowly: more than ${maxPendingBytes} bytes of events were held for it; list again`;
+  return new KubeApiError(410, { status: failureStatus(410, 'Expired', message) });
 }
