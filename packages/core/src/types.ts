@@ -207,8 +207,47 @@ export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
    * Default false.
    */
   metadataOnly?: boolean;
+  /**
+   * Its informers keep each object as this projection makes it (only the field paths a view
+   * shows); a factory keeps them apart from the full informers, one per projection. Set by
+   * `projected()`. Default: none, whole objects.
+   */
+  projection?: Projection;
+  /**
+   * True: its informers list and watch the server's Table rows (`as=Table`, kubectl's columns),
+   * each kept as a `TableRowObject`; a factory keeps them apart. Set by `tableRows()`. Default false.
+   */
+  table?: boolean;
   /** Carries the object type only; never set. */
   readonly __type?: T;
+}
+
+/**
+ * What a projection keeps of `T`: the same shape, every field optional all the way down, but the
+ * metadata typed as it is (a projection keeps its informer fields: see `INFORMER_FIELDS`).
+ */
+export type Projected<T> = T extends KubeObject ? { [K in keyof T]?: K extends 'metadata' ? T[K] : PartialDeep<T[K]> } : PartialDeep<T>;
+
+/** `T` with every field optional, all the way down (arrays of partial elements; Dates as they are). */
+export type PartialDeep<T> = T extends readonly (infer E)[]
+  ? PartialDeep<E>[]
+  : T extends Date
+    ? T
+    : T extends object
+      ? { [K in keyof T]?: PartialDeep<T[K]> }
+      : T;
+
+/**
+ * A compiled projection (`project(paths)`): called with an object, a new object holding only its
+ * paths and the informer's own fields. Usable as a `transform`.
+ */
+export interface Projection<T extends KubeObject = KubeObject> {
+  /** The projected copy of `obj` (`obj` is left as it is). */
+  (obj: T): Projected<T>;
+  /** The paths asked for, each written the canonical way, without duplicates, sorted. */
+  readonly paths: readonly string[];
+  /** Equal for projections of the same paths: what a factory keys projected informers by. */
+  readonly key: string;
 }
 
 /** Where an informer lists and watches: its namespace (namespaced resources) and selectors. */

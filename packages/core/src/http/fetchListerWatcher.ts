@@ -29,6 +29,8 @@ export interface FetchListerWatcherOptions<T extends KubeObject = KubeObject> ex
   fieldSelector?: string;
   /** Ask for `PartialObjectMetadata` only. Default: the `resource`'s `metadataOnly` (see `metadataOnly()`), else false. */
   metadataOnly?: boolean;
+  /** Ask for the server's Table rows (`TableRowObject`s). Default: the `resource`'s `table` (see `tableRows()`), else false. */
+  table?: boolean;
   /** Extra headers on every request (e.g. `Authorization`). Default: none. */
   headers?: Record<string, string>;
   /** Extra `RequestInit` fields on every request (e.g. `credentials: 'include'`). Default: none. */
@@ -55,8 +57,9 @@ export function fetchListerWatcher<T extends KubeObject = KubeObject>(options: F
   if (!options.path && !options.resource) throw new InvalidOptionsError('fetchListerWatcher needs a path or a resource');
   const path = options.path ?? resourcePath(options.resource!, options.namespace);
   const metadataOnly = options.metadataOnly ?? options.resource?.metadataOnly === true;
+  const table = options.table ?? options.resource?.table === true;
   // The selectors and the limits, as they are: httpListerWatcher reads only its own fields.
-  return httpListerWatcher<T>(fetchGet(options), { ...options, path, metadataOnly });
+  return httpListerWatcher<T>(fetchGet(options), { ...options, path, metadataOnly, table });
 }
 
 /**

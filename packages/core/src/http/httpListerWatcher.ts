@@ -5,7 +5,7 @@
  * behaviour written here.
  */
 import { Observable } from 'rxjs';
-import { NetworkError } from '../errors.ts';
+import { InvalidOptionsError, NetworkError } from '../errors.ts';
 import { checkSelectors } from '../labels/fieldSelector.ts';
 import { apiErrorFromResponse } from './httpErrors.ts';
 import type { HttpGet, HttpResponse } from './httpGet.ts';
@@ -20,7 +20,9 @@ import {
 } from './httpLimits.ts';
 import { listQuery, watchQuery } from './listWatchQuery.ts';
 import { PARTIAL_OBJECT_METADATA_ACCEPT } from '../partialObjectMetadata.ts';
+import { TABLE_ACCEPT } from '../tableRow.ts';
 import type { KubeObject, ListerWatcher, ListOptions, ListPage, WatchEvent, WatchOptions } from '../types.ts';
+import { createTableCodec } from './tableRows.ts';
 import { createWatchDecoder, parseListBody } from './watchDecoder.ts';
 
 /** Options of `httpListerWatcher`: the collection, its selectors, and the limits (`HttpLimitOptions`). */
@@ -39,6 +41,12 @@ export interface HttpListerWatcherOptions extends HttpLimitOptions {
    * Default false. A descriptor made by `metadataOnly()` sets it in the ListerWatchers built from one.
    */
   metadataOnly?: boolean;
+  /**
+   * Ask for the server's Table rows (`Accept: …as=Table…`, `includeObject=Metadata`), each kept as
+   * a `TableRowObject` (its metadata and cells by column name). Default false. A descriptor made by
+   * `tableRows()` sets it in the ListerWatchers built from one. Not with `metadataOnly`.
+   */
+  table?: boolean;
 }
 
 /**
@@ -60,20 +68,32 @@ export interface HttpListerWatcherOptions extends HttpLimitOptions {
 export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGet, options: HttpListerWatcherOptions): ListerWatcher<T> {
   const limits = resolveHttpLimits(options);
   checkSelectors(options);
-  const accept = options.metadataOnly === true ? PARTIAL_OBJECT_METADATA_ACCEPT : undefined;
+  if (options.metadataOnly === true && options.table === true)
+    throw new InvalidOptionsError('a ListerWatcher asks for metadata only or for Table rows, not both');
+  const table = options.table === true ? createTableCodec() : undefined;
+  const accept = table
+    ? { list: TABLE_ACCEPT, watch: TABLE_ACCEPT }
+    : options.metadataOnly === true
+      ? PARTIAL_OBJECT_METADATA_ACCEPT
+      : undefined;
   const http: Http = {
     send: (url, signal, kind) => answerWithin(get, url, signal, kind, limits, accept?.[kind]),
     failed: async (r, url) => apiErrorFromResponse(r.status, await errorBody(r, url), r.header('retry-after')),
     limits,
+    parse: table ? (text) => table.page(text) : parseListBody,
+    convert: table && (() => table.stream()),
   };
+  // Table rows need their objects' metadata: their keys, uids and resource versions.
+  const rows = table ? 'includeObject=Metadata' : '';
+  const withRows = (url: string) => (rows === '' ? url : `${url}${url.includes('?') ? '&' : '?'}${rows}`);
   const selected = <O extends ListOptions | WatchOptions>(o: O): O => ({
     ...o,
     labelSelector: andSelectors(options.labelSelector, o.labelSelector),
     fieldSelector: andSelectors(options.fieldSelector, o.fieldSelector),
   });
   return {
-    list: pagedLister<T>(http, (o) => options.path + listQuery(selected(o))),
-    watch: streamWatcher<T>(http, (o) => options.path + watchQuery(selected(o))),
+    list: pagedLister<T>(http, (o) => withRows(options.path + listQuery(selected(o)))),
+    watch: streamWatcher<T>(http, (o) => withRows(options.path + watchQuery(selected(o)))),
   };
 }
 
@@ -82,6 +102,10 @@ interface Http {
   send(url: string, signal: AbortSignal, kind: 'list' | 'watch'): Promise<HttpResponse>;
   failed(r: HttpResponse, url: string): Promise<Error>;
   limits: ResolvedHttpLimits;
+  /** A list page from its body's text. */
+  parse(text: string): ListPage<KubeObject>;
+  /** Makes the converter of one watch stream's events (Table rows), if they need one. */
+  convert?: () => (event: WatchEvent, emit: (event: WatchEvent) => boolean | void) => boolean;
 }
 
 /** The `watch` of an HTTP ListerWatcher: the events of one stream, decoded line by line. */
@@ -92,9 +116,11 @@ function streamWatcher<T extends KubeObject>(http: Http, pathOfWatch: (o: WatchO
       const r = await http.send(url, signal, 'watch');
       if (r.status < 200 || r.status > 299) throw await http.failed(r, url);
       const decoder = createWatchDecoder<T>({ maxLineBytes: http.limits.maxWatchLineBytes });
+      const convert = http.convert?.();
+      const deliver = convert ? (e: WatchEvent<T>) => convert(e, emit as (e: WatchEvent) => boolean) : emit;
       try {
         for await (const chunk of bodyChunks(r, url)) {
-          if (!decoder.push(chunk, emit)) return;
+          if (!decoder.push(chunk, deliver)) return;
         }
       } catch (e) {
         // The network cut a stream the server had started (reset, closed, terminated): the end of
@@ -147,7 +173,7 @@ function pagedLister<T extends KubeObject>(http: Http, pathOfList: (o: ListOptio
           await nextTask(signal);
           if (signal.aborted) return;
         }
-        emit(parseListBody<T>(text)); // a consumer asking for the next page now adopts `mine`
+        emit(http.parse(text) as ListPage<T>); // a consumer asking for the next page now adopts `mine`
       } finally {
         if (mine !== undefined && prefetched === mine) {
           prefetched = undefined;
@@ -217,8 +243,8 @@ function laterTask(fn: () => void): () => void {
 function peekContinue(body: string): string | undefined {
   // Only the list's own metadata: an item may carry a "continue" key of its own (a label, a field).
   const head = body.slice(0, 4096);
-  const itemsAt = head.indexOf('"items"');
-  const m = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(itemsAt >= 0 ? head.slice(0, itemsAt) : head);
+  const itemsAt = Math.min(...['"items"', '"columnDefinitions"', '"rows"'].map((k) => head.indexOf(k)).filter((i) => i >= 0));
+  const m = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(Number.isFinite(itemsAt) ? head.slice(0, itemsAt) : head);
   if (!m || !m[1]) return undefined;
   try {
     return JSON.parse(`"${m[1]}"`) as string;
