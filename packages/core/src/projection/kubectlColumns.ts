@@ -108,7 +108,8 @@ export interface DeploymentCells {
  * @example
  * deploymentCells(d, Date.now()); // { Name: 'web', Ready: '2/3', 'Up-to-date': 3, Available: 2, Selector: 'app=web', … }
  *
- * Caveat: an unset `spec.replicas` counts 1, the API server's default (it is always set on a stored deployment).
+ * Caveat: an unset `spec.replicas` counts 0, as the server prints an object without it (a stored
+ * deployment always has it: the API server defaults it to 1).
  */
 export function deploymentCells(d: DeploymentColumnsInput, nowMs: number): DeploymentCells {
   const containers = d.spec?.template?.spec?.containers ?? [];
@@ -120,7 +121,7 @@ export function deploymentCells(d: DeploymentColumnsInput, nowMs: number): Deplo
   }
   return {
     Name: d.metadata?.name ?? '',
-    Ready: `${d.status?.readyReplicas ?? 0}/${d.spec?.replicas ?? 1}`,
+    Ready: `${d.status?.readyReplicas ?? 0}/${d.spec?.replicas ?? 0}`,
     'Up-to-date': d.status?.updatedReplicas ?? 0,
     Available: d.status?.availableReplicas ?? 0,
     Age: formatAge(d.metadata?.creationTimestamp, nowMs),
