@@ -64,7 +64,12 @@ export interface TableRowObject extends KubeObject {
 export const TABLE_ACCEPT = 'application/json;as=Table;g=meta.k8s.io;v=v1';
 
 /** The type of the objects a table-row informer stores (its reflector's `expectedType`). */
-export const TABLE_ROW_TYPE: { readonly apiVersion: 'meta.k8s.io/v1'; readonly kind: 'TableRow' } = Object.freeze({
+export const TABLE_ROW_TYPE: {
+  /** `meta.k8s.io/v1`. */
+  readonly apiVersion: 'meta.k8s.io/v1';
+  /** `TableRow`. */
+  readonly kind: 'TableRow';
+} = Object.freeze({
   apiVersion: 'meta.k8s.io/v1',
   kind: 'TableRow',
 });

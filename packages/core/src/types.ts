@@ -212,7 +212,7 @@ export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
    * shows); a factory keeps them apart from the full informers, one per projection. Set by
    * `projected()`. Default: none, whole objects.
    */
-  projection?: Projection;
+  projection?: DescriptorProjection;
   /**
    * True: its informers list and watch the server's Table rows (`as=Table`, kubectl's columns),
    * each kept as a `TableRowObject`; a factory keeps them apart. Set by `tableRows()`. Default false.
@@ -228,14 +228,29 @@ export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
  */
 export type Projected<T> = T extends KubeObject ? { [K in keyof T]?: K extends 'metadata' ? T[K] : PartialDeep<T[K]> } : PartialDeep<T>;
 
-/** `T` with every field optional, all the way down (arrays of partial elements; Dates as they are). */
+/**
+ * `T` with every field optional, all the way down (arrays of partial elements; Dates as they are;
+ * maps such as labels keep their values: a key present holds one).
+ */
 export type PartialDeep<T> = T extends readonly (infer E)[]
   ? PartialDeep<E>[]
   : T extends Date
     ? T
     : T extends object
-      ? { [K in keyof T]?: PartialDeep<T[K]> }
+      ? string extends keyof T
+        ? { [K in keyof T]: PartialDeep<T[K]> }
+        : { [K in keyof T]?: PartialDeep<T[K]> }
       : T;
+
+/** A projection of any object type, as a descriptor holds it (`Projection<V1Pod>` is one). */
+export interface DescriptorProjection {
+  /** The projected copy of an object of the descriptor's type. */
+  (obj: never): unknown;
+  /** The paths asked for (see `Projection`). */
+  readonly paths: readonly string[];
+  /** Equal for projections of the same paths. */
+  readonly key: string;
+}
 
 /**
  * A compiled projection (`project(paths)`): called with an object, a new object holding only its

@@ -4,7 +4,7 @@
  * patched through the status subresource, as a kubelet or controller would; for the suites that
  * compare Tables and list views on both servers.
  */
-import { listViewCoreEvents, listViewDeployments, listViewEventsV1, listViewNodes, listViewPods } from '@rxinformer/testing';
+import { listViewCoreEvents, listViewDeployments, listViewEventsV1, listViewNodes, listViewPods } from '@rxinformer/testing/fixtures';
 import type { TestApi } from './api.ts';
 
 /** The names of what `createListViewObjects` made. */

@@ -11,7 +11,15 @@
 import { describeValue, RxInformerError } from '../errors.ts';
 
 /** One step of a field path: a key of an object, or every element of an array. */
-export type FieldPathStep = { readonly key: string } | { readonly each: true };
+export type FieldPathStep =
+  | {
+      /** A key of an object, unescaped. */
+      readonly key: string;
+    }
+  | {
+      /** `[*]`: every element of an array. */
+      readonly each: true;
+    };
 
 /** A field path, parsed: its steps, and its text written the one canonical way. */
 export interface FieldPath {

@@ -11,7 +11,9 @@ import { formatAge } from './age.ts';
 
 /** The fields of a node that its columns read (a `V1Node`, or the `PRESETS.nodes` projection of one). */
 export interface NodeColumnsInput extends KubeObject {
+  /** Whether it is cordoned. */
   spec?: { unschedulable?: boolean };
+  /** Its conditions (Ready), addresses and node info. */
   status?: {
     conditions?: readonly { type?: string; status?: string }[];
     addresses?: readonly { type?: string; address?: string }[];
@@ -27,19 +29,25 @@ export interface NodeColumnsInput extends KubeObject {
 
 /** A node's cells, by the column names of kube-apiserver's node Table. */
 export interface NodeCells {
+  /** `metadata.name`. */
   Name: string;
   /** `Ready`, `NotReady` or `Unknown` (no Ready condition), then `,SchedulingDisabled` when cordoned. */
   Status: string;
   /** Its `node-role.kubernetes.io/<role>` and `kubernetes.io/role` labels, sorted; `<none>`. */
   Roles: string;
+  /** Since `metadata.creationTimestamp`. */
   Age: string;
   /** The kubelet's version (empty when not reported). */
   Version: string;
+  /** Its first `InternalIP` address, `<none>`. */
   'Internal-IP': string;
+  /** Its first `ExternalIP` address, `<none>`. */
   'External-IP': string;
+  /** `status.nodeInfo.osImage`, `<unknown>`. */
   'OS-Image': string;
   /** The kernel version, with the architecture when reported: `6.8.0 (amd64)`. */
   'Kernel-Version': string;
+  /** `status.nodeInfo.containerRuntimeVersion`, `<unknown>`. */
   'Container-Runtime': string;
 }
 
@@ -78,21 +86,31 @@ export function nodeCells(node: NodeColumnsInput, nowMs: number): NodeCells {
 
 /** The fields of a deployment that its columns read (a `V1Deployment`, or the `PRESETS.deployments` projection of one). */
 export interface DeploymentColumnsInput extends KubeObject {
+  /** The replicas wanted, the selector, the template's containers. */
   spec?: {
     replicas?: number;
-    selector?: LabelSelectorObject;
+    /** A label selector (`LabelSelectorObject`), its fields optional as a projection types them. */
+    selector?: {
+      matchLabels?: Readonly<Record<string, string>>;
+      matchExpressions?: readonly { key?: string; operator?: string; values?: readonly string[] }[];
+    };
     template?: { spec?: { containers?: readonly { name?: string; image?: string }[] } };
   };
+  /** The replicas ready, up to date and available. */
   status?: { readyReplicas?: number; updatedReplicas?: number; availableReplicas?: number };
 }
 
 /** A deployment's cells, by the column names of kube-apiserver's deployment Table. */
 export interface DeploymentCells {
+  /** `metadata.name`. */
   Name: string;
   /** `ready/desired` replicas. */
   Ready: string;
+  /** `status.updatedReplicas`. */
   'Up-to-date': number;
+  /** `status.availableReplicas`. */
   Available: number;
+  /** Since `metadata.creationTimestamp`. */
   Age: string;
   /** The template's container names, comma-separated. */
   Containers: string;
@@ -115,7 +133,7 @@ export function deploymentCells(d: DeploymentColumnsInput, nowMs: number): Deplo
   const containers = d.spec?.template?.spec?.containers ?? [];
   let selector: string;
   try {
-    selector = labelSelectorToString(fromLabelSelectorObject(d.spec?.selector ?? {}));
+    selector = labelSelectorToString(fromLabelSelectorObject((d.spec?.selector ?? {}) as LabelSelectorObject));
   } catch {
     selector = '<invalid>';
   }

@@ -32,12 +32,14 @@ type Conditions = readonly { type?: string; status?: string; reason?: string }[]
 
 /** The fields of a pod that its columns read (a `V1Pod`, or the `PRESETS.pods` projection of one). */
 export interface PodColumnsInput extends KubeObject {
+  /** The node, the containers (counted) and init containers (sidecars), the readiness gates. */
   spec?: {
     nodeName?: string;
     containers?: readonly unknown[];
     initContainers?: readonly { name?: string; restartPolicy?: string }[];
     readinessGates?: readonly { conditionType?: string }[];
   };
+  /** Phase, reason, nominated node, IPs, conditions, and every container's status. */
   status?: {
     phase?: string;
     reason?: string;
@@ -51,6 +53,7 @@ export interface PodColumnsInput extends KubeObject {
 
 /** A pod's cells, by the column names of kube-apiserver's pod Table. */
 export interface PodCells {
+  /** `metadata.name`. */
   Name: string;
   /** `ready/total` containers (restartable init containers, sidecars, count). */
   Ready: string;
@@ -58,10 +61,15 @@ export interface PodCells {
   Status: string;
   /** The restarts, with the time since the last one: `7 (5m ago)`. */
   Restarts: string;
+  /** Since `metadata.creationTimestamp`: `5m`, `3d4h`; `<unknown>` without one. */
   Age: string;
+  /** `status.podIPs[0].ip`, `<none>` before one is given. */
   IP: string;
+  /** `spec.nodeName`, `<none>` before it is scheduled. */
   Node: string;
+  /** `status.nominatedNodeName` (preemption), `<none>`. */
   'Nominated Node': string;
+  /** `true/all` of its readiness gates, `<none>` without any. */
   'Readiness Gates': string;
 }
 

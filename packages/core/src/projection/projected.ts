@@ -36,10 +36,10 @@ export type ProjectedDescriptor<D extends ResourceDescriptor> = Omit<D, '__type'
  */
 export function projected<D extends ResourceDescriptor>(
   resource: D,
-  projection: Projection<ObjectOf<D>> | readonly string[],
+  projection: Projection<ObjectOf<D>> | Projection | readonly string[],
 ): ProjectedDescriptor<D> {
   if (descriptorForm(resource) !== 'projection') requireFullResource(resource, 'a projection');
-  const compiled = Array.isArray(projection) ? project<ObjectOf<D>>(projection) : (projection as Projection<ObjectOf<D>>);
+  const compiled = Array.isArray(projection) ? project<ObjectOf<D>>(projection) : (projection as unknown as Projection<ObjectOf<D>>);
   if (typeof compiled !== 'function' || !Array.isArray(compiled.paths) || typeof compiled.key !== 'string')
     throw new InvalidOptionsError('projected() takes a projection made by project(), or an array of field paths');
   return Object.freeze({ ...resource, projection: compiled }) as unknown as ProjectedDescriptor<D>;
