@@ -15,6 +15,7 @@ const LAYERS: readonly string[] = [
   '.',
   'time',
   'labels',
+  'projection',
   'store',
   'http',
   'reflector',

@@ -34,6 +34,14 @@ describe('recipes.md', () => {
     expect(flat(snippet('A metadata-only informer'))).toContain(flat('interface OwnerReference { uid: string; controller?: boolean; }'));
   });
 
+  it("should show the list view's informer and rows as they compile in podListView.ts", () => {
+    const code = flat(read('recipes/podListView.ts'));
+    const shown = snippet('A list view with a preset').split('\n');
+    // the lines of the snippet up to the rows' map, each found in the recipe
+    for (const line of shown.filter((l) => l.trim() !== '' && !l.trim().startsWith('//') && !l.includes('now)')))
+      expect(code).toContain(line.trim().replace(/;$/, ''));
+  });
+
   it("should show the replicator's reconcile as it compiles in configMapReplicator.ts", () => {
     const code = flat(read('recipes/configMapReplicator.ts'));
     expect(code).toContain(flat(snippet('A controller that writes: a ConfigMap replicator')));

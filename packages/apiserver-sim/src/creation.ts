@@ -2,7 +2,7 @@
  * Creating an object as the API server does: its name (given, or generated from `generateName`)
  * validated, the NamespaceLifecycle admission (the namespace must exist and not be terminating),
  * the metadata the server fills (uid, resourceVersion, generation, creationTimestamp,
- * managedFields), the defaults of pods, namespaces and CRDs, and a CRD's resources registered
+ * managedFields), the defaults of pods, namespaces, deployments and CRDs, and a CRD's resources registered
  * once it is stored.
  */
 import type { KubeObject, ObjectMeta } from '@rxinformer/core';
@@ -133,7 +133,7 @@ function withServerMetadata(
   return out;
 }
 
-/** The defaults the API server sets on create: pod spec and status, a namespace's label, finalizer and phase, a CRD's status. */
+/** The defaults the API server sets on create: pod spec and status, a namespace's label, finalizer and phase, a CRD's status, a deployment's replicas. */
 function applyDefaults(res: ResourceInfo, obj: Obj): void {
   const key = gvrKey(res);
   if (key === '/v1/pods') {
@@ -151,6 +151,9 @@ function applyDefaults(res: ResourceInfo, obj: Obj): void {
     obj.status = { phase: 'Active' };
   } else if (key === CRD_KEY) {
     obj.status = crdStatus(obj);
+  } else if (key === 'apps/v1/deployments' && obj.spec && typeof obj.spec === 'object') {
+    // kube-apiserver defaults more of a deployment (strategy, history limit…); its Table reads this one
+    obj.spec = { replicas: 1, ...(obj.spec as object) };
   }
 }
 

@@ -9,10 +9,13 @@ import type { KubeObject, ListMeta } from '@rxinformer/core';
 import { groupVersion, type ResourceInfo } from './resources.ts';
 import { listJson } from './serialize.ts';
 import { ApiStatusError, errors, failure } from './status.ts';
-import { toTable } from './table.ts';
+import { bookmarkTable, includeObjectOf, toTable, type TableRequest } from './table.ts';
 
-/** How the client wants objects rendered, from its Accept header (`table-v1beta1`: a `meta.k8s.io/v1beta1` Table). */
-export type Rendering = 'object' | 'table' | 'table-v1beta1' | 'metadata';
+/** How the client wants objects rendered, from its Accept header (and `includeObject`, for a Table). */
+export type Rendering = 'object' | 'metadata' | TableRequest;
+
+/** True for a Table rendering. */
+const isTable = (mode: Rendering): mode is TableRequest => typeof mode === 'object';
 
 /** What a request answers with: one object (get, writes), a list, or a watch's events. */
 export type Answering = 'object' | 'list' | 'watch';
@@ -48,9 +51,9 @@ const NOT_ACCEPTABLE =
  * not served. As the API server, the first conversion negotiated decides: PartialObjectMetadata for
  * a list (or PartialObjectMetadataList for one object) is a 406, not a fall back to the next type.
  */
-function conversion(p: Record<string, string>, answering: Answering, r: ResourceInfo): Rendering | undefined {
+function conversion(p: Record<string, string>, answering: Answering, r: ResourceInfo, includeObject?: string): Rendering | undefined {
   if (p.g !== 'meta.k8s.io' || (p.v !== 'v1' && p.v !== 'v1beta1')) return undefined;
-  if (p.as === 'Table') return p.v === 'v1' ? 'table' : 'table-v1beta1';
+  if (p.as === 'Table') return { version: p.v, includeObject: includeObjectOf(includeObject) };
   if (p.v !== 'v1') return undefined;
   const internal = `*${r.group ? r.group.split('.')[0] : 'core'}.${r.kind}`;
   if (p.as === 'PartialObjectMetadataList') {
@@ -69,15 +72,16 @@ function conversion(p: Record<string, string>, answering: Answering, r: Resource
  * The rendering the request's Accept header asks for an answer of `answering` of resource `r`: the
  * most preferred media type the server serves (a conversion, or JSON for any plain type it serves);
  * 406 NotAcceptable with the API server's words when none is served (`text/html`), or when the
- * first conversion does not fit the answer (see `conversion`).
+ * first conversion does not fit the answer (see `conversion`); 400 BadRequest for a Table with an
+ * `includeObject` other than `None`, `Metadata`, `Object` or empty.
  */
-export function renderingOf(req: IncomingMessage, answering: Answering, r: ResourceInfo): Rendering {
+export function renderingOf(req: IncomingMessage, answering: Answering, r: ResourceInfo, includeObject?: string): Rendering {
   const accept = req.headers.accept ?? '';
   if (accept.trim() === '') return 'object';
   for (const { type, params } of mediaRanges(accept)) {
     if (!SERVED.includes(type)) continue;
     if (params.as === undefined) return 'object';
-    const served = conversion(params, answering, r);
+    const served = conversion(params, answering, r, includeObject);
     if (served) return served;
   }
   throw new ApiStatusError({ ...failure(406, 'NotAcceptable', NOT_ACCEPTABLE), details: {} });
@@ -85,32 +89,46 @@ export function renderingOf(req: IncomingMessage, answering: Answering, r: Resou
 
 const partial = (obj: KubeObject): KubeObject => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata });
 
-function tableOf(r: ResourceInfo, objs: KubeObject[], meta: ListMeta, mode: Rendering = 'table'): unknown {
-  const table = toTable(r.resource, objs, meta, new Date()) as { apiVersion: string; rows: { object: { apiVersion: string } }[] };
-  if (mode !== 'table-v1beta1') return table;
-  // a v1beta1 Table: the Table and its rows' objects in that version
-  const apiVersion = 'meta.k8s.io/v1beta1';
-  return { ...table, apiVersion, rows: table.rows.map((row) => ({ ...row, object: { ...row.object, apiVersion } })) };
-}
-
 /** One object as the client asked for it. */
 export function renderObject(mode: Rendering, r: ResourceInfo, obj: KubeObject): unknown {
-  if (mode === 'table' || mode === 'table-v1beta1') return tableOf(r, [obj], { resourceVersion: obj.metadata?.resourceVersion }, mode);
+  if (isTable(mode)) return toTable(r, [obj], { resourceVersion: obj.metadata?.resourceVersion }, new Date(), mode);
   return mode === 'metadata' ? partial(obj) : obj;
 }
 
 /** The JSON text of a list page as the client asked for it. */
 export function renderList(mode: Rendering, r: ResourceInfo, items: KubeObject[], metadata: ListMeta): string {
-  if (mode === 'table' || mode === 'table-v1beta1') return JSON.stringify(tableOf(r, items, metadata, mode));
+  if (isTable(mode)) return JSON.stringify(toTable(r, items, metadata, new Date(), mode));
   if (mode === 'metadata') {
     return JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata, items: items.map(partial) });
   }
   return listJson(r.listKind, groupVersion(r), metadata, items, r.custom === true);
 }
 
-/** How a watch renders the objects of its events (bookmarks too, for metadata): undefined for objects as they are. */
-export function watchRendering(mode: Rendering, r: ResourceInfo): ((obj: KubeObject, rv: string) => unknown) | undefined {
-  if (mode === 'table' || mode === 'table-v1beta1') return (obj: KubeObject, v: string) => tableOf(r, [obj], { resourceVersion: v }, mode);
-  if (mode === 'metadata') return partial;
-  return undefined;
+/** How one watch renders its events' objects and its bookmarks; undefined for objects as they are. */
+export interface WatchRendering {
+  /** The wire form of an event's object at `rv`. */
+  render: (obj: KubeObject, rv: string) => unknown;
+  /** The wire form of a bookmark's object (its metadata: the resourceVersion, maybe the initial-events-end annotation). */
+  bookmark?: (metadata: KubeObject['metadata']) => unknown;
+}
+
+/**
+ * How a watch renders its events: as PartialObjectMetadata (bookmarks too), or as Tables of one
+ * row, the column definitions in the stream's first event only (`null` after), as kube-apiserver
+ * sends them. One per watch stream: a Table rendering remembers that it sent the columns.
+ */
+export function watchRendering(mode: Rendering, r: ResourceInfo): WatchRendering | undefined {
+  if (mode === 'metadata')
+    return { render: partial, bookmark: (metadata) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata }) };
+  if (!isTable(mode)) return undefined;
+  let columns = true;
+  const first = (): boolean => {
+    const was = columns;
+    columns = false;
+    return was;
+  };
+  return {
+    render: (obj, rv) => toTable(r, [obj], { resourceVersion: rv }, new Date(), { ...mode, columns: first() }),
+    bookmark: (metadata) => bookmarkTable(r, metadata, new Date(), mode, first()),
+  };
 }

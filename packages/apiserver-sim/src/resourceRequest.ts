@@ -67,7 +67,7 @@ export async function serveResource(ctx: RequestContext, call: ResourceCall, met
   if (refused) throw refused;
   const ns = route.namespace;
   const write = writeOptionsOf(req, q, route);
-  const mode = renderingOf(req, verb === 'list' ? 'list' : verb === 'watch' ? 'watch' : 'object', r);
+  const mode = renderingOf(req, verb === 'list' ? 'list' : verb === 'watch' ? 'watch' : 'object', r, q.str('includeObject'));
   const one = (obj: KubeObject, code = 200) => sendJson(res, code, renderObject(mode, r, obj));
   switch (verb) {
     case 'watch':

@@ -34,8 +34,8 @@ export interface WatchSpec {
   scheduler?: SchedulerLike;
   /** Converts an object for the wire (Table output); identity when absent. */
   render?: (obj: KubeObject, rv: string) => unknown;
-  /** Bookmarks as PartialObjectMetadata (a metadata-only watch). Default false. */
-  metadataOnly?: boolean;
+  /** Converts a bookmark's object (its metadata) for the wire: a PartialObjectMetadata, a Table. Default: an object of the resource's kind. */
+  renderBookmark?: (metadata: KubeObject['metadata']) => unknown;
   /** Closes the stream when this many bytes wait unsent (default 64 MiB: the watcher is too slow). */
   maxBufferedBytes?: number;
 }
@@ -75,11 +75,9 @@ export function eventLine(e: StoredEvent, spec: WatchSpec): string | undefined {
 }
 
 /** A BOOKMARK at `rv`; `initialEnd` marks the end of a streaming list's initial events. */
-export function bookmarkLine(res: ResourceInfo, rv: string, initialEnd: boolean, metadataOnly = false): string {
+export function bookmarkLine(res: ResourceInfo, rv: string, initialEnd: boolean, render?: WatchSpec['renderBookmark']): string {
   const metadata: Record<string, unknown> = { resourceVersion: rv };
   if (initialEnd) metadata.annotations = { [INITIAL_EVENTS_END_ANNOTATION]: 'true' };
-  const type = metadataOnly
-    ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' }
-    : { kind: res.kind, apiVersion: groupVersion(res) };
-  return JSON.stringify({ type: 'BOOKMARK', object: { ...type, metadata } });
+  const object = render ? render(metadata) : { kind: res.kind, apiVersion: groupVersion(res), metadata };
+  return JSON.stringify({ type: 'BOOKMARK', object });
 }

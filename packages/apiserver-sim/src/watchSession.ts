@@ -222,7 +222,7 @@ export class WatchSession {
   #bookmark(rv: string, initialEnd: boolean): void {
     // a streaming list without allowWatchBookmarks gets its initial events but no end marker
     if (!this.spec.allowBookmarks) return;
-    this.#writeLine(bookmarkLine(this.spec.res, rv, initialEnd, this.spec.metadataOnly === true));
+    this.#writeLine(bookmarkLine(this.spec.res, rv, initialEnd, this.spec.renderBookmark));
   }
 
   /** Lines committed in this tick, written together as one chunk on the next tick. */

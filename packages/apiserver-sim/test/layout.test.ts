@@ -60,6 +60,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'shardSelector',
     'fieldSelector',
     'table',
+    'tableColumns',
     'age',
     'protobuf',
     'protobufWire',

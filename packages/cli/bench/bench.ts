@@ -160,6 +160,12 @@ async function main(): Promise<void> {
       clientNode: heap.clientNode,
       limit: heap.limit,
     });
+    // List views: the pods preset's projection and the server's Table rows, beside the full informer.
+    for (const [name, outcome] of [
+      ['heapPerObjectProjected', heap.rxinformerProjected],
+      ['heapPerObjectTableRows', heap.rxinformerTable],
+    ] as const)
+      metrics[name] = buildMetric(name, 'bytes/pod', 'lower', { rxinformer: outcome, clientNode: heap.clientNode, limit: heap.rxinformer });
 
     const cost = await measureApplyCost({ rounds: o.rounds, onRun: onRun('applyCost100kVs1k (delta store at 1k and 100k, own process)') });
     metrics.applyCost100kVs1k = withReference(

@@ -11,12 +11,16 @@ import { Registry } from 'prom-client';
 import {
   createSharedInformer,
   metadataOnly,
+  projected,
+  tableRows,
   type HandlerRegistration,
   type KubeObject,
   type ListerWatcher,
   type ListPage,
+  type ResourceDescriptor,
   type SharedInformer,
 } from '@rxinformer/core';
+import { PRESETS } from '@rxinformer/core/projection';
 import { createProbes, informerMetrics } from '@rxinformer/prometheus';
 import { createKubeInformerFactory, createKubeTransport, kubeConfigListerWatcher, pods, type KubeTransport } from '@rxinformer/client-node';
 
@@ -45,8 +49,19 @@ export interface ContenderOptions extends Watching {
   freeze?: boolean;
   /** rxinformer only: a metadata-only informer (`metadataOnly(pods)`). */
   metadataOnly?: boolean;
+  /** rxinformer only: an informer of the pods preset's projection (`projected(pods, PRESETS.pods)`). */
+  projected?: boolean;
+  /** rxinformer only: an informer of the server's Table rows (`tableRows(pods)`). */
+  tableRows?: boolean;
   /** rxinformer only: with its informer and handler metrics registered (and scraped) in a registry of its own. */
   metrics?: boolean;
+}
+
+/** The pods resource in the form a contender's options ask for: whole, metadata, projected, Table rows. */
+function podsAs(options: ContenderOptions): ResourceDescriptor {
+  if (options.metadataOnly) return metadataOnly(pods);
+  if (options.projected) return projected(pods, PRESETS.pods) as ResourceDescriptor;
+  return options.tableRows ? tableRows(pods) : pods;
 }
 
 /** The transform of `heapPerObjectTransformed`: the object without `metadata.managedFields`. */
@@ -67,7 +82,7 @@ export async function rxinformerSynced(kc: KubeConfig, options: ContenderOptions
   let stop: () => Promise<void>;
   if (options.listAt === undefined) {
     const factory = createKubeInformerFactory(kc, { transform: options.transform });
-    informer = (options.metadataOnly ? factory.informerFor(metadataOnly(pods)) : factory.informerFor(pods)) as SharedInformer<KubeObject>;
+    informer = factory.informerFor(podsAs(options)) as unknown as SharedInformer<KubeObject>;
     if (options.onUpdate) informer.addEventHandler({ onUpdate: options.onUpdate });
     factory.start();
     await factory.waitForCacheSync();

@@ -4,7 +4,7 @@
  * the heap again with the contender still running, and prints `{"bytesPerObject": …, "count": …}`
  * (V8's heap in use) with `externalBytesPerObject` (memory outside it: Buffers, ArrayBuffers).
  *
- *   node --expose-gc heapChild.ts <rxinformer|rxinformerTransformed|rxinformerMetadata|clientNode|limit> <expected pods>
+ *   node --expose-gc heapChild.ts <rxinformer|rxinformerTransformed|rxinformerMetadata|rxinformerProjected|rxinformerTable|clientNode|limit> <expected pods>
  *   (the kubeconfig YAML comes in the RXINFORMER_BENCH_KUBECONFIG environment variable)
  */
 import { setImmediate as tick } from 'node:timers/promises';
@@ -47,6 +47,8 @@ async function main(): Promise<void> {
     rxinformerTransformed: () => rxinformerSynced(kc, { transform: dropManagedFields }),
     rxinformerMetadata: () => rxinformerSynced(kc, { metadataOnly: true }),
     rxinformerMetadataTransformed: () => rxinformerSynced(kc, { metadataOnly: true, transform: dropManagedFields }),
+    rxinformerProjected: () => rxinformerSynced(kc, { projected: true }),
+    rxinformerTable: () => rxinformerSynced(kc, { tableRows: true }),
     clientNode: () => clientNodeSynced(kc, expected),
     limit: () => limitSynced(kc),
   };

@@ -5,6 +5,8 @@
  *   - rxinformerTransformed: the same with a transform dropping `metadata.managedFields`;
  *   - rxinformerMetadata: the factory's metadata-only pod informer (`metadataOnly(pods)`);
  *   - rxinformerMetadataTransformed: the same dropping `metadata.managedFields` (not measured by default);
+ *   - rxinformerProjected: the factory's informer of the pods preset's projection (`projected(pods, PRESETS.pods)`);
+ *   - rxinformerTable: the factory's informer of the pods' Table rows (`tableRows(pods)`);
  *   - clientNode: `makeInformer`'s cache (always untransformed; it has no transform);
  *   - limit: the same pages `JSON.parse`d and the items kept in one array;
  *   - clientGo, clientGoProtobuf: client-go's informer in a process of its own (clientGo.ts), JSON or
@@ -23,11 +25,21 @@ export type HeapContender =
   | 'rxinformerTransformed'
   | 'rxinformerMetadata'
   | 'rxinformerMetadataTransformed'
+  | 'rxinformerProjected'
+  | 'rxinformerTable'
   | 'clientNode'
   | 'limit'
   | ClientGoContender;
 
-const CONTENDERS: HeapContender[] = ['rxinformer', 'rxinformerTransformed', 'rxinformerMetadata', 'clientNode', 'limit'];
+const CONTENDERS: HeapContender[] = [
+  'rxinformer',
+  'rxinformerTransformed',
+  'rxinformerMetadata',
+  'rxinformerProjected',
+  'rxinformerTable',
+  'clientNode',
+  'limit',
+];
 
 /**
  * Measures the heap per cached pod of each contender, `rounds` fresh processes each, in rotating

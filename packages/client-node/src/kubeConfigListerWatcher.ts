@@ -26,6 +26,8 @@ export interface KubeConfigListerWatcherOptions<T extends KubeObject = KubeObjec
   fieldSelector?: string;
   /** Ask for `PartialObjectMetadata` only. Default: the `resource`'s `metadataOnly` (core's `metadataOnly(pods)`), else false. */
   metadataOnly?: boolean;
+  /** Ask for the server's Table rows (`TableRowObject`s). Default: the `resource`'s `table` (core's `tableRows(pods)`), else false. */
+  table?: boolean;
   /** The transport. Default: `sharedKubeTransport(kubeConfig)` (one connection pool per KubeConfig). */
   transport?: KubeTransport;
 }
@@ -58,6 +60,7 @@ export function kubeConfigListerWatcher<T extends KubeObject = KubeObject>(
   const path = options.path ?? resourcePath(options.resource!, options.namespace);
   const transport = options.transport ?? sharedKubeTransport(kubeConfig);
   const metadataOnly = options.metadataOnly ?? options.resource?.metadataOnly === true;
+  const table = options.table ?? options.resource?.table === true;
   // The selectors and the limits, as they are: httpListerWatcher reads only its own fields.
-  return httpListerWatcher<T>(transport.get, { ...options, path, metadataOnly });
+  return httpListerWatcher<T>(transport.get, { ...options, path, metadataOnly, table });
 }

@@ -6,9 +6,6 @@
  * server that ignores `as=` (a proxy dropping the Accept header), reduced and reported once.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import {
   createSharedInformer,
   fetchListerWatcher,
@@ -21,17 +18,9 @@ import {
   type SharedInformer,
 } from '@rxinformer/core';
 import { PARTIAL_OBJECT_METADATA_TYPE } from '@rxinformer/core/http';
-import {
-  apiChurn,
-  kubeConfigFor,
-  serverKinds,
-  START_TIMEOUT_MS,
-  startTestServer,
-  type Credentials,
-  type TestServer,
-} from '@rxinformer/testing/servers';
+import { apiChurn, kubeConfigFor, serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
 import { createKubeInformerFactory, pods, type KubeInformerFactory } from '../src/index.ts';
-import { fastReflector as fast, podBody, view, waitFor } from './simHarness.ts';
+import { acceptStrippingProxy, fastReflector as fast, podBody, view, waitFor } from './simHarness.ts';
 
 describe.each(serverKinds())('metadata-only informers against the %s server', (kind) => {
   let server: TestServer;
@@ -155,31 +144,3 @@ describe.each(serverKinds())('metadata-only informers against the %s server', (k
     }
   });
 });
-
-/** A plain-HTTP proxy to the server that drops the Accept header, as an old server or a careless proxy does; it records what was asked. */
-async function acceptStrippingProxy(target: Credentials): Promise<{ url: string; accepts(): string[]; close(): Promise<void> }> {
-  const seen: string[] = [];
-  const https = target.url.startsWith('https:');
-  const server: Server = createServer((req, res) => {
-    seen.push(String(req.headers.accept));
-    const { accept: _dropped, host: _host, ...headers } = req.headers;
-    const options = { method: req.method, headers, ...(https && { ca: target.ca }) };
-    const upstream = (https ? httpsRequest : httpRequest)(target.url + req.url, options, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
-    res.on('close', () => upstream.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    accepts: () => seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}

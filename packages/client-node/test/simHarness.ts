@@ -1,13 +1,23 @@
 /**
  * Test helpers: a KubeConfig for a simulator, a transport that records (and can intercept) every
- * request path, and polling until a condition holds.
+ * request path, polling until a condition holds, and a proxy that drops the Accept header.
  */
 import { afterAll, beforeAll } from '@jest/globals';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ApiServer } from '@rxinformer/apiserver-sim';
 import type { KubeObject, Store } from '@rxinformer/core';
 import type { HttpResponse } from '@rxinformer/core/http';
-import { START_TIMEOUT_MS, startTestServer, type ServerKind, type TestServer, type TestServerOptions } from '@rxinformer/testing/servers';
+import {
+  START_TIMEOUT_MS,
+  startTestServer,
+  type Credentials,
+  type ServerKind,
+  type TestServer,
+  type TestServerOptions,
+} from '@rxinformer/testing/servers';
 import {
   createKubeInformerFactory,
   createKubeTransport,
@@ -44,10 +54,10 @@ export function recordingTransport(kc: KubeConfig): RecordingTransport {
   const t: RecordingTransport = {
     server: inner.server,
     paths: [],
-    get: async (path, signal, kind) => {
+    get: async (path, signal, kind, accept) => {
       t.paths.push(path);
       const answer = await t.intercept?.(path);
-      return answer ?? inner.get(path, signal, kind);
+      return answer ?? inner.get(path, signal, kind, accept);
     },
     send: (method, path, body, signal) => inner.send(method, path, body, signal),
     request: (r) => inner.request(r),
@@ -147,4 +157,32 @@ export function podBody(name: string, labels?: Record<string, string>): Record<s
 /** Resource versions compared as the numbers both servers make them (a test's check, never the informer's). */
 export function rvAtLeast(rv: string | undefined, min: string): boolean {
   return rv !== undefined && /^\d+$/.test(rv) && BigInt(rv) >= BigInt(min);
+}
+
+/** A plain-HTTP proxy to the server that drops the Accept header, as an old server or a careless proxy does; it records what was asked. */
+export async function acceptStrippingProxy(target: Credentials): Promise<{ url: string; accepts(): string[]; close(): Promise<void> }> {
+  const seen: string[] = [];
+  const https = target.url.startsWith('https:');
+  const server: Server = createServer((req, res) => {
+    seen.push(String(req.headers.accept));
+    const { accept: _dropped, host: _host, ...headers } = req.headers;
+    const options = { method: req.method, headers, ...(https && { ca: target.ca }) };
+    const upstream = (https ? httpsRequest : httpRequest)(target.url + req.url, options, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+    res.on('close', () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    accepts: () => seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }

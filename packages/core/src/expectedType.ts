@@ -5,6 +5,7 @@
  * declares no type (list items often don't) is accepted. `admission.ts` applies it.
  */
 import { InvalidOptionsError, RxInformerError, describeValue } from './errors.ts';
+import { TABLE_ROW_TYPE } from './tableRow.ts';
 import type { KubeObject, ResourceDescriptor } from './types.ts';
 
 /** An apiVersion and a kind; an unset field is not checked. */
@@ -41,7 +42,8 @@ export const PARTIAL_OBJECT_METADATA_TYPE: ExpectedType = Object.freeze({ apiVer
 /**
  * The type every object of `resource` declares when it declares one: its apiVersion, and its kind
  * when the descriptor knows it; for a `metadataOnly()` descriptor, `PartialObjectMetadata` with
- * that type as `metadataOf`. The informer factory sets it as each reflector's `expectedType`.
+ * that type as `metadataOf`; for a `tableRows()` descriptor, `TABLE_ROW_TYPE` (the rows' stored
+ * form). The informer factory sets it as each reflector's `expectedType`.
  *
  * @example
  * expectedTypeOf(pods);               // { apiVersion: 'v1', kind: 'Pod' }
@@ -50,6 +52,7 @@ export const PARTIAL_OBJECT_METADATA_TYPE: ExpectedType = Object.freeze({ apiVer
 export function expectedTypeOf(resource: ResourceDescriptor): ExpectedType {
   const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
   const own: TypeMeta = typeof resource.kind === 'string' && resource.kind !== '' ? { apiVersion, kind: resource.kind } : { apiVersion };
+  if (resource.table === true) return TABLE_ROW_TYPE;
   return Object.freeze(resource.metadataOnly === true ? { ...PARTIAL_OBJECT_METADATA_TYPE, metadataOf: Object.freeze(own) } : own);
 }
 

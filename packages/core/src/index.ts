@@ -8,8 +8,9 @@
  * as client-go's `util/workqueue`), `/leader-election`, `/sharding`, `/http` (`httpListerWatcher`
  * over any `HttpGet`, and the wire decoding every HTTP transport shares), `/reflector` (the
  * reflector, its options and its state machine), `/store` (the delta store, the prepare stage and
- * the persistent map under the indexer), `/labels` (label selector parsing in full) and `/channel`
- * (informers served over a message channel: a Worker, a SharedWorker, a hub).
+ * the persistent map under the indexer), `/labels` (label selector parsing in full), `/channel`
+ * (informers served over a message channel: a Worker, a SharedWorker, a hub) and `/projection`
+ * (projections, their presets and kubectl's columns, for list views).
  *
  * @example
  * const factory = createInformerFactory(source, { namespace: 'default' });
@@ -58,9 +59,13 @@ export type {
 } from './types.ts';
 export { WATCH_OPENED } from './types.ts';
 
-// Metadata-only informers
+// Metadata-only informers, projections and Table rows: what list views hold
 export { metadataOnly, NotPartialMetadataError } from './partialObjectMetadata.ts';
 export type { MetadataOnlyDescriptor, PartialObjectMetadata } from './partialObjectMetadata.ts';
+export { FieldPathError, project, projected } from './projection/index.ts';
+export type { Projected, ProjectedDescriptor, Projection } from './projection/index.ts';
+export { tableColumns, tableRows, TableDecodeError } from './tableRow.ts';
+export type { TableColumnDefinition, TableRowObject, TableRowsDescriptor } from './tableRow.ts';
 
 // The reflector's status, as informers report it
 export type { ReflectorPhase, ReflectorStatus } from './types.ts';

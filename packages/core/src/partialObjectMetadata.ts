@@ -3,6 +3,7 @@
  * server sends for an `Accept: application/json;as=PartialObjectMetadata…` request — each object's
  * `metadata` only, a fraction of its memory. `metadataOnly(pods)` names a resource that way.
  */
+import { requireFullResource } from './descriptorForm.ts';
 import { RxInformerError } from './errors.ts';
 import { META_V1 } from './expectedType.ts';
 import type { ResourceDescriptor } from './types.ts';
@@ -49,9 +50,11 @@ export type MetadataOnlyDescriptor<D extends ResourceDescriptor> = Omit<D, '__ty
  * podMeta.getStore().byIndex(NAMESPACE_INDEX, 'default').map((p) => p.metadata.labels);
  *
  * Caveat: the objects hold no spec nor status; a handler needing them reads the object from the
- * server (or from a full informer of the few resources it needs whole).
+ * server (or from a full informer of the few resources it needs whole). A `tableRows()` or
+ * `projected()` descriptor throws `InvalidOptionsError`.
  */
 export function metadataOnly<D extends ResourceDescriptor>(resource: D): MetadataOnlyDescriptor<D> {
+  requireFullResource(resource, 'the metadata');
   return Object.freeze({ ...resource, metadataOnly: true }) as unknown as MetadataOnlyDescriptor<D>;
 }
 

@@ -7,6 +7,8 @@
  */
 import type { Observable } from 'rxjs';
 import type { InvalidObjectError } from './errors.ts';
+import type { DescriptorProjection } from './projectionTypes.ts';
+export type { DescriptorProjection, PartialDeep, Projected, Projection } from './projectionTypes.ts';
 
 /**
  * Object metadata as the API server sends it. Only the common fields are typed, with no index
@@ -266,6 +268,17 @@ export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
    * Default false.
    */
   metadataOnly?: boolean;
+  /**
+   * Its informers keep each object as this projection makes it (only the field paths a view
+   * shows); a factory keeps them apart from the full informers, one per projection. Set by
+   * `projected()`. Default: none, whole objects.
+   */
+  projection?: DescriptorProjection;
+  /**
+   * True: its informers list and watch the server's Table rows (`as=Table`, kubectl's columns),
+   * each kept as a `TableRowObject`; a factory keeps them apart. Set by `tableRows()`. Default false.
+   */
+  table?: boolean;
   /** Carries the object type only; never set. */
   readonly __type?: T;
 }
@@ -383,6 +396,5 @@ export interface Store<T extends KubeObject = KubeObject> {
   indexNames(): readonly string[];
 }
 
-// The deltas of the store (client-go's vocabulary): one shape per type, in delta.ts.
-export { objectOf } from './delta.ts';
+export { objectOf } from './delta.ts'; // the store's deltas (client-go's vocabulary), one shape per type
 export type { AddedDelta, DeletedDelta, DeletedObject, Delta, DeltaType, SyncDelta, UpdatedDelta } from './delta.ts';

@@ -13,7 +13,8 @@
  * `RXINFORMER_SERVERS=sim` (or `real`) runs one of them; the default is both.
  *
  * Also here: `apiChurn` (creates, updates, deletes and recreations through the API, by concurrent
- * writers), `inParallel`, and `restrictedAccess` (a token the server authenticates but forbids a
+ * writers), `inParallel`, `createListViewObjects` (pods, nodes, deployments and events whose
+ * kubectl columns say something), and `restrictedAccess` (a token the server authenticates but forbids a
  * resource, until allowed: a ServiceAccount without RBAC on kube-apiserver).
  */
 import { KubeConfig } from '@kubernetes/client-node';
@@ -25,6 +26,7 @@ import { createApi, type TestApi } from './api.ts';
 export { ApiCallError, createApi, PATCH_TYPES, type ApiAnswer, type TestApi } from './api.ts';
 export { restrictedAccess, type RestrictedAccess } from './access.ts';
 export * from './clientGoPeer.ts';
+export { createListViewObjects, deleteListViewObjects, type ListViewObjects } from './listViewObjects.ts';
 export { apiChurn, inParallel, type ApiChurnCounters, type ApiChurnMix, type ApiChurnOptions, type ApiChurnRun } from './churn.ts';
 
 /** Which server a case runs against. */

@@ -11,6 +11,16 @@ export type { PodOptions, TestPod } from './objects.ts';
 export { deferred, flushTo, settle, testScheduler, until, virtualClock } from './time.ts';
 export type { UntilOptions } from './time.ts';
 export { collidingKeys } from './fnvCollisions.ts';
+export {
+  AGE,
+  LIST_VIEW_CELLS,
+  listViewCoreEvents,
+  listViewDeployments,
+  listViewEventsV1,
+  listViewNodes,
+  listViewPods,
+} from './listViewFixtures.ts';
+export type { ListViewPod } from './listViewFixtures.ts';
 export { FakeLeaseServer, TermLog } from './fakeLeaseServer.ts';
 export type { LeaseWrite } from './fakeLeaseServer.ts';
 // The store's per-process hash seed, for building keys that collide under it (core keeps it internal).

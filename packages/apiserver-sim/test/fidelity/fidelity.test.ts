@@ -11,6 +11,7 @@ import { closeWatchAgents } from './watchStream.ts';
 import { dump } from './dump.ts';
 import { listCases } from './listCases.ts';
 import { pathCases } from './pathCases.ts';
+import { tableCases } from './tableCases.ts';
 import { watchCases } from './watchCases.ts';
 import { writeCases } from './writeCases.ts';
 
@@ -29,7 +30,7 @@ if (!withReal) console.warn('fidelity tests skipped: RXINFORMER_SERVERS leaves o
   });
 
   let serial = 0;
-  const cases: FidelityCase[] = [...writeCases, ...pathCases, ...listCases, ...watchCases];
+  const cases: FidelityCase[] = [...writeCases, ...pathCases, ...listCases, ...watchCases, ...tableCases];
   it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     if (process.env.FIDELITY_ONLY && !c.name.includes(process.env.FIDELITY_ONLY)) return;
     const { sim: s, real: r } = await runCase(c, sim, real, `fid-${++serial}`);

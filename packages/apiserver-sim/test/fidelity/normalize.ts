@@ -5,12 +5,14 @@
  * resourceVersion (the store's revision, which a real server's own writes move on) becomes
  * `>=rvN`, the latest object resourceVersion seen that it is not older than; times become `<time>`,
  * a generated name `prefix-<suffix>` (the suffix checked against the API server's alphabet),
- * continue tokens `<continue>` and a Table's Age cells `<age>`.
+ * continue tokens `<continue>` and a Table's cells of creation times (Age, Created At) `<age>`.
  */
 
 /** Where a resourceVersion sits: an object's own, or a collection's (list, bookmark). */
 type RvRole = 'object' | 'collection';
 
+/** The columns of a Table that print an object's creation time (relative or not): they differ between two servers. */
+const AGE_COLUMNS = new Set(['Age', 'Created At']);
 const TIME_KEYS = new Set(['creationTimestamp', 'deletionTimestamp', 'time', 'lastTransitionTime', 'lastUpdateTime']);
 /** The alphabet of generated name suffixes (apiserver's `names.SimpleNameGenerator`, 5 characters). */
 const SUFFIX = /^[bcdfghjklmnpqrstvwxz2456789]{5}$/;
@@ -21,8 +23,8 @@ export class Normalizer {
   readonly #rvNumbers: [number, string][] = [];
   readonly #uids = new Map<string, string>();
   readonly #names = new Map<string, string>();
-  /** The Age column of the Tables seen (a Table watch sends the columns with its first event only). */
-  #ageColumn = -1;
+  /** The columns of creation times of the Tables seen (a Table watch sends the columns with its first event only). */
+  #ageColumns: number[] = [];
 
   /** A token for an object's resourceVersion. */
   objectRv(rv: string): string {
@@ -89,11 +91,11 @@ export class Normalizer {
     if (Array.isArray(value)) return value.map((v) => this.#walk(v, 'object', path));
     if (typeof value === 'string') return this.#names.get(value) ?? this.#message(value, path);
     if (Array.isArray((value as any)?.columnDefinitions))
-      this.#ageColumn = (value as any).columnDefinitions.findIndex((c: any) => c.name === 'Age');
+      this.#ageColumns = (value as any).columnDefinitions.flatMap((c: any, i: number) => (AGE_COLUMNS.has(c.name) ? [i] : []));
     if (!value || typeof value !== 'object') return value;
     const o = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
-    const ageColumn = o.kind === 'Table' ? this.#ageColumn : -1;
+    const ageColumns = o.kind === 'Table' ? this.#ageColumns : [];
     for (const [k, v] of Object.entries(o)) {
       const inMeta = path[path.length - 1] === 'metadata';
       if (k === 'resourceVersion' && typeof v === 'string' && inMeta)
@@ -102,14 +104,15 @@ export class Normalizer {
       else if (TIME_KEYS.has(k) && typeof v === 'string') out[k] = '<time>';
       else if (k === 'continue' && typeof v === 'string' && inMeta) out[k] = v === '' ? '' : '<continue>';
       else if (k === 'managedFields' && Array.isArray(v)) out[k] = this.#walk(managedFields(v), 'object', [...path, k]);
-      else if (k === 'rows' && Array.isArray(v) && ageColumn >= 0) out[k] = v.map((r) => this.#row(r, ageColumn, path));
+      else if (k === 'rows' && Array.isArray(v) && ageColumns.length > 0) out[k] = v.map((r) => this.#row(r, ageColumns, path));
       else out[k] = this.#walk(v, k === 'metadata' ? role : 'object', [...path, k]);
     }
     return out;
   }
 
-  #row(row: any, ageColumn: number, path: string[]): unknown {
-    const cells = Array.isArray(row.cells) ? row.cells.map((c: unknown, i: number) => (i === ageColumn ? '<age>' : c)) : row.cells;
+  #row(row: any, ageColumns: number[], path: string[]): unknown {
+    const age = (c: unknown, i: number) => (ageColumns.includes(i) && typeof c === 'string' ? '<age>' : c);
+    const cells = Array.isArray(row.cells) ? row.cells.map(age) : row.cells;
     return this.#walk({ ...row, cells }, 'object', [...path, 'rows']);
   }
 
@@ -154,26 +157,13 @@ function managedFields(entries: any[]): any[] {
 
 /**
  * The known differences (the simulator's README lists each) taken out of an answer before it is
- * compared: a Table's columns beyond Name and Age and their descriptions (the simulator prints
- * other kinds with Name and Age only), and the random order of an apply conflict's causes.
+ * compared: the random order of an apply conflict's causes.
  */
 function knownDifferences(value: unknown): unknown {
   const o = value as any;
-  if (o?.kind === 'Table') return table(o);
   if (o?.kind === 'Status' && o.reason === 'Conflict' && Array.isArray(o.details?.causes)) {
     const text = (c: any) => `${c.field} ${c.message}`;
     return { ...o, details: { ...o.details, causes: [...o.details.causes].sort((a, b) => (text(a) < text(b) ? -1 : 1)) } };
   }
   return value;
-}
-
-function table(t: any): unknown {
-  const { columnDefinitions, rows, ...rest } = t;
-  if (!Array.isArray(columnDefinitions)) return t;
-  const kept = columnDefinitions.map((c: any, i: number) => [c, i] as const).filter(([c]) => c.name === 'Name' || c.name === 'Age');
-  return {
-    ...rest,
-    columnDefinitions: kept.map(([{ description: _d, ...c }]) => c),
-    rows: rows?.map((r: any) => ({ ...r, cells: kept.map(([, i]) => r.cells?.[i]) })),
-  };
 }

@@ -30,6 +30,8 @@ export interface FetchListerWatcherOptions<T extends KubeObject = KubeObject> ex
   fieldSelector?: string;
   /** Ask for `PartialObjectMetadata` only. Default: the `resource`'s `metadataOnly` (see `metadataOnly()`), else false. */
   metadataOnly?: boolean;
+  /** Ask for the server's Table rows (`TableRowObject`s). Default: the `resource`'s `table` (see `tableRows()`), else false. */
+  table?: boolean;
   /** Extra headers on every request (e.g. `Authorization`). Default: none. */
   headers?: Record<string, string>;
   /** Extra `RequestInit` fields on every request (e.g. `credentials: 'include'`). Default: none. */
@@ -63,8 +65,9 @@ export function fetchListerWatcher<T extends KubeObject = KubeObject>(options: F
   const metadataOnly = options.metadataOnly ?? options.resource?.metadataOnly === true;
   // A page gives up on a watch sooner (see `BROWSER_WATCH_OPEN_TIMEOUT_MS`), unless told otherwise.
   const watchOpenTimeoutMs = options.watchOpenTimeoutMs ?? (inBrowser() ? BROWSER_WATCH_OPEN_TIMEOUT_MS : undefined);
+  const table = options.table ?? options.resource?.table === true;
   // The selectors and the limits, as they are: httpListerWatcher reads only its own fields.
-  return httpListerWatcher<T>(fetchGet(options), { ...options, path, metadataOnly, watchOpenTimeoutMs });
+  return httpListerWatcher<T>(fetchGet(options), { ...options, path, metadataOnly, table, watchOpenTimeoutMs });
 }
 
 /**

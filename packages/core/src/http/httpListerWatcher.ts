@@ -21,15 +21,18 @@ import {
 } from './httpLimits.ts';
 import { listQuery, watchQuery } from './listWatchQuery.ts';
 import { PARTIAL_OBJECT_METADATA_ACCEPT } from '../partialObjectMetadata.ts';
+import { TABLE_ACCEPT } from '../tableRow.ts';
 import {
   WATCH_OPENED,
   type KubeObject,
   type ListerWatcher,
   type ListOptions,
   type ListPage,
+  type WatchEvent,
   type WatchItem,
   type WatchOptions,
 } from '../types.ts';
+import { createTableCodec } from './tableRows.ts';
 import { createWatchDecoder, parseListBody } from './watchDecoder.ts';
 
 /** Options of `httpListerWatcher`: the collection, its selectors, and the limits (`HttpLimitOptions`). */
@@ -48,6 +51,12 @@ export interface HttpListerWatcherOptions extends HttpLimitOptions {
    * Default false. A descriptor made by `metadataOnly()` sets it in the ListerWatchers built from one.
    */
   metadataOnly?: boolean;
+  /**
+   * Ask for the server's Table rows (`Accept: …as=Table…`, `includeObject=Metadata`), each kept as
+   * a `TableRowObject` (its metadata and cells by column name). Default false. A descriptor made by
+   * `tableRows()` sets it in the ListerWatchers built from one. Not with `metadataOnly`.
+   */
+  table?: boolean;
 }
 
 /**
@@ -74,20 +83,32 @@ export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGe
   checkSelectors(options);
   if (typeof options?.path !== 'string' || options.path === '') throw new InvalidOptionsError('httpListerWatcher needs a path');
   checkRequestPath(options.path);
-  const accept = options.metadataOnly === true ? PARTIAL_OBJECT_METADATA_ACCEPT : undefined;
+  if (options.metadataOnly === true && options.table === true)
+    throw new InvalidOptionsError('a ListerWatcher asks for metadata only or for Table rows, not both');
+  const table = options.table === true ? createTableCodec() : undefined;
+  const accept = table
+    ? { list: TABLE_ACCEPT, watch: TABLE_ACCEPT }
+    : options.metadataOnly === true
+      ? PARTIAL_OBJECT_METADATA_ACCEPT
+      : undefined;
   const http: Http = {
     send: (url, signal, kind) => answerWithin(get, url, signal, kind, limits, accept?.[kind]),
     failed: async (r, url) => apiErrorFromResponse(r.status, await errorBody(r, url), r.header('retry-after')),
     limits,
+    parse: table ? (text) => table.page(text) : parseListBody,
+    convert: table && (() => table.stream()),
   };
+  // Table rows need their objects' metadata: their keys, uids and resource versions.
+  const rows = table ? 'includeObject=Metadata' : '';
+  const withRows = (url: string) => (rows === '' ? url : `${url}${url.includes('?') ? '&' : '?'}${rows}`);
   const selected = <O extends ListOptions | WatchOptions>(o: O): O => ({
     ...o,
     labelSelector: andSelectors(options.labelSelector, o.labelSelector),
     fieldSelector: andSelectors(options.fieldSelector, o.fieldSelector),
   });
   return {
-    list: pagedLister<T>(http, (o) => options.path + listQuery(selected(o))),
-    watch: streamWatcher<T>(http, (o) => options.path + watchQuery(selected(o))),
+    list: pagedLister<T>(http, (o) => withRows(options.path + listQuery(selected(o)))),
+    watch: streamWatcher<T>(http, (o) => withRows(options.path + watchQuery(selected(o)))),
   };
 }
 
@@ -96,6 +117,10 @@ interface Http {
   send(url: string, signal: AbortSignal, kind: 'list' | 'watch'): Promise<HttpResponse>;
   failed(r: HttpResponse, url: string): Promise<Error>;
   limits: ResolvedHttpLimits;
+  /** A list page from its body's text. */
+  parse(text: string): ListPage<KubeObject>;
+  /** Makes the converter of one watch stream's events (Table rows), if they need one. */
+  convert?: () => (event: WatchEvent, emit: (event: WatchEvent) => boolean | void) => boolean;
 }
 
 /**
@@ -110,9 +135,11 @@ function streamWatcher<T extends KubeObject>(http: Http, pathOfWatch: (o: WatchO
       if (r.status < 200 || r.status > 299) throw await http.failed(r, url);
       if (!emit(WATCH_OPENED)) return;
       const decoder = createWatchDecoder<T>({ maxLineBytes: http.limits.maxWatchLineBytes });
+      const convert = http.convert?.();
+      const deliver = convert ? (e: WatchEvent<T>) => convert(e, emit as (e: WatchEvent) => boolean) : emit;
       try {
         for await (const chunk of bodyChunks(r, url)) {
-          if (!decoder.push(chunk, emit)) return;
+          if (!decoder.push(chunk, deliver)) return;
         }
       } catch (e) {
         // The network cut a stream the server had started (reset, closed, terminated): the end of
@@ -165,7 +192,7 @@ function pagedLister<T extends KubeObject>(http: Http, pathOfList: (o: ListOptio
           await nextTask(signal);
           if (signal.aborted) return;
         }
-        emit(parseListBody<T>(text)); // a consumer asking for the next page now adopts `mine`
+        emit(http.parse(text) as ListPage<T>); // a consumer asking for the next page now adopts `mine`
       } finally {
         if (mine !== undefined && prefetched === mine) {
           prefetched = undefined;
@@ -235,8 +262,8 @@ function laterTask(fn: () => void): () => void {
 function peekContinue(body: string): string | undefined {
   // Only the list's own metadata: an item may carry a "continue" key of its own (a label, a field).
   const head = body.slice(0, 4096);
-  const itemsAt = head.indexOf('"items"');
-  const m = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(itemsAt >= 0 ? head.slice(0, itemsAt) : head);
+  const itemsAt = Math.min(...['"items"', '"columnDefinitions"', '"rows"'].map((k) => head.indexOf(k)).filter((i) => i >= 0));
+  const m = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(Number.isFinite(itemsAt) ? head.slice(0, itemsAt) : head);
   if (!m || !m[1]) return undefined;
   try {
     return JSON.parse(`"${m[1]}"`) as string;

@@ -277,11 +277,14 @@ export function decodeListPage<T extends KubeObject = KubeObject>(body: unknown)
  * const page = parseListBody<Wire<V1Pod>>(await readBody(response, path, 'listBody')); // page.items, page.metadata?.continue
  */
 export function parseListBody<T extends KubeObject = KubeObject>(text: string): ListPage<T> {
-  let body: unknown;
+  return decodeListPage<T>(parseListJson(text));
+}
+
+/** A list response body's text parsed, unchecked; throws `InvalidObjectError` for non-JSON. */
+export function parseListJson(text: string): unknown {
   try {
-    body = JSON.parse(text);
+    return JSON.parse(text);
   } catch (cause) {
     throw new InvalidObjectError(`list response is not JSON: ${jsonErrorDetail(cause)}`, text.slice(0, 200), { cause });
   }
-  return decodeListPage<T>(body);
 }

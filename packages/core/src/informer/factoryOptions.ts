@@ -2,6 +2,7 @@
  * What an informer factory checks and derives from the options of a request: the scope and key of
  * an informer, its options over the factory's, and whether a later request may share it.
  */
+import { descriptorForm } from '../descriptorForm.ts';
 import { InvalidOptionsError } from '../errors.ts';
 import { expectedTypeOf } from '../expectedType.ts';
 import { checkSelectors } from '../labels/fieldSelector.ts';
@@ -20,14 +21,21 @@ export function informerOptions<T extends KubeObject>(
   own: PerInformerOptions<T>,
   factory: InformerFactoryOptions,
 ): SharedInformerOptions<T> {
+  const transform = 'transform' in own ? own.transform : (factory.transform as ((obj: T) => T) | undefined);
   return {
     resyncPeriodMs: factory.resyncPeriodMs,
-    transform: factory.transform as ((obj: T) => T) | undefined,
     ...own,
+    // A projected resource: its projection first (what the informer holds), then any transform.
+    transform: resource.projection ? afterProjection(resource.projection as unknown as (obj: T) => T, transform) : transform,
     // Objects of another type never enter the cache (unless the informer's options say otherwise).
     reflector: { expectedType: expectedTypeOf(resource), ...own.reflector },
     scheduler: factory.scheduler,
   };
+}
+
+/** `projection`, then `transform` on what it made. */
+function afterProjection<T>(projection: (obj: T) => T, transform: ((obj: T) => T) | undefined): (obj: T) => T {
+  return transform ? (obj) => transform(projection(obj)) : projection;
 }
 
 /** Where an informer of `resource` lists and watches: its own scope, else the factory's. */
@@ -42,7 +50,7 @@ export function scopeOf(resource: ResourceDescriptor, perInformer: InformerScope
 /** The key of an informer: one per resource and scope. */
 export function informerKey(resource: ResourceDescriptor, scope: InformerScope): string {
   return JSON.stringify([
-    resource.metadataOnly === true ? 'metadata' : 'full',
+    formOf(resource),
     resource.group,
     resource.version,
     resource.resource,
@@ -50,6 +58,12 @@ export function informerKey(resource: ResourceDescriptor, scope: InformerScope):
     scope.labelSelector ?? '',
     scope.fieldSelector ?? '',
   ]);
+}
+
+/** Which objects an informer of `resource` holds: whole, metadata, Table rows, or a projection (by its paths). */
+function formOf(resource: ResourceDescriptor): string {
+  const form = descriptorForm(resource);
+  return form === 'projection' ? `projection:${resource.projection!.key}` : form;
 }
 
 export function validateDescriptor(resource: ResourceDescriptor): void {
@@ -66,6 +80,10 @@ export function validateDescriptor(resource: ResourceDescriptor): void {
   // Without it a namespaced resource would silently be watched in every namespace.
   if (typeof resource.namespaced !== 'boolean')
     throw new InvalidOptionsError(`the descriptor of ${resource.resource} needs namespaced: true or false`);
+  const p = resource.projection;
+  if (p !== undefined && (typeof p !== 'function' || typeof p.key !== 'string'))
+    throw new InvalidOptionsError(`the projection of ${resource.resource} must be made by project()`);
+  descriptorForm(resource); // one form only
 }
 
 /**
