@@ -3,9 +3,10 @@
  * fetch (here) and client-node (`kubeApiClient` in @rxinformer/client-node) implement: immer drafts
  * sent as JSON Patch with a resourceVersion test, merge patch, server-side apply, status writes,
  * delete with preconditions, `createOrUpdate`, `retryOnConflict`, typed API errors, owner
- * references, finalizers, status conditions, an event recorder, and the controller builder (`controllerFor`: one primary
- * resource, `owns`, `watches`, predicates, priorities, debounce, and read-your-writes: a key's next
- * reconcile waits until the caches show the writes its last one made through `req.api`).
+ * references, finalizers, status conditions, an event recorder, and the controller builder
+ * (`controllerFor`: one primary resource, `owns`, `watches`, predicates, priorities, debounce, and
+ * read-your-writes: a key's next reconcile waits until the caches show the writes its last one
+ * made through `req.api`).
  * Browser-safe: rxjs, immer and core only.
  *
  * @example
