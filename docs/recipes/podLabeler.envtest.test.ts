@@ -5,17 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { startTestEnvironment, type TestEnvironment } from '@rxinformer/envtest';
+import { eventually, startTestEnvironment, type TestEnvironment } from '@rxinformer/envtest';
 import { startPodLabeler } from './podLabeler.ts';
-
-/** Polls `check` every 100 ms until it holds, or fails after `ms`. */
-async function eventually(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not true after ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('startPodLabeler against a real API server', () => {
   let env: TestEnvironment;
@@ -44,9 +35,10 @@ describe('startPodLabeler against a real API server', () => {
     for (const name of ['a', 'b', 'c']) await createPod(ns, name);
     const labeler = startPodLabeler(kc, { namespace: ns });
     try {
+      // Polled until it holds (a predicate returning false fails an attempt), 10 s at most.
       await eventually(async () => (await labels(ns)).every((l) => l['example.com/seen'] === 'true'));
       await createPod(ns, 'd');
-      await eventually(async () => (await labels(ns)).filter((l) => l['example.com/seen'] === 'true').length === 4);
+      await eventually(async () => expect((await labels(ns)).filter((l) => l['example.com/seen'] === 'true')).toHaveLength(4));
       // The server's own record of who wrote what: the controller's patch owns the label.
       const d = await core.readNamespacedPod({ namespace: ns, name: 'd' });
       expect(JSON.stringify(d.metadata?.managedFields)).toContain('"f:example.com/seen"');

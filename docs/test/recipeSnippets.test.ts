@@ -8,10 +8,10 @@ import { fileURLToPath } from 'node:url';
 const docs = fileURLToPath(new URL('..', import.meta.url));
 const read = (path: string) => readFileSync(docs + path, 'utf8');
 
-/** The first `ts` block of the section of recipes.md titled `heading`. */
+/** The first `ts` block of the section (`##`) or subsection (`###`) of recipes.md titled `heading`. */
 function snippet(heading: string): string {
   const text = read('recipes.md');
-  const at = text.indexOf(`\n## ${heading}\n`);
+  const at = Math.max(text.indexOf(`\n## ${heading}\n`), text.indexOf(`\n### ${heading}\n`));
   const block = at < 0 ? null : /```ts\n([\s\S]*?)```/.exec(text.slice(at));
   if (!block) throw new Error(`recipes.md has no ts block under "## ${heading}"`);
   return block[1];
@@ -40,6 +40,11 @@ describe('recipes.md', () => {
     // the lines of the snippet up to the rows' map, each found in the recipe
     for (const line of shown.filter((l) => l.trim() !== '' && !l.trim().startsWith('//') && !l.includes('now)')))
       expect(code).toContain(line.trim().replace(/;$/, ''));
+  });
+
+  it("should show the widget controller's reconcile as it compiles in widgetController.ts", () => {
+    const code = flat(read('recipes/widgetController.ts'));
+    expect(code).toContain(flat(snippet('A custom resource: CRDs from a folder, conditions, eventually and consistently')));
   });
 
   it("should show the replicator's reconcile as it compiles in configMapReplicator.ts", () => {

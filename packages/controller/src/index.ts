@@ -3,9 +3,10 @@
  * fetch (here) and client-node (`kubeApiClient` in @rxinformer/client-node) implement: immer drafts
  * sent as JSON Patch with a resourceVersion test, merge patch, server-side apply, status writes,
  * delete with preconditions, `createOrUpdate`, `retryOnConflict`, typed API errors, owner
- * references, finalizers, an event recorder, and the controller builder (`controllerFor`: one primary
- * resource, `owns`, `watches`, predicates, priorities, debounce, and read-your-writes: a key's next
- * reconcile waits until the caches show the writes its last one made through `req.api`).
+ * references, finalizers, status conditions, an event recorder, and the controller builder
+ * (`controllerFor`: one primary resource, `owns`, `watches`, predicates, priorities, debounce, and
+ * read-your-writes: a key's next reconcile waits until the caches show the writes its last one
+ * made through `req.api`).
  * Browser-safe: rxjs, immer and core only.
  *
  * @example
@@ -48,6 +49,18 @@ export { AlreadyOwnedError, controllerOf, InvalidOwnerError, ownerKey, ownerRefe
 export type { OwnerKind, OwnerReference } from './owners.ts';
 export { finalizer } from './finalizer.ts';
 export type { FinalizerHandlers, FinalizerOutcome, FinalizerRan, FinalizerSkipped } from './finalizer.ts';
+
+// Status conditions
+export {
+  findStatusCondition,
+  isStatusConditionFalse,
+  isStatusConditionPresentAndEqual,
+  isStatusConditionTrue,
+  removeStatusCondition,
+  setStatusCondition,
+  statusConditions,
+} from './conditions.ts';
+export type { Condition, ConditionInput, ConditionStatus, SetConditionOptions } from './conditions.ts';
 
 // Events
 export { createEventRecorder } from './eventRecorder.ts';

@@ -111,7 +111,126 @@ export class StartTimeoutError extends EnvtestError {
 export class InvalidOptionsError extends EnvtestError {
   /** Always `InvalidOptionsError`: set as a string, so it survives minification. */
   override readonly name: string = 'InvalidOptionsError';
-  constructor(message: string) {
-    super('InvalidOptions', message);
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('InvalidOptions', message, options);
+  }
+}
+
+/** The message of `error`, whatever was thrown. */
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `eventually`'s check did not pass in time. The last failure is the `cause`. */
+export class EventuallyTimeoutError extends EnvtestError {
+  /** Always `EventuallyTimeoutError`: set as a string, so it survives minification. */
+  override readonly name: string = 'EventuallyTimeoutError';
+  /** How many attempts finished (the one running at the deadline not counted). */
+  readonly attempts: number;
+  /** The time it had, in ms. */
+  readonly timeoutMs: number;
+
+  constructor(what: string | undefined, timeoutMs: number, attempts: number, running: boolean, last: unknown) {
+    const tried = `${attempts} attempt${attempts === 1 ? '' : 's'} failed${running ? ', one was still running' : ''}`;
+    const lastly = attempts > 0 ? `; the last failed with: ${messageOf(last)}` : '';
+    super('EventuallyTimedOut', `eventually: ${what ?? 'the check'} did not pass within ${timeoutMs} ms (${tried})${lastly}`, {
+      cause: attempts > 0 ? last : undefined,
+    });
+    this.attempts = attempts;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** `consistently`'s check failed within its window. The failure is the `cause`. */
+export class ConsistentlyFailedError extends EnvtestError {
+  /** Always `ConsistentlyFailedError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ConsistentlyFailedError';
+  /** Which check failed, from 1. */
+  readonly attempt: number;
+
+  constructor(what: string | undefined, durationMs: number, attempt: number, error: unknown) {
+    super(
+      'ConsistentlyFailed',
+      `consistently: ${what ?? 'the check'} failed at check ${attempt} of a ${durationMs} ms window: ${messageOf(error)}`,
+      {
+        cause: error,
+      },
+    );
+    this.attempt = attempt;
+  }
+}
+
+/** A CRD file or folder could not be read: missing, not YAML or JSON, or holding no usable CustomResourceDefinition. */
+export class CRDFileError extends EnvtestError {
+  /** Always `CRDFileError`: set as a string, so it survives minification. */
+  override readonly name: string = 'CRDFileError';
+  /** The file or folder. */
+  readonly path: string;
+
+  constructor(reason: 'CRDPathMissing' | 'CRDFileInvalid', path: string, message: string, options?: { cause?: unknown }) {
+    super(reason, `${path}: ${message}`, options);
+    this.path = path;
+  }
+}
+
+/** The server refused to store a CRD, or a CRD the environment installed would not go away. */
+export class CRDInstallError extends EnvtestError {
+  /** Always `CRDInstallError`: set as a string, so it survives minification. */
+  override readonly name: string = 'CRDInstallError';
+  /** The CRD's name, `<plural>.<group>`. */
+  readonly crd: string;
+  /** The HTTP status of the refusal, if there was one. */
+  readonly code?: number;
+
+  constructor(reason: 'CRDRejected' | 'CRDNotRemoved', crd: string, message: string, code?: number, options?: { cause?: unknown }) {
+    super(reason, `CustomResourceDefinition ${crd}: ${message}`, options);
+    this.crd = crd;
+    this.code = code;
+  }
+}
+
+/** A CRD was stored but not served in time: not Established, or its resource not in discovery. */
+export class CRDNotServedError extends EnvtestError {
+  /** Always `CRDNotServedError`: set as a string, so it survives minification. */
+  override readonly name: string = 'CRDNotServedError';
+  /** The CRD's name, `<plural>.<group>`. */
+  readonly crd: string;
+  /** What was still missing at the deadline. */
+  readonly lastProblem: string;
+
+  constructor(crd: string, waitedMs: number, lastProblem: string, options?: { cause?: unknown }) {
+    super('CRDNotServed', `CustomResourceDefinition ${crd} was not served after ${waitedMs} ms: ${lastProblem}`, options);
+    this.crd = crd;
+    this.lastProblem = lastProblem;
+  }
+}
+
+/** What only the environment's own processes have (etcd, logs, restarts), asked of an environment on an existing cluster. */
+export class ExistingClusterError extends EnvtestError {
+  /** Always `ExistingClusterError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ExistingClusterError';
+  /** The member asked for, e.g. `restartApiServer`. */
+  readonly member: string;
+
+  constructor(member: string, why = 'the environment runs on an existing cluster, not on processes of its own') {
+    super('ExistingCluster', `${member} is not available: ${why}`);
+    this.member = member;
+  }
+}
+
+/** The existing cluster's API server did not answer `/readyz` with 200 in time. */
+export class ClusterUnreachableError extends EnvtestError {
+  /** Always `ClusterUnreachableError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ClusterUnreachableError';
+  /** The server's URL, from the kubeconfig. */
+  readonly server: string;
+
+  constructor(server: string, waitedMs: number, options?: { cause?: unknown }) {
+    super(
+      'ClusterUnreachable',
+      `the existing cluster at ${server} was not ready after ${waitedMs} ms: ${messageOf(options?.cause)}`,
+      options,
+    );
+    this.server = server;
   }
 }

@@ -1,6 +1,7 @@
 /**
  * A test environment: a real etcd and kube-apiserver on loopback, started for a test run and removed
- * by `stop()` — the Node counterpart of controller-runtime's envtest.
+ * by `stop()` — the Node counterpart of controller-runtime's envtest; or an existing cluster behind
+ * the same interface. CRDs from files installed and served before it resolves.
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,8 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findBinaries } from './binaries.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { crdsOf, installTimeout, installWith, type CRDInstallOptions, type InstalledCRD } from './crds.ts';
 import { EnvtestError, InvalidOptionsError } from './errors.ts';
-import { callServer, type ServerAccess } from './https.ts';
+import { connectExistingCluster, existingClusterOf, type ExistingClusterOptions } from './existingCluster.ts';
+import { accessCall, callServer, type ServerAccess } from './https.ts';
 import { startEtcd, type Etcd } from './etcd.ts';
 import { apiServerArgs, prepareApiServer, servingCa, startApiServer } from './kubeApiServer.ts';
 import type { ManagedProcess } from './managedProcess.ts';
@@ -30,6 +33,17 @@ export interface TestEnvironmentOptions {
   namespace?: string;
   /** kube-apiserver's port on 127.0.0.1. Default: a free port. */
   port?: number;
+  /** CRDs to install before it resolves, served (their `timeoutMs` apart from `startTimeoutMs`). Default none. */
+  crds?: CRDInstallOptions;
+  /**
+   * Run on an existing cluster instead of starting one: `true` (the kubeconfig of `KUBECONFIG`, else
+   * `~/.kube/config`) or `{ kubeconfig }`. Nothing is started; `stop()` removes the CRDs the
+   * environment created and nothing else. With it, the options that start processes
+   * (`featureGates`, `apiServerArgs`, `assetsDir`, `tmpDir`, `namespace`, `port`) are refused.
+   * Default: `USE_EXISTING_CLUSTER=true` in the environment (those options then ignored); `false`
+   * starts processes whatever the environment says.
+   */
+  existingCluster?: boolean | ExistingClusterOptions;
 }
 
 /** Options of `TestEnvironment.restartApiServer`. */
@@ -48,8 +62,15 @@ export interface ServingCertificate {
   key: string;
 }
 
-/** A running etcd and kube-apiserver. */
+/**
+ * A running etcd and kube-apiserver, or an existing cluster (`existingCluster`). On an existing
+ * cluster, the members that need the environment's own processes (`featureGates`, `etcd`, `logs`,
+ * `servingCertificate`, `restartApiServer`, `compact`) throw `ExistingClusterError`, and so do
+ * `token` and `ca` when the kubeconfig has none.
+ */
 export interface TestEnvironment {
+  /** True on an existing cluster (`existingCluster` or `USE_EXISTING_CLUSTER`); false when it started its own processes. */
+  readonly existingCluster: boolean;
   /** kube-apiserver's URL, `https://127.0.0.1:PORT`. */
   readonly url: string;
   /** The kubeconfig (server, CA, token of a `system:masters` user) as YAML. */
@@ -84,17 +105,27 @@ export interface TestEnvironment {
    * Expired. Watches are served from kube-apiserver's watch cache, which a compaction does not touch.
    */
   compact(): Promise<number>;
-  /** Stops both processes and removes every file. Idempotent. */
+  /**
+   * Installs CRDs and resolves once they are served (`CRDNotServedError` naming the one that was
+   * not, in time). On an existing cluster, `stop()` deletes those it created (not those it replaced).
+   */
+  installCRDs(options: CRDInstallOptions): Promise<InstalledCRD[]>;
+  /**
+   * Stops both processes and removes every file. On an existing cluster: deletes the CRDs the
+   * environment created, waiting until they are gone, and nothing else. Idempotent.
+   */
   stop(): Promise<void>;
 }
 
 /**
- * Starts etcd and kube-apiserver and resolves once the API server is ready and the `default`
- * namespace exists. Errors are typed: `BinaryNotFoundError`, `PortInUseError`, `ProcessExitedError`
- * and `StartTimeoutError` (naming the log file).
+ * Starts etcd and kube-apiserver and resolves once the API server is ready, the `default`
+ * namespace exists and the `crds` are served; or, with `existingCluster` (or
+ * `USE_EXISTING_CLUSTER=true`), connects to that cluster instead. Errors are typed:
+ * `BinaryNotFoundError`, `PortInUseError`, `ProcessExitedError` and `StartTimeoutError` (naming the
+ * log file), `CRDFileError`, `CRDInstallError`, `CRDNotServedError`, `ClusterUnreachableError`.
  *
  * @example
- * const env = await startTestEnvironment();
+ * const env = await startTestEnvironment({ crds: { paths: ['config/crd/bases'] } });
  * const factory = createKubeInformerFactory(env.kubeConfig(), { namespace: 'default' });
  * // ... the test ...
  * await env.stop();
@@ -104,6 +135,10 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
   if (!(timeoutMs > 0 && timeoutMs <= 3_600_000)) throw new InvalidOptionsError(`startTimeoutMs must be in (0, 3600000], not ${timeoutMs}`);
   if (options.port !== undefined && !(Number.isInteger(options.port) && options.port > 0 && options.port < 65536))
     throw new InvalidOptionsError(`port must be an integer in [1, 65535], not ${options.port}`);
+  const crds = crdsOf(options.crds ?? {}); // the files are read before anything starts
+  const crdTimeoutMs = installTimeout(options.crds ?? {});
+  const existing = existingClusterOf(options);
+  if (existing !== undefined) return connectExistingCluster(existing, timeoutMs, crds, crdTimeoutMs);
   const binaries = findBinaries({ assetsDir: options.assetsDir });
   const dir = mkdtempSync(join(options.tmpDir ?? tmpdir(), 'rxinformer-envtest-'));
   let etcd: Etcd | undefined;
@@ -121,7 +156,9 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
     const kubeconfigPath = join(dir, 'kubeconfig');
     writeFileSync(kubeconfigPath, kubeconfigYaml, { mode: 0o600 });
     let stopped: Promise<void> | undefined;
+    const call = accessCall({ url, ca, token: setup.token });
     const env: TestEnvironment = {
+      existingCluster: false,
       url,
       kubeconfigYaml,
       kubeconfigPath,
@@ -148,8 +185,10 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
         await waitForCompaction({ url, ca, token: setup.token }, rev, timeoutMs);
         return rev;
       },
+      installCRDs: async (o) => installWith(call, crdsOf(o), installTimeout(o)),
       stop: () => (stopped ??= stopAll(dir, apiServer, etcd)),
     };
+    await installWith(call, crds, crdTimeoutMs);
     return env;
   } catch (error) {
     await stopAll(dir, apiServer, etcd);

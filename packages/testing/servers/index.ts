@@ -114,7 +114,7 @@ export async function startTestServer(kind: ServerKind, options: TestServerOptio
       close: () => sim.close(),
     });
   }
-  const env = await startTestEnvironment({ featureGates: gates });
+  const env = await startTestEnvironment({ featureGates: gates, existingCluster: false }); // restarts and compactions need processes of its own
   try {
     const proxy = await startFaultProxy({ target: env.url, targetCa: env.ca, tls: env.servingCertificate(), rewrite: options.rewrite });
     const access = { url: env.url, token: env.token, ca: env.ca };
