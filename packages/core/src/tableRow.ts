@@ -121,6 +121,8 @@ export function tableColumns(row: unknown): readonly TableColumnDefinition[] | u
  * reports it and retries, as any failed list or watch.
  */
 export class TableDecodeError extends RxInformerError {
+  /** Always `TableDecodeError`: set as a string, so it survives minification. */
+  override readonly name: string = 'TableDecodeError';
   /** What came instead, or the offending part, for diagnostics (never in the message: it may hold a Secret's data). */
   readonly received: unknown;
 

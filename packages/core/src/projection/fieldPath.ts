@@ -40,6 +40,8 @@ export interface FieldPath {
  * }
  */
 export class FieldPathError extends RxInformerError {
+  /** Always `FieldPathError`: set as a string, so it survives minification. */
+  override readonly name: string = 'FieldPathError';
   /** The path as given. */
   readonly path: unknown;
   /** Where the path goes wrong (an index into it), or -1 when it is not a string. */
