@@ -8,8 +8,9 @@
  * as client-go's `util/workqueue`), `/leader-election`, `/sharding`, `/http` (`httpListerWatcher`
  * over any `HttpGet`, and the wire decoding every HTTP transport shares), `/reflector` (the
  * reflector, its options and its state machine), `/store` (the delta store, the prepare stage and
- * the persistent map under the indexer), `/labels` (label selector parsing in full) and `/channel`
- * (informers served over a message channel: a Worker, a SharedWorker, a hub).
+ * the persistent map under the indexer), `/labels` (label selector parsing in full), `/channel`
+ * (informers served over a message channel: a Worker, a SharedWorker, a hub) and `/time` (timers of
+ * any length, and the check of every duration option).
  *
  * @example
  * const factory = createInformerFactory(source, { namespace: 'default' });
