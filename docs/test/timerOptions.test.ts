@@ -96,6 +96,7 @@ const s = { unit: 's' } as const;
 const TABLE: Row[] = [
   // core
   waits('core:CacheSyncOptions.timeoutMs', core.cacheSyncTimeout, 'never'),
+  waits('core:InformerFactoryOptions.releaseGraceMs', core.releaseGrace, 'never'),
   upTo('core:SharedInformerOptions.resyncPeriodMs', core.resyncPeriod('informer'), MAX_TIMER_MS),
   upTo('core:InformerFactoryOptions.resyncPeriodMs', core.resyncPeriod('factory'), MAX_TIMER_MS),
   upTo('core:EventHandlerOptions.resyncPeriodMs', core.resyncPeriod('handler'), MAX_TIMER_MS),
@@ -196,6 +197,7 @@ const TABLE: Row[] = [
 const NOT_OPTIONS: Record<string, string> = {
   'core:CacheSyncTimeoutError.timeoutMs': 'an error records the limit that passed',
   'core:RequestTimeoutError(timeoutMs)': 'an error records the limit that passed',
+  'controller:ReadYourWritesTimeoutError(timeoutMs)': 'an error records the limit that passed',
   'core:WatchIdleError(ms)': 'an error records the silence it saw',
   'core:WatchStalledError(silentMs)': 'an error records the silence it saw',
   'envtest:StartTimeoutError(waitedMs)': 'an error records how long it waited',

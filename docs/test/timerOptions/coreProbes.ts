@@ -34,6 +34,14 @@ export const cacheSyncTimeout: Probe = (timeoutMs) => {
   return { fired: settled, stop: () => factory.shutdown() };
 };
 
+/** A factory retained, then released: fired when it stops running, `releaseGraceMs` later. */
+export const releaseGrace: Probe = (releaseGraceMs) => {
+  const factory = createInformerFactory(() => fakeListerWatcher(), { releaseGraceMs });
+  factory.informerFor(pods);
+  factory.retain()();
+  return { fired: () => !factory.isRunning(), stop: () => factory.shutdown() };
+};
+
 /** A shared informer, a factory or a handler made with `resyncPeriodMs` (refused or not: nothing runs). */
 export const resyncPeriod =
   (where: 'informer' | 'factory' | 'handler'): Probe =>
