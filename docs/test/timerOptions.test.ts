@@ -23,6 +23,7 @@ import {
   SOAK_USAGE,
   SoakArgsError,
 } from './timerOptions/cliProbes.ts';
+import * as channel from './timerOptions/channelProbes.ts';
 import * as core from './timerOptions/coreProbes.ts';
 import * as pkg from './timerOptions/packageProbes.ts';
 import { advance, fakeTimers, LONG_MS, type Probe, type Started } from './timerOptions/probe.ts';
@@ -100,7 +101,14 @@ const TABLE: Row[] = [
   upTo('core:SharedInformerOptions.resyncPeriodMs', core.resyncPeriod('informer'), MAX_TIMER_MS),
   upTo('core:InformerFactoryOptions.resyncPeriodMs', core.resyncPeriod('factory'), MAX_TIMER_MS),
   upTo('core:EventHandlerOptions.resyncPeriodMs', core.resyncPeriod('handler'), MAX_TIMER_MS),
-  waits('core:HttpLimitOptions.responseTimeoutMs', core.responseTimeout, 'refused'),
+  waits('core:HttpLimitOptions.responseTimeoutMs', core.responseTimeout('responseTimeoutMs'), 'refused'),
+  waits('core:HttpLimitOptions.watchOpenTimeoutMs', core.responseTimeout('watchOpenTimeoutMs'), 'refused'),
+  waits('core:ChannelClientOptions.heartbeatMs', channel.clientHeartbeat, 'refused'),
+  waits('core:ChannelClientOptions.idleTimeoutMs', channel.clientIdle, 'refused'),
+  waits('core:InformerServerOptions.bookmarkIntervalMs', channel.serverBookmarks, 'refused'),
+  waits('core:InformerServerOptions.continueTtlMs', channel.continueTtl, 'refused'),
+  waits('core:InformerServerOptions.rvWaitMs', channel.rvWait, 'refused'),
+  waits('core:InformerServerOptions.idleTimeoutMs', channel.serverIdle, 'refused'),
   waits('core:ReflectorOptions.idleGraceMs', core.idleWatch('idleGraceMs'), 'refused'),
   waits('core:ReflectorOptions.minWatchTimeoutSeconds', core.idleWatch('minWatchTimeoutSeconds'), 'refused', s),
   waits('core:ReflectorOptions.stallCheck.afterMs', core.stallCheck, 'refused'),

@@ -59,15 +59,17 @@ export const resyncPeriod =
     return { fired: () => false, stop: () => {} };
   };
 
-/** A list over an HTTP get that never answers: fired when the `responseTimeoutMs` error comes. */
-export const responseTimeout: Probe = (responseTimeoutMs) => {
-  const get = () => new Promise<never>(() => {});
-  let failed = false;
-  const sub = httpListerWatcher(get, { path: '/api/v1/pods', responseTimeoutMs })
-    .list({})
-    .subscribe({ error: () => (failed = true) });
-  return { fired: () => failed, stop: () => sub.unsubscribe() };
-};
+/** A list (or a watch) over an HTTP get that never answers: fired when the time limit's error comes. */
+export const responseTimeout =
+  (option: 'responseTimeoutMs' | 'watchOpenTimeoutMs'): Probe =>
+  (ms) => {
+    const get = () => new Promise<never>(() => {});
+    let failed = false;
+    const lw = httpListerWatcher(get, { path: '/api/v1/pods', [option]: ms });
+    const onError = { error: () => (failed = true) };
+    const sub = option === 'responseTimeoutMs' ? lw.list({}).subscribe(onError) : lw.watch({ resourceVersion: '1' }).subscribe(onError);
+    return { fired: () => failed, stop: () => sub.unsubscribe() };
+  };
 
 /** A reflector over `lw` with `options`, its statuses collected. */
 function runReflector(lw: ReturnType<typeof fakeListerWatcher>, options: ReflectorOptions) {
