@@ -7,7 +7,7 @@
  * a request's name and JSON body onto a `Faults` method.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Status } from '@rxinformer/core';
+import { InvalidOptionsError, type Status } from '@rxinformer/core';
 import type { AuthOptions, FailOptions, Faults, RequestClass } from './faults.ts';
 import { parseJsonBody, readBody } from './requestBody.ts';
 import type { ResourceRegistry } from './resources.ts';
@@ -179,5 +179,10 @@ export function runFault(faults: Faults, name: string, body: Record<string, unkn
     return v;
   };
   if (!Object.hasOwn(FAULT_RUNNERS, name)) throw errors.unknownPath();
-  return FAULT_RUNNERS[name as keyof typeof FAULT_RUNNERS](faults, { body, target, num });
+  try {
+    return FAULT_RUNNERS[name as keyof typeof FAULT_RUNNERS](faults, { body, target, num });
+  } catch (e) {
+    if (e instanceof InvalidOptionsError) throw errors.badRequest(e.message); // a fault's own check (retryAfterSeconds: 1.5)
+    throw e;
+  }
 }

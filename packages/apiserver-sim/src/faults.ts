@@ -5,6 +5,7 @@
  * out-of-process use (`control.ts`, with the `controlEndpoints` option).
  */
 import type { Status } from '@rxinformer/core';
+import { checkDuration } from '@rxinformer/core/time';
 import type { Random } from './random.ts';
 import { ApiStatusError, errors, failure, tooOldStatus } from './status.ts';
 import type { Storage } from './storage.ts';
@@ -17,7 +18,10 @@ export type RequestClass = 'any' | 'read' | 'list' | 'watch' | 'write' | 'discov
 export interface FailOptions {
   /** HTTP code (default 500). 429 answers text/plain with Retry-After, like the API server's limiter. */
   code?: 500 | 503 | 429 | 410 | 504;
-  /** `Retry-After` seconds (default 1 for 429 and 503, none otherwise). */
+  /**
+   * `Retry-After` seconds (default 1 for 429 and 503, none otherwise): a whole number >= 0 of any
+   * size (the client decides how long it waits); else `failNext` throws `InvalidOptionsError`.
+   */
   retryAfterSeconds?: number;
   /** Which requests count (default `any` API request, discovery excluded; `read` = get + list). */
   on?: RequestClass;
@@ -112,6 +116,8 @@ export class Faults {
   /** Answers the next `count` matching requests with an error. */
   failNext(count: number, options: FailOptions = {}): void {
     const code = options.code ?? 500;
+    if (options.retryAfterSeconds !== undefined)
+      checkDuration('retryAfterSeconds', options.retryAfterSeconds, 0, { integer: true, unit: 's' });
     const retry = options.retryAfterSeconds ?? (code === 429 || code === 503 ? 1 : undefined);
     this.#failures.push({ remaining: count, code, on: options.on ?? 'any', ...(retry !== undefined ? { retryAfterSeconds: retry } : {}) });
   }
@@ -139,10 +145,14 @@ export class Faults {
     return f && failureError({ code: f.code ?? 500 });
   }
 
-  /** Delays every API response by `ms` plus a seeded jitter in [0, jitterMs). `latency(0)` turns it off. */
+  /**
+   * Delays every API response by `ms` plus a seeded jitter in [0, jitterMs). `latency(0)` turns it
+   * off. Each a finite number >= 0 of any length (a delay past a JavaScript timer's 24.8 days is
+   * waited out); NaN, Infinity and negative values throw `InvalidOptionsError`.
+   */
   latency(ms: number, jitterMs = 0): void {
-    this.#latencyMs = Math.max(0, ms);
-    this.#jitterMs = Math.max(0, jitterMs);
+    this.#latencyMs = checkDuration('latency ms', ms, 0);
+    this.#jitterMs = checkDuration('latency jitterMs', jitterMs, 0);
   }
 
   /** Stalls watches: the connection stays open and no byte is sent again. */

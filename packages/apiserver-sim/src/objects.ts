@@ -7,6 +7,7 @@
  * namespace termination).
  */
 import type { KubeObject } from '@rxinformer/core';
+import { checkDuration } from '@rxinformer/core/time';
 import type { SchedulerLike } from 'rxjs';
 import { createObject } from './creation.ts';
 import { deleteObject } from './deletion.ts';
@@ -35,14 +36,14 @@ export interface ObjectStoreOptions {
   random: Random;
   /** Refuse writes into namespaces that do not exist (default true, like a real server). */
   namespaceLifecycle?: boolean;
-  /** Grace period used when a pod delete names none, in seconds (default 0: the simulated kubelet is instant). */
+  /** Grace period used when a pod delete names none, in seconds (default 0: the simulated kubelet is instant): >= 0, any length; NaN, Infinity and negative values throw `InvalidOptionsError`. */
   defaultPodGracePeriodSeconds?: number;
-  /** Milliseconds per second of grace period (default 1000; tests shrink it). */
+  /** Milliseconds per second of grace period (default 1000; tests shrink it): a finite number >= 0. */
   graceMsPerSecond?: number;
   /**
    * Milliseconds between a namespace's DELETE (which marks it Terminating) and the simulated
    * namespace controller's pass that deletes its contents, then the namespace (default 0: the next
-   * turn of the event loop, after the DELETE was answered).
+   * turn of the event loop, after the DELETE was answered): >= 0, any length.
    */
   namespaceDeletionDelayMs?: number;
   /**
@@ -68,6 +69,10 @@ export class ObjectStore {
   readonly #ctx: WriteContext;
 
   constructor(options: ObjectStoreOptions) {
+    // Any length: `after` waits out a delay past a JavaScript timer's 24.8 days.
+    const podGraceSeconds = checkDuration('defaultPodGracePeriodSeconds', options.defaultPodGracePeriodSeconds, 0, { unit: 's' });
+    const graceMsPerSecond = checkDuration('graceMsPerSecond', options.graceMsPerSecond, 1000);
+    const namespaceDeletionDelayMs = checkDuration('namespaceDeletionDelayMs', options.namespaceDeletionDelayMs, 0);
     this.storage = options.storage;
     this.registry = options.registry;
     this.#scheduler = options.scheduler;
@@ -76,9 +81,9 @@ export class ObjectStore {
       registry: options.registry,
       random: options.random,
       namespaceLifecycle: options.namespaceLifecycle ?? true,
-      podGraceSeconds: options.defaultPodGracePeriodSeconds ?? 0,
-      graceMsPerSecond: options.graceMsPerSecond ?? 1000,
-      namespaceDeletionDelayMs: options.namespaceDeletionDelayMs ?? 0,
+      podGraceSeconds,
+      graceMsPerSecond,
+      namespaceDeletionDelayMs,
       later: (ms, fn) => this.#later(ms, fn),
     };
   }

@@ -13,6 +13,7 @@ import { isWatch, parseResourcePath, Query, requestTarget } from './requestUrl.t
 import { serveResource } from './resourceRequest.ts';
 import type { ResourceRegistry } from './resources.ts';
 import { errors } from './status.ts';
+import { after } from './timers.ts';
 
 /** Everything a request may reach. */
 export interface ServerContext extends RequestContext, ControlContext {
@@ -69,12 +70,13 @@ function belowGroupVersion(path: string): boolean {
 function sleepCancellable(ms: number, wait: RevisionWait): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const untrack = wait.track(() => {
-      clearTimeout(timer);
+      cancel();
       reject(errors.unavailable('the server is shutting down'));
     });
-    const timer = setTimeout(() => {
+    // Node timers (never the virtual scheduler; the open request holds the process), of any length.
+    const cancel = after(undefined, ms, () => {
       untrack();
       resolve();
-    }, ms);
+    });
   });
 }

@@ -18,6 +18,7 @@ import { sendStatus } from './responses.ts';
 import { routeRequest, type ServerContext } from './router.ts';
 import { ApiStatusError, errors } from './status.ts';
 import { Storage, type HistoryOptions } from './storage.ts';
+import { checkServerDurations } from './timers.ts';
 import { WatchHub } from './watchHub.ts';
 
 /** Options of `startApiServer`. Every field is optional. */
@@ -33,11 +34,18 @@ export interface ApiServerOptions {
    * each resource, 5 minutes): churn of one kind never expires another kind's resourceVersions.
    */
   history?: HistoryOptions;
-  /** Interval of watch BOOKMARK events when `allowWatchBookmarks=true` (default 60,000 ms). */
+  /**
+   * Interval of watch BOOKMARK events when `allowWatchBookmarks=true` (default 60,000 ms): any
+   * length (a period past a JavaScript timer's 24.8 days is waited out); 0 or `Infinity`: none.
+   * NaN and negative values throw `InvalidOptionsError`, as for every duration option here.
+   */
   bookmarkIntervalMs?: number;
-  /** Watch duration when the client sends no `timeoutSeconds`, or 0 (default 1800 s). */
+  /**
+   * Watch duration when the client sends no `timeoutSeconds`, or 0 (default 1800 s): > 0, any
+   * length. A client's own `timeoutSeconds` is kept however long, as kube-apiserver keeps it.
+   */
   defaultWatchTimeoutSeconds?: number;
-  /** How long a request for a future resourceVersion waits before 504 (default 3000 ms). */
+  /** How long a request for a future resourceVersion waits before 504 (default 3000 ms): >= 0, any length. */
   tooLargeWaitMs?: number;
   /** The version `/version` reports (default 1.33); its minor picks the kubectl build. */
   version?: ServerVersion;
@@ -47,13 +55,14 @@ export interface ApiServerOptions {
   namespaceLifecycle?: boolean;
   /** Namespaces created at start (default default, kube-system, kube-public, kube-node-lease). */
   namespaces?: string[];
-  /** Pod grace period when a delete names none, in seconds (default 0). */
+  /** Pod grace period when a delete names none, in seconds (default 0): >= 0, any length (a delete's own `gracePeriodSeconds` too). */
   defaultPodGracePeriodSeconds?: number;
-  /** Milliseconds per second of grace period (default 1000). */
+  /** Milliseconds per second of grace period (default 1000): a finite number >= 0. */
   graceMsPerSecond?: number;
   /**
    * Milliseconds a deleted namespace stays Terminating before the simulated namespace controller
-   * deletes its contents and then the namespace (default 0: right after the DELETE is answered).
+   * deletes its contents and then the namespace (default 0: right after the DELETE is answered):
+   * >= 0, any length.
    */
   namespaceDeletionDelayMs?: number;
   /**
@@ -204,6 +213,7 @@ function objectStore(options: ApiServerOptions, storage: Storage, registry: Reso
  * await sim.close();
  */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
+  checkServerDurations(options);
   const random = seededRandom(options.seed ?? 1);
   const { scheduler } = options;
   const storage = new Storage({ ...options.history, ...(scheduler ? { now: () => scheduler.now() } : {}) });

@@ -9,6 +9,7 @@
  * stores a new object.
  */
 import type { KubeObject } from '@rxinformer/core';
+import { checkDuration } from '@rxinformer/core/time';
 import { HistoryWindow } from './historyWindow.ts';
 import { Collection, lowerBound, mergeSorted, prefixEnd, rangeKeys } from './sortedCollection.ts';
 
@@ -39,10 +40,14 @@ export interface HistoryOptions {
   maxEvents?: number;
   /**
    * Oldest event age kept in ms (default 300,000: etcd's 5-minute compaction). Events aging out
-   * also compact the revisions that lists at an old revision and continue tokens can use.
+   * also compact the revisions that lists at an old revision and continue tokens can use. A number
+   * >= 0 of any length (compared with the clock, no timer), or `Infinity`: by count only.
    */
   maxAgeMs?: number;
 }
+
+/** `maxAgeMs`, checked: >= 0 of any length (compared with the clock, no timer), or `Infinity`. */
+const checkMaxAge = (ms: number | undefined): number => checkDuration('history.maxAgeMs', ms, 300_000, { infinite: true });
 
 /** A listener of committed changes. */
 export type ChangeListener = (event: StoredEvent) => void;
@@ -88,7 +93,7 @@ export class Storage {
 
   constructor(options: HistoryOptions & { initialRv?: number; now?: () => number } = {}) {
     this.#maxEvents = options.maxEvents ?? 10_000;
-    this.#maxAgeMs = options.maxAgeMs ?? 300_000;
+    this.#maxAgeMs = checkMaxAge(options.maxAgeMs);
     this.#rv = options.initialRv ?? 1;
     this.#compactedRv = this.#rv;
     this.#explicitRv = this.#rv;
@@ -131,7 +136,7 @@ export class Storage {
   /** Changes the history bounds (applied at the next commit or read). */
   setHistoryLimits(options: HistoryOptions): void {
     if (options.maxEvents !== undefined) this.#maxEvents = options.maxEvents;
-    if (options.maxAgeMs !== undefined) this.#maxAgeMs = options.maxAgeMs;
+    if (options.maxAgeMs !== undefined) this.#maxAgeMs = checkMaxAge(options.maxAgeMs);
     for (const w of this.#windows.values()) this.#trimCount(w);
     this.#trimAge();
   }

@@ -5,7 +5,9 @@
  */
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { KubeApiError, RxInformerError, type KubeObject, type Wire } from '@rxinformer/core';
-import { pathSegment } from '@rxinformer/core/http';
+import { checkScheduler, pathSegment } from '@rxinformer/core/http';
+import { checkDuration, scheduleAfter } from '@rxinformer/core/time';
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { RequestTimeoutError } from './errors.ts';
 import { sharedKubeTransport, type KubeTransport } from './kubeTransport.ts';
 import { defineResource, type KubeResource } from './resources.ts';
@@ -45,12 +47,21 @@ export class ResourceNotWatchableError extends RxInformerError {
   }
 }
 
+/** The default time limit of a discovery request, in ms. */
+export const DEFAULT_DISCOVERY_TIMEOUT_MS = 30_000;
+
 /** Options of `createDiscovery`. */
 export interface DiscoveryOptions {
-  /** Time limit of each discovery request, in ms; past it the lookup rejects with a `RequestTimeoutError`. Default 30,000. */
+  /**
+   * Time limit of each discovery request, in ms; past it the lookup rejects with a
+   * `RequestTimeoutError`. A number > 0 of any length (past a JavaScript timer's 24.8 days too), or
+   * `Infinity` for no limit; 0, NaN and negative values throw `InvalidOptionsError`. Default 30,000.
+   */
   timeoutMs?: number;
   /** Aborts every discovery request in flight and to come (e.g. when its factory closes). Default: none. */
   signal?: AbortSignal;
+  /** Where the time limit runs (a `TestScheduler` in tests). Default `asyncScheduler`. */
+  scheduler?: SchedulerLike;
 }
 
 /** The subset of `APIResourceList` discovery reads. */
@@ -83,18 +94,23 @@ export interface Discovery {
  * const widgets = await discovery.resolve({ apiVersion: 'example.com/v1', kind: 'Widget' });
  */
 export function createDiscovery(transport: KubeTransport, options: DiscoveryOptions = {}): Discovery {
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = checkDuration('timeoutMs', options.timeoutMs, DEFAULT_DISCOVERY_TIMEOUT_MS, { exclusive: true, infinite: true });
+  checkScheduler(options.scheduler);
+  const scheduler = options.scheduler ?? asyncScheduler;
   const cache = new Map<string, Promise<ApiResourceList>>();
   const fetchList = async (group: string, version: string): Promise<ApiResourceList> => {
     const v = pathSegment('version', version); // `..` would reach another path: InvalidPathSegmentError
     const path = group ? `/apis/${pathSegment('group', group)}/${v}` : `/api/${v}`;
-    const timeout = AbortSignal.timeout(timeoutMs);
+    const timeout = new AbortController(); // not AbortSignal.timeout: its Node timer fires at once past 24.8 days
+    const timer = scheduleAfter(scheduler, timeoutMs, () => timeout.abort(new RequestTimeoutError(path, timeoutMs)));
     try {
-      const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+      const signal = options.signal ? AbortSignal.any([timeout.signal, options.signal]) : timeout.signal;
       return await transport.getJson<ApiResourceList>(path, signal, 'objectBody');
     } catch (e) {
-      if (timeout.aborted && !options.signal?.aborted) throw new RequestTimeoutError(path, timeoutMs, { cause: e });
+      if (timeout.signal.aborted && !options.signal?.aborted) throw new RequestTimeoutError(path, timeoutMs, { cause: e });
       throw e;
+    } finally {
+      timer.unsubscribe();
     }
   };
   const lookup = async (group: string, version: string, fresh: boolean): Promise<ApiResourceList> => {

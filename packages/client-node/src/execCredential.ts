@@ -8,6 +8,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { RxInformerError } from '@rxinformer/core';
+import { checkScheduler } from '@rxinformer/core/http';
+import { checkDuration, scheduleAfter } from '@rxinformer/core/time';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 
 /** The default time limit of one run of a plugin, 60 s. */
@@ -57,9 +59,18 @@ interface ExecConfig {
   env?: { name: string; value: string }[];
 }
 
+/** `name`, a plugin's time limit, checked: a finite number of ms > 0 of any length. */
+export function checkExecTimeout(name: string, ms: number | undefined): number {
+  return checkDuration(name, ms, DEFAULT_EXEC_TIMEOUT_MS, { exclusive: true });
+}
+
 /** Options of `execCredentials`. */
 export interface ExecCredentialOptions {
-  /** Time limit of one run, in ms; past it the plugin is killed. Default `DEFAULT_EXEC_TIMEOUT_MS`. */
+  /**
+   * Time limit of one run, in ms; past it the plugin is killed. A finite number > 0 of any length
+   * (past a JavaScript timer's 24.8 days too); 0, NaN, Infinity and negative values throw
+   * `InvalidOptionsError`. Default `DEFAULT_EXEC_TIMEOUT_MS`.
+   */
   timeoutMs?: number;
   /** Where the time limit runs, and the clock an `expirationTimestamp` is read against. Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
@@ -83,8 +94,9 @@ export interface ExecCredentials {
  * const { token } = await creds.read();
  */
 export function execCredentials(exec: ExecConfig, options: ExecCredentialOptions = {}): ExecCredentials {
+  checkScheduler(options.scheduler);
   const scheduler = options.scheduler ?? asyncScheduler;
-  const timeoutMs = options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
+  const timeoutMs = checkExecTimeout('timeoutMs', options.timeoutMs);
   let cached: ExecCredentialStatus | undefined;
   let running: Run | undefined;
   const fresh = (c: ExecCredentialStatus) => c.expirationTimestamp === undefined || Date.parse(c.expirationTimestamp) > scheduler.now();
@@ -143,9 +155,8 @@ function runPlugin(
       failure ??= error;
       child.kill('SIGKILL');
     };
-    const timer = scheduler.schedule(
-      () => stop(new ExecPluginError('ExecPluginTimeout', command, `gave no answer within ${timeoutMs} ms; killed`)),
-      timeoutMs,
+    const timer = scheduleAfter(scheduler, timeoutMs, () =>
+      stop(new ExecPluginError('ExecPluginTimeout', command, `gave no answer within ${timeoutMs} ms; killed`)),
     );
     child.stdout.on('data', (chunk: Buffer) => {
       stdoutBytes += chunk.length;

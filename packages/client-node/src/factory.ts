@@ -17,7 +17,8 @@ import {
   type Wire,
 } from '@rxinformer/core';
 import { resolveHttpLimits } from '@rxinformer/core/http';
-import { createDiscovery, type Discovery, type ResourceRef } from './dynamic.ts';
+import { checkDuration } from '@rxinformer/core/time';
+import { createDiscovery, DEFAULT_DISCOVERY_TIMEOUT_MS, type Discovery, type ResourceRef } from './dynamic.ts';
 import { kubeConfigListerWatcher } from './kubeConfigListerWatcher.ts';
 import type { KubeResource } from './resources.ts';
 import { createKubeTransport, type KubeTransport } from './kubeTransport.ts';
@@ -32,7 +33,11 @@ export interface KubeInformerFactoryOptions extends InformerFactoryOptions, Omit
    * KubeConfig's current context (one keep-alive connection pool), closed by `close()`.
    */
   transport?: KubeTransport;
-  /** Time limit of each discovery request of `informerForRef` and `discovery`, in ms. Default 30,000. */
+  /**
+   * Time limit of each discovery request of `informerForRef` and `discovery`, in ms: a number > 0
+   * of any length, or `Infinity` for no limit (see `DiscoveryOptions.timeoutMs`); it runs on the
+   * factory's `scheduler`. Default 30,000.
+   */
   discoveryTimeoutMs?: number;
 }
 
@@ -93,6 +98,7 @@ export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeI
     maxListBodyBytes,
     scheduler: options.scheduler,
   }); // throws now
+  checkDuration('discoveryTimeoutMs', discoveryTimeoutMs, DEFAULT_DISCOVERY_TIMEOUT_MS, { exclusive: true, infinite: true }); // now too
   const transport = given ?? createKubeTransport(kubeConfig);
   const source: ListerWatcherSource = (resource, scope) =>
     kubeConfigListerWatcher(kubeConfig, {
@@ -105,7 +111,7 @@ export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeI
     });
   const factory = createInformerFactory(source, factoryOptions);
   const closing = new AbortController();
-  const discovery = createDiscovery(transport, { timeoutMs: discoveryTimeoutMs, signal: closing.signal });
+  const discovery = createDiscovery(transport, { timeoutMs: discoveryTimeoutMs, signal: closing.signal, scheduler: options.scheduler });
   return {
     ...factory,
     transport,

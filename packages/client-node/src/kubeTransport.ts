@@ -13,7 +13,7 @@ import type { HttpRequestSend } from '@rxinformer/controller';
 import { request, type Dispatcher } from 'undici';
 import type { SchedulerLike } from 'rxjs';
 import { CredentialError, ResponseDecodeError } from './errors.ts';
-import { DEFAULT_EXEC_TIMEOUT_MS } from './execCredential.ts';
+import { checkExecTimeout } from './execCredential.ts';
 import { pinUser } from './kubeCredentials.ts';
 import { createTlsDispatcher, type TlsDispatcher } from './tlsDispatcher.ts';
 
@@ -49,7 +49,9 @@ export interface KubeTransportOptions {
   userAgent?: string;
   /**
    * Time limit of one run of the user's exec credential plugin, in ms; past it the plugin is killed
-   * and the requests waiting for it fail with a `CredentialError` (cause `ExecPluginError`). Default
+   * and the requests waiting for it fail with a `CredentialError` (cause `ExecPluginError`). A
+   * finite number > 0 of any length (a limit past a JavaScript timer's 24.8 days is waited out,
+   * no longer refused); 0, NaN, Infinity and negative values throw `InvalidOptionsError`. Default
    * `DEFAULT_EXEC_TIMEOUT_MS` (60 s).
    */
   execTimeoutMs?: number;
@@ -86,7 +88,7 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
   if (!https && !cluster.skipTLSVerify)
     throw new InvalidOptionsError('HTTP servers need insecure-skip-tls-verify in the kubeconfig (as client-node requires)');
   if (cluster.proxyUrl) schemeOf(cluster.proxyUrl, 'proxy-url');
-  const exec = { timeoutMs: checkExecTimeout(options.execTimeoutMs), scheduler: options.scheduler };
+  const exec = { timeoutMs: checkExecTimeout('execTimeoutMs', options.execTimeoutMs), scheduler: options.scheduler };
   const user = pinUser(kc, { userAgent: options.userAgent ?? 'rxinformer/0.1.0', checkTls: https, exec });
   const tls = createTlsDispatcher(cluster.proxyUrl, https);
   // The requests not dispatched yet (still reading credentials), which `close()` waits for.
@@ -185,14 +187,6 @@ function schemeOf(url: string, field: 'server' | 'proxy-url'): 'http:' | 'https:
   if (field === 'proxy-url' && scheme.startsWith('socks'))
     throw new InvalidOptionsError('SOCKS proxies are not supported; use an HTTP(S) proxy');
   throw new InvalidOptionsError(`the cluster's ${field} must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
-}
-
-/** `execTimeoutMs`, checked: a finite number of ms > 0 that one timer holds. */
-function checkExecTimeout(ms: number | undefined): number {
-  const value = ms ?? DEFAULT_EXEC_TIMEOUT_MS;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 2 ** 31 - 1)
-    throw new InvalidOptionsError(`execTimeoutMs must be a finite number > 0 and < 2^31, got ${String(ms)}`);
-  return value;
 }
 
 /** The dispatcher of `material`; material that does not parse (a certificate file rewritten with garbage) is a `CredentialError`. */

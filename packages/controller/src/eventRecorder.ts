@@ -5,7 +5,8 @@
  */
 import { InvalidOptionsError, type KubeObject } from '@rxinformer/core';
 import { checkNumber, checkScheduler, pathSegment } from '@rxinformer/core/http';
-import { asyncScheduler, interval, type SchedulerLike, type Subscription } from 'rxjs';
+import { checkDuration, intervalEvery } from '@rxinformer/core/time';
+import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import type { ApiClient } from './apiClient.ts';
 import { isConflict, isInvalid, isNotFound } from './apiError.ts';
 import {
@@ -26,13 +27,17 @@ import {
 export interface EventRecorderOptions extends EventSource {
   /** Where the Events are written. */
   client: ApiClient;
-  /** A repeat within this many ms of the last occurrence joins its series. Default 6 minutes (client-go's). */
+  /** A repeat within this many ms of the last occurrence joins its series: a finite number >= 0. Default 6 minutes (client-go's). */
   seriesWindowMs?: number;
-  /** Repeats after the first are written (as a series count) at most this often. Default 30 s. */
+  /**
+   * Repeats after the first are written (as a series count) at most this often, in ms: a number
+   * >= 1 of any length (a period past a JavaScript timer's 24.8 days is waited out, not a busy
+   * loop), or `Infinity` to write them only on `flush` and `stop`. Default 30 s.
+   */
   seriesRefreshMs?: number;
   /** Events of one object allowed at once. Default 25 (client-go's). */
   burst?: number;
-  /** One more event of an object allowed every this many ms. Default 5 minutes (client-go's). */
+  /** One more event of an object allowed every this many ms: a finite number >= 1 (a rate, no timer). Default 5 minutes (client-go's). */
   refillMs?: number;
   /**
    * Series and spam budgets kept, at most this many of each: past it, the least recently seen is
@@ -115,7 +120,7 @@ class Recorder implements EventRecorder {
   constructor(o: Resolved) {
     this.o = o;
     this.scheduler = o.scheduler ?? asyncScheduler;
-    this.tick = interval(o.seriesRefreshMs, this.scheduler).subscribe(() => this.refresh());
+    this.tick = intervalEvery(o.seriesRefreshMs, this.scheduler).subscribe(() => this.refresh());
   }
 
   event(regarding: KubeObject, given: EventInfo): void {
@@ -271,10 +276,10 @@ function checkOptions(options: EventRecorderOptions) {
   checkScheduler(options.scheduler);
   return {
     ...options,
-    seriesWindowMs: checkNumber('seriesWindowMs', options.seriesWindowMs, 6 * 60_000, 0),
-    seriesRefreshMs: checkNumber('seriesRefreshMs', options.seriesRefreshMs, 30_000, 1),
+    seriesWindowMs: checkDuration('seriesWindowMs', options.seriesWindowMs, 6 * 60_000),
+    seriesRefreshMs: checkDuration('seriesRefreshMs', options.seriesRefreshMs, 30_000, { min: 1, infinite: true }),
     burst: checkNumber('burst', options.burst, 25, 1),
-    refillMs: checkNumber('refillMs', options.refillMs, 5 * 60_000, 1),
+    refillMs: checkDuration('refillMs', options.refillMs, 5 * 60_000, { min: 1 }),
     maxEntries: checkNumber('maxEntries', options.maxEntries, 4096, 1, { integer: true }),
   };
 }

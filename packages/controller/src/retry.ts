@@ -4,18 +4,23 @@
  */
 import { InvalidOptionsError } from '@rxinformer/core';
 import { checkNumber, checkScheduler } from '@rxinformer/core/http';
-import { asyncScheduler, firstValueFrom, timer, type SchedulerLike } from 'rxjs';
+import { checkDuration, timerAfter } from '@rxinformer/core/time';
+import { asyncScheduler, firstValueFrom, type SchedulerLike } from 'rxjs';
 import { isConflict } from './apiError.ts';
 
-/** The backoff between attempts, as client-go's `wait.Backoff`. */
+/**
+ * The backoff between attempts, as client-go's `wait.Backoff`. The delays may be of any length: one
+ * past a JavaScript timer's 24.8 days is waited out, not fired at once. NaN and negative values throw
+ * `InvalidOptionsError`, and so does `Infinity` except for `capMs`.
+ */
 export interface RetryBackoff {
-  /** The first delay, in ms. Default 10 (client-go's `DefaultRetry`). */
+  /** The first delay, in ms: a finite number >= 0. Default 10 (client-go's `DefaultRetry`). */
   durationMs?: number;
   /** Each delay is the previous one times this. Default 1. */
   factor?: number;
   /** Up to this fraction of each delay is added at random. Default 0.1. */
   jitter?: number;
-  /** No delay is longer than this, in ms. Default: no cap. */
+  /** No delay is longer than this, in ms: a number >= 0, or `Infinity` for no cap. Default: no cap. */
   capMs?: number;
 }
 
@@ -52,17 +57,17 @@ export async function retryOnConflict<R>(fn: (attempt: number) => Promise<R>, op
     } catch (e) {
       if (!isConflict(e) || attempt >= steps) throw e;
     }
-    await firstValueFrom(timer(delays.next().value as number, options.scheduler ?? asyncScheduler));
+    await firstValueFrom(timerAfter(delays.next().value as number, options.scheduler ?? asyncScheduler));
   }
 }
 
 /** `backoff` with its defaults, checked: every field a number >= 0. */
 function checkBackoff(backoff: RetryBackoff): Required<RetryBackoff> {
   return {
-    durationMs: checkNumber('backoff.durationMs', backoff.durationMs, 10, 0),
+    durationMs: checkDuration('backoff.durationMs', backoff.durationMs, 10),
     factor: checkNumber('backoff.factor', backoff.factor, 1, 0),
-    jitter: checkNumber('backoff.jitter', backoff.jitter, 0.1, 0),
-    capMs: checkNumber('backoff.capMs', backoff.capMs, Infinity, 0, { infinite: true }),
+    jitter: checkDuration('backoff.jitter', backoff.jitter, 0.1),
+    capMs: checkDuration('backoff.capMs', backoff.capMs, Infinity, { infinite: true }),
   };
 }
 

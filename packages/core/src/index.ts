@@ -9,8 +9,9 @@
  * over any `HttpGet`, and the wire decoding every HTTP transport shares), `/reflector` (the
  * reflector, its options and its state machine), `/store` (the delta store, the prepare stage and
  * the persistent map under the indexer), `/labels` (label selector parsing in full), `/channel`
- * (informers served over a message channel: a Worker, a SharedWorker, a hub) and `/projection`
- * (projections, their presets and kubectl's columns, for list views).
+ * (informers served over a message channel: a Worker, a SharedWorker, a hub), `/projection`
+ * (projections, their presets and kubectl's columns, for list views) and `/time` (timers of any
+ * length, and the check of every duration option).
  *
  * @example
  * const factory = createInformerFactory(source, { namespace: 'default' });

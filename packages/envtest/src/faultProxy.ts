@@ -41,7 +41,7 @@ export interface InjectedFailure {
   on?: 'watch' | 'list' | 'write' | 'any';
   /** Only requests whose path contains this, e.g. `/leases/`. Default: any path. */
   pathContains?: string;
-  /** `Retry-After` seconds to send. Default none. */
+  /** `Retry-After` seconds to send: a whole number >= 0 of any size (a header, no timer here); else `failNext` throws `InvalidOptionsError`. Default none. */
   retryAfterSeconds?: number;
 }
 
@@ -77,7 +77,7 @@ export interface FaultProxy {
   reset(filter?: StreamFilter): number;
   /** Stops forwarding bytes on the selected open streams, which stay open and silent; returns how many. */
   stall(filter?: StreamFilter): number;
-  /** Delays every request by this many ms before it is forwarded (0 to stop). */
+  /** Delays every request by this many ms before it is forwarded (0 to stop): from 0 to 600 000; else (NaN too) `InvalidOptionsError`. */
   setLatency(ms: number): void;
   /** Answers the next `count` matching requests with `failure` instead of forwarding them. */
   failNext(count: number, failure: InjectedFailure): void;
@@ -173,6 +173,9 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       checkCount(count);
       if (!(Number.isInteger(failure.code) && failure.code >= 400 && failure.code <= 599))
         throw new InvalidOptionsError(`code must be an HTTP error status, not ${failure.code}`);
+      const retry = failure.retryAfterSeconds;
+      if (retry !== undefined && !(Number.isInteger(retry) && retry >= 0))
+        throw new InvalidOptionsError(`retryAfterSeconds must be a whole number of seconds >= 0, not ${retry}`);
       if (failure.on !== undefined && !FAILURE_TARGETS.includes(failure.on))
         throw new InvalidOptionsError(`on must be one of ${FAILURE_TARGETS.join(', ')}, not ${String(failure.on)}`);
       for (let i = 0; i < count; i++) state.failures.push(failure);

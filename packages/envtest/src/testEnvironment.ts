@@ -27,7 +27,7 @@ export interface TestEnvironmentOptions {
   assetsDir?: string;
   /** Where the environment's temporary folder is made. Default `os.tmpdir()`. */
   tmpDir?: string;
-  /** How long each process may take to be ready, in ms. Default 60 000. */
+  /** How long each process may take to be ready, in ms: more than 0, at most 3 600 000 (an hour); else (NaN, Infinity too) `InvalidOptionsError`. Default 60 000. */
   startTimeoutMs?: number;
   /** The namespace of the kubeconfig's context. Default `default`. */
   namespace?: string;

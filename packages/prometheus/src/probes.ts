@@ -6,6 +6,7 @@
  */
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { InvalidOptionsError } from '@rxinformer/core';
+import { checkDuration } from '@rxinformer/core/time';
 import { InformerTracker, reasonOf, type ObservedInformer } from './informerTracker.ts';
 
 /** A check of your own: true / false, or an outcome with a message. */
@@ -55,13 +56,16 @@ export interface ProbesOptions {
   /**
    * An informer whose lists or watches have kept failing (backing off, no progress) this long fails
    * `/healthz`. Default 300,000 (5 min): ten of the reflector's longest backoffs, so a liveness
-   * probe restarts a process that cannot recover, not one riding out an API server restart.
+   * probe restarts a process that cannot recover, not one riding out an API server restart. A
+   * number > 0 of any length (it is compared with the informers' clock, no timer is armed), or
+   * `Infinity` to turn it off; 0, NaN and negative values throw `InvalidOptionsError`.
    */
   failingAfterMs?: number;
   /**
    * A synced informer whose resource version has not moved (no event, no bookmark, no list) this long
    * fails `/healthz`. Default 600,000 (10 min): API servers send a bookmark about every minute to a
    * watch that asks for them (the reflector does). `Infinity` turns it off (a server without bookmarks).
+   * Any length > 0, as `failingAfterMs`.
    */
   silentAfterMs?: number;
   /** The informers' clock (their `scheduler`). Default `asyncScheduler`. */
@@ -155,9 +159,7 @@ function runCheck(name: string, check: ProbeCheck): CheckOutcome {
 }
 
 function threshold(value: number | undefined, fallback: number, field: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) throw new InvalidOptionsError(`${field} must be a number of ms > 0`);
-  return value;
+  return checkDuration(field, value, fallback, { exclusive: true, infinite: true }); // compared with a clock, no timer: any length
 }
 
 const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;

@@ -105,6 +105,19 @@ export const watchCases: FidelityCase[] = [
     },
   },
   {
+    name: 'a watch whose timeoutSeconds is past what a JavaScript timer holds (24.8 days) stays open',
+    script: async (t) => {
+      const cms = t.path('configmaps');
+      const listed = await t.call('list', 'GET', cms);
+      // 3,000,000 s: a Node timer of that many ms fires after 1 ms instead.
+      const w = await t.watch(`${cms}?watch=true&resourceVersion=${listed.body.metadata.resourceVersion}&timeoutSeconds=3000000`);
+      await t.server.api.create(cms, { metadata: { name: 'end' }, data: { end: '1' } });
+      await w.until(about('end'));
+      t.record('still open after an event', !w.ended);
+      t.recordWatch('open', w);
+    },
+  },
+  {
     name: 'bookmarks: what one looks like, and a timed-out watch ends cleanly',
     script: async (t) => {
       await seed(t, ['b1']);

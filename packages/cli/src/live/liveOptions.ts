@@ -3,7 +3,8 @@
  * object, or a `LiveOptionsError` whose message says what is wrong (the entry exits 2 on it).
  */
 import { parseArgs } from 'node:util';
-import { RxInformerError } from '@rxinformer/core';
+import { InvalidOptionsError, RxInformerError } from '@rxinformer/core';
+import { checkDuration } from '@rxinformer/core/time';
 
 /** What the live view watches, where, and for how long. */
 export interface LiveOptions {
@@ -20,9 +21,9 @@ export interface LiveOptions {
   labelSelector?: string;
   /** Field selector, applied to list and watch. Default: none. */
   fieldSelector?: string;
-  /** Exit after this many seconds with a summary. Default: run until Ctrl-C / SIGTERM. */
+  /** Exit after this many seconds (0.1 to 2147483, ~24.8 days: one timer) with a summary. Default: run until Ctrl-C / SIGTERM. */
   durationSeconds?: number;
-  /** Seconds between counter lines when not on a terminal. Default 1. */
+  /** Seconds between counter lines when not on a terminal (0.1 to 2147483). Default 1. */
   intervalSeconds: number;
   /** Serve `/metrics`, `/readyz` and `/healthz` on this port of 127.0.0.1 (0: any free one). Default: not served. */
   metricsPort?: number;
@@ -52,8 +53,10 @@ seeded churn generator and injected faults.
   -n, --namespace NS    only this namespace (default: all namespaces)
   -l, --selector SEL    label selector, e.g. app=web,tier!=db
   --field-selector SEL  field selector, e.g. status.phase=Running
-  --duration S          exit 0 after S seconds with a summary (default: until Ctrl-C)
-  --interval S          seconds between counter lines when output is not a terminal (default 1)
+  --duration S          exit 0 after S seconds (at most 2147483, ~24.8 days) with a summary
+                        (default: until Ctrl-C)
+  --interval S          seconds between counter lines when output is not a terminal (default 1,
+                        at most 2147483)
   --metrics-port N      serve /metrics (Prometheus), /readyz and /healthz on 127.0.0.1:N
   --kubeconfig PATH     watch the cluster of this kubeconfig instead of the simulator
   --context NAME        the kubeconfig context to use (default: its current context)
@@ -75,6 +78,19 @@ function number(name: string, value: string | undefined, fallback: number, integ
 }
 
 /**
+ * A number of seconds that one timer holds: at most 2147483 (~24.8 days); a longer one would fire
+ * at once, so it is refused. Run without `--duration` to run until stopped.
+ */
+function seconds(name: string, value: string | undefined, fallback: number): number {
+  const s = number(name, value, fallback, false, 0.1);
+  try {
+    return checkDuration(`--${name}`, s, fallback, { max: 'timer', unit: 's' });
+  } catch (e) {
+    throw e instanceof InvalidOptionsError ? new LiveOptionsError(e.message, { cause: e }) : e;
+  }
+}
+
+/**
  * Parses the live view's arguments (without `node` and the script). `env.KUBECONFIG` selects a
  * cluster like `--kubeconfig` does.
  *
@@ -92,8 +108,8 @@ export function parseLiveOptions(argv: readonly string[], env: Record<string, st
       `--resource must be a plural name (pods, deployments.apps) or group/version/resource (v1/pods, apps/v1/deployments), got "${resource}"`,
     );
   }
-  const durationSeconds = values.duration === undefined ? undefined : number('duration', values.duration, 0, false, 0.1);
-  const intervalSeconds = number('interval', values.interval, 1, false, 0.1);
+  const durationSeconds = values.duration === undefined ? undefined : seconds('duration', values.duration, 0);
+  const intervalSeconds = seconds('interval', values.interval, 1);
   const metricsPort = values['metrics-port'] === undefined ? undefined : number('metrics-port', values['metrics-port'], 0, true, 0);
   if (metricsPort !== undefined && metricsPort > 65_535)
     throw new LiveOptionsError(`--metrics-port must be a port (0-65535), got ${metricsPort}`);

@@ -6,6 +6,8 @@
  * what the server answers its selector with, and there were never two leaders; 1 otherwise; 2 on a
  * bad command line.
  */
+import { InvalidOptionsError } from '@rxinformer/core';
+import { checkDuration } from '@rxinformer/core/time';
 import { runShardedDemo, type ShardedDemoOptions, type ShardedDemoResult } from './shardedDemo.ts';
 
 /** The usage text of `rxinformer demo-sharded --help`. */
@@ -19,7 +21,8 @@ export const SHARDED_USAGE = `rxinformer demo-sharded — replicas sharing Confi
   --objects N             ConfigMaps to reconcile (default 3000)
   --slots N               slots of the hash space, a power of two (default 256)
   --concurrency N         reconciles in parallel per replica (default 4)
-  --lease-duration-ms N   lease duration (default 15000, client-go's)
+  --lease-duration-ms N   lease duration (default 15000, client-go's; each lease time at most
+                          2147483647, what one timer holds)
   --renew-deadline-ms N   renew deadline (default 10000)
   --retry-period-ms N     retry period (default 2000)
   --no-shard-selector     start the server without the ShardedListAndWatch gate (it ignores shardSelector)
@@ -32,6 +35,15 @@ export const SHARDED_USAGE = `rxinformer demo-sharded — replicas sharing Confi
 export class ShardedArgsError extends Error {
   /** Always `ShardedArgsError`: set as a string, so it survives minification. */
   override readonly name: string = 'ShardedArgsError';
+}
+
+/** A lease time, refused past what one timer holds (2147483647 ms), as leader election refuses it. */
+function leaseTime(flag: string, ms: number): void {
+  try {
+    checkDuration(flag, ms, ms, { max: 'timer' });
+  } catch (e) {
+    throw e instanceof InvalidOptionsError ? new ShardedArgsError(e.message) : e;
+  }
 }
 
 /** Parses the demo's command line. */
@@ -70,6 +82,7 @@ export function parseShardedArgs(argv: readonly string[]): { options: ShardedDem
     } else if (a in numbers) {
       const v = Number(argv[++i]);
       if (!Number.isInteger(v) || v < 1) throw new ShardedArgsError(`${a} needs a whole number >= 1, got ${JSON.stringify(argv[i])}`);
+      if (a.endsWith('-ms')) leaseTime(a, v);
       (options as Record<string, number>)[numbers[a]] = v;
     } else throw new ShardedArgsError(`unknown option ${JSON.stringify(a)}\n\n${SHARDED_USAGE}`);
   }

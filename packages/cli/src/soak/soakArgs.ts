@@ -3,7 +3,8 @@
  * [--server sim|real] [--objects 2000] [--seed S] [--chaos-seconds 40] [--deadline-seconds 60]
  * [--rate 200] [--only rxinformer|clientNode]`.
  */
-import { RxInformerError } from '@rxinformer/core';
+import { InvalidOptionsError, RxInformerError } from '@rxinformer/core';
+import { checkDuration } from '@rxinformer/core/time';
 import type { SoakOptions } from './soak.ts';
 
 /** A command line the soak cannot run; `reason` is `InvalidSoakArgs`. */
@@ -40,11 +41,21 @@ Exit 0 when every rxinformer run passed, 1 when one did not, 2 for a bad command
   --server KIND          sim (default): the simulator; real: kube-apiserver and etcd
   --objects N            pods created before the chaos starts (default 2000; real: 1000)
   --seed S               seed of the churn and the faults (default 1)
-  --chaos-seconds S      how long faults are injected (default 40)
-  --deadline-seconds S   how long the views may take to converge after the chaos (default 60)
+  --chaos-seconds S      how long faults are injected (default 40; at most 2147483)
+  --deadline-seconds S   how long the views may take to converge after the chaos (default 60;
+                         at most 2147483)
   --rate N               changes per second during the chaos (default 200; real: 50)
   --only LIB             soak only rxinformer or only clientNode
   -h, --help             this text`;
+
+/** `value` seconds, refused (`SoakArgsError`) past what one timer holds: 2147483 s, ~24.8 days. */
+function seconds(flag: string, value: number): number {
+  try {
+    return checkDuration(flag, value, value, { max: 'timer', unit: 's' });
+  } catch (e) {
+    throw e instanceof InvalidOptionsError ? new SoakArgsError(e.message) : e;
+  }
+}
 
 /**
  * Parses the soak's arguments; throws `SoakArgsError` for an unknown flag or a bad value.
@@ -86,10 +97,10 @@ export function parseSoakArgs(argv: readonly string[]): SoakArgs {
         options.seed = number(flag, value(), 0);
         break;
       case '--chaos-seconds':
-        options.chaosMs = number(flag, value(), 0.1, false) * 1000;
+        options.chaosMs = seconds(flag, number(flag, value(), 0.1, false)) * 1000;
         break;
       case '--deadline-seconds':
-        options.convergeTimeoutMs = number(flag, value(), 1, false) * 1000;
+        options.convergeTimeoutMs = seconds(flag, number(flag, value(), 1, false)) * 1000;
         break;
       case '--rate':
         options.churnPerSecond = number(flag, value(), 1, false);

@@ -13,6 +13,7 @@ import {
   type SharedInformer,
 } from '@rxinformer/core';
 import { type ControllerError, type WorkQueueOptions } from '@rxinformer/core/workqueue';
+import { checkDuration } from '@rxinformer/core/time';
 import type { ApiClient } from '../apiClient.ts';
 import { ownerKey } from '../owners.ts';
 import { makeController, type Controller } from './controller.ts';
@@ -32,7 +33,8 @@ export interface ControllerBuilderOptions<T extends KubeObject> {
   maxRetries?: number;
   /**
    * Per-key quiet time in ms (kube-rs's debounce): changes of one key within it reconcile once,
-   * `debounceMs` after the last. Default 0 (none).
+   * `debounceMs` after the last. A number of ms from 0 to 2³¹−1 (~24.8 days): it rides one timer,
+   * so a longer one, NaN or Infinity throws `InvalidOptionsError`. Default 0 (none).
    */
   debounceMs?: number;
   /** The work queue's backoff and rate limits (`WorkQueueOptions` without the scheduler). */
@@ -51,7 +53,7 @@ export interface ControllerBuilderOptions<T extends KubeObject> {
   readYourWrites?:
     | boolean
     | {
-        /** How long a key's reconcile waits at most, in ms. Default 10 000. */
+        /** How long a key's reconcile waits at most, in ms: > 0 and at most 2³¹−1 (one timer; longer, NaN or Infinity throws `InvalidOptionsError`). Default 10 000. */
         timeoutMs?: number;
       };
 }
@@ -68,9 +70,6 @@ export interface SourceOptions<S extends KubeObject> {
  * old state pointed to is reconciled too (a label removed still reaches its former owner).
  */
 export type MapToKeys<S extends KubeObject> = (oldObj: S | undefined, newObj: S | undefined) => SourceKeys;
-
-/** The largest debounce a JavaScript timer takes, in ms. */
-const MAX_DEBOUNCE_MS = 2 ** 31 - 1;
 
 /** How long a key's reconcile waits for the caches to show its writes, by default. */
 const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
@@ -216,10 +215,7 @@ function validateBuilderOptions<T extends KubeObject>(
     throw new InvalidOptionsError(`controllerFor: concurrency must be an integer >= 1, got ${String(concurrency)}`);
   if (maxRetries !== undefined && (!Number.isInteger(maxRetries) || maxRetries < 0))
     throw new InvalidOptionsError(`controllerFor: maxRetries must be an integer >= 0, got ${String(maxRetries)}`);
-  if (debounceMs !== undefined && (typeof debounceMs !== 'number' || !(debounceMs >= 0 && debounceMs <= MAX_DEBOUNCE_MS)))
-    throw new InvalidOptionsError(
-      `controllerFor: debounceMs must be a number of ms from 0 to ${MAX_DEBOUNCE_MS}, got ${String(debounceMs)}`,
-    );
+  checkDuration('controllerFor: debounceMs', debounceMs, 0, { max: 'timer' });
 }
 
 /** Throws `InvalidOptionsError` for a `client` or `readYourWrites` option that is not one. */
@@ -229,10 +225,7 @@ function validateWriteOptions<T extends KubeObject>({ client, readYourWrites: ry
   if (!(ryw === undefined || typeof ryw === 'boolean' || (typeof ryw === 'object' && ryw !== null)))
     throw new InvalidOptionsError('controllerFor: readYourWrites must be a boolean or { timeoutMs }');
   const timeoutMs = typeof ryw === 'object' ? ryw.timeoutMs : undefined;
-  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs > 0 && timeoutMs <= MAX_DEBOUNCE_MS)))
-    throw new InvalidOptionsError(
-      `controllerFor: readYourWrites.timeoutMs must be a number of ms above 0, at most ${MAX_DEBOUNCE_MS}, got ${String(timeoutMs)}`,
-    );
+  checkDuration('controllerFor: readYourWrites.timeoutMs', timeoutMs, READ_YOUR_WRITES_TIMEOUT_MS, { exclusive: true, max: 'timer' });
 }
 
 /**

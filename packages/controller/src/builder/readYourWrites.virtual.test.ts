@@ -205,8 +205,8 @@ describe('the write options of controllerFor', () => {
   it.each([
     [{ client: {} }, /client must be an ApiClient/],
     [{ readYourWrites: 'yes' }, /readYourWrites must be a boolean/],
-    [{ readYourWrites: { timeoutMs: 0 } }, /timeoutMs must be a number of ms above 0/],
-    [{ readYourWrites: { timeoutMs: Infinity } }, /timeoutMs must be a number/],
+    [{ readYourWrites: { timeoutMs: 0 } }, /timeoutMs must be a finite number > 0/],
+    [{ readYourWrites: { timeoutMs: Infinity } }, /timeoutMs must be a finite number/],
   ])('should refuse %j', (options, message) => {
     expect(() => controllerFor(factory, pods, { name: 'x', ...(options as object) })).toThrow(message);
   });

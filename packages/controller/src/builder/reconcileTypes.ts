@@ -39,7 +39,11 @@ export interface ReconcileRequest<T extends KubeObject> {
 export interface ReconcileResult {
   /** Look again after the rate-limited backoff. */
   readonly requeue?: boolean;
-  /** Look again after this many ms; wins over `requeue`. */
+  /**
+   * Look again after this many ms; wins over `requeue`. A finite number >= 0 of any length (30
+   * days wait 30 days, past a JavaScript timer's 24.8); NaN, Infinity or a negative number is an
+   * `InvalidReconcileResultError` (reported, and the key retried with backoff).
+   */
   readonly requeueAfterMs?: number;
 }
 

@@ -13,12 +13,13 @@ import {
   Observable,
   of,
   throwError,
-  timer,
   type SchedulerLike,
   type Subscriber,
 } from 'rxjs';
-import { checkNumber, checkScheduler, InvalidOptionsError, NetworkError, RxInformerError } from '../errors.ts';
+import { checkScheduler, InvalidOptionsError, NetworkError, RxInformerError } from '../errors.ts';
 import { backoffSuccess, nextBackoff, resolveBackoff, type BackoffOptions, type BackoffState } from '../time/backoff.ts';
+import { checkDuration } from '../time/duration.ts';
+import { timerAfter } from '../time/longTimer.ts';
 import { errorOfStatus } from './channelErrors.ts';
 import { ClientSession, type SessionTiming, type StreamHandler, type StreamMessage } from './clientSession.ts';
 import type { ChannelConnection } from './connection.ts';
@@ -45,9 +46,12 @@ export interface ChannelClientOptions {
    * once). Defaults: 500 ms doubling to 30 s, jitter 0.5, reset after 2 min.
    */
   reconnectBackoff?: BackoffOptions;
-  /** Time between pings, in ms (the server closes a connection silent for its `idleTimeoutMs`). Default 30 000. */
+  /**
+   * Time between pings, in ms (the server closes a connection silent for its `idleTimeoutMs`): a
+   * number >= 1 of any length; NaN, Infinity and smaller values throw `InvalidOptionsError`. Default 30 000.
+   */
   heartbeatMs?: number;
-  /** A connection on which the server sent nothing (not even a pong) for this long is closed, in ms. Default 90 000. */
+  /** A connection on which the server sent nothing (not even a pong) for this long is closed, in ms: >= 1, any length, as `heartbeatMs`. Default 90 000. */
   idleTimeoutMs?: number;
   /** Where time runs (backoff, heartbeat). Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
@@ -107,8 +111,9 @@ export function channelListerWatcherSource(connect: ChannelConnect, options: Cha
 function connectorOf(connect: ChannelConnect, options: ChannelClientOptions) {
   checkScheduler(options.scheduler);
   const scheduler = options.scheduler ?? asyncScheduler;
-  const heartbeatMs = checkNumber('heartbeatMs', options.heartbeatMs, 30_000, 1);
-  const idleTimeoutMs = checkNumber('idleTimeoutMs', options.idleTimeoutMs, 90_000, 1);
+  // Any length: the session's timers wait them out (past a JavaScript timer's 24.8 days too).
+  const heartbeatMs = checkDuration('heartbeatMs', options.heartbeatMs, 30_000, { min: 1 });
+  const idleTimeoutMs = checkDuration('idleTimeoutMs', options.idleTimeoutMs, 90_000, { min: 1 });
   const policy = resolveBackoff({ initialMs: 500, ...options.reconnectBackoff });
   const random = options.random ?? Math.random;
   let current: ClientSession | undefined;
@@ -126,7 +131,7 @@ function connectorOf(connect: ChannelConnect, options: ChannelClientOptions) {
   const timing: SessionTiming = { scheduler, heartbeatMs, idleTimeoutMs, onClose: (e, greeted) => greeted && failed(e, true) };
   const start = (): AsyncSubject<ClientSession> => {
     const result = new AsyncSubject<ClientSession>();
-    timer(waitMs, scheduler)
+    timerAfter(waitMs, scheduler)
       .pipe(
         concatMap(() => defer(() => asObservable(connect()))),
         concatMap((connection) => {

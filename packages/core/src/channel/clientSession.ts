@@ -4,8 +4,9 @@
  * stays silent past `idleTimeoutMs`. When it ends, every stream on it fails (the reflectors resume
  * from their resource versions over the next connection).
  */
-import { AsyncSubject, interval, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { AsyncSubject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import { NetworkError } from '../errors.ts';
+import { intervalEvery, scheduleAfter } from '../time/longTimer.ts';
 import { ChannelProtocolError, errorOfStatus } from './channelErrors.ts';
 import type { ChannelConnection } from './connection.ts';
 import { CHANNEL_PROTOCOL_VERSION, type ClientMessage, type ServerMessage } from './protocol.ts';
@@ -50,7 +51,7 @@ export class ClientSession {
       next: (m) => this.#receive(m),
       complete: () => this.close(new NetworkError('ConnectionReset', 'the channel connection closed')),
     });
-    this.#life.add(interval(timing.heartbeatMs, timing.scheduler).subscribe(() => this.#send({ t: 'ping' })));
+    this.#life.add(intervalEvery(timing.heartbeatMs, timing.scheduler).subscribe(() => this.#send({ t: 'ping' })));
     this.#rearm();
     this.#send({ t: 'hello', v: CHANNEL_PROTOCOL_VERSION });
   }
@@ -106,9 +107,8 @@ export class ClientSession {
   #rearm(): void {
     this.#idle?.unsubscribe();
     const { idleTimeoutMs, scheduler } = this.#timing;
-    this.#idle = scheduler.schedule(
-      () => this.close(new NetworkError('ConnectionReset', `no message from the channel's server for ${idleTimeoutMs} ms`)),
-      idleTimeoutMs,
+    this.#idle = scheduleAfter(scheduler, idleTimeoutMs, () =>
+      this.close(new NetworkError('ConnectionReset', `no message from the channel's server for ${idleTimeoutMs} ms`)),
     );
   }
 

@@ -6,6 +6,7 @@
 import { asapScheduler, asyncScheduler, Subscription, type Observable, type SchedulerLike } from 'rxjs';
 import { checkNumber, checkScheduler, InvalidOptionsError } from '../errors.ts';
 import type { SharedInformer } from '../informer/sharedInformer.ts';
+import { checkDuration } from '../time/duration.ts';
 import type { ChannelConnection } from './connection.ts';
 import { informerFeed, type InformerFeed } from './informerFeed.ts';
 import { serveConnection, type ServerContext } from './serveConnection.ts';
@@ -65,9 +66,14 @@ export interface InformerServerOptions<P = undefined> {
    * Default 4096.
    */
   historySize?: number;
-  /** Time between the BOOKMARKs of an idle watch that allows them, in ms. Default 60 000 (kube-apiserver's). */
+  /**
+   * Time between the BOOKMARKs of an idle watch that allows them, in ms. Default 60 000
+   * (kube-apiserver's). Every duration here is a number of any length (a timer past a JavaScript
+   * timer's 24.8 days is split, not fired at once; a watch's `timeoutSeconds` too); NaN, Infinity
+   * and values under the least throw `InvalidOptionsError`.
+   */
   bookmarkIntervalMs?: number;
-  /** How long a paged list's snapshot stays pinned after its last page, in ms. Default 120 000. */
+  /** How long a paged list's snapshot stays pinned after its last page, in ms (>= 1). Default 120 000. */
   continueTtlMs?: number;
   /** Paged lists one connection may hold pinned at once (the oldest goes first). Default 16. */
   maxPinnedLists?: number;
@@ -164,12 +170,13 @@ function resolve<P>(options: InformerServerOptions<P>): Omit<ServerContext, 'fee
   const integer = { integer: true };
   return {
     historySize: checkNumber('historySize', options.historySize, 4096, 1, integer),
-    bookmarkIntervalMs: checkNumber('bookmarkIntervalMs', options.bookmarkIntervalMs, 60_000, 1),
-    continueTtlMs: checkNumber('continueTtlMs', options.continueTtlMs, 120_000, 1),
+    // The durations: any length, waited out by the long timers (continueTtlMs is compared with the clock).
+    bookmarkIntervalMs: checkDuration('bookmarkIntervalMs', options.bookmarkIntervalMs, 60_000, { min: 1 }),
+    continueTtlMs: checkDuration('continueTtlMs', options.continueTtlMs, 120_000, { min: 1 }),
     maxPinnedLists: checkNumber('maxPinnedLists', options.maxPinnedLists, 16, 1, integer),
-    rvWaitMs: checkNumber('rvWaitMs', options.rvWaitMs, 3000, 0),
+    rvWaitMs: checkDuration('rvWaitMs', options.rvWaitMs, 3000),
     maxStreams: checkNumber('maxStreams', options.maxStreams, 1024, 1, integer),
-    idleTimeoutMs: checkNumber('idleTimeoutMs', options.idleTimeoutMs, 180_000, 1),
+    idleTimeoutMs: checkDuration('idleTimeoutMs', options.idleTimeoutMs, 180_000, { min: 1 }),
     maxEventsPerMessage: checkNumber('maxEventsPerMessage', options.maxEventsPerMessage, 1000, 1, integer),
     highWaterBytes: checkNumber('highWaterBytes', options.highWaterBytes, 1 << 20, 0),
     maxPendingBytes: checkNumber('maxPendingBytes', options.maxPendingBytes, 8 << 20, 0),

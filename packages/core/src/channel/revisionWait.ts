@@ -3,8 +3,9 @@
  * yet waits for it a bounded time (as kube-apiserver's watch cache does), and one it cannot place
  * is a 410 `Expired`, so the client relists (from the cache) instead of retrying it forever.
  */
-import { defer, filter, map, merge, of, take, timer, type Observable, type SchedulerLike } from 'rxjs';
+import { defer, filter, map, merge, of, take, type Observable, type SchedulerLike } from 'rxjs';
 import { KubeApiError } from '../errors.ts';
+import { timerAfter } from '../time/longTimer.ts';
 import type { InformerFeed } from './informerFeed.ts';
 import { failureStatus } from './protocol.ts';
 import { parseRevision } from './watchHistory.ts';
@@ -27,7 +28,7 @@ export function atLeast(feed: InformerFeed, resourceVersion: string, waitMs: num
     const reached = (): boolean => feed.place(resourceVersion).type !== 'future';
     if (parseRevision(resourceVersion) === undefined || reached()) return of(undefined);
     const tooLarge = expired(`too large resource version: ${resourceVersion}, the cache did not reach it within ${waitMs} ms`);
-    return merge(feed.changes$.pipe(filter(reached)), timer(waitMs, scheduler).pipe(map(() => tooLarge))).pipe(
+    return merge(feed.changes$.pipe(filter(reached)), timerAfter(waitMs, scheduler).pipe(map(() => tooLarge))).pipe(
       take(1),
       map((r) => {
         if (r instanceof KubeApiError) throw r;

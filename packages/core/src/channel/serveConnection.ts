@@ -6,6 +6,7 @@
 import { defer, from, map, merge, of, switchMap, Subscription, type Observable, type SchedulerLike } from 'rxjs';
 import { KubeApiError } from '../errors.ts';
 import type { SharedInformer } from '../informer/sharedInformer.ts';
+import { scheduleAfter } from '../time/longTimer.ts';
 import { statusOfError } from './channelErrors.ts';
 import { parseClientMessage } from './clientMessages.ts';
 import type { ChannelConnection, ConnectionBackpressure } from './connection.ts';
@@ -77,7 +78,7 @@ export function serveConnection(connection: ChannelConnection, context: ServerCo
   // Anything from the client proves it alive: the idle timer starts again.
   const rearm = () => {
     idle.unsubscribe();
-    idle = context.scheduler.schedule(() => life.unsubscribe(), context.idleTimeoutMs);
+    idle = scheduleAfter(context.scheduler, context.idleTimeoutMs, () => life.unsubscribe());
   };
   const onMessage = (raw: unknown): void => {
     rearm();

@@ -6,8 +6,9 @@
  * version moves past the last event sent, and every `bookmarkIntervalMs`; a clean end after
  * `timeoutSeconds`.
  */
-import { concatMap, Observable, of, takeUntil, timer, interval, type SchedulerLike } from 'rxjs';
+import { concatMap, Observable, of, takeUntil, type SchedulerLike } from 'rxjs';
 import { KubeApiError } from '../errors.ts';
+import { intervalEvery, timerAfter } from '../time/longTimer.ts';
 import type { FeedChange, InformerFeed } from './informerFeed.ts';
 import { failureStatus } from './protocol.ts';
 import { atLeast, expired } from './revisionWait.ts';
@@ -44,7 +45,8 @@ export function serveWatch(feed: InformerFeed, options: WatchOptions, context: W
     concatMap(() => watchFrom(feed, options, unset, context)),
   );
   const seconds = options.timeoutSeconds ?? 0;
-  return seconds > 0 ? watch.pipe(takeUntil(timer(seconds * 1000, context.scheduler))) : watch;
+  // Any length, as kube-apiserver keeps it: a Node timer past 24.8 days would end the watch at once.
+  return seconds > 0 ? watch.pipe(takeUntil(timerAfter(seconds * 1000, context.scheduler))) : watch;
 }
 
 /** Options kube-apiserver answers 422 Invalid, as it words them. */
@@ -81,7 +83,7 @@ function watchFrom(feed: InformerFeed, options: WatchOptions, unset: boolean, co
     waiting = undefined;
     if (bookmarks)
       live.add(
-        interval(context.bookmarkIntervalMs, context.scheduler).subscribe(() => subscriber.next([bookmark(feed.resourceVersion())])),
+        intervalEvery(context.bookmarkIntervalMs, context.scheduler).subscribe(() => subscriber.next([bookmark(feed.resourceVersion())])),
       );
     return live;
   });

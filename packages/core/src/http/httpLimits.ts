@@ -9,6 +9,7 @@ import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { checkNumber, checkScheduler, RequestTimeoutError, ResponseTooLargeError, type ResponsePart } from '../errors.ts';
 import { networkErrorFrom } from './httpErrors.ts';
 import type { HttpGet, HttpResponse } from './httpGet.ts';
+import { checkDuration } from '../time/duration.ts';
 import { scheduleAfter } from '../time/longTimer.ts';
 import { waitHint } from './browserLimits.ts';
 import { DEFAULT_MAX_WATCH_LINE_BYTES } from './watchDecoder.ts';
@@ -49,7 +50,8 @@ export interface HttpLimitOptions {
    * Time limit, in ms, from sending a list or watch request to its response headers; past it the
    * request is aborted with a `RequestTimeoutError`. A watch's body may then stay silent for as
    * long as it likes (the reflector's idle check covers it). Raise it with the API server's
-   * `--request-timeout`. Default `DEFAULT_RESPONSE_TIMEOUT_MS` (90 s).
+   * `--request-timeout`; any length is waited out (past a JavaScript timer's 24.8 days too).
+   * Default `DEFAULT_RESPONSE_TIMEOUT_MS` (90 s).
    */
   responseTimeoutMs?: number;
   /**
@@ -59,6 +61,7 @@ export interface HttpLimitOptions {
    * the request back (6 HTTP/1.1 connections per origin, each open watch keeping one), and the API
    * server answers a watch at once, so a page gives up sooner than Node. Default
    * `responseTimeoutMs`; `fetchListerWatcher` in a browser: `BROWSER_WATCH_OPEN_TIMEOUT_MS` (10 s).
+   * Any length is waited out, as `responseTimeoutMs`.
    */
   watchOpenTimeoutMs?: number;
   /**
@@ -90,12 +93,11 @@ export type ResolvedHttpLimits = Required<HttpLimitOptions>;
 export function resolveHttpLimits(options: HttpLimitOptions = {}): ResolvedHttpLimits {
   const scheduler = options.scheduler ?? asyncScheduler;
   checkScheduler(scheduler);
-  const responseTimeoutMs = checkNumber('responseTimeoutMs', options.responseTimeoutMs, DEFAULT_RESPONSE_TIMEOUT_MS, 0, {
-    exclusive: true,
-  });
+  // Any length: answerWithin waits it out on scheduleAfter.
+  const responseTimeoutMs = checkDuration('responseTimeoutMs', options.responseTimeoutMs, DEFAULT_RESPONSE_TIMEOUT_MS, { exclusive: true });
   return {
     responseTimeoutMs,
-    watchOpenTimeoutMs: checkNumber('watchOpenTimeoutMs', options.watchOpenTimeoutMs, responseTimeoutMs, 0, { exclusive: true }),
+    watchOpenTimeoutMs: checkDuration('watchOpenTimeoutMs', options.watchOpenTimeoutMs, responseTimeoutMs, { exclusive: true }),
     maxWatchLineBytes: checkNumber('maxWatchLineBytes', options.maxWatchLineBytes, DEFAULT_MAX_WATCH_LINE_BYTES, 0, { exclusive: true }),
     maxListBodyBytes: checkNumber('maxListBodyBytes', options.maxListBodyBytes, DEFAULT_MAX_LIST_BODY_BYTES, 0, { exclusive: true }),
     scheduler,

@@ -15,19 +15,24 @@ import {
   Subject,
   take,
   throwError,
-  timer,
   type Observable,
   type OperatorFunction,
   type SchedulerLike,
   type Subscription,
 } from 'rxjs';
 import { InvalidOptionsError, RxInformerError, withCause } from '../errors.ts';
+import { checkDuration } from '../time/duration.ts';
+import { timerAfter } from '../time/longTimer.ts';
 import type { SharedInformer } from './sharedInformer.ts';
 import type { InformerScope, KubeObject, ReflectorPhase, ResourceDescriptor } from '../types.ts';
 
 /** Options of `waitForCacheSync`. */
 export interface CacheSyncOptions {
-  /** Give up after this many ms (on the factory's scheduler), rejecting with `CacheSyncTimeoutError`. Default: no limit. */
+  /**
+   * Give up after this many ms (on the factory's scheduler), rejecting with `CacheSyncTimeoutError`:
+   * a number >= 0 of any length (30 days wait 30 days, past a JavaScript timer's 24.8), or `Infinity`
+   * for no limit. Default: no limit.
+   */
   timeoutMs?: number;
   /** Give up when this signal aborts, rejecting with `CacheSyncTimeoutError` (reason `CacheSyncAborted`). */
   signal?: AbortSignal;
@@ -125,8 +130,7 @@ export interface CacheSyncSources {
 export function checkCacheSyncOptions(options: CacheSyncOptions): void {
   if (options === null || typeof options !== 'object') throw new InvalidOptionsError('waitForCacheSync options must be an object');
   const { timeoutMs, signal } = options;
-  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0))
-    throw new InvalidOptionsError(`timeoutMs must be a finite number >= 0, got ${String(timeoutMs)}`);
+  checkDuration('timeoutMs', timeoutMs, Infinity, { infinite: true });
   if (signal !== undefined && (signal === null || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function'))
     throw new InvalidOptionsError('signal must be an AbortSignal');
 }
@@ -169,8 +173,8 @@ export function waitForAll(sources: CacheSyncSources, options: CacheSyncOptions)
     });
   const giveUps: Observable<never>[] = [sources.ended.pipe(mergeMap((e) => throwError(() => e)))];
   const { timeoutMs, signal } = options;
-  if (timeoutMs !== undefined)
-    giveUps.push(timer(timeoutMs, sources.scheduler).pipe(fail(() => new CacheSyncTimeoutError({ timeoutMs }, unsynced()))));
+  if (timeoutMs !== undefined && timeoutMs !== Infinity)
+    giveUps.push(timerAfter(timeoutMs, sources.scheduler).pipe(fail(() => new CacheSyncTimeoutError({ timeoutMs }, unsynced()))));
   if (signal !== undefined)
     giveUps.push(fromEvent(signal, 'abort').pipe(fail(() => new CacheSyncTimeoutError({ aborted: signal.reason }, unsynced()))));
   return firstValueFrom(race(changes.pipe(filter(synced), take(1)), merge(...giveUps))).finally(() => {

@@ -5,6 +5,7 @@
  * instead of stopping and relisting.
  */
 import type { SchedulerLike, Subscription } from 'rxjs';
+import { scheduleAfter } from '../time/longTimer.ts';
 
 /** What the lifecycle turns on and off. */
 export interface LifecycleTarget {
@@ -58,10 +59,11 @@ export function factoryLifecycle(target: LifecycleTarget, graceMs: number, sched
   const lastReleased = (): void => {
     if (held || leases > 0) return;
     if (graceMs > 0) {
-      grace = scheduler.schedule(() => {
+      // Any length: a grace past a JavaScript timer's 24.8 days would otherwise end at once.
+      grace = scheduleAfter(scheduler, graceMs, () => {
         grace = undefined;
         settle();
-      }, graceMs);
+      });
     }
     settle();
   };

@@ -4,6 +4,7 @@
  */
 import { descriptorForm } from '../descriptorForm.ts';
 import { InvalidOptionsError } from '../errors.ts';
+import { checkDuration } from '../time/duration.ts';
 import { expectedTypeOf } from '../expectedType.ts';
 import { checkSelectors } from '../labels/fieldSelector.ts';
 import { validateResyncPeriod } from './resync.ts';
@@ -124,7 +125,5 @@ export function validateFactoryOptions(options: InformerFactoryOptions): void {
     throw new InvalidOptionsError('transform must be a function');
   if (options.logger !== undefined && !isLogger(options.logger))
     throw new InvalidOptionsError('logger must be an object whose info, warn and error, when given, are functions');
-  const grace = options.releaseGraceMs;
-  if (grace !== undefined && (typeof grace !== 'number' || !Number.isFinite(grace) || grace < 0))
-    throw new InvalidOptionsError(`releaseGraceMs must be a finite number >= 0, got ${String(grace)}`);
+  checkDuration('releaseGraceMs', options.releaseGraceMs, 0, { infinite: true });
 }

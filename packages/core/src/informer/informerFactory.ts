@@ -48,7 +48,9 @@ export interface InformerFactoryOptions extends InformerScope {
    * How long the factory keeps running after the last `retain()` is released, in ms on the
    * factory's scheduler: a `retain()` within it keeps the watches open (no relist), as when React's
    * StrictMode unmounts and mounts a provider again, or a route change swaps one view for another.
-   * 0 stops at the last release. Default 5000.
+   * 0 stops at the last release; any length is waited out (past a JavaScript timer's 24.8 days
+   * too); `Infinity` runs on until `stop()` or `shutdown()`. NaN and negative values throw
+   * `InvalidOptionsError`. Default 5000.
    */
   releaseGraceMs?: number;
 }

@@ -26,7 +26,7 @@ import {
 } from 'rxjs';
 import { describeValue, InvalidOptionsError } from '../errors.ts';
 import { StoreSnapshot } from '../store/indexer.ts';
-import { MAX_TIMER_MS } from '../time/longTimer.ts';
+import { checkDuration } from '../time/duration.ts';
 import type { Delta, KubeObject, Store } from '../types.ts';
 
 /** The shortest resync period accepted, in ms (anything shorter is a busy loop over the cache). */
@@ -36,20 +36,18 @@ export const MIN_RESYNC_PERIOD_MS = 1000;
 export const RESYNC_SLICE_KEYS = 1000;
 
 /**
- * Checks a resync period: `0` (off) or a number of ms from `MIN_RESYNC_PERIOD_MS` to `MAX_TIMER_MS`.
- * Returns it (`0` for `undefined`); throws `InvalidOptionsError` naming `field` otherwise.
+ * Checks a resync period: `0` (off) or a number of ms from `MIN_RESYNC_PERIOD_MS` to `MAX_TIMER_MS`
+ * (the ticks are one RxJS `interval`: a longer period is refused rather than split). Returns it
+ * (`0` for `undefined`); throws `InvalidOptionsError` naming `field` otherwise.
  */
 export function validateResyncPeriod(value: unknown, field = 'resyncPeriodMs'): number {
-  if (value === undefined) return 0;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+  if (value !== undefined && typeof value !== 'number')
     throw new InvalidOptionsError(`${field} must be a number >= 0, got ${describeValue(value)}`);
+  const ms = checkDuration(field, value, 0, { max: 'timer' });
+  if (ms > 0 && ms < MIN_RESYNC_PERIOD_MS) {
+    throw new InvalidOptionsError(`${field} must be 0 (off) or at least ${MIN_RESYNC_PERIOD_MS}, got ${ms}`);
   }
-  if (value > MAX_TIMER_MS)
-    throw new InvalidOptionsError(`${field} must be at most ${MAX_TIMER_MS} (a timer's limit, ~24.8 days), got ${value}`);
-  if (value > 0 && value < MIN_RESYNC_PERIOD_MS) {
-    throw new InvalidOptionsError(`${field} must be 0 (off) or at least ${MIN_RESYNC_PERIOD_MS}, got ${value}`);
-  }
-  return value;
+  return ms;
 }
 
 /**

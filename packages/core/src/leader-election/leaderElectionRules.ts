@@ -7,7 +7,7 @@
  * never by comparing the record's times with a local clock.
  */
 import { InvalidOptionsError, RxInformerError } from '../errors.ts';
-import { MAX_TIMER_MS } from '../time/longTimer.ts';
+import { checkDuration } from '../time/duration.ts';
 import {
   LEASE_INSTANCE_ANNOTATION,
   LEASE_RELEASED,
@@ -21,7 +21,11 @@ import {
 
 /** The timing of an election, in milliseconds. */
 export interface LeaseTiming {
-  /** How long others wait, from when they saw the record change, before taking the Lease (whole seconds, at most 2³¹−1 ms). Default 15,000. */
+  /**
+   * How long others wait, from when they saw the record change, before taking the Lease (whole
+   * seconds, > 0, at most 2³¹−1 ms: it rides one timer, so a longer one is refused with
+   * `InvalidOptionsError`, as are NaN and Infinity). Default 15,000.
+   */
   leaseDurationMs: number;
   /** How long the leader keeps leading without a successful renewal (< leaseDurationMs). Default 10,000. */
   renewDeadlineMs: number;
@@ -37,15 +41,11 @@ export const DEFAULT_LEASE_TIMING: LeaseTiming = { leaseDurationMs: 15_000, rene
 /** The timing with defaults filled in; `InvalidOptionsError` when the rules cannot hold. */
 export function resolveLeaseTiming(options: Partial<LeaseTiming>, who = 'leaderElection'): LeaseTiming {
   const t = { ...DEFAULT_LEASE_TIMING, ...definedOnly(options) };
+  // Each rides one timer (a longer one would fire at once): refused, not split.
   for (const k of ['leaseDurationMs', 'renewDeadlineMs', 'retryPeriodMs'] as const)
-    if (typeof t[k] !== 'number' || !Number.isFinite(t[k]) || t[k] <= 0)
-      throw new InvalidOptionsError(`${who}: ${k} must be a number > 0, got ${String(t[k])}`);
-  if (typeof t.jitter !== 'number' || !(t.jitter >= 0) || !Number.isFinite(t.jitter))
-    throw new InvalidOptionsError(`${who}: jitter must be a number >= 0, got ${String(t.jitter)}`);
-  if (t.leaseDurationMs > MAX_TIMER_MS || t.retryPeriodMs * (1 + t.jitter) > MAX_TIMER_MS)
-    throw new InvalidOptionsError(
-      `${who}: leaseDurationMs and retryPeriodMs × (1 + jitter) must be at most ${MAX_TIMER_MS} (a timer's limit, ~24.8 days)`,
-    );
+    checkDuration(`${who}: ${k}`, t[k], 0, { exclusive: true, max: 'timer' });
+  checkDuration(`${who}: jitter`, t.jitter, 0);
+  checkDuration(`${who}: retryPeriodMs × (1 + jitter)`, t.retryPeriodMs * (1 + t.jitter), 0, { max: 'timer' });
   if (t.leaseDurationMs % 1000 !== 0)
     throw new InvalidOptionsError(`${who}: leaseDurationMs must be whole seconds (a Lease counts in seconds)`);
   if (t.leaseDurationMs <= t.renewDeadlineMs)

@@ -4,6 +4,7 @@
  */
 import { resolveBackoff, type BackoffOptions, type ResolvedBackoff } from '../time/backoff.ts';
 import { checkNumber, InvalidOptionsError } from '../errors.ts';
+import { checkDuration } from '../time/duration.ts';
 import { validateExpectedType, type ExpectedType } from '../expectedType.ts';
 import type { ListOptions, WatchOptions } from '../types.ts';
 import type { SchedulerLike } from 'rxjs';
@@ -20,9 +21,16 @@ export interface ReflectorOptions {
   initialListResourceVersion?: '0';
   /** List with a streaming watch (`sendInitialEvents`), falling back to paging when refused. Default false. */
   useStreamingList?: boolean;
-  /** Watches ask the server to close after a random time in [min, 2 × min] seconds. Default 300. */
+  /**
+   * Watches ask the server to close after a random time in [min, 2 × min] seconds (whole seconds,
+   * rounded down). A number >= 1 of any length: the idle check past it waits that long too (its
+   * timer is split past a JavaScript timer's 24.8 days). NaN and Infinity are refused. Default 300.
+   */
   minWatchTimeoutSeconds?: number;
-  /** A watch with no event for its timeout plus this grace is considered dead. Default 30 000 ms. */
+  /**
+   * A watch with no event for its timeout plus this grace is considered dead: a number of ms >= 0
+   * of any length (NaN and Infinity are refused). Default 30 000 ms.
+   */
   idleGraceMs?: number;
   /**
    * Backoff after failures. Defaults: 800 ms doubling to 30 s, jitter 0.5, reset after 2 min.
@@ -43,7 +51,10 @@ export interface ReflectorOptions {
    */
   stallCheck?:
     | {
-        /** Silence, in ms, after which a watch is checked (a number >= 1). Default 120 000. */
+        /**
+         * Silence, in ms, after which a watch is checked: a number >= 1 of any length (30 days wait
+         * 30 days); NaN and Infinity are refused (`stallCheck: false` turns the check off). Default 120 000.
+         */
         afterMs?: number;
       }
     | false;
@@ -111,9 +122,10 @@ export function resolveOptions(options: ReflectorOptions): ResolvedReflectorOpti
     pageSize: checkNumber('pageSize', options.pageSize, 500, 1, { integer: true }), // the API's limit is an integer
     initialListResourceVersion: options.initialListResourceVersion,
     useStreamingList: options.useStreamingList ?? false,
-    minWatchTimeoutSeconds: checkNumber('minWatchTimeoutSeconds', options.minWatchTimeoutSeconds, 300, 1),
-    idleGraceMs: checkNumber('idleGraceMs', options.idleGraceMs, 30_000, 0),
-    stallCheckMs: options.stallCheck === false ? false : checkNumber('stallCheck.afterMs', options.stallCheck?.afterMs, 120_000, 1),
+    minWatchTimeoutSeconds: checkDuration('minWatchTimeoutSeconds', options.minWatchTimeoutSeconds, 300, { min: 1, unit: 's' }),
+    idleGraceMs: checkDuration('idleGraceMs', options.idleGraceMs, 30_000),
+    stallCheckMs:
+      options.stallCheck === false ? false : checkDuration('stallCheck.afterMs', options.stallCheck?.afterMs, 120_000, { min: 1 }),
     maxEmptyWatches: checkNumber('maxEmptyWatches', options.maxEmptyWatches, 3, 1, { integer: true }),
     maxListPages: checkNumber('maxListPages', options.maxListPages, 10_000, 1, { integer: true }),
     maxListItems: checkNumber('maxListItems', options.maxListItems, 1_000_000, 1, { integer: true }),
@@ -144,7 +156,7 @@ export function streamingOptions(o: ResolvedReflectorOptions): WatchOptions {
     resourceVersionMatch: 'NotOlderThan',
     allowWatchBookmarks: true,
     resourceVersion: '',
-    timeoutSeconds: o.minWatchTimeoutSeconds * 2,
+    timeoutSeconds: Math.floor(o.minWatchTimeoutSeconds * 2), // the API takes whole seconds
   };
 }
 

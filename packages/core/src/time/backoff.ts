@@ -6,8 +6,13 @@
  * years would stop the informer for good.
  */
 import { InvalidOptionsError, KubeApiError } from '../errors.ts';
+import { checkDuration } from './duration.ts';
 
-/** Options of the backoff policy. */
+/**
+ * Options of the backoff policy. Each is a finite number >= 0 (NaN, Infinity and negative values
+ * throw `InvalidOptionsError`); the delays may be of any length: the reflector waits them out on
+ * `timerAfter`, past a JavaScript timer's 24.8 days too.
+ */
 export interface BackoffOptions {
   /** First delay, in ms. Default 800. */
   initialMs?: number;
@@ -44,10 +49,7 @@ export function resolveBackoff(options: BackoffOptions = {}): ResolvedBackoff {
     jitter: options.jitter ?? 0.5,
     resetAfterMs: options.resetAfterMs ?? 120_000,
   };
-  for (const [name, value] of Object.entries(resolved)) {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-      throw new InvalidOptionsError(`backoff.${name} must be a finite number >= 0, got ${value}`);
-  }
+  for (const [name, value] of Object.entries(resolved)) checkDuration(`backoff.${name}`, value, 0); // any length: timerAfter waits it out
   if (resolved.factor < 1) throw new InvalidOptionsError(`backoff.factor must be >= 1, got ${resolved.factor}`);
   if (resolved.jitter > 1) throw new InvalidOptionsError(`backoff.jitter must be at most 1, got ${resolved.jitter}`);
   if (resolved.maxMs < resolved.initialMs) throw new InvalidOptionsError('backoff.maxMs must be >= backoff.initialMs');

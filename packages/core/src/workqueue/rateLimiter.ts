@@ -6,6 +6,7 @@
  */
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { InvalidOptionsError, checkNumber, describeValue } from '../errors.ts';
+import { checkDuration } from '../time/duration.ts';
 
 /**
  * Decides retry delays. `when` counts one more failure of `key` and answers the delay in ms;
@@ -24,7 +25,11 @@ export interface RateLimiter<K = string> {
   numRequeues(key: K): number;
 }
 
-/** Options of `exponentialFailureRateLimiter`. */
+/**
+ * Options of `exponentialFailureRateLimiter`. Each a finite number of ms >= 0 of any length: the
+ * queue waits a delay past a JavaScript timer's 24.8 days out too (`WorkQueue.addAfter`); NaN,
+ * Infinity and negative values throw `InvalidOptionsError`.
+ */
 export interface ExponentialFailureOptions {
   /** Delay after the first failure, in ms. Default 5. */
   baseDelayMs?: number;
@@ -70,8 +75,8 @@ export function checkRateLimiter<K>(limiter: RateLimiter<K>, name: string): Rate
  * [rl.when('a'), rl.when('a'), rl.when('a'), rl.when('a'), rl.when('a')]; // [5, 10, 20, 40, 40]
  */
 export function exponentialFailureRateLimiter<K = string>(options: ExponentialFailureOptions = {}): RateLimiter<K> {
-  const base = checkNumber('baseDelayMs', options?.baseDelayMs, 5, 0);
-  const max = checkNumber('maxDelayMs', options?.maxDelayMs, 1_000_000, 0);
+  const base = checkDuration('baseDelayMs', options?.baseDelayMs, 5);
+  const max = checkDuration('maxDelayMs', options?.maxDelayMs, 1_000_000);
   if (max < base) throw new InvalidOptionsError(`maxDelayMs (${max}) must be >= baseDelayMs (${base})`);
   // Doublings past which the delay is at the cap: the exponent stops there before it multiplies,
   // so 2^n does not overflow to Infinity (with a base of 0, 0 × Infinity would be NaN).

@@ -25,7 +25,8 @@ import { WorkQueue } from './workqueue.ts';
 
 /**
  * What a reconcile may answer: nothing, or a request to look at the key again later.
- * `requeueAfterMs` must be a finite number >= 0 (0: at once); anything else — NaN, Infinity (say
+ * `requeueAfterMs` must be a finite number >= 0 (0: at once) of any length (30 days wait 30 days,
+ * past a JavaScript timer's 24.8); anything else — NaN, Infinity (say
  * `Math.min()` of an empty list), a negative number, a string — is an `InvalidReconcileResultError`.
  * `requeue: true` without `requeueAfterMs`: again after the queue's rate-limited backoff, which
  * keeps growing (controller-runtime's `Requeue`); `requeueAfterMs` wins when both are given.

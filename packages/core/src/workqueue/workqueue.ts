@@ -13,9 +13,9 @@ import { checkDelay, checkRateLimiter, defaultControllerRateLimiter, type RateLi
 
 /** Options of `WorkQueue`. */
 export interface WorkQueueOptions<K = string> {
-  /** Per-key delay after the first failure, in ms. Default 5. */
+  /** Per-key delay after the first failure, in ms: a finite number >= 0 of any length (see `ExponentialFailureOptions`). Default 5. */
   baseDelayMs?: number;
-  /** Cap of the per-key delay, in ms. Default 1 000 000 (client-go: 1000 s). */
+  /** Cap of the per-key delay, in ms: a finite number >= 0 of any length, waited out past a timer's 24.8 days. Default 1 000 000 (client-go: 1000 s). */
   maxDelayMs?: number;
   /** Overall limit of rate-limited adds, per second. Default 10. */
   qps?: number;
@@ -180,8 +180,9 @@ export class WorkQueue<K = string> {
   }
 
   /**
-   * Queues `key` once `ms` have passed (any finite delay, also past a JavaScript timer's 24.8
-   * days; `InvalidOptionsError` otherwise). Several delayed adds of one key keep only the earliest.
+   * Queues `key` once `ms` have passed: any finite delay, also past a JavaScript timer's 24.8 days
+   * (30 days wait 30 days); 0 or less adds at once (as client-go's `AddAfter`); NaN and Infinity
+   * throw `InvalidOptionsError`. Several delayed adds of one key keep only the earliest.
    * Pending delays are cancelled by shutdown; later calls are ignored. `priority`: that of the `add` when the delay ends
    * (the higher one wins when delayed adds of one key are merged). Default: the priority `key` was
    * handed out at while it is being processed (a worker's requeue keeps its key's class), else 0.

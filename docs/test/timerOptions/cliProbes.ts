@@ -1,0 +1,30 @@
+/**
+ * Probes of the command line's duration flags: each parses one flag (the commands refuse a value
+ * out of range before they start anything). The parsers are the CLI's own modules, loaded by path:
+ * the CLI has no API of its own to import them from.
+ */
+import type * as Live from '../../../packages/cli/src/live/liveOptions.ts';
+import type * as Sharded from '../../../packages/cli/src/sharded/shardedMain.ts';
+import type * as Soak from '../../../packages/cli/src/soak/soakArgs.ts';
+import type { Probe } from './probe.ts';
+
+const cli = (module: string): Promise<unknown> => import(new URL(`../../../packages/cli/src/${module}`, import.meta.url).href);
+
+const live = (await cli('live/liveOptions.ts')) as typeof Live;
+const sharded = (await cli('sharded/shardedMain.ts')) as typeof Sharded;
+const soak = (await cli('soak/soakArgs.ts')) as typeof Soak;
+
+export const { LIVE_USAGE, LiveOptionsError } = live;
+export const { SHARDED_USAGE, ShardedArgsError } = sharded;
+export const { SOAK_USAGE, SoakArgsError } = soak;
+
+/** `rxinformer <flag> <value>` (the live view), `rxinformer soak …` or `rxinformer demo-sharded …`, parsed. */
+export const flag =
+  (command: 'live' | 'soak' | 'demo-sharded', name: string): Probe =>
+  (value) => {
+    const argv = [name, String(value)];
+    if (command === 'live') live.parseLiveOptions(argv);
+    else if (command === 'soak') soak.parseSoakArgs(argv);
+    else sharded.parseShardedArgs(argv);
+    return { fired: () => false, stop: () => {} };
+  };
