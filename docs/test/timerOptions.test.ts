@@ -25,6 +25,7 @@ import {
 } from './timerOptions/cliProbes.ts';
 import * as channel from './timerOptions/channelProbes.ts';
 import * as core from './timerOptions/coreProbes.ts';
+import * as envtestHub from './timerOptions/envtestHubProbes.ts';
 import * as pkg from './timerOptions/packageProbes.ts';
 import { advance, fakeTimers, LONG_MS, type Probe, type Started } from './timerOptions/probe.ts';
 import { publicTimerOptions } from './timerOptions/publicTimerOptions.ts';
@@ -156,6 +157,20 @@ const TABLE: Row[] = [
     ...near(3_600_000),
     error: EnvtestOptionsError,
   }),
+  upTo('envtest:CRDInstallOptions.timeoutMs', envtestHub.crdTimeout('install'), MAX_TIMER_MS, { error: EnvtestOptionsError }),
+  upTo('envtest:uninstallCRDs.timeoutMs', envtestHub.crdTimeout('uninstall'), MAX_TIMER_MS, { error: EnvtestOptionsError }),
+  upTo('envtest:EventuallyOptions.timeoutMs', envtestHub.pollOption('eventually', 'timeoutMs'), MAX_TIMER_MS, {
+    error: EnvtestOptionsError,
+  }),
+  upTo('envtest:EventuallyOptions.intervalMs', envtestHub.pollOption('eventually', 'intervalMs'), MAX_TIMER_MS, {
+    error: EnvtestOptionsError,
+  }),
+  upTo('envtest:ConsistentlyOptions.durationMs', envtestHub.pollOption('consistently', 'durationMs'), MAX_TIMER_MS, {
+    error: EnvtestOptionsError,
+  }),
+  upTo('envtest:ConsistentlyOptions.intervalMs', envtestHub.pollOption('consistently', 'intervalMs'), MAX_TIMER_MS, {
+    error: EnvtestOptionsError,
+  }),
   upTo('envtest:FaultProxy.setLatency(ms)', pkg.faultProxy('setLatency'), 600_000, { error: EnvtestOptionsError, named: 'latency' }),
   handedOn('envtest:InjectedFailure.retryAfterSeconds', pkg.faultProxy('retryAfterSeconds'), {
     ...s,
@@ -190,6 +205,8 @@ const TABLE: Row[] = [
   // A random part of the same wait as latency(ms): accepted at any length, its moment not predictable.
   handedOn('apiserver-sim:Faults.latency(jitterMs)', sim.latency('jitterMs'), { named: 'latency jitterMs' }),
   handedOn('apiserver-sim:FailOptions.retryAfterSeconds', sim.failRetryAfter, { ...s, fraction: 'refused' }),
+  // hub
+  waits('hub:HubOptions.metricsIntervalMs', envtestHub.hubMetricsInterval, 'never'),
   // the command line: refused past one timer (run without --duration to run until stopped)
   upTo('cli:rxinformer --duration', flag('live', '--duration'), MAX_TIMER_S, { ...s, error: LiveOptionsError }),
   upTo('cli:rxinformer --interval', flag('live', '--interval'), MAX_TIMER_S, { ...s, error: LiveOptionsError }),
@@ -223,8 +240,16 @@ const NOT_OPTIONS: Record<string, string> = {
   'core:ArmTimer(ms)': "the delay afterLong hands the timer a caller arms: at most MAX_TIMER_MS (afterLong's own is a row)",
   'apiserver-sim:createLoadGenerator.churn.ratePerSecond': 'a rate (changes per second), ticking every 1 to 100 ms',
   'controller:DeleteOptions.gracePeriodSeconds': "a request parameter; the server keeps the time (the simulator's is a row)",
-  'apiserver-sim:formatAge(nowMs)': 'formats a time',
-  'apiserver-sim:humanDuration(ms)': 'formats a duration',
+  'core:formatAge(nowMs)': 'formats a time',
+  'core:humanDuration(ms)': 'formats a duration',
+  'core:podCells(nowMs)': 'the time a row is printed at (its Age)',
+  'core:nodeCells(nowMs)': 'the time a row is printed at (its Age)',
+  'core:deploymentCells(nowMs)': 'the time a row is printed at (its Age)',
+  'envtest:CRDNotServedError(waitedMs)': 'an error records how long it waited',
+  'envtest:ClusterUnreachableError(waitedMs)': 'an error records how long it waited',
+  'envtest:EventuallyTimeoutError(timeoutMs)': 'an error records the limit that passed',
+  'envtest:ConsistentlyFailedError(durationMs)': 'an error records how long it checked',
+  'hub:HubLimits.maxMessagesPerSecond': 'a rate (messages per second) of a token bucket, no timer',
   'apiserver-sim:timestamp(ms)': 'formats a time',
   'apiserver-sim:WatchSpec.bookmarkIntervalMs': 'set from ApiServerOptions.bookmarkIntervalMs (a row)',
 };

@@ -10,7 +10,8 @@ import type { Http2SecureServer } from 'node:http2';
 import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { createInformerServer } from '@rxinformer/core/channel';
-import { interval, map, share, type Observable } from 'rxjs';
+import { intervalEvery } from '@rxinformer/core/time';
+import { asyncScheduler, map, share, type Observable } from 'rxjs';
 import { WebSocketServer } from 'ws';
 import { Clusters } from './clusters.ts';
 import { MessageEncoder } from './encoder.ts';
@@ -112,7 +113,7 @@ export function createHub(options: HubOptions): Hub {
     attach: (httpServer) => attachTo(httpServer, o.path, handleUpgrade, counters),
     handleUpgrade,
     metrics,
-    metrics$: interval(o.metricsIntervalMs).pipe(map(metrics), share()),
+    metrics$: intervalEvery(o.metricsIntervalMs, asyncScheduler).pipe(map(metrics), share()),
     close: async () => {
       if (closed) return;
       closed = true;

@@ -3,6 +3,7 @@
  */
 import { InvalidOptionsError, type InformerFactory, type KubeObject } from '@rxinformer/core';
 import type { InformerServerOptions } from '@rxinformer/core/channel';
+import { checkDuration } from '@rxinformer/core/time';
 import type { Authenticator, Authorizer } from './auth.ts';
 import type { HubLogger } from './log.ts';
 import type { OriginPolicy } from './upgrade.ts';
@@ -65,7 +66,7 @@ export interface HubOptions {
   >;
   /** Told of connections, refusals and violations; never of credentials (see `HubLogger`). Default: none. */
   log?: HubLogger;
-  /** How often `metrics$` emits, in ms. Default 5000. */
+  /** How often `metrics$` emits, in ms: any length (periods past ~24.8 days too); `Infinity`: never. Default 5000. */
   metricsIntervalMs?: number;
 }
 
@@ -103,7 +104,7 @@ export function resolveHubOptions(options: HubOptions): ResolvedHubOptions {
     defaultCluster,
     origins: options.origins ?? 'same-origin',
     path,
-    metricsIntervalMs: positive('metricsIntervalMs', options.metricsIntervalMs, 5000),
+    metricsIntervalMs: checkDuration('metricsIntervalMs', options.metricsIntervalMs, 5000, { min: 0, exclusive: true, infinite: true }),
     limits: {
       maxConnectionsPerUser: positive('maxConnectionsPerUser', l.maxConnectionsPerUser, 32),
       maxStreamsPerConnection: positive('maxStreamsPerConnection', l.maxStreamsPerConnection, 256),

@@ -1,0 +1,83 @@
+/**
+ * Probes of the timer options of envtest's CRD installs and `eventually`/`consistently`, and of the
+ * hub: each starts what the option drives (or has it refused) and says whether its effect happened.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { createInformerFactory } from '@rxinformer/core';
+import { consistently, eventually, installCRDs, uninstallCRDs } from '@rxinformer/envtest';
+import { createHub } from '@rxinformer/hub';
+import { fakeListerWatcher } from '@rxinformer/testing';
+import { realDelay, type Probe } from './probe.ts';
+
+/**
+ * `installCRDs` or `uninstallCRDs` with no CRDs and `timeoutMs`: the value is checked before
+ * anything is sent (refused past one timer), and with nothing to do the call ends at once.
+ */
+export const crdTimeout =
+  (call: 'install' | 'uninstall'): Probe =>
+  async (timeoutMs) => {
+    const kc = new KubeConfig(); // a server nobody answers at: with no CRDs, nothing is sent
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: 'https://127.0.0.1:9' }],
+      users: [{ name: 'u' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    if (call === 'install') await installCRDs(kc, { objects: [], timeoutMs });
+    else await uninstallCRDs(kc, [], { timeoutMs });
+    return { fired: () => false, stop: () => undefined };
+  };
+
+/**
+ * `eventually` with a check that never passes, or `consistently` with one that always does, and
+ * `option` set: a refused value rejects at once; a started one runs on Node's own timers (which the
+ * fake timers leave alone), so the probe only tells it started, then aborts it.
+ */
+export const pollOption =
+  (fn: 'eventually' | 'consistently', option: 'timeoutMs' | 'intervalMs' | 'durationMs'): Probe =>
+  async (value) => {
+    const ac = new AbortController();
+    const options = { [option]: value, signal: ac.signal };
+    const run: Promise<unknown> =
+      fn === 'eventually'
+        ? eventually(() => {
+            throw new Error('not yet');
+          }, options)
+        : consistently(() => true, options);
+    const early = await Promise.race([
+      run.then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+      realDelay(20).then(() => 'running'),
+    ]);
+    if (early instanceof Error) throw early;
+    return {
+      fired: () => false,
+      stop: async () => {
+        ac.abort();
+        await run.catch(() => undefined);
+      },
+    };
+  };
+
+/** A hub's `metrics$` with `metricsIntervalMs`: its first figures are the effect. */
+export const hubMetricsInterval: Probe = (metricsIntervalMs) => {
+  const factory = createInformerFactory(() => fakeListerWatcher());
+  const hub = createHub({
+    clusters: { default: factory },
+    authenticator: { authenticate: async () => ({ refused: 401, message: 'no one here' }) },
+    authorizer: { authorize: async () => ({ allowed: false }) },
+    metricsIntervalMs,
+  });
+  let emitted = false;
+  const subscription = hub.metrics$.subscribe(() => (emitted = true));
+  return {
+    fired: () => emitted,
+    stop: async () => {
+      subscription.unsubscribe();
+      await hub.close();
+      factory.shutdown();
+    },
+  };
+};
