@@ -13,6 +13,7 @@
  */
 export { WorkQueue } from './workqueue.ts';
 export type { WorkQueueEvent, WorkQueueMetrics, WorkQueueOptions } from './workqueue.ts';
+export type { HoldEnd, HoldHandlers, KeyWait, WaitReason } from './keyWaits.ts';
 export { defaultControllerRateLimiter, exponentialFailureRateLimiter, maxOfRateLimiters, tokenBucketRateLimiter } from './rateLimiter.ts';
 export type { ExponentialFailureOptions, RateLimiter, TokenBucketOptions } from './rateLimiter.ts';
 export { ControllerSyncError, runController, toKeys } from './runController.ts';
