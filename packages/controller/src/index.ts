@@ -18,14 +18,14 @@
  */
 
 // The contract and its fetch implementation
-export { fetchApiClient, httpApiClient } from './apiClient.ts';
-export type { ApiClient, ApiMethod, ApiRequest, FetchApiClientOptions, HttpRequest, HttpRequestSend } from './apiClient.ts';
+export { fetchApiClient, httpApiClient } from './client/apiClient.ts';
+export type { ApiClient, ApiMethod, ApiRequest, FetchApiClientOptions, HttpRequest, HttpRequestSend } from './client/apiClient.ts';
 
 // Typed errors
-export { ApiError, isAlreadyExists, isConflict, isForbidden, isGone, isInvalid, isNotFound, toApiError } from './apiError.ts';
+export { ApiError, isAlreadyExists, isConflict, isForbidden, isGone, isInvalid, isNotFound, toApiError } from './client/apiError.ts';
 
 // Writes
-export { apiVersionOf, refOf, resourceApi } from './resourceApi.ts';
+export { apiVersionOf, refOf, resourceApi } from './client/resourceApi.ts';
 export type {
   ApplyOptions,
   CreateOrUpdateOutcome,
@@ -35,24 +35,33 @@ export type {
   Preconditions,
   ResourceApi,
   WriteOptions,
-} from './resourceApi.ts';
-export { recordedApi } from './recordedApi.ts';
-export type { WriteOutcome } from './recordedApi.ts';
-export { draftPatch, toPointer } from './jsonPatch.ts';
-export type { DraftPatch, JsonPatchOperation, Recipe } from './jsonPatch.ts';
-export { retryOnConflict } from './retry.ts';
-export type { RetryBackoff, RetryOptions } from './retry.ts';
+} from './client/resourceApi.ts';
+export { recordedApi } from './client/recordedApi.ts';
+export type { WriteOutcome } from './client/recordedApi.ts';
+export { draftPatch, toPointer } from './client/jsonPatch.ts';
+export type { DraftPatch, JsonPatchOperation, Recipe } from './client/jsonPatch.ts';
+export { retryOnConflict } from './client/retry.ts';
+export type { RetryBackoff, RetryOptions } from './client/retry.ts';
 
 // Owners and finalizers
-export { AlreadyOwnedError, controllerOf, InvalidOwnerError, ownerKey, ownerReferenceTo, setControllerReference } from './owners.ts';
-export type { OwnerKind, OwnerReference } from './owners.ts';
-export { finalizer } from './finalizer.ts';
-export type { FinalizerHandlers, FinalizerOutcome, FinalizerRan, FinalizerSkipped } from './finalizer.ts';
+export {
+  AlreadyOwnedError,
+  controllerOf,
+  InvalidOwnerError,
+  ownerKey,
+  ownerReferenceTo,
+  setControllerReference,
+} from './objects/owners.ts';
+export type { OwnerKind, OwnerReference } from './objects/owners.ts';
+export { finalizer } from './objects/finalizer.ts';
+export type { FinalizerHandlers, FinalizerOutcome, FinalizerRan, FinalizerSkipped } from './objects/finalizer.ts';
 
 // Events
-export { createEventRecorder } from './eventRecorder.ts';
-export type { EventRecorder, EventRecorderOptions } from './eventRecorder.ts';
-export type { EventInfo, EventObjectReference, EventSource, EventType } from './eventBody.ts';
+export { createEventRecorder } from './events/eventRecorder.ts';
+export type { EventRecorder, EventRecorderOptions } from './events/eventRecorder.ts';
+export type { EventInfo, EventObjectReference, EventSource, EventType } from './events/eventBody.ts';
 
-// The controller builder
+// The controller: the builder, its one reconcile loop, its logger
 export * from './builder/index.ts';
+export * from './reconcile/index.ts';
+export * from './log/index.ts';

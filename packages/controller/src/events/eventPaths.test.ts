@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { InvalidPathSegmentError, type KubeObject } from '@rxinformer/core';
-import type { ApiRequest } from './apiClient.ts';
+import type { ApiRequest } from '../client/apiClient.ts';
 import { createEventRecorder } from './eventRecorder.ts';
 
 const note = { type: 'Normal', reason: 'Synced', action: 'Sync', note: 'in sync' } as const;

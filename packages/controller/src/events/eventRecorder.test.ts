@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { InvalidOptionsError, type KubeObject, type Status } from '@rxinformer/core';
 import { TestScheduler } from 'rxjs/testing';
-import type { ApiClient, ApiRequest } from './apiClient.ts';
-import { ApiError } from './apiError.ts';
+import type { ApiClient, ApiRequest } from '../client/apiClient.ts';
+import { ApiError } from '../client/apiError.ts';
 import { createEventRecorder, type EventRecorderOptions } from './eventRecorder.ts';
 
 const cm = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'a', name, uid: `uid-${name}` } });

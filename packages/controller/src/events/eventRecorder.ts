@@ -6,8 +6,8 @@
 import { InvalidOptionsError, type KubeObject } from '@rxinformer/core';
 import { checkNumber, checkScheduler, pathSegment } from '@rxinformer/core/http';
 import { asyncScheduler, interval, type SchedulerLike, type Subscription } from 'rxjs';
-import type { ApiClient } from './apiClient.ts';
-import { isConflict, isInvalid, isNotFound } from './apiError.ts';
+import type { ApiClient } from '../client/apiClient.ts';
+import { isConflict, isInvalid, isNotFound } from '../client/apiError.ts';
 import {
   cutNote,
   eventCore,

@@ -4,9 +4,9 @@
  * once `cleanup` succeeded; both writes are JSON Patches on condition of the object's resourceVersion.
  */
 import { InvalidOptionsError, type KubeObject } from '@rxinformer/core';
-import type { JsonPatchOperation } from './jsonPatch.ts';
-import { guardedOperations } from './jsonPatch.ts';
-import { refOf, type ResourceApi } from './resourceApi.ts';
+import type { JsonPatchOperation } from '../client/jsonPatch.ts';
+import { guardedOperations } from '../client/jsonPatch.ts';
+import { refOf, type ResourceApi } from '../client/resourceApi.ts';
 
 /** What `finalizer` runs: `apply` while the object lives, `cleanup` once its deletion was asked. */
 export interface FinalizerHandlers<T extends KubeObject, R> {

@@ -1,34 +1,10 @@
 /**
- * What a builder controller's reconcile is given and may answer, typed so that a mistyped answer
- * does not compile, and checked at run time for callers without types.
+ * What a reconcile may answer — nothing, a requeue, or a terminal error that is not retried — typed
+ * so that a mistyped answer does not compile, and checked once, at run time, for callers without
+ * types.
  */
-import { InvalidOptionsError, type KubeObject } from '@rxinformer/core';
-import { InvalidReconcileResultError } from '@rxinformer/core/workqueue';
-import type { RequestApi } from './writes.ts';
-
-/** The object to reconcile: its key, and its state in the primary informer's cache now. */
-export interface ReconcileRequest<T extends KubeObject> {
-  /**
-   * The primary informer's cache key, as its deltas carried it: `namespace/name`, or `name` for a
-   * cluster-scoped object (an informer made with a custom `keyFunc`: that function's key).
-   */
-  readonly key: string;
-  /**
-   * The namespace; absent for a cluster-scoped object. The cached object's; once it is gone, the
-   * key's part before `/` (with a custom `keyFunc`, keep what you need in the key).
-   */
-  readonly namespace?: string;
-  /** The name: the cached object's; once it is gone, the key's part after `/`. */
-  readonly name: string;
-  /** The object as the cache holds it now; `undefined`: it is gone (deleted, or never existed). */
-  readonly object: T | undefined;
-  /**
-   * The reads and writes of a resource through the controller's `client` option (throws
-   * `InvalidOptionsError` without one). With read-your-writes on, the writes to a resource the
-   * controller follows hold this key's next reconcile until its informer's cache shows them.
-   */
-  readonly api: RequestApi;
-}
+import { InvalidOptionsError, RxInformerError } from '@rxinformer/core';
+import { describeValue, withCause } from '@rxinformer/core/http';
 
 /**
  * What a reconcile may answer besides nothing: look at the key again. `requeueAfterMs` (a finite
@@ -39,26 +15,99 @@ export interface ReconcileRequest<T extends KubeObject> {
 export interface ReconcileResult {
   /** Look again after the rate-limited backoff. */
   readonly requeue?: boolean;
-  /** Look again after this many ms; wins over `requeue`. */
+  /**
+   * Look again after this many ms; wins over `requeue`. A finite number >= 0 of any length (30
+   * days wait 30 days, past a JavaScript timer's 24.8); NaN, Infinity or a negative number is an
+   * `InvalidReconcileResultError` (reported, and the key retried with backoff).
+   */
   readonly requeueAfterMs?: number;
 }
 
-/** A builder controller's reconcile: a failure (throw, rejection) retries the key with backoff. */
-export type Reconcile<T extends KubeObject> = (request: ReconcileRequest<T>) => Promise<ReconcileResult | void>;
+/**
+ * A reconcile answered something the controller cannot act on: a value that is neither `undefined`
+ * nor an object of `requeue` (a boolean) and `requeueAfterMs` (a finite number >= 0). Reported with
+ * the key, and handled as a failed reconcile (retried with backoff, up to `maxRetries`): the request
+ * to look again is kept, and the backoff keeps a reconcile that always answers Infinity from spinning.
+ *
+ * @example
+ * ctl.start().errors$.subscribe(({ error }) => {
+ *   if (error instanceof InvalidReconcileResultError) console.error(error.key, error.result);
+ * });
+ */
+export class InvalidReconcileResultError extends RxInformerError {
+  /** The key whose reconcile answered it. */
+  readonly key: string;
+  /** What the reconcile answered. */
+  readonly result: unknown;
+
+  constructor(key: string, result: unknown, problem: string) {
+    super(
+      'InvalidReconcileResult',
+      withCause(
+        `the reconcile of key ${describeValue(key)} answered ${describeValue(result)}: expected undefined or { requeueAfterMs?: a finite number >= 0, requeue?: a boolean }`,
+        new InvalidOptionsError(problem),
+      ),
+      { cause: new InvalidOptionsError(problem) },
+    );
+    this.key = key;
+    this.result = result;
+  }
+}
+
+/**
+ * A failure that retrying will not mend (controller-runtime's `reconcile.TerminalError`): the key
+ * is not retried, its backoff is forgotten, and the failure is reported (`stage: 'reconcile'`,
+ * `dropped: true`), logged and counted (`terminal_reconcile_errors_total`). The next event of the
+ * key reconciles it again. Throw it, or `terminal(error)`, from a reconcile.
+ *
+ * @example
+ * if (spec.replicas < 0) throw new TerminalError('spec.replicas is negative: fix the object');
+ */
+export class TerminalError extends RxInformerError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('Terminal', withCause(message, options?.cause), options);
+  }
+}
+
+/**
+ * `error` as a `TerminalError` (itself when it is one): for a reconcile's `catch`.
+ *
+ * @example
+ * try { await api(pods).create(pod); } catch (e) { if (isInvalid(e)) throw terminal(e); throw e; }
+ */
+export function terminal(error: unknown): TerminalError {
+  return error instanceof TerminalError ? error : new TerminalError('a terminal failure', { cause: error });
+}
 
 const RESULT_KEYS = new Set(['requeue', 'requeueAfterMs']);
 
+/** What a reconcile asked for, once checked: nothing, a delay, or a rate-limited requeue. */
+export type Requeue = { readonly afterMs: number } | 'rateLimited' | undefined;
+
 /**
- * `result` if a reconcile may answer it (`undefined`, or an object of `requeue` and
- * `requeueAfterMs` only); else throws `InvalidReconcileResultError`, which the controller reports
- * and handles as a failure. The values themselves are checked by the controller loop.
+ * What `answer` asks for: `undefined`, `{ afterMs }` or `'rateLimited'`; throws
+ * `InvalidReconcileResultError` (naming `key` and what is wrong) for anything a reconcile may not
+ * answer. The one check of a reconcile's answer.
  */
-export function checkReconcileResult(key: string, result: unknown): ReconcileResult | undefined {
-  if (result === undefined) return undefined;
-  if (result === null || typeof result !== 'object' || Array.isArray(result))
-    throw new InvalidReconcileResultError(key, result, { cause: new InvalidOptionsError('a reconcile answers undefined or an object') });
-  const unknown = Object.keys(result).filter((k) => !RESULT_KEYS.has(k));
-  if (unknown.length > 0)
-    throw new InvalidReconcileResultError(key, result, { cause: new InvalidOptionsError(`unknown properties: ${unknown.join(', ')}`) });
-  return result as ReconcileResult;
+export function checkReconcileResult(key: string, answer: unknown): Requeue {
+  if (answer === undefined) return undefined;
+  if (answer === null || typeof answer !== 'object' || Array.isArray(answer))
+    throw new InvalidReconcileResultError(key, answer, 'a reconcile answers undefined or an object');
+  let after: unknown;
+  let again: unknown;
+  try {
+    const unknown = Object.keys(answer).filter((k) => !RESULT_KEYS.has(k));
+    if (unknown.length > 0) throw new InvalidReconcileResultError(key, answer, `unknown properties: ${unknown.join(', ')}`);
+    ({ requeueAfterMs: after, requeue: again } = answer as ReconcileResult);
+  } catch (e) {
+    if (e instanceof InvalidReconcileResultError) throw e;
+    throw new InvalidReconcileResultError(key, answer, `reading it threw: ${String(e)}`); // a getter that throws
+  }
+  if (again !== undefined && typeof again !== 'boolean') throw new InvalidReconcileResultError(key, answer, 'requeue must be a boolean');
+  if (after !== undefined) {
+    if (typeof after !== 'number' || !Number.isFinite(after) || after < 0)
+      throw new InvalidReconcileResultError(key, answer, 'requeueAfterMs must be a finite number >= 0');
+    return { afterMs: after };
+  }
+  return again === true ? 'rateLimited' : undefined;
 }
