@@ -65,3 +65,4 @@ export type { EventInfo, EventObjectReference, EventSource, EventType } from './
 export * from './builder/index.ts';
 export * from './reconcile/index.ts';
 export * from './log/index.ts';
+export * from './shard/index.ts';

@@ -6,6 +6,7 @@
  */
 import { BehaviorSubject, Subject, asyncScheduler, combineLatest, map, type Observable, type SchedulerLike } from 'rxjs';
 import { RxInformerError, type HandlerRegistration, type KubeObject, type SharedInformer } from '@rxinformer/core';
+import type { ShardRing } from '@rxinformer/core/sharding';
 import { WorkQueue } from '@rxinformer/core/workqueue';
 import { childLogger, FailureLog, type Logger } from '../log/logger.ts';
 import type { ControllerError } from '../reconcile/errors.ts';
@@ -14,6 +15,7 @@ import { nameOf, type Reconcile, type ReconcileRequest } from '../reconcile/requ
 import type { Requeue } from '../reconcile/result.ts';
 import { ReconcileCounts, type ReconcileEvent, type ReconcileStats } from '../reconcile/stats.ts';
 import type { ControllerBuilderOptions } from './controllerBuilder.ts';
+import type { Shard } from '../shard/shard.ts';
 import { ReadYourWritesTimeoutError, WriteTracker, type ReadYourWritesStats } from './readYourWrites.ts';
 import { attachSource, type InvalidSourceKeyError, type Source } from './sources.ts';
 import { requestApi, type WriteParts } from './writes.ts';
@@ -41,12 +43,16 @@ export interface ControllerSources<T extends KubeObject> {
   readonly readYourWritesMs: number | undefined;
   /** Where failures and reconciles are told. */
   readonly logger: Logger;
+  /** The ring a sharded controller's terms join; undefined: not sharded. */
+  readonly shard?: Shard<T>;
 }
 
 /** A running term of a controller. `whileLeading` can stop it. */
 export interface RunningController {
   /** The work queue of this term. */
   readonly queue: WorkQueue<string>;
+  /** A sharded controller's ring membership in this term (members, active slots); undefined: not sharded. */
+  readonly ring?: ShardRing;
   /** Every failure of this term, as it happens (hot); completes once stopped. */
   readonly errors$: Observable<ControllerError<string>>;
   /**
@@ -182,6 +188,18 @@ function attachSources<T extends KubeObject>(shared: Shared<T>, term: Term): Han
   );
 }
 
+/** Tells of a failure on the term's `errors$` and to `onError`, whose throw does not stop the controller. */
+function teller(onError: ControllerBuilderOptions<KubeObject>['onError']): Shared<KubeObject>['tell'] {
+  return (term, failure) => {
+    term.errors.next(failure);
+    try {
+      onError?.(failure);
+    } catch {
+      /* a failing error callback must not stop the controller */
+    }
+  };
+}
+
 /** Makes the controller of `options`, over `sources`, reconciling with `reconcile`. */
 export function makeController<T extends KubeObject>(
   options: ControllerBuilderOptions<T>,
@@ -197,16 +215,7 @@ export function makeController<T extends KubeObject>(
   const failures = new FailureLog(options.logThrottleMs ?? 60_000, clock);
   let running: RunningController | undefined;
 
-  /** Tells of a failure on the term's `errors$` and to `onError`. */
-  const tell = (term: Term, failure: ControllerError<string>) => {
-    term.errors.next(failure);
-    try {
-      options.onError?.(failure);
-    } catch {
-      /* a failing error callback must not stop the controller */
-    }
-  };
-
+  const tell = teller(options.onError);
   const shared: Shared<T> = { options, sources, stats, counts, log, clock, tell };
   const start = (): RunningController => {
     if (running !== undefined) throw new ControllerRunningError(name);
@@ -220,6 +229,7 @@ export function makeController<T extends KubeObject>(
       tracker:
         sources.readYourWritesMs === undefined ? undefined : new WriteTracker((key) => void clock.schedule(() => queue.release(key))),
     };
+    const shardTerm = sources.shard?.start();
     const registrations = attachSources(shared, term);
     const loop: Loop = runLoop({
       name,
@@ -233,18 +243,22 @@ export function makeController<T extends KubeObject>(
       counts,
       log,
       failures,
-      reconcile: (key, signal, reconcileID) => reconcile(requestOf(shared, term, key, signal, reconcileID)),
+      reconcile: shardTerm
+        ? (key, signal, reconcileID) => shardTerm.gate(key, () => reconcile(requestOf(shared, term, key, signal, reconcileID)))
+        : (key, signal, reconcileID) => reconcile(requestOf(shared, term, key, signal, reconcileID)),
       settled: (key, ok, asked) => settled(shared, term, key, ok, asked),
       report: (failure) => tell(term, failure),
     });
     let stopping: Promise<void> | undefined;
     const handle: RunningController = {
       queue,
+      ...(shardTerm && { ring: shardTerm.ring }),
       errors$: term.errors.asObservable(),
       stop: (stopOptions) =>
         (stopping ??= (async () => {
           for (const r of registrations) r.remove();
           await loop.stop(stopOptions);
+          await shardTerm?.stop();
           term.tracker?.dispose();
           stats.pending = 0;
           failures.clear();

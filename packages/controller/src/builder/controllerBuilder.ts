@@ -21,6 +21,7 @@ import { isLogger, type Logger } from '../log/logger.ts';
 import { ownerKey } from '../objects/owners.ts';
 import type { ControllerError } from '../reconcile/errors.ts';
 import type { Reconcile } from '../reconcile/request.ts';
+import { Shard, type ShardOptions } from '../shard/shard.ts';
 import { makeController, type Controller } from './controller.ts';
 import { checkPredicates, type Predicate } from './predicates.ts';
 import { primaryKeyCheck, type RefuseKey, type Source, type SourceKeys } from './sources.ts';
@@ -75,6 +76,13 @@ export interface ControllerBuilderOptions<T extends KubeObject> extends SourceOp
    * released once the reconcile settles. Default: no limit.
    */
   reconcileTimeoutMs?: number;
+  /**
+   * Shares the primary's objects with other replicas over a ring of Leases (KEP-5866): this
+   * replica caches and reconciles only its slots' objects, from `shard.source` instead of the
+   * factory, and hands slots over drained. Each `start()` joins the ring; `stop()` leaves it once
+   * every reconcile has settled. Default: not sharded.
+   */
+  shard?: ShardOptions<T>;
   /** The client of the reconcile's writes, `req.api(descriptor)`. Default: none (`req.api` throws). */
   client?: ApiClient;
   /**
@@ -117,6 +125,7 @@ export class ControllerBuilder<T extends KubeObject> {
   readonly #options: ControllerBuilderOptions<T>;
   readonly #sources: Source<KubeObject>[];
   readonly #followed: [Source<KubeObject>, FollowedInformer][];
+  readonly #shard: Shard<T> | undefined;
   #built = false;
 
   constructor(factory: InformerFactory, primary: ResourceDescriptor<T>, options: ControllerBuilderOptions<T>) {
@@ -124,13 +133,15 @@ export class ControllerBuilder<T extends KubeObject> {
     this.#factory = factory;
     this.#primary = primary;
     this.#options = options;
-    this.#primaryInformer = this.#informer(primary, options, 'controllerFor');
+    const shard = options.shard === undefined ? undefined : new Shard(options.shard, options.transform, options.scheduler);
+    this.#shard = shard;
+    this.#primaryInformer = shard?.informer ?? this.#informer(primary, options, 'controllerFor');
     const source: Source<T> = {
       name: `${options.name}/${primary.resource}`,
       resource: primary,
       informer: this.#primaryInformer,
       predicates: checkPredicates(options.predicates ?? [], 'controllerFor'),
-      keysOf: (_old, _new, key) => key,
+      keysOf: shard === undefined ? (_old, _new, key) => key : (oldObj, newObj, key) => (shard.note(key, newObj ?? oldObj), key),
     };
     this.#sources = [source as unknown as Source<KubeObject>];
     this.#followed = [followedOf(source as unknown as Source<KubeObject>, options)];
@@ -201,6 +212,7 @@ export class ControllerBuilder<T extends KubeObject> {
         writes: { client: o.client, informers },
         readYourWritesMs: readYourWritesMs(o.readYourWrites),
         logger: o.logger ?? console,
+        shard: this.#shard,
       },
       reconcile,
     );

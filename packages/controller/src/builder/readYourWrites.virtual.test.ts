@@ -13,7 +13,7 @@ import { controllerReadYourWritesMetrics } from '@rxinformer/prometheus';
 import type { ApiClient, ApiRequest } from '../client/apiClient.ts';
 import { controllerFor, type ControllerBuilderOptions } from './controllerBuilder.ts';
 import { ReadYourWritesTimeoutError } from './readYourWrites.ts';
-import type { ControllerError } from '@rxinformer/core/workqueue';
+import type { ControllerError } from '../reconcile/errors.ts';
 
 const pods: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
 

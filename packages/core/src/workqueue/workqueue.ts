@@ -29,7 +29,7 @@ interface Waiter<K> {
 
 /**
  * The queue. Workers take a key with `get()` (or `get$()`), work on it, then call `done(key)`;
- * `runController` does this for you.
+ * `@rxinformer/controller`'s controllers do this for you.
  *
  * Keys are compared with `===` (SameValueZero): use strings or other primitives. `undefined` is
  * not a key.
