@@ -9,6 +9,8 @@ import type { TestScheduler } from 'rxjs/testing';
 import { createInformerFactory, type KubeObject, type ResourceDescriptor } from '@rxinformer/core';
 import { whileLeading, type LeaderElection } from '@rxinformer/core/leader-election';
 import { fakeListerWatcher, page, testObject, virtualClock } from '@rxinformer/testing';
+import { Registry } from 'prom-client';
+import { controllerRuntimeMetrics } from '@rxinformer/prometheus';
 import { controllerFor, type ControllerBuilderOptions } from '../builder/controllerBuilder.ts';
 import type { LogFields, Logger } from '../log/logger.ts';
 import { ControllerStoppedError, ReconcileTimeoutError, type ControllerError } from './errors.ts';
@@ -225,8 +227,15 @@ describe('the reconcile loop', () => {
     const { ts, advance } = virtualClock(1);
     const answers: unknown[] = [{ requeueAfterMs: Infinity }, { requeue: true }, { requeueAfterMs: 10 }, undefined];
     const { ctl, factory, reports } = setup(ts, ['a'], async () => answers.shift() as undefined);
+    const registry = new Registry();
+    controllerRuntimeMetrics(ctl, { registry });
     const run = ctl.start();
     await advance(100);
+    const exposition = await registry.metrics();
+    for (const result of ['success', 'error', 'requeue', 'requeue_after'])
+      expect(exposition).toContain(`controller_runtime_reconcile_total{controller="loop",result="${result}"} 1`);
+    expect(exposition).toContain('controller_runtime_reconcile_time_seconds_count{controller="loop"} 4');
+    expect(exposition).toMatch(/^store_resource_version\{controller="loop",group="",version="v1",resource="pods"\} 1$/m);
     expect(reports).toEqual([
       { stage: 'reconcile', key: 'default/a', error: expect.any(InvalidReconcileResultError), retries: 0, dropped: false },
     ]);
