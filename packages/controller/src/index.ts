@@ -31,6 +31,7 @@ export type {
   CreateOrUpdateOutcome,
   CreateOrUpdateResult,
   DeleteOptions,
+  ListOptions,
   ObjectRef,
   Preconditions,
   ResourceApi,

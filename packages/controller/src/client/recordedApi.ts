@@ -39,6 +39,8 @@ export function recordedApi<T extends KubeObject>(api: ResourceApi<T>, onWrite: 
     resource: api.resource,
     client: api.client,
     get: (ref, o) => api.get(ref, o),
+    list: (o) => api.list(o),
+    listAll: (o) => api.listAll(o),
     create: (obj, o) => stored(o, api.create(obj, o)),
     replace: (obj, o) => stored(o, api.replace(obj, o)),
     update: (obj, recipe, o) => stored(o, api.update(obj, recipe, o)),

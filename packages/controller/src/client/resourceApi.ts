@@ -3,8 +3,16 @@
  * immer-drafted updates sent as JSON Patch, merge patches, server-side apply, status writes, delete
  * with preconditions, and client-go's `CreateOrUpdate`.
  */
-import { InvalidObjectError, InvalidOptionsError, type KubeObject, type ResourceDescriptor, type Status } from '@rxinformer/core';
+import {
+  InvalidObjectError,
+  InvalidOptionsError,
+  type KubeObject,
+  type ListPage,
+  type ResourceDescriptor,
+  type Status,
+} from '@rxinformer/core';
 import { pathSegment, resourcePath } from '@rxinformer/core/http';
+import { checkSelectors } from '@rxinformer/core/labels';
 import type { ApiClient, ApiRequest } from './apiClient.ts';
 import { isNotFound, toApiError } from './apiError.ts';
 import { draftPatch, guardedOperations, type JsonPatchOperation, type Recipe } from './jsonPatch.ts';
@@ -45,6 +53,24 @@ export interface DeleteOptions extends Omit<WriteOptions, 'fieldManager'> {
   gracePeriodSeconds?: number;
 }
 
+/** Options of `list` and `listAll`: which objects, and which page. */
+export interface ListOptions {
+  /** The namespace listed (a namespaced resource); omitted: every namespace. */
+  namespace?: string;
+  /** Only objects whose labels match, e.g. `app=web,tier!=cache`. */
+  labelSelector?: string;
+  /** Only objects whose fields match, e.g. `status.phase=Failed` (the fields the resource supports). */
+  fieldSelector?: string;
+  /** At most this many objects in a page (`listAll`: per request). Default: the server's (all), 500 for `listAll`. */
+  limit?: number;
+  /** The `continue` token of the page before. */
+  continue?: string;
+  /** `resourceVersion` of the read: `'0'` lets the server answer from its cache (may be stale). Default: a consistent read. */
+  resourceVersion?: string;
+  /** Aborts the request. */
+  signal?: AbortSignal;
+}
+
 /** What the object must still be for a delete to go ahead. */
 export interface Preconditions {
   /** Its uid: a recreated namesake is not deleted. */
@@ -77,8 +103,25 @@ export interface ResourceApi<T extends KubeObject> {
   readonly resource: ResourceDescriptor<T>;
   /** The client requests go through. */
   readonly client: ApiClient;
-  /** Reads one object; an `ApiError` 404 when there is none (see `isNotFound`). */
+  /**
+   * Reads one object live from the server (a consistent read); an `ApiError` 404 when there is none
+   * (see `isNotFound`). In a reconcile, read the cache (`req.object`, an informer's store) first:
+   * a live read is for what the controller does not follow, or a check that cannot wait for the
+   * cache.
+   */
   get(ref: ObjectRef, options?: { signal?: AbortSignal }): Promise<T>;
+  /**
+   * Lists one page of objects live (a consistent read unless `resourceVersion` says otherwise):
+   * its `items` (with the descriptor's `apiVersion` and `kind`, which list items lack) and
+   * `metadata.continue` for the next page, to pass as `continue`.
+   */
+  list(options?: ListOptions): Promise<ListPage<T>>;
+  /**
+   * Lists every object live, page by page (`limit` per request, default 500) from one snapshot:
+   * the items of all pages and the list's `resourceVersion`. A `410 Gone` (the snapshot expired
+   * between pages, after about five minutes) rejects: list again.
+   */
+  listAll(options?: Omit<ListOptions, 'continue'>): Promise<ListPage<T>>;
   /** Creates `obj`; an `ApiError` 409 AlreadyExists when the name is taken. */
   create(obj: T, options?: WriteOptions): Promise<T>;
   /** PUTs the whole object; 409 Conflict unless its `metadata.resourceVersion` is the current one. */
@@ -150,6 +193,16 @@ export function resourceApi<T extends KubeObject>(client: ApiClient, resource: R
     resource,
     client,
     get: (ref, o) => send({ method: 'GET', path: path(ref), signal: o?.signal }),
+    list: (o) => listPage(resource, send, o ?? {}),
+    async listAll(o = {}) {
+      const first = await listPage(resource, send, { limit: 500, ...o });
+      let page = first;
+      while (page.metadata?.continue) {
+        page = await listPage(resource, send, { limit: 500, ...o, continue: page.metadata.continue });
+        first.items.push(...page.items);
+      }
+      return { ...first, metadata: { resourceVersion: first.metadata?.resourceVersion } };
+    },
     create: (obj, o) => write('POST', collectionPath(resource, obj), obj, o),
     replace: (obj, o) => write('PUT', path(refOf(obj)), obj, o),
     update: (obj, recipe, o) => patched(obj, recipe, o),
@@ -214,6 +267,29 @@ function collectionPath(resource: ResourceDescriptor, obj: KubeObject): string {
 function namespaceFor(resource: ResourceDescriptor, namespace: string | undefined): string | undefined {
   if (resource.namespaced && !namespace) throw new InvalidOptionsError(`${resource.resource} are namespaced: a namespace is needed`);
   return resource.namespaced ? namespace : undefined;
+}
+
+/** One page of `resource`'s objects, each with the descriptor's `apiVersion` and `kind` (list items lack them). */
+async function listPage<T extends KubeObject>(
+  resource: ResourceDescriptor<T>,
+  send: <R>(req: ApiRequest) => Promise<R>,
+  o: ListOptions,
+): Promise<ListPage<T>> {
+  if (o === null || typeof o !== 'object') throw new InvalidOptionsError('list options must be an object');
+  checkSelectors(o);
+  const { namespace, labelSelector, fieldSelector, limit, continue: token, resourceVersion, signal } = o;
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
+    throw new InvalidOptionsError(`list: limit must be an integer >= 1, got ${String(limit)}`);
+  const query = { labelSelector, fieldSelector, limit, continue: token, resourceVersion };
+  const page = await send<ListPage<T>>({
+    method: 'GET',
+    path: resourcePath(resource, resource.namespaced ? namespace : undefined),
+    query,
+    signal,
+  });
+  if (!Array.isArray(page?.items)) throw new InvalidObjectError(`the answer to a list of ${resource.resource} has no items`, page);
+  const typed = { apiVersion: apiVersionOf(resource), ...(resource.kind && { kind: resource.kind }) };
+  return { ...page, items: page.items.map((item) => ({ ...typed, ...item })) };
 }
 
 function writeQuery(o: WriteOptions): ApiRequest['query'] {
