@@ -17,50 +17,14 @@
  * @module @rxinformer/controller
  */
 
-// The contract and its fetch implementation
-export { fetchApiClient, httpApiClient } from './client/apiClient.ts';
-export type { ApiClient, ApiMethod, ApiRequest, FetchApiClientOptions, HttpRequest, HttpRequestSend } from './client/apiClient.ts';
-
-// Typed errors
-export { ApiError, isAlreadyExists, isConflict, isForbidden, isGone, isInvalid, isNotFound, toApiError } from './client/apiError.ts';
-
-// Writes
-export { apiVersionOf, refOf, resourceApi } from './client/resourceApi.ts';
-export type {
-  ApplyOptions,
-  CreateOrUpdateOutcome,
-  CreateOrUpdateResult,
-  DeleteOptions,
-  ListOptions,
-  ObjectRef,
-  Preconditions,
-  ResourceApi,
-  WriteOptions,
-} from './client/resourceApi.ts';
-export { recordedApi } from './client/recordedApi.ts';
-export type { WriteOutcome } from './client/recordedApi.ts';
-export { draftPatch, toPointer } from './client/jsonPatch.ts';
-export type { DraftPatch, JsonPatchOperation, Recipe } from './client/jsonPatch.ts';
-export { retryOnConflict } from './client/retry.ts';
-export type { RetryBackoff, RetryOptions } from './client/retry.ts';
+// The API client contract, reads and writes, typed errors
+export * from './client/index.ts';
 
 // Owners and finalizers
-export {
-  AlreadyOwnedError,
-  controllerOf,
-  InvalidOwnerError,
-  ownerKey,
-  ownerReferenceTo,
-  setControllerReference,
-} from './objects/owners.ts';
-export type { OwnerKind, OwnerReference } from './objects/owners.ts';
-export { finalizer } from './objects/finalizer.ts';
-export type { FinalizerHandlers, FinalizerOutcome, FinalizerRan, FinalizerSkipped } from './objects/finalizer.ts';
+export * from './objects/index.ts';
 
 // Events
-export { createEventRecorder } from './events/eventRecorder.ts';
-export type { EventRecorder, EventRecorderOptions } from './events/eventRecorder.ts';
-export type { EventInfo, EventObjectReference, EventSource, EventType } from './events/eventBody.ts';
+export * from './events/index.ts';
 
 // The controller: the builder, its one reconcile loop, its logger
 export * from './builder/index.ts';
