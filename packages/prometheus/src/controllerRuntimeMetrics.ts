@@ -35,14 +35,43 @@ const RESULTS = ['success', 'error', 'requeue', 'requeue_after'] as const;
 
 /** The counts the metrics read (a controller's `reconcileStats()`). */
 export interface ReconcileCounts {
+  /** Reconciles by result: `controller_runtime_reconcile_total{result}`. */
   readonly total: Readonly<Record<(typeof RESULTS)[number], number>>;
+  /** `controller_runtime_reconcile_errors_total`. */
   readonly errors: number;
+  /** `controller_runtime_terminal_reconcile_errors_total`. */
   readonly terminalErrors: number;
+  /** `controller_runtime_reconcile_panics_total`. */
   readonly panics: number;
+  /** `controller_runtime_reconcile_timeouts_total`. */
   readonly timeouts: number;
+  /** `controller_runtime_active_workers`. */
   readonly activeWorkers: number;
+  /** `controller_runtime_max_concurrent_reconciles`. */
   readonly maxConcurrentReconciles: number;
+  /** `stale_sync_skips_total`. */
   readonly staleSyncSkips: number;
+}
+
+/** One source's informer, as `store_resource_version` reads it. */
+export interface ObservedSource {
+  /** Its resource's API group: the `group` label. */
+  readonly group: string;
+  /** The `version` label. */
+  readonly version: string;
+  /** The `resource` label. */
+  readonly resource: string;
+  /** The informer: its cache's resourceVersion. */
+  readonly informer: {
+    /** The resourceVersion of its last list, event or bookmark. */
+    readonly lastSyncResourceVersion: string | undefined;
+  };
+}
+
+/** One reconcile as it ended, as the histogram reads it. */
+export interface ObservedReconcile {
+  /** How long it ran, in seconds. */
+  readonly seconds: number;
 }
 
 /** What the metrics read of a controller (`@rxinformer/controller`'s `Controller` has it all). */
@@ -52,14 +81,9 @@ export interface ObservedReconciler {
   /** Its counts now, from its creation on. */
   reconcileStats(): ReconcileCounts;
   /** Each reconcile as it ends: its duration, for the histogram. */
-  readonly reconciles$: Observable<{ readonly seconds: number }>;
+  readonly reconciles$: Observable<ObservedReconcile>;
   /** Its sources' informers, by resource: their caches' resourceVersions (`store_resource_version`). */
-  sourceInformers(): readonly {
-    readonly group: string;
-    readonly version: string;
-    readonly resource: string;
-    readonly informer: { readonly lastSyncResourceVersion: string | undefined };
-  }[];
+  sourceInformers(): readonly ObservedSource[];
 }
 
 /** Options of `controllerRuntimeMetrics`. */

@@ -23,7 +23,13 @@ export type { MetricsRegistration, ObservedQueue, WorkqueueMetricsOptions } from
 export { controllerWorkqueueMetrics } from './controllerMetrics.ts';
 export type { ObservedController } from './controllerMetrics.ts';
 export { controllerRuntimeMetrics, CONTROLLER_RUNTIME_METRICS } from './controllerRuntimeMetrics.ts';
-export type { ControllerRuntimeMetricsOptions, ObservedReconciler, ReconcileCounts } from './controllerRuntimeMetrics.ts';
+export type {
+  ControllerRuntimeMetricsOptions,
+  ObservedReconcile,
+  ObservedReconciler,
+  ObservedSource,
+  ReconcileCounts,
+} from './controllerRuntimeMetrics.ts';
 export { controllerReadYourWritesMetrics, READ_YOUR_WRITES_METRICS } from './readYourWritesMetrics.ts';
 export type { ObservedReadYourWrites, ReadYourWritesCounts, ReadYourWritesMetricsOptions } from './readYourWritesMetrics.ts';
 export { informerMetrics, INFORMER_METRICS } from './informerMetrics.ts';

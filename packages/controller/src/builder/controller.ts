@@ -64,6 +64,18 @@ export interface RunningController {
   stop(options?: { drainQueue?: boolean }): Promise<void>;
 }
 
+/** One source's informer, and the resource it follows. */
+export interface SourceInformer {
+  /** The resource's API group (`''` for the core group). */
+  readonly group: string;
+  /** Its version. */
+  readonly version: string;
+  /** Its plural name. */
+  readonly resource: string;
+  /** The informer of the source's scope. */
+  readonly informer: SharedInformer<KubeObject>;
+}
+
 /** A controller made by `controllerFor(…).reconcile(fn)`: start it, or hand it to `whileLeading`. */
 export interface Controller {
   /** Its name (its metrics' `controller` and `name` labels). */
@@ -77,13 +89,8 @@ export interface Controller {
   readonly reconciles$: Observable<ReconcileEvent>;
   /** The reconcile counts so far, over every term (`@rxinformer/prometheus`'s `controllerRuntimeMetrics`). */
   reconcileStats(): ReconcileStats;
-  /** The informers of its sources, with the resource each follows: their caches' resourceVersions (`store_resource_version`). */
-  sourceInformers(): readonly {
-    readonly group: string;
-    readonly version: string;
-    readonly resource: string;
-    readonly informer: SharedInformer<KubeObject>;
-  }[];
+  /** The informers of its sources, the primary's first, with the resource each follows (for `store_resource_version`). */
+  sourceInformers(): readonly SourceInformer[];
   /** True between `start()` and the end of `stop()`. */
   isRunning(): boolean;
   /** The read-your-writes counts so far, over every term (`@rxinformer/prometheus` can export them). */
@@ -277,7 +284,8 @@ export function makeController<T extends KubeObject>(
     queue$: queue$.asObservable(),
     reconciles$: counts.events$,
     reconcileStats: () => counts.snapshot(),
-    sourceInformers: () => sources.sources.map((s) => ({ ...s.resource, informer: s.informer })),
+    sourceInformers: () =>
+      sources.sources.map(({ resource: { group, version, resource }, informer }) => ({ group, version, resource, informer })),
     isRunning: () => running !== undefined,
     readYourWritesStats: () => ({ ...stats }),
     start,

@@ -2,7 +2,7 @@
 export { ControllerBuilder, controllerFor } from './controllerBuilder.ts';
 export type { ControllerBuilderOptions, MapToKeys, SourceOptions } from './controllerBuilder.ts';
 export { ControllerRunningError } from './controller.ts';
-export type { Controller, RunningController } from './controller.ts';
+export type { Controller, RunningController, SourceInformer } from './controller.ts';
 export { and, annotationsChanged, generationChanged, labelsChanged, not, or, resourceVersionChanged } from './predicates.ts';
 export type { Predicate } from './predicates.ts';
 export { InvalidSourceKeyError, LOW_PRIORITY, NORMAL_PRIORITY } from './sources.ts';
