@@ -42,6 +42,8 @@ export interface ControllerError<K = string> {
  * Its message ends with the cause's. Reported with `stage: 'sync'` and no key.
  */
 export class ControllerSyncError extends RxInformerError {
+  /** Always `ControllerSyncError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ControllerSyncError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('NotSynced', withCause(message, options?.cause), options);
   }
@@ -52,6 +54,8 @@ export class ControllerSyncError extends RxInformerError {
  * (controller-runtime's `ReconciliationTimeout`). Counted in `controller_runtime_reconcile_timeouts_total`.
  */
 export class ReconcileTimeoutError extends RxInformerError {
+  /** Always `ReconcileTimeoutError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ReconcileTimeoutError';
   /** The key reconciled. */
   readonly key: string;
   /** The timeout, in ms. */
@@ -66,6 +70,8 @@ export class ReconcileTimeoutError extends RxInformerError {
 
 /** The reason a reconcile's signal aborts when its controller stops: leadership lost, or the process shutting down. */
 export class ControllerStoppedError extends RxInformerError {
+  /** Always `ControllerStoppedError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ControllerStoppedError';
   constructor(name: string) {
     super('ControllerStopped', `the controller ${JSON.stringify(name)} is stopping: the reconcile was aborted`);
   }

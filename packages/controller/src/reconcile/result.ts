@@ -35,6 +35,8 @@ export interface ReconcileResult {
  * });
  */
 export class InvalidReconcileResultError extends RxInformerError {
+  /** Always `InvalidReconcileResultError`: set as a string, so it survives minification. */
+  override readonly name: string = 'InvalidReconcileResultError';
   /** The key whose reconcile answered it. */
   readonly key: string;
   /** What the reconcile answered. */
@@ -64,6 +66,8 @@ export class InvalidReconcileResultError extends RxInformerError {
  * if (spec.replicas < 0) throw new TerminalError('spec.replicas is negative: fix the object');
  */
 export class TerminalError extends RxInformerError {
+  /** Always `TerminalError`: set as a string, so it survives minification. */
+  override readonly name: string = 'TerminalError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('Terminal', withCause(message, options?.cause), options);
   }
