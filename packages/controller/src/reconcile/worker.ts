@@ -82,13 +82,19 @@ interface Ending {
   readonly timedOut: boolean;
 }
 
-/** The queue's step for a failed key: retried with backoff, or given up. */
-function retryOrDrop(ctx: WorkerContext, key: string, terminal: boolean): { retries: number; dropped: boolean } {
+/** The queue's step for a failed key: retried with backoff, or given up (also when requeueing it threw: `requeueError`). */
+function retryOrDrop(ctx: WorkerContext, key: string, terminal: boolean): { retries: number; dropped: boolean; requeueError?: unknown } {
   const { queue, maxRetries } = ctx;
   const retries = queue.numRequeues(key);
   const dropped = terminal || queue.shuttingDown || (maxRetries !== undefined && retries >= maxRetries);
   if (dropped) queue.forget(key);
-  else queue.addRateLimited(key);
+  else
+    try {
+      queue.addRateLimited(key);
+    } catch (requeueError) {
+      queue.forget(key);
+      return { retries, dropped: true, requeueError }; // a rate limiter of your own that throws or answers NaN
+    }
   return { retries, dropped };
 }
 
@@ -147,7 +153,9 @@ function finish(ctx: WorkerContext, e: Ending): void {
     try {
       if (!ok) {
         const panic = e.failure !== undefined && (e.failure.sync || PANICS.some((p) => error instanceof p));
-        failed(ctx, e, error, panic, retryOrDrop(ctx, key, error instanceof TerminalError));
+        const step = retryOrDrop(ctx, key, error instanceof TerminalError);
+        failed(ctx, e, error, panic, step);
+        if ('requeueError' in step) ctx.report({ stage: 'reconcile', key, error: step.requeueError, retries: step.retries, dropped: true });
       } else {
         result = requeue(queue, key, asked);
         ctx.failures.succeeded(key);
