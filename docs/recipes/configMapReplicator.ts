@@ -7,9 +7,9 @@
  */
 import type { KubeConfig, V1ConfigMap } from '@kubernetes/client-node';
 import { configMaps, createKubeInformerFactory, kubeApiClient } from '@rxinformer/client-node';
-import { createEventRecorder, finalizer, isNotFound, resourceApi, type EventRecorder } from '@rxinformer/controller';
+import { controllerFor, createEventRecorder, finalizer, isNotFound, resourceApi, type EventRecorder } from '@rxinformer/controller';
+import type { Controller, RunningController } from '@rxinformer/controller';
 import { type SharedInformer, type Wire } from '@rxinformer/core';
-import { enqueueKeys, runController, WorkQueue, type ControllerHandle } from '@rxinformer/core/workqueue';
 
 /** A ConfigMap as the cache holds it (client-node's `V1ConfigMap`, its timestamps strings). */
 type ConfigMap = Wire<V1ConfigMap>;
@@ -35,8 +35,10 @@ export interface ReplicatorOptions {
 export interface Replicator {
   /** The source cache. */
   readonly sources: SharedInformer<ConfigMap>;
-  /** The controller loop. */
-  readonly controller: ControllerHandle;
+  /** The controller. */
+  readonly controller: Controller;
+  /** Its running term. */
+  readonly run: RunningController;
   /** The event recorder (its `dropped` count). */
   readonly events: EventRecorder;
   /** Stops the workers, writes the pending event counts, stops the informers. */
@@ -72,14 +74,8 @@ export function startReplicator(kubeConfig: KubeConfig, options: ReplicatorOptio
       if (!isNotFound(e)) throw e; // gone already: done
     });
 
-  const queue = new WorkQueue<string>({ baseDelayMs: 50, maxDelayMs: 30_000 });
-  const enqueue = sources.addEventHandler(enqueueKeys(queue)); // the cache first, then each change
-  factory.start();
-  const controller = runController({
-    queue,
-    synced: factory.waitForCacheSync(),
-    reconcile: async (key) => {
-      const source = sources.getStore().get(key);
+  const controller = controllerFor(factory, configMaps, { name: 'replicator', queue: { baseDelayMs: 50, maxDelayMs: 30_000 } }).reconcile(
+    async ({ object: source }) => {
       if (source === undefined || source.metadata?.labels?.[REPLICATE_LABEL] !== 'true') return;
       // A 409 (the cache was behind the server) throws: the key comes back with backoff.
       await finalizer(cms, REPLICAS_FINALIZER, source, {
@@ -95,15 +91,16 @@ export function startReplicator(kubeConfig: KubeConfig, options: ReplicatorOptio
         },
       });
     },
-  });
+  );
+  const run = controller.start(); // the cache first, then each change; no reconcile before the sync
 
   return {
     sources,
     controller,
+    run,
     events,
     async stop() {
-      await controller.stop();
-      enqueue.remove();
+      await run.stop();
       await events.stop();
       await factory.close();
     },

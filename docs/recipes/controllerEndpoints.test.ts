@@ -4,6 +4,7 @@ import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { serveControllerEndpoints, type ControllerEndpoints } from './controllerEndpoints.ts';
 import { startPodLabeler, type PodLabeler } from './podLabeler.ts';
+import { until } from '@rxinformer/testing';
 
 /** `name{labels} value` lines of a Prometheus text exposition, by series. */
 function series(text: string): Map<string, number> {
@@ -39,7 +40,7 @@ describe('serveControllerEndpoints', () => {
     labeler = startPodLabeler(kc, { namespace: 'shop' });
     endpoints = await serveControllerEndpoints({
       informers: { 'v1/pods': labeler.pods },
-      queue: { queue: labeler.controller.queue, name: 'pod-labeler' },
+      queue: { queue: labeler.run.queue, name: 'pod-labeler' },
     });
     const get = async (path: string) => {
       const r = await fetch(endpoints!.url + path);
@@ -48,12 +49,10 @@ describe('serveControllerEndpoints', () => {
     await firstValueFrom(labeler.pods.synced$.pipe(filter(Boolean), timeout(15_000)));
     expect(await get('/readyz')).toEqual({ status: 200, body: 'ok\n' });
     expect(await get('/healthz')).toEqual({ status: 200, body: 'ok\n' });
-    await firstValueFrom(
-      labeler.controller.metrics$.pipe(
-        filter((m) => m.reconciled >= 3 && m.active === 0),
-        timeout(15_000),
-      ),
-    );
+    const { controller } = labeler;
+    await until(() => controller.reconcileStats().total.success >= 3 && controller.reconcileStats().activeWorkers === 0, {
+      timeoutMs: 15_000,
+    });
     const metrics = series((await get('/metrics')).body);
     expect(metrics.get('rxinformer_informer_objects{informer="v1/pods"}')).toBe(3);
     expect(metrics.get('rxinformer_informer_synced{informer="v1/pods"}')).toBe(1);

@@ -1,6 +1,6 @@
 /**
  * Recipe: a leader-elected controller. Several replicas run; the one holding the Lease runs the
- * pod labeler of the workqueue recipe, the others wait. The leader stops it when its renewals fail
+ * pod labeler of the controller recipe, the others wait. The leader stops it when its renewals fail
  * (at the renew deadline, before the Lease can expire for others) and, on shutdown, releases the
  * Lease only once the controller has stopped, so a successor starts at once.
  */

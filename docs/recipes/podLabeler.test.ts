@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
 import type { KubeObject, Store } from '@rxinformer/core';
-import type { ControllerError } from '@rxinformer/core/workqueue';
+import type { ControllerError } from '@rxinformer/controller';
 import { filter, firstValueFrom, timeout, type Observable } from 'rxjs';
 import { startPodLabeler, type PodLabeler } from './podLabeler.ts';
-import { pod } from '@rxinformer/testing';
+import { pod, until } from '@rxinformer/testing';
 
 /** The first value of `source` that passes `check`, or a TimeoutError after 15 s. */
 const firstWhere = <T>(source: Observable<T>, check: (value: T) => boolean) =>
@@ -32,7 +32,7 @@ describe('startPodLabeler', () => {
     const errors: ControllerError[] = [];
     const kc = new KubeConfig();
     kc.loadFromString(sim.kubeconfigYaml());
-    labeler = startPodLabeler(kc, { namespace: 'shop', retryBaseDelayMs: 20, onError: (e) => errors.push(e) });
+    labeler = startPodLabeler(kc, { namespace: 'shop', retryBaseDelayMs: 20, onError: (e) => errors.push(e) }); // failures are logged too
 
     await firstWhere(labeler.pods.store$, (s) => labelled(s, ['a', 'b', 'c']));
     expect(sim.storage.list('pods', 'shop').map((p) => p.metadata!.labels)).toEqual([
@@ -41,7 +41,7 @@ describe('startPodLabeler', () => {
       { 'example.com/seen': 'true' },
     ]);
     expect(errors.map((e) => e.dropped)).toEqual([false, false]);
-    expect(labeler.controller.queue.metrics().retries).toBe(2);
+    expect(labeler.run.queue.metrics().retries).toBe(2);
     expect(sim.storage.get('pods', 'default', 'other').metadata!.labels?.['example.com/seen']).toBeUndefined(); // out of scope: never labelled
 
     sim.storage.create('pods', pod('d', { labels: { app: 'web' }, namespace: null }), 'shop'); // after the sync
@@ -49,15 +49,17 @@ describe('startPodLabeler', () => {
     expect(sim.storage.get('pods', 'shop', 'd').metadata!.labels).toEqual({ app: 'web', 'example.com/seen': 'true' });
 
     // A pod deleted before its key is reconciled is a no-op, not an error.
-    const { queue, metrics$ } = labeler.controller;
-    const idle = await firstWhere(metrics$, (m) => m.active === 0 && queue.length === 0);
+    const { controller, run } = labeler;
+    const idle = () => controller.reconcileStats().activeWorkers === 0 && run.queue.length === 0;
+    await until(idle);
+    const before = controller.reconcileStats().total.success;
     sim.storage.delete('pods', 'shop', 'a');
     await firstWhere(labeler.pods.store$, (s) => s.get('shop/a') === undefined); // its key is queued now
-    await firstWhere(metrics$, (m) => m.reconciled > idle.reconciled && m.active === 0 && queue.length === 0);
+    await until(() => controller.reconcileStats().total.success > before && idle());
     expect(errors.length).toBe(2);
 
     await labeler.stop();
-    expect(labeler.controller.queue.shuttingDown).toBe(true);
+    expect(labeler.run.queue.shuttingDown).toBe(true);
     labeler = undefined;
   });
 });

@@ -1,15 +1,15 @@
 /**
- * Recipe: a controller with the workqueue. Every pod of a namespace gets a label; an event handler
- * feeds the informer's keys to a rate-limited `WorkQueue`, `runController` reconciles each key from the cache and
- * retries failures with per-key backoff; `stop()` shuts it all down.
+ * Recipe: a controller. Every pod of a namespace gets a label; `controllerFor` feeds the informer's
+ * keys to a rate-limited work queue, reconciles each key from the cache and retries failures with
+ * per-key backoff; `stop()` shuts it all down.
  *
  * Level-triggered, like a client-go controller: reconcile reads the current object from the cache
  * (never the event), so a patch's own MODIFIED event, a resync or a relist only re-checks the key.
  */
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { createKubeInformerFactory, pods } from '@rxinformer/client-node';
-import { splitMetaNamespaceKey, type SharedInformer, type Wire } from '@rxinformer/core';
-import { enqueueKeys, runController, WorkQueue, type ControllerError, type ControllerHandle } from '@rxinformer/core/workqueue';
+import { controllerFor, type Controller, type ControllerError, type RunningController } from '@rxinformer/controller';
+import { type SharedInformer, type Wire } from '@rxinformer/core';
 
 /** Options of `startPodLabeler`. */
 export interface PodLabelerOptions {
@@ -31,8 +31,10 @@ export interface PodLabelerOptions {
 export interface PodLabeler {
   /** The pod cache the controller reads. */
   readonly pods: SharedInformer<Wire<V1Pod>>;
-  /** The controller loop: its `queue`, `metrics$` and `errors$`. */
-  readonly controller: ControllerHandle;
+  /** The controller: its `reconcileStats()` and `reconciles$`. */
+  readonly controller: Controller;
+  /** Its running term: its `queue` and `errors$`. */
+  readonly run: RunningController;
   /** Stops the workers (waiting for reconciles in progress), then the informers and connections. */
   stop(): Promise<void>;
 }
@@ -49,44 +51,35 @@ export interface PodLabeler {
 export function startPodLabeler(kubeConfig: KubeConfig, options: PodLabelerOptions): PodLabeler {
   const { namespace, label = 'example.com/seen', value = 'true', concurrency = 2, retryBaseDelayMs = 50 } = options;
   const factory = createKubeInformerFactory(kubeConfig, { namespace });
-  const podInformer = factory.informerFor(pods);
   const api = kubeConfig.makeApiClient(CoreV1Api);
 
-  // One entry per key however often it changes; failures come back after 50 ms, 100 ms, … 30 s,
-  // and all retries together are held to 20/s (bursts of 50).
-  const queue = new WorkQueue<string>({ baseDelayMs: retryBaseDelayMs, maxDelayMs: 30_000, qps: 20, burst: 50 });
-  // Every object of the cache, then every change (adds, updates, deletes), names a key to look at.
-  // A handler is first handed what the cache holds: a controller started late (a new leader) misses
-  // nothing, where `events$` (no replay) would tell only of the changes from its subscription on.
-  const enqueue = podInformer.addEventHandler(enqueueKeys(queue));
-  factory.start();
-
-  const controller = runController({
-    queue,
-    // No reconcile before the cache holds the whole namespace; after a minute, fail naming why.
-    synced: factory.waitForCacheSync({ timeoutMs: 60_000 }),
+  const controller = controllerFor(factory, pods, {
+    name: 'pod-labeler',
     concurrency,
+    // One entry per key however often it changes; failures come back after 50 ms, 100 ms, … 30 s,
+    // and all retries together are held to 20/s (bursts of 50).
+    queue: { baseDelayMs: retryBaseDelayMs, maxDelayMs: 30_000, qps: 20, burst: 50 },
     onError: options.onError,
-    reconcile: async (key) => {
-      const pod = podInformer.getStore().get(key);
-      if (pod === undefined) return; // deleted since it was queued: nothing to clean up here
-      if (pod.metadata?.labels?.[label] === value) return; // already converged
-      const { name } = splitMetaNamespaceKey(key);
-      // A throw (a 5xx, a 409, a network error) requeues the key with backoff: runController calls
-      // queue.addRateLimited(key); a success calls queue.forget(key), resetting its backoff.
-      await api.patchNamespacedPod(
-        { name, namespace, body: { metadata: { labels: { [label]: value } } } },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
-    },
+  }).reconcile(async ({ object: pod, name }) => {
+    if (pod === undefined) return; // deleted since it was queued: nothing to clean up here
+    if (pod.metadata?.labels?.[label] === value) return; // already converged
+    // A throw (a 5xx, a 409, a network error) requeues the key with backoff; a success forgets
+    // the key's failures, resetting its backoff. A failure is logged (console) once per minute per key.
+    await api.patchNamespacedPod(
+      { name, namespace, body: { metadata: { labels: { [label]: value } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
   });
+  // The handlers are first handed what the cache holds: a controller started late (a new leader)
+  // misses nothing; no reconcile runs before every handler has seen the whole namespace.
+  const run = controller.start();
 
   return {
-    pods: podInformer,
+    pods: factory.informerFor(pods),
     controller,
+    run,
     async stop() {
-      await controller.stop(); // shuts the queue down, waits for reconciles in progress
-      enqueue.remove();
+      await run.stop(); // aborts and waits for the reconciles in progress, removes the handlers
       await factory.close(); // stops the informers, closes the factory's connections
     },
   };

@@ -11,8 +11,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { ApiStatusError } from '@rxinformer/apiserver-sim';
+import { InvalidReconcileResultError } from '@rxinformer/controller';
 import { InvalidOptionsError } from '@rxinformer/core';
-import { InvalidReconcileResultError } from '@rxinformer/core/workqueue';
 import { InvalidOptionsError as EnvtestOptionsError } from '@rxinformer/envtest';
 import {
   flag,
@@ -122,7 +122,8 @@ const TABLE: Row[] = [
   waits('core:ExponentialFailureOptions.baseDelayMs', core.rateLimitedDelay('exponential limiter', 'baseDelayMs'), 'refused'),
   waits('core:ExponentialFailureOptions.maxDelayMs', core.rateLimitedDelay('exponential limiter', 'maxDelayMs'), 'refused'),
   waits('core:WorkQueue.addAfter(ms)', core.addAfter, 'refused', { negative: 'at once', named: 'addAfter' }),
-  waits('core:ReconcileResult.requeueAfterMs', core.requeueAfter, 'refused', { error: InvalidReconcileResultError }),
+  waits('core:WorkQueue.addDebounced(ms)', core.addDebounced, 'refused', { negative: 'at once', named: 'addDebounced' }),
+  waits('core:WorkQueue.hold(timeoutMs)', core.hold, 'refused', { named: 'hold' }),
   waits('core:scheduleAfter(ms)', core.longTimer('scheduleAfter'), 'never', { named: 'delay' }),
   waits('core:timerAfter(ms)', core.longTimer('timerAfter'), 'never', { named: 'delay' }),
   waits('core:intervalEvery(ms)', core.longTimer('intervalEvery'), 'never', { named: 'period' }),
@@ -142,6 +143,9 @@ const TABLE: Row[] = [
   // controller
   upTo('controller:ControllerBuilderOptions.debounceMs', pkg.builderOption('debounceMs'), MAX_TIMER_MS),
   upTo('controller:ControllerBuilderOptions.readYourWrites.timeoutMs', pkg.builderOption('readYourWrites.timeoutMs'), MAX_TIMER_MS),
+  upTo('controller:ControllerBuilderOptions.reconcileTimeoutMs', pkg.builderOption('reconcileTimeoutMs'), MAX_TIMER_MS),
+  // A window compared with the clock when a failure is logged: no timer holds it.
+  handedOn('controller:ControllerBuilderOptions.logThrottleMs', pkg.builderOption('logThrottleMs')),
   waits('controller:ReconcileResult.requeueAfterMs', pkg.builderRequeueAfter, 'refused', { error: InvalidReconcileResultError }),
   waits('controller:EventRecorderOptions.seriesRefreshMs', pkg.seriesRefresh, 'never'),
   waits('controller:EventRecorderOptions.seriesWindowMs', pkg.seriesWindow, 'refused'),
@@ -223,6 +227,7 @@ const NOT_OPTIONS: Record<string, string> = {
   'core:CacheSyncTimeoutError.timeoutMs': 'an error records the limit that passed',
   'core:RequestTimeoutError(timeoutMs)': 'an error records the limit that passed',
   'controller:ReadYourWritesTimeoutError(timeoutMs)': 'an error records the limit that passed',
+  'controller:ReconcileTimeoutError(timeoutMs)': 'an error records the limit that passed',
   'core:WatchIdleError(ms)': 'an error records the silence it saw',
   'core:WatchStalledError(silentMs)': 'an error records the silence it saw',
   'envtest:StartTimeoutError(waitedMs)': 'an error records how long it waited',

@@ -14,10 +14,10 @@ import { httpListerWatcher } from '@rxinformer/core/http';
 import { leaderElection, type LeaseTiming } from '@rxinformer/core/leader-election';
 import { reflector, type ReflectorOptions } from '@rxinformer/core/reflector';
 import { afterLong, backoffSuccess, intervalEvery, nextBackoff, resolveBackoff, scheduleAfter, timerAfter } from '@rxinformer/core/time';
-import { exponentialFailureRateLimiter, runController, WorkQueue, type WorkQueueOptions } from '@rxinformer/core/workqueue';
+import { exponentialFailureRateLimiter, WorkQueue, type WorkQueueOptions } from '@rxinformer/core/workqueue';
 import { fakeListerWatcher, FakeLeaseServer, page, testObject } from '@rxinformer/testing';
 import { asyncScheduler, NEVER, of, throwError } from 'rxjs';
-import { eventually, realDelay, settledFlag, type Probe } from './probe.ts';
+import { settledFlag, type Probe } from './probe.ts';
 
 export const pods: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
 
@@ -149,45 +149,29 @@ export const rateLimitedDelay =
   };
 
 /** `queue.addAfter(key, ms)`: fired when the key is queued. */
-export const addAfter: Probe = (ms) => {
+export const addAfter: Probe = (ms) => queueProbe((queue) => queue.addAfter('key', ms));
+
+/** `addDebounced('key', ms)`: fired when the key is queued. */
+export const addDebounced: Probe = (ms) => queueProbe((queue) => queue.addDebounced('key', ms));
+
+/** `hold('key', timeoutMs)` with an add put off meanwhile: fired when the hold ends and the add is made. */
+export const hold: Probe = (ms) =>
+  queueProbe((queue) => {
+    queue.hold('key', ms);
+    queue.add('key');
+  });
+
+/** A work queue after `start(queue)` (which may throw the option's error): fired once a key waits in it. */
+function queueProbe(start: (queue: WorkQueue<string>) => void) {
   const queue = new WorkQueue<string>();
   try {
-    queue.addAfter('key', ms);
+    start(queue);
   } catch (e) {
     void queue.shutdown();
     throw e;
   }
   return { fired: () => queue.length === 1, stop: () => queue.shutdown() };
-};
-
-/**
- * `runController` whose reconcile answers `{ requeueAfterMs }` once: fired when the key is
- * reconciled again. A result it cannot act on is reported on `errors$`: thrown here.
- */
-export const requeueAfter: Probe = async (requeueAfterMs) => {
-  const queue = new WorkQueue<string>();
-  let reconciles = 0;
-  const errors: unknown[] = [];
-  const handle = runController({
-    queue,
-    synced: of(true),
-    reconcile: () => (reconciles++ === 0 ? { requeueAfterMs } : undefined),
-  });
-  const sub = handle.errors$.subscribe(({ error }) => errors.push(error));
-  queue.add('key');
-  await eventually(() => reconciles > 0);
-  await realDelay(20); // the result is checked, and reported, after the reconcile
-  const stop = async () => {
-    sub.unsubscribe();
-    await handle.stop();
-  };
-  if (errors.length > 0) {
-    await stop();
-    throw errors[0];
-  }
-  // Workers yield on real macrotasks: the second reconcile comes a moment after its timer.
-  return { fired: () => eventually(() => reconciles > 1, 1000), stop };
-};
+}
 
 /** A leader election made with one timing field set (the others fitting around it): refused or not, nothing runs. */
 export const leaseTiming =

@@ -91,11 +91,11 @@ export const builderRequeueAfter: Probe = async (requeueAfterMs) => {
 
 /** A controller built with one option (refused or not: nothing runs). */
 export const builderOption =
-  (option: 'debounceMs' | 'readYourWrites.timeoutMs'): Probe =>
+  (option: 'debounceMs' | 'readYourWrites.timeoutMs' | 'reconcileTimeoutMs' | 'logThrottleMs'): Probe =>
   (ms) => {
     const factory = createInformerFactory(() => fakeListerWatcher());
     try {
-      const o = option === 'debounceMs' ? { debounceMs: ms } : { readYourWrites: { timeoutMs: ms } };
+      const o = option === 'readYourWrites.timeoutMs' ? { readYourWrites: { timeoutMs: ms } } : { [option]: ms };
       controllerFor(factory, pods, { name: 'probe', ...o }).reconcile(async () => undefined);
     } finally {
       factory.shutdown();

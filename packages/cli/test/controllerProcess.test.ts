@@ -1,4 +1,4 @@
-/** runController in a real Node process: a bad reconcile result must not kill the process (core has no Node types, so it lives here). */
+/** A controller in a real Node process: a bad reconcile result must not kill the process (the controller package has no Node types, so it lives here). */
 import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const node = join(root, 'node_modules/.bin/node');
-const core = join(root, 'packages/core/src/workqueue/index.ts');
+const core = join(root, 'packages/core/src/index.ts');
+const controller = join(root, 'packages/controller/src/index.ts');
 
 /** Runs `script` as an ES module; resolves with its exit code and output, or 'still running' past the deadline. */
 function runScript(script: string, deadlineMs = 15_000): Promise<{ code: number | null | 'still running'; out: string }> {
@@ -26,33 +27,36 @@ function runScript(script: string, deadlineMs = 15_000): Promise<{ code: number 
   });
 }
 
-describe('runController in a Node process', () => {
+describe('a controller in a Node process', () => {
   it('should not exit on an async reconcile answering requeueAfterMs Infinity (an unhandled rejection before), and exit once stopped', async () => {
     // No unhandledRejection handler: Node's default turns one into exit code 1.
     const script = `
-      import { runController, WorkQueue } from ${JSON.stringify(core)};
-      const queue = new WorkQueue();
+      import { createInformerFactory } from ${JSON.stringify(core)};
+      import { controllerFor } from ${JSON.stringify(controller)};
+      import { NEVER, of } from 'rxjs';
+      const item = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'ns', name, resourceVersion: '1' } });
+      const lw = { list: () => of({ items: [item('a'), item('b')], metadata: { resourceVersion: '1' } }), watch: () => NEVER };
+      const factory = createInformerFactory(() => lw);
       const seen = [];
       const errors = [];
-      const ctl = runController({
-        queue,
-        synced: Promise.resolve(true),
-        reconcile: async (key) => {
-          seen.push(key);
-          return key === 'a' ? { requeueAfterMs: Math.min() } : undefined;
-        },
+      const quiet = { error() {}, warn() {}, info() {} };
+      const ctl = controllerFor(factory, { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true }, {
+        name: 'process', logger: quiet,
+      }).reconcile(async ({ name }) => {
+        seen.push(name);
+        return name === 'a' ? { requeueAfterMs: Math.min() } : undefined;
       });
-      ctl.errors$.subscribe((e) => errors.push(e.key + ': ' + e.error.name));
-      queue.add('a');
-      queue.add('b');
+      const run = ctl.start();
+      run.errors$.subscribe((e) => errors.push(e.key + ': ' + e.error.name));
       while (!seen.includes('b')) await new Promise((r) => setTimeout(r, 5));
-      await ctl.stop();
-      console.log(JSON.stringify({ seen: seen.slice(0, 2), errors: errors.slice(0, 1), queue: queue.metrics().processing }));
+      await run.stop();
+      factory.shutdown();
+      console.log(JSON.stringify({ seen: seen.slice(0, 2).sort(), errors: errors.slice(0, 1), queue: run.queue.metrics().processing }));
     `;
     const { code, out } = await runScript(script);
     expect({ code, out: out.trim() }).toEqual({
       code: 0,
-      out: JSON.stringify({ seen: ['a', 'b'], errors: ['a: InvalidReconcileResultError'], queue: 0 }),
+      out: JSON.stringify({ seen: ['a', 'b'], errors: ['ns/a: InvalidReconcileResultError'], queue: 0 }),
     });
   }, 30_000);
 });

@@ -1,21 +1,29 @@
 /**
- * Sharded controllers (three replicas in one process) over real HTTP, against the simulator and a
+ * Sharded controllers (`controllerFor(…, { shard })`, three replicas in one process) over real HTTP, against the simulator and a
  * real kube-apiserver, with KEP-5866's ShardedListAndWatch gate on (the server filters by
  * `shardSelector` and echoes it in `metadata.shardInfo`) and off (it ignores the parameter; the
  * replicas filter alone).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { fetchListerWatcher, type KubeObject, type ListerWatcher, type ReflectorStatus } from '@rxinformer/core';
-import { InvalidReconcileResultError, type ControllerError } from '@rxinformer/core/workqueue';
-import { fetchLeaseClient, type Lease } from '@rxinformer/core/leader-election';
 import {
-  parseShardSelector,
-  runShardedController,
-  shardMatcher,
-  shardSelectorFor,
-  ShardSelectorError,
-  type ShardRingState,
-} from '@rxinformer/core/sharding';
+  controllerFor,
+  InvalidReconcileResultError,
+  type ControllerError,
+  type Logger,
+  type Reconcile,
+  type RunningController,
+} from '@rxinformer/controller';
+import {
+  createInformerFactory,
+  fetchListerWatcher,
+  type KubeObject,
+  type ListerWatcher,
+  type ReflectorStatus,
+  type ResourceDescriptor,
+  type SharedInformer,
+} from '@rxinformer/core';
+import { fetchLeaseClient, type Lease } from '@rxinformer/core/leader-election';
+import { parseShardSelector, shardMatcher, shardSelectorFor, ShardSelectorError, type ShardRingState } from '@rxinformer/core/sharding';
 import { inParallel, serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
 import { tap } from 'rxjs';
 import { waitFor } from './simHarness.ts';
@@ -61,7 +69,7 @@ function noting(lw: ListerWatcher<KubeObject>, sent: Sent): ListerWatcher<KubeOb
   };
 }
 
-describe.each(serverKinds())('runShardedController against the %s server', (kind) => {
+describe.each(serverKinds())('a sharded controller against the %s server', (kind) => {
   describe.each([true, false])('with ShardedListAndWatch %s', (gate) => {
     let server: TestServer;
     let ns: string;
@@ -85,6 +93,29 @@ describe.each(serverKinds())('runShardedController against the %s server', (kind
         ...timing,
         ...options,
       };
+    };
+
+    const configMaps: ResourceDescriptor = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true };
+    const quiet: Logger = { error: () => undefined, warn: () => undefined, info: () => undefined };
+    /** A started sharded controller of replica `identity`, and its primary informer. */
+    const sharded = (
+      identity: string,
+      options: { ring: string; slots: number; sent?: Sent; concurrency?: number; maxRetries?: number },
+      reconcile: Reconcile<KubeObject>,
+    ): { run: RunningController; informer: SharedInformer<KubeObject>; stop(): Promise<void> } => {
+      const { concurrency, maxRetries, ...ring } = options;
+      const factory = createInformerFactory((resource, scope) =>
+        fetchListerWatcher({ ...server.fetchOptions(), resource, namespace: scope.namespace }),
+      );
+      const ctl = controllerFor(factory, configMaps, {
+        name: `${ring.ring}-${identity}`,
+        concurrency,
+        maxRetries,
+        logger: quiet,
+        shard: replica(identity, ring),
+      }).reconcile(reconcile);
+      const run = ctl.start();
+      return { run, informer: ctl.sourceInformers()[0].informer, stop: async () => (await run.stop(), factory.shutdown()) };
     };
 
     it(`should ${gate ? 'answer with the shard the selector asks for, as the local filter' : 'ignore the selector, and the local filter split the objects'}`, async () => {
@@ -117,19 +148,17 @@ describe.each(serverKinds())('runShardedController against the %s server', (kind
     it('should share the keys among replicas, move a stopped replica slots to the others, and never reconcile a key in two at once', async () => {
       const log: Reconciled[] = [];
       const sent: Sent = { shardInfos: [], outOfShard: 0, objects: 0 };
-      const reconcile = (by: string) => async (key: string) => {
-        const from = Date.now();
-        await new Promise((r) => setTimeout(r, 2));
-        log.push({ key, by, from, to: Date.now() });
-      };
+      const reconcile =
+        (by: string) =>
+        async ({ key }: { key: string }) => {
+          const from = Date.now();
+          await new Promise((r) => setTimeout(r, 2));
+          log.push({ key, by, from, to: Date.now() });
+        };
       const replicas = ['r1', 'r2', 'r3'].map((id) => {
-        const ctl = runShardedController<KubeObject>({
-          ...replica(id, { ring: 'cm', slots: 64, sent }),
-          concurrency: 4,
-          reconcile: reconcile(id),
-        });
+        const ctl = sharded(id, { ring: 'cm', slots: 64, sent, concurrency: 4 }, reconcile(id));
         const seen: { ring?: ShardRingState; status?: ReflectorStatus } = {};
-        ctl.ring.state$.subscribe((r) => (seen.ring = r));
+        ctl.run.ring!.state$.subscribe((r) => (seen.ring = r));
         ctl.informer.status$.subscribe((st) => (seen.status = st));
         return { id, ctl, seen };
       });
@@ -142,7 +171,7 @@ describe.each(serverKinds())('runShardedController against the %s server', (kind
 
     /** What each replica holds, for a failure's message. */
     const states = (
-      replicas: { id: string; ctl: ReturnType<typeof runShardedController>; seen: { ring?: ShardRingState; status?: ReflectorStatus } }[],
+      replicas: { id: string; ctl: ReturnType<typeof sharded>; seen: { ring?: ShardRingState; status?: ReflectorStatus } }[],
     ) =>
       replicas.map(({ id, ctl, seen }) => ({
         id,
@@ -179,16 +208,12 @@ describe.each(serverKinds())('runShardedController against the %s server', (kind
       expect(overlaps(log)).toEqual([]);
     }
 
-    it('should report a reconcile result it cannot act on as runController does, returned as is or resolved', async () => {
+    it('should report a reconcile result it cannot act on, returned as is or resolved', async () => {
       const errors: ControllerError[] = [];
-      const ctl = runShardedController<KubeObject>({
-        ...replica('solo', { ring: 'cm-invalid-results', slots: 16 }),
-        maxRetries: 0,
-        // A number is no ReconcileResult: runController refuses it returned as is; so must this.
-        reconcile: (key) =>
-          key === `${ns}/cm-1` ? (5 as never) : key === `${ns}/cm-2` ? Promise.resolve({ requeueAfterMs: -1 }) : undefined,
-      });
-      ctl.errors$.subscribe((e) => errors.push(e));
+      const ctl = sharded('solo', { ring: 'cm-invalid-results', slots: 16, maxRetries: 0 }, (({ key }: { key: string }) =>
+        // A number is no ReconcileResult, returned as is or resolved.
+        key === `${ns}/cm-1` ? (5 as never) : key === `${ns}/cm-2` ? Promise.resolve({ requeueAfterMs: -1 }) : Promise.resolve()) as never);
+      ctl.run.errors$.subscribe((e) => errors.push(e));
       try {
         expect(await waitFor(() => errors.length >= 2, 20_000)).toBe(true);
         expect(errors.map((e) => [e.key, e.error instanceof InvalidReconcileResultError]).sort()).toEqual([

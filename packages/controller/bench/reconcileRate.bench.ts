@@ -1,5 +1,5 @@
 /**
- * Reconciles per second of a builder controller against a bare `runController` fed by a handler,
+ * Reconciles per second of a builder controller against a bare work-queue loop fed by a handler,
  * on the same informer: first the initial list of N cached objects (the controller started on a
  * warm cache, as a new leader), then N changes, one per object. The reconcile reads the object from
  * the cache and does nothing else, so the figures are the controllers' own cost.
@@ -15,7 +15,7 @@
 import { performance } from 'node:perf_hooks';
 import { NEVER, Subject, concat, of, type Observable } from 'rxjs';
 import { createInformerFactory, type KubeObject, type ListerWatcher, type WatchEvent } from '@rxinformer/core';
-import { WorkQueue, runController } from '@rxinformer/core/workqueue';
+import { WorkQueue } from '@rxinformer/core/workqueue';
 import { controllerFor } from '../src/index.ts';
 
 const N = Number(process.argv[2] ?? 20_000);
@@ -56,18 +56,23 @@ const bare: Runner = (factory, seen) => {
   const queue = new WorkQueue<string>();
   const add = (o: KubeObject) => queue.add(`${o.metadata!.namespace}/${o.metadata!.name}`);
   const reg = informer.addEventHandler({ onAdd: add, onUpdate: (_o, n) => add(n) }); // the bench deletes nothing
-  const ctl = runController({
-    queue,
-    synced: reg.synced$,
-    concurrency: CONCURRENCY,
-    reconcile: async (key) => {
+  let synced = false;
+  reg.synced$.subscribe((v) => (synced ||= v));
+  // The bare loop: CONCURRENCY workers taking keys, reconciling, forgetting and releasing them.
+  const worker = async () => {
+    while (!synced) await new Promise((r) => setImmediate(r));
+    for (let key = await queue.get(); key !== undefined; key = await queue.get()) {
       if (informer.getStore().get(key) !== undefined) seen();
-    },
-  });
+      queue.forget(key);
+      queue.done(key);
+    }
+  };
+  const workers = Array.from({ length: CONCURRENCY }, () => worker());
   return {
     stop: async () => {
       reg.remove();
-      await ctl.stop();
+      await queue.shutdown();
+      await Promise.all(workers);
     },
   };
 };

@@ -18,54 +18,17 @@
  * @module @rxinformer/controller
  */
 
-// The contract and its fetch implementation
-export { fetchApiClient, httpApiClient } from './apiClient.ts';
-export type { ApiClient, ApiMethod, ApiRequest, FetchApiClientOptions, HttpRequest, HttpRequestSend } from './apiClient.ts';
+// The API client contract, reads and writes, typed errors
+export * from './client/index.ts';
 
-// Typed errors
-export { ApiError, isAlreadyExists, isConflict, isForbidden, isGone, isInvalid, isNotFound, toApiError } from './apiError.ts';
-
-// Writes
-export { apiVersionOf, refOf, resourceApi } from './resourceApi.ts';
-export type {
-  ApplyOptions,
-  CreateOrUpdateOutcome,
-  CreateOrUpdateResult,
-  DeleteOptions,
-  ObjectRef,
-  Preconditions,
-  ResourceApi,
-  WriteOptions,
-} from './resourceApi.ts';
-export { recordedApi } from './recordedApi.ts';
-export type { WriteOutcome } from './recordedApi.ts';
-export { draftPatch, toPointer } from './jsonPatch.ts';
-export type { DraftPatch, JsonPatchOperation, Recipe } from './jsonPatch.ts';
-export { retryOnConflict } from './retry.ts';
-export type { RetryBackoff, RetryOptions } from './retry.ts';
-
-// Owners and finalizers
-export { AlreadyOwnedError, controllerOf, InvalidOwnerError, ownerKey, ownerReferenceTo, setControllerReference } from './owners.ts';
-export type { OwnerKind, OwnerReference } from './owners.ts';
-export { finalizer } from './finalizer.ts';
-export type { FinalizerHandlers, FinalizerOutcome, FinalizerRan, FinalizerSkipped } from './finalizer.ts';
-
-// Status conditions
-export {
-  findStatusCondition,
-  isStatusConditionFalse,
-  isStatusConditionPresentAndEqual,
-  isStatusConditionTrue,
-  removeStatusCondition,
-  setStatusCondition,
-  statusConditions,
-} from './conditions.ts';
-export type { Condition, ConditionInput, ConditionStatus, SetConditionOptions } from './conditions.ts';
+// Owners, finalizers and status conditions
+export * from './objects/index.ts';
 
 // Events
-export { createEventRecorder } from './eventRecorder.ts';
-export type { EventRecorder, EventRecorderOptions } from './eventRecorder.ts';
-export type { EventInfo, EventObjectReference, EventSource, EventType } from './eventBody.ts';
+export * from './events/index.ts';
 
-// The controller builder
+// The controller: the builder, its one reconcile loop, its logger
 export * from './builder/index.ts';
+export * from './reconcile/index.ts';
+export * from './log/index.ts';
+export * from './shard/index.ts';

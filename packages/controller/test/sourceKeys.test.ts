@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createInformerFactory, fetchListerWatcher, InvalidPathSegmentError, type KubeObject } from '@rxinformer/core';
-import type { ControllerError } from '@rxinformer/core/workqueue';
+import type { ControllerError } from '../src/index.ts';
 import { serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
 import { until } from '@rxinformer/testing';
 import { controllerFor, fetchApiClient, InvalidSourceKeyError, type MapToKeys, type RunningController } from '../src/index.ts';

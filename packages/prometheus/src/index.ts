@@ -1,7 +1,7 @@
 /**
  * @rxinformer/prometheus — Prometheus metrics (prom-client) and health/readiness probes for
  * rxinformer, fed by the Observables core already has: client-go's workqueue metrics, informer and
- * handler metrics, client-go's leader-election status; `/readyz`, `/healthz` and `/metrics` over
+ * handler metrics, client-go's leader-election status, controller-runtime's reconcile metrics; `/readyz`, `/healthz` and `/metrics` over
  * node:http or any framework. Nothing is computed for what nobody registered.
  *
  * @example
@@ -22,6 +22,14 @@ export { workqueueMetrics, WORKQUEUE_METRICS } from './workqueueMetrics.ts';
 export type { MetricsRegistration, ObservedQueue, WorkqueueMetricsOptions } from './workqueueMetrics.ts';
 export { controllerWorkqueueMetrics } from './controllerMetrics.ts';
 export type { ObservedController } from './controllerMetrics.ts';
+export { controllerRuntimeMetrics, CONTROLLER_RUNTIME_METRICS } from './controllerRuntimeMetrics.ts';
+export type {
+  ControllerRuntimeMetricsOptions,
+  ObservedReconcile,
+  ObservedReconciler,
+  ObservedSource,
+  ReconcileCounts,
+} from './controllerRuntimeMetrics.ts';
 export { controllerReadYourWritesMetrics, READ_YOUR_WRITES_METRICS } from './readYourWritesMetrics.ts';
 export type { ObservedReadYourWrites, ReadYourWritesCounts, ReadYourWritesMetricsOptions } from './readYourWritesMetrics.ts';
 export { informerMetrics, INFORMER_METRICS } from './informerMetrics.ts';

@@ -6,10 +6,11 @@
  * prints one JSON status line every `--status-ms`; SIGTERM leaves the ring (or releases the Lease)
  * and exits.
  */
-import { fetchListerWatcher, type KubeObject, type ListerWatcher } from '@rxinformer/core';
+import { controllerFor } from '@rxinformer/controller';
+import { createInformerFactory, fetchListerWatcher, type KubeObject, type ListerWatcher } from '@rxinformer/core';
 import { pathSegment } from '@rxinformer/core/http';
 import { fetchLeaseClient, leaderElection, whileLeading, type Lease, type LeaseTiming } from '@rxinformer/core/leader-election';
-import { runShardedController, shardSelectorFor } from '@rxinformer/core/sharding';
+import { shardSelectorFor } from '@rxinformer/core/sharding';
 import { Observable, concatMap, interval, tap } from 'rxjs';
 import type { EndpointSources } from '../endpoints.ts';
 import { kubeconfigAccess, urlAccess, type ServerAccess } from './serverAccess.ts';
@@ -129,49 +130,56 @@ function shardedReplica(
   let n = 0;
   let reconciles = 0;
   const listed: ListTap = { items: 0, shardInfo: undefined };
-  const ctl = runShardedController<ConfigMap>({
-    source: tapLists(
-      fetchListerWatcher<ConfigMap>({ ...http, path: `/api/v1/namespaces/${ns}/configmaps`, labelSelector: 'demo=sharded' }),
-      listed,
-    ),
-    leases: fetchListerWatcher<Lease>({ ...http, path: `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases` }),
-    client,
-    namespace: api.namespace,
-    ring: 'demo',
-    identity: config.identity,
-    slots: config.slots,
+  const source = tapLists(
+    fetchListerWatcher<ConfigMap>({ ...http, path: `/api/v1/namespaces/${ns}/configmaps`, labelSelector: 'demo=sharded' }),
+    listed,
+  );
+  // The sharded primary comes from `shard.source`; the factory would hold the controller's other sources.
+  const factory = createInformerFactory((resource, scope) => fetchListerWatcher({ ...http, resource, namespace: scope.namespace }));
+  const configMaps = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true } as const;
+  const ctl = controllerFor<ConfigMap>(factory, configMaps, {
+    name: `demo-${config.identity}`,
     concurrency: config.concurrency,
-    ...timing,
-    reconcile: async (_key, cm) => {
-      if (!cm || cm.data?.reconciledBy === config.identity || config.reconcile === 'none') return;
-      const name = cm.metadata!.name!;
-      const mark = `${config.identity}/${++n}`;
-      await patch(api, name, { metadata: { annotations: { [RECONCILE_MARK]: `${mark}/start` } } });
-      await patch(api, name, {
-        metadata: { annotations: { [RECONCILE_MARK]: `${mark}/end` } },
-        data: { reconciledBy: config.identity },
-      });
-      reconciles++;
+    shard: {
+      source,
+      leases: fetchListerWatcher<Lease>({ ...http, path: `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases` }),
+      client,
+      namespace: api.namespace,
+      ring: 'demo',
+      identity: config.identity,
+      slots: config.slots,
+      ...timing,
     },
+  }).reconcile(async ({ object: cm }) => {
+    if (!cm || cm.data?.reconciledBy === config.identity || config.reconcile === 'none') return;
+    const name = cm.metadata!.name!;
+    const mark = `${config.identity}/${++n}`;
+    await patch(api, name, { metadata: { annotations: { [RECONCILE_MARK]: `${mark}/start` } } });
+    await patch(api, name, { metadata: { annotations: { [RECONCILE_MARK]: `${mark}/end` } }, data: { reconciledBy: config.identity } });
+    reconciles++;
   });
+  const run = ctl.start();
+  const informer = ctl.sourceInformers()[0].informer;
   let active = 0;
   let members: readonly string[] = [];
   let selector: string | undefined;
-  ctl.ring.state$.subscribe((s) => {
+  const ring = run.ring!;
+  ring.state$.subscribe((s) => {
     active = s.active.length;
     members = s.members;
   });
-  ctl.ring.active$.subscribe((slots) => (selector = shardSelectorFor(slots, ctl.ring.slots, ctl.ring.field)));
+  ring.active$.subscribe((slots) => (selector = shardSelectorFor(slots, ring.slots, ring.field)));
   // `selector`: what this replica's informer asks for; `listed`, `shardInfo`: what its last list got
   const timer = setInterval(() => {
     const shard = { selector, listed: listed.items, shardInfo: listed.shardInfo };
-    status({ identity: config.identity, cached: ctl.informer.getStore().size, active, members, reconciles, ...shard });
+    status({ identity: config.identity, cached: informer.getStore().size, active, members, reconciles, ...shard });
   }, config.statusMs);
   return {
-    sources: { informers: { configmaps: ctl.informer }, queues: { [`demo/${config.identity}`]: ctl.queue } },
+    sources: { informers: { configmaps: informer }, queues: { [`demo/${config.identity}`]: run.queue } },
     stop: async () => {
       clearInterval(timer);
-      await ctl.stop();
+      await run.stop();
+      factory.shutdown();
     },
   };
 }

@@ -1,16 +1,24 @@
 /**
  * A built controller: started (and stopped) once per leadership term, each start with a new work
  * queue fed by replaying handlers, so a start on warm caches reconciles everything they hold.
+ * A term is the one reconcile loop (`reconcile/loop.ts`) over sources, read-your-writes and the
+ * request each reconcile is given.
  */
-import { BehaviorSubject, Subject, asyncScheduler, combineLatest, map, merge, type Observable, type SchedulerLike } from 'rxjs';
-import { RxInformerError, type KubeObject, type SharedInformer } from '@rxinformer/core';
-import { WorkQueue, runController, type ControllerError, type ControllerHandle, type WorkQueueOptions } from '@rxinformer/core/workqueue';
-import type { ApiClient } from '../apiClient.ts';
-import { Debouncer } from './debounce.ts';
-import { WriteTracker, type ReadYourWritesStats, type ReadYourWritesTimeoutError } from './readYourWrites.ts';
-import { checkReconcileResult, type Reconcile, type ReconcileRequest, type ReconcileResult } from './reconcileTypes.ts';
+import { BehaviorSubject, Subject, asyncScheduler, combineLatest, map, type Observable, type SchedulerLike } from 'rxjs';
+import { RxInformerError, type HandlerRegistration, type KubeObject, type SharedInformer } from '@rxinformer/core';
+import type { ShardRing } from '@rxinformer/core/sharding';
+import { WorkQueue } from '@rxinformer/core/workqueue';
+import { childLogger, FailureLog, type Logger } from '../log/logger.ts';
+import type { ControllerError } from '../reconcile/errors.ts';
+import { runLoop, type Loop } from '../reconcile/loop.ts';
+import { nameOf, type Reconcile, type ReconcileRequest } from '../reconcile/request.ts';
+import type { Requeue } from '../reconcile/result.ts';
+import { ReconcileCounts, type ReconcileEvent, type ReconcileStats } from '../reconcile/stats.ts';
+import type { ControllerBuilderOptions } from './controllerBuilder.ts';
+import type { Shard } from '../shard/shard.ts';
+import { ReadYourWritesTimeoutError, WriteTracker, type ReadYourWritesStats } from './readYourWrites.ts';
 import { attachSource, type InvalidSourceKeyError, type Source } from './sources.ts';
-import { requestApi, resourceKey, type RequestApi, type WriteParts } from './writes.ts';
+import { requestApi, type WriteParts } from './writes.ts';
 
 /** `start()` was called on a controller that is running: stop it first. */
 export class ControllerRunningError extends RxInformerError {
@@ -21,48 +29,68 @@ export class ControllerRunningError extends RxInformerError {
   }
 }
 
-/** What a controller is made of, as its builder checked it. */
-export interface ControllerParts<T extends KubeObject> {
-  /** The controller's name: its handlers' prefix and its metrics' `name` label. */
-  readonly name: string;
+/** What the builder hands a controller besides its options: its sources and how to start them. */
+export interface ControllerSources<T extends KubeObject> {
   /** Starts the informers (the factory's `start`). */
   readonly startInformers: () => void;
   /** The primary resource's informer, whose cache each reconcile reads. */
   readonly primary: SharedInformer<T>;
   /** Every source, the primary first. */
   readonly sources: readonly Source<KubeObject>[];
-  /** The user's reconcile. */
-  readonly reconcile: Reconcile<T>;
-  /** Parallel reconciles (of distinct keys). */
-  readonly concurrency: number;
-  /** Retries of a failing key before it is dropped; undefined: unlimited. */
-  readonly maxRetries: number | undefined;
-  /** Quiet time of a key before it is queued, in ms (0: none). */
-  readonly debounceMs: number;
-  /** The work queue's backoff and rate limits. */
-  readonly queue: Omit<WorkQueueOptions<string>, 'scheduler'>;
-  /** Where time runs; undefined: real time. */
-  readonly scheduler: SchedulerLike | undefined;
-  /** Called with each failure. */
-  readonly onError: ((error: ControllerError<string>) => void) | undefined;
-  /** The client of `req.api`; undefined: none. */
-  readonly client: ApiClient | undefined;
+  /** The informers `req.api`'s writes are recorded for. */
+  readonly writes: WriteParts;
   /** How long a key's reconcile waits for the caches to show its writes; undefined: it does not. */
   readonly readYourWritesMs: number | undefined;
+  /** Where failures and reconciles are told. */
+  readonly logger: Logger;
+  /** The ring a sharded controller's terms join; undefined: not sharded. */
+  readonly shard?: Shard<T>;
 }
 
-/** A running term of a controller: `runController`'s handle. `whileLeading` can stop it. */
-export type RunningController = ControllerHandle<string>;
+/** A running term of a controller. `whileLeading` can stop it. */
+export interface RunningController {
+  /** The work queue of this term. */
+  readonly queue: WorkQueue<string>;
+  /** A sharded controller's ring membership in this term (members, active slots); undefined: not sharded. */
+  readonly ring?: ShardRing;
+  /** Every failure of this term, as it happens (hot); completes once stopped. */
+  readonly errors$: Observable<ControllerError<string>>;
+  /**
+   * Stops the term: removes the handlers, aborts the reconciles in progress (their signals' reason
+   * a `ControllerStoppedError`) and resolves once they settled. Keys still waiting are dropped,
+   * unless `drainQueue` is true: then nothing is aborted, and the keys queued (and in their
+   * debounce) are reconciled first. Idempotent. Caveat: a reconcile that never settles keeps it waiting.
+   */
+  stop(options?: { drainQueue?: boolean }): Promise<void>;
+}
+
+/** One source's informer, and the resource it follows. */
+export interface SourceInformer {
+  /** The resource's API group (`''` for the core group). */
+  readonly group: string;
+  /** Its version. */
+  readonly version: string;
+  /** Its plural name. */
+  readonly resource: string;
+  /** The informer of the source's scope. */
+  readonly informer: SharedInformer<KubeObject>;
+}
 
 /** A controller made by `controllerFor(…).reconcile(fn)`: start it, or hand it to `whileLeading`. */
 export interface Controller {
-  /** Its name (its metrics' `name` label). */
+  /** Its name (its metrics' `controller` and `name` labels). */
   readonly name: string;
   /**
    * The work queue of the running term, `undefined` while stopped: the current value at once, then
    * each change. For metrics per term (`@rxinformer/prometheus`'s `controllerWorkqueueMetrics`).
    */
   readonly queue$: Observable<WorkQueue<string> | undefined>;
+  /** Each reconcile as it ends, over every term (hot): for histograms of their durations. */
+  readonly reconciles$: Observable<ReconcileEvent>;
+  /** The reconcile counts so far, over every term (`@rxinformer/prometheus`'s `controllerRuntimeMetrics`). */
+  reconcileStats(): ReconcileStats;
+  /** The informers of its sources, the primary's first, with the resource each follows (for `store_resource_version`). */
+  sourceInformers(): readonly SourceInformer[];
   /** True between `start()` and the end of `stop()`. */
   isRunning(): boolean;
   /** The read-your-writes counts so far, over every term (`@rxinformer/prometheus` can export them). */
@@ -70,172 +98,194 @@ export interface Controller {
   /**
    * Starts a term: starts the informers, registers the handlers (which replay the caches), and
    * reconciles once every handler has seen its initial list. Throws `ControllerRunningError` while
-   * a term runs. The handle's `stop()` removes the handlers and stops the workers.
+   * a term runs.
    */
   start(): RunningController;
-}
-
-/** What a held key's reconcile answers: nothing, at once (shared: it holds no state). */
-const HELD: Promise<undefined> = Promise.resolve(undefined);
-
-/**
- * The reconcile `runController` runs for a key of a term: the request from the cache, the answer
- * checked. A key whose writes the caches do not show yet is not reconciled: `tracker` adds it again.
- * The writes of a reconcile that failed or answered a rate-limited `requeue` hold nothing: a held
- * reconcile counts as done, which would forget the key's growing backoff.
- *
- * Not an async function: the user's promise is chained once (`then`), with no generator or split
- * key object made per reconcile — the builder's cost over a bare `runController` on the hot path.
- */
-function reconcileOf<T extends KubeObject>(
-  parts: ControllerParts<T>,
-  writes: WriteParts,
-  tracker: WriteTracker | undefined,
-): (key: string) => Promise<ReconcileResult | undefined> {
-  const { primary, reconcile } = parts;
-  const failed = (key: string, error: unknown): never => {
-    tracker?.drop(key); // retried with backoff: a hold would forget it
-    throw error;
-  };
-  const answered = (key: string, answer: unknown): ReconcileResult | undefined => {
-    let result: ReconcileResult | undefined;
-    try {
-      result = checkReconcileResult(key, answer);
-    } catch (e) {
-      return failed(key, e);
-    }
-    if (result?.requeue === true && result.requeueAfterMs === undefined) tracker?.drop(key);
-    else tracker?.commit(key);
-    return result;
-  };
-  return (key) => {
-    if (tracker?.holds(key) === true) return HELD;
-    const object = primary.getStore().get(key);
-    const api = requestApi(writes, tracker, key);
-    let answer: unknown;
-    try {
-      answer = reconcile(requestOf(key, object, api));
-    } catch (e) {
-      tracker?.drop(key); // as a rejection would, at once
-      return Promise.reject(e as Error);
-    }
-    return Promise.resolve(answer).then(
-      (value) => answered(key, value),
-      (error: unknown) => failed(key, error),
-    );
-  };
-}
-
-/**
- * The request of `key`: its namespace and name are the cached object's, or, once it is gone, the
- * key's read as `namespace/name` (`splitMetaNamespaceKey`, without its object): a custom `keyFunc`'s
- * key is passed as is, and its object found by it.
- */
-function requestOf<T extends KubeObject>(key: string, object: T | undefined, api: RequestApi): ReconcileRequest<T> {
-  const meta = object?.metadata;
-  if (meta?.name !== undefined)
-    return meta.namespace ? { key, namespace: meta.namespace, name: meta.name, object, api } : { key, name: meta.name, object, api };
-  const slash = key.indexOf('/');
-  return slash < 0 ? { key, name: key, object, api } : { key, namespace: key.slice(0, slash), name: key.slice(slash + 1), object, api };
-}
-
-/**
- * Tells of a failure off the reconcile loop (a read-your-writes hold that ran out, a key a source
- * refused) as the loop tells of its own: on the term's `errors$` (through `to`) and to `onError`,
- * whose throw does not stop the controller.
- */
-function tell(
-  to: Subject<ControllerError<string>>,
-  onError: ControllerParts<KubeObject>['onError'],
-  failure: ControllerError<string>,
-): void {
-  to.next(failure);
-  try {
-    onError?.(failure);
-  } catch {
-    /* a failing error callback must not stop the controller */
-  }
 }
 
 /** Read-your-writes counts at zero. */
 const noStats = (): ReadYourWritesStats => ({ holds: 0, released: 0, timeouts: 0, heldMs: 0, pending: 0 });
 
-/** Makes the controller of `parts`. */
-export function makeController<T extends KubeObject>(parts: ControllerParts<T>): Controller {
+/** What one term shares between its parts. */
+interface Term {
+  readonly queue: WorkQueue<string>;
+  /** Its failures, the loop's and the others' (a source's key, a hold that ran out). */
+  readonly errors: Subject<ControllerError<string>>;
+  readonly tracker: WriteTracker | undefined;
+}
+
+/** What the parts of a controller share across its terms. */
+interface Shared<T extends KubeObject> {
+  readonly options: ControllerBuilderOptions<T>;
+  readonly sources: ControllerSources<T>;
+  readonly stats: ReadYourWritesStats;
+  readonly counts: ReconcileCounts;
+  readonly log: Logger;
+  readonly clock: SchedulerLike;
+  /** Tells of a failure on the term's `errors$` and to `onError`. */
+  readonly tell: (term: Term, failure: ControllerError<string>) => void;
+}
+
+/**
+ * After a reconcile: the writes it made hold the key until the caches show them (counted: a hold
+ * that put a reconcile off is a stale-sync skip), unless it failed or asked a rate-limited requeue.
+ */
+function settled<T extends KubeObject>(shared: Shared<T>, term: Term, key: string, ok: boolean, asked: Requeue): void {
+  const { tracker, queue } = term;
+  const { stats, counts, sources, clock } = shared;
+  if (tracker === undefined) return;
+  if (!ok || asked === 'rateLimited') return void tracker.clear(key); // retried with backoff: a hold would forget it
+  if (tracker.ready(key)) return;
+  const timeoutMs = sources.readYourWritesMs!;
+  stats.pending++;
+  queue.hold(key, timeoutMs, {
+    putOff: () => {
+      stats.holds++;
+      counts.staleSyncSkips++;
+    },
+    ended: ({ how, putOffAt }) => {
+      stats.pending--;
+      if (putOffAt !== undefined) stats.heldMs += clock.now() - putOffAt;
+      if (how === 'released') {
+        if (putOffAt !== undefined) stats.released++;
+        return;
+      }
+      stats.timeouts++;
+      const error = new ReadYourWritesTimeoutError(key, timeoutMs, tracker.clear(key));
+      shared.log.warn({ key, error }, 'reconciling on caches that do not show its writes yet');
+      shared.tell(term, { stage: 'readYourWrites', key, error, retries: 0, dropped: false });
+    },
+  });
+}
+
+/** The request of one reconcile of `key`: the cached object, the signal, a logger made on first use, the write API. */
+function requestOf<T extends KubeObject>(
+  shared: Shared<T>,
+  term: Term,
+  key: string,
+  signal: AbortSignal,
+  reconcileID: string,
+): ReconcileRequest<T> {
+  const object = shared.sources.primary.getStore().get(key);
+  let child: Logger | undefined;
+  return {
+    key,
+    ...nameOf(key, object),
+    object,
+    signal,
+    get log() {
+      return (child ??= childLogger(shared.log, { key, reconcileID }));
+    },
+    api: requestApi(shared.sources.writes, term.tracker, key),
+  };
+}
+
+/** Registers the handlers of every source of a term: their keys go to its queue (debounced when asked), its tracker sees their events. */
+function attachSources<T extends KubeObject>(shared: Shared<T>, term: Term): HandlerRegistration[] {
+  const { queue, tracker } = term;
+  const refuse = (error: InvalidSourceKeyError) => {
+    shared.log.warn({ source: error.source, error }, 'a source gave a key that names no object: not queued');
+    shared.tell(term, { stage: 'source', ...(typeof error.key === 'string' && { key: error.key }), error, retries: 0, dropped: true });
+  };
+  const debounceMs = shared.options.debounceMs ?? 0;
+  const enqueue = (key: string, priority: number) =>
+    debounceMs > 0 ? queue.addDebounced(key, debounceMs, priority) : queue.add(key, priority);
+  return shared.sources.sources.map((source) =>
+    attachSource(source, enqueue, refuse, tracker && ((key, state, lastKnown) => tracker.seen(source.informer, key, state, lastKnown))),
+  );
+}
+
+/** Tells of a failure on the term's `errors$` and to `onError`, whose throw does not stop the controller. */
+function teller(onError: ControllerBuilderOptions<KubeObject>['onError']): Shared<KubeObject>['tell'] {
+  return (term, failure) => {
+    term.errors.next(failure);
+    try {
+      onError?.(failure);
+    } catch {
+      /* a failing error callback must not stop the controller */
+    }
+  };
+}
+
+/** Makes the controller of `options`, over `sources`, reconciling with `reconcile`. */
+export function makeController<T extends KubeObject>(
+  options: ControllerBuilderOptions<T>,
+  sources: ControllerSources<T>,
+  reconcile: Reconcile<T>,
+): Controller {
+  const { name, scheduler } = options;
+  const clock = scheduler ?? asyncScheduler;
   const queue$ = new BehaviorSubject<WorkQueue<string> | undefined>(undefined);
-  const writes: WriteParts = { client: parts.client, informers: new Map(parts.sources.map((s) => [resourceKey(s.resource), s.informer])) };
   const stats = noStats();
+  const counts = new ReconcileCounts(options.concurrency ?? 1);
+  const log = childLogger(sources.logger, { controller: name });
+  const failures = new FailureLog(options.logThrottleMs ?? 60_000, clock);
   let running: RunningController | undefined;
 
+  const tell = teller(options.onError);
+  const shared: Shared<T> = { options, sources, stats, counts, log, clock, tell };
   const start = (): RunningController => {
-    if (running !== undefined) throw new ControllerRunningError(parts.name);
-    parts.startInformers();
-    const { scheduler } = parts;
-    const queue = new WorkQueue<string>({ ...parts.queue, ...(scheduler && { scheduler }) });
-    const debouncer = new Debouncer(queue, parts.debounceMs, scheduler ?? asyncScheduler);
-    const ms = parts.readYourWritesMs;
-    const offLoop = new Subject<ControllerError<string>>();
-    const timedOut = (error: ReadYourWritesTimeoutError) =>
-      tell(offLoop, parts.onError, { stage: 'readYourWrites', key: error.key, error, retries: 0, dropped: false });
-    const tracker =
-      ms === undefined ? undefined : new WriteTracker(ms, scheduler ?? asyncScheduler, (key) => queue.add(key), timedOut, stats);
-    const refuse = (error: InvalidSourceKeyError) =>
-      tell(offLoop, parts.onError, {
-        stage: 'source',
-        ...(typeof error.key === 'string' && { key: error.key }),
-        error,
-        retries: 0,
-        dropped: true,
-      });
-    const registrations = parts.sources.map((source) =>
-      attachSource(
-        source,
-        (key, priority) => {
-          tracker?.added(key);
-          debouncer.push(key, priority);
-        },
-        refuse,
-        tracker && ((key, state, lastKnown) => tracker.observe(source.informer, key, state, lastKnown)),
-      ),
-    );
-    const synced = combineLatest(registrations.map((r) => r.synced$)).pipe(map((all) => all.every(Boolean)));
-    const handle = runController<string>({
+    if (running !== undefined) throw new ControllerRunningError(name);
+    sources.startInformers();
+    const queue = new WorkQueue<string>({ ...options.queue, ...(scheduler && { scheduler }) });
+    const term: Term = {
       queue,
-      synced,
-      reconcile: reconcileOf(parts, writes, tracker),
-      concurrency: parts.concurrency,
-      ...(parts.maxRetries !== undefined && { maxRetries: parts.maxRetries }),
-      ...(scheduler && { scheduler }),
-      ...(parts.onError && { onError: parts.onError }),
+      errors: new Subject<ControllerError<string>>(),
+      // Released a tick later: the handler of the event that showed the write adds the key first,
+      // put off by the hold and made once at the release, not again after a reconcile it started.
+      tracker:
+        sources.readYourWritesMs === undefined ? undefined : new WriteTracker((key) => void clock.schedule(() => queue.release(key))),
+    };
+    const shardTerm = sources.shard?.start();
+    const registrations = attachSources(shared, term);
+    const loop: Loop = runLoop({
+      name,
+      queue,
+      synced: combineLatest(registrations.map((r) => r.synced$)).pipe(map((all) => all.every(Boolean))),
+      concurrency: options.concurrency ?? 1,
+      maxRetries: options.maxRetries,
+      timeoutMs: options.reconcileTimeoutMs,
+      scheduler,
+      clock,
+      counts,
+      log,
+      failures,
+      reconcile: shardTerm
+        ? (key, signal, reconcileID) => shardTerm.gate(key, () => reconcile(requestOf(shared, term, key, signal, reconcileID)))
+        : (key, signal, reconcileID) => reconcile(requestOf(shared, term, key, signal, reconcileID)),
+      settled: (key, ok, asked) => settled(shared, term, key, ok, asked),
+      report: (failure) => tell(term, failure),
     });
     let stopping: Promise<void> | undefined;
-    const term: RunningController = {
+    const handle: RunningController = {
       queue,
-      metrics$: handle.metrics$,
-      errors$: merge(handle.errors$, offLoop),
-      stop: (options) => {
-        stopping ??= (async () => {
+      ...(shardTerm && { ring: shardTerm.ring }),
+      errors$: term.errors.asObservable(),
+      stop: (stopOptions) =>
+        (stopping ??= (async () => {
           for (const r of registrations) r.remove();
-          if (options?.drainQueue === true)
-            debouncer.flush(); // a drain reconciles what was heard
-          else debouncer.cancel();
-          await handle.stop(options);
-          tracker?.dispose();
-          offLoop.complete();
+          await loop.stop(stopOptions);
+          await shardTerm?.stop();
+          term.tracker?.dispose();
+          stats.pending = 0;
+          failures.clear();
+          term.errors.complete();
           running = undefined;
           queue$.next(undefined);
-        })();
-        return stopping;
-      },
+        })()),
     };
-    running = term;
+    running = handle;
     queue$.next(queue);
-    return term;
+    return handle;
   };
 
   return {
-    name: parts.name,
+    name,
     queue$: queue$.asObservable(),
+    reconciles$: counts.events$,
+    reconcileStats: () => counts.snapshot(),
+    sourceInformers: () =>
+      sources.sources.map(({ resource: { group, version, resource }, informer }) => ({ group, version, resource, informer })),
     isRunning: () => running !== undefined,
     readYourWritesStats: () => ({ ...stats }),
     start,

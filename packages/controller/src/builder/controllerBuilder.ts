@@ -6,27 +6,48 @@
 import type { SchedulerLike } from 'rxjs';
 import {
   InvalidOptionsError,
+  parseLabelSelector,
   type InformerFactory,
+  type InformerScope,
   type KubeObject,
   type ResourceDescriptor,
   type RxInformerError,
   type SharedInformer,
 } from '@rxinformer/core';
-import { type ControllerError, type WorkQueueOptions } from '@rxinformer/core/workqueue';
+import { checkSelectors } from '@rxinformer/core/labels';
 import { checkDuration } from '@rxinformer/core/time';
-import type { ApiClient } from '../apiClient.ts';
-import { ownerKey } from '../owners.ts';
+import { type WorkQueueOptions } from '@rxinformer/core/workqueue';
+import type { ApiClient } from '../client/apiClient.ts';
+import { isLogger, type Logger } from '../log/logger.ts';
+import { ownerKey } from '../objects/owners.ts';
+import type { ControllerError } from '../reconcile/errors.ts';
+import type { Reconcile } from '../reconcile/request.ts';
+import { Shard, type ShardOptions } from '../shard/shard.ts';
 import { makeController, type Controller } from './controller.ts';
 import { checkPredicates, type Predicate } from './predicates.ts';
-import type { Reconcile } from './reconcileTypes.ts';
 import { primaryKeyCheck, type RefuseKey, type Source, type SourceKeys } from './sources.ts';
+import { resourceKey, type FollowedInformer } from './writes.ts';
 
-/** Options of `controllerFor`. */
-export interface ControllerBuilderOptions<T extends KubeObject> {
-  /** The controller's name: its handlers' prefix and its metrics' `name` label. Required. */
+/**
+ * Options of a source (`owns`, `watches`, and the primary's own, in `controllerFor`'s options):
+ * which of its objects are cached — a namespace, label and field selectors, each scope one informer
+ * in the factory, shared with any other request of the same scope — how (`transform`), and which of
+ * their events count (`predicates`). For a metadata-only source, pass `metadataOnly(descriptor)`.
+ */
+export interface SourceOptions<S extends KubeObject> extends InformerScope {
+  /** Filters of the source's events; all must pass. Default: none. */
+  predicates?: readonly Predicate<S>[];
+  /**
+   * Applied to each object before it is cached (drop `managedFields`, say): the informer's option,
+   * so a request of the same scope elsewhere must pass the same function. Default: the factory's.
+   */
+  transform?: (obj: S) => S;
+}
+
+/** Options of `controllerFor`: the controller's, and its primary source's (`SourceOptions`). */
+export interface ControllerBuilderOptions<T extends KubeObject> extends SourceOptions<T> {
+  /** The controller's name: its handlers' prefix, its log lines' and its metrics' `controller` label. Required. */
   name: string;
-  /** Filters of the primary resource's events; all must pass. Default: none. */
-  predicates?: readonly Predicate<T>[];
   /** Parallel reconciles; one key is never reconciled by two at once. Default 1. */
   concurrency?: number;
   /** Retries of a failing key before it is dropped (reported). Default: unlimited. */
@@ -43,6 +64,27 @@ export interface ControllerBuilderOptions<T extends KubeObject> {
   scheduler?: SchedulerLike;
   /** Called with each failure, as well as the running term's `errors$`. */
   onError?: (error: ControllerError<string>) => void;
+  /**
+   * Where reconcile failures (throttled per key), panics, timeouts, read-your-writes timeouts and
+   * refused keys are logged; each reconcile's `req.log` is its child (controller, key, reconcile
+   * id). pino fits, and `console`. Default `console`.
+   */
+  logger?: Logger;
+  /** A key's failure of one kind is logged once per this many ms; repeats are counted in the next line. Default 60 000. */
+  logThrottleMs?: number;
+  /**
+   * How long a reconcile may run, in ms (controller-runtime's `ReconciliationTimeout`): then its
+   * `req.signal` aborts with a `ReconcileTimeoutError` and it is counted (`timeouts`); the key is
+   * released once the reconcile settles. Default: no limit.
+   */
+  reconcileTimeoutMs?: number;
+  /**
+   * Shares the primary's objects with other replicas over a ring of Leases (KEP-5866): this
+   * replica caches and reconciles only its slots' objects, from `shard.source` instead of the
+   * factory, and hands slots over drained. Each `start()` joins the ring; `stop()` leaves it once
+   * every reconcile has settled. Default: not sharded.
+   */
+  shard?: ShardOptions<T>;
   /** The client of the reconcile's writes, `req.api(descriptor)`. Default: none (`req.api` throws). */
   client?: ApiClient;
   /**
@@ -56,12 +98,6 @@ export interface ControllerBuilderOptions<T extends KubeObject> {
         /** How long a key's reconcile waits at most, in ms: > 0 and at most 2³¹−1 (one timer; longer, NaN or Infinity throws `InvalidOptionsError`). Default 10 000. */
         timeoutMs?: number;
       };
-}
-
-/** Options of a secondary source. */
-export interface SourceOptions<S extends KubeObject> {
-  /** Filters of the source's events; all must pass. Default: none. */
-  predicates?: readonly Predicate<S>[];
 }
 
 /**
@@ -87,6 +123,8 @@ export class ControllerBuilder<T extends KubeObject> {
   readonly #primaryInformer: SharedInformer<T>;
   readonly #options: ControllerBuilderOptions<T>;
   readonly #sources: Source<KubeObject>[];
+  readonly #followed: [Source<KubeObject>, FollowedInformer][];
+  readonly #shard: Shard<T> | undefined;
   #built = false;
 
   constructor(factory: InformerFactory, primary: ResourceDescriptor<T>, options: ControllerBuilderOptions<T>) {
@@ -94,15 +132,18 @@ export class ControllerBuilder<T extends KubeObject> {
     this.#factory = factory;
     this.#primary = primary;
     this.#options = options;
-    this.#primaryInformer = factory.informerFor(primary);
+    const shard = options.shard === undefined ? undefined : new Shard(options.shard, options.transform, options.scheduler);
+    this.#shard = shard;
+    this.#primaryInformer = shard?.informer ?? this.#informer(primary, options, 'controllerFor');
     const source: Source<T> = {
       name: `${options.name}/${primary.resource}`,
       resource: primary,
       informer: this.#primaryInformer,
       predicates: checkPredicates(options.predicates ?? [], 'controllerFor'),
-      keysOf: (_old, _new, key) => key,
+      keysOf: shard === undefined ? (_old, _new, key) => key : (oldObj, newObj, key) => (shard.note(key, newObj ?? oldObj), key),
     };
     this.#sources = [source as unknown as Source<KubeObject>];
+    this.#followed = [followedOf(source as unknown as Source<KubeObject>, options)];
   }
 
   /**
@@ -155,21 +196,42 @@ export class ControllerBuilder<T extends KubeObject> {
     if (typeof reconcile !== 'function') throw new InvalidOptionsError('reconcile must be a function');
     this.#checkOpen('reconcile');
     this.#built = true;
+    const informers = new Map<string, FollowedInformer[]>();
+    for (const [source, followed] of this.#followed) {
+      const key = resourceKey(source.resource);
+      informers.set(key, [...(informers.get(key) ?? []).filter((f) => f.informer !== followed.informer), followed]);
+    }
     const o = this.#options;
-    return makeController<T>({
-      name: o.name,
-      startInformers: () => this.#factory.start(),
-      primary: this.#primaryInformer,
-      sources: this.#sources,
+    return makeController<T>(
+      o,
+      {
+        startInformers: () => this.#factory.start(),
+        primary: this.#primaryInformer,
+        sources: this.#sources,
+        writes: { client: o.client, informers },
+        readYourWritesMs: readYourWritesMs(o.readYourWrites),
+        logger: o.logger ?? console,
+        shard: this.#shard,
+      },
       reconcile,
-      concurrency: o.concurrency ?? 1,
-      maxRetries: o.maxRetries,
-      debounceMs: o.debounceMs ?? 0,
-      queue: o.queue ?? {},
-      scheduler: o.scheduler,
-      onError: o.onError,
-      client: o.client,
-      readYourWritesMs: readYourWritesMs(o.readYourWrites),
+    );
+  }
+
+  /** The informer of `descriptor` in the source's scope, from the factory (shared with any other request of that scope). */
+  #informer<S extends KubeObject>(descriptor: ResourceDescriptor<S>, options: SourceOptions<S>, how: string): SharedInformer<S> {
+    if (options === null || typeof options !== 'object') throw new InvalidOptionsError(`${how}: options must be an object`);
+    const { namespace, labelSelector, fieldSelector, transform } = options;
+    if (transform !== undefined && typeof transform !== 'function') throw new InvalidOptionsError(`${how}: transform must be a function`);
+    try {
+      checkSelectors(options);
+    } catch (e) {
+      throw new InvalidOptionsError(`${how}: ${(e as Error).message}`, { cause: e });
+    }
+    const scope = { ...(namespace !== undefined && { namespace }), ...(labelSelector !== undefined && { labelSelector }) };
+    return this.#factory.informerFor(descriptor, {
+      ...scope,
+      ...(fieldSelector !== undefined && { fieldSelector }),
+      ...(transform && { transform }),
     });
   }
 
@@ -183,12 +245,13 @@ export class ControllerBuilder<T extends KubeObject> {
     const source: Source<S> = {
       name: `${this.#options.name}/${how}/${descriptor?.resource}`,
       resource: descriptor,
-      informer: this.#factory.informerFor(descriptor),
+      informer: this.#informer(descriptor, options, how),
       predicates: checkPredicates(options?.predicates ?? [], how),
       keysOf: (oldObj, newObj, _key, refuse) => keysOf(oldObj, newObj, refuse),
       checkKey: primaryKeyCheck(this.#primary),
     };
     this.#sources.push(source as unknown as Source<KubeObject>);
+    this.#followed.push(followedOf(source as unknown as Source<KubeObject>, options));
     return this;
   }
 
@@ -198,6 +261,13 @@ export class ControllerBuilder<T extends KubeObject> {
 }
 
 const isKey = (k: string | undefined): k is string => k !== undefined;
+
+/** A source's informer with its scope, as read-your-writes matches writes against it (the scope as the factory resolved it). */
+function followedOf(source: Source<KubeObject>, options: InformerScope): [Source<KubeObject>, FollowedInformer] {
+  const namespace = source.resource.namespaced ? options.namespace : undefined;
+  const labels = options.labelSelector ? parseLabelSelector(options.labelSelector) : undefined;
+  return [source, { informer: source.informer, namespace, labels }];
+}
 
 /** Throws `InvalidOptionsError` for options a controller cannot run with. */
 function validateBuilderOptions<T extends KubeObject>(
@@ -210,12 +280,17 @@ function validateBuilderOptions<T extends KubeObject>(
   if (typeof primary?.resource !== 'string') throw new InvalidOptionsError('controllerFor needs a resource descriptor');
   if (typeof o?.name !== 'string' || o.name === '') throw new InvalidOptionsError('controllerFor: name must be a non-empty string');
   validateWriteOptions(o);
-  const { concurrency, maxRetries, debounceMs } = o;
+  if (o.logger !== undefined && !isLogger(o.logger))
+    throw new InvalidOptionsError('controllerFor: logger must have error, warn and info methods (pino and console do)');
+  const { concurrency, maxRetries, debounceMs, reconcileTimeoutMs, logThrottleMs } = o;
   if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1))
     throw new InvalidOptionsError(`controllerFor: concurrency must be an integer >= 1, got ${String(concurrency)}`);
   if (maxRetries !== undefined && (!Number.isInteger(maxRetries) || maxRetries < 0))
     throw new InvalidOptionsError(`controllerFor: maxRetries must be an integer >= 0, got ${String(maxRetries)}`);
   checkDuration('controllerFor: debounceMs', debounceMs, 0, { max: 'timer' });
+  if (reconcileTimeoutMs !== undefined)
+    checkDuration('controllerFor: reconcileTimeoutMs', reconcileTimeoutMs, reconcileTimeoutMs, { exclusive: true, max: 'timer' });
+  checkDuration('controllerFor: logThrottleMs', logThrottleMs, 0);
 }
 
 /** Throws `InvalidOptionsError` for a `client` or `readYourWrites` option that is not one. */

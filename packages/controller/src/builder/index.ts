@@ -2,12 +2,10 @@
 export { ControllerBuilder, controllerFor } from './controllerBuilder.ts';
 export type { ControllerBuilderOptions, MapToKeys, SourceOptions } from './controllerBuilder.ts';
 export { ControllerRunningError } from './controller.ts';
-export type { Controller, RunningController } from './controller.ts';
+export type { Controller, RunningController, SourceInformer } from './controller.ts';
 export { and, annotationsChanged, generationChanged, labelsChanged, not, or, resourceVersionChanged } from './predicates.ts';
 export type { Predicate } from './predicates.ts';
-export type { Reconcile, ReconcileRequest, ReconcileResult } from './reconcileTypes.ts';
 export { InvalidSourceKeyError, LOW_PRIORITY, NORMAL_PRIORITY } from './sources.ts';
 export type { SourceKeys } from './sources.ts';
 export { newerResourceVersion, ReadYourWritesTimeoutError } from './readYourWrites.ts';
 export type { ReadYourWritesStats, TrackedWrite } from './readYourWrites.ts';
-export type { RequestApi } from './writes.ts';

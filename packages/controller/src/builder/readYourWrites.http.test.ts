@@ -9,9 +9,9 @@ import { delay } from 'rxjs';
 import { createInformerFactory, fetchListerWatcher, type KubeObject, type ResourceDescriptor } from '@rxinformer/core';
 import { serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
 import { until } from '@rxinformer/testing';
-import type { ControllerError } from '@rxinformer/core/workqueue';
-import { fetchApiClient, type ApiClient, type ApiRequest } from '../apiClient.ts';
-import { refOf } from '../resourceApi.ts';
+import type { ControllerError } from '../reconcile/errors.ts';
+import { fetchApiClient, type ApiClient, type ApiRequest } from '../client/apiClient.ts';
+import { refOf } from '../client/resourceApi.ts';
 import { controllerFor } from './controllerBuilder.ts';
 import type { Controller } from './controller.ts';
 

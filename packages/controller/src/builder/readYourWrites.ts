@@ -2,8 +2,8 @@
  * Read-your-writes for a builder controller (the idea of KEP-5647): the writes a reconcile made
  * through `req.api` are remembered per primary key, and the key's next reconcile is put off until
  * every informer written through shows its write — or a newer change, or a delete — or until the
- * timeout passed. A held key is not kept in a worker: its reconcile returns at once and the key is
- * added again when the hold ends, so other keys go on.
+ * timeout passed. The hold is the work queue's (`WorkQueue.hold`): a held key is not handed to a
+ * worker, so other keys go on; what was added meanwhile is queued once the hold ends.
  *
  * "Shows the write": the cached object's resourceVersion equals the written one, or both are
  * decimal integers (kube-apiserver's are etcd revisions, which client-go's KEP-5647 work compares
@@ -13,12 +13,11 @@
  * the cache lacks the key or holds the object marked with a `deletionTimestamp`, or the informer
  * delivered its deletion (of the same uid, when known).
  */
-import type { SchedulerLike, Subscription } from 'rxjs';
 import { RxInformerError, type KubeObject, type SharedInformer } from '@rxinformer/core';
 
 /** Counts of a controller's read-your-writes, from its creation on (across terms). */
 export interface ReadYourWritesStats {
-  /** Reconciles put off because the cache did not yet show the key's writes. */
+  /** Holds that put off a reconcile: the key was asked for while the cache did not yet show its writes (`stale_sync_skips_total`). */
   holds: number;
   /** Holds ended by the cache showing the writes. */
   released: number;
@@ -85,14 +84,6 @@ export class ReadYourWritesTimeoutError extends RxInformerError {
   }
 }
 
-/** The writes of one primary key not yet shown, and its timer. */
-interface Hold {
-  readonly writes: Set<Expected>;
-  readonly timer: Subscription;
-  /** When a reconcile was first put off; undefined: none was yet. */
-  heldSince: number | undefined;
-}
-
 const INTEGER_RV = /^[1-9][0-9]*$/;
 
 /** `a` > `b` when both are decimal integers (no leading zeros): longer, or larger at equal length. */
@@ -112,11 +103,17 @@ function sameObject(uid: string | undefined, obj: KubeObject | undefined): boole
   return uid === undefined || other === undefined || other === uid;
 }
 
-/** True when `cached` (the informer's state of the key) shows the write `w`. */
+/**
+ * True when `cached` (the informer's state of the key) shows the write `w`, or the informer's whole
+ * cache is at the write's resourceVersion or later (Kubernetes 1.36's check of a store's last
+ * synced resourceVersion: every event up to it was applied, so the write or what followed is in).
+ */
 function shows(cached: KubeObject | undefined, w: Expected): boolean {
   if ('deleted' in w) return cached === undefined || (cached.metadata?.deletionTimestamp !== undefined && sameObject(w.uid, cached));
   const rv = cached?.metadata?.resourceVersion;
-  return rv !== undefined && (rv === w.resourceVersion || newerResourceVersion(rv, w.resourceVersion));
+  if (rv !== undefined && (rv === w.resourceVersion || newerResourceVersion(rv, w.resourceVersion))) return true;
+  const store = w.informer.lastSyncResourceVersion;
+  return store !== undefined && (store === w.resourceVersion || newerResourceVersion(store, w.resourceVersion));
 }
 
 /** True when `informer`'s delete of the key, `lastKnown` its last state, came after the write `w`. */
@@ -125,156 +122,83 @@ function deletedAfter(w: Expected, lastKnown: KubeObject | undefined): boolean {
   return !newerResourceVersion(w.resourceVersion, lastKnown?.metadata?.resourceVersion);
 }
 
-/** The remembered writes of one controller term. */
+/**
+ * The writes of one controller term not yet shown by the caches, per primary key (KEP-5647's
+ * `ConsistencyStore`): `record` a write, ask whether the caches are `ready` for a key, `clear` a
+ * key's writes; and `seen`, each event of a followed informer as its source's handler delivered it,
+ * which tells `shown(primaryKey)` once the last write of a key shows (after that handler queued its
+ * own keys: the queue then releases the key's hold once, not again after a reconcile the event
+ * started). The hold itself, its timeout and what it put off are the queue's.
+ */
 export class WriteTracker {
-  readonly #timeoutMs: number;
-  readonly #scheduler: SchedulerLike;
-  readonly #release: (primaryKey: string) => void;
-  readonly #timedOut: (error: ReadYourWritesTimeoutError) => void;
-  readonly #stats: ReadYourWritesStats;
-  /** Writes of reconciles running now, per primary key. */
-  readonly #running = new Map<string, Expected[]>();
-  readonly #holds = new Map<string, Hold>();
-  /** Keys whose hold ended, to add again unless a reconcile of theirs starts first. */
-  readonly #owed = new Set<string>();
+  readonly #shown: (primaryKey: string) => void;
+  /** The writes of each primary key not yet shown. */
+  readonly #writes = new Map<string, Set<Expected>>();
   /** Each expected write's primary key, per informer and object key: what an event can settle. */
   readonly #byObject = new Map<SharedInformer<KubeObject>, Map<string, Map<Expected, string>>>();
 
-  /**
-   * `release` adds a key again when its hold ends; `timedOut` is told of each hold that ran out;
-   * `stats` is counted into (it outlives terms).
-   */
-  constructor(
-    timeoutMs: number,
-    scheduler: SchedulerLike,
-    release: (primaryKey: string) => void,
-    timedOut: (error: ReadYourWritesTimeoutError) => void,
-    stats: ReadYourWritesStats,
-  ) {
-    this.#timeoutMs = timeoutMs;
-    this.#scheduler = scheduler;
-    this.#release = release;
-    this.#timedOut = timedOut;
-    this.#stats = stats;
+  /** `shown` is told of each primary key whose writes the caches all show now. */
+  constructor(shown: (primaryKey: string) => void) {
+    this.#shown = shown;
   }
 
-  /** The reconcile of `primaryKey` made `write`, which `informer` must show. */
+  /** The reconcile of `primaryKey` made `write`, which `informer`'s cache must show. */
   record(primaryKey: string, informer: SharedInformer<KubeObject>, write: TrackedWrite): void {
     const w: Expected = { ...write, informer };
-    const { key } = w;
-    let list = this.#running.get(primaryKey);
-    if (list === undefined) this.#running.set(primaryKey, (list = []));
-    list.push(w);
+    let list = this.#writes.get(primaryKey);
+    if (list === undefined) this.#writes.set(primaryKey, (list = new Set()));
+    list.add(w);
     let keys = this.#byObject.get(informer);
     if (keys === undefined) this.#byObject.set(informer, (keys = new Map<string, Map<Expected, string>>()));
-    let waiting = keys.get(key);
-    if (waiting === undefined) keys.set(key, (waiting = new Map<Expected, string>()));
+    let waiting = keys.get(w.key);
+    if (waiting === undefined) keys.set(w.key, (waiting = new Map<Expected, string>()));
     waiting.set(w, primaryKey);
   }
 
-  /** The reconcile of `primaryKey` ended: its writes not yet shown hold the key's next reconcile. */
-  commit(primaryKey: string): void {
-    if (this.#running.size === 0) return; // no reconcile wrote: nothing to look up
-    const list = this.#running.get(primaryKey);
-    if (list === undefined) return;
-    this.#running.delete(primaryKey);
-    const before = this.#holds.get(primaryKey);
-    const writes = before?.writes ?? new Set<Expected>();
-    for (const w of list)
-      if (!shows(w.informer.getStore().get(w.key), w)) writes.add(w);
-      else this.#forget(w);
-    if (writes.size === 0 || before !== undefined) return;
-    const timer = this.#scheduler.schedule(() => this.#end(primaryKey, 'timeout'), this.#timeoutMs);
-    this.#holds.set(primaryKey, { writes, timer, heldSince: undefined });
-    this.#stats.pending++;
+  /**
+   * True when the caches show every write of `primaryKey` (or it made none): its reconcile may
+   * run on them. Writes shown are forgotten.
+   */
+  ready(primaryKey: string): boolean {
+    if (this.#writes.size === 0) return true; // nothing written: the common case
+    const list = this.#writes.get(primaryKey);
+    if (list === undefined) return true;
+    for (const w of [...list]) if (shows(w.informer.getStore().get(w.key), w)) this.#forget(w, primaryKey);
+    return !this.#writes.has(primaryKey);
   }
 
-  /** `primaryKey` was added to the queue (by an event): a hold that just ended need not add it. */
-  added(primaryKey: string): void {
-    if (this.#owed.size > 0) this.#owed.delete(primaryKey);
-  }
-
-  /** The reconcile of `primaryKey` ended without a hold: its writes are not waited for. */
-  drop(primaryKey: string): void {
-    if (this.#running.size === 0) return;
-    for (const w of this.#running.get(primaryKey) ?? []) this.#forget(w);
-    this.#running.delete(primaryKey);
-  }
-
-  /** True when the reconcile of `primaryKey` must wait: its writes are not all shown yet. */
-  holds(primaryKey: string): boolean {
-    if (this.#owed.size === 0 && this.#holds.size === 0) return false; // nothing held: the common case
-    this.#owed.delete(primaryKey);
-    const hold = this.#holds.get(primaryKey);
-    if (hold === undefined) return false;
-    for (const w of hold.writes)
-      if (shows(w.informer.getStore().get(w.key), w)) {
-        hold.writes.delete(w);
-        this.#forget(w);
-      }
-    if (hold.writes.size === 0) {
-      this.#end(primaryKey, 'shown', false); // reconciled now: no need to add it again
-      return false;
-    }
-    if (hold.heldSince === undefined) hold.heldSince = this.#scheduler.now();
-    this.#stats.holds++;
-    return true;
+  /** Forgets the writes of `primaryKey` (its reconcile failed, or its hold ran out); answers those not yet shown, as reports show them. */
+  clear(primaryKey: string): TrackedWrite[] {
+    const list = [...(this.#writes.get(primaryKey) ?? [])];
+    for (const w of list) this.#forget(w, primaryKey);
+    return list.map(trackedWrite);
   }
 
   /** `informer` delivered `key`'s new state (`undefined`: deleted; then `lastKnown`, if known). */
-  observe(informer: SharedInformer<KubeObject>, key: string, state: KubeObject | undefined, lastKnown?: KubeObject): void {
+  seen(informer: SharedInformer<KubeObject>, key: string, state: KubeObject | undefined, lastKnown?: KubeObject): void {
     if (this.#byObject.size === 0) return; // no write waits to be shown
     const waiting = this.#byObject.get(informer)?.get(key);
     if (waiting === undefined) return;
     for (const [w, primaryKey] of waiting)
-      if (state === undefined ? deletedAfter(w, lastKnown) : shows(state, w)) this.#settle(w, primaryKey);
+      if (state === undefined ? deletedAfter(w, lastKnown) : shows(state, w)) {
+        this.#forget(w, primaryKey);
+        if (!this.#writes.has(primaryKey)) this.#shown(primaryKey);
+      }
   }
 
-  /** Cancels the timers (the term ended). */
+  /** Forgets every write (the term ended). */
   dispose(): void {
-    for (const hold of this.#holds.values()) hold.timer.unsubscribe();
-    this.#stats.pending -= this.#holds.size;
-    this.#holds.clear();
-    this.#owed.clear();
-    this.#running.clear();
     this.#byObject.clear();
+    this.#writes.clear();
   }
 
-  /** `w` is shown: forgets it; the last of its key's hold ends the hold. */
-  #settle(w: Expected, primaryKey: string): void {
-    this.#forget(w);
-    const hold = this.#holds.get(primaryKey);
-    if (hold === undefined || !hold.writes.delete(w) || hold.writes.size > 0) return;
-    this.#end(primaryKey, 'shown');
-  }
-
-  /** Ends the hold of `primaryKey`, counted; a reconcile it put off is asked for again when `again`. */
-  #end(primaryKey: string, why: 'shown' | 'timeout', again = true): void {
-    const hold = this.#holds.get(primaryKey);
-    if (hold === undefined) return;
-    this.#holds.delete(primaryKey);
-    hold.timer.unsubscribe();
-    for (const w of hold.writes) this.#forget(w);
-    this.#stats.pending--;
-    if (why === 'timeout') {
-      this.#stats.timeouts++;
-      this.#timedOut(new ReadYourWritesTimeoutError(primaryKey, this.#timeoutMs, [...hold.writes].map(trackedWrite)));
-    }
-    if (hold.heldSince === undefined) return;
-    if (why === 'shown') this.#stats.released++;
-    this.#stats.heldMs += this.#scheduler.now() - hold.heldSince;
-    if (!again) return;
-    // The event that ended the hold often adds the key too: added again only if it did not (its
-    // handler runs on, adding its keys, before this does).
-    this.#owed.add(primaryKey);
-    this.#scheduler.schedule(() => this.#owed.delete(primaryKey) && this.#release(primaryKey));
-  }
-
-  #forget(w: Expected): void {
+  #forget(w: Expected, primaryKey: string): void {
+    const list = this.#writes.get(primaryKey);
+    if (list?.delete(w) === true && list.size === 0) this.#writes.delete(primaryKey);
     const keys = this.#byObject.get(w.informer);
     const waiting = keys?.get(w.key);
     if (waiting === undefined || !waiting.delete(w) || waiting.size > 0) return;
     keys!.delete(w.key);
-    if (keys!.size === 0) this.#byObject.delete(w.informer); // `observe` skips at once when none is left
+    if (keys!.size === 0) this.#byObject.delete(w.informer); // `seen` skips at once when none is left
   }
 }

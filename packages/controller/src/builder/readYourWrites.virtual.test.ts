@@ -10,10 +10,10 @@ import { createInformerFactory, type KubeObject, type ResourceDescriptor, type W
 import { fakeListerWatcher, page, testObject, virtualClock } from '@rxinformer/testing';
 import { Registry } from 'prom-client';
 import { controllerReadYourWritesMetrics } from '@rxinformer/prometheus';
-import type { ApiClient, ApiRequest } from '../apiClient.ts';
+import type { ApiClient, ApiRequest } from '../client/apiClient.ts';
 import { controllerFor, type ControllerBuilderOptions } from './controllerBuilder.ts';
 import { ReadYourWritesTimeoutError } from './readYourWrites.ts';
-import type { ControllerError } from '@rxinformer/core/workqueue';
+import type { ControllerError } from '../reconcile/errors.ts';
 
 const pods: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
 

@@ -1,23 +1,38 @@
 /**
  * `req.api(descriptor)`: the reconcile's writes, through the builder's client. Writes to a resource
- * the controller follows (its primary, `owns` or `watches`) are recorded for read-your-writes.
+ * the controller follows (its primary, `owns` or `watches`, in any scope) are recorded for
+ * read-your-writes, for each informer whose scope holds the written object.
  */
-import { InvalidOptionsError, type KubeObject, type ResourceDescriptor, type SharedInformer } from '@rxinformer/core';
-import type { ApiClient } from '../apiClient.ts';
-import { recordedApi, type WriteOutcome } from '../recordedApi.ts';
-import { resourceApi, type ResourceApi } from '../resourceApi.ts';
+import {
+  InvalidOptionsError,
+  matchesLabels,
+  parseLabelSelector,
+  type KubeObject,
+  type ResourceDescriptor,
+  type SharedInformer,
+} from '@rxinformer/core';
+import type { ApiClient } from '../client/apiClient.ts';
+import { recordedApi, type WriteOutcome } from '../client/recordedApi.ts';
+import { resourceApi, type ResourceApi } from '../client/resourceApi.ts';
+import type { RequestApi } from '../reconcile/request.ts';
 import type { WriteTracker } from './readYourWrites.ts';
+
+/** An informer the controller follows, and the scope it lists and watches. */
+export interface FollowedInformer {
+  readonly informer: SharedInformer<KubeObject>;
+  /** Its namespace; undefined: every namespace. */
+  readonly namespace: string | undefined;
+  /** Its label selector, parsed; undefined: every object. */
+  readonly labels: ReturnType<typeof parseLabelSelector> | undefined;
+}
 
 /** What a reconcile's `api` is made of. */
 export interface WriteParts {
   /** The builder's `client` option; undefined: `req.api` throws. */
   readonly client: ApiClient | undefined;
-  /** The informer of each resource the controller follows, by `resourceKey`. */
-  readonly informers: ReadonlyMap<string, SharedInformer<KubeObject>>;
+  /** The informers of each resource the controller follows, by `resourceKey`. */
+  readonly informers: ReadonlyMap<string, readonly FollowedInformer[]>;
 }
-
-/** The request's `api` of a reconcile: makes a `ResourceApi` for a descriptor. */
-export type RequestApi = <S extends KubeObject>(resource: ResourceDescriptor<S>) => ResourceApi<S>;
 
 /** Identifies a resource among a controller's: `group/version/resource`. */
 export function resourceKey(resource: Pick<ResourceDescriptor, 'group' | 'version' | 'resource'>): string {
@@ -38,6 +53,17 @@ function keyOf(outcome: WriteOutcome<KubeObject>, informer: SharedInformer<KubeO
 }
 
 /**
+ * True when `followed`'s scope could hold what the write left: its namespace, and for an object
+ * written its labels (a delete of an object out of scope was never cached). A field selector is
+ * the server's to judge: its writes are waited for, at worst until the timeout.
+ */
+function inScope(followed: FollowedInformer, outcome: WriteOutcome<KubeObject>): boolean {
+  const namespace = 'object' in outcome ? outcome.object.metadata?.namespace : outcome.gone.namespace;
+  if (followed.namespace !== undefined && namespace !== followed.namespace) return false;
+  return !('object' in outcome) || followed.labels === undefined || matchesLabels(followed.labels, outcome.object.metadata?.labels);
+}
+
+/**
  * The `api` of one reconcile of `primaryKey`: `ResourceApi`s over `parts.client`, whose writes to a
  * followed resource `tracker` records (none when it is undefined: read-your-writes is off).
  */
@@ -45,15 +71,19 @@ export function requestApi(parts: WriteParts, tracker: WriteTracker | undefined,
   return <S extends KubeObject>(resource: ResourceDescriptor<S>): ResourceApi<S> => {
     if (parts.client === undefined) throw new InvalidOptionsError("req.api needs the controller's client option");
     const api = resourceApi(parts.client, resource);
-    const informer = tracker && parts.informers.get(resourceKey(resource));
-    if (tracker === undefined || informer === undefined) return api;
+    const followed = tracker && parts.informers.get(resourceKey(resource));
+    if (tracker === undefined || followed === undefined) return api;
     return recordedApi(api, (outcome) => {
-      const key = keyOf(outcome, informer);
-      if (key === undefined) return; // nothing the cache could show
-      if ('gone' in outcome)
-        return tracker.record(primaryKey, informer, { resource: resource.resource, key, deleted: true, uid: outcome.uid });
-      const resourceVersion = outcome.object.metadata?.resourceVersion;
-      if (resourceVersion !== undefined) tracker.record(primaryKey, informer, { resource: resource.resource, key, resourceVersion });
+      for (const f of followed) {
+        const key = inScope(f, outcome) ? keyOf(outcome, f.informer) : undefined;
+        if (key === undefined) continue; // nothing this cache could show
+        if ('gone' in outcome) {
+          tracker.record(primaryKey, f.informer, { resource: resource.resource, key, deleted: true, uid: outcome.uid });
+          continue;
+        }
+        const resourceVersion = outcome.object.metadata?.resourceVersion;
+        if (resourceVersion !== undefined) tracker.record(primaryKey, f.informer, { resource: resource.resource, key, resourceVersion });
+      }
     });
   };
 }

@@ -32,7 +32,7 @@ export { listQuery, watchQuery, resourcePath } from './listWatchQuery.ts';
 export { checkRequestPath, pathSegment, pathSegmentError, pathSegmentProblems, InvalidPathSegmentError } from '../pathSegment.ts';
 export { BROWSER_WATCH_OPEN_TIMEOUT_MS, inBrowser } from './browserLimits.ts';
 export { INITIAL_EVENTS_END_ANNOTATION, WATCH_OPENED } from '../types.ts';
-export { bodyExcerpt, checkNumber, checkScheduler, jsonErrorDetail } from '../errors.ts';
+export { bodyExcerpt, checkNumber, checkScheduler, describeValue, jsonErrorDetail, withCause } from '../errors.ts';
 export type { NetworkErrorReason, NumberCheck, RequestTimeoutReason, ResponsePart } from '../errors.ts';
 export { PARTIAL_OBJECT_METADATA_ACCEPT } from '../partialObjectMetadata.ts';
 export { PARTIAL_OBJECT_METADATA_TYPE } from '../expectedType.ts';

@@ -7,10 +7,10 @@ import { Observable, isObservable, type Subscription } from 'rxjs';
 import { InvalidOptionsError } from '../errors.ts';
 import type { LeaderElection } from './leaderElection.ts';
 
-/** What `whileLeading` runs: an Observable (unsubscribed to stop), or a handle with `stop()`, such as `runController`'s. */
+/** What `whileLeading` runs: an Observable (unsubscribed to stop), or a handle with `stop()`, such as a controller's `start()`. */
 export type LeaderWork<T> = Observable<T> | StoppableWork;
 
-/** Work with a `stop()`, such as `runController`'s handle. */
+/** Work with a `stop()`, such as the term a controller's `start()` returns. */
 export interface StoppableWork {
   /** Stops the work; what it returns is awaited before the Lease is released or the next term's work starts. */
   stop(): PromiseLike<unknown> | void;
@@ -23,12 +23,12 @@ export interface StoppableWork {
  * ends the returned Observable; it completes (once the work stopped) when the election does. Unsubscribing stops the work, and only once it has stopped leaves
  * the election (so the Lease is released after the work ended, never before).
  *
- * Caveat: a reconcile in progress when a term ends finishes on its own (`runController`'s `stop()`
- * waits for it): keep reconciles shorter than `leaseDurationMs - renewDeadlineMs`, or make them
- * Observables, which are unsubscribed (aborted) at once.
+ * Caveat: a reconcile in progress when a term ends is aborted (its `req.signal`) and waited for
+ * (`@rxinformer/controller`'s term `stop()`): keep reconciles shorter than
+ * `leaseDurationMs - renewDeadlineMs`, and pass the signal to what they wait on.
  *
  * @example
- * const run = whileLeading(election, () => runController({ synced: pods.synced$, reconcile })).subscribe();
+ * const run = whileLeading(election, () => controllerFor(factory, pods, { name: 'x' }).reconcile(fn).start()).subscribe();
  * // on shutdown: run.unsubscribe(); the controller stops, then the Lease is released
  */
 export function whileLeading<T = never>(election: LeaderElection, start: () => LeaderWork<T>): Observable<T> {

@@ -19,5 +19,3 @@ export {
 } from './shardMembers.ts';
 export { startShardRing } from './shardRing.ts';
 export type { ShardRing, ShardRingOptions, ShardRingState } from './shardRing.ts';
-export { runShardedController } from './shardedController.ts';
-export type { ShardedControllerHandle, ShardedControllerOptions } from './shardedController.ts';

@@ -2,10 +2,9 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { of, Subject } from 'rxjs';
 import { InvalidOptionsError } from '../errors.ts';
 import { createSharedInformer } from '../informer/sharedInformer.ts';
-import { toKeys } from './runController.ts';
-import { enqueueKeys } from './enqueueKeys.ts';
-import type { KubeObject, WatchEvent } from '../types.ts';
-import { fakeListerWatcher, page, testObject as obj, until } from '@rxinformer/testing';
+import { enqueueKeys, toKeys } from './enqueueKeys.ts';
+import { objectOf, type Delta, type KubeObject, type Store, type WatchEvent } from '../types.ts';
+import { fakeListerWatcher, page, testObject as obj, testScheduler, until } from '@rxinformer/testing';
 
 const running: { shutdown(): void }[] = [];
 afterEach(() => running.splice(0).forEach((i) => i.shutdown()));
@@ -67,4 +66,37 @@ describe('enqueueKeys', () => {
     expect(() => enqueueKeys({} as never)).toThrow(InvalidOptionsError);
     expect(() => enqueueKeys({ add: () => {} }, 'owner' as never)).toThrow('keysOf must be a function');
   });
+});
+
+describe('toKeys', () => {
+  const store = {} as Store;
+  const delta = (type: Delta['type'], key: string, object: KubeObject = { metadata: { name: key } }): Delta =>
+    type === 'Deleted'
+      ? { type, key, deleted: { key, lastKnown: object, finalStateUnknown: true }, store }
+      : type === 'Added'
+        ? { type, key, object, isInInitialList: false, store }
+        : type === 'Sync'
+          ? { type, key, object, store }
+          : { type, key, object, oldObject: object, store };
+
+  it('should map every delta to its key, tombstones included', () =>
+    testScheduler().run(({ cold, expectObservable }) => {
+      const values = {
+        a: delta('Added', 'ns/a'),
+        u: delta('Updated', 'ns/a'),
+        t: delta('Deleted', 'ns/b'),
+        s: delta('Sync', 'ns/c'),
+      };
+      expectObservable(cold('a-u-t-s|', values).pipe(toKeys())).toBe('a-a-b-c|', { a: 'ns/a', b: 'ns/b', c: 'ns/c' });
+    }));
+
+  it('should map deltas to other keys, several or none', () =>
+    testScheduler().run(({ cold, expectObservable }) => {
+      const values = {
+        a: delta('Added', 'ns/a', { metadata: { name: 'a', ownerReferences: [{ name: 'x' }, { name: 'y' }] } }),
+        b: delta('Added', 'ns/b'),
+      };
+      const owners = (d: Delta) => (objectOf(d)?.metadata?.ownerReferences as { name: string }[] | undefined)?.map((o) => o.name);
+      expectObservable(cold('a---b|', values).pipe(toKeys(owners))).toBe('(xy)-|', { x: 'x', y: 'y' });
+    }));
 });

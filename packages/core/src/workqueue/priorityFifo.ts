@@ -42,6 +42,11 @@ export class PriorityFifo<K> {
     return current === undefined;
   }
 
+  /** Takes `key` out of the line; true if it was waiting. */
+  delete(key: K): boolean {
+    return this.#waiting.delete(key); // its lane entry is skipped when reached
+  }
+
   /** Takes the first key of the highest priority, or undefined when none waits. */
   shift(): K | undefined {
     while (this.#lanes.length > 0) {

@@ -4,60 +4,17 @@
  * processed is processed again after `done`. Delays run on an RxJS scheduler. Keys may carry a
  * priority (controller-runtime's priority queue): higher priorities are handed out first, and a
  * worker's requeue of its key (`addRateLimited`, `addAfter`) keeps the priority it was handed out at.
+ * A key's timers are the queue's alone: requeue-after, rate-limited retry, debounce and hold
+ * (`waitOf(key)` says when it may next be handed out, and why not before).
  */
-import { BehaviorSubject, Observable, Subject, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
+import { BehaviorSubject, Observable, Subject, asyncScheduler, type SchedulerLike } from 'rxjs';
 import { InvalidOptionsError } from '../errors.ts';
-import { scheduleAfter } from '../time/longTimer.ts';
+import { KeyWaits, type HoldHandlers, type KeyWait } from './keyWaits.ts';
 import { PriorityFifo } from './priorityFifo.ts';
+import type { WorkQueueEvent, WorkQueueMetrics, WorkQueueOptions } from './workqueueTypes.ts';
 import { checkDelay, checkRateLimiter, defaultControllerRateLimiter, type RateLimiter } from './rateLimiter.ts';
 
-/** Options of `WorkQueue`. */
-export interface WorkQueueOptions<K = string> {
-  /** Per-key delay after the first failure, in ms: a finite number >= 0 of any length (see `ExponentialFailureOptions`). Default 5. */
-  baseDelayMs?: number;
-  /** Cap of the per-key delay, in ms: a finite number >= 0 of any length, waited out past a timer's 24.8 days. Default 1 000 000 (client-go: 1000 s). */
-  maxDelayMs?: number;
-  /** Overall limit of rate-limited adds, per second. Default 10. */
-  qps?: number;
-  /** Token bucket size of the overall limit. Default 100. */
-  burst?: number;
-  /** A rate limiter replacing the default built from the four options above (give one or the other). */
-  rateLimiter?: RateLimiter<K>;
-  /** Where delays run and time is read. Default `asyncScheduler`. */
-  scheduler?: SchedulerLike;
-}
-
-/** A snapshot of the queue's counters. */
-export interface WorkQueueMetrics {
-  /** Keys waiting to be handed out. */
-  depth: number;
-  /** Keys handed out and not yet `done`. */
-  processing: number;
-  /** Keys waiting for a delay (`addAfter`, `addRateLimited`). */
-  delayed: number;
-  /** Adds that queued a key (de-duplicated adds are not counted). */
-  adds: number;
-  /** Calls of `addRateLimited`. */
-  retries: number;
-  /**
-   * Calls of `add`, `addAfter` and `addRateLimited` ignored because the queue was shutting down
-   * (an informer's handler still adding after its controller stopped, say).
-   */
-  ignoredAfterShutdown: number;
-}
-
-/**
- * One step of a key through the queue, as `events$` reports it (client-go's workqueue metrics hook):
- * `added` — the key started waiting (an add of a key already waiting reports nothing; one of a key
- * being processed is reported, and the key waits until `done`); `taken` — handed to a worker;
- * `done` — its worker finished; `retried` — `addRateLimited` was called.
- */
-export interface WorkQueueEvent<K = string> {
-  /** What happened. */
-  type: 'added' | 'taken' | 'done' | 'retried';
-  /** The key it happened to. */
-  key: K;
-}
+export type { WorkQueueEvent, WorkQueueMetrics, WorkQueueOptions } from './workqueueTypes.ts';
 
 /** Throws `InvalidOptionsError` unless `priority` is a finite number. */
 function checkPriority(priority: number): void {
@@ -72,7 +29,7 @@ interface Waiter<K> {
 
 /**
  * The queue. Workers take a key with `get()` (or `get$()`), work on it, then call `done(key)`;
- * `runController` does this for you.
+ * `@rxinformer/controller`'s controllers do this for you.
  *
  * Keys are compared with `===` (SameValueZero): use strings or other primitives. `undefined` is
  * not a key.
@@ -94,7 +51,7 @@ export class WorkQueue<K = string> {
   readonly #dirty = new Map<K, number>();
   /** Keys handed out and not yet `done`, with the priority each was handed out at (its requeues' default). */
   readonly #processing = new Map<K, number>();
-  readonly #delayed = new Map<K, { at: number; priority: number; timer: Subscription }>();
+  readonly #waits: KeyWaits<K>;
   readonly #waiters: Waiter<K>[] = [];
   readonly #drainWaiters: (() => void)[] = [];
   readonly #limiter: RateLimiter<K>;
@@ -108,6 +65,7 @@ export class WorkQueue<K = string> {
 
   constructor(options: WorkQueueOptions<K> = {}) {
     this.#scheduler = options.scheduler ?? asyncScheduler;
+    this.#waits = new KeyWaits<K>(this.#scheduler, (key, priority) => this.add(key, priority));
     if (options.rateLimiter !== undefined) {
       const own = (['baseDelayMs', 'maxDelayMs', 'qps', 'burst'] as const).filter((k) => options[k] !== undefined);
       if (own.length > 0) throw new InvalidOptionsError(`give either rateLimiter or ${own.join(', ')}, not both`);
@@ -146,7 +104,8 @@ export class WorkQueue<K = string> {
     return {
       depth: this.length,
       processing: this.#processing.size,
-      delayed: this.#delayed.size,
+      delayed: this.#waits.delayed,
+      held: this.#waits.held,
       adds: this.#adds,
       retries: this.#retries,
       ignoredAfterShutdown: this.#ignored,
@@ -166,6 +125,7 @@ export class WorkQueue<K = string> {
     if (key === undefined) throw new InvalidOptionsError('a work queue key cannot be undefined');
     checkPriority(priority);
     if (this.#ignoredWhenShuttingDown()) return;
+    if (this.#waits.isHeld(key)) return this.#waits.putOff(key, priority); // made when the hold ends
     const dirty = this.#dirty.get(key);
     if (dirty !== undefined) {
       if (priority <= dirty) return;
@@ -197,21 +157,55 @@ export class WorkQueue<K = string> {
       this.add(key, priority);
       return;
     }
-    const at = this.#scheduler.now() + ms;
-    const pending = this.#delayed.get(key);
-    if (pending !== undefined && pending.at <= at) {
-      pending.priority = Math.max(pending.priority, priority);
-      return;
-    }
-    pending?.timer.unsubscribe();
-    const merged = Math.max(pending?.priority ?? priority, priority);
-    // Any length: a delay past a JavaScript timer's 24.8 days is split, never fired at once.
-    const timer = scheduleAfter(this.#scheduler, ms, () => {
-      const raised = this.#delayed.get(key)?.priority ?? merged; // later merges may have raised it
-      this.#delayed.delete(key);
-      this.add(key, raised);
-    });
-    this.#delayed.set(key, { at, priority: merged, timer });
+    this.#waits.delay(key, ms, priority, 'requeueAfter');
+  }
+
+  /**
+   * Queues `key` once it has been quiet for `ms` (kube-rs's debounce): each debounced add starts
+   * its quiet time again, so changes within it queue the key once, at the highest priority asked.
+   * A key waiting already only has its priority raised; a sooner delay of it (`addAfter`, a retry)
+   * is kept. A draining shutdown queues keys in their quiet time at once. Checks as `addAfter`.
+   */
+  addDebounced(key: K, ms: number, priority = 0): void {
+    if (typeof ms !== 'number' || !Number.isFinite(ms))
+      throw new InvalidOptionsError(`addDebounced needs a finite delay in ms, got ${String(ms)}`);
+    if (key === undefined) throw new InvalidOptionsError('a work queue key cannot be undefined');
+    checkPriority(priority);
+    if (this.#ignoredWhenShuttingDown()) return;
+    if (ms <= 0 || this.#dirty.has(key) || this.#waits.isHeld(key)) this.add(key, priority);
+    else this.#waits.delay(key, ms, priority, 'debounce');
+  }
+
+  /**
+   * Holds `key` until `release(key)` or `timeoutMs`: it is not handed out, and adds meanwhile are
+   * put off, made once when the hold ends (at the highest priority asked); `handlers` hear of the
+   * first put-off add and of the end. Shutdown drops holds silently. A controller holds a key
+   * whose writes its caches do not show yet (read-your-writes, KEP-5647's staleness check).
+   *
+   * @example
+   * queue.hold('default/web', 10_000, { ended: ({ how }) => how === 'expired' && log.warn('caches behind') });
+   */
+  hold(key: K, timeoutMs: number, handlers?: HoldHandlers): void {
+    if (key === undefined) throw new InvalidOptionsError('a work queue key cannot be undefined');
+    if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs))
+      throw new InvalidOptionsError(`hold needs a finite timeout in ms > 0, got ${String(timeoutMs)}`);
+    if (this.#shuttingDown) return;
+    const waiting = this.#items.priorityOf(key);
+    this.#waits.hold(key, timeoutMs, handlers);
+    if (waiting === undefined || !this.#items.delete(key)) return; // waiting already: it waits for the hold instead
+    this.#dirty.delete(key);
+    this.#waits.putOff(key, waiting);
+    this.#publishDepth();
+  }
+
+  /** Ends the hold of `key` (nothing when it is not held); an add it put off is made now. */
+  release(key: K): void {
+    this.#waits.release(key);
+  }
+
+  /** When `key` may next be handed out, and why not before; undefined when nothing holds or delays it. */
+  waitOf(key: K): KeyWait | undefined {
+    return this.#waits.waitOf(key);
   }
 
   /**
@@ -231,7 +225,8 @@ export class WorkQueue<K = string> {
     const ms = checkDelay(this.#limiter.when(key), key);
     this.#retries++;
     if (this.#events.observed) this.#events.next({ type: 'retried', key });
-    this.addAfter(key, ms, priority);
+    if (ms <= 0) this.add(key, priority);
+    else this.#waits.delay(key, ms, priority, 'backoff');
   }
 
   /** Clears the failure history of `key` (call it when the key was processed successfully). */
@@ -312,13 +307,13 @@ export class WorkQueue<K = string> {
    * already queued — and those re-queued by `done` — then resolves.
    */
   shutDownWithDrain(): Promise<void> {
+    if (!this.#shuttingDown) this.#waits.flushDebounced(); // what was heard is reconciled
     this.#shuttingDown = true;
     return this.#stop();
   }
 
   #stop(): Promise<void> {
-    for (const { timer } of this.#delayed.values()) timer.unsubscribe();
-    this.#delayed.clear();
+    this.#waits.clear();
     const drained = new Promise<void>((resolve) => this.#drainWaiters.push(resolve));
     this.#publishDepth();
     this.#settle();
@@ -331,8 +326,13 @@ export class WorkQueue<K = string> {
     return this.#shuttingDown;
   }
 
-  /** Hands `key` to a waiting worker, or appends it at its priority. The key is in `#dirty`. */
+  /** Hands `key` to a waiting worker, or appends it at its priority (a held key waits for its hold). The key is in `#dirty`. */
   #enqueue(key: K): void {
+    if (this.#waits.isHeld(key)) {
+      this.#waits.putOff(key, this.#dirty.get(key) ?? 0);
+      this.#dirty.delete(key);
+      return;
+    }
     const waiter = this.#waiters.shift();
     if (waiter !== undefined) {
       this.#processing.set(key, this.#dirty.get(key) ?? 0);
