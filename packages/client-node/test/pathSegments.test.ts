@@ -59,8 +59,17 @@ describe.each(serverKinds())('names that are not one path segment, against the %
       for (const [verb, call] of calls)
         expect([name, verb, await failure(call)]).toEqual([name, verb, expect.any(InvalidPathSegmentError)]);
     }
-    // a path given whole: its dot segments are refused too, spelt %2e or not
-    for (const path of [`${base}/..`, `${base}/.`, `${base}/%2e%2E`, `/api/v1/namespaces/../configmaps`])
+    // a path given whole: its dot segments are refused too, spelt %2e or not, or hidden by what the
+    // URL parser drops (tab, CR, LF) or reads as '/' (a backslash): unfixed, .\t. deleted the namespace
+    for (const path of [
+      `${base}/..`,
+      `${base}/.`,
+      `${base}/%2e%2E`,
+      `/api/v1/namespaces/../configmaps`,
+      `${base}/.\t.`,
+      `${base}\\..`,
+      `${base}/.\n`,
+    ])
       expect(await failure(() => client.request({ method: 'DELETE', path }))).toBeInstanceOf(InvalidPathSegmentError);
     const left = await server.api.get<{ items: { metadata: { name: string } }[] }>(base);
     expect(left.items.map((i) => i.metadata.name)).toEqual(['keep-1', 'keep-2']);

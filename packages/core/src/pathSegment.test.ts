@@ -54,6 +54,19 @@ describe('checkRequestPath', () => {
     for (const path of ['/api/v1/namespaces/a/configmaps/a..b', '/a/...', '/a/b?x=/../c', '/api/v1/namespaces/a/configmaps/.a'])
       expect(() => checkRequestPath(path)).not.toThrow();
   });
+
+  it('should refuse what a URL parser drops or reads as a separator: .\\t. is .. to fetch', () => {
+    const base = '/api/v1/namespaces/a/configmaps';
+    for (const path of [`${base}/.\t.`, `${base}/.\n.`, `${base}/.\r.`, `${base}\\..`, `${base}/.. `, `${base}/..\u0000`, `${base}/a b`]) {
+      const error = thrown(() => checkRequestPath(path));
+      expect(error.what).toBe('path');
+      expect(error.message).toContain('URL parser');
+    }
+    // What they were about: each of these is the namespace to a WHATWG URL parser.
+    for (const path of [`${base}/.\t.`, `${base}\\..`, `${base}/.. `])
+      expect(new URL(`http://h${path}`).pathname).toBe('/api/v1/namespaces/a/');
+    expect(() => checkRequestPath(`${base}/a%20b?labelSelector=a in (b, c)`)).not.toThrow(); // the query is not looked at
+  });
 });
 
 describe('the path builders', () => {

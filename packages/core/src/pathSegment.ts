@@ -84,17 +84,34 @@ export function pathSegmentError(what: string, value: unknown): InvalidPathSegme
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 
 /**
+ * Characters a URL parser drops or reads as a separator before it resolves dot segments: tab, CR
+ * and LF anywhere, `\` as `/`, spaces and controls at the end. `.\t.` is `..` to it.
+ */
+function rereadChar(part: string): string | undefined {
+  for (const c of part) if (c <= ' ' || c === '\x7f' || c === '\\') return c;
+  return undefined;
+}
+
+/**
  * Throws `InvalidPathSegmentError` (`what`: `path`) when `path` has a segment a URL parser would
- * resolve — `.`, `..`, or their `%2e` spellings — which would send the request elsewhere (a query
- * after `?` is not looked at). For paths given whole (an `ApiClient`'s requests); paths built
- * with `pathSegment` have none.
+ * resolve — `.`, `..`, or their `%2e` spellings — or a character it would drop or read as a
+ * separator (a tab, CR, LF, a backslash, a space or a control character: `.\t.` is `..` to it),
+ * any of which would send the request elsewhere (a query after `?` is not looked at). For paths
+ * given whole (an `ApiClient`'s requests); paths built with `pathSegment` have none.
  *
  * @example
  * checkRequestPath('/api/v1/namespaces/a/configmaps/..'); // throws
+ * checkRequestPath('/api/v1/namespaces/a/configmaps/.\t.'); // throws: fetch would send `/api/v1/namespaces/a`
  */
 export function checkRequestPath(path: string): void {
   if (typeof path !== 'string') throw new InvalidPathSegmentError('path', path, ['must be a string']);
   const end = path.search(/[?#]/);
-  for (const segment of (end < 0 ? path : path.slice(0, end)).split('/'))
+  const part = end < 0 ? path : path.slice(0, end);
+  const reread = rereadChar(part);
+  if (reread !== undefined)
+    throw new InvalidPathSegmentError('path', path, [
+      `may not contain ${JSON.stringify(reread)}: a URL parser drops it or reads it as '/' (percent-encode it)`,
+    ]);
+  for (const segment of part.split('/'))
     if (DOT_SEGMENT.test(segment)) throw new InvalidPathSegmentError('path', path, [`a segment may not be '${segment}'`]);
 }
