@@ -9,7 +9,7 @@
  * heap taken off), React commits per second in the burst. Median and range of the rounds.
  *
  *   npm run bench:browser -- [--nodes 1300] [--pods 30000] [--rate 180] [--rounds 3] [--warmup 5]
- *     [--window 20] [--burst 2000] [--burst-rate 1000] [--only 'main, full,worker, full'] [--json]
+ *     [--window 20] [--burst 2000] [--burst-rate 1000] [--only 'main full,worker full'] [--json]
  */
 import { startPageServer } from '../src/pageServer.ts';
 import { launchChromium } from '../test/chromium.ts';
@@ -29,7 +29,7 @@ const options: BenchOptions = {
     warmupMs: arg('--warmup', 5) * 1000,
     windowMs: arg('--window', 20) * 1000,
     syncTimeoutMs: 600_000,
-    burst: { count: arg('--burst', 2000), perSecond: arg('--burst-rate', 1000) },
+    burst: { count: arg('--burst', 2000), perSecond: arg('--burst-rate', 1000), tailMs: 500 },
   },
   pages: BENCH_PAGES.filter((p) => p.name === 'none' || !only || only.some((o) => p.name === o)),
   log: (line) => process.stderr.write(`${line}\n`),

@@ -20,7 +20,7 @@ export interface BenchCluster {
   readonly sim: ApiServer;
   /** Starts the churn (idempotent). */
   churn(): void;
-  /** `count` pod updates at `perSecond` on top of the churn; resolves when made. */
+  /** `count` container restarts (pod status updates a list view shows) at `perSecond` on top of the churn; resolves when made. */
   burst(count: number, perSecond: number): Promise<void>;
   /** Writes made so far by the churn and bursts. */
   writes(): number;
@@ -110,6 +110,17 @@ export async function startCluster(options: ClusterOptions): Promise<BenchCluste
     const i = beats++ % options.nodes;
     sim.storage.update('nodes', benchNode(i, now()), undefined, `node-${i}`, { subresource: 'status' });
   };
+  let restarts = 0;
+  /** A container restart, as the kubelet writes it: a status a list view shows (RESTARTS). */
+  const restart = ([namespace, name]: readonly [string, string]) => {
+    const pod = sim.storage.find('pods', namespace, name) as
+      (KubeObject & { status?: { containerStatuses?: { restartCount?: number }[] } }) | undefined;
+    const statuses = pod?.status?.containerStatuses;
+    if (!pod || !statuses?.length) return;
+    const containerStatuses = statuses.map((c, i) => (i === 0 ? { ...c, restartCount: (c.restartCount ?? 0) + 1 } : c));
+    sim.storage.update('pods', { ...pod, status: { ...pod.status, containerStatuses } }, namespace, name, { subresource: 'status' });
+    restarts++;
+  };
   const heartbeatsPerSecond = Math.min(options.nodes / 120, options.writesPerSecond / 10);
   return {
     sim,
@@ -118,20 +129,21 @@ export async function startCluster(options: ClusterOptions): Promise<BenchCluste
       handles.push(load.churn({ ratePerSecond: options.writesPerSecond - heartbeatsPerSecond }));
       if (heartbeatsPerSecond > 0) timer = setInterval(heartbeat, 1000 / heartbeatsPerSecond);
     },
-    burst: (count, perSecond) =>
-      new Promise<void>((resolve) => {
-        const before = load.counters.updated;
-        const handle = load.churn({ ratePerSecond: perSecond, count, mix: { create: 0, update: 1, delete: 0, recreate: 0 } });
-        handles.push(handle);
-        const check = setInterval(() => {
-          if (load.counters.updated - before < count) return;
-          clearInterval(check);
+    burst: (count, perSecond) => {
+      const keys = sim.storage.list('pods').map((p) => [p.metadata!.namespace!, p.metadata!.name!] as const);
+      return new Promise<void>((resolve) => {
+        let made = 0;
+        const tick = setInterval(() => {
+          for (let k = 0; k < perSecond / 100 && made < count; k++, made++) restart(keys[(made * 7919) % keys.length]);
+          if (made < count) return;
+          clearInterval(tick);
           resolve();
-        }, 20);
-      }),
+        }, 10);
+      });
+    },
     writes: () => {
       const c = load.counters;
-      return c.created + c.updated + c.deleted + c.recreated + beats;
+      return c.created + c.updated + c.deleted + c.recreated + beats + restarts;
     },
     held: () => ({ pods: sim.storage.list('pods').length, nodes: sim.storage.list('nodes').length }),
     close: async () => {

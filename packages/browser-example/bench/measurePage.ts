@@ -1,8 +1,8 @@
 /**
  * Measures one page of the browser bench in Chromium: loads it, waits for its informers to sync,
  * warms up, then over a fixed window reads the main thread's busy time (CDP
- * `Performance.getMetrics` `TaskDuration`: Chromium's own account of the renderer main thread's
- * tasks, garbage collection in them included) and the page's probe (worst lateness of a 10 ms
+ * `Performance.getMetrics`: `TaskDuration`, Chromium's own account of the renderer main thread's
+ * tasks in wall-clock time, garbage collection in them included, and `ThreadTime`, that thread's CPU time) and the page's probe (worst lateness of a 10 ms
  * timer, long tasks, animation-frame gaps); a React page is then given a burst and its commits
  * counted; last, the JS heap used after a full collection (`HeapProfiler.collectGarbage`,
  * `Runtime.getHeapUsage`) and the objects the page holds.
@@ -25,7 +25,8 @@ export interface Timing {
   warmupMs: number;
   windowMs: number;
   syncTimeoutMs: number;
-  burst: { count: number; perSecond: number };
+  /** The burst: `count` pod updates at `perSecond`, measured until `tailMs` after the last (for it to reach the page). */
+  burst: { count: number; perSecond: number; tailMs: number };
 }
 
 /** What one page measured in one round. */
@@ -33,8 +34,10 @@ export interface PageFigures {
   name: string;
   /** From navigation until every informer synced, wall clock. */
   syncMs: number;
-  /** Main-thread task time per second of the window (CDP TaskDuration). */
+  /** Main-thread task time per second of the window (CDP TaskDuration: wall clock, so it counts time the OS gave other processes mid-task). */
   busyMsPerS: number;
+  /** Main-thread CPU time per second of the window (CDP ThreadTime). */
+  cpuMsPerS: number;
   /** The probe over the window. */
   probe: ProbeFigures;
   /** JS heap used after a full collection, in bytes. */
@@ -42,6 +45,8 @@ export interface PageFigures {
   /** Objects held in the page at the end, and in the simulator. */
   held: { pods: number; nodes: number };
   server: { pods: number; nodes: number };
+  /** Relists of the page's informers from their start to the end of the window. */
+  relists: number;
   /** One pod as the page holds it. */
   samplePod: unknown;
   /** The window's length in seconds. */
@@ -49,7 +54,7 @@ export interface PageFigures {
   /** Writes the cluster made per second over the window. */
   writesPerS: number;
   /** React pages: commits per second over the burst, the main thread's busy time and the probe then. */
-  burst?: { commitsPerS: number; busyMsPerS: number; probe: ProbeFigures; seconds: number };
+  burst?: { commitsPerS: number; busyMsPerS: number; cpuMsPerS: number; probe: ProbeFigures; seconds: number };
 }
 
 /** What the bench reads of the probe's figures (site/probe.ts has them all). */
@@ -66,15 +71,17 @@ interface BenchTab {
   synced(): boolean;
   held(): { pods: number; nodes: number };
   samplePod(): unknown;
+  relists(): number;
   commits?: number;
   error?: string;
 }
 type BenchWindow = Window & { bench: BenchTab };
 
-/** The renderer main thread's task time so far, in ms. */
-async function taskMs(cdp: CDPSession): Promise<number> {
+/** The renderer main thread's task time (wall clock) and CPU time so far, in ms. */
+async function mainThread(cdp: CDPSession): Promise<{ taskMs: number; cpuMs: number }> {
   const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
-  return (metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0) * 1000;
+  const value = (name: string) => (metrics.find((m) => m.name === name)?.value ?? 0) * 1000;
+  return { taskMs: value('TaskDuration'), cpuMs: value('ThreadTime') };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -82,13 +89,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Main-thread busy ms per second and the probe over `run()`, which returns when the window ends. */
 async function overWindow(page: Page, cdp: CDPSession, run: () => Promise<void>) {
   await page.evaluate(() => (window as unknown as BenchWindow).bench.probe.reset());
-  const t0 = await taskMs(cdp);
+  const t0 = await mainThread(cdp);
   const w0 = performance.now();
   await run();
-  const t1 = await taskMs(cdp);
+  const t1 = await mainThread(cdp);
   const seconds = (performance.now() - w0) / 1000;
   const probe = await page.evaluate(() => (window as unknown as BenchWindow).bench.probe.read());
-  return { busyMsPerS: (t1 - t0) / seconds, probe, seconds };
+  return { busyMsPerS: (t1.taskMs - t0.taskMs) / seconds, cpuMsPerS: (t1.cpuMs - t0.cpuMs) / seconds, probe, seconds };
 }
 
 /** Loads `config` in a new browser context and measures it. */
@@ -126,17 +133,30 @@ export async function measurePage(
     let burst: PageFigures['burst'];
     if (config.react) {
       const commits0 = await page.evaluate(() => (window as unknown as BenchWindow).bench.commits ?? 0);
-      const during = await overWindow(page, cdp, () => cluster.burst(timing.burst.count, timing.burst.perSecond));
+      const { count, perSecond, tailMs } = timing.burst;
+      const during = await overWindow(page, cdp, () => cluster.burst(count, perSecond).then(() => sleep(tailMs).then(() => undefined)));
       const commits = (await page.evaluate(() => (window as unknown as BenchWindow).bench.commits ?? 0)) - commits0;
-      burst = { commitsPerS: commits / during.seconds, busyMsPerS: during.busyMsPerS, probe: during.probe, seconds: during.seconds };
+      burst = { ...during, commitsPerS: commits / during.seconds };
     }
     await cdp.send('HeapProfiler.collectGarbage');
     await cdp.send('HeapProfiler.collectGarbage');
     const { usedSize } = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
     const held = await page.evaluate(() => (window as unknown as BenchWindow).bench.held());
+    const relists = await page.evaluate(() => (window as unknown as BenchWindow).bench.relists());
     const samplePod = await page.evaluate(() => (window as unknown as BenchWindow).bench.samplePod());
     if (errors.length > 0) throw new Error(`${config.name}: ${errors.join('; ')}`);
-    return { name: config.name, syncMs, ...steady, writesPerS, heapBytes: usedSize, held, server: cluster.held(), samplePod, burst };
+    return {
+      name: config.name,
+      syncMs,
+      ...steady,
+      writesPerS,
+      heapBytes: usedSize,
+      held,
+      server: cluster.held(),
+      relists,
+      samplePod,
+      burst,
+    };
   } finally {
     await context.close();
   }

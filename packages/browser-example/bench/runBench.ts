@@ -13,10 +13,10 @@ import { measurePage, type PageConfig, type PageFigures, type Timing } from './m
 export const BENCH_PAGES: readonly PageConfig[] = [
   { name: 'none', path: '/?mode=none' },
   ...(['main', 'worker'] as const).flatMap((mode) =>
-    (['full', 'projected', 'metadata'] as const).map((view) => ({ name: `${mode}, ${view}`, path: `/?mode=${mode}&view=${view}` })),
+    (['full', 'projected', 'metadata'] as const).map((view) => ({ name: `${mode} ${view}`, path: `/?mode=${mode}&view=${view}` })),
   ),
-  { name: 'shared, full', path: '/?mode=shared&view=full' },
-  { name: 'react, worker, projected', path: '/react.html?mode=worker&view=projected', react: true },
+  { name: 'shared full', path: '/?mode=shared&view=full' },
+  { name: 'react worker projected', path: '/react.html?mode=worker&view=projected', react: true },
 ];
 
 /** Options of `runBench`. */
@@ -44,11 +44,16 @@ export interface PageSummary {
   busyMsPerS?: Stat;
   /** Busy ms per second over the baseline page's of the same round: what the informers add. */
   addedBusyMsPerS?: Stat;
+  /** Main-thread CPU ms per second, and over the baseline page's of the same round. */
+  cpuMsPerS?: Stat;
+  addedCpuMsPerS?: Stat;
   worstStallMs?: Stat;
   longTaskMsPerS?: Stat;
   worstFrameGapMs?: Stat;
   /** Heap per object held, in bytes, beside the baseline page. */
   heapPerObject?: Stat;
+  /** Relists of the page's informers, start to end of the window. */
+  relists?: Stat;
   /** Objects held at the end of the last round. */
   held?: { pods: number; nodes: number };
   burstCommitsPerS?: Stat;
@@ -63,13 +68,17 @@ export function stat(xs: readonly number[]): Stat | undefined {
   return { median: sorted[Math.floor(sorted.length / 2)], min: sorted[0], max: sorted[sorted.length - 1] };
 }
 
-/** Builds the bench's pages (minified, as a production site is). */
+/**
+ * Builds the bench's pages (minified, as a production site is), React's with its profiling build
+ * (a production React whose `<Profiler>` reports commits; the plain one never calls `onRender`).
+ */
 export function benchSite(): Promise<WorkerSite> {
   return buildSite({
     sources: new URL('./site/', import.meta.url),
     scripts: { page: 'page.ts', react: 'react.ts', worker: 'worker.ts' },
     html: ['index.html', 'react.html'],
     minify: true,
+    alias: { 'react-dom/client': 'react-dom/profiling' },
   });
 }
 
@@ -90,8 +99,8 @@ export async function runBench(browser: Browser, url: string, cluster: BenchClus
       else {
         if (page.name === 'none') baseline[round] = figures;
         options.log(
-          `  synced in ${ms(figures.syncMs)}; busy ${figures.busyMsPerS.toFixed(1)} ms/s, worst stall ${ms(figures.probe.worstStallMs)}, ` +
-            `heap ${(figures.heapBytes / 2 ** 20).toFixed(1)} MiB, held ${figures.held.pods} pods ${figures.held.nodes} nodes` +
+          `  synced in ${ms(figures.syncMs)}; busy ${figures.busyMsPerS.toFixed(1)} ms/s (CPU ${figures.cpuMsPerS.toFixed(1)}), worst stall ${ms(figures.probe.worstStallMs)}, ` +
+            `heap ${(figures.heapBytes / 2 ** 20).toFixed(1)} MiB, held ${figures.held.pods} pods ${figures.held.nodes} nodes, ${figures.relists} relists` +
             (figures.burst ? `, burst ${figures.burst.commitsPerS.toFixed(1)} commits/s` : ''),
         );
       }
@@ -111,17 +120,21 @@ function summarize(name: string, rounds: (PageFigures | { error: string })[], ba
   const heapPerObject = stat(
     ok.flatMap(({ r, i }) => (objects(r) > 0 && baseline[i] !== undefined ? [(r.heapBytes - baseline[i].heapBytes) / objects(r)] : [])),
   );
-  const addedBusyMsPerS = stat(ok.flatMap(({ r, i }) => (baseline[i] !== undefined ? [r.busyMsPerS - baseline[i].busyMsPerS] : [])));
+  const added = (f: (r: PageFigures) => number) =>
+    stat(ok.flatMap(({ r, i }) => (baseline[i] !== undefined ? [f(r) - f(baseline[i])] : [])));
   return {
     name,
     rounds,
     syncMs: of((r) => r.syncMs),
     busyMsPerS: of((r) => r.busyMsPerS),
-    addedBusyMsPerS,
+    addedBusyMsPerS: added((r) => r.busyMsPerS),
+    cpuMsPerS: of((r) => r.cpuMsPerS),
+    addedCpuMsPerS: added((r) => r.cpuMsPerS),
     worstStallMs: of((r) => r.probe.worstStallMs),
     longTaskMsPerS: of((r) => r.probe.longTaskMs / r.seconds),
     worstFrameGapMs: of((r) => r.probe.worstFrameGapMs),
     heapPerObject,
+    relists: of((r) => r.relists),
     held: ok.at(-1)?.r.held,
     burstCommitsPerS: of((r) => r.burst?.commitsPerS),
     burstBusyMsPerS: of((r) => r.burst?.busyMsPerS),

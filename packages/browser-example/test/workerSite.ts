@@ -25,6 +25,8 @@ export interface SiteSources {
   html: string[];
   /** Minify the scripts. Default false. */
   minify?: boolean;
+  /** Modules replaced by others, e.g. `{ 'react-dom/client': 'react-dom/profiling' }`. Default none. */
+  alias?: Record<string, string>;
 }
 
 /** Bundles a site's scripts (the workspace packages from their TypeScript source) and copies its pages into a new directory. */
@@ -32,7 +34,7 @@ export async function buildSite(site: SiteSources): Promise<WorkerSite> {
   const root = await mkdtemp(join(tmpdir(), 'rxinformer-site-'));
   try {
     const entryPoints = Object.fromEntries(Object.entries(site.scripts).map(([out, file]) => [out, new URL(file, site.sources).pathname]));
-    await build({ ...BROWSER_BUILD, entryPoints, minify: site.minify ?? false, outdir: root });
+    await build({ ...BROWSER_BUILD, entryPoints, minify: site.minify ?? false, alias: site.alias, outdir: root });
     for (const page of site.html) await copyFile(new URL(page, site.sources), join(root, page));
   } catch (e) {
     await rm(root, { recursive: true, force: true });

@@ -7,7 +7,13 @@ import { modeOf, benchInformers } from './factories.ts';
 import { startProbe } from './probe.ts';
 import { NODES, PODS, viewOf, type BenchTab } from './resources.ts';
 
-const tab: BenchTab = { probe: startProbe(), synced: () => true, held: () => ({ pods: 0, nodes: 0 }), samplePod: () => undefined };
+const tab: BenchTab = {
+  probe: startProbe(),
+  synced: () => true,
+  held: () => ({ pods: 0, nodes: 0 }),
+  samplePod: () => undefined,
+  relists: () => 0,
+};
 (window as unknown as { bench: BenchTab }).bench = tab;
 addEventListener('error', (e) => (tab.error ??= String(e.message)));
 
@@ -20,4 +26,5 @@ if (informers) {
   tab.synced = () => factory.hasSynced();
   tab.held = () => ({ pods: pods.getStore().size, nodes: nodes.getStore().size });
   tab.samplePod = () => pods.getStore().list()[0];
+  tab.relists = () => pods.getStatus().relistCount + nodes.getStatus().relistCount;
 }

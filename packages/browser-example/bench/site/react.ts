@@ -16,6 +16,7 @@ const tab: BenchTab = {
   synced: () => false,
   held: () => ({ pods: 0, nodes: 0 }),
   samplePod: () => undefined,
+  relists: () => 0,
   commits: 0,
 };
 (window as unknown as { bench: BenchTab }).bench = tab;
@@ -30,6 +31,7 @@ const nodes = informers.factory.informerFor(nodesResource);
 tab.synced = () => informers.factory.hasSynced();
 tab.held = () => ({ pods: pods.getStore().size, nodes: nodes.getStore().size });
 tab.samplePod = () => pods.getStore().list()[0];
+tab.relists = () => pods.getStatus().relistCount + nodes.getStatus().relistCount;
 
 type Pod = KubeObject & { status?: { phase?: string } };
 

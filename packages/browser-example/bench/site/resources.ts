@@ -2,7 +2,8 @@
  * What the bench's pages watch (pods and nodes) and in which form: full objects, projected to
  * their list view's fields (core's presets), or metadata only. Read from the page's query.
  */
-import { metadataOnly, type ResourceDescriptor } from '@rxinformer/core';
+import { metadataOnly, projected, type ResourceDescriptor } from '@rxinformer/core';
+import { PRESETS } from '@rxinformer/core/projection';
 import type { Probe } from './probe.ts';
 
 export const PODS: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
@@ -21,7 +22,7 @@ export function viewOf(search: string): View {
 /** `resource` in the form `view` names, for an informer that lists and watches it from the API server. */
 export function inForm(resource: ResourceDescriptor, view: View): ResourceDescriptor {
   if (view === 'metadata') return metadataOnly(resource);
-  if (view === 'projected') throw new Error('projections are not on this branch yet');
+  if (view === 'projected') return projected(resource, resource.resource === 'nodes' ? PRESETS.nodes : PRESETS.pods) as ResourceDescriptor;
   return resource;
 }
 
@@ -32,6 +33,8 @@ export interface BenchTab {
   synced(): boolean;
   /** Objects held in the page. */
   held(): { pods: number; nodes: number };
+  /** Relists of the page's informers since they started (a watch that could not resume). */
+  relists(): number;
   /** One pod held, as the page holds it (to check its form), or undefined. */
   samplePod(): unknown;
   /** React pages: commits seen by the Profiler. */
