@@ -1,0 +1,46 @@
+/**
+ * The informers of a bench page, by mode: on the main thread over `fetchListerWatcher`, or in a
+ * dedicated Worker / a SharedWorker with the page's informers a mirror fed over the channel.
+ */
+import { createInformerFactory, fetchListerWatcher, metadataOnly, type InformerFactory, type ResourceDescriptor } from '@rxinformer/core';
+import { connectInformerWorker } from '@rxinformer/core/channel';
+import { inForm, type BenchTab, type View } from './resources.ts';
+
+/** Where the informers run: nowhere (the baseline), the main thread, a Worker, a SharedWorker. */
+export type Mode = 'none' | 'main' | 'worker' | 'shared';
+
+/** The page's factory and the descriptors its informers are asked for. */
+export interface BenchInformers {
+  readonly factory: InformerFactory;
+  /** `resource` as the page asks for it: through a worker, full or metadata (the worker projects). */
+  form(resource: ResourceDescriptor): ResourceDescriptor;
+}
+
+/** The mode `?mode=` names. */
+export function modeOf(search: string): Mode {
+  const mode = new URLSearchParams(search).get('mode') ?? 'none';
+  if (mode !== 'none' && mode !== 'main' && mode !== 'worker' && mode !== 'shared') throw new Error(`unknown mode ${mode}`);
+  return mode;
+}
+
+/** The page's informers for `mode` and `view`, not started; undefined for `none`. Worker errors go to `tab.error`. */
+export function benchInformers(mode: Mode, view: View, tab: BenchTab): BenchInformers | undefined {
+  if (mode === 'none') return undefined;
+  if (mode === 'main') {
+    const factory = createInformerFactory((resource, scope) => fetchListerWatcher({ baseUrl: location.origin, resource, ...scope }));
+    return { factory, form: (resource) => inForm(resource, view) };
+  }
+  const url = `/worker.js?view=${view}`;
+  const fail = (what: string) => (tab.error ??= what);
+  let factory: InformerFactory;
+  if (mode === 'worker') {
+    const worker = new Worker(url, { type: 'module' });
+    worker.addEventListener('error', (e) => fail(`worker: ${e.message}`));
+    factory = connectInformerWorker(worker);
+  } else {
+    const worker = new SharedWorker(url, { type: 'module', name: view });
+    worker.addEventListener('error', () => fail('the shared worker failed'));
+    factory = connectInformerWorker(worker);
+  }
+  return { factory, form: (resource) => (view === 'metadata' ? metadataOnly(resource) : resource) };
+}

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser } from 'playwright-core';
+import { startCluster, type BenchCluster } from '../bench/cluster.ts';
+import { BENCH_PAGES, benchSite, runBench } from '../bench/runBench.ts';
+import { goalLines } from '../bench/benchTable.ts';
+import type { PageFigures } from '../bench/measurePage.ts';
+import { startPageServer, type PageServer } from '../src/pageServer.ts';
+import { browserTestsRun, launchChromium } from './chromium.ts';
+import type { WorkerSite } from './workerSite.ts';
+
+const describeInBrowser = browserTestsRun('the browser bench smoke test') ? describe : describe.skip;
+
+// `npm run bench:browser` at tiny sizes, so that it cannot rot: every kind of page loads, syncs,
+// holds the simulator's objects in the form it says, and is measured; no figure is judged.
+describeInBrowser('the browser bench, at tiny sizes', () => {
+  let cluster: BenchCluster;
+  let site: WorkerSite;
+  let server: PageServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    cluster = await startCluster({ nodes: 3, pods: 20, writesPerSecond: 0 });
+    site = await benchSite();
+    server = await startPageServer({ upstream: cluster.sim.url, page: site });
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await site?.remove();
+    await cluster?.close();
+  });
+
+  it('should measure the baseline, informers in a worker and on the main thread, and a React page in a burst', async () => {
+    const names = ['none', 'main metadata', 'worker full', 'react worker projected'];
+    const pages = BENCH_PAGES.filter((p) => names.includes(p.name));
+    const timing = { warmupMs: 0, windowMs: 300, syncTimeoutMs: 60_000, burst: { count: 30, perSecond: 300, tailMs: 500 } };
+    const results = await runBench(browser, server.url, cluster, { rounds: 1, timing, pages, log: () => {} });
+
+    expect(results.map((r) => r.name)).toEqual(names);
+    const figures = Object.fromEntries(results.map((r) => [r.name, r.rounds[0] as PageFigures]));
+    for (const name of names) expect(figures[name]).not.toHaveProperty('error');
+    for (const name of names.slice(1)) expect(figures[name].held).toEqual({ pods: 20, nodes: 3 });
+    expect(figures.none.held).toEqual({ pods: 0, nodes: 0 });
+    // Each page holds what it says: full pods, metadata only, projections (no volumes, no managedFields).
+    expect(figures['worker full'].samplePod).toMatchObject({ kind: 'Pod', spec: { containers: expect.any(Array) } });
+    expect(figures['main metadata'].samplePod).toMatchObject({ kind: 'PartialObjectMetadata' });
+    expect(figures['main metadata'].samplePod).not.toHaveProperty('spec');
+    expect(figures['react worker projected'].samplePod).toMatchObject({ status: { phase: expect.any(String) } });
+    expect(figures['react worker projected'].samplePod).not.toHaveProperty('spec.volumes');
+    expect(figures['react worker projected'].samplePod).not.toHaveProperty('metadata.managedFields');
+    // Measured: the main thread worked, the heap grew with the objects, React committed in the burst.
+    for (const name of names) expect(figures[name].busyMsPerS).toBeGreaterThan(0);
+    expect(results[1].heapPerObject?.median).toBeGreaterThan(0);
+    expect(figures['react worker projected'].burst?.commitsPerS).toBeGreaterThan(0);
+    expect(goalLines(results)).toHaveLength(4);
+  }, 120_000);
+});
