@@ -9,22 +9,22 @@ import {
 } from '@rxinformer/core';
 import { until } from '@rxinformer/testing';
 import { serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
-import { startTestHub, subjectAccessReviewAuthorizer, tabSource, tokenTableAuthenticatorForTests, type TestHub } from './hubKit.ts';
+import { startTestHub, tabSource, tokenTableAuthenticatorForTests, type TestHub, uncachedReviewAuthorizer } from './hubKit.ts';
 
 const CONFIGMAPS: ResourceDescriptor = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true };
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 
-// Real RBAC (kube-apiserver's; the simulator has none yet): alice may list and watch configmaps in
+// Real RBAC (kube-apiserver's, and the simulator's): alice may list and watch configmaps in
 // one namespace, then in a second one (granted mid-stream), then no longer (revoked mid-stream); her
 // tab's cluster-wide informer follows, and never receives an object of a namespace she may not list.
-describe.each(serverKinds().filter((k) => k === 'real'))('the hub authorizing with SubjectAccessReview on the %s server', (kind) => {
+describe.each(serverKinds())('the hub authorizing with SubjectAccessReview on the %s server', (kind) => {
   let server: TestServer;
   let hub: TestHub;
-  let authorizer: ReturnType<typeof subjectAccessReviewAuthorizer>;
+  let authorizer: ReturnType<typeof uncachedReviewAuthorizer>;
   const factories: InformerFactory[] = [];
   beforeAll(async () => {
-    server = await startTestServer(kind);
-    authorizer = subjectAccessReviewAuthorizer(server.api);
+    server = await startTestServer(kind, { sim: { auth: { token: 'hub-rbac-admin' } } });
+    authorizer = uncachedReviewAuthorizer(server.api);
     const users = { 'token-alice': { username: 'alice', groups: ['system:authenticated'] } };
     hub = await startTestHub(server, { authenticator: tokenTableAuthenticatorForTests(users), authorizer });
   }, START_TIMEOUT_MS);
@@ -63,7 +63,7 @@ describe.each(serverKinds().filter((k) => k === 'real'))('the hub authorizing wi
       );
       await until(
         () => {
-          authorizer.recheck({ users: ['alice'] }); // RBAC takes a moment to reach kube-apiserver's authorizer
+          authorizer.invalidate({ users: ['alice'] }); // RBAC takes a moment to reach kube-apiserver's authorizer
           return JSON.stringify(keys(everywhere.getStore().list())) === JSON.stringify(want.sort());
         },
         { timeoutMs: 60_000, intervalMs: 200, what: `alice's informer at ${step}` },
