@@ -50,7 +50,8 @@ export async function restrictedAccess(
   resource: { group?: string; resource: string },
 ): Promise<RestrictedAccess> {
   const group = resource.group ?? '';
-  if (server.sim && server.sim.faults.token === undefined) throw new Error('restrictedAccess needs the simulator started with auth: { token }');
+  if (server.sim && server.sim.faults.token === undefined)
+    throw new Error('restrictedAccess needs the simulator started with auth: { token }');
   const name = `restricted-${++serial}`;
   const { api } = server;
   const { token } = await serviceAccountToken(server, namespace, name);

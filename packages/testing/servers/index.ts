@@ -204,3 +204,4 @@ export function kubeConfigFor(access: Credentials): KubeConfig {
   });
   return kc;
 }
+export { makePki, type Pki } from './pki.ts';

@@ -94,7 +94,7 @@ export function subjectAccessReviewAuthorizer(
   const fresh = async (user: HubUser, r: AccessRequest, key: string): Promise<AccessDecision> => {
     const begun = generation;
     const client = clientOf(r.cluster);
-    if (!client) return { allowed: false, reason: `no SubjectAccessReview client for cluster "${r.cluster}"` };
+    if (!client) return { allowed: false, reason: `no SubjectAccessReview client for cluster "${r.cluster}"`, cached: false };
     const status = await review<SubjectAccessReviewStatus>(
       client,
       '/apis/authorization.k8s.io/v1/subjectaccessreviews',
