@@ -10,9 +10,13 @@ import type { ObjectStore } from './objects.ts';
 
 /** An authenticated user, as kube-apiserver's `UserInfo`. */
 export interface SimUser {
+  /** The user's name (`system:serviceaccount:<ns>:<name>` for a ServiceAccount). */
   readonly username: string;
+  /** Its uid, when known. */
   readonly uid?: string;
+  /** Its groups. */
   readonly groups: readonly string[];
+  /** Further attributes. */
   readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 

@@ -9,7 +9,16 @@ import type { IncomingMessage } from 'node:http';
 export const BEARER_PROTOCOL_PREFIX = 'base64url.bearer.authorization.k8s.io.';
 
 /** A token found, none, or a carrier that is malformed (refused, as kube-apiserver refuses it). */
-export type BearerToken = { readonly token: string } | { readonly malformed: string } | undefined;
+export type BearerToken =
+  | {
+      /** The token. */
+      readonly token: string;
+    }
+  | {
+      /** Why the carrier is refused (never quoting it). */
+      readonly malformed: string;
+    }
+  | undefined;
 
 /**
  * The bearer token of `request`: its `Authorization: Bearer` header first (the scheme in any case,

@@ -3,6 +3,7 @@
  * a JSON body and resolves with the JSON answer, such as @rxinformer/controller's `ApiClient`
  * (`kubeApiClient(kc)` from @rxinformer/client-node, `fetchApiClient({ baseUrl, headers })`).
  */
+import { RxInformerError } from '@rxinformer/core';
 
 /**
  * Sends one request to the API server with the hub's own credentials; resolves with the parsed
@@ -32,15 +33,15 @@ export type ReviewFailureReason = 'TokenReviewFailed' | 'SubjectAccessReviewFail
  * @example
  * try { await authenticator.authenticate(req); } catch (e) { if (e instanceof ReviewFailedError) console.log(e.reason); }
  */
-export class ReviewFailedError extends Error {
-  override readonly name = 'ReviewFailedError';
+export class ReviewFailedError extends RxInformerError {
+  /** Always `ReviewFailedError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ReviewFailedError';
   /** Which review failed. */
-  readonly reason: ReviewFailureReason;
+  declare readonly reason: ReviewFailureReason;
 
   constructor(reason: ReviewFailureReason, options: { cause: unknown }) {
     const why = options.cause instanceof Error ? options.cause.message : String(options.cause);
-    super(`${reason === 'TokenReviewFailed' ? 'TokenReview' : 'SubjectAccessReview'} failed: ${why}`, options);
-    this.reason = reason;
+    super(reason, `${reason === 'TokenReviewFailed' ? 'TokenReview' : 'SubjectAccessReview'} failed: ${why}`, options);
   }
 }
 
