@@ -79,12 +79,14 @@ export function apiResourceList(registry: ResourceRegistry, groupName: string, v
   for (const r of rs.sort((a, b) => a.resource.localeCompare(b.resource))) {
     resources.push(entry(r));
     for (const sub of r.subresources) {
+      // a ServiceAccount's token is a TokenRequest, only created
+      const token =
+        sub === 'token' ? { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] } : undefined;
       resources.push({
         name: `${r.resource}/${sub}`,
         singularName: '',
         namespaced: r.namespaced,
-        kind: r.kind,
-        verbs: ['get', 'patch', 'update'],
+        ...(token ?? { kind: r.kind, verbs: ['get', 'patch', 'update'] }),
       });
     }
   }

@@ -62,7 +62,7 @@ function writeOptionsOf(req: IncomingMessage, q: Query, route: ResourcePath): Wr
 export async function serveResource(ctx: RequestContext, call: ResourceCall, method: string): Promise<void> {
   const { req, res, route, r, q } = call;
   const verb = verbOf(method, route, isWatch(route, method, q));
-  if (!r.verbs.includes(verb)) throw errors.methodNotAllowed();
+  if (!r.verbs.includes(verb) || (route.subresource === 'token' && verb !== 'create')) throw errors.methodNotAllowed();
   const user = ctx.faults.authenticate(req.headers.authorization);
   const attrs = {
     verb,

@@ -82,6 +82,13 @@ const shape = (a: { status: number; body: any }) => (a.status >= 400 ? { status:
     );
     expect(await answers(sim, simToken, calls)).toEqual(await answers(real, realToken, calls));
 
+    // a ServiceAccount's token subresource: created only, a TokenRequest in discovery
+    const tokenApi = async (s: TestServer) => ({
+      discovery: (await s.api.get('/api/v1')).resources.find((r: { name: string }) => r.name === 'serviceaccounts/token'),
+      get: shape(await s.api.call('GET', `/api/v1/namespaces/${a}/serviceaccounts/reader/token`)),
+    });
+    expect(await tokenApi(sim)).toEqual(await tokenApi(real));
+
     const unknown = [['GET', `/api/v1/namespaces/${a}/configmaps`]] as [string, string][];
     expect(await answers(sim, 'not-a-token', unknown)).toEqual(await answers(real, 'not-a-token', unknown));
 
