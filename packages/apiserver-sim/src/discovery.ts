@@ -137,7 +137,16 @@ export function serveDiscovery(
     p.split('/').filter((s) => s),
   );
   if (answer) return sendJson(res, 200, answer);
+  // outside the API's paths: the API server's plain-text not-found handler, not a Status
+  if (!/^\/apis?\//.test(p)) return notFoundText(res);
   throw errors.unknownPath();
+}
+
+/** kube-apiserver's plain-text 404 (its not-found handler, for paths no API serves). */
+export function notFoundText(res: ServerResponse): void {
+  const text = '404 page not found\n';
+  res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': text.length });
+  res.end(text);
 }
 
 /** The answer of `/api/{version}`, `/apis/{group}` or `/apis/{group}/{version}`, undefined for anything else. */

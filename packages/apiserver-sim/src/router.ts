@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveControl, type ControlContext } from './control.ts';
-import { serveDiscovery, type ServerVersion } from './discovery.ts';
+import { notFoundText, serveDiscovery, type ServerVersion } from './discovery.ts';
 import { authorizeRequest } from './authorization.ts';
 import { failureError, SIM_ADMIN, type RequestClass } from './faults.ts';
 import type { RevisionWait } from './listPages.ts';
@@ -52,10 +52,7 @@ export async function routeRequest(ctx: ServerContext, req: IncomingMessage, res
   const resInfo = ctx.registry.get(route.group, route.version, route.resource);
   if (!resInfo && !ctx.registry.all().some((r) => r.group === route.group && r.version === route.version)) {
     // a group/version nothing serves: the API server's plain-text not-found handler, not a Status
-    const text = '404 page not found\n';
-    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': text.length });
-    res.end(text);
-    return;
+    return notFoundText(res);
   }
   if (!resInfo) throw errors.unknownPath();
   if (route.subresource !== undefined && !resInfo.subresources.includes(route.subresource)) throw errors.unknownPath();

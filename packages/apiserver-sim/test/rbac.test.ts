@@ -136,6 +136,43 @@ const shape = (a: { status: number; body: any }) => (a.status >= 400 ? { status:
     expect(await answers(sim, simToken, list)).toEqual([realAnswer]);
   }, 60_000);
 
+  it('should evaluate wildcards, subresource wildcards, non-resource URLs and Group subjects alike', async () => {
+    const [simToken, realToken] = [await tokenOf(sim), await tokenOf(real)];
+    for (const s of [sim, real]) {
+      await s.api.create(`${RBAC}/clusterroles`, {
+        metadata: { name: `wide-${suffix}` },
+        rules: [
+          { apiGroups: ['*'], resources: ['*/status'], verbs: ['get'] },
+          { apiGroups: ['apps'], resources: ['*'], verbs: ['list'] },
+          { nonResourceURLs: ['/nothing-here/*'], verbs: ['get'] },
+        ],
+      });
+      await s.api.create(`${RBAC}/clusterrolebindings`, {
+        metadata: { name: `wide-${suffix}` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `wide-${suffix}` },
+        subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: `system:serviceaccounts:${a}` }],
+      });
+    }
+    const calls: [string, string, unknown?][] = [
+      ['GET', '/apis/apps/v1/deployments'],
+      ['GET', `/api/v1/namespaces/${b}/pods/p/status`],
+      ['GET', `/api/v1/namespaces/${b}/pods/p`],
+      ['GET', `/apis/apps/v1/namespaces/${b}/deployments/d/status`],
+      ['POST', `/apis/apps/v1/namespaces/${b}/deployments`, { metadata: { name: 'd' } }],
+      ['GET', '/nothing-here/x'],
+      ['GET', '/nothing-else'],
+    ];
+    let first: any;
+    await until(
+      () => {
+        void answers(real, realToken, calls.slice(0, 1)).then((r) => (first = r[0]));
+        return first?.status === 200;
+      },
+      { timeoutMs: 30_000, intervalMs: 200, what: 'the ClusterRoleBinding taking effect on kube-apiserver' },
+    );
+    expect(await answers(sim, simToken, calls)).toEqual(await answers(real, realToken, calls));
+  }, 60_000);
+
   /** A fresh token of the reader. */
   async function tokenOf(server: TestServer): Promise<string> {
     const r = await server.api.create(`/api/v1/namespaces/${a}/serviceaccounts/reader/token`, { spec: { expirationSeconds: 3600 } });

@@ -16,7 +16,11 @@ import {
   type Pki,
   type TestServer,
 } from '@rxinformer/testing/servers';
-import { interval } from 'rxjs';
+import { createInformerFactory } from '@rxinformer/core';
+import { interval, NEVER } from 'rxjs';
+import { WebSocket } from 'ws';
+import { createHub } from '../src/hub.ts';
+import { HUB_SUBPROTOCOL } from '../src/upgrade.ts';
 import type { Authenticator, HubUser } from '../src/auth.ts';
 import { BEARER_PROTOCOL_PREFIX, requestHeaderAuthenticator, tokenReviewAuthenticator, type ReviewClient } from '../src/auth/index.ts';
 import { reviewClient } from './hubKit.ts';
@@ -201,6 +205,35 @@ describe('requestHeaderAuthenticator over TLS', () => {
 
   it('should hand a request without the headers from an untrusted peer to the other authenticator', async () => {
     expect(await ask(port, {}, { ca: pki.ca })).toMatchObject({ user: { username: 'from-otherwise' } });
+  });
+
+  it("should open a hub's WebSocket for a proxy's user over TLS, and refuse the upgrade of an untrusted certificate with 401", async () => {
+    const seen: string[] = [];
+    const https = createHttpsServer({ key: pki.key, cert: pki.cert, requestCert: true, rejectUnauthorized: false });
+    const hub = createHub({
+      clusters: { default: createInformerFactory(() => ({ list: () => NEVER, watch: () => NEVER })) },
+      authenticator: requestHeaderAuthenticator({ clientCA: pki.ca, allowedNames: ['rxinformer-test'] }),
+      authorizer: { authorize: async (user) => (seen.push(user.username), { allowed: false }) },
+    });
+    hub.attach(https);
+    const hubPort = await listen(https as unknown as Server);
+    const open = (cert: string, key: string) =>
+      new Promise<number>((resolve) => {
+        const ws = new WebSocket(`wss://127.0.0.1:${hubPort}/hub`, [HUB_SUBPROTOCOL], {
+          ca: pki.ca,
+          cert,
+          key,
+          headers: { 'x-remote-user': 'alice' },
+        });
+        ws.on('open', () => (ws.close(), resolve(101)));
+        ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      });
+    expect(await open(pki.clientCert, pki.clientKey)).toBe(101);
+    expect(await open(pki.client2Cert, pki.client2Key)).toBe(401);
+    expect(hub.metrics().upgradesRefused.unauthenticated).toBe(1);
+    await hub.close();
+    https.closeAllConnections();
+    https.close();
   });
 
   it('should trust a configured address without a certificate', async () => {
