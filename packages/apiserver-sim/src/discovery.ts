@@ -79,12 +79,14 @@ export function apiResourceList(registry: ResourceRegistry, groupName: string, v
   for (const r of rs.sort((a, b) => a.resource.localeCompare(b.resource))) {
     resources.push(entry(r));
     for (const sub of r.subresources) {
+      // a ServiceAccount's token is a TokenRequest, only created
+      const token =
+        sub === 'token' ? { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] } : undefined;
       resources.push({
         name: `${r.resource}/${sub}`,
         singularName: '',
         namespaced: r.namespaced,
-        kind: r.kind,
-        verbs: ['get', 'patch', 'update'],
+        ...(token ?? { kind: r.kind, verbs: ['get', 'patch', 'update'] }),
       });
     }
   }
@@ -135,7 +137,16 @@ export function serveDiscovery(
     p.split('/').filter((s) => s),
   );
   if (answer) return sendJson(res, 200, answer);
+  // outside the API's paths: the API server's plain-text not-found handler, not a Status
+  if (!/^\/apis?\//.test(p)) return notFoundText(res);
   throw errors.unknownPath();
+}
+
+/** kube-apiserver's plain-text 404 (its not-found handler, for paths no API serves). */
+export function notFoundText(res: ServerResponse): void {
+  const text = '404 page not found\n';
+  res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': text.length });
+  res.end(text);
 }
 
 /** The answer of `/api/{version}`, `/apis/{group}` or `/apis/{group}/{version}`, undefined for anything else. */

@@ -7,6 +7,7 @@
 import type { Status } from '@rxinformer/core';
 import { checkDuration } from '@rxinformer/core/time';
 import type { Random } from './random.ts';
+import type { SimUser } from './rbac.ts';
 import { ApiStatusError, errors, failure, tooOldStatus } from './status.ts';
 import type { Storage } from './storage.ts';
 import type { WatchHub, WatchTarget } from './watchHub.ts';
@@ -45,7 +46,28 @@ export interface AuthOptions {
   token: string;
   /** Resources (plural, `pods` or `deployments.apps`) answered 403, optionally only for some verbs. */
   forbidden?: { resource: string; verbs?: string[] }[];
+  /**
+   * More users, by token (kube-apiserver's `--token-auth-file`): each authenticates as its
+   * `username` (with `system:authenticated` added to its groups) and is authorized by the RBAC
+   * objects stored in the simulator. `token` itself is the admin `sim`, in `system:masters`.
+   */
+  users?: SimTokenUser[];
 }
+
+/** A line of the static token list: a token and the user it authenticates as. */
+export interface SimTokenUser {
+  /** The bearer token. */
+  token: string;
+  /** The user's name. */
+  username: string;
+  /** The user's uid. Default: none. */
+  uid?: string;
+  /** The user's groups (`system:authenticated` is added). Default: none. */
+  groups?: string[];
+}
+
+/** The admin user the simulator's own token authenticates as. */
+export const SIM_ADMIN: SimUser = { username: 'sim', groups: ['system:masters', 'system:authenticated'] };
 
 interface PendingFailure {
   remaining: number;
@@ -187,7 +209,40 @@ export class Faults {
 
   /** Turns bearer-token auth on (or off with `undefined`). */
   setAuth(auth: AuthOptions | undefined): void {
-    this.#auth = auth === undefined ? undefined : { token: auth.token, forbidden: [...(auth.forbidden ?? [])] };
+    this.#auth =
+      auth === undefined ? undefined : { token: auth.token, forbidden: [...(auth.forbidden ?? [])], users: [...(auth.users ?? [])] };
+  }
+
+  /** Adds a user to the static token list (replacing one of the same token). Needs auth on. */
+  addUser(user: SimTokenUser): void {
+    if (!this.#auth) throw new Error('addUser needs auth: call setAuth({ token }) first');
+    if (user.token === this.#auth.token) throw new Error('addUser: that token is the admin token');
+    this.#auth.users = [...(this.#auth.users ?? []).filter((u) => u.token !== user.token), { ...user }];
+  }
+
+  /**
+   * The user a request's `Authorization` header authenticates as; undefined when auth is off (every
+   * request is the admin's then). 401 for a missing or unknown token.
+   */
+  authenticate(authorization: string | undefined): SimUser | undefined {
+    const auth = this.#auth;
+    if (!auth) return undefined;
+    const [scheme, token] = (authorization ?? '').trim().split(' ', 3);
+    if (scheme.toLowerCase() !== 'bearer' || !token) throw errors.unauthorized();
+    const user = this.userOf(token);
+    if (!user) throw errors.unauthorized();
+    return user;
+  }
+
+  /** The user `token` authenticates as (TokenReview's question), or undefined. */
+  userOf(token: string): SimUser | undefined {
+    const auth = this.#auth;
+    if (!auth) return undefined;
+    if (token === auth.token) return SIM_ADMIN;
+    const u = (auth.users ?? []).find((x) => x.token === token);
+    if (!u) return undefined;
+    const groups = [...(u.groups ?? []).filter((g) => g !== 'system:authenticated'), 'system:authenticated'];
+    return { username: u.username, groups, ...(u.uid !== undefined && { uid: u.uid }) };
   }
 
   /** The token clients must send, if auth is on. */
@@ -251,15 +306,19 @@ export class Faults {
     group: string,
     namespace: string | undefined,
   ): void {
+    const user = this.authenticate(authorization);
+    if (user && verb !== undefined && resource !== undefined) this.checkForbidden(user, verb, resource, group, namespace);
+  }
+
+  /** The 403 of a `forbid` fault that matches, for any user. */
+  checkForbidden(user: SimUser, verb: string, resource: string, group: string, namespace: string | undefined): void {
     const auth = this.#auth;
     if (!auth) return;
-    if (authorization !== `Bearer ${auth.token}`) throw errors.unauthorized();
-    if (verb === undefined || resource === undefined) return;
     const qualified = group ? `${resource}.${group}` : resource;
     const denied = (auth.forbidden ?? []).some(
       (f) => (f.resource === qualified || f.resource === resource) && (!f.verbs || f.verbs.includes(verb)),
     );
-    if (denied) throw errors.forbidden(verb, resource, group, namespace);
+    if (denied) throw errors.forbidden(verb, resource, group, namespace, user.username);
   }
 }
 

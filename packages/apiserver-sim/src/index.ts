@@ -28,7 +28,8 @@ export type { ResourceInfo } from './resources.ts';
 // faults
 export { Faults } from './faults.ts';
 export { FAULT_ENDPOINTS } from './control.ts';
-export type { AuthOptions, FailOptions, PendingFaults, RequestClass, RequestFilter } from './faults.ts';
+export type { AuthOptions, FailOptions, PendingFaults, RequestClass, RequestFilter, SimTokenUser } from './faults.ts';
+export type { SimUser } from './rbac.ts';
 export { LeaseHistory } from './leaseHistory.ts';
 export type { LeaseTerm } from './leaseHistory.ts';
 export { withShardSelector, shardInfo } from './shardSelector.ts';

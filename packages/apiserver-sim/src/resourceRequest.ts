@@ -6,7 +6,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { KubeObject } from '@rxinformer/core';
+import { authorizeRequest } from './authorization.ts';
 import { serveList, serveWatch } from './collectionRequest.ts';
+import { answerReview, answerTokenRequest, isReview } from './reviews.ts';
 import { serveDelete, serveDeleteCollection } from './deleteRequest.ts';
 import { applyPatch } from './patchRequest.ts';
 import { renderingOf, renderObject } from './rendering.ts';
@@ -60,8 +62,17 @@ function writeOptionsOf(req: IncomingMessage, q: Query, route: ResourcePath): Wr
 export async function serveResource(ctx: RequestContext, call: ResourceCall, method: string): Promise<void> {
   const { req, res, route, r, q } = call;
   const verb = verbOf(method, route, isWatch(route, method, q));
-  if (!r.verbs.includes(verb)) throw errors.methodNotAllowed();
-  ctx.faults.authorize(req.headers.authorization, verb, r.resource, r.group, route.namespace);
+  if (!r.verbs.includes(verb) || (route.subresource === 'token' && verb !== 'create')) throw errors.methodNotAllowed();
+  const user = ctx.faults.authenticate(req.headers.authorization);
+  const attrs = {
+    verb,
+    group: r.group,
+    resource: r.resource,
+    namespace: route.namespace,
+    name: route.name,
+    subresource: route.subresource,
+  };
+  authorizeRequest(ctx, user, attrs);
   const cls = verb === 'watch' ? 'watch' : verb === 'get' || verb === 'list' ? 'list' : 'write';
   const refused = ctx.faults.requestFailure({ userAgent: req.headers['user-agent'] ?? '', resource: r.resource, group: r.group, cls });
   if (refused) throw refused;
@@ -77,8 +88,11 @@ export async function serveResource(ctx: RequestContext, call: ResourceCall, met
     case 'get':
       return one(ctx.objects.get(r, ns, route.name as string));
     case 'create': {
+      if (route.subresource === 'token' && r.resource === 'serviceaccounts' && ns !== undefined && route.name !== undefined)
+        return one(answerTokenRequest(ctx, ns, route.name, (await readObjectBody(req)) as KubeObject), 201);
       if (route.name !== undefined) throw errors.methodNotAllowed();
       const body = (await readObjectBody(req)) as KubeObject;
+      if (isReview(r)) return one(answerReview(ctx, r, body, user), 201);
       return one(ctx.objects.create(r, body, ns, { ...write, owned: true }), 201);
     }
     case 'update': {

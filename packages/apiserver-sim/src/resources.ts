@@ -87,7 +87,7 @@ export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
   builtin('', 'endpoints', 'Endpoints', true, { shortNames: ['ep'] }),
   builtin('', 'persistentvolumes', 'PersistentVolume', false, { shortNames: ['pv'], subresources: ['status'] }),
   builtin('', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, { shortNames: ['pvc'], subresources: ['status'] }),
-  builtin('', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'] }),
+  builtin('', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'], subresources: ['token'] }),
   builtin('', 'resourcequotas', 'ResourceQuota', true, { shortNames: ['quota'], subresources: ['status'] }),
   builtin('apps', 'deployments', 'Deployment', true, {
     shortNames: ['deploy'],
@@ -109,6 +109,14 @@ export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
   builtin('coordination.k8s.io', 'leases', 'Lease', true),
   // Kept apart from core/v1 events (kube-apiserver stores both as one, converting on the way)
   builtin('events.k8s.io', 'events', 'Event', true, { shortNames: ['ev'] }),
+  builtin('rbac.authorization.k8s.io', 'roles', 'Role', true),
+  builtin('rbac.authorization.k8s.io', 'rolebindings', 'RoleBinding', true),
+  builtin('rbac.authorization.k8s.io', 'clusterroles', 'ClusterRole', false),
+  builtin('rbac.authorization.k8s.io', 'clusterrolebindings', 'ClusterRoleBinding', false),
+  // reviews: answered, never stored (`reviews.ts`)
+  { ...builtin('authentication.k8s.io', 'tokenreviews', 'TokenReview', false), verbs: ['create'] },
+  { ...builtin('authorization.k8s.io', 'subjectaccessreviews', 'SubjectAccessReview', false), verbs: ['create'] },
+  { ...builtin('authorization.k8s.io', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview', false), verbs: ['create'] },
   builtin('apiextensions.k8s.io', 'customresourcedefinitions', 'CustomResourceDefinition', false, {
     shortNames: ['crd', 'crds'],
     subresources: ['status'],

@@ -5,8 +5,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveControl, type ControlContext } from './control.ts';
-import { serveDiscovery, type ServerVersion } from './discovery.ts';
-import { failureError, type RequestClass } from './faults.ts';
+import { notFoundText, serveDiscovery, type ServerVersion } from './discovery.ts';
+import { authorizeRequest } from './authorization.ts';
+import { failureError, SIM_ADMIN, type RequestClass } from './faults.ts';
 import type { RevisionWait } from './listPages.ts';
 import type { RequestContext } from './requestContext.ts';
 import { isWatch, parseResourcePath, Query, requestTarget } from './requestUrl.ts';
@@ -29,8 +30,9 @@ export interface ServerContext extends RequestContext, ControlContext {
 export async function routeRequest(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { path, query } = requestTarget(req.url ?? '/');
   if (path.startsWith('/_sim/')) {
-    // The token first, as on every path; switched off, the endpoints are unknown paths.
-    ctx.faults.authorize(req.headers.authorization, undefined, undefined, '', undefined);
+    // The token first, as on every path (the admin's only); switched off, the endpoints are unknown paths.
+    const user = ctx.faults.authenticate(req.headers.authorization);
+    if (user && user !== SIM_ADMIN) throw errors.unauthorized();
     if (!ctx.controlEndpoints) throw errors.unknownPath();
     return serveControl(ctx, req, res, path);
   }
@@ -38,7 +40,8 @@ export async function routeRequest(ctx: ServerContext, req: IncomingMessage, res
   const route = parseResourcePath(path, (g, v, r) => ctx.registry.get(g, v, r)?.namespaced === true);
   const q = new Query(query);
   const cls: RequestClass = !route ? 'discovery' : method === 'GET' ? (isWatch(route, method, q) ? 'watch' : 'list') : 'write';
-  ctx.faults.authorize(req.headers.authorization, undefined, undefined, '', undefined);
+  const user = ctx.faults.authenticate(req.headers.authorization);
+  if (!route) authorizeRequest(ctx, user, { verb: method === 'GET' || method === 'HEAD' ? 'get' : method.toLowerCase(), path });
   const delay = ctx.faults.delayMs();
   if (delay > 0) await sleepCancellable(delay, ctx.wait);
   const failure = ctx.faults.takeFailure(cls as Exclude<RequestClass, 'any' | 'read'>);
@@ -49,10 +52,7 @@ export async function routeRequest(ctx: ServerContext, req: IncomingMessage, res
   const resInfo = ctx.registry.get(route.group, route.version, route.resource);
   if (!resInfo && !ctx.registry.all().some((r) => r.group === route.group && r.version === route.version)) {
     // a group/version nothing serves: the API server's plain-text not-found handler, not a Status
-    const text = '404 page not found\n';
-    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': text.length });
-    res.end(text);
-    return;
+    return notFoundText(res);
   }
   if (!resInfo) throw errors.unknownPath();
   if (route.subresource !== undefined && !resInfo.subresources.includes(route.subresource)) throw errors.unknownPath();

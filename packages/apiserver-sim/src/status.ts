@@ -119,12 +119,12 @@ export const errors = {
       ),
     ),
   unauthorized: () => new ApiStatusError(failure(401, 'Unauthorized', 'Unauthorized')),
-  forbidden: (verb: string, resource: string, group: string, namespace?: string) =>
+  forbidden: (verb: string, resource: string, group: string, namespace?: string, username = 'sim') =>
     new ApiStatusError(
       failure(
         403,
         'Forbidden',
-        `${group ? `${resource}.${group}` : resource} is forbidden: User "sim" cannot ${verb} resource "${resource}" in API group "${group}"${namespace ? ` in the namespace "${namespace}"` : ' at the cluster scope'}`,
+        `${group ? `${resource}.${group}` : resource} is forbidden: User "${username}" cannot ${verb} resource "${resource}" in API group "${group}"${namespace ? ` in the namespace "${namespace}"` : ' at the cluster scope'}`,
         { kind: resource, ...(group ? { group } : {}) },
       ),
     ),

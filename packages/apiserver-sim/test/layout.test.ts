@@ -26,6 +26,8 @@ const LAYERS: readonly (readonly string[])[] = [
     'loadGenerator',
     'httpChurnTarget',
     'changeQueue',
+    'authorization',
+    'reviews',
   ],
   // watch streams and faults
   ['watchSession', 'watchEvents', 'watchHub', 'faults'],
@@ -44,6 +46,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'updateOwnership',
     'managedFields',
     'listPages',
+    'rbac',
   ],
   // storage
   ['storage', 'historyWindow', 'sortedCollection', 'leaseHistory'],

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { InvalidOptionsError, NetworkError, type ReflectorStatus } from '@rxinformer/core';
 import { CredentialError, createKubeInformerFactory, pods } from '../src/index.ts';
-import { makePki, type Pki } from './pki.ts';
+import { makePki, type Pki } from '@rxinformer/testing/servers';
 import { waitFor } from './simHarness.ts';
 
 let dir: string;

@@ -6,7 +6,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { createLoadGenerator, objectStoreTarget, startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
 import type { ReflectorStatus } from '@rxinformer/core';
 import { createKubeInformerFactory, createKubeTransport, pods, type KubeInformerFactory } from '../src/index.ts';
-import { makePki, type Pki } from './pki.ts';
+import { makePki, type Pki } from '@rxinformer/testing/servers';
 import { storeView, view, waitFor } from './simHarness.ts';
 
 // The KubeConfig's TLS options end to end: the simulator over HTTPS with a CA of the test's own

@@ -29,3 +29,23 @@ export type {
   Authorizer,
   HubUser,
 } from './auth.ts';
+
+// Authentication and authorization over the API server
+export {
+  BEARER_PROTOCOL_PREFIX,
+  bearerTokenOf,
+  requestHeaderAuthenticator,
+  ReviewFailedError,
+  subjectAccessReviewAuthorizer,
+  tokenReviewAuthenticator,
+} from './auth/index.ts';
+export type {
+  BearerToken,
+  RequestHeaderAuthenticatorOptions,
+  ReviewClient,
+  ReviewFailureReason,
+  SubjectAccessReviewAuthorizer,
+  SubjectAccessReviewAuthorizerOptions,
+  TokenReviewAuthenticator,
+  TokenReviewAuthenticatorOptions,
+} from './auth/index.ts';

@@ -1,8 +1,8 @@
 /**
  * The hub's test kit: a hub attached to a real HTTP server on the loopback, over a factory of the
  * server under test; tabs (`hubListerWatcherSource` over `ws`'s WebSocket) that count what they
- * receive; a static-token authenticator and the simplest real authorizer (a SubjectAccessReview per
- * decision, no cache), and an allow-all authorizer named as such for tests not about authorization.
+ * receive; a static-token authenticator, the package's SubjectAccessReview authorizer without a
+ * cache, and an allow-all authorizer named as such for tests not about authorization.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,9 +13,9 @@ import {
   type KubeObject,
   type ListerWatcherSource,
 } from '@rxinformer/core';
-import { Subject } from 'rxjs';
 import { WebSocket } from 'ws';
-import type { AccessChange, Authenticator, Authorizer, HubUser } from '../src/auth.ts';
+import type { Authenticator, Authorizer, HubUser } from '../src/auth.ts';
+import { subjectAccessReviewAuthorizer, type ReviewClient, type SubjectAccessReviewAuthorizer } from '../src/auth/index.ts';
 import { hubListerWatcherSource, type HubClientOptions, type WebSocketLike } from '../src/browser/index.ts';
 import { createHub, type Hub } from '../src/hub.ts';
 import type { HubOptions } from '../src/options.ts';
@@ -48,39 +48,17 @@ export function bearerOf(request: IncomingMessage): string | undefined {
 /** Allows everything: only for tests that are not about authorization. */
 export const allowAllAuthorizerForTests: Authorizer = { authorize: async () => ({ allowed: true, reason: 'allow-all (tests)' }) };
 
+/** A `ReviewClient` over the test kit's API client (the server's admin token): TokenReviews and SubjectAccessReviews. */
+export const reviewClient = (api: TestApi): ReviewClient => ({
+  request: async <T>(r: { path: string; body: unknown }) => (await api.create(r.path, r.body)) as T,
+});
+
 /**
- * The simplest real authorizer: one SubjectAccessReview per decision, no cache, over `api`; its
- * `changes$` emits when the test calls `recheck()` (an RBAC change the test made).
+ * The package's SubjectAccessReview authorizer without a cache: one review per decision; the test
+ * calls `invalidate()` after an RBAC change it made.
  */
-export function subjectAccessReviewAuthorizer(api: TestApi): Authorizer & { recheck(change?: AccessChange): void; reviews: number } {
-  const changes = new Subject<AccessChange>();
-  const authorizer = {
-    reviews: 0,
-    changes$: changes.asObservable(),
-    recheck: (change: AccessChange = {}) => changes.next(change),
-    authorize: async (user: HubUser, r: Parameters<Authorizer['authorize']>[1]) => {
-      authorizer.reviews++;
-      const review = await api.create('/apis/authorization.k8s.io/v1/subjectaccessreviews', {
-        apiVersion: 'authorization.k8s.io/v1',
-        kind: 'SubjectAccessReview',
-        spec: {
-          user: user.username,
-          groups: user.groups,
-          ...(user.uid !== undefined && { uid: user.uid }),
-          ...(user.extra && { extra: user.extra }),
-          resourceAttributes: {
-            verb: r.verb,
-            group: r.group,
-            resource: r.resource,
-            ...(r.namespace !== undefined && { namespace: r.namespace }),
-          },
-        },
-      });
-      return { allowed: review.status?.allowed === true, reason: review.status?.reason, cached: false };
-    },
-  };
-  return authorizer;
-}
+export const uncachedReviewAuthorizer = (api: TestApi): SubjectAccessReviewAuthorizer =>
+  subjectAccessReviewAuthorizer(reviewClient(api), { allowTtlMs: 0, denyTtlMs: 0 });
 
 /** A hub on the loopback over `server`. */
 export interface TestHub {

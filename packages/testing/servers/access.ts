@@ -14,11 +14,35 @@ export interface RestrictedAccess {
 
 let serial = 0;
 
+/** A ServiceAccount's token and the username the server knows it by. */
+export interface ServiceAccountToken {
+  readonly token: string;
+  /** `system:serviceaccount:<namespace>:<name>`. */
+  readonly username: string;
+}
+
 /**
- * On the real server, a ServiceAccount of `namespace` with a token from the TokenRequest API and no
- * RBAC at all; `allow()` binds it a Role for `resource`. The simulator has neither ServiceAccount
- * tokens nor RBAC: there the server's own token is refused for `resource` (`faults.forbid`, every
- * client alike; the simulator must run with `auth`) until `allow()` lifts it.
+ * A new ServiceAccount `name` of `namespace` (no RBAC at all) and a token from the TokenRequest
+ * API: a second user on either server (the simulator needs `auth` for its token to mean anything).
+ *
+ * @example
+ * const alice = await serviceAccountToken(server, ns, 'alice');
+ * server.kubeConfig({ token: alice.token });
+ */
+export async function serviceAccountToken(server: TestServer, namespace: string, name: string): Promise<ServiceAccountToken> {
+  await server.api.create(`/api/v1/namespaces/${namespace}/serviceaccounts`, { metadata: { name } });
+  const request = await server.api.create(`/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenRequest',
+    spec: { expirationSeconds: 3600 },
+  });
+  return { token: request.status.token as string, username: `system:serviceaccount:${namespace}:${name}` };
+}
+
+/**
+ * A ServiceAccount of `namespace` with a token from the TokenRequest API and no RBAC at all;
+ * `allow()` binds it a Role for `resource`. The same on both servers: the simulator must run with
+ * `auth` (its RBAC then decides for every token but its own).
  */
 export async function restrictedAccess(
   server: TestServer,
@@ -26,22 +50,11 @@ export async function restrictedAccess(
   resource: { group?: string; resource: string },
 ): Promise<RestrictedAccess> {
   const group = resource.group ?? '';
-  if (server.sim) {
-    const sim = server.sim;
-    if (sim.faults.token === undefined) throw new Error('restrictedAccess needs the simulator started with auth: { token }');
-    const name = group ? `${resource.resource}.${group}` : resource.resource;
-    sim.faults.forbid(name, ['list', 'watch', 'get']);
-    return { token: sim.faults.token, allow: async () => sim.faults.allow(name) };
-  }
+  if (server.sim && server.sim.faults.token === undefined)
+    throw new Error('restrictedAccess needs the simulator started with auth: { token }');
   const name = `restricted-${++serial}`;
   const { api } = server;
-  await api.create(`/api/v1/namespaces/${namespace}/serviceaccounts`, { metadata: { name } });
-  const request = await api.create(`/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, {
-    apiVersion: 'authentication.k8s.io/v1',
-    kind: 'TokenRequest',
-    spec: { expirationSeconds: 3600 },
-  });
-  const token: string = request.status.token;
+  const { token } = await serviceAccountToken(server, namespace, name);
   const rbac = `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}`;
   return {
     token,

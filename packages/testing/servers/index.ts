@@ -24,7 +24,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { createApi, type TestApi } from './api.ts';
 
 export { ApiCallError, createApi, PATCH_TYPES, type ApiAnswer, type TestApi } from './api.ts';
-export { restrictedAccess, type RestrictedAccess } from './access.ts';
+export { restrictedAccess, serviceAccountToken, type RestrictedAccess, type ServiceAccountToken } from './access.ts';
 export * from './clientGoPeer.ts';
 export { createListViewObjects, deleteListViewObjects, type ListViewObjects } from './listViewObjects.ts';
 export { apiChurn, inParallel, type ApiChurnCounters, type ApiChurnMix, type ApiChurnOptions, type ApiChurnRun } from './churn.ts';
@@ -204,3 +204,4 @@ export function kubeConfigFor(access: Credentials): KubeConfig {
   });
   return kc;
 }
+export { makePki, type Pki } from './pki.ts';

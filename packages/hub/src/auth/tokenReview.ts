@@ -1,0 +1,127 @@
+/**
+ * An `Authenticator` that asks the API server who a bearer token is: `authentication.k8s.io/v1`
+ * TokenReview, sent with the hub's own credentials, the answer cached briefly by the token's hash.
+ */
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { InvalidOptionsError } from '@rxinformer/core';
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import type { Authentication, Authenticator, HubUser } from '../auth.ts';
+import { bearerTokenOf } from './bearerToken.ts';
+import { review, type ReviewClient } from './reviewClient.ts';
+import { coalescing, TtlCache } from './ttlCache.ts';
+
+/** Options of `tokenReviewAuthenticator`. */
+export interface TokenReviewAuthenticatorOptions {
+  /** The audiences the token must be for (TokenReview's `spec.audiences`); the answer must name one of them. Default: none asked (the API server's own). */
+  audiences?: readonly string[];
+  /** Name of a cookie that may carry the token (for a same-origin app). Default: none: header and subprotocol only. */
+  cookie?: string;
+  /** How long a token that authenticated is remembered, in ms; never past its expiry when it is a JWT with `exp`. Default 10 000 (kube-apiserver's). */
+  successTtlMs?: number;
+  /** How long a token refused is remembered, in ms. Default 0 (kube-apiserver's). */
+  failureTtlMs?: number;
+  /** Most tokens remembered at once. Default 10 000. */
+  maxEntries?: number;
+  /** The clock of the cache. Default `asyncScheduler`. */
+  scheduler?: SchedulerLike;
+}
+
+/** `tokenReviewAuthenticator`'s authenticator, with its cache's keys to inspect. */
+export interface TokenReviewAuthenticator extends Authenticator {
+  /** The cache's keys: SHA-256 hashes of tokens, never a token. */
+  cachedKeys(): string[];
+}
+
+interface TokenReviewStatus {
+  authenticated?: boolean;
+  user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
+  audiences?: string[];
+  error?: string;
+}
+
+const REFUSED: Authentication = { refused: 401, message: 'the bearer token does not authenticate' };
+
+/**
+ * Authenticates each upgrade's bearer token (`Authorization: Bearer`, kube-apiserver's
+ * `base64url.bearer.authorization.k8s.io.` subprotocol, or the `cookie`) with a TokenReview sent
+ * by `client` (the hub's credentials: it needs `create` on `tokenreviews`, as in the
+ * `system:auth-delegator` ClusterRole). A token that authenticates is remembered `successTtlMs`
+ * under its SHA-256 hash, never past the `exp` of a JWT; the connection's `expiresAt` is that `exp`.
+ *
+ * @example
+ * import { kubeApiClient } from '@rxinformer/client-node';
+ * const authenticator = tokenReviewAuthenticator(kubeApiClient(kc), { audiences: ['https://kubernetes.default.svc'] });
+ * const hub = createHub({ clusters: { default: factory }, authenticator, authorizer });
+ *
+ * Caveat: a TokenReview that fails (the API server unreachable, the hub's credentials refused)
+ * rejects with a `ReviewFailedError`: the hub answers 503, not 401. A token revoked is still
+ * accepted for new connections until its cache entry expires (`successTtlMs`).
+ */
+export function tokenReviewAuthenticator(client: ReviewClient, options: TokenReviewAuthenticatorOptions = {}): TokenReviewAuthenticator {
+  const { audiences, cookie, successTtlMs = 10_000, failureTtlMs = 0, maxEntries = 10_000, scheduler = asyncScheduler } = options;
+  for (const [name, v] of Object.entries({ successTtlMs, failureTtlMs }))
+    if (typeof v !== 'number' || !(v >= 0)) throw new InvalidOptionsError(`tokenReviewAuthenticator: ${name} must be a number ≥ 0`);
+  if (!(maxEntries >= 1)) throw new InvalidOptionsError('tokenReviewAuthenticator: maxEntries must be ≥ 1');
+  if (audiences !== undefined && audiences.length === 0)
+    throw new InvalidOptionsError('tokenReviewAuthenticator: audiences, when given, must name one');
+  const now = () => scheduler.now();
+  const cache = new TtlCache<Authentication>(maxEntries, now);
+  const once = coalescing<Authentication>();
+
+  const check = async (token: string): Promise<Authentication> => {
+    const status = await review<TokenReviewStatus>(
+      client,
+      '/apis/authentication.k8s.io/v1/tokenreviews',
+      { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, ...(audiences && { audiences }) } },
+      'TokenReviewFailed',
+    );
+    const user = status?.authenticated === true ? userOf(status) : undefined;
+    if (!user || (audiences && !status?.audiences?.some((a) => audiences.includes(a)))) return REFUSED;
+    const exp = jwtExpiry(token);
+    return exp === undefined ? { user } : { user, expiresAt: exp };
+  };
+
+  return {
+    cachedKeys: () => cache.keys(),
+    authenticate: async (request: IncomingMessage) => {
+      const found = bearerTokenOf(request, { cookie });
+      if (found === undefined) return { refused: 401, message: 'no bearer token (Authorization header or subprotocol)' };
+      if ('malformed' in found) return { refused: 401, message: found.malformed };
+      const key = createHash('sha256').update(found.token).digest('base64url');
+      const cached = cache.get(key);
+      if (cached) return cached;
+      return once(key, async () => {
+        const result = await check(found.token);
+        const ttl =
+          'user' in result ? Math.min(successTtlMs, result.expiresAt === undefined ? Infinity : result.expiresAt - now()) : failureTtlMs;
+        cache.set(key, result, ttl);
+        return result;
+      });
+    },
+  };
+}
+
+/** The user of a TokenReview that authenticated (none without a username). */
+function userOf(status: TokenReviewStatus): HubUser | undefined {
+  const u = status.user;
+  if (typeof u?.username !== 'string' || u.username === '') return undefined;
+  return {
+    username: u.username,
+    groups: Array.isArray(u.groups) ? u.groups.filter((g) => typeof g === 'string') : [],
+    ...(typeof u.uid === 'string' && u.uid !== '' && { uid: u.uid }),
+    ...(u.extra && typeof u.extra === 'object' && { extra: u.extra }),
+  };
+}
+
+/** The `exp` of a JWT (in ms), read without verifying: the TokenReview verified the token. */
+function jwtExpiry(token: string): number | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof claims.exp === 'number' && Number.isFinite(claims.exp) ? claims.exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
