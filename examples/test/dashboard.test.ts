@@ -84,9 +84,11 @@ describeInBrowser('the example dashboard, built by Vite, through the hub', () =>
       if (kind === 'sim') {
         adminToken = 'token-of-bob';
         writeFileSync(join(consumer.dir, 'tokens.csv'), `${adminToken},bob,,"system:masters"\n`);
-        dashboard = await startDashboardServer(consumer, ['--sim', '--tokens', 'tokens.csv']);
+        dashboard = await startDashboardServer(consumer, ['--sim', '--tokens', 'tokens.csv', '--recheck-seconds', '1']);
         const [, simUrl] = await dashboard.running.waitFor(/simulator at (http:\/\/\S+)/);
-        api = createApi({ url: simUrl });
+        // The simulator's admin, as the server wrote its kubeconfig: the test's own client.
+        const [, simToken] = /token: "?([^"\s]+)/.exec(readFileSync(join(consumer.dir, 'sim.kubeconfig'), 'utf8'))!;
+        api = createApi({ url: simUrl, token: simToken });
       } else {
         server = await startTestServer('real');
         api = server.api;
@@ -109,7 +111,7 @@ describeInBrowser('the example dashboard, built by Vite, through the hub', () =>
         Object.fromEntries(await Promise.all(Object.entries(KINDS).map(async ([k, path]) => [k, (await api.get(path)).items.length])));
       await converge(() => admin.counts(), serverCounts, 'the counts of the ten kinds');
 
-      const namespace = kind === 'sim' ? 'web' : await server!.namespace('dash');
+      const namespace = await newNamespace(api, 'dash');
       await api.create(`/api/v1/namespaces/${namespace}/configmaps`, { metadata: { name: 'created-after-sync' } });
       await admin.page.click('nav button[data-kind="configmaps"]');
       await admin.page.waitForSelector(`tr[data-key="${namespace}/created-after-sync"]`, WAIT);
@@ -120,50 +122,54 @@ describeInBrowser('the example dashboard, built by Vite, through the hub', () =>
       expect(admin.errors).toEqual([]);
     }, 120_000);
 
-    // The simulator has no RBAC yet (its authorizer allows everyone): on the real server only.
-    (kind === 'real' ? it : it.skip)(
-      "should show user A namespace a only and user B all, on the same watches, and take A's rows on a revocation",
-      async () => {
-        const [a, b] = [await server!.namespace('dash-a'), await server!.namespace('dash-b')];
-        for (const ns of [a, b]) await api.create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: `in-${ns}` } });
-        const userA = await namespaceViewer(api, a);
-        const tabA = await openDashboard(browser, dashboard.url, userA.token);
-        await tabA.page.waitForSelector('#status [data-error-kind="nodes"]', WAIT); // cluster-scoped: refused
-        await converge(
-          () => tabA.rows('configmaps'),
-          async () => [`${a}/in-${a}`],
-          "A's configmaps",
-        );
-        await converge(
-          () => admin.rows('configmaps'),
-          async () => [`${a}/in-${a}`, `${b}/in-${b}`],
-          "B's configmaps of a and b",
-          true,
-        );
+    it("should show user A namespace a only and user B all, on the same watches, and take A's rows on a revocation", async () => {
+      const [a, b] = [await newNamespace(api, 'dash-a'), await newNamespace(api, 'dash-b')];
+      for (const ns of [a, b]) await api.create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: `in-${ns}` } });
+      const userA = await namespaceViewer(api, a);
+      const tabA = await openDashboard(browser, dashboard.url, userA.token);
+      await tabA.page.waitForSelector('#status [data-error-kind="nodes"]', WAIT); // cluster-scoped: refused
+      await converge(
+        () => tabA.rows('configmaps'),
+        async () => [`${a}/in-${a}`],
+        "A's configmaps",
+      );
+      await converge(
+        () => admin.rows('configmaps'),
+        async () => [`${a}/in-${a}`, `${b}/in-${b}`],
+        "B's configmaps of a and b",
+        true,
+      );
 
-        await api.create(`/api/v1/namespaces/${b}/configmaps`, { metadata: { name: 'later' } });
-        await api.create(`/api/v1/namespaces/${a}/configmaps`, { metadata: { name: 'later' } });
-        await converge(
-          () => tabA.rows('configmaps'),
-          async () => [`${a}/in-${a}`, `${a}/later`],
-          "A's configmaps after writes",
-        );
-        await admin.page.waitForSelector(`tr[data-key="${b}/later"]`, WAIT);
-        expect(tabA.sockets).toHaveLength(1);
-        expect(await dashboard.metricsAfter(dashboard.running.output().length)).toMatchObject({ clients: 2, watches: 10 });
-        expect(server!.proxy.open('watches')).toBe(10);
+      await api.create(`/api/v1/namespaces/${b}/configmaps`, { metadata: { name: 'later' } });
+      await api.create(`/api/v1/namespaces/${a}/configmaps`, { metadata: { name: 'later' } });
+      await converge(
+        () => tabA.rows('configmaps'),
+        async () => [`${a}/in-${a}`, `${a}/later`],
+        "A's configmaps after writes",
+      );
+      await admin.page.waitForSelector(`tr[data-key="${b}/later"]`, WAIT);
+      expect(tabA.sockets).toHaveLength(1);
+      expect(await dashboard.metricsAfter(dashboard.running.output().length)).toMatchObject({ clients: 2, watches: 10 });
+      if (server) expect(server.proxy.open('watches')).toBe(10);
 
-        await api.delete(`${RBAC}/namespaces/${a}/rolebindings/${userA.name}`);
-        await tabA.page.waitForSelector('#status [data-error-kind="configmaps"]', WAIT);
-        expect(await tabA.rows('configmaps')).toEqual([]);
-        expect((await tabA.seen()).filter((key) => key.includes(`:${b}/`))).toEqual([]);
-        expect((await admin.seen()).filter((key) => key.includes(`:${b}/`)).length).toBeGreaterThan(0);
-        await tabA.page.close();
-      },
-      120_000,
-    );
+      await api.delete(`${RBAC}/namespaces/${a}/rolebindings/${userA.name}`);
+      await tabA.page.waitForSelector('#status [data-error-kind="configmaps"]', WAIT);
+      expect(await tabA.rows('configmaps')).toEqual([]);
+      expect((await tabA.seen()).filter((key) => key.includes(`:${b}/`))).toEqual([]);
+      expect((await admin.seen()).filter((key) => key.includes(`:${b}/`)).length).toBeGreaterThan(0);
+      await tabA.page.close();
+    }, 120_000);
   });
 });
+
+let serial = 0;
+
+/** A new namespace named `prefix-<pid>-<n>`. */
+async function newNamespace(api: TestApi, prefix: string): Promise<string> {
+  const name = `${prefix}-${process.pid}-${++serial}`;
+  await api.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  return name;
+}
 
 /** A ServiceAccount of `namespace` that may list and watch the dashboard's namespaced kinds there; its token. */
 async function namespaceViewer(api: TestApi, namespace: string): Promise<{ name: string; token: string }> {

@@ -13,18 +13,20 @@ import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startApiServer, type ApiServer } from '@rxinformer/apiserver-sim';
 import { createKubeInformerFactory, kubeApiClient } from '@rxinformer/client-node';
-import { startHub, type Authenticator, type Authorizer, type HubMetrics } from '@rxinformer/hub';
-import { allowEveryone, staticTokenAuthenticator, subjectAccessReviewAuthorizer, tokenReviewAuthenticator } from './auth.ts';
+import { startHub, subjectAccessReviewAuthorizer, tokenReviewAuthenticator, type HubMetrics } from '@rxinformer/hub';
 import { writeSample } from './sample.ts';
+import { parseTokenFile } from './tokens.ts';
 
-const USAGE = `Usage: node server/main.ts [--kubeconfig FILE] [--context NAME] | --sim
+const USAGE = `Usage: node server/main.ts [--kubeconfig FILE] [--context NAME] | --sim [--tokens FILE]
   --kubeconfig FILE      the cluster to show (default: $KUBECONFIG, then ~/.kube/config)
   --context NAME         the kubeconfig's context (default: its current one)
-  --sim                  an embedded API server simulator with sample objects instead
-  --tokens FILE          users by static token (token,user,uid,"group1,group2" lines) instead of TokenReview
+  --sim                  an embedded API server simulator with sample objects instead (its
+                         kubeconfig written to sim.kubeconfig)
+  --tokens FILE          the simulator's users: token,user,uid,"group1,group2" lines (default: one
+                         user "demo" in system:masters, signed in by the address printed)
   --port N               where the page and the hub listen (default 8080; 0: any free port)
   --host ADDRESS         (default 127.0.0.1)
-  --recheck-seconds N    how often open streams are re-authorized (default 10)
+  --recheck-seconds N    how long a decision is kept before open streams are re-authorized (default 10)
   --metrics-seconds N    how often to print the hub's figures (default 30; 0: never)`;
 
 const { values: args } = parseArgs({
@@ -47,33 +49,33 @@ if (args.help) {
 
 const kc = new KubeConfig();
 let sim: ApiServer | undefined;
-let authenticator: Authenticator;
-let authorizer: Authorizer;
 let signIn = '';
 if (args.sim) {
-  sim = await startApiServer({ port: 0 });
-  const written = writeSample(sim);
-  kc.loadFromString(sim.kubeconfigYaml());
-  console.log(`simulator at ${sim.url} with ${written} sample objects`);
-  // The simulator has neither TokenReview nor RBAC: users come from a token file, and see everything.
-  let tokens = args.tokens === undefined ? undefined : readFileSync(args.tokens, 'utf8');
-  if (tokens === undefined) {
+  // The simulator authenticates its users' tokens (TokenReview) and authorizes them by its RBAC
+  // objects, as a cluster does; the hub reads it with the admin token of its kubeconfig.
+  let users = args.tokens === undefined ? [] : parseTokenFile(readFileSync(args.tokens, 'utf8'), args.tokens);
+  if (args.tokens === undefined) {
     const token = randomBytes(18).toString('base64url');
-    tokens = `${token},admin,admin,"system:masters"`;
+    users = [{ token, username: 'demo', groups: ['system:masters'] }];
     signIn = `#token=${token}`;
   }
-  authenticator = staticTokenAuthenticator(tokens, args.tokens);
-  authorizer = allowEveryone;
+  sim = await startApiServer({ port: 0, auth: { token: randomBytes(18).toString('base64url'), users } });
+  const written = writeSample(sim);
+  await sim.writeKubeconfig('sim.kubeconfig');
+  kc.loadFromString(sim.kubeconfigYaml());
+  console.log(`simulator at ${sim.url} with ${written} sample objects (kubectl --kubeconfig sim.kubeconfig)`);
 } else {
   if (args.kubeconfig !== undefined) kc.loadFromFile(args.kubeconfig);
   else kc.loadFromDefault();
   if (args.context !== undefined) kc.setCurrentContext(args.context);
-  const client = kubeApiClient(kc);
-  authenticator =
-    args.tokens === undefined ? tokenReviewAuthenticator(client) : staticTokenAuthenticator(readFileSync(args.tokens, 'utf8'), args.tokens);
-  authorizer = subjectAccessReviewAuthorizer(client, seconds('recheck-seconds') * 1000);
   console.log(`cluster ${kc.getCurrentCluster()?.server ?? '?'} (context ${kc.getCurrentContext()})`);
 }
+// Each tab's token reviewed by the cluster (TokenReview), each subscription decided by a
+// SubjectAccessReview of its list or watch; decisions kept --recheck-seconds, then open streams re-checked.
+const client = kubeApiClient(kc);
+const recheckMs = seconds('recheck-seconds') * 1000;
+const authenticator = tokenReviewAuthenticator(client);
+const authorizer = subjectAccessReviewAuthorizer(client, { allowTtlMs: recheckMs, denyTtlMs: recheckMs, recheckIntervalMs: recheckMs });
 
 const factory = createKubeInformerFactory(kc);
 const metricsMs = seconds('metrics-seconds') * 1000;

@@ -88,15 +88,18 @@ function Table({ kind, namespace }: { kind: KindView; namespace: string | undefi
         </tr>
       </thead>
       <tbody>
-        {rows.map((o) => (
-          <tr key={o.metadata?.uid ?? keyOf(o)} data-key={keyOf(o)} className={kind.health(o)}>
-            {kind.resource.namespaced && <td>{o.metadata?.namespace}</td>}
-            <td>{o.metadata?.name}</td>
-            {kind.cells(o, now).map((cell, i) => (
-              <td key={kind.columns[i]}>{cell}</td>
-            ))}
-          </tr>
-        ))}
+        {rows.map((o) => {
+          const cells = kind.cells(o, now);
+          return (
+            <tr key={o.metadata?.uid ?? keyOf(o)} data-key={keyOf(o)} className={kind.health(o, cells)}>
+              {kind.resource.namespaced && <td>{o.metadata?.namespace}</td>}
+              <td>{o.metadata?.name}</td>
+              {cells.map((cell, i) => (
+                <td key={kind.columns[i]}>{cell}</td>
+              ))}
+            </tr>
+          );
+        })}
       </tbody>
     </table>
   );

@@ -3,8 +3,11 @@
  * table and the cells of one row, and the row's health (for its colour). Every informer is
  * cluster-wide: the hub filters it to the namespaces the user may list, and the namespace filter of
  * the page only picks rows, so the hub holds one API server watch per kind whatever the filter.
+ * Each informer keeps a projection of its objects (`projected`): what the row shows, no more; the
+ * pods, nodes and deployments rows are kubectl's columns (core's presets and cells).
  */
 import type { KubeObject, ResourceDescriptor } from '@rxinformer/core';
+import { deploymentCells, formatAge, nodeCells, podCells, PRESETS, projected } from '@rxinformer/core/projection';
 
 /** A row's health: its colour in the table. */
 export type Health = 'ok' | 'progressing' | 'failing';
@@ -15,37 +18,25 @@ export interface KindView {
   readonly id: string;
   /** The picker's label. */
   readonly title: string;
-  /** The informer the view reads. */
+  /** The informer the view reads: a projection of the kind to what its row shows. */
   readonly resource: ResourceDescriptor;
   /** The table's columns after Namespace and Name. */
   readonly columns: readonly string[];
   /** The cells of `object`'s row, one per column. */
   cells(object: KubeObject, nowMs: number): readonly string[];
   /** The row's health. */
-  health(object: KubeObject): Health;
+  health(object: KubeObject, cells: readonly string[]): Health;
 }
 
-/** The fields of the objects the views read (all optional, as the server may leave any out). */
+/** The fields the views of the other seven kinds read (all optional: a projection keeps what is there). */
 interface Fields {
-  spec?: {
-    replicas?: number;
-    type?: string;
-    clusterIP?: string;
-    ports?: { port?: number; protocol?: string }[];
-    completions?: number;
-    nodeName?: string;
-    unschedulable?: boolean;
-  };
+  spec?: { replicas?: number; type?: string; clusterIP?: string; ports?: { port?: number; protocol?: string }[]; completions?: number };
   status?: {
     phase?: string;
     replicas?: number;
     readyReplicas?: number;
-    availableReplicas?: number;
     succeeded?: number;
-    failed?: number;
-    active?: number;
     conditions?: { type?: string; status?: string }[];
-    containerStatuses?: { ready?: boolean; restartCount?: number }[];
   };
   data?: Record<string, string>;
   type?: string;
@@ -66,73 +57,59 @@ const core = (resource: string, kind: string, namespaced = true): ResourceDescri
 const apps = (resource: string, kind: string): ResourceDescriptor => ({ group: 'apps', version: 'v1', resource, kind, namespaced: true });
 const conditionTrue = (o: KubeObject, type: string) =>
   f(o).status?.conditions?.some((c) => c.type === type && c.status === 'True') === true;
-const replicas = (o: KubeObject): Health => {
-  const want = f(o).spec?.replicas ?? 1;
-  return (f(o).status?.readyReplicas ?? 0) >= want ? 'ok' : 'progressing';
+const age = (o: KubeObject, nowMs: number) => formatAge(o.metadata?.creationTimestamp, nowMs);
+/** Healthy once `ready/wanted` reaches what is wanted. */
+const readyOf = (text: string): Health => {
+  const [ready, wanted] = text.split('/').map(Number);
+  return ready >= wanted ? 'ok' : 'progressing';
 };
-
-/** Kubernetes' short ages: `42s`, `5m`, `3h`, `2d`. */
-export function age(object: KubeObject, nowMs: number): string {
-  const created = new Date(object.metadata?.creationTimestamp ?? NaN).getTime();
-  if (Number.isNaN(created)) return '<unknown>';
-  const s = Math.max(0, Math.floor((nowMs - created) / 1000));
-  if (s < 120) return `${s}s`;
-  if (s < 7200) return `${Math.floor(s / 60)}m`;
-  if (s < 172_800) return `${Math.floor(s / 3600)}h`;
-  return `${Math.floor(s / 86_400)}d`;
-}
+/** The named cells of kubectl's columns (core's `podCells`, `nodeCells`, `deploymentCells`), in `columns`' order. */
+const pick =
+  <T extends KubeObject, C>(cellsOf: (o: T, now: number) => C, columns: readonly (keyof C & string)[]) =>
+  (o: KubeObject, now: number) => {
+    const all = cellsOf(o as T, now);
+    return columns.map((c) => String(all[c]));
+  };
+const POD_COLUMNS = ['Ready', 'Status', 'Restarts', 'Node', 'Age'] as const;
+const NODE_COLUMNS = ['Status', 'Roles', 'Version', 'Age'] as const;
+const DEPLOYMENT_COLUMNS = ['Ready', 'Up-to-date', 'Available', 'Age'] as const;
 
 /** The ten kinds, in the picker's order. */
 export const KINDS: readonly KindView[] = [
   {
     id: 'pods',
     title: 'Pods',
-    resource: core('pods', 'Pod'),
-    columns: ['Ready', 'Status', 'Restarts', 'Node', 'Age'],
-    cells: (o, now) => {
-      const statuses = f(o).status?.containerStatuses ?? [];
-      const ready = statuses.filter((c) => c.ready).length;
-      const restarts = statuses.reduce((n, c) => n + (c.restartCount ?? 0), 0);
-      return [
-        `${ready}/${statuses.length}`,
-        f(o).status?.phase ?? 'Unknown',
-        String(restarts),
-        f(o).spec?.nodeName ?? '<none>',
-        age(o, now),
-      ];
-    },
-    health: (o) => {
-      const phase = f(o).status?.phase;
-      return phase === 'Running' || phase === 'Succeeded' ? 'ok' : phase === 'Pending' ? 'progressing' : 'failing';
-    },
+    // What `kubectl get pods -o wide` shows, and nothing else of each pod, kept in the tab's cache.
+    resource: projected(core('pods', 'Pod'), PRESETS.pods),
+    columns: POD_COLUMNS,
+    cells: pick(podCells, POD_COLUMNS),
+    health: (_, [, status]) =>
+      status === 'Running' || status === 'Completed'
+        ? 'ok'
+        : /^(Pending|ContainerCreating|PodInitializing|Init:|Terminating)/.test(status)
+          ? 'progressing'
+          : 'failing',
   },
   {
     id: 'nodes',
     title: 'Nodes',
-    resource: core('nodes', 'Node', false),
-    columns: ['Status', 'Age'],
-    cells: (o, now) => [
-      (conditionTrue(o, 'Ready') ? 'Ready' : 'NotReady') + (f(o).spec?.unschedulable ? ',SchedulingDisabled' : ''),
-      age(o, now),
-    ],
-    health: (o) => (conditionTrue(o, 'Ready') ? 'ok' : 'failing'),
+    resource: projected(core('nodes', 'Node', false), PRESETS.nodes),
+    columns: NODE_COLUMNS,
+    cells: pick(nodeCells, NODE_COLUMNS),
+    health: (_, [status]) => (status.startsWith('Ready') ? 'ok' : 'failing'),
   },
   {
     id: 'deployments',
     title: 'Deployments',
-    resource: apps('deployments', 'Deployment'),
-    columns: ['Ready', 'Available', 'Age'],
-    cells: (o, now) => [
-      `${f(o).status?.readyReplicas ?? 0}/${f(o).spec?.replicas ?? 1}`,
-      String(f(o).status?.availableReplicas ?? 0),
-      age(o, now),
-    ],
-    health: replicas,
+    resource: projected(apps('deployments', 'Deployment'), PRESETS.deployments),
+    columns: DEPLOYMENT_COLUMNS,
+    cells: pick(deploymentCells, DEPLOYMENT_COLUMNS),
+    health: (_, [ready]) => readyOf(ready),
   },
   {
     id: 'events',
     title: 'Events',
-    resource: core('events', 'Event'),
+    resource: projected(core('events', 'Event'), ['type', 'reason', 'message', 'count', 'involvedObject.kind', 'involvedObject.name']),
     columns: ['Type', 'Reason', 'Object', 'Count', 'Message'],
     cells: (o) => {
       const e = f(o);
@@ -144,7 +121,7 @@ export const KINDS: readonly KindView[] = [
   {
     id: 'namespaces',
     title: 'Namespaces',
-    resource: core('namespaces', 'Namespace', false),
+    resource: projected(core('namespaces', 'Namespace', false), ['status.phase']),
     columns: ['Status', 'Age'],
     cells: (o, now) => [f(o).status?.phase ?? 'Active', age(o, now)],
     health: (o) => (f(o).status?.phase === 'Terminating' ? 'progressing' : 'ok'),
@@ -152,7 +129,7 @@ export const KINDS: readonly KindView[] = [
   {
     id: 'services',
     title: 'Services',
-    resource: core('services', 'Service'),
+    resource: projected(core('services', 'Service'), ['spec.type', 'spec.clusterIP', 'spec.ports[*].port', 'spec.ports[*].protocol']),
     columns: ['Type', 'Cluster-IP', 'Ports', 'Age'],
     cells: (o, now) => {
       const s = f(o).spec ?? {};
@@ -164,7 +141,7 @@ export const KINDS: readonly KindView[] = [
   {
     id: 'configmaps',
     title: 'ConfigMaps',
-    resource: core('configmaps', 'ConfigMap'),
+    resource: projected(core('configmaps', 'ConfigMap'), ['data']),
     columns: ['Data', 'Age'],
     cells: (o, now) => [String(Object.keys(f(o).data ?? {}).length), age(o, now)],
     health: () => 'ok',
@@ -172,7 +149,7 @@ export const KINDS: readonly KindView[] = [
   {
     id: 'replicasets',
     title: 'ReplicaSets',
-    resource: apps('replicasets', 'ReplicaSet'),
+    resource: projected(apps('replicasets', 'ReplicaSet'), ['spec.replicas', 'status.replicas', 'status.readyReplicas']),
     columns: ['Desired', 'Current', 'Ready', 'Age'],
     cells: (o, now) => [
       String(f(o).spec?.replicas ?? 1),
@@ -180,20 +157,25 @@ export const KINDS: readonly KindView[] = [
       String(f(o).status?.readyReplicas ?? 0),
       age(o, now),
     ],
-    health: replicas,
+    health: (_, [desired, , ready]) => (Number(ready) >= Number(desired) ? 'ok' : 'progressing'),
   },
   {
     id: 'statefulsets',
     title: 'StatefulSets',
-    resource: apps('statefulsets', 'StatefulSet'),
+    resource: projected(apps('statefulsets', 'StatefulSet'), ['spec.replicas', 'status.readyReplicas']),
     columns: ['Ready', 'Age'],
     cells: (o, now) => [`${f(o).status?.readyReplicas ?? 0}/${f(o).spec?.replicas ?? 1}`, age(o, now)],
-    health: replicas,
+    health: (_, [ready]) => readyOf(ready),
   },
   {
     id: 'jobs',
     title: 'Jobs',
-    resource: { group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job', namespaced: true },
+    resource: projected({ group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job', namespaced: true }, [
+      'spec.completions',
+      'status.succeeded',
+      'status.conditions[*].type',
+      'status.conditions[*].status',
+    ]),
     columns: ['Status', 'Completions', 'Age'],
     cells: (o, now) => {
       const s = f(o).status ?? {};
