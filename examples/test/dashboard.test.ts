@@ -115,6 +115,14 @@ describeInBrowser('the example dashboard, built by Vite, through the hub', () =>
       await api.create(`/api/v1/namespaces/${namespace}/configmaps`, { metadata: { name: 'created-after-sync' } });
       await admin.page.click('nav button[data-kind="configmaps"]');
       await admin.page.waitForSelector(`tr[data-key="${namespace}/created-after-sync"]`, WAIT);
+      // The namespace filter picks rows of the same informer: the server's configmaps of that namespace.
+      await admin.page.selectOption('select[name="namespace"]', namespace);
+      const inNamespace = async () =>
+        (await api.get(`/api/v1/namespaces/${namespace}/configmaps`)).items
+          .map((o: { metadata: { name: string } }) => `${namespace}/${o.metadata.name}`)
+          .sort();
+      await converge(() => admin.rows('configmaps'), inNamespace, 'the configmaps of the namespace picked');
+      await admin.page.selectOption('select[name="namespace"]', '');
 
       expect(admin.sockets).toHaveLength(1);
       expect(await dashboard.metricsAfter(dashboard.running.output().length)).toEqual({ clients: 1, streams: 10, watches: 10 });
