@@ -65,12 +65,19 @@ export default tseslint.config(
   {
     // The consumer templates resolve our packages as users do, to dist/ (absent in a fresh clone):
     // linted with the repository's view of them instead (examples/tsconfig.json, source condition).
-    files: ['examples/node-esm/src/**/*.ts', 'examples/browser-bundle/src/**/*.ts', 'examples/react/src/**/*.tsx'],
+    files: [
+      'examples/node-esm/src/**/*.ts',
+      'examples/browser-bundle/src/**/*.ts',
+      'examples/react/src/**/*.tsx',
+      'examples/dashboard/src/**/*.{ts,tsx}',
+      'examples/dashboard/server/**/*.ts',
+    ],
     languageOptions: { parserOptions: { projectService: false, project: ['examples/tsconfig.json'] } },
   },
   {
-    // A CommonJS project, type-checked by its consumer test (examples/test/nodeCjs.test.ts) only.
-    files: ['examples/node-cjs/src/**/*.ts'],
+    // A CommonJS project, and the dashboard's Vite config (Vite is installed in the consumer only):
+    // type-checked by their consumer tests only.
+    files: ['examples/node-cjs/src/**/*.ts', 'examples/dashboard/vite.config.ts'],
     ...tseslint.configs.disableTypeChecked,
   },
   {

@@ -21,6 +21,7 @@ export const PUBLISHED = [
   'cli',
   'angular',
   'react',
+  'hub',
 ] as const;
 
 /** One packed package. */
