@@ -211,6 +211,12 @@ const TABLE: Row[] = [
   handedOn('apiserver-sim:FailOptions.retryAfterSeconds', sim.failRetryAfter, { ...s, fraction: 'refused' }),
   // hub
   waits('hub:HubOptions.metricsIntervalMs', envtestHub.hubMetricsInterval, 'never'),
+  waits('hub:SubjectAccessReviewAuthorizerOptions.recheckIntervalMs', envtestHub.reviewRecheck, 'never'),
+  // Cache lifetimes compared with the scheduler's clock: no timer holds them; Infinity never expires.
+  handedOn('hub:SubjectAccessReviewAuthorizerOptions.allowTtlMs', envtestHub.reviewCacheOption('allowTtlMs'), { infinity: 'no cap' }),
+  handedOn('hub:SubjectAccessReviewAuthorizerOptions.denyTtlMs', envtestHub.reviewCacheOption('denyTtlMs'), { infinity: 'no cap' }),
+  handedOn('hub:TokenReviewAuthenticatorOptions.successTtlMs', envtestHub.tokenCacheOption('successTtlMs'), { infinity: 'no cap' }),
+  handedOn('hub:TokenReviewAuthenticatorOptions.failureTtlMs', envtestHub.tokenCacheOption('failureTtlMs'), { infinity: 'no cap' }),
   // the command line: refused past one timer (run without --duration to run until stopped)
   upTo('cli:rxinformer --duration', flag('live', '--duration'), MAX_TIMER_S, { ...s, error: LiveOptionsError }),
   upTo('cli:rxinformer --interval', flag('live', '--interval'), MAX_TIMER_S, { ...s, error: LiveOptionsError }),

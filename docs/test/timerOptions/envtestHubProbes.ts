@@ -5,7 +5,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { createInformerFactory } from '@rxinformer/core';
 import { consistently, eventually, installCRDs, uninstallCRDs } from '@rxinformer/envtest';
-import { createHub } from '@rxinformer/hub';
+import { createHub, subjectAccessReviewAuthorizer, tokenReviewAuthenticator, type ReviewClient } from '@rxinformer/hub';
 import { fakeListerWatcher } from '@rxinformer/testing';
 import { realDelay, type Probe } from './probe.ts';
 
@@ -80,4 +80,37 @@ export const hubMetricsInterval: Probe = (metricsIntervalMs) => {
       factory.shutdown();
     },
   };
+};
+
+/** A review client answering every review: allowed, and the token authenticated. */
+const allowing: ReviewClient = {
+  request: async <T>() => ({ status: { allowed: true, authenticated: true, user: { username: 'probe', groups: [] } } }) as T,
+};
+
+/** A SubjectAccessReview authorizer with one cache option set: checked when it is made; nothing runs. */
+export const reviewCacheOption =
+  (option: 'allowTtlMs' | 'denyTtlMs'): Probe =>
+  (value) => {
+    subjectAccessReviewAuthorizer(allowing, { [option]: value });
+    return { fired: () => false, stop: () => undefined };
+  };
+
+/** A TokenReview authenticator with one cache option set: checked when it is made; nothing runs. */
+export const tokenCacheOption =
+  (option: 'successTtlMs' | 'failureTtlMs'): Probe =>
+  (value) => {
+    tokenReviewAuthenticator(allowing, { [option]: value });
+    return { fired: () => false, stop: () => undefined };
+  };
+
+/**
+ * A SubjectAccessReview authorizer re-checking every `recheckIntervalMs`, holding one decision that
+ * expires at once: fired when `changes$` names its user (the first sweep).
+ */
+export const reviewRecheck: Probe = async (recheckIntervalMs) => {
+  const authorizer = subjectAccessReviewAuthorizer(allowing, { allowTtlMs: 1, recheckIntervalMs });
+  let changed = false;
+  const subscription = authorizer.changes$.subscribe(() => (changed = true));
+  await authorizer.authorize({ username: 'probe', groups: [] }, { verb: 'list', group: '', resource: 'pods', cluster: 'default' });
+  return { fired: () => changed, stop: () => subscription.unsubscribe() };
 };

@@ -4,7 +4,8 @@
  * TTLs, as kube-apiserver's webhook authorizer) and re-checked for the streams still open.
  */
 import { InvalidOptionsError } from '@rxinformer/core';
-import { asyncScheduler, filter, interval, map, merge, share, Subject, type Observable, type SchedulerLike } from 'rxjs';
+import { checkDuration, intervalEvery } from '@rxinformer/core/time';
+import { asyncScheduler, filter, map, merge, share, Subject, type Observable, type SchedulerLike } from 'rxjs';
 import type { AccessChange, AccessDecision, AccessRequest, Authorizer, HubUser } from '../auth.ts';
 import { review, type ReviewClient } from './reviewClient.ts';
 import { coalescing, TtlCache } from './ttlCache.ts';
@@ -69,9 +70,10 @@ export function subjectAccessReviewAuthorizer(
   options: SubjectAccessReviewAuthorizerOptions = {},
 ): SubjectAccessReviewAuthorizer {
   const { allowTtlMs = 10_000, denyTtlMs = 5_000, recheckIntervalMs = 5_000, maxEntries = 10_000, scheduler = asyncScheduler } = options;
+  // Times compared with the scheduler's clock (any length; Infinity: never expires), and a period of any length.
   for (const [name, v] of Object.entries({ allowTtlMs, denyTtlMs }))
-    if (typeof v !== 'number' || !(v >= 0)) throw new InvalidOptionsError(`subjectAccessReviewAuthorizer: ${name} must be a number ≥ 0`);
-  if (!(recheckIntervalMs > 0)) throw new InvalidOptionsError('subjectAccessReviewAuthorizer: recheckIntervalMs must be > 0');
+    checkDuration(`subjectAccessReviewAuthorizer: ${name}`, v, 0, { infinite: true });
+  checkDuration('subjectAccessReviewAuthorizer: recheckIntervalMs', recheckIntervalMs, 0, { exclusive: true, infinite: true });
   if (!(maxEntries >= 1)) throw new InvalidOptionsError('subjectAccessReviewAuthorizer: maxEntries must be ≥ 1');
   const clientOf = (cluster: string): ReviewClient | undefined =>
     typeof (clients as ReviewClient).request === 'function'
@@ -84,7 +86,7 @@ export function subjectAccessReviewAuthorizer(
   const invalidations = new Subject<AccessChange>();
   let generation = 0; // bumped by each invalidation: a review begun before it is not cached
 
-  const expired$ = interval(recheckIntervalMs, scheduler).pipe(
+  const expired$ = intervalEvery(recheckIntervalMs, scheduler).pipe(
     map(() => cache.sweep()),
     filter((dropped) => dropped.length > 0),
     map((dropped) => ({ users: [...new Set(dropped.map((d) => d.username))] })),

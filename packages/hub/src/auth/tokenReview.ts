@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { InvalidOptionsError } from '@rxinformer/core';
+import { checkDuration } from '@rxinformer/core/time';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { Authentication, Authenticator, HubUser } from '../auth.ts';
 import { bearerTokenOf } from './bearerToken.ts';
@@ -60,8 +61,9 @@ const REFUSED: Authentication = { refused: 401, message: 'the bearer token does 
  */
 export function tokenReviewAuthenticator(client: ReviewClient, options: TokenReviewAuthenticatorOptions = {}): TokenReviewAuthenticator {
   const { audiences, cookie, successTtlMs = 10_000, failureTtlMs = 0, maxEntries = 10_000, scheduler = asyncScheduler } = options;
+  // Compared with the scheduler's clock: any length; Infinity: never expires.
   for (const [name, v] of Object.entries({ successTtlMs, failureTtlMs }))
-    if (typeof v !== 'number' || !(v >= 0)) throw new InvalidOptionsError(`tokenReviewAuthenticator: ${name} must be a number ≥ 0`);
+    checkDuration(`tokenReviewAuthenticator: ${name}`, v, 0, { infinite: true });
   if (!(maxEntries >= 1)) throw new InvalidOptionsError('tokenReviewAuthenticator: maxEntries must be ≥ 1');
   if (audiences !== undefined && audiences.length === 0)
     throw new InvalidOptionsError('tokenReviewAuthenticator: audiences, when given, must name one');
