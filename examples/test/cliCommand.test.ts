@@ -1,9 +1,12 @@
 /**
  * The commands installed from the tarballs: `npx rxinformer` (the live view on its embedded
- * simulator, the soak, the simulator), `npx rxinformer-apiserver`, each with --help.
+ * simulator, the soak, the simulator, a hub replica), `npx rxinformer-apiserver`, each with --help;
+ * and a tab of `@rxinformer/hub/browser` (Node 22's WebSocket) through the installed hub.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createConsumer, type Consumer } from './consumer.ts';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createConsumer, startSimulator, type Consumer } from './consumer.ts';
 import { packedFromManifest } from './pack.ts';
 
 describe('the commands of the installed tarballs', () => {
@@ -32,4 +35,47 @@ describe('the commands of the installed tarballs', () => {
     expect(stdout).toMatch(/^fault injected: /m);
     expect(stdout).toMatch(/^summary: ran [\d.]+s, \d+ objects cached$/m);
   }, 60_000);
+
+  it('should serve a tab of @rxinformer/hub/browser through npx rxinformer hub on the simulator, its metrics for Prometheus', async () => {
+    const sim = await startSimulator(consumer);
+    writeFileSync(join(consumer.dir, 'users.csv'), 'tab-token,alice,u1\n');
+    const hub = consumer.start('npx', [
+      '--no-install',
+      'rxinformer',
+      'hub',
+      '--kubeconfig',
+      sim.kubeconfig,
+      '--token-auth-file',
+      'users.csv',
+      '--authorize-as-hub',
+      '--port',
+      '0',
+      '--metrics-port',
+      '0',
+      '--name',
+      'consumer',
+    ]);
+    const { hub: url, metrics } = JSON.parse((await hub.waitFor(/^(\{"hub".*)$/m))[1]) as { hub: string; metrics: string };
+    const tab = await consumer.run('node', ['--input-type=module', '-e', TAB], { env: { ...consumer.env, HUB: `${url}/hub` } });
+    expect(tab.stdout).toMatch(/^namespaces through the hub: [1-9]\d*$/m);
+    expect(await (await fetch(`${metrics}/metrics`)).text()).toMatch(/^rxinformer_hub_informers\{hub="consumer"\} 1$/m);
+    await hub.stop();
+    await sim.running.stop();
+  }, 90_000);
 });
+
+/** A tab's program: core's informer of namespaces over the hub, with Node 22's global WebSocket. */
+const TAB = `
+import { createInformerFactory } from '@rxinformer/core';
+import { hubListerWatcherSource } from '@rxinformer/hub/browser';
+const source = hubListerWatcherSource(process.env.HUB, { token: () => 'tab-token' });
+const factory = createInformerFactory(source);
+const namespaces = factory.informerFor({ group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false });
+factory.start();
+namespaces.synced$.subscribe((synced) => {
+  if (!synced) return;
+  console.log('namespaces through the hub: ' + namespaces.getStore().list().length);
+  factory.shutdown();
+  source.close();
+});
+`;

@@ -15,12 +15,11 @@ import { VirtualTimeScheduler } from 'rxjs';
 import { createLoadGenerator, objectStoreTarget, startApiServer } from '@rxinformer/apiserver-sim';
 import type { SimCommand, SimState } from './simProcess.ts';
 
-/** Namespaces the pods spread over, as in a cluster with a few teams. */
-const BENCH_NAMESPACES = Array.from({ length: 10 }, (_, i) => `team-${i}`);
-
 async function main(): Promise<void> {
   const historyEvents = Number(process.argv[2] ?? 100_000);
   const unalike = process.argv[3] === 'unalike'; // pods as unalike as a real cluster's (see createLoadGenerator)
+  // Namespaces the pods spread over, as in a cluster with a few teams (10 by default).
+  const BENCH_NAMESPACES = Array.from({ length: Number(process.argv[4] ?? 10) }, (_, i) => `team-${i}`);
   // History large enough to replay every update, and old enough to outlive the whole run. A replay
   // from history is written to the socket at once (20k realistic pods ≈ 84 MB), so the buffer that
   // drops slow watchers (64 MiB by default) is raised above any recorded stream.

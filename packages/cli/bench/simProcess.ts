@@ -24,6 +24,8 @@ export interface SimProcessOptions {
   maxOldSpaceMiB?: number;
   /** Seed pods as unalike as a real cluster's (`createLoadGenerator`'s `unalike`). Default false. */
   unalike?: boolean;
+  /** Namespaces the pods spread over (`team-0`…). Default 10. */
+  namespaces?: number;
 }
 
 /** A running simulator child. */
@@ -58,6 +60,7 @@ export async function startSimProcess(options: SimProcessOptions = {}): Promise<
       script,
       String(options.historyEvents ?? 100_000),
       options.unalike ? 'unalike' : 'template',
+      String(options.namespaces ?? 10),
     ],
     {
       stdio: ['pipe', 'pipe', 'inherit'],

@@ -7,11 +7,13 @@ import { Subscription } from 'rxjs';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import {
   createProbes,
+  hubMetrics,
   informerMetrics,
   leaderElectionMetrics,
   serveProbes,
   workqueueMetrics,
   type MetricsRegistration,
+  type ObservedHub,
   type ObservedElection,
   type ObservedInformer,
   type ObservedQueue,
@@ -26,6 +28,8 @@ export interface EndpointSources {
   queues?: Record<string, ObservedQueue<string>>;
   /** Elections: `leader_election_master_status`. */
   elections?: Record<string, ObservedElection>;
+  /** Dashboard hub replicas: their clients, subscriptions, bytes, drops and decisions. */
+  hubs?: Record<string, ObservedHub>;
   /** Readiness checks of the command's own. */
   readyChecks?: Record<string, ProbeCheck>;
 }
@@ -48,6 +52,7 @@ export async function serveEndpoints(sources: EndpointSources, port: number): Pr
     for (const [name, queue] of Object.entries(sources.queues ?? {})) registrations.push(workqueueMetrics(queue, { name, registry }));
     for (const [name, election] of Object.entries(sources.elections ?? {}))
       registrations.push(leaderElectionMetrics(election, { name, registry }));
+    for (const [name, hub] of Object.entries(sources.hubs ?? {})) registrations.push(hubMetrics(hub, { name, registry }));
   } catch (e) {
     unregister();
     throw e;

@@ -6,6 +6,7 @@
  *   rxinformer [--resource pods] [-n NS] [--kubeconfig PATH] …   # live view; --help for the rest
  *   rxinformer soak --runs 3 [--json]                            # the chaos soak
  *   rxinformer apiserver --port 6443                             # the API server simulator
+ *   rxinformer hub --kubeconfig PATH --token-auth-file F --authorize-as-hub   # a dashboard hub replica
  *   rxinformer demo-sharded --replicas 3 --objects 3000 [--json]  # sharding and leader election, multi-process
  *
  * Exit codes: 0 on success, 2 for a bad command line, 1 for anything else.
@@ -19,6 +20,7 @@ export const COMMAND_USAGE = `rxinformer — Kubernetes informers as RxJS Observ
                               it starts an embedded API server simulator with churn and faults
   rxinformer soak [options]   the chaos soak: rxinformer and client-node's makeInformer through faults
   rxinformer apiserver [...]  the API server simulator alone, with a kubeconfig for kubectl
+  rxinformer hub [options]    one replica of the dashboard hub (@rxinformer/hub), its metrics for Prometheus
   rxinformer demo-sharded     replica processes sharding ConfigMaps on Leases, then leader election
   rxinformer --version        the version
 
@@ -34,6 +36,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === 'soak') return (await import('./soak/soakMain.ts')).runSoakCommand(rest);
   if (command === 'apiserver') return (await import('@rxinformer/apiserver-sim')).runApiServerCommand(rest);
+  if (command === 'hub') return (await import('./hub/hubMain.ts')).runHubCommand(rest);
   if (command === 'demo-sharded') return (await import('./sharded/shardedMain.ts')).runShardedCommand(rest);
   if (command === 'demo-sharded-replica') {
     const { parseReplicaArgs, runReplica } = await import('./sharded/replica.ts');

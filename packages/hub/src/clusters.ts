@@ -56,8 +56,8 @@ export class Clusters {
   /** The shared informer of `resource` in `scope` of `cluster` (made and started on first use). */
   informer(cluster: string, resource: ResourceDescriptor, scope: InformerScope): SharedInformer<KubeObject> {
     const informer = this.#factories.get(cluster)!.informerFor(resource, scope);
-    const { group, version, resource: plural } = resource;
-    this.held.add(JSON.stringify([cluster, group, version, plural, scope.namespace, scope.labelSelector, scope.fieldSelector]));
+    const { group, version, resource: plural, table } = resource;
+    this.held.add(JSON.stringify([cluster, group, version, plural, table, scope.namespace, scope.labelSelector, scope.fieldSelector]));
     return informer;
   }
 

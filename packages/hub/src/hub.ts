@@ -17,7 +17,8 @@ import { Clusters } from './clusters.ts';
 import { MessageEncoder } from './encoder.ts';
 import { MetricCounters, type HubMetrics } from './metrics.ts';
 import { resolveHubOptions, type HubOptions } from './options.ts';
-import { Projections, ResumeRecords, serveSubscription, type HubPeer, type SubscriptionDeps } from './serveSubscription.ts';
+import { Projections } from './projections.ts';
+import { ResumeRecords, serveSubscription, type HubPeer, type SubscriptionDeps } from './serveSubscription.ts';
 import { hubConnections } from './connections.ts';
 import { authenticated, originAllowed, refuse, selectProtocol, type Refusal } from './upgrade.ts';
 

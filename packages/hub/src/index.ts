@@ -13,6 +13,8 @@ export type { Hub } from './hub.ts';
 export { startHub } from './startHub.ts';
 export type { StartedHub, StartHubOptions } from './startHub.ts';
 export type { HubLimits, HubOptions, ProjectionProvider } from './options.ts';
+export { fieldPathProjections } from './projections.ts';
+export type { FieldPathProjectionOptions } from './projections.ts';
 export type { HubLogFields, HubLogger } from './log.ts';
 export type { ClosedFor, DecisionCounts, HubMetrics, UpgradeRefusal } from './metrics.ts';
 export { HUB_SUBPROTOCOL } from './upgrade.ts';

@@ -9,8 +9,9 @@ import type { HubLogger } from './log.ts';
 import type { OriginPolicy } from './upgrade.ts';
 
 /**
- * Projections a hub serves: a subscription's `projection` field (from the client's
- * `withFields({ projection })`) as a transform of the objects it is sent. The hub calls `transformOf`
+ * Projections a hub serves: a subscription's `projection` field (what the hub's browser source sends
+ * for a `projected()` descriptor, or `withFields({ projection })`) as a transform of the objects it
+ * is sent; `fieldPathProjections()` is the default. The hub calls `transformOf`
  * once per distinct `keyOf`, and each transform once per object (memoized for every stream that asks
  * the same projection).
  */
@@ -57,7 +58,7 @@ export interface HubOptions {
   path?: string;
   /** Limits on clients. */
   limits?: HubLimits;
-  /** Projections served (absent: a subscription that asks one is refused 400). */
+  /** Field-path projections served (`{ paths }`). Default `fieldPathProjections()`; Table rows (`{ table: true }`) are always served. */
   projections?: ProjectionProvider;
   /** The channel server's own options (history size, bookmark interval, idle timeout, ...). */
   channel?: Pick<

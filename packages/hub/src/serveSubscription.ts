@@ -3,7 +3,7 @@
  * filtered streams, and the re-checks that end it when its grant changes. What the channel
  * server's `informerFor` is on a hub.
  */
-import { InvalidOptionsError, KubeApiError, type InformerScope, type KubeObject, type ResourceDescriptor } from '@rxinformer/core';
+import { KubeApiError, tableRows, type InformerScope, type ResourceDescriptor } from '@rxinformer/core';
 import type { InformerView, StreamRequest } from '@rxinformer/core/channel';
 import { catchError, concatMap, defer, EMPTY, filter, map, merge, of, take, type Observable } from 'rxjs';
 import {
@@ -19,7 +19,7 @@ import {
 } from './access.ts';
 import type { HubUser } from './auth.ts';
 import type { Clusters } from './clusters.ts';
-import type { ProjectionProvider } from './options.ts';
+import type { Projections } from './projections.ts';
 
 /** What the hub knows of a connection: its user. */
 export interface HubPeer {
@@ -45,15 +45,15 @@ export async function serveSubscription(
   peer: HubPeer,
 ): Promise<InformerView> {
   const cluster = deps.clusters.clusterOf(request.extra);
-  const transform = deps.projections.transformOf(request.extra?.projection);
+  const form = deps.projections.formOf(request.extra?.projection);
   const s: Subscription = { user: peer.user, cluster, request };
   const grant = await grantOf(deps, s);
   const print = fingerprint(grant);
   const key = resumeKey(s);
   if (isClusterWide(s) && resumes(request) && !deps.resumes.mayResume(key, print)) throw expiredView();
   deps.resumes.served(key, print);
-  const informer = deps.clusters.informer(cluster, resource, scope);
-  return { informer, admit: admits(grant), transform, end$: rechecks(deps, s, grant) };
+  const informer = deps.clusters.informer(cluster, form.table ? tableRows(resource) : resource, scope);
+  return { informer, admit: admits(grant), transform: form.transform, end$: rechecks(deps, s, grant) };
 }
 
 /** A watch from a resource version, without initial events: it relies on what its client holds. */
@@ -130,38 +130,5 @@ export class ResumeRecords {
     this.#served.delete(key);
     this.#served.set(key, print);
     if (this.#served.size > this.#max) this.#served.delete(this.#served.keys().next().value!);
-  }
-}
-
-/**
- * Each distinct projection's transform, memoized per object for every stream that asks it: an
- * object is projected once per projection, whatever the number of clients.
- */
-export class Projections {
-  readonly #provider: ProjectionProvider | undefined;
-  readonly #byKey = new Map<string, (o: KubeObject) => KubeObject>();
-
-  constructor(provider: ProjectionProvider | undefined) {
-    this.#provider = provider;
-  }
-
-  /** The memoized transform of `projection` (undefined for none); a 400 for one that is refused. */
-  transformOf(projection: unknown): ((o: KubeObject) => KubeObject) | undefined {
-    if (projection === undefined) return undefined;
-    if (!this.#provider) throw new InvalidOptionsError('this hub serves no projections');
-    const provider = this.#provider;
-    const key = provider.keyOf(projection);
-    let transform = this.#byKey.get(key);
-    if (!transform) {
-      const project = provider.transformOf(projection);
-      const done = new WeakMap<KubeObject, KubeObject>();
-      transform = (o) => {
-        let out = done.get(o);
-        if (!out) done.set(o, (out = project(o)));
-        return out;
-      };
-      this.#byKey.set(key, transform);
-    }
-    return transform;
   }
 }

@@ -70,10 +70,12 @@ describe.each(serverKinds().filter((k) => k === 'sim'))('the hub against hostile
     send(JSON.stringify({ t: 'watch', id: 'c', resource: PODS, scope: {}, options: {}, ['__proto__']: { polluted: true } }));
     send(JSON.stringify({ t: 'watch', id: 'd', resource: PODS, scope: {}, options: {}, cluster: 'elsewhere' }));
     send(JSON.stringify({ t: 'watch', id: 'e', resource: PODS, scope: {}, options: {}, projection: { fields: ['metadata.name'] } }));
+    send(JSON.stringify({ t: 'watch', id: 'f', resource: PODS, scope: {}, options: {}, projection: { paths: ['spec..nodeName'] } }));
+    send(JSON.stringify({ t: 'watch', id: 'g', resource: PODS, scope: {}, options: {}, projection: { table: true, paths: ['spec'] } }));
     send(JSON.stringify({ t: 'watch', id: 'ok', resource: PODS, scope: { namespace: 'default' }, options: {} }));
     await until(() => c.received.some((m) => m.t === 'open' && m.id === 'ok'), { what: 'the valid watch open' });
     const codes = Object.fromEntries(c.received.filter((m) => m.t === 'error').map((m) => [m.id ?? '-', m.status?.code]));
-    expect(codes).toMatchObject({ a: 400, b: 400, c: 400, d: 404, e: 400 });
+    expect(codes).toMatchObject({ a: 400, b: 400, c: 400, d: 404, e: 400, f: 400, g: 400 });
     expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
 
     send(JSON.stringify({ t: 'ping', pad: 'x'.repeat(5000) }));

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   createInformerFactory,
+  projected,
+  tableRows,
   type InformerFactory,
+  type TableRowObject,
   type KubeObject,
   type ResourceDescriptor,
   type SharedInformer,
@@ -80,6 +83,69 @@ describe.each(serverKinds())('the hub against the %s server', (kind) => {
     expect(seenByHub).toBeGreaterThanOrEqual(10);
     expect(dropped.wire.objects - before).toBe(seenByHub); // each change once, nothing sent again
     expect(listed.length).toBeGreaterThan(seenByHub);
+  }, 180_000);
+
+  it("should send projected tabs only their paths and Table tabs the server's rows, from one informer per form, authorized as the full one", async () => {
+    const ns = await server.namespace('hub-proj');
+    const collection = `/api/v1/namespaces/${ns}/configmaps`;
+    const BIG = 'x'.repeat(4096);
+    const churn = apiChurn(server.api, {
+      collections: [collection],
+      make: (name) => ({ metadata: { name }, data: { v: name, big: BIG } }),
+      seed: 4,
+    });
+    await churn.seed(16);
+    const deny = new Set(['bob']);
+    const guarded = await startTestHub(server, {
+      authenticator: tokenTableAuthenticatorForTests(USERS),
+      authorizer: { authorize: (user) => Promise.resolve({ allowed: !deny.has(user.username), reason: 'test' }) },
+    });
+    const watchesBefore = server.proxy.counts.watches;
+    const tab = (token: string, resource: ResourceDescriptor) => {
+      const { source, wire } = tabSource(guarded.url, token);
+      const factory = createInformerFactory(source, { namespace: ns });
+      factories.push(factory);
+      const informer = factory.informerFor(resource) as SharedInformer<KubeObject>;
+      factory.start();
+      return { informer, wire };
+    };
+    const paths = tab('token-a', projected(CONFIGMAPS, ['data.v']));
+    const paths2 = tab('token-a', projected(CONFIGMAPS, ['data.v']));
+    const rows = tab('token-a', tableRows(CONFIGMAPS));
+    const denied = [tab('token-b', projected(CONFIGMAPS, ['data.v'])), tab('token-b', tableRows(CONFIGMAPS))];
+    try {
+      await churn.run({ count: 16, mix: { create: 1, update: 2, delete: 1 } }).done;
+      const want = (await server.api.get(collection)).items as KubeObject[];
+      const names = want.map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`).sort();
+      const of = (t: typeof paths) =>
+        t.informer
+          .getStore()
+          .list()
+          .map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`)
+          .sort();
+      await until(() => [paths, paths2, rows].every((t) => JSON.stringify(of(t)) === JSON.stringify(names)), {
+        timeoutMs: 60_000,
+        intervalMs: 50,
+        what: 'the projected and Table tabs at the server',
+      });
+      for (const o of paths.informer.getStore().list())
+        expect((o as KubeObject & { data?: unknown }).data).toEqual({ v: o.metadata?.name });
+      for (const o of rows.informer.getStore().list())
+        expect((o as TableRowObject).cells).toMatchObject({ Name: o.metadata?.name, Data: 2 });
+      // The big field never crossed the wire: every projected tab received less than one object's worth of it per object.
+      expect(paths.wire.bytes).toBeLessThan(paths.wire.objects * BIG.length);
+      expect(paths.wire.objects).toBeGreaterThanOrEqual(names.length); // at least each object it holds
+      expect(names.length).toBeGreaterThan(0);
+      // Paths are projected on the hub from the full informer (no watch of their own); Table rows are one informer for every tab.
+      expect(server.proxy.counts.watches - watchesBefore).toBe(2);
+      expect(guarded.hub.metrics().informers).toBe(2);
+      // bob may not list: neither form reaches him.
+      expect(guarded.hub.metrics().decisions.denied.fresh).toBeGreaterThanOrEqual(2);
+      for (const d of denied) expect(d.wire.objects).toBe(0);
+    } finally {
+      for (const f of factories.splice(0)) f.shutdown();
+      await guarded.close();
+    }
   }, 180_000);
 });
 

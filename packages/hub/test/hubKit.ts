@@ -104,6 +104,8 @@ export async function startTestHub(
 export interface TabWire {
   objects: number;
   messages: number;
+  /** Bytes of the frames received. */
+  bytes: number;
   /** Every object received, as `namespace/name`. */
   readonly seen: string[];
   /** The sockets the tab opened, in order. */
@@ -112,13 +114,14 @@ export interface TabWire {
 
 /** A tab's source over `ws`'s WebSocket, counting what arrives. */
 export function tabSource(url: string, token: string | undefined, options: HubClientOptions = {}) {
-  const wire: TabWire = { objects: 0, messages: 0, seen: [], sockets: [] };
+  const wire: TabWire = { objects: 0, messages: 0, bytes: 0, seen: [], sockets: [] };
   const Counting = class extends WebSocket {
     constructor(target: string, protocols?: string[]) {
       super(target, protocols);
       wire.sockets.push(this);
       this.on('message', (data) => {
         wire.messages++;
+        wire.bytes += (data as Buffer).length;
         const m = JSON.parse((data as Buffer).toString('utf8')) as {
           t: string;
           page?: { items: KubeObject[] };

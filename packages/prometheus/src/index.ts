@@ -39,6 +39,8 @@ export type { ObservedHandler } from './handlerMetrics.ts';
 export type { ObservedInformer } from './informerTracker.ts';
 export { leaderElectionMetrics, LEADER_ELECTION_METRICS } from './leaderElectionMetrics.ts';
 export type { LeaderElectionMetricsOptions, ObservedElection } from './leaderElectionMetrics.ts';
+export { hubMetrics, HUB_METRICS } from './hubMetrics.ts';
+export type { HubDecisionCounts, HubFigures, HubMetricsOptions, ObservedHub } from './hubMetrics.ts';
 
 // Probes
 export { createProbes } from './probes.ts';

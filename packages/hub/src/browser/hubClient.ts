@@ -3,7 +3,7 @@
  * source that makes one connection per tab, again after each drop, each reflector resuming from its
  * resource version.
  */
-import { NetworkError } from '@rxinformer/core';
+import { NetworkError, type ListerWatcherSource } from '@rxinformer/core';
 import {
   channelListerWatcherSource,
   type ChannelClientOptions,
@@ -65,6 +65,10 @@ export interface HubClientOptions extends ChannelClientOptions {
  * const pods = factory.informerFor(podsResource);
  * factory.start();
  *
+ * A `projected(pods, paths)` descriptor is sent as it is kept: the hub projects each object before
+ * sending it; a `tableRows(pods)` one gets the server's Table rows from the hub's shared Table
+ * informer (their column definitions stay on the hub: read the cells by name).
+ *
  * Caveat: the hub shows the user only what they may list: a cluster-wide informer holds the objects
  * of the namespaces allowed, and relists (a 410) when that set changes.
  */
@@ -72,11 +76,28 @@ export function hubListerWatcherSource(url: string | URL, options: HubClientOpti
   const target = webSocketUrl(url);
   const Ctor = options.WebSocket ?? (globalThis as { WebSocket?: HubClientOptions['WebSocket'] }).WebSocket;
   if (!Ctor) throw new NetworkError('NetworkFailure', 'hubListerWatcherSource needs a WebSocket (a browser, or Node 22)');
-  return channelListerWatcherSource(async () => {
+  const source = channelListerWatcherSource(async () => {
     const token = await options.token?.();
     const protocols = token ? [SUBPROTOCOL, TOKEN_PREFIX + base64url(token)] : [SUBPROTOCOL];
     return webSocketConnection(new Ctor(target, protocols));
   }, options);
+  return projecting(source);
+}
+
+/**
+ * `source`, asking the hub for each descriptor's form: a `projected()` descriptor's paths as
+ * `projection: { paths }`, a `tableRows()` descriptor's as `projection: { table: true }`, so the hub
+ * sends only what the tab keeps.
+ */
+function projecting(source: ChannelListerWatcherSource): ChannelListerWatcherSource {
+  const withFields = (fields: Readonly<Record<string, unknown>>): ListerWatcherSource => {
+    const plain = source.withFields(fields);
+    return (resource, scope) => {
+      const projection = resource.table === true ? { table: true } : resource.projection && { paths: resource.projection.paths };
+      return projection ? source.withFields({ ...fields, projection })(resource, scope) : plain(resource, scope);
+    };
+  };
+  return Object.assign(withFields({}), { close: () => source.close(), withFields });
 }
 
 /** The URL as a WebSocket URL. */
