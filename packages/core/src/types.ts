@@ -8,6 +8,7 @@
 import type { Observable } from 'rxjs';
 import type { InvalidObjectError } from './errors.ts';
 import type { DescriptorProjection } from './projectionTypes.ts';
+import type { SnapshotStatus } from './snapshotStatus.ts';
 export type { DescriptorProjection, PartialDeep, Projected, Projection } from './projectionTypes.ts';
 
 /**
@@ -308,9 +309,14 @@ export type ListerWatcherSource = <T extends KubeObject>(resource: ResourceDescr
  * A reflector given a `prepare` function (the shared informer's) emits prepared objects; those it
  * could not prepare are left out of a `LIST`'s `items` and reported in its `invalid`, and an event
  * whose object could not be prepared carries the raw object and the error in `invalid`.
+ *
+ * A `LIST` marked `restored` is not the reflector's: the shared informer sends it when it starts
+ * from a persisted snapshot (its `snapshot` option). The delta store takes it as the cache's
+ * content without syncing; the first watch event or bookmark after it (the server answering from
+ * its resource version) syncs it, or a `LIST` replaces it, its deltas only the differences.
  */
 export type ReflectorEvent<T extends KubeObject = KubeObject> =
-  | { type: 'LIST'; items: readonly T[]; resourceVersion: string; invalid?: readonly InvalidObjectError[] }
+  | { type: 'LIST'; items: readonly T[]; resourceVersion: string; invalid?: readonly InvalidObjectError[]; restored?: boolean }
   | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T; invalid?: InvalidObjectError }
   | { type: 'BOOKMARK'; resourceVersion: string }
   | { type: 'STATUS'; status: ReflectorStatus };
@@ -364,6 +370,8 @@ export interface ReflectorStatus {
     /** Objects received so far. */
     items: number;
   };
+  /** An informer with a snapshot store (its `snapshot` option): how it started and its saves. Absent otherwise. */
+  snapshot?: SnapshotStatus;
 }
 
 /** An index function: the index values an object is filed under (e.g. its namespace). */
@@ -398,3 +406,4 @@ export interface Store<T extends KubeObject = KubeObject> {
 
 export { objectOf } from './delta.ts'; // the store's deltas (client-go's vocabulary), one shape per type
 export type { AddedDelta, DeletedDelta, DeletedObject, Delta, DeltaType, SyncDelta, UpdatedDelta } from './delta.ts';
+export type { SnapshotStatus } from './snapshotStatus.ts'; // an informer's persisted snapshots, as its status reports them
