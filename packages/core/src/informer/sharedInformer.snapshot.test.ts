@@ -123,7 +123,7 @@ describe('createSharedInformer with a snapshot store', () => {
     expect(informer.hasSynced()).toBe(true);
     expect(registration.hasSynced()).toBe(true);
     expect(calls.slice(3)).toEqual(['update b@2->b@11']);
-    expect(lw.listCalls).toEqual([]);
+    expect(lw.listCalls).toEqual([{ limit: 1, singlePage: true }]); // no list: the resume's check only (unanswered here)
     expect(lw.watchCalls.map((c) => c.resourceVersion)).toEqual(['10']);
     await stopAll(informer);
   });
@@ -133,8 +133,8 @@ describe('createSharedInformer with a snapshot store', () => {
     const clock = virtualClock(10);
     const { lw, informer } = informerWith(clock.ts, store, (w) => {
       w.scriptWatch(from<WatchItem[]>([WATCH_OPENED, { type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } }]));
-      // a unchanged, b changed, c gone, d new
-      w.scriptList(of(page([obj('a', '1'), obj('b', '7'), obj('d', '8')], '20')));
+      // The resume's check (the server moved on), then the relist: a unchanged, b changed, c gone, d new.
+      w.scriptList(of(page([obj('a', '1')], '20')), of(page([obj('a', '1'), obj('b', '7'), obj('d', '8')], '20')));
     });
     const { calls, handler } = recorder();
     informer.addEventHandler(handler);
@@ -143,7 +143,7 @@ describe('createSharedInformer with a snapshot store', () => {
     expect(calls.slice(0, 3).sort()).toEqual(['add a@1 initial snapshot', 'add b@2 initial snapshot', 'add c@3 initial snapshot']);
     expect(calls.slice(3).sort()).toEqual(['add d@8 initial', 'delete c@3 tombstone', 'update b@2->b@7']);
     expect(informer.hasSynced()).toBe(true);
-    expect(lw.listCalls).toEqual([{ limit: 500 }]);
+    expect(lw.listCalls).toEqual([{ limit: 1, singlePage: true }, { limit: 500 }]);
     expect(informer.getStatus()).toMatchObject({ relistCount: 0, snapshot: { start: 'restored' } });
     await stopAll(informer);
   });

@@ -11,6 +11,8 @@ import { reflector } from './reflector.ts';
 import { fakeListerWatcher, page, testObject as obj, testScheduler } from '@rxinformer/testing';
 import { data, ev, setup, statuses } from '../../test/reflectorHarness.ts';
 
+/** The check a resumed watch asks for as it opens: the server's current resource version, one object at most. */
+const CHECK = { limit: 1, singlePage: true };
 const gone = ev('ERROR', { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 5 (9)' });
 /** Each status as `time phase synced`. */
 const phases = (r: Parameters<typeof statuses>[0]) => statuses(r).map(([t, s]) => `${t} ${s.phase}${s.hasSynced ? ' synced' : ''}`);
@@ -22,7 +24,7 @@ describe('reflector: resuming a restored snapshot', () => {
       lw.scriptWatch(cold<WatchItem>('o 10ms a 2989ms |', { o: WATCH_OPENED, a: ev('MODIFIED', obj('a', '6')) }));
       const r = start({ resumeFrom: () => '5' }, 60_000);
       flush();
-      expect(lw.listCalls).toEqual([]);
+      expect(lw.listCalls).toEqual([CHECK]); // no list: only the check, which this server never answers
       expect(lw.watchCalls[0]).toMatchObject({ resourceVersion: '5', allowWatchBookmarks: true, timeoutSeconds: RESUME_WATCH_SECONDS });
       expect(lw.watchCalls[1]).toMatchObject({ resourceVersion: '6', timeoutSeconds: 300 }); // then watches as usual
       expect(phases(r)).toEqual(['0 connecting', '0 watching', '11 watching synced', '3001 connecting synced']);
@@ -42,17 +44,18 @@ describe('reflector: resuming a restored snapshot', () => {
         ['5', RESUME_WATCH_SECONDS],
         ['9', 300],
       ]);
-      expect(lw.listCalls).toEqual([]);
+      expect(lw.listCalls).toEqual([CHECK]);
     });
   });
 
   it('should list at once, consistently, when the server refuses the resource version (410), as its first list', () => {
     setup(({ lw, start, flush, cold }) => {
       lw.scriptWatch(cold<WatchItem>('o g', { o: WATCH_OPENED, g: gone }));
-      lw.scriptList(of(page([obj('a', '12')], '12')));
+      // The check's answer (the server moved on: not current), then the relist.
+      lw.scriptList(of(page([obj('a', '12')], '12')), of(page([obj('a', '12')], '12')));
       const r = start({ resumeFrom: () => '5' }, 60_000);
       flush();
-      expect(lw.listCalls).toEqual([{ limit: 500 }]); // no resourceVersion: a consistent read
+      expect(lw.listCalls).toEqual([CHECK, { limit: 500 }]); // no resourceVersion: a consistent read
       expect(data(r)).toEqual([[1, 'LIST@12:a']]);
       const last = statuses(r).at(-1)![1];
       expect(last).toMatchObject({ hasSynced: true, relistCount: 0, lastSyncResourceVersion: '12' });
@@ -60,6 +63,34 @@ describe('reflector: resuming a restored snapshot', () => {
         ['5', RESUME_WATCH_SECONDS],
         ['12', 300],
       ]);
+    });
+  });
+
+  it('should sync at once when the check finds the server still at the snapshot resource version', () => {
+    setup(({ lw, start, flush, cold }) => {
+      // A quiet resource: the watch sends nothing before its end; the check answers at RV 5.
+      lw.scriptWatch(cold<WatchItem>('o 2999ms |', { o: WATCH_OPENED }));
+      lw.scriptList(cold('3ms (p|)', { p: page([obj('a', '5')], '5') }));
+      const r = start({ resumeFrom: () => '5', minWatchTimeoutSeconds: 300 }, 60_000);
+      flush();
+      expect(phases(r)).toEqual(['0 connecting', '0 watching', '3 watching synced', '3000 connecting synced']);
+      expect(data(r)).toEqual([[3, 'BOOKMARK@5']]);
+      expect(lw.listCalls).toEqual([CHECK]);
+      expect(lw.watchCalls.map((c) => [c.resourceVersion, c.timeoutSeconds])).toEqual([
+        ['5', RESUME_WATCH_SECONDS],
+        ['5', 300],
+      ]);
+    });
+  });
+
+  it('should not take a check answered after the server moved on for a stall, and sync on the event', () => {
+    setup(({ lw, start, flush, cold }) => {
+      lw.scriptWatch(cold<WatchItem>('o 9ms a', { o: WATCH_OPENED, a: ev('MODIFIED', obj('a', '7')) }));
+      lw.scriptList(cold('3ms (p|)', { p: page([obj('a', '7')], '7') }));
+      const r = start({ resumeFrom: () => '5' }, 1000);
+      flush();
+      expect(phases(r)).toEqual(['0 connecting', '0 watching', '10 watching synced']);
+      expect(statuses(r).every(([, s]) => s.lastError === undefined)).toBe(true);
     });
   });
 

@@ -19,7 +19,15 @@ import {
   WatchIdleError,
   WatchListUnsupportedError,
 } from './reflectorErrors.ts';
-import type { ReflectorAction, ReflectorModel, ReflectorInput, ReflectorState, StepContext, StepResult } from './reflectorModel.ts';
+import {
+  append,
+  type ReflectorAction,
+  type ReflectorModel,
+  type ReflectorInput,
+  type ReflectorState,
+  type StepContext,
+  type StepResult,
+} from './reflectorModel.ts';
 import { prepareItems, prepareObjectEvent } from '../store/prepare.ts';
 import { stallVerdict } from './stallCheck.ts';
 import { listOptions, stallCheckOptions, stallMsOf, streamingOptions, watchOptions, watchSeconds } from './reflectorOptions.ts';
@@ -139,10 +147,14 @@ function startWatch<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, rv:
 
 /**
  * The watch is open: `connecting` becomes `watching` (on `WATCH_OPENED`, or on the first event from
- * a ListerWatcher that sends none). The last error stays until a good event, as after a list.
+ * a ListerWatcher that sends none). The last error stays until a good event, as after a list. A
+ * watch resuming a snapshot gets a check beside it (see `stallVerdict`'s `resuming`).
  */
 function opened<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>): StepResult<T> {
-  return stay(run, m.status.phase === 'connecting' ? setStatus(run, m, { phase: 'watching' }) : m);
+  const next = m.status.phase === 'connecting' ? setStatus(run, m, { phase: 'watching' }) : m;
+  if (!next.resuming || next.state.phase !== 'watching' || next.state.checking) return stay(run, next);
+  const state = { ...next.state, checking: true };
+  return { model: { ...next, state }, outputs: run.outputs, action: { type: 'check', options: stallCheckOptions() } };
 }
 
 /** A failure: back off, then resume with a list or a watch (a first 410 after health relists at once). */
@@ -224,16 +236,6 @@ function onPage<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>, pag
   );
   const request = { ...listOptions(options, state.consistent), continue: token, resourceVersion: undefined };
   return { model: next, outputs: run.outputs, action: { type: 'list', options: request } };
-}
-
-/**
- * Adds a page to the array of the list in progress, in place: that array belongs to the listing
- * state alone (`startList` makes a new one for every list), so no object held before is copied and
- * a list of n objects costs O(n), where a copy of everything held on every page cost O(n²).
- */
-function append<T>(items: T[], page: readonly T[]): T[] {
-  for (const item of page) items.push(item);
-  return items;
 }
 
 /** A watch event: one of a streaming list's, or a change seen by the watch. */
@@ -383,10 +385,13 @@ function onStallInput<T extends KubeObject>(
   model: ReflectorModel<T>,
   input: Extract<ReflectorInput<T>, { type: 'silent' | 'checked' | 'checkFailed' }>,
 ): StepResult<T> {
-  const verdict = stallVerdict(model.state, input, run.ctx.options.stallCheckMs);
+  const verdict = stallVerdict(model.state, input, run.ctx.options.stallCheckMs, model.resuming);
   switch (verdict.type) {
     case 'ignore':
       return stay(run, model);
+    case 'current': // a restored snapshot still current: synced, as by a bookmark at its resource version
+      run.outputs.push({ type: 'BOOKMARK', resourceVersion: verdict.state.rv });
+      return stay(run, setStatus(run, { ...model, state: verdict.state, resuming: false }, { hasSynced: true }));
     case 'watching':
       return stay(run, { ...model, state: verdict.state });
     case 'check':

@@ -146,3 +146,13 @@ export function initialReflectorModel<T extends KubeObject>(previous?: Reflector
   const status = { phase: 'listing' as const, relistCount: previous.status.relistCount, hasSynced: true };
   return { ...fresh, status: rv === undefined ? status : { ...status, lastSyncResourceVersion: rv }, ...(rv !== undefined && { rv }) };
 }
+
+/**
+ * @internal Adds a page to the array of the list in progress, in place: that array belongs to the
+ * listing state alone (`startList` makes a new one for every list), so no object held before is
+ * copied and a list of n objects costs O(n), where a copy of everything held on every page cost O(n²).
+ */
+export function append<T>(items: T[], page: readonly T[]): T[] {
+  for (const item of page) items.push(item);
+  return items;
+}

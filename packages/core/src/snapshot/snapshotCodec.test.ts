@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { decodeSnapshot, encodeSnapshot, snapshotWriter, SNAPSHOT_FORMAT_VERSION } from './snapshotCodec.ts';
+import {
+  decodeSnapshot,
+  encodeSnapshot,
+  snapshotChecksum,
+  snapshotWriter,
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_FORMAT_VERSION,
+} from './snapshotCodec.ts';
 import { SnapshotRejectedError } from './snapshotErrors.ts';
 import { snapshotIdentity, type SnapshotIdentity } from './snapshotIdentity.ts';
 import type { KubeObject } from '../types.ts';
@@ -57,9 +64,12 @@ describe('encodeSnapshot and decodeSnapshot', () => {
     }
   });
 
-  it('should refuse changed content of the same length as ChecksumMismatch', () => {
+  it('should refuse changed content of the same length, or a changed header, as ChecksumMismatch', () => {
     const text = encodeSnapshot(snapshot);
     expect(refusal(text.replace('"name":"a"', '"name":"c"')).reason).toBe('ChecksumMismatch');
+    // A resource version one digit off would resume the watch from elsewhere and miss changes.
+    expect(refusal(text.replace('"resourceVersion":"42"', '"resourceVersion":"43"')).reason).toBe('ChecksumMismatch');
+    expect(refusal(text.replace('"writtenAt":"2026-12-01T10', '"writtenAt":"2026-12-01T11')).reason).toBe('ChecksumMismatch');
   });
 
   it('should refuse what is not a snapshot as Malformed, and another version as UnsupportedVersion', () => {
@@ -82,17 +92,17 @@ describe('encodeSnapshot and decodeSnapshot', () => {
   });
 
   it('should refuse a body whose lines are not JSON objects, never quoting them', () => {
+    // A body of lines that are not objects, with a true header for it (a writer other than ours).
     const forged = (body: string) => {
-      const text = encodeSnapshot({ ...snapshot, objects: [cm('a', '1')] });
-      const header = JSON.parse(text.slice(0, text.indexOf('\n')));
-      let h = 0x811c9dc5;
-      for (let i = 0; i < body.length; i++) h = Math.imul(h ^ body.charCodeAt(i), 0x01000193);
-      return `${JSON.stringify({ ...header, chars: body.length, checksum: (h >>> 0).toString(16).padStart(8, '0') })}\n${body}`;
+      const fields = { resourceVersion: '42', writtenAt: snapshot.writtenAt, objects: body.split('\n').length, chars: body.length };
+      const checksum = snapshotChecksum(body, identity, fields);
+      return `${JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_FORMAT_VERSION, identity, ...fields, checksum })}\n${body}`;
     };
+    expect(decodeSnapshot(forged('{"a":1}\n{"b":2}'), identity).objects).toEqual([{ a: 1 }, { b: 2 }]); // the forgery is right
     const secret = refusal(forged('{"data":{"password":"hunter2"'));
     expect(secret.reason).toBe('Malformed');
     expect(secret.message).not.toContain('hunter2');
     expect(refusal(forged('[1,2]')).reason).toBe('Malformed');
-    expect(refusal(forged('{}\n{}')).reason).toBe('Malformed'); // two objects, one written
+    expect(refusal(forged('{"a":1} {"b":2}')).reason).toBe('Malformed'); // not one object per line
   });
 });

@@ -5,9 +5,10 @@
  *   {"apiVersion":"v1","kind":"ConfigMap",…}
  *   …
  *
- * `chars` and `checksum` (FNV-1a, 32 bits, over the UTF-16 code units) cover everything after the
- * header's newline, so a write cut short is `Truncated` and changed content `ChecksumMismatch`,
- * both found before any object is parsed. The header's identity must equal the reader's, or the
+ * `chars` counts everything after the header's newline; `checksum` (FNV-1a, 32 bits, over the
+ * UTF-16 code units) covers that and the header's other fields, so a write cut short is `Truncated`
+ * and changed content (a resource version too) `ChecksumMismatch`, both found before any object is
+ * parsed. The header's identity must equal the reader's, or the
  * snapshot is `Foreign`. Objects are written one per line (JSON escapes every newline in a string)
  * so that a writer can add them in slices.
  */
@@ -67,15 +68,13 @@ export function snapshotWriter(): SnapshotWriter {
       }
     },
     finish(meta) {
+      const fields = { resourceVersion: meta.resourceVersion, writtenAt: meta.writtenAt, objects: lines.length, chars };
       const header = {
         format: SNAPSHOT_FORMAT,
         version: SNAPSHOT_FORMAT_VERSION,
         identity: canonicalIdentity(meta.identity),
-        resourceVersion: meta.resourceVersion,
-        writtenAt: meta.writtenAt,
-        objects: lines.length,
-        chars,
-        checksum: hex(checksum),
+        ...fields,
+        checksum: hex(fnv1aFrom(checksum, sealed(meta.identity, fields))),
       };
       return `${JSON.stringify(header)}\n${lines.join('\n')}`;
     },
@@ -120,7 +119,8 @@ export function decodeSnapshot<T extends KubeObject = KubeObject>(text: string, 
     throw reject('Malformed', 'the header lacks resourceVersion, writtenAt, objects or chars');
   const body = text.slice(end + 1);
   if (body.length !== chars) throw reject('Truncated', `${body.length} characters after the header, ${chars} written`);
-  if (hex(fnv1aFrom(FNV_BASIS, body)) !== checksum) throw reject('ChecksumMismatch', 'the content does not match its checksum');
+  if (snapshotChecksum(body, expected, { resourceVersion, writtenAt, objects, chars }) !== checksum)
+    throw reject('ChecksumMismatch', 'the content does not match its checksum');
   const lines = objects === 0 && body === '' ? [] : body.split('\n');
   if (lines.length !== objects) throw reject('Malformed', `${lines.length} lines, ${objects} objects written`);
   const parsed = new Array<T>(lines.length);
@@ -135,6 +135,33 @@ export function decodeSnapshot<T extends KubeObject = KubeObject>(text: string, 
     parsed[i] = obj as T;
   }
   return { identity: expected, resourceVersion, writtenAt, objects: parsed };
+}
+
+/** The header's fields besides the identity. */
+interface HeaderFields {
+  resourceVersion: string;
+  writtenAt: string;
+  objects: number;
+  chars: number;
+}
+
+/** @internal The checksum a header gives `body`: its FNV-1a, continued over the header's other fields. */
+export function snapshotChecksum(body: string, identity: SnapshotIdentity, fields: HeaderFields): string {
+  return hex(fnv1aFrom(fnv1aFrom(FNV_BASIS, body), sealed(identity, fields)));
+}
+
+/** The header's fields the checksum covers after the body, as one text. */
+function sealed(identity: SnapshotIdentity, fields: HeaderFields): string {
+  const { resourceVersion, writtenAt, objects, chars } = fields;
+  return JSON.stringify([
+    SNAPSHOT_FORMAT,
+    SNAPSHOT_FORMAT_VERSION,
+    canonicalIdentity(identity),
+    resourceVersion,
+    writtenAt,
+    objects,
+    chars,
+  ]);
 }
 
 /** The header's fields, unchecked, or `undefined` when the line is not a JSON object. */
