@@ -19,15 +19,8 @@ import {
   WatchIdleError,
   WatchListUnsupportedError,
 } from './reflectorErrors.ts';
-import {
-  append,
-  type ReflectorAction,
-  type ReflectorModel,
-  type ReflectorInput,
-  type ReflectorState,
-  type StepContext,
-  type StepResult,
-} from './reflectorModel.ts';
+import { append, type ReflectorAction, type ReflectorModel, type ReflectorInput, type ReflectorState } from './reflectorModel.ts';
+import type { StepContext, StepResult } from './reflectorModel.ts';
 import { prepareItems, prepareObjectEvent } from '../store/prepare.ts';
 import { stallVerdict } from './stallCheck.ts';
 import { listOptions, stallCheckOptions, stallMsOf, streamingOptions, watchOptions, watchSeconds } from './reflectorOptions.ts';
