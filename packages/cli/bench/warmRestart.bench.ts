@@ -46,13 +46,15 @@ interface Backend {
 }
 
 /** A transport that counts the bytes of every response body it hands on. */
-function countingTransport(inner: KubeTransport): KubeTransport & { bytes: number; requests: number } {
+function countingTransport(inner: KubeTransport): KubeTransport & { bytes: number; requests: number; paths: string[] } {
   const t = {
     ...inner,
     bytes: 0,
     requests: 0,
+    paths: [] as string[],
     get: async (path: string, signal: AbortSignal, kind: 'list' | 'watch', accept?: string) => {
       t.requests++;
+      t.paths.push(path);
       const response = await inner.get(path, signal, kind, accept);
       return {
         status: response.status,
@@ -77,8 +79,10 @@ async function restart(kc: KubeConfig, dir?: string) {
   const informer = factory.informerFor(configMaps);
   const t0 = performance.now();
   let restoredMs = NaN;
+  let firstError: string | undefined; // why a warm restart listed, if it did
   const watching = informer.status$.subscribe((s) => {
     if (Number.isNaN(restoredMs) && s.snapshot?.start === 'restored') restoredMs = performance.now() - t0;
+    firstError ??= s.lastError?.message;
   });
   factory.start();
   await factory.waitForCacheSync({ timeoutMs: 900_000 });
@@ -87,6 +91,8 @@ async function restart(kc: KubeConfig, dir?: string) {
   const { bytes, requests } = transport;
   const cached = informer.getStore().size;
   const status = informer.getStatus().snapshot;
+  const lists = transport.paths.filter((p) => !p.includes('watch=') && !p.endsWith('limit=1')).length;
+  const lastError = firstError;
   const c0 = performance.now();
   await factory.close();
   const closeMs = performance.now() - c0;
@@ -101,6 +107,8 @@ async function restart(kc: KubeConfig, dir?: string) {
     closeMs,
     start: status?.start ?? 'cold',
     restoreError: status?.restoreError?.message,
+    lists,
+    lastError,
   };
 }
 
@@ -170,7 +178,7 @@ async function main() {
           if (warm.start !== 'restored') throw new Error(`the warm restart started ${warm.start}: ${warm.restoreError}`);
           runs[where].push(warm);
           log(
-            `round ${round + 1} ${where}: ${Math.round(warm.syncedMs)} ms (shown at ${Math.round(warm.restoredMs)} ms), ${warm.bytes} B (cold ${Math.round(runs.cold.at(-1)!.syncedMs)} ms, ${runs.cold.at(-1)!.bytes} B)`,
+            `round ${round + 1} ${where}: ${Math.round(warm.syncedMs)} ms (shown at ${Math.round(warm.restoredMs)} ms, ${warm.lists} list requests${warm.lastError ? `, last error: ${warm.lastError}` : ''}), ${warm.bytes} B (cold ${Math.round(runs.cold.at(-1)!.syncedMs)} ms, ${runs.cold.at(-1)!.bytes} B)`,
           );
         } finally {
           await rm(dir, { recursive: true, force: true });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { InvalidOptionsError } from '../errors.ts';
 import { isSecrets, snapshotIdentity, snapshotKey } from './snapshotIdentity.ts';
+import { projected } from '../projection/index.ts';
+import { tableRows } from '../tableRow.ts';
 
 const deployments = { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true };
 const base = { server: 'https://a:6443', resource: deployments };
@@ -33,6 +35,24 @@ describe('snapshotIdentity and snapshotKey', () => {
     expect(snapshotIdentity({ ...base, transform: (o: never) => o, transformId: 'mine' }).transform).toBe('mine');
     const nodes = { group: '', version: 'v1', resource: 'nodes', namespaced: false };
     expect(snapshotIdentity({ server: 's', resource: nodes, scope: { namespace: 'x' } }).namespace).toBe('');
+  });
+
+  it('should tell apart Table rows and projections of other paths, which a factory composes with the transform', () => {
+    const ready = projected(deployments, ['status.readyReplicas']);
+    const identities = [
+      snapshotIdentity(base),
+      snapshotIdentity({ ...base, resource: tableRows(deployments) }),
+      snapshotIdentity({ ...base, resource: ready }),
+      snapshotIdentity({ ...base, resource: projected(deployments, ['status.replicas']) }),
+      snapshotIdentity({ ...base, resource: ready, transformId: 'v2' }),
+    ];
+    expect(new Set(identities.map(snapshotKey)).size).toBe(identities.length);
+    expect(identities[2].transform).toBe(`projection:${ready.projection!.key}`);
+    expect(identities[4].transform).toBe(`projection:${ready.projection!.key} then v2`);
+    // The same paths: the same identity, so a restart finds its snapshot.
+    expect(snapshotKey(snapshotIdentity({ ...base, resource: projected(deployments, ['status.readyReplicas']) }))).toBe(
+      snapshotKey(identities[2]),
+    );
   });
 
   it('should need a server, and know Secrets', () => {

@@ -75,7 +75,10 @@ export function snapshotIdentity(parts: SnapshotIdentityParts): SnapshotIdentity
     namespace: resource.namespaced ? (scope.namespace ?? '') : '',
     labelSelector: scope.labelSelector ?? '',
     fieldSelector: scope.fieldSelector ?? '',
-    transform: storedForm(resource, parts.transformId ?? (parts.transform ? `source:${hex32(fnv1aFrom(FNV_BASIS, String(parts.transform)))}` : '')),
+    transform: storedForm(
+      resource,
+      parts.transformId ?? (parts.transform ? `source:${hex32(fnv1aFrom(FNV_BASIS, String(parts.transform)))}` : ''),
+    ),
   };
 }
 
