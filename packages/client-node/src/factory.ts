@@ -45,7 +45,10 @@ export interface KubeInformerFactoryOptions extends Omit<InformerFactoryOptions,
    * fileSnapshotStore(dir) }`. `server` defaults to the KubeConfig's current cluster URL and user
    * (`https://… as <user>`), so snapshots of two clusters or two users never mix. Default: none.
    */
-  snapshots?: Omit<FactorySnapshotOptions, 'server'> & { server?: string };
+  snapshots?: Omit<FactorySnapshotOptions, 'server'> & {
+    /** Names the server and user in the snapshots' identity. Default: the current cluster's URL and user. */
+    server?: string;
+  };
 }
 
 /** An informer factory over a KubeConfig. */

@@ -71,7 +71,8 @@ export { tableColumns, tableRows, TableDecodeError } from './tableRow.ts';
 export type { TableColumnDefinition, TableRowObject, TableRowsDescriptor } from './tableRow.ts';
 
 // The reflector's status, as informers report it
-export type { ReflectorPhase, ReflectorStatus, SnapshotStatus } from './types.ts';
+export type { ReflectorPhase, ReflectorStatus } from './types.ts';
+export type { SnapshotStatus } from './snapshotStatus.ts';
 
 // Store and indexer
 export { objectOf } from './types.ts';

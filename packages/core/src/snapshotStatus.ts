@@ -18,7 +18,14 @@ export interface SnapshotStatus {
    */
   readonly start: 'loading' | 'restored' | 'cold';
   /** The snapshot the cache started from, when `restored`: its resource version, time written and size. */
-  readonly restored?: { readonly resourceVersion: string; readonly writtenAt: string; readonly objects: number };
+  readonly restored?: {
+    /** The resource version the watch resumed from. */
+    readonly resourceVersion: string;
+    /** When the snapshot was written (RFC 3339, the writer's clock): how old the shown cache may be. */
+    readonly writtenAt: string;
+    /** Objects restored. */
+    readonly objects: number;
+  };
   /** Why a stored snapshot was not used: a `SnapshotRejectedError` (corrupt, foreign) or the store's `SnapshotStoreError`. */
   readonly restoreError?: Error;
   /** Snapshots this informer has written. */

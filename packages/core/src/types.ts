@@ -1,14 +1,12 @@
 /**
- * The shared vocabulary of rxinformer: Kubernetes objects as the wire carries them, the
- * ListerWatcher contract every transport implements (and the resource descriptors and scopes
- * that name what it lists), and the events that flow from the reflector into the delta store.
+ * The shared vocabulary of rxinformer: Kubernetes objects as the wire carries them, the ListerWatcher contract every transport implements
+ * (and the resource descriptors and scopes that name what it lists), and the events that flow from the reflector into the delta store.
  *
  * Everything here is plain data (no classes) so it crosses package and browser boundaries.
  */
 import type { Observable } from 'rxjs';
 import type { InvalidObjectError } from './errors.ts';
 import type { DescriptorProjection } from './projectionTypes.ts';
-import type { SnapshotStatus } from './snapshotStatus.ts';
 export type { DescriptorProjection, PartialDeep, Projected, Projection } from './projectionTypes.ts';
 
 /**
@@ -308,12 +306,7 @@ export type ListerWatcherSource = <T extends KubeObject>(resource: ResourceDescr
  *
  * A reflector given a `prepare` function (the shared informer's) emits prepared objects; those it
  * could not prepare are left out of a `LIST`'s `items` and reported in its `invalid`, and an event
- * whose object could not be prepared carries the raw object and the error in `invalid`.
- *
- * A `LIST` marked `restored` is not the reflector's: the shared informer sends it when it starts
- * from a persisted snapshot (its `snapshot` option). The delta store takes it as the cache's
- * content without syncing; the first watch event or bookmark after it (the server answering from
- * its resource version) syncs it, or a `LIST` replaces it, its deltas only the differences.
+ * whose object could not be prepared carries the raw object and the error in `invalid`. A `LIST` marked `restored` is an informer's persisted snapshot.
  */
 export type ReflectorEvent<T extends KubeObject = KubeObject> =
   | { type: 'LIST'; items: readonly T[]; resourceVersion: string; invalid?: readonly InvalidObjectError[]; restored?: boolean }
@@ -359,7 +352,7 @@ export interface ReflectorStatus {
    * (the hot path): the informer's `lastSyncResourceVersion` follows every event.
    */
   lastSyncResourceVersion?: string;
-  /** True once the first complete list has been emitted. */
+  /** True once the first complete list has been emitted (or a restored snapshot confirmed). */
   hasSynced: boolean;
   /** When backing off: the delay before the next attempt, in milliseconds. */
   backoffMs?: number;
@@ -370,8 +363,7 @@ export interface ReflectorStatus {
     /** Objects received so far. */
     items: number;
   };
-  /** An informer with a snapshot store (its `snapshot` option): how it started and its saves. Absent otherwise. */
-  snapshot?: SnapshotStatus;
+  /** With a snapshot store: how it started, its saves. */ snapshot?: import('./snapshotStatus.ts').SnapshotStatus;
 }
 
 /** An index function: the index values an object is filed under (e.g. its namespace). */
@@ -406,4 +398,3 @@ export interface Store<T extends KubeObject = KubeObject> {
 
 export { objectOf } from './delta.ts'; // the store's deltas (client-go's vocabulary), one shape per type
 export type { AddedDelta, DeletedDelta, DeletedObject, Delta, DeltaType, SyncDelta, UpdatedDelta } from './delta.ts';
-export type { SnapshotStatus } from './snapshotStatus.ts'; // an informer's persisted snapshots, as its status reports them

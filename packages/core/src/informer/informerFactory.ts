@@ -67,7 +67,10 @@ export interface InformerFactoryOptions extends InformerScope {
  * over the factory's (`false`: this informer persists nothing).
  */
 export type InformerForOptions<T extends KubeObject> = InformerScope &
-  Omit<SharedInformerOptions<T>, 'scheduler' | 'snapshot'> & { snapshots?: Partial<FactorySnapshotOptions> | false };
+  Omit<SharedInformerOptions<T>, 'scheduler' | 'snapshot'> & {
+    /** This informer's snapshots: over the factory's `snapshots` (e.g. another `intervalMs`), or `false` for none. */
+    snapshots?: Partial<FactorySnapshotOptions> | false;
+  };
 
 /** The factory was shut down: its informers stopped and it makes no more. */
 export class FactoryShutdownError extends RxInformerError {

@@ -33,7 +33,8 @@ import { createPrepare } from '../store/prepare.ts';
 import { reflector } from '../reflector/reflector.ts';
 import type { ReflectorOptions } from '../reflector/reflectorOptions.ts';
 import { restoreInputs, type ResolvedSnapshotOptions, type SnapshotInput } from './snapshotting.ts';
-import type { Delta, Indexers, KubeObject, ListerWatcher, ReflectorEvent, ReflectorStatus, SnapshotStatus } from '../types.ts';
+import type { Delta, Indexers, KubeObject, ListerWatcher, ReflectorEvent, ReflectorStatus } from '../types.ts';
+import type { SnapshotStatus } from '../snapshotStatus.ts';
 
 /** What the informer's `scan` consumes: the reflector's events and the informer's own inputs. */
 export type InformerInput<T extends KubeObject> =

@@ -31,7 +31,8 @@ import { SecretsSnapshotError, SnapshotRejectedError, SnapshotStoreError } from 
 import { isSecrets, snapshotKey, type SnapshotIdentity } from '../snapshot/snapshotIdentity.ts';
 import { isSnapshotStore, type SnapshotStore } from '../snapshot/snapshotStore.ts';
 import type { InvalidObjectError } from '../errors.ts';
-import type { KubeObject, ReflectorEvent, SnapshotStatus } from '../types.ts';
+import type { KubeObject, ReflectorEvent } from '../types.ts';
+import type { SnapshotStatus } from '../snapshotStatus.ts';
 
 /** The `snapshot` option of `createSharedInformer`: where its snapshots are kept and whose they are. */
 export interface InformerSnapshotOptions {
