@@ -35,3 +35,12 @@ export interface SnapshotStatus {
   /** Why the last save failed (a `SnapshotStoreError`), until one succeeds; the previous snapshot stays. */
   readonly saveError?: Error;
 }
+
+/** The mark of a `LIST` event (`ReflectorEvent`) that is not the reflector's: an informer's restored snapshot. */
+export interface RestoredMark {
+  /**
+   * True for the persisted snapshot the shared informer restored as it started (its `snapshot`
+   * option): the delta store holds it unsynced until the server confirms its resource version.
+   */
+  readonly restored?: boolean;
+}
