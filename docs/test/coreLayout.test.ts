@@ -10,6 +10,7 @@ describeLayout('core/src', fileURLToPath(new URL('../../packages/core/src/', imp
   'store',
   'http',
   'reflector',
+  'snapshot',
   'informer',
   'operators',
   'workqueue',

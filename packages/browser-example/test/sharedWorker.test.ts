@@ -4,7 +4,7 @@ import { pod } from '@rxinformer/testing';
 import { startTestServer, type TestServer } from '@rxinformer/testing/servers';
 import { startPageServer, type PageServer } from '../src/pageServer.ts';
 import { browserTestsRun, launchChromium } from './chromium.ts';
-import { buildWorkerSite, type WorkerSite } from './workerSite.ts';
+import { closeRig, buildWorkerSite, type WorkerSite } from './workerSite.ts';
 
 /** What a tab reports (test/sharedWorker/page.ts). */
 interface Tab {
@@ -44,12 +44,7 @@ describeInBrowser('informers in a SharedWorker, in headless Chromium', () => {
     }
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await pages?.close();
-    await site?.remove();
-    await server?.close();
-  });
+  afterAll(() => closeRig({ browser, pages, site, server }));
 
   it('should sync both tabs from one watch per resource, and bring a new object to both', async () => {
     for (const tab of tabs) await tab.waitForFunction(() => (window as unknown as TabWindow).tab.synced());

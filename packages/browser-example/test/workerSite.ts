@@ -52,3 +52,24 @@ export function buildWorkerSite(options: { minify?: boolean } = {}): Promise<Wor
     minify: options.minify,
   });
 }
+
+/** Bundles the page of the IndexedDB snapshot test into a new directory. */
+export function buildSnapshotSite(): Promise<WorkerSite> {
+  return buildSite({ sources: new URL('./snapshotPage/', import.meta.url), scripts: { page: 'page.ts' }, html: ['index.html'] });
+}
+
+/** What a browser test starts: closed by `closeRig` in reverse order, whichever of them started. */
+export interface BrowserRig {
+  browser?: { close(): Promise<void> };
+  pages?: { close(): Promise<void> };
+  site?: { remove(): Promise<void> };
+  server?: { close(): Promise<void> };
+}
+
+/** Closes a browser test's browser, page server, built site and API server (each if it started). */
+export async function closeRig(rig: BrowserRig): Promise<void> {
+  await rig.browser?.close();
+  await rig.pages?.close();
+  await rig.site?.remove();
+  await rig.server?.close();
+}

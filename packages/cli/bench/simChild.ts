@@ -6,6 +6,9 @@
  *   stdin:  {"id": 1, "cmd": "seed", "count": 10000}      → pods from the load generator (realisticPod)
  *           {"id": 2, "cmd": "update", "count": 20000}    → that many pod updates, as fast as the store takes them
  *           {"id": 3, "cmd": "state"}
+ *           {"id": 4, "cmd": "configmaps", "count": 100000}  → small ConfigMaps (`cm-<i>`, spread over the namespaces)
+ *           {"id": 5, "cmd": "touchConfigMaps", "count": 1000} → that many of them updated (seeded-random ones)
+ *           {"id": 6, "cmd": "compact"}                   → the watch history forgotten (a watch from before: 410)
  *   stdout: {"id": 1, "ok": true, "result": {"pods": …, "resourceVersion": …}} or {"id": 1, "ok": false, "error": "…"}
  *
  * It exits when stdin closes (the parent died) or on SIGTERM.
@@ -14,6 +17,11 @@ import { createInterface } from 'node:readline';
 import { VirtualTimeScheduler } from 'rxjs';
 import { createLoadGenerator, objectStoreTarget, startApiServer } from '@rxinformer/apiserver-sim';
 import type { SimCommand, SimState } from './simProcess.ts';
+
+/** The `i`-th small ConfigMap (about 250 bytes of JSON as served), at its `version`-th value. */
+function smallConfigMap(i: number, version: number) {
+  return { metadata: { name: `cm-${i}`, labels: { app: `app-${i % 50}` } }, data: { key: `value-${i}-${version}` } };
+}
 
 async function main(): Promise<void> {
   const historyEvents = Number(process.argv[2] ?? 100_000);
@@ -34,6 +42,9 @@ async function main(): Promise<void> {
   const scheduler = new VirtualTimeScheduler();
   const load = createLoadGenerator({ target: objectStoreTarget(sim.storage), namespaces: BENCH_NAMESPACES, seed: 3, scheduler, unalike });
   let pods = 0;
+  let configMaps = 0;
+  let touched = 0;
+  const namespaceOf = (i: number) => BENCH_NAMESPACES[i % BENCH_NAMESPACES.length];
   const state = (): SimState => ({ pods, resourceVersion: String(sim.storage.resourceVersion) });
 
   const run = (command: SimCommand): SimState => {
@@ -51,6 +62,19 @@ async function main(): Promise<void> {
         return state();
       }
       case 'state':
+        return state();
+      case 'configmaps':
+        configMaps = command.count;
+        for (let i = 0; i < configMaps; i++) sim.storage.create('configmaps', smallConfigMap(i, 0), namespaceOf(i));
+        return state();
+      case 'touchConfigMaps':
+        for (let n = 0; n < command.count; n++) {
+          const i = (touched++ * 7919) % configMaps; // a prime stride: distinct ones, spread out
+          sim.storage.update('configmaps', smallConfigMap(i, touched), namespaceOf(i), `cm-${i}`);
+        }
+        return state();
+      case 'compact':
+        sim.faults.compact();
         return state();
       default:
         throw new Error(`unknown command ${JSON.stringify(command)}`);

@@ -8,7 +8,13 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 /** A command the parent sends to the simulator child. */
-export type SimCommand = { cmd: 'seed'; count: number } | { cmd: 'update'; count: number } | { cmd: 'state' };
+export type SimCommand =
+  | { cmd: 'seed'; count: number }
+  | { cmd: 'update'; count: number }
+  | { cmd: 'state' }
+  | { cmd: 'configmaps'; count: number }
+  | { cmd: 'touchConfigMaps'; count: number }
+  | { cmd: 'compact' };
 
 /** What every command answers: the pod count and the store's revision after it. */
 export interface SimState {

@@ -7,6 +7,7 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import {
   createInformerFactory,
   FactoryShutdownError,
+  type FactorySnapshotOptions,
   type HttpLimitOptions,
   type InformerFactory,
   type InformerFactoryOptions,
@@ -27,7 +28,7 @@ import { createKubeTransport, type KubeTransport } from './kubeTransport.ts';
  * Options of `createKubeInformerFactory`: core's factory options, the transport, and the limits of
  * every informer's list and watch (`HttpLimitOptions`; their timeout runs on the factory's `scheduler`).
  */
-export interface KubeInformerFactoryOptions extends InformerFactoryOptions, Omit<HttpLimitOptions, 'scheduler'> {
+export interface KubeInformerFactoryOptions extends Omit<InformerFactoryOptions, 'snapshots'>, Omit<HttpLimitOptions, 'scheduler'> {
   /**
    * The transport of every informer and of discovery. Default: a transport of its own for the
    * KubeConfig's current context (one keep-alive connection pool), closed by `close()`.
@@ -39,6 +40,15 @@ export interface KubeInformerFactoryOptions extends InformerFactoryOptions, Omit
    * factory's `scheduler`. Default 30,000.
    */
   discoveryTimeoutMs?: number;
+  /**
+   * Persist every informer's cache and start warm (core's factory option), e.g. `{ store:
+   * fileSnapshotStore(dir) }`. `server` defaults to the KubeConfig's current cluster URL and user
+   * (`https://… as <user>`), so snapshots of two clusters or two users never mix. Default: none.
+   */
+  snapshots?: Omit<FactorySnapshotOptions, 'server'> & {
+    /** Names the server and user in the snapshots' identity. Default: the current cluster's URL and user. */
+    server?: string;
+  };
 }
 
 /** An informer factory over a KubeConfig. */
@@ -56,7 +66,12 @@ export interface KubeInformerFactory extends InformerFactory {
     ref: ResourceRef,
     options?: InformerForOptions<Wire<T>>,
   ): Promise<SharedInformer<Wire<T>>>;
-  /** Aborts discovery in flight, `shutdown()`, then closes the factory's own connections; resolves when they are closed. */
+  /**
+   * Aborts discovery in flight, `shutdown()`, waits for the snapshots the shutdown saves (with
+   * `snapshots`), then closes the factory's own connections; resolves when they are closed, or
+   * rejects with the `SnapshotStoreError` of a snapshot that could not be written (everything is
+   * closed all the same).
+   */
   close(): Promise<void>;
 }
 
@@ -89,8 +104,13 @@ export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeI
     watchOpenTimeoutMs,
     maxWatchLineBytes,
     maxListBodyBytes,
-    ...factoryOptions
+    snapshots,
+    ...rest
   } = options;
+  const factoryOptions = {
+    ...rest,
+    ...(snapshots && { snapshots: { ...snapshots, server: snapshots.server ?? serverIdentity(kubeConfig) } }),
+  };
   const limits = resolveHttpLimits({
     responseTimeoutMs,
     watchOpenTimeoutMs,
@@ -132,7 +152,19 @@ export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeI
     async close() {
       closing.abort();
       factory.shutdown();
+      const saved = await factory.saveSnapshots().then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      );
       if (!given) await transport.close();
+      if (saved) throw saved.error;
     },
   };
+}
+
+/** Who a KubeConfig reads as, and where: its current cluster's URL and user, the snapshots' `server`. */
+function serverIdentity(kubeConfig: KubeConfig): string {
+  const server = kubeConfig.getCurrentCluster()?.server ?? '';
+  const user = kubeConfig.getCurrentUser()?.name;
+  return server === '' ? '' : `${server}${user ? ` as ${user}` : ''}`;
 }

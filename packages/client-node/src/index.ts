@@ -17,6 +17,10 @@
 export { createKubeInformerFactory } from './factory.ts';
 export type { KubeInformerFactory, KubeInformerFactoryOptions } from './factory.ts';
 
+// Snapshots of informer caches as files (warm restarts)
+export { fileSnapshotStore } from './fileSnapshotStore.ts';
+export type { FileSnapshotStoreOptions } from './fileSnapshotStore.ts';
+
 // ListerWatcher and transport
 export { kubeConfigListerWatcher } from './kubeConfigListerWatcher.ts';
 export type { KubeConfigListerWatcherOptions } from './kubeConfigListerWatcher.ts';

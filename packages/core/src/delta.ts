@@ -46,6 +46,11 @@ export interface AddedDelta<T extends KubeObject = KubeObject> extends DeltaBase
   object: T;
   /** True for deltas produced by the first complete list, and by a late handler's replay. */
   isInInitialList: boolean;
+  /**
+   * True when the object was read from a persisted snapshot that the server has not confirmed yet
+   * (the informer's `snapshot` option): it may be as old as the snapshot. Absent otherwise.
+   */
+  fromSnapshot?: boolean;
 }
 
 /** `Updated`: a changed object; `Replaced`: a relist found it unchanged (`object === oldObject`). */

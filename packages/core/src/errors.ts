@@ -32,6 +32,11 @@ export class RxInformerError extends Error {
   }
 }
 
+/** @internal A thrown value as an `Error` (a status's `lastError`): an `Error` as it is, anything else wrapped. */
+export function asError(e: unknown): Error {
+  return e instanceof Error ? e : new RxInformerError('Unknown', String(e), { cause: e });
+}
+
 /**
  * An error answer of the Kubernetes API: an HTTP error status or a watch ERROR event.
  *

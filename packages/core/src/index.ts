@@ -10,8 +10,9 @@
  * reflector, its options and its state machine), `/store` (the delta store, the prepare stage and
  * the persistent map under the indexer), `/labels` (label selector parsing in full), `/channel`
  * (informers served over a message channel: a Worker, a SharedWorker, a hub), `/projection`
- * (projections, their presets and kubectl's columns, for list views) and `/time` (timers of any
- * length, and the check of every duration option).
+ * (projections, their presets and kubectl's columns, for list views), `/snapshot` (persisted
+ * snapshots for warm restarts: the memory and IndexedDB stores, the format, the identity) and
+ * `/time` (timers of any length, and the check of every duration option).
  *
  * @example
  * const factory = createInformerFactory(source, { namespace: 'default' });
@@ -37,6 +38,7 @@ export {
 } from './errors.ts';
 export { InvalidPathSegmentError } from './pathSegment.ts';
 export { ListTooLargeError, WatchClosedError, WatchIdleError, WatchListUnsupportedError, WatchStalledError } from './reflector/index.ts';
+export { SecretsSnapshotError, SnapshotRejectedError, SnapshotStoreError } from './snapshot/index.ts';
 
 // Objects and the transport contract
 export type {
@@ -70,6 +72,7 @@ export type { TableColumnDefinition, TableRowObject, TableRowsDescriptor } from 
 
 // The reflector's status, as informers report it
 export type { ReflectorPhase, ReflectorStatus } from './types.ts';
+export type { SnapshotStatus } from './snapshotStatus.ts';
 
 // Store and indexer
 export { objectOf } from './types.ts';
@@ -103,6 +106,7 @@ export type {
   BufferPolicy,
   CacheSyncOptions,
   EventHandler,
+  FactorySnapshotOptions,
   EventHandlerOptions,
   HandlerError,
   HandlerMetrics,
@@ -112,10 +116,14 @@ export type {
   InformerForOptions,
   InformerLogDetails,
   InformerLogger,
+  InformerSnapshotOptions,
   SharedInformer,
   SharedInformerOptions,
   UnsyncedInformer,
 } from './informer/index.ts';
+
+// Persisted snapshots (warm restarts): the contract; the stores and the format are in `@rxinformer/core/snapshot`
+export type { SnapshotStore } from './snapshot/index.ts';
 
 // HTTP ListerWatchers
 export { fetchListerWatcher } from './http/index.ts';

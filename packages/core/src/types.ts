@@ -1,13 +1,12 @@
 /**
- * The shared vocabulary of rxinformer: Kubernetes objects as the wire carries them, the
- * ListerWatcher contract every transport implements (and the resource descriptors and scopes
- * that name what it lists), and the events that flow from the reflector into the delta store.
- *
+ * The shared vocabulary of rxinformer: Kubernetes objects as the wire carries them, the ListerWatcher contract every transport implements
+ * (and the resource descriptors and scopes that name what it lists), and the events that flow from the reflector into the delta store.
  * Everything here is plain data (no classes) so it crosses package and browser boundaries.
  */
 import type { Observable } from 'rxjs';
 import type { InvalidObjectError } from './errors.ts';
 import type { DescriptorProjection } from './projectionTypes.ts';
+import type { RestoredMark, SnapshotStatus } from './snapshotStatus.ts';
 export type { DescriptorProjection, PartialDeep, Projected, Projection } from './projectionTypes.ts';
 
 /**
@@ -307,10 +306,10 @@ export type ListerWatcherSource = <T extends KubeObject>(resource: ResourceDescr
  *
  * A reflector given a `prepare` function (the shared informer's) emits prepared objects; those it
  * could not prepare are left out of a `LIST`'s `items` and reported in its `invalid`, and an event
- * whose object could not be prepared carries the raw object and the error in `invalid`.
+ * whose object could not be prepared carries the raw object and the error in `invalid`. A `LIST` marked `restored` is an informer's persisted snapshot.
  */
 export type ReflectorEvent<T extends KubeObject = KubeObject> =
-  | { type: 'LIST'; items: readonly T[]; resourceVersion: string; invalid?: readonly InvalidObjectError[] }
+  | ({ type: 'LIST'; items: readonly T[]; resourceVersion: string; invalid?: readonly InvalidObjectError[] } & RestoredMark)
   | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T; invalid?: InvalidObjectError }
   | { type: 'BOOKMARK'; resourceVersion: string }
   | { type: 'STATUS'; status: ReflectorStatus };
@@ -353,7 +352,7 @@ export interface ReflectorStatus {
    * (the hot path): the informer's `lastSyncResourceVersion` follows every event.
    */
   lastSyncResourceVersion?: string;
-  /** True once the first complete list has been emitted. */
+  /** True once the first complete list has been emitted (or a restored snapshot confirmed). */
   hasSynced: boolean;
   /** When backing off: the delay before the next attempt, in milliseconds. */
   backoffMs?: number;
@@ -364,6 +363,7 @@ export interface ReflectorStatus {
     /** Objects received so far. */
     items: number;
   };
+  /** With a snapshot store: how it started, its saves. */ snapshot?: SnapshotStatus;
 }
 
 /** An index function: the index values an object is filed under (e.g. its namespace). */

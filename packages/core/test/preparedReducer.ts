@@ -12,11 +12,8 @@ export function preparedReducer<T extends KubeObject = KubeObject>(
 ): (state: DeltaStoreState<T>, event: ReflectorEvent<T>) => Applied<T> {
   const prepare = createPrepare(options);
   return (state, event) => {
-    const {
-      state: next,
-      deltas,
-      errors,
-    } = applyEvent({ store: state.store, resourceVersion: state.resourceVersion, synced: state.synced }, prepareEvent(prepare, event));
+    const { store, resourceVersion, synced, restored } = state;
+    const { state: next, deltas, errors } = applyEvent({ store, resourceVersion, synced, restored }, prepareEvent(prepare, event));
     return { ...next, deltas, errors };
   };
 }

@@ -4,8 +4,7 @@
  */
 import type { Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { reflector } from '../src/reflector/reflector.ts';
-import type { ReflectorOptions } from '../src/reflector/reflectorOptions.ts';
+import { reflector, type ReflectorRunOptions } from '../src/reflector/reflector.ts';
 import type { KubeObject, ReflectorEvent, ReflectorStatus, WatchEvent } from '../src/types.ts';
 import { fakeListerWatcher, testScheduler } from '@rxinformer/testing';
 
@@ -18,7 +17,7 @@ export function setup(
     ts: TestScheduler;
     cold: TestScheduler['createColdObservable'];
     lw: ReturnType<typeof fakeListerWatcher>;
-    start: (o?: ReflectorOptions, untilMs?: number) => Run;
+    start: (o?: ReflectorRunOptions<KubeObject>, untilMs?: number) => Run;
     flush: () => void;
   }) => void,
 ): void {
@@ -27,7 +26,7 @@ export function setup(
     const lw = fakeListerWatcher();
     // Runs the reflector until `untilMs` of virtual time (it never stops on its own). The stall
     // check is off unless a test turns it on: its lists would take scripted answers of others.
-    const start = (o: ReflectorOptions = {}, untilMs = 200_000): Run => {
+    const start = (o: ReflectorRunOptions<KubeObject> = {}, untilMs = 200_000): Run => {
       const events: [number, ReflectorEvent][] = [];
       const sub = reflector(lw, { scheduler: ts, random: () => 0, stallCheck: false, ...o }).subscribe((e) => events.push([ts.now(), e]));
       ts.schedule(() => sub.unsubscribe(), untilMs);

@@ -9,34 +9,89 @@ import { expectedTypeOf } from '../expectedType.ts';
 import { checkSelectors } from '../labels/fieldSelector.ts';
 import { validateResyncPeriod } from './resync.ts';
 import { isLogger } from './statusLogger.ts';
+import { isSnapshotStore, type SnapshotStore } from '../snapshot/snapshotStore.ts';
+import { snapshotIdentity } from '../snapshot/snapshotIdentity.ts';
 import type { InformerFactoryOptions, InformerForOptions } from './informerFactory.ts';
 import type { SharedInformer, SharedInformerOptions } from './sharedInformer.ts';
+import type { InformerSnapshotOptions } from './snapshotting.ts';
 import type { InformerScope, KubeObject, ResourceDescriptor } from '../types.ts';
+
+/**
+ * A factory's `snapshots`: its informers persist their caches and start warm (see the informer's
+ * `snapshot` option), each under a key of its own derived from `server`, its resource and scope,
+ * and its transform.
+ *
+ * @example
+ * createInformerFactory(source, { snapshots: { store: indexedDbSnapshotStore(), server: 'prod (alice)' } });
+ */
+export interface FactorySnapshotOptions {
+  /** Where the snapshots are kept. Required. */
+  store: SnapshotStore;
+  /**
+   * Names the server and the user it is read as, so that snapshots of two clusters, or of two
+   * users of one browser profile, never mix. Required (client-node's factory sets the cluster's
+   * URL and the KubeConfig's user).
+   */
+  server: string;
+  /** At most one save per this many ms while a cache changes, and one at stop. Default 30 000. */
+  intervalMs?: number;
+  /** Persist Secrets informers too. Default false: `informerFor(secrets)` throws `SecretsSnapshotError`. */
+  persistSecrets?: boolean;
+  /** Names the informers' transform in their snapshots' identity (default: a hash of its source). */
+  transformId?: string;
+}
 
 /** The options of `informerFor` besides the scope: those of the informer itself. */
 export type PerInformerOptions<T extends KubeObject> = Omit<InformerForOptions<T>, keyof InformerScope>;
 
-/** The options of an informer: its own, over the factory's. */
+/** The options of an informer in `scope`: its own, over the factory's. */
 export function informerOptions<T extends KubeObject>(
   resource: ResourceDescriptor<T>,
+  scope: InformerScope,
   own: PerInformerOptions<T>,
   factory: InformerFactoryOptions,
 ): SharedInformerOptions<T> {
+  const { snapshots, ...rest } = own;
   const transform = 'transform' in own ? own.transform : (factory.transform as ((obj: T) => T) | undefined);
   return {
     resyncPeriodMs: factory.resyncPeriodMs,
-    ...own,
+    ...rest,
     // A projected resource: its projection first (what the informer holds), then any transform.
     transform: resource.projection ? afterProjection(resource.projection as unknown as (obj: T) => T, transform) : transform,
     // Objects of another type never enter the cache (unless the informer's options say otherwise).
     reflector: { expectedType: expectedTypeOf(resource), ...own.reflector },
     scheduler: factory.scheduler,
+    snapshot: snapshotOf(resource, scope, transform, snapshots, factory.snapshots),
   };
 }
 
 /** `projection`, then `transform` on what it made. */
 function afterProjection<T>(projection: (obj: T) => T, transform: ((obj: T) => T) | undefined): (obj: T) => T {
   return transform ? (obj) => transform(projection(obj)) : projection;
+}
+
+/** An informer's `snapshot` option: the factory's `snapshots` with the informer's own over them; none for `false`. */
+function snapshotOf<T extends KubeObject>(
+  resource: ResourceDescriptor<T>,
+  scope: InformerScope,
+  transform: ((obj: T) => T) | undefined,
+  own: Partial<FactorySnapshotOptions> | false | undefined,
+  factory: FactorySnapshotOptions | undefined,
+): InformerSnapshotOptions | undefined {
+  if (own === false) return undefined;
+  const o = { ...factory, ...own };
+  if (o.store === undefined) return undefined;
+  const identity = snapshotIdentity({ server: o.server ?? '', resource, scope, transform, transformId: o.transformId });
+  return { store: o.store, identity, intervalMs: o.intervalMs, persistSecrets: o.persistSecrets };
+}
+
+/** Checks a factory's `snapshots` (an informer's own are checked as it is made). */
+function validateSnapshots(o: InformerFactoryOptions['snapshots']): void {
+  if (o === undefined) return;
+  if (o === null || typeof o !== 'object' || !isSnapshotStore(o.store))
+    throw new InvalidOptionsError('snapshots must be { store, server }, store having load, save and remove');
+  if (typeof o.server !== 'string' || o.server === '')
+    throw new InvalidOptionsError('snapshots.server must name the server (and user): snapshots of two clusters must never mix');
 }
 
 /** Where an informer of `resource` lists and watches: its own scope, else the factory's. */
@@ -125,5 +180,6 @@ export function validateFactoryOptions(options: InformerFactoryOptions): void {
     throw new InvalidOptionsError('transform must be a function');
   if (options.logger !== undefined && !isLogger(options.logger))
     throw new InvalidOptionsError('logger must be an object whose info, warn and error, when given, are functions');
+  validateSnapshots(options.snapshots);
   checkDuration('releaseGraceMs', options.releaseGraceMs, 0, { infinite: true });
 }

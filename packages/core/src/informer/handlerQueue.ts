@@ -221,7 +221,7 @@ export class HandlerQueue<T extends KubeObject> {
     const h = this.#handler;
     switch (delta.type) {
       case 'Added':
-        return h.onAdd?.(delta.object, delta.isInInitialList, delta.key);
+        return h.onAdd?.(delta.object, delta.isInInitialList, delta.key, delta.fromSnapshot === true);
       case 'Deleted':
         return h.onDelete?.(delta.deleted);
       case 'Sync':

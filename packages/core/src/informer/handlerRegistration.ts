@@ -14,7 +14,7 @@ import type { EventHandler, EventHandlerOptions, HandlerError, HandlerRegistrati
 import { deliverBatches, HandlerQueue, type HandlerBatch } from './handlerQueue.ts';
 import type { InformerState, InformerStep } from './informerPipeline.ts';
 import type { ResyncClocks } from './resync.ts';
-import type { Delta, KubeObject, Store } from '../types.ts';
+import type { Delta, KubeObject } from '../types.ts';
 
 /** What a handler's subscription is made of: the informer's streams and settings. */
 export interface HandlerSources<T extends KubeObject> {
@@ -48,7 +48,7 @@ export function registerHandler<T extends KubeObject>(
   const batches$ = defer(() => {
     const current = sources.current();
     const live$ = sources.changes$.pipe(map(liveBatch));
-    return current.synced ? concat(of(replayBatch(current.store)), live$) : live$;
+    return current.synced || current.restored ? concat(of(replayBatch(current)), live$) : live$;
   });
   const input$ = period > 0 ? batches$.pipe(mergeWith(sources.resync(period).pipe(map(resyncBatch)))) : batches$;
   const subscription = input$.pipe(deliverBatches(queue)).subscribe();
@@ -67,11 +67,20 @@ function liveBatch<T extends KubeObject>({ change }: InformerStep<T>): HandlerBa
   return change.type === 'deltas' ? { deltas: change.deltas, initialListEnd: change.initialListEnd } : { deltas: [] };
 }
 
-/** The whole store as adds flagged `isInInitialList`: a late handler's initial list. */
-function replayBatch<T extends KubeObject>(store: Store<T>): HandlerBatch<T> {
+/**
+ * The whole store as adds flagged `isInInitialList`: a late handler's initial list. Over a restored
+ * snapshot not yet confirmed, they are `fromSnapshot` and do not end the initial list: the step
+ * that syncs the informer does.
+ */
+function replayBatch<T extends KubeObject>({ store, synced }: InformerState<T>): HandlerBatch<T> {
   const deltas: Delta<T>[] = [];
-  for (const key of store.keys()) deltas.push({ type: 'Added', key, object: store.get(key)!, isInInitialList: true, store });
-  return { deltas, initialListEnd: true };
+  for (const key of store.keys())
+    deltas.push(
+      synced
+        ? { type: 'Added', key, object: store.get(key)!, isInInitialList: true, store }
+        : { type: 'Added', key, object: store.get(key)!, isInInitialList: true, fromSnapshot: true, store },
+    );
+  return { deltas, initialListEnd: synced };
 }
 
 /** A pass of the shared resync clock, for one handler's buffer (which skips its pending keys). */

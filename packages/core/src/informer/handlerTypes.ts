@@ -12,8 +12,13 @@ import type { DeletedObject, Delta, KubeObject } from '../types.ts';
  * recomputing one (a custom `keyFunc` would make `metaNamespaceKeyFunc` miss the cache).
  */
 export interface EventHandler<T extends KubeObject> {
-  /** A new object; `isInInitialList` is true for the initial list and a late handler's replay. */
-  onAdd?(obj: T, isInInitialList: boolean, key: string): void | Promise<void>;
+  /**
+   * A new object; `isInInitialList` is true for the initial list and a late handler's replay;
+   * `fromSnapshot` (informers always pass it) is true when the object was read from a persisted
+   * snapshot the server has not confirmed yet (the informer's `snapshot` option): it may be as old
+   * as that snapshot, and an update or delete follows if the server has moved on.
+   */
+  onAdd?(obj: T, isInInitialList: boolean, key: string, fromSnapshot?: boolean): void | Promise<void>;
   /** A changed object; on resync (`Sync`) and unchanged relist (`Replaced`) deltas `oldObj === newObj`. */
   onUpdate?(oldObj: T, newObj: T, key: string): void | Promise<void>;
   /**

@@ -22,3 +22,6 @@ export type { InformerFactory, InformerFactoryOptions, InformerForOptions } from
 export { CacheSyncTimeoutError, FactoryNotStartedError, FactoryStoppedError, NoInformersError } from './cacheSync.ts';
 export type { CacheSyncOptions, UnsyncedInformer } from './cacheSync.ts';
 export type { InformerLogDetails, InformerLogger } from './statusLogger.ts';
+export type { FactorySnapshotOptions } from './factoryOptions.ts';
+export { DEFAULT_SNAPSHOT_INTERVAL_MS, saveTimes } from './snapshotting.ts';
+export type { InformerSnapshotOptions } from './snapshotting.ts';

@@ -25,6 +25,7 @@ import {
   validateDescriptor,
   validateFactoryOptions,
   validateScope,
+  type FactorySnapshotOptions,
   type PerInformerOptions,
 } from './factoryOptions.ts';
 import { statusLogger, type InformerLogger } from './statusLogger.ts';
@@ -53,10 +54,23 @@ export interface InformerFactoryOptions extends InformerScope {
    * `InvalidOptionsError`. Default 5000.
    */
   releaseGraceMs?: number;
+  /**
+   * Persist every informer's cache and start warm: a restart shows the cache at once and resumes
+   * the watch instead of listing (see `SharedInformerOptions.snapshot`). Secrets informers throw
+   * `SecretsSnapshotError` unless `persistSecrets` (or their own `snapshots: false`). Default: none.
+   */
+  snapshots?: FactorySnapshotOptions;
 }
 
-/** Per-informer options: a scope and informer options that override the factory's. */
-export type InformerForOptions<T extends KubeObject> = InformerScope & Omit<SharedInformerOptions<T>, 'scheduler'>;
+/**
+ * Per-informer options: a scope and informer options that override the factory's; `snapshots`
+ * over the factory's (`false`: this informer persists nothing).
+ */
+export type InformerForOptions<T extends KubeObject> = InformerScope &
+  Omit<SharedInformerOptions<T>, 'scheduler' | 'snapshot'> & {
+    /** This informer's snapshots: over the factory's `snapshots` (e.g. another `intervalMs`), or `false` for none. */
+    snapshots?: Partial<FactorySnapshotOptions> | false;
+  };
 
 /** The factory was shut down: its informers stopped and it makes no more. */
 export class FactoryShutdownError extends RxInformerError {
@@ -133,6 +147,15 @@ export interface InformerFactory {
    * again until it has synced. A stopped factory's informers keep their caches, and their sync.
    */
   hasSynced(): boolean;
+  /**
+   * Writes every informer's snapshot that changed since its last one (with `snapshots`), after any
+   * save in progress; resolves when all are written, rejects with the first `SnapshotStoreError`.
+   * `stop()` and `shutdown()` start these saves: await this before a process exits.
+   *
+   * @example
+   * process.once('SIGTERM', async () => { factory.shutdown(); await factory.saveSnapshots(); process.exit(0); });
+   */
+  saveSnapshots(): Promise<void>;
   /**
    * Shuts every informer down for good (watches aborted, timers cleared, handlers removed, streams
    * completed); pending `waitForCacheSync` calls reject with `FactoryShutdownError`; releases of
@@ -214,6 +237,11 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
       return waitForAll(sync, waitOptions);
     },
     hasSynced: () => !state.shutDown && entries.size > 0 && all().every(({ informer }) => informer.hasSynced()),
+    saveSnapshots: async () => {
+      const results = await Promise.allSettled(all().map(({ informer }) => informer.saveSnapshot()));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
     shutdown: () => {
       if (state.shutDown) return;
       state.shutDown = true;
@@ -260,7 +288,7 @@ function makeInformer<T extends KubeObject>(
   options: InformerFactoryOptions,
   { key, resource, scope, own }: InformerRequest<T>,
 ): SharedInformer<T> {
-  const informer = createSharedInformer<T>(source(resource, scope), informerOptions(resource, own, options));
+  const informer = createSharedInformer<T>(source(resource, scope), informerOptions(resource, scope, own, options));
   const held = informer as unknown as SharedInformer<KubeObject>;
   state.entries.set(key, { informer: held, resource, scope });
   if (options.logger) logStatusOf(informer, resource, scope, options.logger);

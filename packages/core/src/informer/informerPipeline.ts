@@ -12,7 +12,9 @@
 import {
   BehaviorSubject,
   Subject,
+  concat,
   connectable,
+  defer,
   distinctUntilChanged,
   filter,
   map,
@@ -30,7 +32,9 @@ import { applyEvent, initialDeltaState, type DeltaStoreOptions, type DeltaStoreS
 import { createPrepare } from '../store/prepare.ts';
 import { reflector } from '../reflector/reflector.ts';
 import type { ReflectorOptions } from '../reflector/reflectorOptions.ts';
+import { restoreInputs, type ResolvedSnapshotOptions, type SnapshotInput } from './snapshotting.ts';
 import type { Delta, Indexers, KubeObject, ListerWatcher, ReflectorEvent, ReflectorStatus } from '../types.ts';
+import type { SnapshotStatus } from '../snapshotStatus.ts';
 
 /** What the informer's `scan` consumes: the reflector's events and the informer's own inputs. */
 export type InformerInput<T extends KubeObject> =
@@ -38,12 +42,16 @@ export type InformerInput<T extends KubeObject> =
   /** The run ended (`stop()`). */
   | { type: 'stopped' }
   /** `addIndexers()`: index names already checked, functions not yet run. */
-  | { type: 'addIndexers'; indexers: Indexers<T> };
+  | { type: 'addIndexers'; indexers: Indexers<T> }
+  /** The persisted snapshot's status changed (loading, restored, cold, saved). */
+  | SnapshotInput;
 
 /** What the informer knows: the cache (snapshot, resource version, synced) and the reflector's status. */
 export interface InformerState<T extends KubeObject> extends DeltaStoreState<T> {
-  /** The reflector's condition, counted over every run; `stopped` when not running. */
+  /** The reflector's condition, counted over every run; `stopped` when not running; with `snapshot` when persisted. */
   readonly status: ReflectorStatus;
+  /** With a snapshot store: how the cache started and its saves (also `status.snapshot`). */
+  readonly snapshot?: SnapshotStatus;
 }
 
 /** What one input changed, as observers are told it. */
@@ -94,7 +102,13 @@ export function initialInformerStep<T extends KubeObject>(options: DeltaStoreOpt
 export function informerStep<T extends KubeObject>(state: InformerState<T>, input: InformerInput<T>): InformerStep<T> {
   switch (input.type) {
     case 'STATUS':
-      return { state: { ...state, status: input.status }, change: STATUS };
+      return { state: { ...state, status: withSnapshot(input.status, state.snapshot) }, change: STATUS };
+    case 'snapshot': {
+      const snapshot: SnapshotStatus = withoutUndefined({ start: 'cold', saves: 0, ...state.snapshot, ...input.patch });
+      // Reading the snapshot is how this run lists: `listing` until the reflector says more.
+      const phase = snapshot.start === 'loading' ? 'listing' : state.status.phase;
+      return { state: { ...state, snapshot, status: withSnapshot({ ...state.status, phase }, snapshot) }, change: STATUS };
+    }
     case 'stopped': {
       const { backoffMs: _b, listProgress: _p, ...rest } = state.status; // only while backing off / listing
       return { state: { ...state, status: { ...rest, phase: 'stopped' } }, change: STATUS };
@@ -116,6 +130,22 @@ export function informerStep<T extends KubeObject>(state: InformerState<T>, inpu
 }
 
 const STATUS = Object.freeze({ type: 'status' as const });
+
+/** The reflector's status with the informer's snapshot status, when it has one. */
+function withSnapshot(status: ReflectorStatus, snapshot: SnapshotStatus | undefined): ReflectorStatus {
+  return snapshot === undefined ? status : { ...status, snapshot };
+}
+
+/** `o` without its fields set to `undefined` (a patch's way of clearing one). */
+function withoutUndefined<O extends object>(o: O): O {
+  for (const key of Object.keys(o) as (keyof O)[]) if (o[key] === undefined) delete o[key];
+  return o;
+}
+
+/** Where a run resumes from: a restored snapshot's resource version until the server confirmed it. */
+function resumePoint<T extends KubeObject>(state: InformerState<T>): string | undefined {
+  return state.restored && !state.synced ? state.resourceVersion : undefined;
+}
 
 /** The cache of `state` once it has synced (what a resync pass re-delivers), else `undefined`. */
 export function syncedStore<T extends KubeObject>(state: InformerState<T>): InformerState<T>['store'] | undefined {
@@ -139,6 +169,8 @@ export interface InformerPipeline<T extends KubeObject> {
 /** What the pipeline needs of the informer's options. */
 export interface PipelineOptions<T extends KubeObject> extends DeltaStoreOptions<T> {
   reflector?: Omit<ReflectorOptions, 'scheduler'>;
+  /** Where snapshots are kept: a run of a cache that never synced starts from the stored one. */
+  snapshot?: ResolvedSnapshotOptions;
 }
 
 /**
@@ -152,11 +184,19 @@ export function informerPipeline<T extends KubeObject>(
   options: PipelineOptions<T>,
   scheduler: SchedulerLike,
 ): InformerPipeline<T> {
-  const reflector$ = reflector<T>(lw, { ...options.reflector, scheduler, prepare: createPrepare(options) });
+  const steps = new BehaviorSubject(initialInformerStep<T>(options));
+  const resumeFrom = () => resumePoint(steps.value.state);
+  const reflector$ = reflector<T>(lw, { ...options.reflector, scheduler, prepare: createPrepare(options), resumeFrom });
   const running = new BehaviorSubject(false);
   const commands = new Subject<InformerInput<T>>();
-  const steps = new BehaviorSubject(initialInformerStep<T>(options));
-  const run$ = running.pipe(switchMap((on) => (on ? reflector$ : of<InformerInput<T>>({ type: 'stopped' }))));
+  // A run of a cache that never synced, nor was restored, starts from the stored snapshot.
+  const { snapshot } = options;
+  const restore$ = snapshot && restoreInputs<T>(snapshot, options.freeze);
+  const start$ = defer(() => {
+    const { state } = steps.value;
+    return restore$ && !state.synced && !state.restored ? concat(restore$, reflector$) : reflector$;
+  });
+  const run$ = running.pipe(switchMap((on) => (on ? start$ : of<InformerInput<T>>({ type: 'stopped' }))));
   const lifetime = connectable(merge(run$, commands).pipe(scan((last, input) => informerStep(last.state, input), steps.value)), {
     connector: () => steps,
     resetOnDisconnect: false,

@@ -17,6 +17,7 @@ import type { StoreSnapshot } from '../store/indexer.ts';
 import { eventsOf, informerPipeline, latestOf, syncedStore, type InformerPipeline } from './informerPipeline.ts';
 import type { ReflectorOptions } from '../reflector/reflectorOptions.ts';
 import { resyncClocks, validateResyncPeriod } from './resync.ts';
+import { resolveSnapshotOptions, snapshotSaver, type InformerSnapshotOptions } from './snapshotting.ts';
 import type { Delta, Indexers, KubeObject, ListerWatcher, ReflectorStatus } from '../types.ts';
 
 /** Options of `createSharedInformer`. */
@@ -33,6 +34,16 @@ export interface SharedInformerOptions<T extends KubeObject> extends DeltaStoreO
   resyncPeriodMs?: number;
   /** Where time runs (reflector, resync, lag). Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
+  /**
+   * Persist the cache and start warm: the first start reads the stored snapshot (the store
+   * holds its objects at once, handlers hear them as adds flagged `fromSnapshot`) and resumes
+   * the watch from its resource version instead of listing; the first event or bookmark syncs the
+   * informer, a 410 relists and delivers only the differences. The cache is saved at most once
+   * per `intervalMs` while it changes, and when the informer stops (`saveSnapshot()` to wait for
+   * it). A corrupt or foreign snapshot is refused (`SnapshotRejectedError` on
+   * `getStatus().snapshot`) and the informer starts cold. Default: none (every start lists).
+   */
+  snapshot?: InformerSnapshotOptions;
 }
 
 /** A shared, indexed cache of one resource with event handlers. */
@@ -79,6 +90,16 @@ export interface SharedInformer<T extends KubeObject> {
   getStatus(): ReflectorStatus;
   /** True between `start()` and `stop()`. */
   isRunning(): boolean;
+  /**
+   * Writes the cache's snapshot now (with a `snapshot` store), unless it has not changed since the
+   * last one or has not synced; after any save in progress. Resolves once it is written; rejects
+   * with its `SnapshotStoreError`. Without a store it resolves at once. `stop()` and `shutdown()`
+   * start a save themselves: await this one before a process exits.
+   *
+   * @example
+   * process.once('SIGTERM', async () => { informer.shutdown(); await informer.saveSnapshot(); process.exit(0); });
+   */
+  saveSnapshot(): Promise<void>;
   /**
    * Starts listing and watching. Idempotent; returns at once. To run only while something reads
    * the store, see `whileSubscribed`.
@@ -156,8 +177,19 @@ export function createSharedInformer<T extends KubeObject>(
   validateInformerOptions(lw, options);
   const scheduler = options.scheduler ?? asyncScheduler;
   const defaultResyncMs = validateResyncPeriod(options.resyncPeriodMs);
-  const pipeline = informerPipeline(lw, options, scheduler);
+  const snapshot = resolveSnapshotOptions(options.snapshot);
+  const pipeline = informerPipeline(lw, { ...options, snapshot }, scheduler);
   const { running, steps, lifetime } = pipeline;
+  const saver =
+    snapshot &&
+    snapshotSaver<T>(snapshot, {
+      current: () => steps.value.state,
+      changed$: pipeline.changes$.pipe(filter(({ change }) => change.type === 'deltas')),
+      running$: running,
+      report: (input) => pipeline.commands.next(input),
+      scheduler,
+    });
+  if (saver) lifetime.add(saver.subscription);
   const handlerErrors = new Subject<HandlerError<T>>();
   let handlerCount = 0;
   const handlers: HandlerSources<T> = {
@@ -205,6 +237,7 @@ export function createSharedInformer<T extends KubeObject>(
     hasSynced: () => steps.value.state.synced,
     getStatus: () => steps.value.state.status,
     isRunning: () => running.value,
+    saveSnapshot: () => saver?.save() ?? Promise.resolve(),
     start,
     stop,
     shutdown,

@@ -10,6 +10,7 @@ export { initialReflectorModel } from './reflectorModel.ts';
 export type { ReflectorAction, ReflectorInput, ReflectorModel, ReflectorState, StepResult } from './reflectorModel.ts';
 export type { ReflectorOptions } from './reflectorOptions.ts';
 export type { ReflectorEvent } from '../types.ts';
+export type { RestoredMark } from '../snapshotStatus.ts';
 export {
   ListTooLargeError,
   UnknownWatchEventError,

@@ -57,7 +57,7 @@ export function reflector<T extends KubeObject>(lw: ListerWatcher<T>, options: R
   const context = { options: resolveOptions(options), random: options.random ?? Math.random, prepare: options.prepare };
   const scheduler = options.scheduler ?? asyncScheduler;
   const memory: { last?: ReflectorModel<T> } = {};
-  return new Observable<ReflectorEvent<T>>((subscriber) => drive(lw, subscriber, context, scheduler, memory));
+  return new Observable<ReflectorEvent<T>>((subscriber) => drive(lw, subscriber, context, scheduler, memory, options.resumeFrom?.()));
 }
 
 /** Options of `reflector`: the reflector's own, and the prepare stage its objects go through. */
@@ -68,6 +68,12 @@ export interface ReflectorRunOptions<T extends KubeObject> extends ReflectorOpti
    * `invalid`. Default: none, objects are emitted as decoded.
    */
   prepare?: Prepare<T>;
+  /**
+   * Asked as each run starts: a resource version to resume from instead of listing (a restored
+   * snapshot's). The run then watches from it; the first event or bookmark syncs it (`hasSynced`),
+   * a 410 makes it list. Ignored by a run after one that synced (that one relists). Default: none.
+   */
+  resumeFrom?: () => string | undefined;
 }
 
 /** The input of a watch that opened: one shared instance. */
@@ -120,8 +126,9 @@ function drive<T extends KubeObject>(
   context: Omit<StepContext<T>, 'now'>,
   scheduler: SchedulerLike,
   memory: { last?: ReflectorModel<T> },
+  resumeFrom: string | undefined,
 ): TeardownLogic {
-  let model = initialReflectorModel<T>(memory.last);
+  let model = initialReflectorModel<T>(memory.last, resumeFrom);
   let current: Subscription | undefined;
   let check: Subscription | undefined; // the stall check, beside the watch `current`
   let generation = 0;

@@ -8,7 +8,7 @@
  * transitions `startList`, `startWatch`, `fail` or `replace`.
  */
 import { backoffSuccess, nextBackoff, type NextBackoffOptions } from '../time/backoff.ts';
-import { InvalidObjectError, KubeApiError, RxInformerError } from '../errors.ts';
+import { asError, InvalidObjectError, KubeApiError } from '../errors.ts';
 import { admit, admitItems } from './admission.ts';
 import { addRejected, UnexpectedTypeError } from '../expectedType.ts';
 import { NotPartialMetadataError } from '../partialObjectMetadata.ts';
@@ -19,17 +19,13 @@ import {
   WatchIdleError,
   WatchListUnsupportedError,
 } from './reflectorErrors.ts';
-import type { ReflectorAction, ReflectorModel, ReflectorInput, ReflectorState, StepContext, StepResult } from './reflectorModel.ts';
+import { append, type ReflectorAction, type ReflectorModel, type ReflectorInput, type ReflectorState } from './reflectorModel.ts';
+import type { StepContext, StepResult } from './reflectorModel.ts';
 import { prepareItems, prepareObjectEvent } from '../store/prepare.ts';
 import { stallVerdict } from './stallCheck.ts';
-import { listOptions, stallCheckOptions, stallMsOf, streamingOptions, watchOptions } from './reflectorOptions.ts';
+import { listOptions, stallCheckOptions, stallMsOf, streamingOptions, watchOptions, watchSeconds } from './reflectorOptions.ts';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../types.ts';
 import type { KubeObject, ListPage, ReflectorEvent, ReflectorStatus, Status, WatchEvent } from '../types.ts';
-
-/** @internal A thrown value as an `Error` (the status's `lastError`). */
-export function asError(e: unknown): Error {
-  return e instanceof Error ? e : new RxInformerError('Unknown', String(e), { cause: e });
-}
 
 /** The action of most steps: nothing new to start (one shared instance: the watch's hot path). */
 const CONTINUE: ReflectorAction = Object.freeze({ type: 'continue' });
@@ -51,7 +47,8 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
   const { state } = model;
   switch (input.type) {
     case 'start':
-      // A run after a sync (see `initialReflectorModel`) relists: consistently, as any relist.
+      // Resuming a restored snapshot: a watch from its RV; a run after a sync (`initialReflectorModel`): a consistent relist.
+      if (model.resuming && model.rv !== undefined) return startWatch(run, model, model.rv);
       return startList(run, model, model.status.hasSynced || ctx.options.initialListResourceVersion === undefined);
     case 'waited':
       if (state.phase !== 'backingOff') return stay(run, model);
@@ -109,7 +106,7 @@ function startList<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, cons
     relistCount: m.status.hasSynced ? m.status.relistCount + 1 : m.status.relistCount,
     listProgress: { pages: 0, items: 0 },
   });
-  next.fullObjectsReported = false; // `next` is a new model
+  Object.assign(next, { fullObjectsReported: false, resuming: false }); // `next` is a new model; a list ends a resume
   if (options.useStreamingList && !next.streamingRefused) {
     const idleMs = options.idleGraceMs + options.minWatchTimeoutSeconds * 2000;
     return {
@@ -131,7 +128,7 @@ function startList<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, cons
  */
 function startWatch<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, rv: string, open = false): StepResult<T> {
   const { options, random, now } = run.ctx;
-  const seconds = Math.floor(options.minWatchTimeoutSeconds * (1 + random()));
+  const seconds = watchSeconds(options, random, m.resuming === true); // short while resuming a snapshot
   const phase = open ? 'watching' : 'connecting';
   const next = m.status.phase === phase ? m : setStatus(run, m, { phase });
   return {
@@ -143,10 +140,14 @@ function startWatch<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, rv:
 
 /**
  * The watch is open: `connecting` becomes `watching` (on `WATCH_OPENED`, or on the first event from
- * a ListerWatcher that sends none). The last error stays until a good event, as after a list.
+ * a ListerWatcher that sends none). The last error stays until a good event, as after a list. A
+ * watch resuming a snapshot gets a check beside it (see `stallVerdict`'s `resuming`).
  */
 function opened<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>): StepResult<T> {
-  return stay(run, m.status.phase === 'connecting' ? setStatus(run, m, { phase: 'watching' }) : m);
+  const next = m.status.phase === 'connecting' ? setStatus(run, m, { phase: 'watching' }) : m;
+  if (!next.resuming || next.state.phase !== 'watching' || next.state.checking) return stay(run, next);
+  const state = { ...next.state, checking: true };
+  return { model: { ...next, state }, outputs: run.outputs, action: { type: 'check', options: stallCheckOptions() } };
 }
 
 /** A failure: back off, then resume with a list or a watch (a first 410 after health relists at once). */
@@ -228,16 +229,6 @@ function onPage<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>, pag
   );
   const request = { ...listOptions(options, state.consistent), continue: token, resourceVersion: undefined };
   return { model: next, outputs: run.outputs, action: { type: 'list', options: request } };
-}
-
-/**
- * Adds a page to the array of the list in progress, in place: that array belongs to the listing
- * state alone (`startList` makes a new one for every list), so no object held before is copied and
- * a list of n objects costs O(n), where a copy of everything held on every page cost O(n²).
- */
-function append<T>(items: T[], page: readonly T[]): T[] {
-  for (const item of page) items.push(item);
-  return items;
 }
 
 /** A watch event: one of a streaming list's, or a change seen by the watch. */
@@ -326,16 +317,19 @@ function onWatchEvent<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T
     case 'ADDED':
     case 'MODIFIED':
     case 'DELETED':
-      // A good event ends the last failure's report (one status when there was one, none after).
+      // A good event ends the last failure's report (one status when there was one, none after); the
+      // first after a restored snapshot syncs (the server answered from the snapshot's resource version).
       if (next.status.lastError !== undefined) next = setStatus(run, next, { lastError: undefined });
       run.outputs.push(
         run.ctx.prepare ? prepareObjectEvent(run.ctx.prepare, event.type, event.object) : { type: event.type, object: event.object },
       );
+      if (next.resuming) next = setStatus(run, { ...next, resuming: false }, { hasSynced: true });
       return stay(run, next);
     case 'BOOKMARK':
       if (!rv) return stay(run, setStatus(run, next, { lastError: new InvalidObjectError('bookmark without resourceVersion', event) }));
       run.outputs.push({ type: 'BOOKMARK', resourceVersion: rv });
-      return stay(run, setStatus(run, next, { lastSyncResourceVersion: rv, lastError: undefined }));
+      next.resuming = false; // a bookmark syncs a restored snapshot too (`next` is this step's own)
+      return stay(run, setStatus(run, next, { lastSyncResourceVersion: rv, lastError: undefined, hasSynced: true }));
     case 'ERROR': {
       const status = event.object as Status;
       const code = typeof status?.code === 'number' ? status.code : 500;
@@ -384,10 +378,13 @@ function onStallInput<T extends KubeObject>(
   model: ReflectorModel<T>,
   input: Extract<ReflectorInput<T>, { type: 'silent' | 'checked' | 'checkFailed' }>,
 ): StepResult<T> {
-  const verdict = stallVerdict(model.state, input, run.ctx.options.stallCheckMs);
+  const verdict = stallVerdict(model.state, input, run.ctx.options.stallCheckMs, model.resuming);
   switch (verdict.type) {
     case 'ignore':
       return stay(run, model);
+    case 'current': // a restored snapshot still current: synced, as by a bookmark at its resource version
+      run.outputs.push({ type: 'BOOKMARK', resourceVersion: verdict.state.rv });
+      return stay(run, setStatus(run, { ...model, state: verdict.state, resuming: false }, { hasSynced: true }));
     case 'watching':
       return stay(run, { ...model, state: verdict.state });
     case 'check':

@@ -97,6 +97,11 @@ export interface ReflectorModel<T extends KubeObject> {
   rv?: string;
   /** True once full objects answered a metadata-only request since the list began (see `NotPartialMetadataError`). */
   fullObjectsReported?: boolean;
+  /**
+   * True while the run resumes from a restored snapshot's resource version (`rv`) and the server
+   * has not yet answered the watch with an event or bookmark (which syncs it) or a 410 (a list).
+   */
+  resuming?: boolean;
 }
 
 /** @internal What `step` needs besides the model. */
@@ -122,9 +127,10 @@ export interface StepResult<T extends KubeObject> {
  * The model before the first step of a run. After `previous`, the last model of an earlier run
  * that had synced, the run carries that run's accounting on (as a restarted client-go reflector
  * does): its relists, `hasSynced`, and the last resource version known, so its first list is a
- * relist, read consistently (see `step`'s `start`).
+ * relist, read consistently (see `step`'s `start`). Otherwise, given `resumeFrom` (a restored
+ * snapshot's resource version), the run starts with a watch from it instead of a list (`resuming`).
  */
-export function initialReflectorModel<T extends KubeObject>(previous?: ReflectorModel<T>): ReflectorModel<T> {
+export function initialReflectorModel<T extends KubeObject>(previous?: ReflectorModel<T>, resumeFrom?: string): ReflectorModel<T> {
   const fresh: ReflectorModel<T> = {
     state: { phase: 'listing', consistent: false, items: [], invalid: [] },
     status: { phase: 'listing', relistCount: 0, hasSynced: false },
@@ -132,8 +138,21 @@ export function initialReflectorModel<T extends KubeObject>(previous?: Reflector
     emptyWatches: 0,
     streamingRefused: false,
   };
-  if (!previous?.status.hasSynced) return fresh;
+  if (!previous?.status.hasSynced) {
+    if (resumeFrom === undefined || resumeFrom === '') return fresh;
+    return { ...fresh, status: { ...fresh.status, lastSyncResourceVersion: resumeFrom }, rv: resumeFrom, resuming: true };
+  }
   const rv = previous.rv ?? previous.status.lastSyncResourceVersion;
   const status = { phase: 'listing' as const, relistCount: previous.status.relistCount, hasSynced: true };
   return { ...fresh, status: rv === undefined ? status : { ...status, lastSyncResourceVersion: rv }, ...(rv !== undefined && { rv }) };
+}
+
+/**
+ * @internal Adds a page to the array of the list in progress, in place: that array belongs to the
+ * listing state alone (`startList` makes a new one for every list), so no object held before is
+ * copied and a list of n objects costs O(n), where a copy of everything held on every page cost O(n²).
+ */
+export function append<T>(items: T[], page: readonly T[]): T[] {
+  for (const item of page) items.push(item);
+  return items;
 }

@@ -160,6 +160,19 @@ export function streamingOptions(o: ResolvedReflectorOptions): WatchOptions {
   };
 }
 
+/**
+ * The `timeoutSeconds` of a watch resuming a restored snapshot: kube-apiserver's cacher (and the
+ * simulator) send a bookmark 2 s before a watch's timeout, on a timer that ticks once a second, so
+ * a resource with no change since the snapshot is confirmed 1–2 s after the watch opened (with the
+ * usual timeout, by a bookmark about a minute later). Any change since comes at once.
+ */
+export const RESUME_WATCH_SECONDS = 3;
+
+/** @internal A watch's `timeoutSeconds`: random in [min, 2 × min], or `RESUME_WATCH_SECONDS` while `resuming`. */
+export function watchSeconds(o: ResolvedReflectorOptions, random: () => number, resuming: boolean): number {
+  return resuming ? RESUME_WATCH_SECONDS : Math.floor(o.minWatchTimeoutSeconds * (1 + random()));
+}
+
 /** @internal A watch from `rv` that the server closes after `seconds`. */
 export function watchOptions(rv: string, seconds: number): WatchOptions {
   return { resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: seconds };

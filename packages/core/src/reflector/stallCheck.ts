@@ -17,32 +17,41 @@ import type { KubeObject } from '../types.ts';
 /** The watching state. */
 type Watching<T extends KubeObject> = Extract<ReflectorState<T>, { phase: 'watching' }>;
 
-/** What a stall input means: nothing now, a check to start, the watch kept, or a stall. */
+/** What a stall input means: nothing now, a check to start, the watch kept, a stall, or (resuming) the snapshot current. */
 export type StallVerdict<T extends KubeObject> =
   | { type: 'ignore' }
   | { type: 'check'; state: Watching<T> }
   | { type: 'watching'; state: Watching<T> }
-  | { type: 'stalled'; error: WatchStalledError };
+  | { type: 'stalled'; error: WatchStalledError }
+  | { type: 'current'; state: Watching<T> };
 
 /**
  * The verdict on one stall input in `state`, with the check's silence `stallMs` (`false`: off).
  * `silent` starts a check unless one runs; the answer of a check no longer asked for (an event
  * came, or another watch runs) is ignored.
+ *
+ * While `resuming` a restored snapshot, the check runs as the resumed watch opens (see `opened`):
+ * the server at the snapshot's resource version means nothing changed since, anywhere (`current`:
+ * it may never send a bookmark past it); another one is the server having moved on, not a stall.
+ * On kube-apiserver the check's consistent read also makes the watch cache catch up with etcd,
+ * so the resumed watch's bookmark follows within its short timeout.
  */
 export function stallVerdict<T extends KubeObject>(
   state: ReflectorState<T>,
   input: Extract<ReflectorInput<T>, { type: 'silent' | 'checked' | 'checkFailed' }>,
   stallMs: number | false,
+  resuming = false,
 ): StallVerdict<T> {
-  if (state.phase !== 'watching' || stallMs === false) return { type: 'ignore' };
+  if (state.phase !== 'watching') return { type: 'ignore' };
   if (input.type === 'silent') {
-    if (state.checking) return { type: 'ignore' };
+    if (state.checking || stallMs === false) return { type: 'ignore' };
     return { type: 'check', state: { ...state, checking: true, silentMs: (state.silentMs ?? 0) + stallMs } };
   }
   if (!state.checking) return { type: 'ignore' };
   const kept = { type: 'watching' as const, state: { ...state, checking: false } };
   if (input.type === 'checkFailed') return kept;
   const serverAt = input.page?.metadata?.resourceVersion;
-  if (typeof serverAt !== 'string' || serverAt === '' || serverAt === state.rv) return kept;
+  if (resuming) return serverAt === state.rv ? { type: 'current', state: kept.state } : kept;
+  if (typeof serverAt !== 'string' || serverAt === '' || serverAt === state.rv || stallMs === false) return kept;
   return { type: 'stalled', error: new WatchStalledError(state.silentMs ?? stallMs, state.rv, serverAt) };
 }

@@ -27,8 +27,13 @@ export interface DeltaStoreState<T extends KubeObject> {
   readonly store: StoreSnapshot<T>;
   /** The resource version of the last list, event or bookmark applied (opaque). */
   readonly resourceVersion?: string;
-  /** True once a complete list has been applied. */
+  /** True once a complete list has been applied (or a restored snapshot confirmed). */
   readonly synced: boolean;
+  /**
+   * True while the store holds a restored snapshot (a `LIST` marked `restored`) that the server has
+   * not confirmed yet: until the first watch event or bookmark, or a `LIST`.
+   */
+  readonly restored?: boolean;
 }
 
 /**
@@ -77,6 +82,12 @@ export function initialDeltaStep<T extends KubeObject>(options: DeltaStoreOption
  *   and the stored object delivered as a `Deleted` tombstone (`finalStateUnknown`), so no deleted
  *   object stays cached.
  * - `STATUS` changes nothing: the same state, no deltas.
+ * - A `LIST` marked `restored` (a persisted snapshot, before the server was asked) fills the store
+ *   as the initial list does, its `Added` deltas flagged `fromSnapshot`, but leaves it unsynced
+ *   (`restored`). The first `ADDED`, `MODIFIED`, `DELETED` or `BOOKMARK` after it syncs it: the
+ *   server answered a watch from the snapshot's resource version. A `LIST` over it (the watch was
+ *   refused: 410) delivers only the differences: no `Replaced` for objects the snapshot had right.
+ *   Refused (an error, nothing changed) once the store has synced.
  *
  * @example
  * reflector(lw, { prepare: createPrepare({ transform: dropManagedFields }) })
@@ -91,9 +102,11 @@ export function applyEvent<T extends KubeObject, S extends DeltaStoreState<T> = 
     case 'STATUS':
       return { state, deltas: NONE, errors: NONE };
     case 'BOOKMARK':
-      return { state: { ...state, resourceVersion: event.resourceVersion }, deltas: NONE, errors: NONE };
+      return { state: { ...state, resourceVersion: event.resourceVersion, ...confirmed(state) }, deltas: NONE, errors: NONE };
     case 'LIST':
-      return replace(state, event.items, event.resourceVersion, event.invalid ?? NONE);
+      if (event.restored && state.synced)
+        return { state, deltas: NONE, errors: [new InvalidObjectError('a restored snapshot cannot replace a synced cache', undefined)] };
+      return replace(state, event.items, event.resourceVersion, event.invalid ?? NONE, event.restored === true);
     case 'ADDED':
     case 'MODIFIED':
     case 'DELETED': {
@@ -102,10 +115,10 @@ export function applyEvent<T extends KubeObject, S extends DeltaStoreState<T> = 
       const keyed = event.invalid ? undefined : keyOf(state.store, event.object, errors);
       let next: { store: StoreSnapshot<T>; deltas: Delta<T>[] };
       if (event.type !== 'DELETED') {
-        if (keyed === undefined) return { state: { ...state, resourceVersion }, deltas: NONE, errors };
+        if (keyed === undefined) return { state: { ...state, resourceVersion, ...confirmed(state) }, deltas: NONE, errors };
         next = upsert(state.store, keyed, errors);
       } else next = keyed !== undefined ? remove(state.store, keyed) : removeUnprepared(state.store, event.object);
-      return { state: { ...state, store: next.store, resourceVersion }, deltas: next.deltas, errors };
+      return { state: { ...state, store: next.store, resourceVersion, ...confirmed(state) }, deltas: next.deltas, errors };
     }
     default: {
       const unknown: { type?: unknown } = event;
@@ -115,6 +128,12 @@ export function applyEvent<T extends KubeObject, S extends DeltaStoreState<T> = 
 }
 
 const NONE: readonly never[] = Object.freeze([]);
+
+/** A watch event over a restored snapshot: the server took its resource version, so the cache is synced. */
+const confirmed = (state: { readonly restored?: boolean }): { synced?: boolean; restored?: boolean } =>
+  state.restored ? CONFIRMED : NONE_CHANGED;
+const CONFIRMED = Object.freeze({ synced: true, restored: false });
+const NONE_CHANGED = Object.freeze({});
 
 /** A keyed object and what the store held under its key. */
 type Prepared<T> = { key: string; obj: T; stored: T | undefined };
@@ -218,14 +237,20 @@ function removeUnprepared<T extends KubeObject>(store: StoreSnapshot<T>, raw: T)
   return stored === undefined ? { store, deltas: [] } : removeAsTombstone(store, key, stored);
 }
 
+/**
+ * The store replaced by a list's `items` (or, `restoring`, a snapshot's): the differences as deltas.
+ * Over a restored snapshot, objects it had right give no `Replaced`: handlers heard of them already.
+ */
 function replace<T extends KubeObject, S extends DeltaStoreState<T>>(
   state: S,
   items: readonly T[],
   resourceVersion: string,
   invalid: readonly InvalidObjectError[],
+  restoring: boolean,
 ): DeltaStoreStep<T, S> {
   const errors: Error[] = [...invalid];
   const initial = !state.synced;
+  const heard = state.restored === true;
   const old = state.store;
   const entries = new Map<string, T>();
   for (const obj of items) {
@@ -247,10 +272,16 @@ function replace<T extends KubeObject, S extends DeltaStoreState<T>>(
     if (next.get(key) === undefined) continue;
     const before = old.get(key);
     if (before === undefined || uidChanged(before, after))
-      deltas.push({ type: 'Added', key, object: after, isInInitialList: initial, store: next });
-    else deltas.push({ type: before === after ? 'Replaced' : 'Updated', key, object: after, oldObject: before, store: next });
+      deltas.push(
+        restoring
+          ? { type: 'Added', key, object: after, isInInitialList: true, fromSnapshot: true, store: next }
+          : { type: 'Added', key, object: after, isInInitialList: initial, store: next },
+      );
+    else if (before !== after) deltas.push({ type: 'Updated', key, object: after, oldObject: before, store: next });
+    else if (!heard) deltas.push({ type: 'Replaced', key, object: after, oldObject: before, store: next });
   }
-  return { state: { ...state, store: next, resourceVersion, synced: true }, deltas, errors };
+  const synced = { synced: !restoring, ...((restoring || heard) && { restored: restoring }) };
+  return { state: { ...state, store: next, resourceVersion, ...synced }, deltas, errors };
 }
 
 /** Replaces the whole content; an object an index function refuses is left out and reported. */

@@ -13,7 +13,8 @@
  */
 export type HashFunc = (key: string) => number;
 
-const FNV_BASIS = 0x811c9dc5;
+/** FNV-1a's 32-bit offset basis: the state before any code unit was hashed. */
+export const FNV_BASIS = 0x811c9dc5;
 
 /**
  * FNV-1a (32 bits, over UTF-16 code units) starting from a state that depends on `seed`: maps
@@ -25,14 +26,24 @@ const FNV_BASIS = 0x811c9dc5;
  */
 export function seededFnv1a(seed: number): HashFunc {
   const basis = (FNV_BASIS ^ seed) >>> 0;
-  return (key) => {
-    let h = basis;
-    for (let i = 0; i < key.length; i++) {
-      h ^= key.charCodeAt(i);
-      h = Math.imul(h, 0x01000193);
-    }
-    return h >>> 0;
-  };
+  return (key) => fnv1aFrom(basis, key);
+}
+
+/**
+ * FNV-1a (32 bits, over UTF-16 code units) of `text`, continued from `state` (a previous result,
+ * or `FNV_BASIS` to start): hashing `a` then `b` from its result equals hashing `a + b`, so a long
+ * text can be hashed piece by piece, as it is made.
+ *
+ * @example
+ * fnv1aFrom(fnv1aFrom(FNV_BASIS, 'default/'), 'web') === fnv1a('default/web'); // true
+ */
+export function fnv1aFrom(state: number, text: string): number {
+  let h = state;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
 }
 
 /**
