@@ -70,6 +70,8 @@ export interface ProxyCounts {
   readonly http2Sessions: number;
   /** HTTP/2 PING frames received from clients. */
   readonly pings: number;
+  /** TLS handshakes in which the client offered `h2` by ALPN (whether or not the proxy speaks it). */
+  readonly h2Offers: number;
 }
 
 /** A running fault proxy. */
@@ -133,7 +135,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   if (options.http2 && !options.tls) throw new InvalidOptionsError('http2 needs tls: HTTP/2 is offered by ALPN during the TLS handshake');
   const state: ProxyState = {
     exchanges: new Set(),
-    counts: { requests: 0, watches: 0, failed: 0, ended: 0, pings: 0 },
+    counts: { requests: 0, watches: 0, failed: 0, ended: 0, pings: 0, h2Offers: 0 },
     failures: [],
     endings: [],
     latencyMs: 0,
@@ -205,7 +207,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
 /** The counts as they are when read: the state's, the relay's connections, the HTTP/2 sessions. */
 function liveCounts(state: ProxyState, accepted: () => number, sessions: Sessions): ProxyCounts {
   const counts = {} as ProxyCounts;
-  for (const key of ['requests', 'watches', 'failed', 'ended', 'pings'] as const)
+  for (const key of ['requests', 'watches', 'failed', 'ended', 'pings', 'h2Offers'] as const)
     Object.defineProperty(counts, key, { get: () => state.counts[key], enumerable: true });
   Object.defineProperty(counts, 'connections', { get: accepted, enumerable: true });
   Object.defineProperty(counts, 'http2Sessions', { get: () => sessions.opened, enumerable: true });
@@ -227,12 +229,20 @@ function innerServer(
   const sessions: Sessions = { open: new Set(), opened: 0 };
   if (!options.tls) return { server: createHttpServer(handle), sessions };
   const { cert, key } = options.tls;
-  if (!options.http2) return { server: createHttpsServer({ cert, key }, handle), sessions };
+  if (!options.http2) {
+    // Speaking HTTP/1.1 only, the proxy still sees which clients offered h2.
+    const ALPNCallback = ({ protocols }: { protocols: string[] }) => {
+      if (protocols.includes('h2')) state.counts.h2Offers++;
+      return protocols.includes('http/1.1') ? 'http/1.1' : undefined;
+    };
+    return { server: createHttpsServer({ cert, key, ALPNCallback }, handle), sessions };
+  }
   const maxConcurrentStreams = (typeof options.http2 === 'object' ? options.http2.maxConcurrentStreams : undefined) ?? 100;
   // The compatibility request and response stand in for node:http's (see `ProxyRequest`).
   const server = createSecureServer({ cert, key, allowHTTP1: true, settings: { maxConcurrentStreams } }, handle as never);
   server.on('session', (session: Http2Session) => {
     sessions.opened++;
+    state.counts.h2Offers++; // a session is an h2 handshake
     sessions.open.add(session);
     session.on('ping', () => state.counts.pings++);
     session.once('close', () => sessions.open.delete(session));

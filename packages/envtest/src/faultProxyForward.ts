@@ -31,7 +31,7 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'up
 /** The proxy's state: the open exchanges, the counts and the pending faults. */
 export interface ProxyState {
   readonly exchanges: Set<Exchange>;
-  readonly counts: { requests: number; watches: number; failed: number; ended: number; pings: number };
+  readonly counts: { requests: number; watches: number; failed: number; ended: number; pings: number; h2Offers: number };
   readonly failures: InjectedFailure[];
   readonly endings: WatchEnding[];
   latencyMs: number;
