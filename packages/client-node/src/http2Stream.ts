@@ -33,6 +33,7 @@ export type Unanswered =
 
 /** A stream silent for longer than its `idleTimeoutMs` (typed a `NetworkError` by core). */
 export class StreamIdleError extends Error {
+  /** The code core's `networkErrorFrom` reports on the `NetworkError`. */
   readonly code = 'ERR_HTTP2_STREAM_IDLE';
 
   constructor(ms: number) {
@@ -47,7 +48,7 @@ export interface StreamEvents {
   answered(response: HttpResponse): void;
   /** The stream ended without an answer. */
   unanswered(how: Unanswered): void;
-  /** The stream is closed (after either of the above), its slot free. */
+  /** The stream's slot is free: both sides ended it, or it closed (after either of the above); once. */
   closed(): void;
 }
 
@@ -73,9 +74,19 @@ export function sendOnStream(session: ClientHttp2Session, r: StreamRequest, even
     if (r.watch) stream.setTimeout(0);
     events.answered(responseOf(stream, h));
   });
+  // The slot is free once both sides have ended the stream (the server's END_STREAM is read, so
+  // nghttp2 has closed it): a list's last page read frees it for the watch that follows at once,
+  // where 'close' comes a turn later and would have the pool open a connection for that watch.
+  let freed = false;
+  const free = () => {
+    if (freed) return;
+    freed = true;
+    events.closed();
+  };
+  stream.once('end', () => (stream.writableFinished ? free() : stream.once('finish', free)));
   stream.once('close', () => {
     if (!answered) events.unanswered(unansweredOf(stream.rstCode, failure, r.signal));
-    events.closed();
+    free();
   });
   if (r.body !== undefined) stream.end(r.body);
   return stream;

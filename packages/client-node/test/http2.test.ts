@@ -42,8 +42,11 @@ describe.each(serverKinds())('the HTTP/2 transport against the %s server', (kind
     transportOptions: KubeTransportOptions = {},
     kc: KubeConfig = server.kubeConfig(),
     reflector: InformerForOptions<KubeObject>['reflector'] = fastReflector,
+    warm = false,
   ) => {
     const transport = createKubeTransport(kc, transportOptions);
+    // A first request opens the connection: its SETTINGS are in before the informers' requests.
+    if (warm) await transport.getJson('/version', undefined, 'objectBody');
     const factory = createKubeInformerFactory(kc, { transport, namespace: ns });
     factories.push({ ...factory, close: async () => (await factory.close(), await transport.close()) });
     const all = Array.from({ length: count }, (_, i) => factory.informerFor(configMaps, { labelSelector: `w=${i}`, reflector }));
@@ -82,11 +85,19 @@ describe.each(serverKinds())('the HTTP/2 transport against the %s server', (kind
       http2: { maxConcurrentStreams: 3 },
     });
     proxies.push(capped);
-    const byServer = await informers(5, {}, kubeConfigFor({ url: capped.url, token: server.credentials.token, ca: caOf(server) }));
-    expect(byServer.transport.connections!()).toMatchObject({ http2Connections: 2, streams: 5 });
-    expect(capped.counts.http2Sessions).toBe(2);
+    const cappedKc = () => kubeConfigFor({ url: capped.url, token: server.credentials.token, ca: caOf(server) });
+    // As many informers as streams: each list's stream is free for its watch, no second connection.
+    const exact = await informers(3, {}, cappedKc());
+    expect(await waitFor(() => exact.transport.connections!().streams === 3)).toBe(true);
+    expect(exact.transport.connections!()).toMatchObject({ http2Connections: 1, opened: 1 });
+    expect(capped.counts.http2Sessions).toBe(1);
+    const byServer = await informers(5, {}, cappedKc());
+    expect(await waitFor(() => byServer.transport.connections!().streams === 5)).toBe(true);
+    expect(byServer.transport.connections!()).toMatchObject({ http2Connections: 2 });
+    expect(capped.counts.http2Sessions).toBe(3);
     const byUs = await informers(5, { http2: { maxStreamsPerConnection: 2 } });
-    expect(byUs.transport.connections!()).toMatchObject({ http2Connections: 3, streams: 5 });
+    expect(await waitFor(() => byUs.transport.connections!().streams === 5)).toBe(true);
+    expect(byUs.transport.connections!()).toMatchObject({ http2Connections: 3 });
     expect(await arrives(byUs.all[4]!, 4, 'third connection')).toBe(true);
   });
 
@@ -146,7 +157,9 @@ describe.each(serverKinds())('the HTTP/2 transport against the %s server', (kind
   realOnly(
     "should hold kube-apiserver's announced 100 streams on a connection, and open a second for the rest",
     async () => {
-      const { transport, all } = await informers(110, {}, server.directKubeConfig(), { ...fastReflector, minWatchTimeoutSeconds: 60 });
+      // Warm, so the server's SETTINGS (not the 100 assumed before them) decide: 250 would take one connection.
+      const reflector = { ...fastReflector, minWatchTimeoutSeconds: 60 };
+      const { transport, all } = await informers(110, {}, server.directKubeConfig(), reflector, true);
       expect(await waitFor(() => transport.connections!().streams === 110, 30_000)).toBe(true);
       expect(transport.connections!()).toMatchObject({ protocol: 'h2', http2Connections: 2, http1Connections: 0 });
       expect(await arrives(all[5]!, 5, 'direct')).toBe(true);
