@@ -33,6 +33,7 @@ export interface LivenessTimes {
  * if (error.code === 'ERR_HTTP2_PING_TIMEOUT') console.warn('the connection to the API server died');
  */
 export class ConnectionUnresponsiveError extends Error {
+  /** The code core's `networkErrorFrom` reports on the `NetworkError`. */
   readonly code = 'ERR_HTTP2_PING_TIMEOUT';
   /** How long the ack was waited for, in ms. */
   readonly pingTimeoutMs: number;

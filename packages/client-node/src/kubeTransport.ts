@@ -67,8 +67,9 @@ export interface TransportConnections {
   readonly http1Connections: number;
   /** HTTP/2 connections opened so far. */
   readonly opened: number;
-  /** PINGs the health check sent, and the acks it read. */
+  /** PINGs the health check sent. */
   readonly pings: number;
+  /** Acks of those PINGs read in time. */
   readonly pingAcks: number;
   /** Connections dropped because a PING's ack did not come in time. */
   readonly unresponsive: number;

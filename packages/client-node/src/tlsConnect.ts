@@ -29,6 +29,7 @@ export interface TlsConnectOptions {
 
 /** A failed `CONNECT` to the proxy: its status, typed a `NetworkError` by core (code `ERR_PROXY_TUNNEL`). */
 export class ProxyTunnelError extends Error {
+  /** The code core's `networkErrorFrom` reports on the `NetworkError`. */
   readonly code = 'ERR_PROXY_TUNNEL';
   /** The proxy's answer to `CONNECT`. */
   readonly status: number;

@@ -4,13 +4,22 @@
 import { InvalidOptionsError } from '@rxinformer/core';
 import type { Http2Options, ResolvedHttp2Options } from './connections.ts';
 
-/** The defaults of `Http2Options`: client-go's health check (30 s idle, 15 s for the ack). */
-export const DEFAULT_HTTP2_OPTIONS: ResolvedHttp2Options = {
+/**
+ * The defaults of `Http2Options`: client-go's health check (a PING after 30 s without a frame, the
+ * connection dropped 15 s later without its ack) and dial timeout (30 s); streams per connection
+ * as many as the server allows, up to 1000.
+ *
+ * @example
+ * createKubeTransport(kc, { http2: { ...DEFAULT_HTTP2_OPTIONS, pingTimeoutMs: 5_000 } });
+ *
+ * Caveat: kube-apiserver announces 100 streams a connection, which rules over the 1000.
+ */
+export const DEFAULT_HTTP2_OPTIONS: Readonly<Required<Http2Options>> = Object.freeze({
   maxStreamsPerConnection: 1000,
   readIdleTimeoutMs: 30_000,
   pingTimeoutMs: 15_000,
   connectTimeoutMs: 30_000,
-};
+});
 
 /**
  * The scheme of a kubeconfig URL, lower case as the URL parser gives it: `http:` or `https:`; throws

@@ -25,7 +25,12 @@ export interface FaultProxyOptions {
    * does; needs `tls`. `maxConcurrentStreams` is announced in SETTINGS (default 100, as
    * kube-apiserver). The proxy speaks HTTP/1.1 to the target either way. Default: HTTP/1.1 only.
    */
-  http2?: boolean | { maxConcurrentStreams?: number };
+  http2?:
+    | boolean
+    | {
+        /** SETTINGS_MAX_CONCURRENT_STREAMS the proxy announces. Default 100. */
+        maxConcurrentStreams?: number;
+      };
   /**
    * Rewrites each request's path and query before it is forwarded, e.g. to drop a parameter an
    * older server would ignore. Default: forwarded as is.
