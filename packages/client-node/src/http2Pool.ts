@@ -18,6 +18,7 @@ import {
   type Pending,
   type ProtocolMemory,
 } from './http2Connection.ts';
+import { asError } from './errors.ts';
 import type { StreamRequest, Unanswered } from './http2Stream.ts';
 
 export { USE_HTTP1, type Http2Counters, type ProtocolMemory } from './http2Connection.ts';
@@ -169,8 +170,9 @@ function request(
       retries: 0,
       settle: (answer) => {
         r.signal.removeEventListener('abort', onAbort);
-        if (answer instanceof Error) reject(answer);
-        else resolve(answer);
+        // Errors may come from another realm (Node's internals seen from a VM context): tell them by what a response has.
+        if (answer === USE_HTTP1 || isResponse(answer)) resolve(answer);
+        else reject(answer);
       },
     };
     // A started stream is aborted by the signal itself.
@@ -188,9 +190,10 @@ function request(
 }
 
 function abortError(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
+  const { reason } = signal as { reason: unknown };
+  return typeof reason === 'object' && reason !== null ? (reason as Error) : new DOMException('This operation was aborted', 'AbortError');
 }
 
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
+function isResponse(answer: HttpResponse | Error): answer is HttpResponse {
+  return typeof (answer as Partial<HttpResponse>).chunks === 'function';
 }

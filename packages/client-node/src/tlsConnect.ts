@@ -8,6 +8,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type Socket } from 'node:net';
 import { connect, type TLSSocket } from 'node:tls';
 import type { SchedulerLike } from 'rxjs';
+import { asError } from './errors.ts';
 import type { TlsMaterial } from './tlsMaterial.ts';
 
 /** TCP keep-alive probes after 30 s idle, like client-go's dialer, so idle load-balancer timeouts do not cut watches. */
@@ -85,7 +86,7 @@ export function connectTls(options: TlsConnectOptions): Promise<TLSSocket> {
           through.destroy(); // timed out meanwhile
         else handshake();
       },
-      (error: unknown) => settle(error instanceof Error ? error : new Error(String(error))),
+      (error: unknown) => settle(asError(error)),
     );
   });
 }
