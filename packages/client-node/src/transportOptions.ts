@@ -1,5 +1,6 @@
 /**
- * The checks of `createKubeTransport`'s inputs: the kubeconfig's URLs and the HTTP/2 options, each refused with an `InvalidOptionsError` saying what is wrong.
+ * The checks of `createKubeTransport`'s inputs: the kubeconfig's URLs and the HTTP/2 options, each
+ * refused with an `InvalidOptionsError` saying what is wrong.
  */
 import { InvalidOptionsError } from '@rxinformer/core';
 import type { Http2Options, ResolvedHttp2Options } from './connections.ts';
