@@ -14,7 +14,7 @@ import type { TLSSocket } from 'node:tls';
 import { KubeConfig } from '@kubernetes/client-node';
 import { InvalidOptionsError, NetworkError } from '@rxinformer/core';
 import { createKubeTransport, type KubeTransport, type KubeTransportOptions } from '../src/index.ts';
-import { makePki, type Pki } from './pki.ts';
+import { makePki, type Pki } from '@rxinformer/testing/servers';
 
 let dir: string;
 let pki: Pki;
