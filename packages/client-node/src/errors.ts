@@ -50,3 +50,14 @@ export class ResponseDecodeError extends RxInformerError {
  * `RequestTimeoutError`, re-exported here where it used to live.
  */
 export { RequestTimeoutError } from '@rxinformer/core';
+
+/**
+ * `error` as an `Error` to reject with: any object as is (an error of another realm — a VM context,
+ * Node's internals seen from one — keeps its `code` and `cause`), anything else wrapped.
+ *
+ * @example
+ * socket.once('error', (e: unknown) => reject(asError(e)));
+ */
+export function asError(error: unknown): Error {
+  return typeof error === 'object' && error !== null ? (error as Error) : new Error(String(error));
+}

@@ -26,6 +26,12 @@ export { kubeConfigListerWatcher } from './kubeConfigListerWatcher.ts';
 export type { KubeConfigListerWatcherOptions } from './kubeConfigListerWatcher.ts';
 export { createKubeTransport, sharedKubeTransport } from './kubeTransport.ts';
 export type { KubeTransport, KubeTransportOptions } from './kubeTransport.ts';
+export type { TransportConnections } from './kubeTransport.ts';
+export type { Http2Options } from './connections.ts';
+export { DEFAULT_HTTP2_OPTIONS } from './transportOptions.ts';
+export { ConnectionUnresponsiveError } from './connectionLiveness.ts';
+export { StreamIdleError } from './http2Stream.ts';
+export { ProxyTunnelError } from './tlsConnect.ts';
 
 // Leases (leader election and shard membership)
 export { kubeLeaseClient } from './kubeLeaseClient.ts';

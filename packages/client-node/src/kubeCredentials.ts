@@ -9,7 +9,7 @@ import type { KubeConfig, User } from '@kubernetes/client-node';
 import { InvalidOptionsError } from '@rxinformer/core';
 import { CredentialError } from './errors.ts';
 import { execCredentials, type ExecCredentialOptions, type ExecCredentials } from './execCredential.ts';
-import { tlsMaterialProblem } from './tlsDispatcher.ts';
+import { tlsMaterialProblem } from './tlsMaterial.ts';
 
 /** What one request sends as the pinned user: its headers, its TLS material, and the read's order. */
 export interface Credentials {

@@ -1,7 +1,8 @@
 /**
- * HTTP to the cluster of a client-node `KubeConfig`: its auth headers and TLS options, over ONE
- * keep-alive undici dispatcher per KubeConfig, cluster and user (client-node builds a new agent
- * per request when TLS options are set; every connection here is reused).
+ * HTTP to the cluster of a client-node `KubeConfig`: its auth headers and TLS options, over the
+ * connections of the transport (client-node builds a new agent per request when TLS options are
+ * set; every connection here is reused): HTTP/2 to an HTTPS server that speaks it, each connection
+ * carrying many requests as streams and health-checked with PINGs, else keep-alive HTTP/1.1.
  */
 import type { RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -11,17 +12,20 @@ import { apiErrorFromResponse, errorBody, networkErrorFrom, readBody } from '@rx
 import { type HttpSend } from '@rxinformer/core/leader-election';
 import type { HttpRequestSend } from '@rxinformer/controller';
 import { request, type Dispatcher } from 'undici';
-import type { SchedulerLike } from 'rxjs';
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import { createConnections, undiciResponse, type ConnectionRequest, type Connections, type Http2Options } from './connections.ts';
 import { CredentialError, ResponseDecodeError } from './errors.ts';
 import { checkExecTimeout } from './execCredential.ts';
+import type { Http2Counters, ProtocolMemory } from './http2Pool.ts';
 import { pinUser } from './kubeCredentials.ts';
-import { createTlsDispatcher, type TlsDispatcher } from './tlsDispatcher.ts';
+import { createMaterialHolder, type MaterialHolder } from './tlsMaterial.ts';
+import { resolveHttp2Options, schemeOf } from './transportOptions.ts';
 
 /** The HTTP side of a KubeConfig, as the ListerWatchers and discovery use it. */
 export interface KubeTransport {
   /** The API server URL, e.g. `https://10.0.0.1:6443`. */
   readonly server: string;
-  /** `GET` a path with query through the shared dispatcher, with fresh auth headers. */
+  /** `GET` a path with query over the transport's connections, with fresh auth headers. */
   readonly get: HttpGet;
   /** Sends one request with an optional JSON body (the writes of `kubeLeaseClient`), like `get`. */
   readonly send: HttpSend;
@@ -39,12 +43,60 @@ export interface KubeTransport {
    * credentials, which dispatch first). Later requests open new ones.
    */
   close(): Promise<void>;
+  /**
+   * What the connections are doing now, and counters since the transport was made. Transports made
+   * by `createKubeTransport` have it (with a `dispatcher` option, only `protocol` stays unknown and
+   * the counts stay 0: the connections are the dispatcher's).
+   */
+  connections?(): TransportConnections;
+}
+
+/** The connections of a transport (`KubeTransport.connections()`). */
+export interface TransportConnections {
+  /**
+   * What the server speaks, found on the first HTTPS connection and remembered: `h2`, or
+   * `http/1.1` when it (or a TLS proxy in front) did not choose HTTP/2 or asked for HTTP/1.1.
+   * Undefined before that, and for `http://` servers and `http2: false` (HTTP/1.1).
+   */
+  readonly protocol?: 'h2' | 'http/1.1';
+  /** HTTP/2 connections open now. */
+  readonly http2Connections: number;
+  /** Streams open on them: requests in flight, watches included. */
+  readonly streams: number;
+  /** HTTP/1.1 connections open now. */
+  readonly http1Connections: number;
+  /** HTTP/2 connections opened so far. */
+  readonly opened: number;
+  /** PINGs the health check sent. */
+  readonly pings: number;
+  /** Acks of those PINGs read in time. */
+  readonly pingAcks: number;
+  /** Connections dropped because a PING's ack did not come in time. */
+  readonly unresponsive: number;
+  /** GOAWAY frames received (a server restarting or rebalancing: the streams in flight finish). */
+  readonly goaways: number;
+  /** Requests the server refused unprocessed (REFUSED_STREAM, after a GOAWAY) and that were sent again. */
+  readonly retried: number;
 }
 
 /** Options of `createKubeTransport`. */
 export interface KubeTransportOptions {
-  /** The undici dispatcher to send through, used as is (TLS changes are then up to it). Default: a keep-alive Agent (or ProxyAgent) built from the KubeConfig's TLS options, rebuilt when they change. */
+  /**
+   * An undici dispatcher to send every request through, used as is (TLS changes, HTTP/2 and its
+   * health are then up to it; `http2` is ignored). Default: the transport's own connections, built
+   * from the KubeConfig's TLS options and rebuilt when they change (see `http2`).
+   */
   dispatcher?: Dispatcher;
+  /**
+   * HTTP/2 to an HTTPS server, or `false` for HTTP/1.1 only. The server is offered `h2` and
+   * `http/1.1` by ALPN on the first connection; what it chooses is remembered for the transport's
+   * life (a TLS proxy that speaks only HTTP/1.1 is found once). Over HTTP/2 every request is a
+   * stream, many on one connection up to `maxStreamsPerConnection`, each connection health-checked
+   * with PINGs; over HTTP/1.1 every request in flight (each watch) holds a keep-alive connection.
+   * `http://` servers get HTTP/1.1 (kube-apiserver serves no cleartext HTTP/2). Default: `{}`, every
+   * field at its default (see `Http2Options`).
+   */
+  http2?: Http2Options | false;
   /** `User-Agent` header. Default `rxinformer/0.1.0`. */
   userAgent?: string;
   /**
@@ -55,7 +107,7 @@ export interface KubeTransportOptions {
    * `DEFAULT_EXEC_TIMEOUT_MS` (60 s).
    */
   execTimeoutMs?: number;
-  /** Where the exec plugin's time limit runs. Default `asyncScheduler`. */
+  /** Where the exec plugin's time limit, the HTTP/2 health check and idle closing run. Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
 }
 
@@ -63,8 +115,9 @@ export interface KubeTransportOptions {
  * Creates the transport of the KubeConfig's current context, pinned now: later
  * `kc.setCurrentContext(...)` calls do not move it to another server or user. Each request asks the
  * pinned user for its headers and TLS material (so exec and OIDC tokens refresh, and certificate
- * files are re-read); a changed certificate, key or CA gets a new connection pool, the old one
- * closing once its requests (watches included) end.
+ * files are re-read); a changed certificate, key or CA gets new connections, the old ones closing
+ * once their requests (watches included) end. Over HTTP/2 (see `http2`), 300 watches take 3
+ * connections of kube-apiserver's 100 streams each, where HTTP/1.1 takes 300.
  *
  * Caveat: `http://` servers (the scheme in any case: `HTTP://` too) are refused unless the cluster
  * sets `insecure-skip-tls-verify`, as in client-node; a server or proxy that is not an http(s) URL
@@ -90,7 +143,11 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
   if (cluster.proxyUrl) schemeOf(cluster.proxyUrl, 'proxy-url');
   const exec = { timeoutMs: checkExecTimeout('execTimeoutMs', options.execTimeoutMs), scheduler: options.scheduler };
   const user = pinUser(kc, { userAgent: options.userAgent ?? 'rxinformer/0.1.0', checkTls: https, exec });
-  const tls = createTlsDispatcher(cluster.proxyUrl, https);
+  const http2 = https ? resolveHttp2Options(options.http2) : false;
+  const memory: ProtocolMemory = {};
+  const counters: Http2Counters = { opened: 0, pings: 0, pingAcks: 0, unresponsive: 0, goaways: 0, retried: 0 };
+  const context = { server, proxyUrl: cluster.proxyUrl, http2, memory, counters, scheduler: options.scheduler ?? asyncScheduler };
+  const holder = createMaterialHolder((material) => createConnections(material, context), https);
   // The requests not dispatched yet (still reading credentials), which `close()` waits for.
   const undispatched = new Set<Promise<void>>();
 
@@ -100,7 +157,7 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
     pathAndQuery: string,
     body: string | undefined,
     signal: AbortSignal,
-    bodyTimeout: number,
+    watch: boolean,
     accept?: string,
     contentType = 'application/json',
   ) => {
@@ -109,27 +166,26 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
       dispatched = resolve;
     });
     undispatched.add(mark);
-    let answer: Promise<Dispatcher.ResponseData>;
+    let answer: Promise<HttpResponse>;
     try {
       const { headers, opts, readAt } = await user.read(signal);
       if (body !== undefined) headers['Content-Type'] = contentType;
       if (accept !== undefined) headers.Accept = accept;
-      // The dispatcher is chosen and the request dispatched in one step: a dispatcher retired by a
-      // concurrent rotation (or `close()`) still finishes the requests it has, but takes no new one.
-      const dispatcher = options.dispatcher ?? dispatcherFor(tls, opts, readAt, user.name);
-      answer = request(server + pathAndQuery, { method: method as Dispatcher.HttpMethod, headers, body, dispatcher, signal, bodyTimeout });
+      // The connections are chosen and the request sent in one step: connections retired by a
+      // concurrent rotation (or `close()`) still finish the requests they have, but take no new one.
+      const r = { method, pathAndQuery, headers, body, signal, watch, idleTimeoutMs: TIMEOUT_MS, bodyTimeoutMs: watch ? 0 : TIMEOUT_MS };
+      answer = options.dispatcher ? sendThrough(options.dispatcher, server, r) : connectionsFor(holder, opts, readAt, user.name).send(r);
     } finally {
       undispatched.delete(mark);
       dispatched();
     }
     const response = await answer;
-    if (response.statusCode === 401) user.refused(); // an exec plugin's credential is run again
-    return undiciResponse(response);
+    if (response.status === 401) user.refused(); // an exec plugin's credential is run again
+    return response;
   };
-  const get: HttpGet = (pathAndQuery, signal, kind, accept) =>
-    dispatch('GET', pathAndQuery, undefined, signal, kind === 'watch' ? 0 : 300_000, accept);
-  const send: HttpSend = (method, path, body, signal) => dispatch(method, path, body, signal, 300_000);
-  const requestOf: HttpRequestSend = (r) => dispatch(r.method, r.pathAndQuery, r.body, r.signal, 300_000, undefined, r.contentType);
+  const get: HttpGet = (pathAndQuery, signal, kind, accept) => dispatch('GET', pathAndQuery, undefined, signal, kind === 'watch', accept);
+  const send: HttpSend = (method, path, body, signal) => dispatch(method, path, body, signal, false);
+  const requestOf: HttpRequestSend = (r) => dispatch(r.method, r.pathAndQuery, r.body, r.signal, false, undefined, r.contentType);
 
   return {
     server,
@@ -138,10 +194,20 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
     request: requestOf,
     getJson: <T>(path: string, signal?: AbortSignal, part: 'listBody' | 'objectBody' = 'listBody') => getJson<T>(get, path, signal, part),
     async close() {
-      // Requests still reading credentials dispatch first (on the pool being closed), not after.
+      // Requests still reading credentials dispatch first (on the connections being closed), not after.
       await Promise.all(undispatched);
       user.close();
-      await tls.close();
+      await holder.close();
+    },
+    connections: () => {
+      const open = { http2Connections: 0, streams: 0, http1Connections: 0 };
+      for (const c of holder.all()) {
+        const s = c.stats();
+        open.http2Connections += s.http2Connections;
+        open.streams += s.streams;
+        open.http1Connections += s.http1Connections;
+      }
+      return { protocol: memory.protocol, ...open, ...counters };
     },
   };
 }
@@ -172,41 +238,23 @@ async function getJson<T>(get: HttpGet, path: string, outer: AbortSignal | undef
   }
 }
 
-/**
- * The scheme of a kubeconfig URL, lower case as the URL parser gives it: `http:` or `https:`; throws
- * `InvalidOptionsError` for anything else (a SOCKS proxy included) or a string that is no URL.
- */
-function schemeOf(url: string, field: 'server' | 'proxy-url'): 'http:' | 'https:' {
-  let scheme: string;
-  try {
-    scheme = new URL(url).protocol;
-  } catch (cause) {
-    throw new InvalidOptionsError(`the cluster's ${field} is not a URL: ${JSON.stringify(url)}`, { cause });
-  }
-  if (scheme === 'http:' || scheme === 'https:') return scheme;
-  if (field === 'proxy-url' && scheme.startsWith('socks'))
-    throw new InvalidOptionsError('SOCKS proxies are not supported; use an HTTP(S) proxy');
-  throw new InvalidOptionsError(`the cluster's ${field} must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
-}
+/** Silence allowed on a request's headers, and on a body that is not a watch's: 5 minutes (undici's default). */
+const TIMEOUT_MS = 300_000;
 
-/** The dispatcher of `material`; material that does not parse (a certificate file rewritten with garbage) is a `CredentialError`. */
-function dispatcherFor(tls: TlsDispatcher, material: RequestOptions, readAt: number, user: string): Dispatcher {
+/** The connections of `material`; material that does not parse (a certificate file rewritten with garbage) is a `CredentialError`. */
+function connectionsFor(holder: MaterialHolder<Connections>, material: RequestOptions, readAt: number, user: string): Connections {
   try {
-    return tls.forMaterial(material, readAt);
+    return holder.forMaterial(material, readAt);
   } catch (cause) {
     throw new CredentialError(user, { cause });
   }
 }
 
-function undiciResponse(r: Dispatcher.ResponseData): HttpResponse {
-  return {
-    status: r.statusCode,
-    header: (name) => {
-      const v = r.headers[name];
-      return Array.isArray(v) ? v[0] : v;
-    },
-    chunks: () => r.body,
-  };
+/** Sends `r` through the caller's undici dispatcher, as is. */
+function sendThrough(dispatcher: Dispatcher, server: string, r: ConnectionRequest): Promise<HttpResponse> {
+  const { method, headers, body, signal } = r;
+  const options = { method: method as Dispatcher.HttpMethod, headers, body, dispatcher, signal, bodyTimeout: r.bodyTimeoutMs };
+  return request(server + r.pathAndQuery, options).then(undiciResponse);
 }
 
 type SharedEntry = { cluster: object; user: object | null; transport: KubeTransport };

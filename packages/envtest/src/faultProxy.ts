@@ -1,18 +1,15 @@
 /**
  * A fault proxy of ours in front of an API server: it forwards every request and lets a test break
  * the connections as a real network and a real server do — streams cut (FIN) or reset (RST) mid-way,
- * stalled (open, silent), requests delayed or answered with an error status.
+ * stalled (open, silent), whole connections blackholed, HTTP/2 connections sent a GOAWAY, requests
+ * delayed or answered with an error status.
  */
-import {
-  Agent as HttpAgent,
-  createServer as createHttpServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
-import { Agent as HttpsAgent, createServer as createHttpsServer, request as httpsRequest } from 'node:https';
-import type { Socket } from 'node:net';
+import { Agent as HttpAgent, createServer as createHttpServer, type Server } from 'node:http';
+import { createSecureServer, type Http2Session } from 'node:http2';
+import { Agent as HttpsAgent, createServer as createHttpsServer } from 'node:https';
 import { InvalidOptionsError } from './errors.ts';
+import { checkCount, cutResponse, handler, type Exchange, type ProxyState } from './faultProxyForward.ts';
+import { startTcpRelay } from './tcpRelay.ts';
 import type { ServingCertificate } from './testEnvironment.ts';
 
 /** Options of `startFaultProxy`. */
@@ -23,6 +20,17 @@ export interface FaultProxyOptions {
   targetCa?: string;
   /** Serve HTTPS with this certificate chain and key (PEM); default plain HTTP. */
   tls?: ServingCertificate;
+  /**
+   * Speak HTTP/2 to clients that offer `h2` by ALPN (HTTP/1.1 to the others), as kube-apiserver
+   * does; needs `tls`. `maxConcurrentStreams` is announced in SETTINGS (default 100, as
+   * kube-apiserver). The proxy speaks HTTP/1.1 to the target either way. Default: HTTP/1.1 only.
+   */
+  http2?:
+    | boolean
+    | {
+        /** SETTINGS_MAX_CONCURRENT_STREAMS the proxy announces. Default 100. */
+        maxConcurrentStreams?: number;
+      };
   /**
    * Rewrites each request's path and query before it is forwarded, e.g. to drop a parameter an
    * older server would ignore. Default: forwarded as is.
@@ -61,6 +69,14 @@ export interface ProxyCounts {
   readonly failed: number;
   /** Watches ended at once by `endNextWatches`. */
   readonly ended: number;
+  /** TCP connections accepted. */
+  readonly connections: number;
+  /** HTTP/2 connections (sessions) among them. */
+  readonly http2Sessions: number;
+  /** HTTP/2 PING frames received from clients. */
+  readonly pings: number;
+  /** TLS handshakes in which the client offered `h2` by ALPN (whether or not the proxy speaks it). */
+  readonly h2Offers: number;
 }
 
 /** A running fault proxy. */
@@ -77,6 +93,20 @@ export interface FaultProxy {
   reset(filter?: StreamFilter): number;
   /** Stops forwarding bytes on the selected open streams, which stay open and silent; returns how many. */
   stall(filter?: StreamFilter): number;
+  /**
+   * Blackholes every client connection open now: no byte passes in either direction (requests,
+   * answers, PINGs and their acks), and the connections stay open — a network that silently dropped
+   * the flow (a NAT or load balancer that forgot it, a cable pulled). Later connections pass as
+   * usual. Returns how many connections.
+   */
+  blackhole(): number;
+  /**
+   * Sends a GOAWAY (NO_ERROR) on every HTTP/2 connection, as a server shutting down or rebalancing
+   * does: the streams in flight finish, new requests need a new connection. Returns how many.
+   */
+  goaway(): number;
+  /** TCP connections open now (blackholed ones included). */
+  openConnections(): number;
   /** Delays every request by this many ms before it is forwarded (0 to stop): from 0 to 600 000; else (NaN too) `InvalidOptionsError`. */
   setLatency(ms: number): void;
   /** Answers the next `count` matching requests with `failure` instead of forwarding them. */
@@ -94,26 +124,7 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-interface Exchange {
-  readonly watch: boolean;
-  readonly res: ServerResponse;
-  upstream?: IncomingMessage;
-  stalled: boolean;
-  /** Ended once the server answered 200 (`endNextWatches`). */
-  endAtOnce: boolean;
-}
-
 const FAILURE_TARGETS: readonly unknown[] = ['watch', 'list', 'write', 'any'] satisfies InjectedFailure['on'][];
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer']);
-
-/** The proxy's state: the open exchanges, the counts and the pending faults. */
-interface ProxyState {
-  readonly exchanges: Set<Exchange>;
-  readonly counts: { requests: number; watches: number; failed: number; ended: number };
-  readonly failures: InjectedFailure[];
-  readonly endings: WatchEnding[];
-  latencyMs: number;
-}
 
 /**
  * Starts a fault proxy on 127.0.0.1 (a free port) in front of `target`.
@@ -126,27 +137,21 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   const target = new URL(options.target);
   if (target.protocol !== 'http:' && target.protocol !== 'https:')
     throw new InvalidOptionsError(`target must be http(s), not ${options.target}`);
+  if (options.http2 && !options.tls) throw new InvalidOptionsError('http2 needs tls: HTTP/2 is offered by ALPN during the TLS handshake');
   const state: ProxyState = {
     exchanges: new Set(),
-    counts: { requests: 0, watches: 0, failed: 0, ended: 0 },
+    counts: { requests: 0, watches: 0, failed: 0, ended: 0, pings: 0, h2Offers: 0 },
     failures: [],
     endings: [],
     latencyMs: 0,
   };
   const agent =
     target.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, ca: options.targetCa }) : new HttpAgent({ keepAlive: true });
-  const handle = handler(target, agent, options.rewrite, state);
-  const server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, handle) : createHttpServer(handle);
-  // The TCP connections by client port: under TLS a response's socket is a TLSSocket, which cannot
-  // send a reset; the TCP socket under it can.
-  const sockets = new Map<number, Socket>();
-  server.on('connection', (socket: Socket) => {
-    const port = socket.remotePort!;
-    sockets.set(port, socket);
-    socket.on('close', () => sockets.delete(port));
-  });
+  const { server, sessions } = innerServer(options, handler(target, agent, options.rewrite, state), state);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
+  // Clients reach the server through a TCP relay, which can reset or blackhole their connections.
+  const relay = await startTcpRelay((server.address() as { port: number }).port);
+  const counts = liveCounts(state, () => relay.accepted(), sessions);
   const selected = (filter: StreamFilter = 'watches') => [...state.exchanges].filter((ex) => filter === 'all' || ex.watch);
   const each = (filter: StreamFilter | undefined, act: (ex: Exchange) => void) => {
     const hit = selected(filter);
@@ -154,11 +159,11 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     return hit.length;
   };
   return {
-    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
-    counts: state.counts,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${relay.port}`,
+    counts,
     open: (filter) => selected(filter).length,
-    cut: (filter) => each(filter, (ex) => ex.res.socket?.destroy()),
-    reset: (filter) => each(filter, (ex) => sockets.get(ex.res.socket?.remotePort ?? -1)?.resetAndDestroy()),
+    cut: (filter) => each(filter, (ex) => cutResponse(ex.res)),
+    reset: (filter) => each(filter, (ex) => relay.reset(ex.res.socket?.remotePort ?? -1)),
     stall: (filter) =>
       each(filter, (ex) => {
         ex.stalled = true;
@@ -184,105 +189,69 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       checkCount(count);
       for (let i = 0; i < count; i++) state.endings.push(which);
     },
+    blackhole: () => relay.blackhole(),
+    goaway: () => {
+      for (const session of sessions.open) session.close();
+      return sessions.open.size;
+    },
+    openConnections: () => relay.open(),
     clear: () => {
       state.latencyMs = 0;
       state.failures.length = 0;
       state.endings.length = 0;
     },
     close: async () => {
-      for (const s of sockets.values()) s.destroy();
+      await relay.close();
+      for (const session of sessions.open) session.destroy();
       agent.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
 
-/** The request handler: answers an injected failure, or forwards (after the latency) and tracks the exchange. */
-function handler(target: URL, agent: HttpAgent, rewrite: FaultProxyOptions['rewrite'], state: ProxyState) {
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  const forward = (req: IncomingMessage, res: ServerResponse, ex: Exchange) => {
-    const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: target.host };
-    for (const h of HOP_BY_HOP) delete headers[h];
-    const path = rewrite ? rewrite(req.url ?? '/') : (req.url ?? '/');
-    const up = send(new URL(path, target), { method: req.method, headers, agent }, (upRes) => {
-      ex.upstream = upRes;
-      const out = { ...upRes.headers };
-      for (const h of HOP_BY_HOP) delete out[h];
-      res.writeHead(upRes.statusCode ?? 502, out);
-      // Send the headers now, as the server did: a quiet watch is established before its first event.
-      res.flushHeaders();
-      if (ex.endAtOnce && upRes.statusCode === 200) {
-        state.counts.ended++;
-        upRes.destroy();
-        res.end();
-        return;
-      }
-      upRes.pipe(res);
-      if (ex.stalled) upRes.unpipe(res);
-      // A server that dies mid-response (killed, restarted) ends the client's response the same way.
-      upRes.on('close', () => !upRes.complete && res.destroy());
-    });
-    up.on('error', (error) => {
-      if (!res.headersSent) statusAnswer(res, 502, 'ServiceUnavailable', `the proxy could not reach ${target.host}: ${error.message}`);
-      else res.destroy();
-    });
-    res.on('close', () => {
-      state.exchanges.delete(ex);
-      up.destroy();
-    });
-    req.pipe(up);
-  };
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const watch = /[?&]watch=(true|1)(&|$)/.test(req.url ?? '');
-    state.counts.requests++;
-    if (watch) state.counts.watches++;
-    const i = state.failures.findIndex((f) => matches(f, watch, req.method, req.url ?? '/'));
-    if (i >= 0) {
-      const [f] = state.failures.splice(i, 1);
-      state.counts.failed++;
-      req.resume();
-      statusAnswer(res, f.code, reasonOf(f.code), `injected by the fault proxy`, f.retryAfterSeconds);
-      return;
-    }
-    const ending = watch ? state.endings.findIndex((w) => (req.headers['user-agent'] ?? '').includes(w.userAgentContains ?? '')) : -1;
-    if (ending >= 0) state.endings.splice(ending, 1);
-    const ex: Exchange = { watch, res, stalled: false, endAtOnce: ending >= 0 };
-    state.exchanges.add(ex);
-    if (state.latencyMs > 0) setTimeout(() => !res.destroyed && forward(req, res, ex), state.latencyMs);
-    else forward(req, res, ex);
-  };
+/** The counts as they are when read: the state's, the relay's connections, the HTTP/2 sessions. */
+function liveCounts(state: ProxyState, accepted: () => number, sessions: Sessions): ProxyCounts {
+  const counts = {} as ProxyCounts;
+  for (const key of ['requests', 'watches', 'failed', 'ended', 'pings', 'h2Offers'] as const)
+    Object.defineProperty(counts, key, { get: () => state.counts[key], enumerable: true });
+  Object.defineProperty(counts, 'connections', { get: accepted, enumerable: true });
+  Object.defineProperty(counts, 'http2Sessions', { get: () => sessions.opened, enumerable: true });
+  return counts;
 }
 
-function checkCount(count: number): void {
-  if (!(Number.isInteger(count) && count >= 0 && count <= 1e6))
-    throw new InvalidOptionsError(`count must be an integer in [0, 1e6], not ${count}`);
+/** The HTTP sessions of the inner server: HTTP/2 sessions open, and how many were opened. */
+interface Sessions {
+  readonly open: Set<Http2Session>;
+  opened: number;
 }
 
-function matches(f: InjectedFailure, watch: boolean, method: string | undefined, url: string): boolean {
-  if (f.pathContains !== undefined && !url.split('?')[0].includes(f.pathContains)) return false;
-  const on = f.on ?? 'any';
-  if (on === 'write') return method !== 'GET' && method !== 'HEAD';
-  return on === 'any' || (on === 'watch' ? watch : !watch && method === 'GET');
-}
-
-const REASONS: Record<number, string> = {
-  410: 'Expired',
-  429: 'TooManyRequests',
-  500: 'InternalError',
-  502: 'ServiceUnavailable',
-  503: 'ServiceUnavailable',
-  504: 'Timeout',
-};
-function reasonOf(code: number): string {
-  return REASONS[code] ?? (code >= 500 ? 'InternalError' : 'BadRequest');
-}
-
-/** Answers with a Kubernetes Status body (and `Retry-After` when given). */
-function statusAnswer(res: ServerResponse, code: number, reason: string, message: string, retryAfterSeconds?: number): void {
-  const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
-  res.writeHead(code, {
-    'content-type': 'application/json',
-    ...(retryAfterSeconds !== undefined && { 'retry-after': String(retryAfterSeconds) }),
+/** The proxy's HTTP server, reached through the relay: HTTP/1.1, HTTPS, or HTTPS with HTTP/2 by ALPN. */
+function innerServer(
+  options: FaultProxyOptions,
+  handle: ReturnType<typeof handler>,
+  state: ProxyState,
+): { server: Server; sessions: Sessions } {
+  const sessions: Sessions = { open: new Set(), opened: 0 };
+  if (!options.tls) return { server: createHttpServer(handle), sessions };
+  const { cert, key } = options.tls;
+  if (!options.http2) {
+    // Speaking HTTP/1.1 only, the proxy still sees which clients offered h2.
+    const ALPNCallback = ({ protocols }: { protocols: string[] }) => {
+      if (protocols.includes('h2')) state.counts.h2Offers++;
+      return protocols.includes('http/1.1') ? 'http/1.1' : undefined;
+    };
+    return { server: createHttpsServer({ cert, key, ALPNCallback }, handle), sessions };
+  }
+  const maxConcurrentStreams = (typeof options.http2 === 'object' ? options.http2.maxConcurrentStreams : undefined) ?? 100;
+  // The compatibility request and response stand in for node:http's (see `ProxyRequest`).
+  const server = createSecureServer({ cert, key, allowHTTP1: true, settings: { maxConcurrentStreams } }, handle as never);
+  server.on('session', (session: Http2Session) => {
+    sessions.opened++;
+    state.counts.h2Offers++; // a session is an h2 handshake
+    sessions.open.add(session);
+    session.on('ping', () => state.counts.pings++);
+    session.once('close', () => sessions.open.delete(session));
+    session.on('error', () => undefined); // a client that went away; its streams end with it
   });
-  res.end(JSON.stringify(status));
+  return { server: server as unknown as Server, sessions };
 }

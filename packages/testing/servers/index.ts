@@ -19,7 +19,15 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '@rxinformer/apiserver-sim';
-import { startFaultProxy, startTestEnvironment, type FaultProxy, type TestEnvironment } from '@rxinformer/envtest';
+import {
+  selfSignedCertificate,
+  startFaultProxy,
+  startTestEnvironment,
+  type FaultProxy,
+  type FaultProxyOptions,
+  type ServingCertificate,
+  type TestEnvironment,
+} from '@rxinformer/envtest';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { createApi, type TestApi } from './api.ts';
 
@@ -53,6 +61,12 @@ export interface TestServerOptions {
   featureGates?: Record<string, boolean>;
   /** Rewrites every request on its way through the proxy (the proxy's `rewrite`). */
   rewrite?: (pathAndQuery: string) => string;
+  /**
+   * The proxy speaks HTTPS and HTTP/2 to the clients that offer it (the proxy's `http2`), in front
+   * of either server: with kube-apiserver's certificate, or a self-signed one before the simulator.
+   * Default: the proxy speaks HTTP/1.1 (over HTTPS before kube-apiserver, plain HTTP before the simulator).
+   */
+  http2?: FaultProxyOptions['http2'];
 }
 
 /** A server under test, behind the fault proxy. */
@@ -60,6 +74,8 @@ export interface TestServer {
   readonly kind: ServerKind;
   /** The fault proxy every client made by `kubeConfig()` goes through. */
   readonly proxy: FaultProxy;
+  /** The certificate and key the proxy serves HTTPS with (none when it speaks plain HTTP): another proxy can stand in for it. */
+  readonly proxyTls?: ServingCertificate;
   /** Writes and reads straight to the server (not through the proxy), as a test's own client. */
   readonly api: TestApi;
   /** The simulator, on `sim`. */
@@ -102,9 +118,10 @@ export async function startTestServer(kind: ServerKind, options: TestServerOptio
       ...(gates.WatchList === false && { watchList: false }),
       ...options.sim,
     });
-    const proxy = await startFaultProxy({ target: sim.url, rewrite: options.rewrite });
+    const tls = options.http2 ? selfSignedCertificate() : undefined;
+    const proxy = await startFaultProxy({ target: sim.url, rewrite: options.rewrite, tls, http2: options.http2 });
     const access = { url: sim.url, token: sim.faults.token };
-    return server(kind, proxy, access, {
+    return server(kind, proxy, access, tls, {
       sim,
       restart: async (o) => {
         if (o?.featureGates) throw new Error('restart: the simulator takes no feature gates at a restart');
@@ -116,9 +133,10 @@ export async function startTestServer(kind: ServerKind, options: TestServerOptio
   }
   const env = await startTestEnvironment({ featureGates: gates, existingCluster: false }); // restarts and compactions need processes of its own
   try {
-    const proxy = await startFaultProxy({ target: env.url, targetCa: env.ca, tls: env.servingCertificate(), rewrite: options.rewrite });
+    const tls = env.servingCertificate();
+    const proxy = await startFaultProxy({ target: env.url, targetCa: env.ca, tls, rewrite: options.rewrite, http2: options.http2 });
     const access = { url: env.url, token: env.token, ca: env.ca };
-    return server(kind, proxy, access, {
+    return server(kind, proxy, access, tls, {
       env,
       restart: (o) => env.restartApiServer(o),
       compact: async () => void (await env.compact()),
@@ -141,24 +159,28 @@ function server(
   kind: ServerKind,
   proxy: FaultProxy,
   access: Credentials,
+  proxyTls: ServingCertificate | undefined,
   parts: Pick<TestServer, 'sim' | 'env' | 'restart' | 'compact'> & { close(): Promise<void> },
 ): TestServer {
   const api = createApi(access);
+  // The proxy's certificate is self-signed or kube-apiserver's, whose chain is the server's CA.
+  const proxyCa = proxyTls?.cert;
   return {
     kind,
     proxy,
+    proxyTls,
     api,
     sim: parts.sim,
     env: parts.env,
     credentials: access,
-    kubeConfig: (as = {}) => kubeConfigFor({ ...access, token: as.token ?? access.token, url: proxy.url }),
+    kubeConfig: (as = {}) => kubeConfigFor({ url: proxy.url, token: as.token ?? access.token, ca: proxyCa }),
     directKubeConfig: () => kubeConfigFor(access),
     fetchOptions: (as = {}) => {
       const token = as.token ?? access.token;
       return {
         baseUrl: proxy.url,
         headers: token !== undefined ? { authorization: `Bearer ${token}` } : ({} as Record<string, string>),
-        fetch: trustingFetch(access.ca),
+        fetch: trustingFetch(proxyCa),
       };
     },
     restart: async (options) => {

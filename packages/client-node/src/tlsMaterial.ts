@@ -1,71 +1,77 @@
 /**
- * The undici dispatcher of a transport, rebuilt when the KubeConfig's TLS material changes: an exec
- * plugin that returns a new client certificate, or certificate files rewritten on disk. The previous
- * dispatcher closes once its requests have ended, so running watches are never cut.
+ * The TLS material of a transport's requests (what `KubeConfig.applyToHTTPSOptions` fills in), and
+ * the connections made with it: rebuilt when the material changes — an exec plugin that returns a
+ * new client certificate, certificate files rewritten on disk. The previous connections close once
+ * their requests have ended, so running watches are never cut.
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import type { RequestOptions } from 'node:https';
 import { InvalidOptionsError } from '@rxinformer/core';
-import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 
 /** The TLS fields of the options `KubeConfig.applyToHTTPSOptions` fills in. */
 export type TlsMaterial = Pick<RequestOptions, 'ca' | 'cert' | 'key' | 'pfx' | 'passphrase' | 'rejectUnauthorized' | 'servername'>;
 
 const TLS_FIELDS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const;
 
-/** Keep-alive probes every 30 s, like client-go, so idle load-balancer timeouts do not cut watches. */
-const KEEP_ALIVE = { keepAlive: true, keepAliveInitialDelay: 30_000 } as const;
+/** Connections that close gracefully: `close()` resolves once their requests have ended. */
+export interface Closable {
+  close(): Promise<void>;
+}
 
-/** A dispatcher per TLS material, the latest one current. */
-export interface TlsDispatcher {
+/** The connections of each TLS material, the latest one current. */
+export interface MaterialHolder<C extends Closable> {
   /**
-   * The dispatcher for `material`: the current one while the material is unchanged; otherwise a new
-   * one, and the previous one closes once its in-flight requests (watches included) end. `readAt`
-   * orders the credential reads (a counter taken when each read started): material read before the
-   * current dispatcher's never replaces it, so a slow read of a certificate that has since rotated
-   * does not switch the pool back. Dispatch on the returned dispatcher at once (in the same task).
-   * With `checkMaterial`, new material that does not parse throws `InvalidOptionsError` (see
-   * `tlsMaterialProblem`) and changes nothing.
+   * The connections for `material`: the current ones while the material is unchanged; otherwise
+   * new ones, and the previous ones close once their in-flight requests (watches included) end.
+   * `readAt` orders the credential reads (a counter taken when each read started): material read
+   * before the current connections' never replaces them, so a slow read of a certificate that has
+   * since rotated does not switch back. Send on the returned connections at once (in the same
+   * task). With `checkMaterial`, new material that does not parse throws `InvalidOptionsError`
+   * (see `tlsMaterialProblem`) and changes nothing.
    */
-  forMaterial(material: TlsMaterial, readAt?: number): Dispatcher;
-  /** Closes the current dispatcher and waits for the retiring ones. Later requests build a new one. */
+  forMaterial(material: TlsMaterial, readAt?: number): C;
+  /** The current connections and those still closing. */
+  all(): C[];
+  /** Closes the current connections and waits for the retiring ones. Later requests build new ones. */
   close(): Promise<void>;
 }
 
 /**
- * Creates the dispatcher holder of one cluster, through `proxyUrl` when set; `checkMaterial` (for
- * HTTPS servers) checks each new material before a dispatcher is built for it.
+ * Creates the holder: `make` builds the connections of a material (only its TLS fields);
+ * `checkMaterial` (for HTTPS servers) checks each new material first.
  *
  * @example
- * const tls = createTlsDispatcher(cluster.proxyUrl);
+ * const holder = createMaterialHolder((tls) => new Agent({ connect: tls }), true);
  * const opts = {}; await kc.applyToHTTPSOptions(opts);
- * await request(url, { dispatcher: tls.forMaterial(opts) });
+ * await request(url, { dispatcher: holder.forMaterial(opts) });
  *
  * Caveat: material is compared by content on every call (a few buffers), never by file times.
  */
-export function createTlsDispatcher(proxyUrl: string | undefined, checkMaterial = false): TlsDispatcher {
-  let current: { material: TlsMaterial; dispatcher: Dispatcher; readAt: number } | undefined;
-  const retiring = new Set<Promise<void>>();
-  const retire = (d: Dispatcher) => {
-    const p: Promise<void> = d
+export function createMaterialHolder<C extends Closable>(make: (material: TlsMaterial) => C, checkMaterial = false): MaterialHolder<C> {
+  let current: { material: TlsMaterial; connections: C; readAt: number } | undefined;
+  const retiring = new Map<C, Promise<void>>();
+  const retire = (c: C) => {
+    const p: Promise<void> = c
       .close()
       .catch(() => undefined)
-      .finally(() => retiring.delete(p));
-    retiring.add(p);
+      .finally(() => retiring.delete(c));
+    retiring.set(c, p);
   };
   return {
     forMaterial(material, readAt = Number.MAX_SAFE_INTEGER) {
-      if (current && (readAt < current.readAt || sameMaterial(current.material, material))) return current.dispatcher;
+      if (current && (readAt < current.readAt || sameMaterial(current.material, material))) return current.connections;
       const problem = checkMaterial ? tlsMaterialProblem(material) : undefined;
       if (problem !== undefined) throw new InvalidOptionsError(problem);
-      if (current) retire(current.dispatcher);
-      current = { material: pickTls(material), dispatcher: makeDispatcher(material, proxyUrl), readAt };
-      return current.dispatcher;
+      if (current) retire(current.connections);
+      const tls = pickTls(material);
+      current = { material: tls, connections: make(tls), readAt };
+      return current.connections;
     },
+    all: () => [...(current ? [current.connections] : []), ...retiring.keys()],
     async close() {
-      if (current) retire(current.dispatcher);
+      if (current) retire(current.connections);
       current = undefined;
-      await Promise.all(retiring);
+      await Promise.all(retiring.values());
     },
   };
 }
@@ -84,14 +90,6 @@ function sameValue(a: unknown, b: unknown): boolean {
   if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
   return a === b;
-}
-
-function makeDispatcher(opts: TlsMaterial, proxyUrl: string | undefined): Dispatcher {
-  const tls = pickTls(opts);
-  // Through a proxy, the TCP socket is the one to the proxy (proxyTls's connector); the target's
-  // TLS runs inside the tunnel (requestTls). Both get the direct Agent's keep-alive.
-  if (proxyUrl) return new ProxyAgent({ uri: proxyUrl, requestTls: { ...tls, ...KEEP_ALIVE }, proxyTls: { ...KEEP_ALIVE } });
-  return new Agent({ connect: { ...tls, ...KEEP_ALIVE } });
 }
 
 /**
