@@ -104,6 +104,8 @@ const TABLE: Row[] = [
   upTo('core:EventHandlerOptions.resyncPeriodMs', core.resyncPeriod('handler'), MAX_TIMER_MS),
   waits('core:HttpLimitOptions.responseTimeoutMs', core.responseTimeout('responseTimeoutMs'), 'refused'),
   waits('core:HttpLimitOptions.watchOpenTimeoutMs', core.responseTimeout('watchOpenTimeoutMs'), 'refused'),
+  upTo('core:InformerSnapshotOptions.intervalMs', envtestHub.snapshotInterval('informer'), MAX_TIMER_MS),
+  upTo('core:FactorySnapshotOptions.intervalMs', envtestHub.snapshotInterval('factory'), MAX_TIMER_MS),
   waits('core:ChannelClientOptions.heartbeatMs', channel.clientHeartbeat, 'refused'),
   waits('core:ChannelClientOptions.idleTimeoutMs', channel.clientIdle, 'refused'),
   waits('core:InformerServerOptions.bookmarkIntervalMs', channel.serverBookmarks, 'refused'),
@@ -139,6 +141,9 @@ const TABLE: Row[] = [
   // client-node
   waits('client-node:DiscoveryOptions.timeoutMs', pkg.discoveryTimeout('createDiscovery'), 'never'),
   waits('client-node:KubeInformerFactoryOptions.discoveryTimeoutMs', pkg.discoveryTimeout('factory'), 'never'),
+  ...(['readIdleTimeoutMs', 'pingTimeoutMs', 'connectTimeoutMs'] as const).map((o) =>
+    upTo(`client-node:Http2Options.${o}`, envtestHub.http2Option(o), MAX_TIMER_MS, { fraction: 'refused' }),
+  ),
   waits('client-node:KubeTransportOptions.execTimeoutMs', pkg.execTimeout, 'refused'),
   // controller
   upTo('controller:ControllerBuilderOptions.debounceMs', pkg.builderOption('debounceMs'), MAX_TIMER_MS),
@@ -234,6 +239,8 @@ const NOT_OPTIONS: Record<string, string> = {
   'core:RequestTimeoutError(timeoutMs)': 'an error records the limit that passed',
   'controller:ReadYourWritesTimeoutError(timeoutMs)': 'an error records the limit that passed',
   'controller:ReconcileTimeoutError(timeoutMs)': 'an error records the limit that passed',
+  'client-node:ConnectionUnresponsiveError(pingTimeoutMs)': 'an error records the limit that passed',
+  'client-node:StreamIdleError(ms)': 'an error records the silence it saw',
   'core:WatchIdleError(ms)': 'an error records the silence it saw',
   'core:WatchStalledError(silentMs)': 'an error records the silence it saw',
   'envtest:StartTimeoutError(waitedMs)': 'an error records how long it waited',

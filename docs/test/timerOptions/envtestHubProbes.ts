@@ -1,9 +1,11 @@
 /**
- * Probes of the timer options of envtest's CRD installs and `eventually`/`consistently`, and of the
- * hub: each starts what the option drives (or has it refused) and says whether its effect happened.
+ * Probes of the timer options of envtest's CRD installs and `eventually`/`consistently`, of the
+ * hub, of HTTP/2 and of snapshots: each starts what the option drives (or has it refused) and says whether its effect happened.
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import { createInformerFactory } from '@rxinformer/core';
+import { createKubeTransport } from '@rxinformer/client-node';
+import { createInformerFactory, createSharedInformer } from '@rxinformer/core';
+import { memorySnapshotStore, snapshotIdentity } from '@rxinformer/core/snapshot';
 import { consistently, eventually, installCRDs, uninstallCRDs } from '@rxinformer/envtest';
 import { createHub, subjectAccessReviewAuthorizer, tokenReviewAuthenticator, type ReviewClient } from '@rxinformer/hub';
 import { fakeListerWatcher } from '@rxinformer/testing';
@@ -114,3 +116,39 @@ export const reviewRecheck: Probe = async (recheckIntervalMs) => {
   await authorizer.authorize({ username: 'probe', groups: [] }, { verb: 'list', group: '', resource: 'pods', cluster: 'default' });
   return { fired: () => changed, stop: () => subscription.unsubscribe() };
 };
+
+/** A transport to an HTTPS server with one HTTP/2 time set: checked when it is made; nothing is sent. */
+export const http2Option =
+  (option: 'readIdleTimeoutMs' | 'pingTimeoutMs' | 'connectTimeoutMs'): Probe =>
+  (value) => {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: 'https://127.0.0.1:9', skipTLSVerify: true }],
+      users: [{ name: 'u' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    const transport = createKubeTransport(kc, { http2: { [option]: value } });
+    return { fired: () => false, stop: () => transport.close() };
+  };
+
+const configMaps = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true };
+
+/** An informer (or a factory's) saving snapshots every `intervalMs`: checked when it is made; nothing runs. */
+export const snapshotInterval =
+  (where: 'informer' | 'factory'): Probe =>
+  (intervalMs) => {
+    const store = memorySnapshotStore();
+    if (where === 'informer') {
+      const identity = snapshotIdentity({ server: 'probe', resource: configMaps, scope: {} });
+      createSharedInformer(fakeListerWatcher(), { snapshot: { store, identity, intervalMs } });
+      return { fired: () => false, stop: () => undefined };
+    }
+    const factory = createInformerFactory(() => fakeListerWatcher(), { snapshots: { store, server: 'probe', intervalMs } });
+    try {
+      factory.informerFor(configMaps);
+    } finally {
+      factory.shutdown();
+    }
+    return { fired: () => false, stop: () => undefined };
+  };

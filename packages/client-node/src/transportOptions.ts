@@ -3,6 +3,7 @@
  * refused with an `InvalidOptionsError` saying what is wrong.
  */
 import { InvalidOptionsError } from '@rxinformer/core';
+import { checkDuration } from '@rxinformer/core/time';
 import type { Http2Options, ResolvedHttp2Options } from './connections.ts';
 
 /**
@@ -56,9 +57,11 @@ export function resolveHttp2Options(given: Http2Options | false | undefined): Re
     const value = given?.[key];
     if (value === undefined) continue;
     const least = key === 'readIdleTimeoutMs' ? 0 : 1;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < least || value > 2 ** 31 - 1)
+    if (key !== 'maxStreamsPerConnection')
+      resolved[key] = checkDuration(`http2.${key}`, value, value, { min: least, max: 'timer', integer: true }); // one timer each
+    else if (typeof value !== 'number' || !Number.isInteger(value) || value < least || value > 2 ** 31 - 1)
       throw new InvalidOptionsError(`http2.${key} must be an integer in [${least}, 2^31), got ${String(value)}`);
-    resolved[key] = value;
+    else resolved[key] = value;
   }
   return resolved;
 }

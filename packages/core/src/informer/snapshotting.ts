@@ -23,7 +23,8 @@ import {
   type SchedulerLike,
   type Subscription,
 } from 'rxjs';
-import { checkNumber, InvalidOptionsError, withCause } from '../errors.ts';
+import { InvalidOptionsError, withCause } from '../errors.ts';
+import { checkDuration } from '../time/duration.ts';
 import { createPrepare, prepareItems } from '../store/prepare.ts';
 import type { DeltaStoreState } from '../store/deltaStore.ts';
 import { decodeSnapshot, encodeSnapshot } from '../snapshot/snapshotCodec.ts';
@@ -73,7 +74,8 @@ export function resolveSnapshotOptions(o: InformerSnapshotOptions | undefined): 
   if (typeof identity?.server !== 'string' || identity.server === '' || typeof identity.resource !== 'string')
     throw new InvalidOptionsError('snapshot.identity must be a snapshotIdentity(…), with a server');
   if (isSecrets(o.identity) && o.persistSecrets !== true) throw new SecretsSnapshotError(`an informer of ${o.identity.resource}`);
-  const intervalMs = checkNumber('snapshot.intervalMs', o.intervalMs, DEFAULT_SNAPSHOT_INTERVAL_MS, 1000);
+  // auditTime holds it in one timer
+  const intervalMs = checkDuration('snapshot.intervalMs', o.intervalMs, DEFAULT_SNAPSHOT_INTERVAL_MS, { min: 1000, max: 'timer' });
   return { store: o.store, identity: o.identity, key: snapshotKey(o.identity), intervalMs };
 }
 
