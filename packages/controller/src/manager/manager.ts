@@ -187,18 +187,7 @@ export function createManager(options: ManagerOptions): Manager {
       })()),
     done,
     stopOnSignals(signals = ['SIGINT', 'SIGTERM'], source = (globalThis as { process?: SignalSource }).process) {
-      if (source === undefined) throw new InvalidOptionsError('stopOnSignals: no process to listen to; pass a source');
-      const listeners = signals.map((signal) => {
-        const listener = () => {
-          if (stopping) return void source.exit(1);
-          logger.info({ signal }, 'signal received: stopping');
-          void manager.stop();
-          source.once(signal, listener); // the second one exits
-        };
-        source.once(signal, listener);
-        return [signal, listener] as const;
-      });
-      void done.then(() => listeners.forEach(([s, l]) => source.off(s, l)));
+      stopOnSignals(manager, () => stopping !== undefined, signals, source);
       return manager;
     },
   };
@@ -220,4 +209,20 @@ function checkOptions(options: ManagerOptions): ManagerOptions {
       throw new InvalidOptionsError(`createManager: ${key} must be a finite number ≥ 0`);
   }
   return options;
+}
+
+/** Stops `manager` on the first of `signals` from `source`; a second one, while stopping, exits with code 1. */
+function stopOnSignals(manager: Manager, isStopping: () => boolean, signals: readonly string[], source: SignalSource | undefined): void {
+  if (source === undefined) throw new InvalidOptionsError('stopOnSignals: no process to listen to; pass a source');
+  const listeners = signals.map((signal) => {
+    const listener = () => {
+      if (isStopping()) return void source.exit(1);
+      manager.logger.info({ signal }, 'signal received: stopping');
+      void manager.stop();
+      source.once(signal, listener); // the second one exits
+    };
+    source.once(signal, listener);
+    return [signal, listener] as const;
+  });
+  void manager.done.then(() => listeners.forEach(([s, l]) => source.off(s, l)));
 }
