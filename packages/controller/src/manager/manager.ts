@@ -2,9 +2,10 @@
  * The manager: one informer factory, controllers and other runnables, a leader election, and the
  * order they start and stop in — controller-runtime's manager over this package's parts.
  */
-import { BehaviorSubject, firstValueFrom, timer, type Observable, type SchedulerLike, type Subscription, asyncScheduler } from 'rxjs';
+import { BehaviorSubject, firstValueFrom, type Observable, type SchedulerLike, type Subscription, asyncScheduler } from 'rxjs';
 import { InvalidOptionsError, type InformerFactory } from '@rxinformer/core';
 import { whileLeading, type LeaderElection } from '@rxinformer/core/leader-election';
+import { checkDuration, timerAfter } from '@rxinformer/core/time';
 import { isLogger, type Logger } from '../log/logger.ts';
 import { ManagerError, startAll, stageOf, stopAll, type RunStage, type Runnable, type RunningWork } from './runnable.ts';
 
@@ -16,7 +17,7 @@ export interface ManagerOptions {
   leaderElection?: LeaderElection;
   /** Where the manager logs (pino fits; pass it to the controllers too). Default `console`. */
   logger?: Logger;
-  /** How long a shutdown waits for the leading runnables' reconciles to settle before it releases the Lease anyway. Default 30,000. */
+  /** How long a shutdown waits for the leading runnables' reconciles to settle before it releases the Lease anyway, in ms of any length. Default 30,000. */
   gracefulShutdownMs?: number;
   /** How long the caches may take to sync before `start()` rejects (`CacheSyncTimeoutError`). Default 120,000. */
   cacheSyncTimeoutMs?: number;
@@ -91,8 +92,7 @@ export function createManager(options: ManagerOptions): Manager {
   const scheduler = options.scheduler ?? asyncScheduler;
   const added: { runnable: Runnable; stage: RunStage }[] = [];
   const phase$ = new BehaviorSubject<ManagerPhase>('new');
-  let warm = false;
-  let leading = false;
+  let [warm, leading] = [false, false];
   const running: Record<'server' | 'always', RunningWork[]> = { server: [], always: [] };
   let term: { stop(): Promise<void> } | undefined;
   let termSub: Subscription | undefined;
@@ -101,38 +101,9 @@ export function createManager(options: ManagerOptions): Manager {
   const done = new Promise<void>((resolve) => (markDone = resolve));
   const of = (stage: RunStage) => added.filter((a) => a.stage === stage).map((a) => a.runnable);
 
-  const startTerm = () => {
-    let works: Promise<RunningWork[]> | undefined = startAll(of('leading')).then((w) => {
-      leading = true;
-      logger.info({ runnables: w.length }, 'leading: runnables started');
-      return w;
-    });
-    works.catch((error: unknown) => {
-      logger.error({ error }, 'a leading runnable failed to start: stopping');
-      void manager.stop();
-    });
-    let stopped: Promise<void> | undefined;
-    return (term = {
-      stop: () =>
-        (stopped ??= (async () => {
-          const w = await works?.catch(() => []);
-          works = undefined;
-          await stopAll(w ?? []);
-          leading = false;
-        })()),
-    });
-  };
-
-  const stopTermWithin = async () => {
-    const current = term;
-    if (current === undefined) return;
-    const outcome = await Promise.race([
-      current.stop().then(() => 'stopped' as const),
-      firstValueFrom(timer(graceMs, scheduler)).then(() => 'late' as const),
-    ]);
-    if (outcome === 'late')
-      logger.error({ gracefulShutdownMs: graceMs }, 'leading runnables still running after the graceful shutdown period');
-  };
+  const setLeading = (on: boolean) => (leading = on);
+  const startTerm = () => (term = startLeadingTerm(of('leading'), logger, () => void manager.stop(), setLeading));
+  const stopTermWithin = () => stopWithin(term, graceMs, scheduler, logger);
 
   const manager: Manager = {
     factory,
@@ -203,12 +174,53 @@ function checkOptions(options: ManagerOptions): ManagerOptions {
     throw new InvalidOptionsError('createManager: leaderElection must be a LeaderElection');
   if (options.logger !== undefined && !isLogger(options.logger))
     throw new InvalidOptionsError('createManager: logger must have error, warn and info (pino, console)');
-  for (const key of ['gracefulShutdownMs', 'cacheSyncTimeoutMs'] as const) {
-    const v = options[key];
-    if (v !== undefined && !(typeof v === 'number' && v >= 0 && v !== Infinity))
-      throw new InvalidOptionsError(`createManager: ${key} must be a finite number ≥ 0`);
-  }
+  // Any length: the deadline is a long timer, the sync's limit waitForCacheSync's own.
+  for (const key of ['gracefulShutdownMs', 'cacheSyncTimeoutMs'] as const) checkDuration(`createManager: ${key}`, options[key], 0);
   return options;
+}
+
+/** One term of leadership: the leading runnables started; `stop()` stops them once, whoever calls it. */
+function startLeadingTerm(
+  runnables: Runnable[],
+  logger: Logger,
+  failed: () => void,
+  setLeading: (on: boolean) => void,
+): { stop(): Promise<void> } {
+  let works: Promise<RunningWork[]> | undefined = startAll(runnables).then((w) => {
+    setLeading(true);
+    logger.info({ runnables: w.length }, 'leading: runnables started');
+    return w;
+  });
+  works.catch((error: unknown) => {
+    logger.error({ error }, 'a leading runnable failed to start: stopping');
+    failed();
+  });
+  let stopped: Promise<void> | undefined;
+  return {
+    stop: () =>
+      (stopped ??= (async () => {
+        const w = await works?.catch(() => []);
+        works = undefined;
+        await stopAll(w ?? []);
+        setLeading(false);
+      })()),
+  };
+}
+
+/** Stops `term`, waiting for it at most `graceMs` (then logs that it still runs). */
+async function stopWithin(
+  term: { stop(): Promise<void> } | undefined,
+  graceMs: number,
+  scheduler: SchedulerLike,
+  logger: Logger,
+): Promise<void> {
+  if (term === undefined) return;
+  const outcome = await Promise.race([
+    term.stop().then(() => 'stopped' as const),
+    firstValueFrom(timerAfter(graceMs, scheduler)).then(() => 'late' as const),
+  ]);
+  if (outcome === 'late')
+    logger.error({ gracefulShutdownMs: graceMs }, 'leading runnables still running after the graceful shutdown period');
 }
 
 /** Stops `manager` on the first of `signals` from `source`; a second one, while stopping, exits with code 1. */
