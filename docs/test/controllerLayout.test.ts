@@ -1,7 +1,7 @@
 /**
  * The layout of the controller package's src, bottom up: the API client and its writes, helpers on
  * objects, the event recorder, the logger, the one reconcile loop, sharding, and the builder that
- * puts a controller together (see layout.ts).
+ * puts a controller together, and the manager that runs controllers (see layout.ts).
  */
 import { fileURLToPath } from 'node:url';
 import { describeLayout } from './layout.ts';
@@ -15,4 +15,5 @@ describeLayout('controller/src', fileURLToPath(new URL('../../packages/controlle
   'reconcile',
   'shard',
   'builder',
+  'manager',
 ]);

@@ -66,11 +66,11 @@ function targetsOf(teams: SharedInformer<Namespace>, source: ConfigMap): string[
 }
 
 /**
- * The replicator controller, not started: `start()` it, or hand it to `whileLeading`.
+ * The replicator controller, not started: add it to a manager (or `start()` it).
  *
  * @example
  * const ctl = replicator({ factory, client, events, log: console.log });
- * whileLeading(election, () => ctl.start()).subscribe();
+ * createManager({ factory, leaderElection: election }).add(ctl);
  */
 export function replicator({ factory, client, events, log }: ReplicatorParts): Controller {
   const cms = resourceApi(client, configMaps);

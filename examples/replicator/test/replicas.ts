@@ -9,8 +9,19 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const node = join(root, 'node_modules/.bin/node');
 const main = fileURLToPath(new URL('../main.ts', import.meta.url));
-/** Fast Lease timing: a killed leader's Lease expires after 3 s. */
-const TIMING = ['--lease-duration-ms', '3000', '--renew-deadline-ms', '2000', '--retry-period-ms', '300'];
+/** Fast Lease timing (a killed leader's Lease expires after 3 s), and ports picked by the system. */
+const TIMING = [
+  '--lease-duration-ms',
+  '3000',
+  '--renew-deadline-ms',
+  '2000',
+  '--retry-period-ms',
+  '300',
+  '--metrics-port',
+  '0',
+  '--probes-port',
+  '0',
+];
 const running = new Set<ChildProcess>();
 
 /** A replica process. */
@@ -25,10 +36,10 @@ export interface Replica {
   waitFor(re: RegExp, timeoutMs?: number): Promise<void>;
 }
 
-/** Starts `main.ts --kubeconfig kubeconfig --id id` with the fast timing. */
-export function startReplica(id: string, kubeconfig: string): Replica {
+/** Starts `main.ts --kubeconfig kubeconfig --id id` with the fast timing, then `args` (the last of an option wins). */
+export function startReplica(id: string, kubeconfig: string, args: readonly string[] = []): Replica {
   const { KUBECONFIG: _ignored, ...env } = process.env;
-  const child = spawn(node, ['--conditions=@rxinformer/source', main, '--kubeconfig', kubeconfig, '--id', id, ...TIMING], {
+  const child = spawn(node, ['--conditions=@rxinformer/source', main, '--kubeconfig', kubeconfig, '--id', id, ...TIMING, ...args], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

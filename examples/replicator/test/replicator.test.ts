@@ -97,4 +97,29 @@ describe.each(serverKinds())('the replicator example against the %s server', (ki
     await restarted.waitFor(/^config\/settings deleted: its copies are gone$/);
     expect(await stopReplica(restarted)).toBe(0);
   }, 300_000);
+
+  it('should serve probes and metrics, and on SIGTERM release the Lease so the other replica leads before it could expire', async () => {
+    // A minute's Lease: the other replica can only lead in this test if the Lease was released.
+    const slow = ['--lease-duration-ms', '60000', '--renew-deadline-ms', '40000'];
+    await server.api.create(cmPath('default'), { metadata: { name: 'handover', labels: { [REPLICATE_LABEL]: 'true' } }, data: {} });
+    const replicas = [startReplica('replica-4', kubeconfig, slow), startReplica('replica-5', kubeconfig, slow)];
+    const leader = await leaderOf(replicas);
+    const other = replicas.find((r) => r !== leader)!;
+    await leader.waitFor(/^serving /);
+    const [metricsUrl, readyzUrl] = leader.lines
+      .find((l) => l.startsWith('serving '))!
+      .split(' ')
+      .slice(1);
+    await eventually('the leader ready', async () => (await fetch(readyzUrl)).status === 200);
+    expect(await (await fetch(`${readyzUrl}?verbose`)).text()).toMatch(/\[\+\]manager ok/);
+    await eventually('its reconciles counted', async () =>
+      /controller_runtime_reconcile_total\{controller="replicator",result="success"\} [1-9]/.test(await (await fetch(metricsUrl)).text()),
+    );
+    expect(await stopReplica(leader)).toBe(0);
+    const lease = await server.api.get('/apis/coordination.k8s.io/v1/namespaces/default/leases/configmap-replicator');
+    expect([undefined, '', other.id]).toContain(lease.spec.holderIdentity);
+    await other.waitFor(/^leading$/);
+    expect(leader.lines).toContain('stopping');
+    expect(await stopReplica(other)).toBe(0);
+  }, 120_000);
 });

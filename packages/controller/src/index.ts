@@ -32,3 +32,6 @@ export * from './builder/index.ts';
 export * from './reconcile/index.ts';
 export * from './log/index.ts';
 export * from './shard/index.ts';
+
+// The manager: controllers, servers and the leader election, started and stopped in order
+export * from './manager/index.ts';

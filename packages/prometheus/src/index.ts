@@ -47,3 +47,5 @@ export { createProbes } from './probes.ts';
 export type { CheckOutcome, ProbeCheck, ProbeReport, Probes, ProbesOptions } from './probes.ts';
 export { probeHandler, probeResponse, serveProbes } from './probeServer.ts';
 export type { ProbeHandlerOptions, ProbeResponse, ProbeServer } from './probeServer.ts';
+export { managerServers } from './managerServers.ts';
+export type { ManagerServersOptions, ManagerServersRunnable, ObservedManager } from './managerServers.ts';
