@@ -26,6 +26,7 @@ import {
 import * as channel from './timerOptions/channelProbes.ts';
 import * as core from './timerOptions/coreProbes.ts';
 import * as envtestHub from './timerOptions/envtestHubProbes.ts';
+import * as manager from './timerOptions/managerProbes.ts';
 import * as pkg from './timerOptions/packageProbes.ts';
 import { advance, fakeTimers, LONG_MS, type Probe, type Started } from './timerOptions/probe.ts';
 import { publicTimerOptions } from './timerOptions/publicTimerOptions.ts';
@@ -151,6 +152,8 @@ const TABLE: Row[] = [
   upTo('controller:ControllerBuilderOptions.reconcileTimeoutMs', pkg.builderOption('reconcileTimeoutMs'), MAX_TIMER_MS),
   // A window compared with the clock when a failure is logged: no timer holds it.
   handedOn('controller:ControllerBuilderOptions.logThrottleMs', pkg.builderOption('logThrottleMs')),
+  waits('controller:ManagerOptions.gracefulShutdownMs', manager.managerGrace, 'refused'),
+  handedOn('controller:ManagerOptions.cacheSyncTimeoutMs', manager.managerCacheSync), // waitForCacheSync's timeoutMs, a row
   waits('controller:ReconcileResult.requeueAfterMs', pkg.builderRequeueAfter, 'refused', { error: InvalidReconcileResultError }),
   waits('controller:EventRecorderOptions.seriesRefreshMs', pkg.seriesRefresh, 'never'),
   waits('controller:EventRecorderOptions.seriesWindowMs', pkg.seriesWindow, 'refused'),
