@@ -109,10 +109,10 @@ export function decodeSnapshot<T extends KubeObject = KubeObject>(text: string, 
   const end = text.indexOf('\n');
   if (end < 0) throw reject(text.length === 0 ? 'Truncated' : 'Malformed', 'no header line');
   const header = parseHeader(text.slice(0, end));
-  if (header === undefined || header.format !== SNAPSHOT_FORMAT) throw reject('Malformed', 'not an rxinformer snapshot');
-  if (header.version !== SNAPSHOT_FORMAT_VERSION)
-    throw reject('UnsupportedVersion', `format version ${String(header.version)}, this package reads ${SNAPSHOT_FORMAT_VERSION}`);
-  const field = identityDifference(expected, header.identity);
+  if (header === undefined || header['format'] !== SNAPSHOT_FORMAT) throw reject('Malformed', 'not an rxinformer snapshot');
+  if (header['version'] !== SNAPSHOT_FORMAT_VERSION)
+    throw reject('UnsupportedVersion', `format version ${String(header['version'])}, this package reads ${SNAPSHOT_FORMAT_VERSION}`);
+  const field = identityDifference(expected, header['identity']);
   if (field !== undefined) throw reject('Foreign', `written for another ${field}`, field);
   const { resourceVersion, writtenAt, objects, chars, checksum } = header;
   if (typeof resourceVersion !== 'string' || resourceVersion === '' || typeof writtenAt !== 'string' || !count(objects) || !count(chars))
