@@ -33,6 +33,8 @@ export interface LivenessTimes {
  * if (error.code === 'ERR_HTTP2_PING_TIMEOUT') console.warn('the connection to the API server died');
  */
 export class ConnectionUnresponsiveError extends Error {
+  /** Always `ConnectionUnresponsiveError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ConnectionUnresponsiveError';
   /** The code core's `networkErrorFrom` reports on the `NetworkError`. */
   readonly code = 'ERR_HTTP2_PING_TIMEOUT';
   /** How long the ack was waited for, in ms. */
@@ -40,7 +42,6 @@ export class ConnectionUnresponsiveError extends Error {
 
   constructor(pingTimeoutMs: number) {
     super(`the HTTP/2 connection is unresponsive: no PING ack within ${pingTimeoutMs} ms`);
-    this.name = 'ConnectionUnresponsiveError';
     this.pingTimeoutMs = pingTimeoutMs;
   }
 }

@@ -33,12 +33,13 @@ export type Unanswered =
 
 /** A stream silent for longer than its `idleTimeoutMs` (typed a `NetworkError` by core). */
 export class StreamIdleError extends Error {
+  /** Always `StreamIdleError`: set as a string, so it survives minification. */
+  override readonly name: string = 'StreamIdleError';
   /** The code core's `networkErrorFrom` reports on the `NetworkError`. */
   readonly code = 'ERR_HTTP2_STREAM_IDLE';
 
   constructor(ms: number) {
     super(`the HTTP/2 stream was silent for ${ms} ms`);
-    this.name = 'StreamIdleError';
   }
 }
 

@@ -30,6 +30,8 @@ export interface TlsConnectOptions {
 
 /** A failed `CONNECT` to the proxy: its status, typed a `NetworkError` by core (code `ERR_PROXY_TUNNEL`). */
 export class ProxyTunnelError extends Error {
+  /** Always `ProxyTunnelError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ProxyTunnelError';
   /** The code core's `networkErrorFrom` reports on the `NetworkError`. */
   readonly code = 'ERR_PROXY_TUNNEL';
   /** The proxy's answer to `CONNECT`. */
@@ -37,7 +39,6 @@ export class ProxyTunnelError extends Error {
 
   constructor(status: number, proxy: string) {
     super(`the proxy ${proxy} refused the tunnel with HTTP ${status}`);
-    this.name = 'ProxyTunnelError';
     this.status = status;
   }
 }
