@@ -113,6 +113,8 @@ const TABLE: Row[] = [
   waits('core:InformerServerOptions.continueTtlMs', channel.continueTtl, 'refused'),
   waits('core:InformerServerOptions.rvWaitMs', channel.rvWait, 'refused'),
   waits('core:InformerServerOptions.idleTimeoutMs', channel.serverIdle, 'refused'),
+  upTo('core:InformerServerOptions.batchMs', channel.serverBatch, 60_000),
+  waits('core:InformerServerOptions.historyMs', channel.serverHistory, 'never'),
   waits('core:ReflectorOptions.idleGraceMs', core.idleWatch('idleGraceMs'), 'refused'),
   waits('core:ReflectorOptions.minWatchTimeoutSeconds', core.idleWatch('minWatchTimeoutSeconds'), 'refused', s),
   waits('core:ReflectorOptions.stallCheck.afterMs', core.stallCheck, 'refused'),

@@ -3,7 +3,7 @@
  * informer of two pods, reached over in-process connections by a raw client speaking the protocol
  * or by the channel ListerWatcher.
  */
-import { createSharedInformer } from '@rxinformer/core';
+import { createSharedInformer, type WatchItem } from '@rxinformer/core';
 import {
   CHANNEL_PROTOCOL_VERSION,
   channelListerWatcherSource,
@@ -15,7 +15,7 @@ import {
   type ServerMessage,
 } from '@rxinformer/core/channel';
 import { fakeListerWatcher, page, testObject } from '@rxinformer/testing';
-import { asapScheduler, finalize, NEVER, of, tap } from 'rxjs';
+import { asapScheduler, finalize, NEVER, of, Subject, tap, type Observable } from 'rxjs';
 import { pods } from './coreProbes.ts';
 import { type Probe, type Started } from './probe.ts';
 
@@ -27,11 +27,11 @@ const settle = async (): Promise<void> => {
 /** Long enough that the other side's timers stay out of a probe's way (~1,100 years). */
 const QUIET = 2 ** 45;
 
-/** A server of a synced informer of pods `a` and `b` at resourceVersion 2. */
-function server(options: Partial<InformerServerOptions>) {
+/** A server of a synced informer of pods `a` and `b` at resourceVersion 2 (its watch: `watch$`). */
+function server(options: Partial<InformerServerOptions>, watch$: Observable<WatchItem> = NEVER) {
   const lw = fakeListerWatcher();
   lw.scriptList(of(page([testObject('a', '1'), testObject('b', '2')], '2')));
-  lw.scriptWatch(NEVER);
+  lw.scriptWatch(watch$);
   const informer = createSharedInformer(lw, { reflector: { minWatchTimeoutSeconds: 10 ** 9, stallCheck: false } });
   informer.start();
   const served = createInformerServer({ informerFor: () => informer, idleTimeoutMs: QUIET, bookmarkIntervalMs: QUIET, ...options });
@@ -39,8 +39,8 @@ function server(options: Partial<InformerServerOptions>) {
 }
 
 /** A raw client of `options`' server, greeted: what it sends and what it got. */
-async function rawClient(options: Partial<InformerServerOptions>) {
-  const s = server(options);
+async function rawClient(options: Partial<InformerServerOptions>, watch$?: Observable<WatchItem>) {
+  const s = server(options, watch$);
   const [client, end] = inProcessConnections({ scheduler: asapScheduler });
   s.served.serve(end);
   const received: ServerMessage[] = [];
@@ -88,6 +88,34 @@ export const rvWait: Probe = async (rvWaitMs) => {
   const c = await rawClient({ rvWaitMs });
   await c.send(request('list', 'future', { resourceVersion: '99', resourceVersionMatch: 'NotOlderThan' }));
   return { fired: () => c.about('future').some((m) => m.t === 'error'), stop: c.stop };
+};
+
+/**
+ * A server whose informer changed 1,100 times at the start (more than it keeps whatever their age):
+ * fired once a watch from before those changes is answered 410, its events having aged out.
+ */
+export const serverHistory: Probe = async (historyMs) => {
+  const watch$ = new Subject<WatchItem>();
+  const c = await rawClient({ historyMs }, watch$);
+  await c.send(request('list', 'follow', {})); // the server follows the informer from now on
+  for (let rv = 3; rv <= 1102; rv++) watch$.next({ type: 'MODIFIED', object: testObject('a', String(rv)) });
+  await settle();
+  let asked = 0;
+  return {
+    fired: async () => {
+      const id = `w${++asked}`;
+      await c.send(request('watch', id, { resourceVersion: '2' }));
+      return c.about(id).some((m) => m.t === 'error');
+    },
+    stop: c.stop,
+  };
+};
+
+/** A watch of a server that batches its events: started (a batch longer than the limit is refused). */
+export const serverBatch: Probe = async (batchMs) => {
+  const c = await rawClient({ batchMs });
+  await c.send(request('watch', 'w', { resourceVersion: '2' }));
+  return { fired: () => c.about('w').some((m) => m.t === 'events'), stop: c.stop };
 };
 
 /** A client that says nothing after its hello: fired when the server closes the connection. */

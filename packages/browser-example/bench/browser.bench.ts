@@ -10,11 +10,14 @@
  *
  *   npm run bench:browser -- [--nodes 1300] [--pods 30000] [--rate 180] [--rounds 3] [--warmup 5]
  *     [--window 20] [--burst 2000] [--burst-rate 1000] [--only 'main full,worker full'] [--json]
+ *     [--profile] (a CPU profile of each window, unminified: its top functions by self time)
+ *   --only also names the variants of the Worker page (runBench.ts `VARIANT_PAGES`), e.g.
+ *     --only 'worker full,worker full unbatched'
  */
 import { startPageServer } from '../src/pageServer.ts';
 import { launchChromium } from '../test/chromium.ts';
 import { startCluster } from './cluster.ts';
-import { benchSite, BENCH_PAGES, runBench, type BenchOptions } from './runBench.ts';
+import { benchSite, BENCH_PAGES, runBench, VARIANT_PAGES, type BenchOptions } from './runBench.ts';
 import { printTable } from './benchTable.ts';
 
 const arg = (name: string, fallback: number): number => {
@@ -30,12 +33,13 @@ const options: BenchOptions = {
     windowMs: arg('--window', 20) * 1000,
     syncTimeoutMs: 600_000,
     burst: { count: arg('--burst', 2000), perSecond: arg('--burst-rate', 1000), tailMs: 500 },
+    profile: process.argv.includes('--profile'),
   },
-  pages: BENCH_PAGES.filter((p) => p.name === 'none' || !only || only.some((o) => p.name === o)),
+  pages: [...BENCH_PAGES, ...VARIANT_PAGES].filter((p) => p.name === 'none' || (only ? only.includes(p.name) : BENCH_PAGES.includes(p))),
   log: (line) => process.stderr.write(`${line}\n`),
 };
 const cluster = await startCluster({ nodes: arg('--nodes', 1300), pods: arg('--pods', 30_000), writesPerSecond: arg('--rate', 180) });
-const site = await benchSite();
+const site = await benchSite(!process.argv.includes('--profile'));
 const server = await startPageServer({ upstream: cluster.sim.url, page: site });
 const browser = await launchChromium();
 const started = new Date();

@@ -9,6 +9,7 @@
  */
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import type { BenchCluster } from './cluster.ts';
+import { startCpuProfile, type SelfTime } from './cpuProfile.ts';
 
 /** A page to measure. */
 export interface PageConfig {
@@ -27,6 +28,8 @@ export interface Timing {
   syncTimeoutMs: number;
   /** The burst: `count` pod updates at `perSecond`, measured until `tailMs` after the last (for it to reach the page). */
   burst: { count: number; perSecond: number; tailMs: number };
+  /** Record a CPU profile of the main thread over the window, and report its top functions by self time. Default false. */
+  profile?: boolean;
 }
 
 /** What one page measured in one round. */
@@ -55,6 +58,8 @@ export interface PageFigures {
   writesPerS: number;
   /** React pages: commits per second over the burst, the main thread's busy time and the probe then. */
   burst?: { commitsPerS: number; busyMsPerS: number; cpuMsPerS: number; probe: ProbeFigures; seconds: number };
+  /** With `timing.profile`: the main thread's functions with the most self time over the window. */
+  profile?: SelfTime[];
 }
 
 /** What the bench reads of the probe's figures (site/probe.ts has them all). */
@@ -128,7 +133,9 @@ export async function measurePage(
     if (failed) throw new Error(`${config.name}: ${failed}`);
     await sleep(timing.warmupMs);
     const writes0 = cluster.writes();
+    const profiling = timing.profile ? await startCpuProfile(cdp) : undefined;
     const steady = await overWindow(page, cdp, () => sleep(timing.windowMs).then(() => undefined));
+    const profile = await profiling?.();
     const writesPerS = (cluster.writes() - writes0) / steady.seconds;
     let burst: PageFigures['burst'];
     if (config.react) {
@@ -156,6 +163,7 @@ export async function measurePage(
       relists,
       samplePod,
       burst,
+      profile,
     };
   } finally {
     await context.close();

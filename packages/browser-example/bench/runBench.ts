@@ -19,6 +19,20 @@ export const BENCH_PAGES: readonly PageConfig[] = [
   { name: 'react worker projected', path: '/react.html?mode=worker&view=projected', react: true },
 ];
 
+/**
+ * Variants of the Worker page, run only when `--only` names them: the worker's `batchMs` and
+ * `encoding` (`?batch=`, `?json=0|1`), and the page's mirror without freezing (`?freeze=0`).
+ * `worker full unbatched` is the Worker page as it was before batches and JSON.
+ */
+export const VARIANT_PAGES: readonly PageConfig[] = [
+  { name: 'worker full unbatched', path: '/?mode=worker&view=full&batch=0&json=0' },
+  { name: 'worker projected unbatched', path: '/?mode=worker&view=projected&batch=0&json=0' },
+  { name: 'worker full batch0', path: '/?mode=worker&view=full&batch=0' },
+  { name: 'worker full batch50', path: '/?mode=worker&view=full&batch=50' },
+  { name: 'worker full clone', path: '/?mode=worker&view=full&json=0' },
+  { name: 'worker full nofreeze', path: '/?mode=worker&view=full&freeze=0' },
+];
+
 /** Options of `runBench`. */
 export interface BenchOptions {
   rounds: number;
@@ -69,15 +83,15 @@ export function stat(xs: readonly number[]): Stat | undefined {
 }
 
 /**
- * Builds the bench's pages (minified, as a production site is), React's with its profiling build
+ * Builds the bench's pages (minified, as a production site is, unless `minify` is false: a profile's names), React's with its profiling build
  * (a production React whose `<Profiler>` reports commits; the plain one never calls `onRender`).
  */
-export function benchSite(): Promise<WorkerSite> {
+export function benchSite(minify = true): Promise<WorkerSite> {
   return buildSite({
     sources: new URL('./site/', import.meta.url),
     scripts: { page: 'page.ts', react: 'react.ts', worker: 'worker.ts' },
     html: ['index.html', 'react.html'],
-    minify: true,
+    minify,
     alias: { 'react-dom/client': 'react-dom/profiling' },
   });
 }
@@ -103,6 +117,7 @@ export async function runBench(browser: Browser, url: string, cluster: BenchClus
             `heap ${(figures.heapBytes / 2 ** 20).toFixed(1)} MiB, held ${figures.held.pods} pods ${figures.held.nodes} nodes, ${figures.relists} relists` +
             (figures.burst ? `, burst ${figures.burst.commitsPerS.toFixed(1)} commits/s` : ''),
         );
+        for (const { fn, ms } of figures.profile ?? []) options.log(`    ${ms.toFixed(0).padStart(6)} ms  ${fn}`);
       }
       byName.get(page.name)!.push(figures);
     }

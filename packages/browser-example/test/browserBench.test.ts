@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { startCluster, type BenchCluster } from '../bench/cluster.ts';
-import { BENCH_PAGES, benchSite, runBench } from '../bench/runBench.ts';
+import { BENCH_PAGES, benchSite, runBench, VARIANT_PAGES } from '../bench/runBench.ts';
 import { goalLines } from '../bench/benchTable.ts';
 import type { PageFigures } from '../bench/measurePage.ts';
 import { startPageServer, type PageServer } from '../src/pageServer.ts';
@@ -33,9 +33,10 @@ describeInBrowser('the browser bench, at tiny sizes', () => {
   });
 
   it('should measure the baseline, informers in a worker and on the main thread, and a React page in a burst', async () => {
-    const names = ['none', 'main metadata', 'worker full', 'react worker projected'];
-    const pages = BENCH_PAGES.filter((p) => names.includes(p.name));
-    const timing = { warmupMs: 0, windowMs: 300, syncTimeoutMs: 60_000, burst: { count: 30, perSecond: 300, tailMs: 500 } };
+    const names = ['none', 'main metadata', 'worker full', 'react worker projected', 'worker full unbatched'];
+    const pages = [...BENCH_PAGES, ...VARIANT_PAGES].filter((p) => names.includes(p.name));
+    const burst = { count: 30, perSecond: 300, tailMs: 500 };
+    const timing = { warmupMs: 0, windowMs: 300, syncTimeoutMs: 60_000, burst, profile: true };
     const results = await runBench(browser, server.url, cluster, { rounds: 1, timing, pages, log: () => {} });
 
     expect(results.map((r) => r.name)).toEqual(names);
@@ -54,6 +55,10 @@ describeInBrowser('the browser bench, at tiny sizes', () => {
     for (const name of names) expect(figures[name].busyMsPerS).toBeGreaterThan(0);
     expect(results[1].heapPerObject?.median).toBeGreaterThan(0);
     expect(figures['react worker projected'].burst?.commitsPerS).toBeGreaterThan(0);
-    expect(goalLines(results)).toHaveLength(4);
+    expect(goalLines(results)).toHaveLength(7);
+    // Each window profiled: the main thread's functions by self time, most first.
+    for (const name of names) expect(figures[name].profile?.length).toBeGreaterThan(0);
+    const worker = figures['worker full'].profile!;
+    expect(worker.map((f) => f.ms)).toEqual([...worker.map((f) => f.ms)].sort((a, b) => b - a));
   }, 120_000);
 });

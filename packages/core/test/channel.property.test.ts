@@ -13,15 +13,17 @@ const step = modelSteps<'blind' | 'cut'>(['drop', 'break', 'expire', 'compact', 
 const view = modelView;
 
 describe('an informer over the channel', () => {
-  it('should converge to the API state through any interleaving of changes, API faults, server relists and dropped connections', () => {
+  it('should converge to the API state through any interleaving of changes, API faults, server relists, dropped connections and batches', () => {
     fc.assert(
       fc.property(
         fc.array(fc.tuple(step, fc.integer({ min: 0, max: 2000 })), { maxLength: 50 }),
         fc.integer({ min: 1, max: 3 }),
         fc.integer({ min: 2, max: 20 }),
-        (steps, pageSize, history) => {
+        // Events sent at the end of each task, or gathered and coalesced by key for 16 or 500 ms.
+        fc.constantFrom(0, 16, 500),
+        (steps, pageSize, history, batchMs) => {
           const ts = testScheduler();
-          const { api, informer, server } = servedInformer(ts, { historySize: history }, { pageSize });
+          const { api, informer, server } = servedInformer(ts, { historySize: history, batchMs }, { pageSize });
           informer.start();
           let current: ChannelConnection | undefined;
           const source = channelListerWatcherSource(

@@ -30,7 +30,9 @@ export function benchInformers(mode: Mode, view: View, tab: BenchTab): BenchInfo
     const factory = createInformerFactory((resource, scope) => fetchListerWatcher({ baseUrl: location.origin, resource, ...scope }));
     return { factory, form: (resource) => inForm(resource, view) };
   }
-  const url = `/worker.js?view=${view}`;
+  // The worker's options for experiments (`?batch=`, `?json=`), passed on.
+  const passed = [...new URLSearchParams(location.search)].filter(([k]) => k === 'batch' || k === 'json');
+  const url = `/worker.js?${new URLSearchParams([['view', view], ...passed]).toString()}`;
   const fail = (what: string) => (tab.error ??= what);
   let factory: InformerFactory;
   if (mode === 'worker') {

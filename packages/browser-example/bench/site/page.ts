@@ -20,8 +20,9 @@ addEventListener('error', (e) => (tab.error ??= String(e.message)));
 const informers = benchInformers(modeOf(location.search), viewOf(location.search), tab);
 if (informers) {
   const { factory, form } = informers;
-  const pods = factory.informerFor(form(PODS));
-  const nodes = factory.informerFor(form(NODES));
+  const own = new URLSearchParams(location.search).get('freeze') === '0' ? { freeze: false } : {};
+  const pods = factory.informerFor(form(PODS), own);
+  const nodes = factory.informerFor(form(NODES), own);
   factory.start();
   tab.synced = () => factory.hasSynced();
   tab.held = () => ({ pods: pods.getStore().size, nodes: nodes.getStore().size });

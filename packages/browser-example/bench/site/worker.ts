@@ -17,10 +17,14 @@ import { inForm, viewOf } from './resources.ts';
 
 const scope = self as unknown as WorkerScopeLike & { location: Location };
 const view = viewOf(scope.location.search);
+// `?batch=` sets the server's batchMs (hostInformers' default without it).
+const batch = new URLSearchParams(scope.location.search).get('batch');
+// `?json=0`: messages to the page structured-cloned (`1`: JSON strings; without it, the default).
+const json = new URLSearchParams(scope.location.search).get('json');
 
-// A history of 50,000 events (the default keeps 4,096: 23 s at 180 writes/s): a page that takes
-// longer than that to list 30,000 pods from the worker could never resume its watch, and relists.
-const historySize = 50_000;
+// Three minutes of history (the default keeps 75 s): a page on a loaded machine can take longer
+// than that to list 30,000 pods from the worker, and could then not resume its watch: it relists.
+const historyMs = 180_000;
 hostInformers(
   scope,
   (): InformerFactory => {
@@ -31,5 +35,9 @@ hostInformers(
       factory.informerFor(resource.metadataOnly ? resource : inForm(resource, view), options)) as InformerFactory['informerFor'];
     return { ...factory, informerFor };
   },
-  { historySize },
+  {
+    historyMs,
+    ...(batch !== null && { batchMs: Number(batch) }),
+    ...(json !== null && { encoding: json === '0' ? ('clone' as const) : ('json' as const) }),
+  },
 );

@@ -40,6 +40,8 @@ export class ClientSession {
   readonly #timing: SessionTiming;
   readonly #life: Subscription;
   #idle: Subscription | undefined;
+  /** When the server was last heard from, on the scheduler's clock. */
+  #heard = 0;
   #serial = 0;
   #greeted = false;
   #closed = false;
@@ -52,7 +54,8 @@ export class ClientSession {
       complete: () => this.close(new NetworkError('ConnectionReset', 'the channel connection closed')),
     });
     this.#life.add(intervalEvery(timing.heartbeatMs, timing.scheduler).subscribe(() => this.#send({ t: 'ping' })));
-    this.#rearm();
+    this.#heard = timing.scheduler.now();
+    this.#armIdle(timing.idleTimeoutMs);
     this.#send({ t: 'hello', v: CHANNEL_PROTOCOL_VERSION });
   }
 
@@ -103,18 +106,23 @@ export class ClientSession {
     }
   }
 
-  /** Anything from the server proves it alive: the idle timer starts again. */
-  #rearm(): void {
-    this.#idle?.unsubscribe();
+  /**
+   * The idle timer, due in `ms`: when it fires, it ends the session if nothing came from the server
+   * for `idleTimeoutMs`, else waits out the rest. Anything from the server proves it alive by
+   * setting `#heard` only: a page that receives a message a frame does not re-arm a timer each time.
+   */
+  #armIdle(ms: number): void {
     const { idleTimeoutMs, scheduler } = this.#timing;
-    this.#idle = scheduleAfter(scheduler, idleTimeoutMs, () =>
-      this.close(new NetworkError('ConnectionReset', `no message from the channel's server for ${idleTimeoutMs} ms`)),
-    );
+    this.#idle = scheduleAfter(scheduler, ms, () => {
+      const quiet = scheduler.now() - this.#heard;
+      if (quiet < idleTimeoutMs) return this.#armIdle(idleTimeoutMs - quiet);
+      this.close(new NetworkError('ConnectionReset', `no message from the channel's server for ${idleTimeoutMs} ms`));
+    });
   }
 
   #receive(raw: unknown): void {
     if (this.#closed) return;
-    this.#rearm();
+    this.#heard = this.#timing.scheduler.now();
     const m = raw as Partial<Record<string, unknown>> | null;
     if (m === null || typeof m !== 'object') return; // nothing to tell it by: dropped
     if (m.t === 'hello') return this.#greet(m.v);

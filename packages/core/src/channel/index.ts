@@ -16,11 +16,11 @@ export type { InformerServer, InformerServerOptions, InformerView, ServedInforme
 
 // Workers
 export { CHANNEL_CONNECT, connectInformerWorker, hostInformers } from './workers.ts';
-export type { ConnectInformerWorkerOptions, InformerWorker, WorkerScopeLike } from './workers.ts';
+export type { ConnectInformerWorkerOptions, HostInformersOptions, InformerWorker, WorkerScopeLike } from './workers.ts';
 
 // Connections
 export { inProcessConnections, messagePortConnection } from './connection.ts';
-export type { ChannelConnection, ConnectionBackpressure, InProcessConnectionOptions } from './connection.ts';
+export type { ChannelConnection, ConnectionBackpressure, InProcessConnectionOptions, MessagePortConnectionOptions } from './connection.ts';
 
 // The protocol
 export { CHANNEL_PROTOCOL_VERSION } from './protocol.ts';

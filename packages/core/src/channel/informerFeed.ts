@@ -11,7 +11,7 @@ import { map, Observable, Subject, take, throwIfEmpty, filter } from 'rxjs';
 import { KubeApiError } from '../errors.ts';
 import type { SharedInformer } from '../informer/sharedInformer.ts';
 import { failureStatus } from './protocol.ts';
-import { parseRevision, WatchHistory, type Placement } from './watchHistory.ts';
+import { parseRevision, WatchHistory, type HistoryRetention, type Placement } from './watchHistory.ts';
 import type { Delta, KubeObject, ReflectorStatus, WatchEvent } from '../types.ts';
 
 /** What changed in a feed: new events (possibly none) and the resource version the informer is at. */
@@ -45,14 +45,15 @@ interface Relist {
 }
 
 /**
- * Follows `informer` from now on, holding at most `historySize` events.
+ * Follows `informer` from now on, holding at most `historySize` events (and, with `retention`,
+ * dropping those older than its age).
  *
  * @example
- * const feed = informerFeed(pods, 4096);
+ * const feed = informerFeed(pods, 102_400, { ageMs: 75_000, now: Date.now, minKept: 1024 });
  * feed.ready$.subscribe(() => console.log(feed.place('1234')));
  */
-export function informerFeed(informer: SharedInformer<KubeObject>, historySize: number): InformerFeed {
-  const history = new WatchHistory(historySize);
+export function informerFeed(informer: SharedInformer<KubeObject>, historySize: number, retention?: HistoryRetention): InformerFeed {
+  const history = new WatchHistory(historySize, retention);
   const changes = new Subject<FeedChange>();
   let begun = false;
   /** The informer's resource versions are etcd revisions (else a watch resumes only from the head). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { PendingEvents } from './pendingEvents.ts';
+import { coalesce, PendingEvents } from './pendingEvents.ts';
 import type { KubeObject, WatchEvent } from '../types.ts';
 
 const ev = (type: WatchEvent['type'], name: string, rv: number): WatchEvent =>
@@ -23,5 +23,14 @@ describe('the events held for a congested stream', () => {
     expect(held.bytes).toBe(400);
     expect(names(held.take())).toEqual(['ADDED a@3', 'DELETED b@5', 'ADDED b@7', 'BOOKMARK @8']);
     expect([held.size, held.bytes]).toEqual([0, 0]);
+  });
+
+  it('should send nothing of an object added and deleted while held, and keep the bookmark that ends the initial events in place', () => {
+    const end = { type: 'BOOKMARK', object: { metadata: { resourceVersion: '2', annotations: { 'k8s.io/initial-events-end': 'true' } } } };
+    // b new and gone: nothing; a (held by the client) deleted, re-created and deleted: its first deletion.
+    const events = [end as WatchEvent, ev('ADDED', 'b', 3), ev('MODIFIED', 'b', 4), ev('DELETED', 'b', 5)];
+    events.push(ev('DELETED', 'a', 6), ev('ADDED', 'a', 7), ev('DELETED', 'a', 8), ev('BOOKMARK', '', 9));
+    expect(names(coalesce(events))).toEqual(['BOOKMARK @2', 'DELETED a@6', 'BOOKMARK @9']);
+    expect(names(coalesce([ev('ADDED', 'a', 1)]))).toEqual(['ADDED a@1']);
   });
 });

@@ -28,6 +28,8 @@ export interface ServerContext {
   readonly maxStreams: number;
   readonly idleTimeoutMs: number;
   readonly maxEventsPerMessage: number;
+  /** How long a stream gathers watch events (coalesced) before sending them, in ms; 0: until the end of the task. */
+  readonly batchMs: number;
   readonly highWaterBytes: number;
   readonly maxPendingBytes: number;
   onBackpressure?: (what: 'coalesced' | 'resync', count: number) => void;
@@ -156,7 +158,12 @@ function runStream(session: Session, request: StreamRequest): void {
     maxPendingBytes: context.maxPendingBytes,
     report: context.onBackpressure,
   };
-  const writer = streamWriter(id, (m) => session.reply(m), context.flushScheduler, context.maxEventsPerMessage, fail, flow);
+  const batching = {
+    scheduler: context.batchMs > 0 ? context.scheduler : context.flushScheduler,
+    delayMs: context.batchMs,
+    maxEvents: context.maxEventsPerMessage,
+  };
+  const writer = streamWriter(id, (m) => session.reply(m), batching, fail, flow);
   stream.add(() => {
     session.streams.delete(id);
     writer.drop();

@@ -1,7 +1,9 @@
 /**
  * The sending side of one server stream: watch events gathered until the end of the task (or
  * `maxEvents`) and sent as one `events` message, so a burst costs one `postMessage` (or WebSocket
- * frame) per stream, not one per event; any other message sends what was gathered first.
+ * frame) per stream, not one per event; any other message sends what was gathered first. With a
+ * batch interval, events are gathered for that long instead and coalesced by key (`coalesce`): a
+ * page then handles one message per interval, however many events came.
  *
  * Over a connection that reports its backlog (a WebSocket's `bufferedAmount`), a congested
  * connection's events are held, coalesced by key (`PendingEvents`), and sent when it drains; past
@@ -11,7 +13,7 @@
 import { take, type SchedulerLike, type Subscription } from 'rxjs';
 import { KubeApiError } from '../errors.ts';
 import type { ConnectionBackpressure } from './connection.ts';
-import { PendingEvents } from './pendingEvents.ts';
+import { coalesce, PendingEvents } from './pendingEvents.ts';
 import { failureStatus, type ServerMessage } from './protocol.ts';
 import type { WatchEvent } from '../types.ts';
 
@@ -23,6 +25,16 @@ export interface StreamWriter {
   send(message: ServerMessage): void;
   /** Drops what was gathered and sends nothing more (the stream was cancelled). */
   drop(): void;
+}
+
+/** When a writer sends what it gathered. */
+export interface WriterBatching {
+  /** Where the flush is scheduled. */
+  readonly scheduler: SchedulerLike;
+  /** Gather events this long, in ms, and coalesce them by key; 0: until the end of the task, as they came. */
+  readonly delayMs: number;
+  /** Most events in one message: that many gathered are sent at once. */
+  readonly maxEvents: number;
 }
 
 /** How a writer behaves on a congested connection. */
@@ -38,22 +50,22 @@ export interface WriterFlow {
 }
 
 /**
- * A writer of stream `id` over `send`, flushing on `scheduler`. A send that throws (a value the
+ * A writer of stream `id` over `send`, flushing as `batching` says. A send that throws (a value the
  * transport cannot carry) is handed to `onFailure`, which ends the stream; so is the 410 of a
  * stream that held more than its budget.
  *
  * @example
- * const w = streamWriter('7', (m) => connection.send(m), asapScheduler, 1000, fail);
+ * const w = streamWriter('7', (m) => connection.send(m), { scheduler: asapScheduler, delayMs: 0, maxEvents: 1000 }, fail);
  * w.events([{ type: 'ADDED', object: pod }]); // sent at the end of this task, with any others
  */
 export function streamWriter(
   id: string,
   send: (message: ServerMessage) => void,
-  scheduler: SchedulerLike,
-  maxEvents: number,
+  batching: WriterBatching,
   onFailure: (error: unknown) => void,
   flow?: WriterFlow,
 ): StreamWriter {
+  const { scheduler, delayMs, maxEvents } = batching;
   let pending: WatchEvent[] = [];
   let held: PendingEvents | undefined;
   let flushing: Subscription | undefined;
@@ -85,7 +97,8 @@ export function streamWriter(
     flushing = undefined;
     if (dropped || (pending.length === 0 && !held)) return true;
     if (congested()) return hold();
-    const events = held ? [...held.take(), ...pending] : pending;
+    const gathered = held ? [...held.take(), ...pending] : pending;
+    const events = delayMs > 0 ? coalesce(gathered) : gathered;
     held = undefined;
     pending = [];
     for (let at = 0; at < events.length; at += maxEvents)
@@ -108,7 +121,7 @@ export function streamWriter(
         pending.push(event);
         if (pending.length >= maxEvents && !flush()) return;
       }
-      if (pending.length > 0 && !flushing) flushing = scheduler.schedule(() => void flush());
+      if (pending.length > 0 && !flushing) flushing = scheduler.schedule(() => void flush(), delayMs);
     },
     send: (message) => {
       if (dropped) return;

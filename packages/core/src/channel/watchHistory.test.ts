@@ -67,4 +67,21 @@ describe('WatchHistory', () => {
     h.begin(8n);
     expect([shown(h.place(5n)), shown(h.place(8n))]).toEqual(['expired', []]);
   });
+
+  it('should keep the events of the last ageMs, and the newest minKept of older ones, under its capacity', () => {
+    let clock = 0;
+    const h = new WatchHistory(100, { ageMs: 1000, now: () => clock, minKept: 2 });
+    h.begin(10n);
+    for (const rv of [11, 12, 13]) h.append(BigInt(rv), added(`p${rv}`, rv));
+    clock = 600;
+    h.append(14n, added('p14', 14));
+    clock = 999; // 11–13 are 999 ms old: still kept
+    expect(shown(h.place(10n))).toEqual(['p11@11', 'p12@12', 'p13@13', 'p14@14']);
+    clock = 1000; // ageMs old: dropped, but for the newest two
+    expect([shown(h.place(11n)), shown(h.place(12n))]).toEqual(['expired', ['p13@13', 'p14@14']]);
+    clock = 5000; // all old: the newest two stay
+    expect([shown(h.place(11n)), shown(h.place(12n))]).toEqual(['expired', ['p13@13', 'p14@14']]);
+    h.append(15n, added('p15', 15));
+    expect([shown(h.place(12n)), shown(h.place(13n))]).toEqual(['expired', ['p14@14', 'p15@15']]);
+  });
 });

@@ -17,6 +17,8 @@ export function parseRevision(rv: string | undefined): bigint | undefined {
 /** One event of the history, at the revision the informer reached with it. */
 interface Entry {
   readonly at: bigint;
+  /** When it was appended, on the retention's clock (0 without one). */
+  readonly t: number;
   readonly event: WatchEvent;
   /** The relist it belongs to started from this revision: nothing between it and `at` is known. */
   readonly since?: bigint;
@@ -32,11 +34,24 @@ export type Placement =
   | { type: 'future'; head: bigint };
 
 /**
+ * Which events a history keeps besides its capacity: every one of the last `ageMs` (kube-apiserver's
+ * watch cache keeps at least 75 s), and the last `minKept` whatever their age; older ones go.
+ */
+export interface HistoryRetention {
+  /** Events are kept this long, in ms (up to the capacity). */
+  readonly ageMs: number;
+  /** The clock, in ms. */
+  readonly now: () => number;
+  /** This many of the newest events are kept whatever their age. */
+  readonly minKept: number;
+}
+
+/**
  * The history of one informer: `begin` once it has synced, then `append` each event, `relisted` for
  * a relist's differences, `advance` when its resource version moves with no object change.
  *
  * @example
- * const h = new WatchHistory(4096);
+ * const h = new WatchHistory(102_400, { ageMs: 75_000, now: Date.now, minKept: 1024 });
  * h.begin(10n);
  * h.append(11n, { type: 'ADDED', object: pod });
  * h.place(10n); // { type: 'replay', events: [the ADDED] }
@@ -51,9 +66,12 @@ export class WatchHistory {
 
   /** At most this many events are held: the oldest go first. */
   readonly capacity: number;
+  readonly #retention: HistoryRetention | undefined;
 
-  constructor(capacity: number) {
+  /** Holds at most `capacity` events; with `retention`, drops those older than its age too (past its `minKept`). */
+  constructor(capacity: number, retention?: HistoryRetention) {
     this.capacity = capacity;
+    this.#retention = retention;
   }
 
   /** The revision the informer is at. */
@@ -98,6 +116,7 @@ export class WatchHistory {
 
   /** Where a watch from revision `from` starts. */
   place(from: bigint): Placement {
+    this.#trim();
     if (from > this.#head) return { type: 'future', head: this.#head };
     if (from < this.#floor) return { type: 'expired', oldest: this.#floor };
     const start = this.#firstAfter(from);
@@ -121,16 +140,26 @@ export class WatchHistory {
     return lo;
   }
 
-  #push(entry: Entry): void {
-    this.#entries.push(entry);
-    if (this.#entries.length - this.#first > this.capacity) {
-      this.#floor = this.#entries[this.#first].at;
+  #push(entry: Omit<Entry, 't'>): void {
+    this.#entries.push({ ...entry, t: this.#retention?.now() ?? 0 });
+    this.#trim();
+  }
+
+  /** Drops the oldest events past the capacity, and those past the retention's age. */
+  #trim(): void {
+    const entries = this.#entries;
+    const r = this.#retention;
+    const oldest = r ? r.now() - r.ageMs : -Infinity;
+    let held = entries.length - this.#first;
+    while (held > this.capacity || (r !== undefined && held > r.minKept && entries[this.#first].t <= oldest)) {
+      this.#floor = entries[this.#first].at;
       this.#first++;
-      // Copied down now and then, so the array does not grow with what it dropped.
-      if (this.#first >= this.capacity) {
-        this.#entries = this.#entries.slice(this.#first);
-        this.#first = 0;
-      }
+      held--;
+    }
+    // Copied down now and then (once half is dropped), so the array does not grow with what it dropped.
+    if (this.#first > 1024 && this.#first * 2 >= entries.length) {
+      this.#entries = entries.slice(this.#first);
+      this.#first = 0;
     }
   }
 }

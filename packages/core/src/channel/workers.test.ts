@@ -4,6 +4,7 @@ import { ModelServer } from '../../test/modelServer.ts';
 import { PODS, sourceOf } from '../../test/channelKit.ts';
 import { InvalidOptionsError } from '../errors.ts';
 import { createInformerFactory, type InformerFactory } from '../informer/informerFactory.ts';
+import { messagePortConnection } from './connection.ts';
 import { connectInformerWorker, hostInformers, type WorkerScopeLike } from './workers.ts';
 
 // Node's MessageChannel stands in for the browser's: a dedicated worker's `self` is one end, the
@@ -62,6 +63,26 @@ describe('hostInformers and connectInformerWorker', () => {
     for (const t of tabs) t.start();
     await Promise.all(tabs.map((t) => t.waitForCacheSync({ timeoutMs: 10_000 })));
     expect(informers.map((i) => i.getStore().keys())).toEqual([['ns/a'], ['ns/a']]);
+  });
+
+  it('should post JSON strings with encoding json, and parse a string received whatever it sends', async () => {
+    const { port1, port2 } = new MessageChannel();
+    const raw: unknown[] = [];
+    port2.addEventListener('message', (e) => raw.push(e.data));
+    port2.start();
+    const json = messagePortConnection(port1 as unknown as MessagePort, { encoding: 'json' });
+    json.send({ t: 'pong' });
+    await until(() => raw.length === 1, { what: 'the raw message' });
+    expect(raw).toEqual(['{"t":"pong"}']);
+    const got: unknown[] = [];
+    json.messages$.subscribe((m) => got.push(m));
+    port2.postMessage('{"t":"ping"}');
+    port2.postMessage('not json');
+    port2.postMessage({ t: 'bye' });
+    await until(() => got.length === 3, { what: 'three messages' });
+    expect(got).toEqual([{ t: 'ping' }, undefined, { t: 'bye' }]);
+    json.close();
+    port2.close();
   });
 
   it('should refuse what is not a worker or a scope', () => {

@@ -9,11 +9,14 @@
 import { createInformerFactory, type InformerFactory, type InformerFactoryOptions } from '../informer/informerFactory.ts';
 import { InvalidOptionsError } from '../errors.ts';
 import { channelListerWatcherSource, type ChannelClientOptions } from './channelListerWatcher.ts';
-import { messagePortConnection } from './connection.ts';
+import { messagePortConnection, type MessagePortConnectionOptions } from './connection.ts';
 import { createInformerServer, type InformerServer, type InformerServerOptions } from './informerServer.ts';
 
 /** The message that hands a worker one end of a new connection (its `ports[0]`). */
 export const CHANNEL_CONNECT = 'rxinformer.connect';
+
+/** `hostInformers`' default `batchMs`: a page's animation frame. */
+export const WORKER_BATCH_MS = 16;
 
 /** What `hostInformers` listens on: a worker's global scope (`self`), Dedicated or Shared. */
 export interface WorkerScopeLike {
@@ -29,6 +32,16 @@ export type InformerWorker =
       readonly port: Pick<MessagePort, 'postMessage'>;
     };
 
+/** Options of `hostInformers`: the server's, and how it sends to pages. */
+export interface HostInformersOptions extends Omit<InformerServerOptions, 'informerFor'> {
+  /**
+   * How messages go to pages (`messagePortConnection`'s `encoding`): `json`, one string per message
+   * that the page parses, or `clone`, structured clone. Default `json`: at 30,000 pods a page's
+   * mirror held 2,813 B per object against 3,528 B cloned (the same main-thread CPU, within noise).
+   */
+  encoding?: MessagePortConnectionOptions['encoding'];
+}
+
 /**
  * In a worker script: makes the factory (`createFactory()`), starts it, and serves its informers
  * to every page that connects (`connectInformerWorker`). A SharedWorker serves every tab from the
@@ -39,23 +52,32 @@ export type InformerWorker =
  * hostInformers(self, () => createInformerFactory((resource, scope) =>
  *   fetchListerWatcher({ baseUrl: self.location.origin, resource, ...scope })));
  *
+ * Each watch's events go to a page in batches of `batchMs` (default here 16: one message per
+ * animation frame), coalesced by key, so the page's main thread handles one message a frame
+ * however fast the cluster changes; each message as one JSON string (`encoding`).
+ *
  * Caveat: the factory's options (a `transform`) apply to what every page receives; a page's own
  * `transform` and indexers apply in the page, after.
  */
 export function hostInformers(
   scope: WorkerScopeLike,
   createFactory: () => InformerFactory,
-  options: Omit<InformerServerOptions, 'informerFor'> = {},
+  options: HostInformersOptions = {},
 ): InformerServer {
   if (typeof scope?.addEventListener !== 'function') throw new InvalidOptionsError('hostInformers needs the worker scope (self)');
   if (typeof createFactory !== 'function') throw new InvalidOptionsError('hostInformers needs a function that makes the factory');
   const factory = createFactory();
   factory.start();
-  const server = createInformerServer({ ...options, informerFor: (resource, where) => factory.informerFor(resource, where) });
+  const { encoding = 'json', ...serverOptions } = options;
+  const server = createInformerServer({
+    batchMs: WORKER_BATCH_MS,
+    ...serverOptions,
+    informerFor: (resource, where) => factory.informerFor(resource, where),
+  });
   const onHandoff = (event: MessageEvent): void => {
     const data = event.data as { t?: unknown } | null;
     const port = event.ports?.[0];
-    if (data?.t === CHANNEL_CONNECT && port) server.serve(messagePortConnection(port));
+    if (data?.t === CHANNEL_CONNECT && port) server.serve(messagePortConnection(port, { encoding }));
   };
   if ('onconnect' in scope) {
     // A SharedWorker: each tab connects once with its own port, and asks for connections over it.
