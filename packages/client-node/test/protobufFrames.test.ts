@@ -4,11 +4,23 @@
  * every malformed body or frame refused with its typed error.
  */
 import { describe, expect, it } from '@jest/globals';
-import { ResponseTooLargeError, WatchDecodeError, type WatchEvent } from '@rxinformer/core';
+import { metadataOnly, ResponseTooLargeError, WatchDecodeError, type WatchEvent } from '@rxinformer/core';
 import { readFileSync } from 'node:fs';
 import { generateSchema, SCHEMA_FILE } from '../scripts/protobufSchema.ts';
 import { bytes, envelope, int, msg } from '@rxinformer/testing';
-import { ProtobufDecodeError, protobufCodec } from '../src/index.ts';
+import { firstValueFrom } from 'rxjs';
+import {
+  createKubeInformerFactory,
+  customResourceDefinitions,
+  defineResource,
+  kubeConfigListerWatcher,
+  PROTOBUF_ACCEPT,
+  ProtobufDecodeError,
+  protobufCodec,
+  pods,
+  type KubeTransport,
+} from '../src/index.ts';
+import { jsonAnswer, serverKubeConfig } from './simHarness.ts';
 
 const body = (apiVersion: string, kind: string, ...raw: number[][]) => envelope(apiVersion, kind, raw);
 const frame = (type: string, object: Uint8Array) => {
@@ -120,4 +132,56 @@ describe('the protobuf schema table', () => {
     // Needs k8s.io/api in the Go module cache: `npm run testenv:build` puts it there, as `npm test` does first.
     expect(readFileSync(SCHEMA_FILE, 'utf8')).toBe(await generateSchema());
   }, 60_000);
+});
+
+describe('which requests ask for protobuf', () => {
+  /** A transport that answers every GET with an empty JSON list and records its Accept header. */
+  const fake = () => {
+    const accepts: string[] = [];
+    const get: KubeTransport['get'] = async (path, _signal, _kind, accept) => {
+      accepts.push(`${path.split('?')[0]} ${accept ?? 'application/json'}`);
+      return jsonAnswer(200, { kind: 'List', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [] });
+    };
+    const transport = { server: 'http://x', get } as unknown as KubeTransport;
+    return { accepts, transport };
+  };
+  const kc = serverKubeConfig('http://127.0.0.1:1');
+  const widgets = defineResource({ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true });
+
+  it('should ask for protobuf for built-in GA kinds only: JSON for CRDs, other groups, metadata-only lists', async () => {
+    const { accepts, transport } = fake();
+    const list = (o: Parameters<typeof kubeConfigListerWatcher>[1]) =>
+      firstValueFrom(kubeConfigListerWatcher(kc, { transport, wire: 'protobuf', ...o }).list({}));
+    await list({ resource: pods });
+    await list({ resource: widgets });
+    await list({ resource: customResourceDefinitions });
+    await list({ resource: metadataOnly(pods) });
+    await list({ path: '/apis/apps/v1/deployments' });
+    await list({ path: '/apis/flowcontrol.apiserver.k8s.io/v1beta3/flowschemas' });
+    await firstValueFrom(kubeConfigListerWatcher(kc, { transport, resource: pods }).list({}));
+    expect(accepts).toEqual([
+      `/api/v1/pods ${PROTOBUF_ACCEPT}`,
+      '/apis/example.com/v1/widgets application/json',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions application/json',
+      expect.stringMatching(/^\/api\/v1\/pods application\/json;as=PartialObjectMetadataList/),
+      `/apis/apps/v1/deployments ${PROTOBUF_ACCEPT}`,
+      '/apis/flowcontrol.apiserver.k8s.io/v1beta3/flowschemas application/json',
+      '/api/v1/pods application/json',
+    ]);
+  });
+
+  it("should pass the factory's wire to every informer", async () => {
+    const { accepts, transport } = fake();
+    const factory = createKubeInformerFactory(kc, { transport, wire: 'protobuf' });
+    factory.informerFor(pods);
+    factory.informerFor(widgets);
+    factory.start();
+    await factory.waitForCacheSync();
+    await factory.close();
+    expect(accepts).toEqual(expect.arrayContaining([`/api/v1/pods ${PROTOBUF_ACCEPT}`, '/apis/example.com/v1/widgets application/json']));
+  });
+
+  it('should refuse a wire it does not know', () => {
+    expect(() => kubeConfigListerWatcher(kc, { resource: pods, wire: 'yaml' as 'json' })).toThrow(/wire must be/);
+  });
 });

@@ -45,7 +45,9 @@ export function decodeObjectBody(body: Uint8Array): Record<string, unknown> {
     } else skip(r, tag, buf.length);
   }
   const message = messageOfKind(apiVersion, kind);
-  const object: Record<string, unknown> = { apiVersion, kind };
+  const object = new message.Shape();
+  object.apiVersion = apiVersion;
+  object.kind = kind;
   if (raw === undefined) return object;
   r.pos = raw[0];
   decodeInto(r, raw[1], message, object);
@@ -121,6 +123,11 @@ function decodeInto(r: Reader, end: number, message: Message, out: Record<string
   }
   if (r.pos !== end) throw truncated();
   for (const field of message.absent) if (!(field.name in out)) fillAbsent(field, out);
+  // Arrays grown by push keep spare capacity; JSON.parse's are exact: copy them to their length.
+  for (const field of message.lists) {
+    const list = out[field.name];
+    if (Array.isArray(list)) out[field.name] = list.slice();
+  }
 }
 
 /** Whether a present field's value is in the JSON: pointers always; omitempty zeros and omitzero zero times not. */
@@ -185,7 +192,7 @@ function value(r: Reader, field: Field): unknown {
     default: {
       const end = lengthEnd(r);
       if (field.kind !== K.MESSAGE) return special(field.kind, r, end);
-      const out: Record<string, unknown> = {};
+      const out = new field.message!.Shape();
       decodeInto(r, end, field.message!, out);
       return field.message!.slice ? ((out as { items?: unknown }).items ?? []) : out;
     }

@@ -57,10 +57,22 @@ export function lengthEnd(r: Reader): number {
 
 export function string(r: Reader): string {
   const end = lengthEnd(r);
-  const s = utf8(r.buf, r.pos, end);
+  let s = utf8(r.buf, r.pos, end);
+  if (end - r.pos <= 64) {
+    // Short values repeat across objects (phases, images, names of nodes, namespaces): one copy
+    // each, as JSON.parse's internalized strings are.
+    const known = seen.get(s);
+    if (known !== undefined) s = known;
+    else {
+      if (seen.size >= 65_536) seen.clear();
+      seen.set(s, s);
+    }
+  }
   r.pos = end;
   return s;
 }
+
+const seen = new Map<string, string>();
 
 /** `buf.toString('utf8', start, end)` without its argument checks (Node's own `utf8Slice` where there is one). */
 export const utf8: (buf: Buffer, start: number, end: number) => string =
