@@ -31,9 +31,9 @@ export default tseslint.config(
   },
   {
     // The packages' code: files under 400 lines, functions under 80 (blank lines and comments not
-    // counted); aim for 300 and 60. Tests are not held to it.
+    // counted); aim for 300 and 60. Tests, and tables a script generates, are not held to it.
     files: ['packages/*/src/**/*.ts'],
-    ignores: tests,
+    ignores: [...tests, '**/*.generated.ts'],
     rules: {
       'max-lines': ['error', { max: 400 }],
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { decodeProtobufObject, readEnvelope } from './protobuf.ts';
-import { bytes, entry, envelope, int, msg } from '../test/protobufEncoder.ts';
+import { bytes, entry, envelope, int, msg } from '@rxinformer/testing';
 
 const fixtures = new URL('../test/fixtures/protobuf/', import.meta.url);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { decodeUtf8, fixed32, fixed64, float64, readFields, readPackedVarints, readVarint, WireFormatError } from './protobufWire.ts';
-import { bytes, int, varint } from '../test/protobufEncoder.ts';
+import { bytes, int, varint } from '@rxinformer/testing';
 
 describe('readFields', () => {
   it('should read varint, 64-bit, length-delimited and 32-bit fields in order', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { startApiServer, type ApiServer } from '../src/index.ts';
-import { bytes, envelope, msg } from './protobufEncoder.ts';
+import { bytes, envelope, msg } from '@rxinformer/testing';
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 

@@ -72,7 +72,7 @@ export interface Seeding {
 }
 
 /** No compaction, and a watch history long enough for every update (see the module's comment). */
-const ENVIRONMENT: TestEnvironmentOptions = { apiServerArgs: ['--etcd-compaction-interval=0', '--request-timeout=10m'] };
+export const ENVIRONMENT: TestEnvironmentOptions = { apiServerArgs: ['--etcd-compaction-interval=0', '--request-timeout=10m'] };
 
 /** Namespaces the pods spread over, as in `simChild.ts`. */
 const NAMESPACES = Array.from({ length: 10 }, (_, i) => `team-${i}`);
@@ -101,7 +101,7 @@ async function startThrice(progress: (text: string) => void, timeStarts: boolean
 }
 
 /** The pods' writer over the API and the load generator writing them, all at once (virtual time). */
-function podLoad(env: TestEnvironment) {
+export function podLoad(env: TestEnvironment) {
   const target = httpChurnTarget({ url: env.url, token: env.token, ca: env.ca });
   const scheduler = new VirtualTimeScheduler();
   let firstFailure: unknown;

@@ -41,6 +41,12 @@ export interface KubeInformerFactoryOptions extends Omit<InformerFactoryOptions,
    */
   discoveryTimeoutMs?: number;
   /**
+   * The wire of every informer's list and watch (`KubeConfigListerWatcherOptions.wire`): `'protobuf'`
+   * asks for protobuf for the built-in GA group versions and keeps JSON for the rest (CRDs,
+   * metadata-only and Table informers). Default `'json'`.
+   */
+  wire?: 'json' | 'protobuf';
+  /**
    * Persist every informer's cache and start warm (core's factory option), e.g. `{ store:
    * fileSnapshotStore(dir) }`. `server` defaults to the KubeConfig's current cluster URL and user
    * (`https://… as <user>`), so snapshots of two clusters or two users never mix. Default: none.
@@ -105,6 +111,7 @@ export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeI
     maxWatchLineBytes,
     maxListBodyBytes,
     snapshots,
+    wire,
     ...rest
   } = options;
   const factoryOptions = {
@@ -127,6 +134,7 @@ export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeI
       labelSelector: scope.labelSelector,
       fieldSelector: scope.fieldSelector,
       transport,
+      wire,
       ...limits,
     });
   const factory = createInformerFactory(source, factoryOptions);

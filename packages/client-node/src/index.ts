@@ -24,6 +24,9 @@ export type { FileSnapshotStoreOptions } from './fileSnapshotStore.ts';
 // ListerWatcher and transport
 export { kubeConfigListerWatcher } from './kubeConfigListerWatcher.ts';
 export type { KubeConfigListerWatcherOptions } from './kubeConfigListerWatcher.ts';
+export { protobufCodec, PROTOBUF_ACCEPT, PROTOBUF_MEDIA_TYPE } from './protobuf/wire.ts';
+export { ProtobufDecodeError } from './protobuf/errors.ts';
+export type { ProtobufDecodeReason } from './protobuf/errors.ts';
 export { createKubeTransport, sharedKubeTransport } from './kubeTransport.ts';
 export type { KubeTransport, KubeTransportOptions } from './kubeTransport.ts';
 export type { TransportConnections } from './kubeTransport.ts';

@@ -8,6 +8,8 @@ import { InvalidOptionsError, type KubeObject, type HttpLimitOptions, type Liste
 import { httpListerWatcher } from '@rxinformer/core/http';
 import { resourcePath } from '@rxinformer/core/http';
 import { sharedKubeTransport, type KubeTransport } from './kubeTransport.ts';
+import { hasProtobufSchema } from './protobuf/decode.ts';
+import { protobufCodec } from './protobuf/wire.ts';
 
 /**
  * Options of `kubeConfigListerWatcher`: a `resource` (with an optional `namespace`) or a `path`, and
@@ -30,6 +32,17 @@ export interface KubeConfigListerWatcherOptions<T extends KubeObject = KubeObjec
   table?: boolean;
   /** The transport. Default: `sharedKubeTransport(kubeConfig)` (one connection pool per KubeConfig). */
   transport?: KubeTransport;
+  /**
+   * The wire of lists and watches: `'json'`, or `'protobuf'` to ask as client-go does
+   * (`Accept: application/vnd.kubernetes.protobuf, application/json`) and decode each answer by its
+   * `Content-Type` into the same plain objects JSON gives. Protobuf is asked for only for the
+   * built-in group versions of the schema table (every GA group of k8s.io/api, `v1` to
+   * `storage.k8s.io/v1`); any other resource (a CRD, an aggregated or beta API), and `metadataOnly`
+   * or `table` requests, stay on JSON. Default `'json'`.
+   *
+   * Caveat: decided by measurement, see docs/benchmarks.md ("protobuf wire").
+   */
+  wire?: 'json' | 'protobuf';
 }
 
 /**
@@ -61,6 +74,16 @@ export function kubeConfigListerWatcher<T extends KubeObject = KubeObject>(
   const transport = options.transport ?? sharedKubeTransport(kubeConfig);
   const metadataOnly = options.metadataOnly ?? options.resource?.metadataOnly === true;
   const table = options.table ?? options.resource?.table === true;
+  if (options.wire !== undefined && options.wire !== 'json' && options.wire !== 'protobuf')
+    throw new InvalidOptionsError(`wire must be 'json' or 'protobuf', got ${String(options.wire)}`);
+  const protobuf = options.wire === 'protobuf' && !metadataOnly && !table && hasProtobufSchema(apiVersionOfPath(path));
+  const codec = protobuf ? protobufCodec() : undefined;
   // The selectors and the limits, as they are: httpListerWatcher reads only its own fields.
-  return httpListerWatcher<T>(transport.get, { ...options, path, metadataOnly, table });
+  return httpListerWatcher<T>(transport.get, { ...options, path, metadataOnly, table, codec });
+}
+
+/** The apiVersion of a collection path: `/api/v1/…` → `v1`, `/apis/apps/v1/…` → `apps/v1`. */
+function apiVersionOfPath(path: string): string {
+  const parts = path.split('/');
+  return parts[1] === 'api' ? (parts[2] ?? '') : parts[1] === 'apis' ? `${parts[2]}/${parts[3]}` : '';
 }

@@ -25,3 +25,4 @@ export { FakeLeaseServer, TermLog } from './fakeLeaseServer.ts';
 export type { LeaseWrite } from './fakeLeaseServer.ts';
 // The store's per-process hash seed, for building keys that collide under it (core keeps it internal).
 export { processHashSeed } from '../../core/src/store/keyHash.ts';
+export { bytes, entry, envelope, int, msg, varint } from './protobufEncoder.ts';

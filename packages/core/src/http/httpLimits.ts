@@ -180,15 +180,9 @@ export async function readBody(
   part: Exclude<ResponsePart, 'watchLine'>,
   maxBytes: number = MAX_BODY_BYTES[part],
 ): Promise<string> {
-  // Refused unread: the caller's abort (every HTTP client here aborts on error) releases it.
-  if (Number(r.header('content-length')) > maxBytes) throw new ResponseTooLargeError(part, maxBytes, { path });
-  let parts: (string | Uint8Array)[] = [];
-  let size = 0;
-  for await (const chunk of bodyChunks(r, path)) {
-    size += chunk.length;
-    if (size > maxBytes) throw new ResponseTooLargeError(part, maxBytes, { path, receivedBytes: size });
-    parts.push(chunk);
-  }
+  const body = await collectBody(r, path, part, maxBytes);
+  let parts = body.parts;
+  const size = body.size;
   const utf8 = new TextDecoder(); // replaces invalid bytes and drops a byte-order mark, as Response.text() does
   if (parts.every((p) => typeof p !== 'string')) {
     if (parts.length === 1) return utf8.decode(parts[0]);
@@ -204,6 +198,50 @@ export async function readBody(
   let text = '';
   for (const part of parts) text += typeof part === 'string' ? part : utf8.decode(part, { stream: true });
   return text + utf8.decode();
+}
+
+/**
+ * The whole body as bytes, bounded as `readBody` bounds it: for the bodies a binary wire decodes
+ * (client-node's protobuf). Text chunks (a transport that decodes) are encoded back to UTF-8.
+ *
+ * @example
+ * const page = decodeProtobufList(await readBodyBytes(r, path, 'listBody'));
+ */
+export async function readBodyBytes(
+  r: HttpResponse,
+  path: string,
+  part: Exclude<ResponsePart, 'watchLine'>,
+  maxBytes: number = MAX_BODY_BYTES[part],
+): Promise<Uint8Array> {
+  const { parts } = await collectBody(r, path, part, maxBytes);
+  const bytes = parts.map((p) => (typeof p === 'string' ? new TextEncoder().encode(p) : p));
+  if (bytes.length === 1) return bytes[0];
+  const whole = new Uint8Array(bytes.reduce((n, b) => n + b.length, 0));
+  let at = 0;
+  for (const b of bytes) {
+    whole.set(b, at);
+    at += b.length;
+  }
+  return whole;
+}
+
+/** The chunks of a body and their size, refused past `maxBytes` (see `readBody`). */
+async function collectBody(
+  r: HttpResponse,
+  path: string,
+  part: Exclude<ResponsePart, 'watchLine'>,
+  maxBytes: number,
+): Promise<{ parts: (string | Uint8Array)[]; size: number }> {
+  // Refused unread: the caller's abort (every HTTP client here aborts on error) releases it.
+  if (Number(r.header('content-length')) > maxBytes) throw new ResponseTooLargeError(part, maxBytes, { path });
+  const parts: (string | Uint8Array)[] = [];
+  let size = 0;
+  for await (const chunk of bodyChunks(r, path)) {
+    size += chunk.length;
+    if (size > maxBytes) throw new ResponseTooLargeError(part, maxBytes, { path, receivedBytes: size });
+    parts.push(chunk);
+  }
+  return { parts, size };
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   bodyChunks,
   errorBody,
   readBody,
+  readBodyBytes,
   resolveHttpLimits,
   type HttpLimitOptions,
   type ResolvedHttpLimits,
@@ -33,7 +34,7 @@ import {
   type WatchOptions,
 } from '../types.ts';
 import { createTableCodec } from './tableRows.ts';
-import { createWatchDecoder, parseListBody } from './watchDecoder.ts';
+import { createWatchDecoder, parseListBody, type WatchDecoder } from './watchDecoder.ts';
 
 /** Options of `httpListerWatcher`: the collection, its selectors, and the limits (`HttpLimitOptions`). */
 export interface HttpListerWatcherOptions extends HttpLimitOptions {
@@ -57,6 +58,33 @@ export interface HttpListerWatcherOptions extends HttpLimitOptions {
    * `tableRows()` sets it in the ListerWatchers built from one. Not with `metadataOnly`.
    */
   table?: boolean;
+  /**
+   * A binary wire to ask for besides JSON (client-node's protobuf): its `accept` goes out on every
+   * list and watch, and each answer is decoded by its `Content-Type`, the codec's or JSON (a
+   * server may answer JSON, as kube-apiserver does for custom resources). Not with `metadataOnly`
+   * or `table`. Default: JSON only.
+   */
+  codec?: WireCodec;
+}
+
+/**
+ * A wire besides JSON for lists and watches, chosen by each answer's `Content-Type`: what an
+ * `httpListerWatcher` needs to read it. Limits are the JSON path's: a list body within
+ * `maxListBodyBytes`, a watch frame within `maxWatchLineBytes`.
+ */
+export interface WireCodec {
+  /** The `Accept` header of lists and watches, e.g. `application/vnd.kubernetes.protobuf, application/json`. */
+  readonly accept: string;
+  /** The media type its answers carry (parameters aside), e.g. `application/vnd.kubernetes.protobuf`. */
+  readonly mediaType: string;
+  /** A list page from a whole body (items with their `apiVersion` and `kind`, as the JSON path gives them). */
+  list(body: Uint8Array): ListPage<KubeObject>;
+  /** The list's continue token, read from the body's first bytes (for the prefetch of the next page). */
+  peekContinue(body: Uint8Array): string | undefined;
+  /** A decoder of one watch stream (its `push` takes byte chunks). */
+  watch(maxFrameBytes: number): WatchDecoder;
+  /** An error answer's Status body as JSON text, for `apiErrorFromResponse` (`''` when it is none). */
+  statusText(body: Uint8Array): string;
 }
 
 /**
@@ -85,18 +113,22 @@ export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGe
   checkRequestPath(options.path);
   if (options.metadataOnly === true && options.table === true)
     throw new InvalidOptionsError('a ListerWatcher asks for metadata only or for Table rows, not both');
+  const codec = options.codec;
+  if (codec !== undefined && (options.metadataOnly === true || options.table === true))
+    throw new InvalidOptionsError('a wire codec is for whole objects: not with metadataOnly or table');
   const table = options.table === true ? createTableCodec() : undefined;
   const accept = table
     ? { list: TABLE_ACCEPT, watch: TABLE_ACCEPT }
     : options.metadataOnly === true
       ? PARTIAL_OBJECT_METADATA_ACCEPT
-      : undefined;
+      : codec && { list: codec.accept, watch: codec.accept };
   const http: Http = {
     send: (url, signal, kind) => answerWithin(get, url, signal, kind, limits, accept?.[kind]),
-    failed: async (r, url) => apiErrorFromResponse(r.status, await errorBody(r, url), r.header('retry-after')),
+    failed: async (r, url) => apiErrorFromResponse(r.status, await failedBody(r, url, codec), r.header('retry-after')),
     limits,
     parse: table ? (text) => table.page(text) : parseListBody,
     convert: table && (() => table.stream()),
+    codec,
   };
   // Table rows need their objects' metadata: their keys, uids and resource versions.
   const rows = table ? 'includeObject=Metadata' : '';
@@ -121,6 +153,23 @@ interface Http {
   parse(text: string): ListPage<KubeObject>;
   /** Makes the converter of one watch stream's events (Table rows), if they need one. */
   convert?: () => (event: WatchEvent, emit: (event: WatchEvent) => boolean | void) => boolean;
+  /** The wire besides JSON, if one is asked for. */
+  codec?: WireCodec;
+}
+
+/** Whether `r` is in the codec's media type (rather than JSON). */
+function inCodec(r: HttpResponse, codec: WireCodec | undefined): codec is WireCodec {
+  return codec !== undefined && (r.header('content-type') ?? '').startsWith(codec.mediaType);
+}
+
+/** The text of an error answer: its JSON, or the codec's Status as JSON. */
+async function failedBody(r: HttpResponse, url: string, codec: WireCodec | undefined): Promise<string> {
+  if (!inCodec(r, codec)) return errorBody(r, url);
+  try {
+    return codec.statusText(await readBodyBytes(r, url, 'errorBody'));
+  } catch {
+    return '';
+  }
 }
 
 /**
@@ -134,7 +183,9 @@ function streamWatcher<T extends KubeObject>(http: Http, pathOfWatch: (o: WatchO
       const r = await http.send(url, signal, 'watch');
       if (r.status < 200 || r.status > 299) throw await http.failed(r, url);
       if (!emit(WATCH_OPENED)) return;
-      const decoder = createWatchDecoder<T>({ maxLineBytes: http.limits.maxWatchLineBytes });
+      const decoder = inCodec(r, http.codec)
+        ? (http.codec.watch(http.limits.maxWatchLineBytes) as WatchDecoder<T>)
+        : createWatchDecoder<T>({ maxLineBytes: http.limits.maxWatchLineBytes });
       const convert = http.convert?.();
       const deliver = convert ? (e: WatchEvent<T>) => convert(e, emit as (e: WatchEvent) => boolean) : emit;
       try {
@@ -182,8 +233,11 @@ function pagedLister<T extends KubeObject>(http: Http, pathOfList: (o: ListOptio
       const url = pathOfList(listOptions);
       const r = await answerTo(url, signal);
       if (r.status < 200 || r.status > 299) throw await http.failed(r, url);
-      const text = await readBody(r, url, 'listBody', http.limits.maxListBodyBytes);
-      const token = peekContinue(text);
+      const codec = inCodec(r, http.codec) ? http.codec : undefined;
+      const body = codec
+        ? await readBodyBytes(r, url, 'listBody', http.limits.maxListBodyBytes)
+        : await readBody(r, url, 'listBody', http.limits.maxListBodyBytes);
+      const token = typeof body === 'string' ? peekContinue(body) : codec!.peekContinue(body);
       const mine = token === undefined || listOptions.singlePage === true ? undefined : prefetch(listOptions, token);
       try {
         // One task boundary, so that the transport writes the prefetch request before this page's
@@ -192,7 +246,7 @@ function pagedLister<T extends KubeObject>(http: Http, pathOfList: (o: ListOptio
           await nextTask(signal);
           if (signal.aborted) return;
         }
-        emit(http.parse(text) as ListPage<T>); // a consumer asking for the next page now adopts `mine`
+        emit((typeof body === 'string' ? http.parse(body) : codec!.list(body)) as ListPage<T>); // a consumer asking for the next page now adopts `mine`
       } finally {
         if (mine !== undefined && prefetched === mine) {
           prefetched = undefined;

@@ -7,7 +7,7 @@
 export { fetchListerWatcher, fetchGet, readerChunks } from './fetchListerWatcher.ts';
 export type { FetchListerWatcherOptions } from './fetchListerWatcher.ts';
 export { httpListerWatcher, andSelectors } from './httpListerWatcher.ts';
-export type { HttpListerWatcherOptions } from './httpListerWatcher.ts';
+export type { HttpListerWatcherOptions, WireCodec } from './httpListerWatcher.ts';
 export type { HttpGet, HttpResponse } from './httpGet.ts';
 export {
   DEFAULT_MAX_LIST_BODY_BYTES,
@@ -15,6 +15,7 @@ export {
   errorBody,
   MAX_BODY_BYTES,
   readBody,
+  readBodyBytes,
   resolveHttpLimits,
 } from './httpLimits.ts';
 export type { HttpLimitOptions, ResolvedHttpLimits } from './httpLimits.ts';

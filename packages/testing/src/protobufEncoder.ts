@@ -22,7 +22,7 @@ export function int(num: number, n: number | bigint | boolean): number[] {
 
 /** A length-delimited field holding text or bytes. */
 export function bytes(num: number, value: string | Uint8Array | number[]): number[] {
-  const b = typeof value === 'string' ? [...Buffer.from(value, 'utf8')] : [...value];
+  const b = typeof value === 'string' ? [...new TextEncoder().encode(value)] : [...value];
   return [...varint((num << 3) | 2), ...varint(b.length), ...b];
 }
 
