@@ -5,26 +5,16 @@
  * JavaScript timer's 24.8 days (a watch's `timeoutSeconds=3000000`, a 30-day grace period) is
  * split by core's `afterLong`, never fired at once; `Infinity` never fires.
  */
-import { afterLong, checkDuration, scheduleAfter, type ArmTimer } from '@rxinformer/core/time';
+import { checkDuration, scheduleAfter, unreferencedScheduler } from '@rxinformer/core/time';
 import type { SchedulerLike } from 'rxjs';
 
 /** Cancels a timer; calling it again does nothing. */
 export type CancelTimer = () => void;
 
-/** One unreferenced Node timer. */
-const unrefTimer: ArmTimer = (ms, fire) => {
-  const timer = setTimeout(fire, ms);
-  timer.unref?.();
-  return () => clearTimeout(timer);
-};
-
 /** Runs `fn` once after `ms`, on `scheduler` or unreferenced Node timers. */
 export function after(scheduler: SchedulerLike | undefined, ms: number, fn: () => void): CancelTimer {
-  if (scheduler) {
-    const action = scheduleAfter(scheduler, ms, fn);
-    return () => action.unsubscribe();
-  }
-  return afterLong(ms, Date.now, unrefTimer, fn);
+  const action = scheduleAfter(scheduler ?? unreferencedScheduler, ms, fn);
+  return () => action.unsubscribe();
 }
 
 /** Runs `fn` every `ms` (> 0) until cancelled, on `scheduler` or unreferenced Node timers. */

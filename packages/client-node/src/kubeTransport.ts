@@ -10,9 +10,10 @@ import { InvalidOptionsError } from '@rxinformer/core';
 import { type HttpGet, type HttpResponse } from '@rxinformer/core/http';
 import { apiErrorFromResponse, errorBody, networkErrorFrom, readBody } from '@rxinformer/core/http';
 import { type HttpSend } from '@rxinformer/core/leader-election';
+import { unreferencedScheduler } from '@rxinformer/core/time';
 import type { HttpRequestSend } from '@rxinformer/controller';
 import { request, type Dispatcher } from 'undici';
-import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
 import { createConnections, undiciResponse, type ConnectionRequest, type Connections, type Http2Options } from './connections.ts';
 import { CredentialError, ResponseDecodeError } from './errors.ts';
 import { checkExecTimeout } from './execCredential.ts';
@@ -107,7 +108,7 @@ export interface KubeTransportOptions {
    * `DEFAULT_EXEC_TIMEOUT_MS` (60 s).
    */
   execTimeoutMs?: number;
-  /** Where the exec plugin's time limit, the HTTP/2 health check and idle closing run. Default `asyncScheduler`. */
+  /** Where the exec plugin's time limit, the HTTP/2 health check and idle closing run. Default: core's `unreferencedScheduler` (wall clock; its timers guard I/O and never keep the process alive by themselves). */
   scheduler?: SchedulerLike;
 }
 
@@ -146,7 +147,7 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
   const http2 = https ? resolveHttp2Options(options.http2) : false;
   const memory: ProtocolMemory = {};
   const counters: Http2Counters = { opened: 0, pings: 0, pingAcks: 0, unresponsive: 0, goaways: 0, retried: 0 };
-  const context = { server, proxyUrl: cluster.proxyUrl, http2, memory, counters, scheduler: options.scheduler ?? asyncScheduler };
+  const context = { server, proxyUrl: cluster.proxyUrl, http2, memory, counters, scheduler: options.scheduler ?? unreferencedScheduler };
   const holder = createMaterialHolder((material) => createConnections(material, context), https);
   // The requests not dispatched yet (still reading credentials), which `close()` waits for.
   const undispatched = new Set<Promise<void>>();

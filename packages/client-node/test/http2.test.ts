@@ -4,6 +4,7 @@
  * a second connection when the first is full, PINGs on an idle connection, a blackholed connection
  * found dead and its watches made again, a GOAWAY, and HTTP/1.1 through a proxy that speaks only that.
  */
+import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { InformerForOptions, KubeObject } from '@rxinformer/core';
@@ -151,6 +152,21 @@ describe.each(serverKinds())('the HTTP/2 transport against the %s server', (kind
     }
   });
 
+  it("should let a program exit once its requests are answered, before the idle connection's close", async () => {
+    // A short program (one request, no close) must end by itself: the connection's idle close
+    // (90 s) and health check run on timers that do not hold the process.
+    const child = spawn(process.execPath, ['--input-type=module', '-e', ONE_REQUEST], {
+      env: { ...process.env, KUBECONFIG_TEXT: server.kubeConfig().exportConfig() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect({ code, out, err: code === 0 ? '' : err }).toEqual({ code: 0, out: 'answered over h2\n', err: '' });
+  }, 60_000);
+
   // Straight to kube-apiserver, no proxy in between: its own HTTP/2 server (Go's), its SETTINGS, its GOAWAY.
   const realOnly = kind === 'real' ? it : it.skip;
 
@@ -182,6 +198,17 @@ describe.each(serverKinds())('the HTTP/2 transport against the %s server', (kind
     180_000,
   );
 });
+
+/** A program that sends one request over HTTP/2 and does not close its transport. */
+const ONE_REQUEST = `
+import { KubeConfig } from '@kubernetes/client-node';
+import { createKubeTransport } from '@rxinformer/client-node';
+const kc = new KubeConfig();
+kc.loadFromString(process.env.KUBECONFIG_TEXT);
+const transport = createKubeTransport(kc);
+await transport.getJson('/version', undefined, 'objectBody');
+console.log('answered over ' + transport.connections().protocol);
+`;
 
 function configMap(name: string, w: number) {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { w: String(w) } }, data: { v: 'initial' } };

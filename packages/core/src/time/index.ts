@@ -17,3 +17,4 @@ export { checkDuration } from './duration.ts';
 export type { DurationRule } from './duration.ts';
 export { nextBackoff, resolveBackoff, backoffSuccess } from './backoff.ts';
 export type { BackoffOptions, BackoffState, NextBackoffOptions } from './backoff.ts';
+export { unreferencedScheduler } from './unreferencedScheduler.ts';
