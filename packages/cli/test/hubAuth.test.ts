@@ -15,7 +15,8 @@ const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 // `rxinformer hub --token-review --subject-access-review` as a real process over kube-apiserver (the
 // hub's credentials: the kubeconfig's admin), a tab with a real ServiceAccount's token: it sees what
 // its RoleBinding allows, is refused elsewhere (403), and once the ServiceAccount is deleted the
-// hub's next re-check (TokenReview: unauthenticated) closes its connection with 4001.
+// hub's next re-check (TokenReview: unauthenticated) closes its connection with 4001. A static
+// user's 40 informers through the same process each get a live watch of their own.
 (serverKinds().includes('real') ? describe : describe.skip)('rxinformer hub with TokenReview and SubjectAccessReview', () => {
   let server: TestServer;
   let dir: string;
@@ -24,6 +25,7 @@ const RBAC = '/apis/rbac.authorization.k8s.io/v1';
     server = await startTestServer('real');
     dir = mkdtempSync(join(tmpdir(), 'hub-auth-'));
     writeFileSync(join(dir, 'kubeconfig'), server.kubeConfig().exportConfig(), { mode: 0o600 });
+    writeFileSync(join(dir, 'users.csv'), 'token-admin,admin,u0,"system:masters"\n', { mode: 0o600 });
   }, START_TIMEOUT_MS);
   afterAll(async () => {
     for (const f of factories.splice(0)) f.shutdown();
@@ -32,7 +34,7 @@ const RBAC = '/apis/rbac.authorization.k8s.io/v1';
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('should serve a ServiceAccount what RBAC allows it, and close its connection once its token no longer authenticates', async () => {
+  it('should serve a ServiceAccount what RBAC allows it, a static user 40 watches, and close the revoked one', async () => {
     const [ns, other] = [await server.namespace('hub-sa'), await server.namespace('hub-sa-other')];
     const sa = await serviceAccountToken(server, ns, 'viewer');
     await server.api.create(`${RBAC}/namespaces/${ns}/roles`, {
@@ -50,6 +52,8 @@ const RBAC = '/apis/rbac.authorization.k8s.io/v1';
       'hub',
       '--kubeconfig',
       join(dir, 'kubeconfig'),
+      '--token-auth-file',
+      join(dir, 'users.csv'),
       '--token-review',
       '--subject-access-review',
       '--review-cache-seconds',
@@ -99,6 +103,28 @@ const RBAC = '/apis/rbac.authorization.k8s.io/v1';
     expect(refused).toBeInstanceOf(KubeApiError);
     expect((refused as KubeApiError).code).toBe(403);
     expect(closes).toEqual([]);
+
+    // A static user (the token file before TokenReview) with more informers than the 32 connections
+    // of a capped pool: each scope is a watch of its own on kube-apiserver, and each one syncs.
+    const admin = createInformerFactory(
+      hubListerWatcherSource(`${printed.hub.replace('http', 'ws')}/hub`, {
+        token: () => 'token-admin',
+        WebSocket: WebSocket as unknown as WebSocketConstructor,
+      }),
+    );
+    factories.push(admin);
+    const scopes = Array.from({ length: 40 }, (_, i) => admin.informerFor(CONFIGMAPS, { namespace: ns, labelSelector: `shard!=s${i}` }));
+    admin.start();
+    await until(() => scopes.every((i) => i.hasSynced()), { timeoutMs: 60_000, what: "the admin's 40 informers synced" });
+    await server.api.create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'late' } });
+    const watching = () =>
+      scopes.filter((i) =>
+        i
+          .getStore()
+          .list()
+          .some((o) => o.metadata?.name === 'late'),
+      ).length;
+    await until(() => watching() === 40, { timeoutMs: 60_000, what: 'every one of the 40 watches live' });
 
     await server.api.delete(`/api/v1/namespaces/${ns}/serviceaccounts/viewer`);
     await until(() => closes.includes(4001), { timeoutMs: 60_000, what: 'the connection closed once the token was revoked' });

@@ -40,7 +40,9 @@ export async function runHubCommand(argv: readonly string[]): Promise<void> {
     throw e;
   }
   if (args.help) return void process.stdout.write(`${HUB_USAGE}\n`);
-  const access = args.kubeconfig ? await kubeconfigAccess(args.kubeconfig) : urlAccess(args.url!);
+  // One connection per informer's watch (HTTP/1.1): a hub holds one informer per resource and scope
+  // its tabs ask for, so a capped pool would leave every informer past the cap unlisted, unwatched.
+  const access = args.kubeconfig ? await kubeconfigAccess(args.kubeconfig, { maxConnections: Infinity }) : urlAccess(args.url!);
   const factory = createInformerFactory((resource, scope) =>
     fetchListerWatcher({ baseUrl: access.url, headers: access.headers, fetch: access.fetch, resource, ...scope }),
   );
