@@ -5,6 +5,8 @@
  * that round, divided by the objects the page holds.
  */
 import type { Browser } from 'playwright-core';
+import { startPageServer } from '../src/pageServer.ts';
+import { launchChromium } from '../test/chromium.ts';
 import { buildSite, type WorkerSite } from '../test/workerSite.ts';
 import type { BenchCluster } from './cluster.ts';
 import { measurePage, type PageConfig, type PageFigures, type Timing } from './measurePage.ts';
@@ -80,6 +82,24 @@ export function benchSite(): Promise<WorkerSite> {
     minify: true,
     alias: { 'react-dom/client': 'react-dom/profiling' },
   });
+}
+
+/**
+ * Builds the bench's site, serves it (proxying the API to `cluster`), launches Chromium, starts the
+ * churn and runs `fn` with them; closes the browser, the server and the site after (not the cluster).
+ */
+export async function withBenchBrowser<T>(cluster: BenchCluster, fn: (browser: Browser, url: string) => Promise<T>): Promise<T> {
+  const site = await benchSite();
+  const server = await startPageServer({ upstream: cluster.sim.url, page: site });
+  const browser = await launchChromium();
+  try {
+    cluster.churn();
+    return await fn(browser, server.url);
+  } finally {
+    await browser.close();
+    await server.close();
+    await site.remove();
+  }
 }
 
 /** Measures every page `options.rounds` times against `cluster` (churning) through the page server at `url`. */
