@@ -76,7 +76,8 @@ export function requestHeaderAuthenticator(options: RequestHeaderAuthenticatorOp
       if (known) return known;
       const carried = Object.keys(request.headers).filter(ours);
       const trust = trusted(request);
-      if (!trust && carried.length === 0 && options.otherwise) return options.otherwise.authenticate(request);
+      // No header of ours: not a proxied request (as kube-apiserver's, even from a trusted peer).
+      if (carried.length === 0 && options.otherwise) return options.otherwise.authenticate(request);
       const user = trust ? userOf(request, { usernameHeaders, uidHeaders, groupHeaders, extraPrefixes }) : undefined;
       for (const h of carried) {
         delete request.headers[h];
