@@ -16,6 +16,8 @@ import { InvalidOptionsError } from '@rxinformer/core';
 import { InvalidOptionsError as EnvtestOptionsError } from '@rxinformer/envtest';
 import {
   flag,
+  HUB_USAGE,
+  HubArgsError,
   LIVE_USAGE,
   LiveOptionsError,
   SHARDED_USAGE,
@@ -222,6 +224,7 @@ const TABLE: Row[] = [
   // hub
   waits('hub:HubOptions.metricsIntervalMs', envtestHub.hubMetricsInterval, 'never'),
   waits('hub:SubjectAccessReviewAuthorizerOptions.recheckIntervalMs', envtestHub.reviewRecheck, 'never'),
+  waits('hub:TokenReviewAuthenticatorOptions.recheckIntervalMs', envtestHub.tokenRecheck, 'never'),
   // Cache lifetimes compared with the scheduler's clock: no timer holds them; Infinity never expires.
   handedOn('hub:SubjectAccessReviewAuthorizerOptions.allowTtlMs', envtestHub.reviewCacheOption('allowTtlMs'), { infinity: 'no cap' }),
   handedOn('hub:SubjectAccessReviewAuthorizerOptions.denyTtlMs', envtestHub.reviewCacheOption('denyTtlMs'), { infinity: 'no cap' }),
@@ -233,6 +236,8 @@ const TABLE: Row[] = [
   upTo('cli:rxinformer --fault-every', flag('live', '--fault-every'), 3600, { ...s, error: LiveOptionsError }),
   upTo('cli:rxinformer soak --chaos-seconds', flag('soak', '--chaos-seconds'), MAX_TIMER_S, { ...s, error: SoakArgsError }),
   upTo('cli:rxinformer soak --deadline-seconds', flag('soak', '--deadline-seconds'), MAX_TIMER_S, { ...s, error: SoakArgsError }),
+  upTo('cli:rxinformer hub --review-cache-seconds', flag('hub', '--review-cache-seconds'), MAX_TIMER_S, { ...s, error: HubArgsError }),
+  upTo('cli:rxinformer hub --recheck-seconds', flag('hub', '--recheck-seconds'), MAX_TIMER_S, { ...s, error: HubArgsError }),
   ...(['--lease-duration-ms', '--renew-deadline-ms', '--retry-period-ms'] as const).map((f) =>
     upTo(`cli:rxinformer demo-sharded ${f}`, flag('demo-sharded', f), MAX_TIMER_MS, { error: ShardedArgsError, fraction: 'refused' }),
   ),
@@ -337,7 +342,12 @@ describe('the table of timer options', () => {
   }, 180_000);
 
   it('should list every duration flag of the command line', () => {
-    const usage = { rxinformer: LIVE_USAGE, 'rxinformer soak': SOAK_USAGE, 'rxinformer demo-sharded': SHARDED_USAGE };
+    const usage = {
+      rxinformer: LIVE_USAGE,
+      'rxinformer soak': SOAK_USAGE,
+      'rxinformer demo-sharded': SHARDED_USAGE,
+      'rxinformer hub': HUB_USAGE,
+    };
     const flags = Object.entries(usage).flatMap(([command, text]) =>
       [...text.matchAll(/^\s+(--[a-z-]+) (\w+)(.*)$/gm)]
         .filter(([, f, arg, said]) => (arg === 'S' && /second/.test(said)) || /-(ms|seconds)$/.test(f))

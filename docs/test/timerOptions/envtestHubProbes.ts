@@ -117,6 +117,14 @@ export const reviewRecheck: Probe = async (recheckIntervalMs) => {
   return { fired: () => changed, stop: () => subscription.unsubscribe() };
 };
 
+/** A TokenReview authenticator re-checking every `recheckIntervalMs`: fired when `changes$` first emits. */
+export const tokenRecheck: Probe = (recheckIntervalMs) => {
+  const authenticator = tokenReviewAuthenticator(allowing, { recheckIntervalMs });
+  let changed = false;
+  const subscription = authenticator.changes$.subscribe(() => (changed = true));
+  return { fired: () => changed, stop: () => subscription.unsubscribe() };
+};
+
 /** A transport to an HTTPS server with one HTTP/2 time set: checked when it is made; nothing is sent. */
 export const http2Option =
   (option: 'readIdleTimeoutMs' | 'pingTimeoutMs' | 'connectTimeoutMs'): Probe =>

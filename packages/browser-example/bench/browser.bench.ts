@@ -14,10 +14,8 @@
  *   --only also names the variants of the Worker page (runBench.ts `VARIANT_PAGES`), e.g.
  *     --only 'worker full,worker full unbatched'
  */
-import { startPageServer } from '../src/pageServer.ts';
-import { launchChromium } from '../test/chromium.ts';
 import { startCluster } from './cluster.ts';
-import { benchSite, BENCH_PAGES, runBench, VARIANT_PAGES, type BenchOptions } from './runBench.ts';
+import { BENCH_PAGES, runBench, VARIANT_PAGES, withBenchBrowser, type BenchOptions } from './runBench.ts';
 import { printTable } from './benchTable.ts';
 
 const arg = (name: string, fallback: number): number => {
@@ -39,19 +37,14 @@ const options: BenchOptions = {
   log: (line) => process.stderr.write(`${line}\n`),
 };
 const cluster = await startCluster({ nodes: arg('--nodes', 1300), pods: arg('--pods', 30_000), writesPerSecond: arg('--rate', 180) });
-const site = await benchSite(!process.argv.includes('--profile'));
-const server = await startPageServer({ upstream: cluster.sim.url, page: site });
-const browser = await launchChromium();
 const started = new Date();
 try {
-  cluster.churn();
-  const results = await runBench(browser, server.url, cluster, options);
+  const results = await withBenchBrowser(cluster, (browser, url) => runBench(browser, url, cluster, options), {
+    minify: !process.argv.includes('--profile'),
+  });
   const meta = { started: started.toISOString(), seconds: Math.round((Date.now() - started.getTime()) / 1000), ...cluster.held() };
   if (process.argv.includes('--json')) console.log(JSON.stringify({ meta, options, results }, null, 2));
   else printTable(results, meta, options);
 } finally {
-  await browser.close();
-  await server.close();
-  await site.remove();
   await cluster.close();
 }

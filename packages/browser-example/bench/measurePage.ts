@@ -19,6 +19,8 @@ export interface PageConfig {
   path: string;
   /** A React page: burst it and count commits. */
   react?: boolean;
+  /** Count the bytes the tab receives (CDP Network: HTTP bodies as received, WebSocket frames' payloads). */
+  countBytes?: boolean;
 }
 
 /** The timings of a measurement, in ms, and the burst given to React pages. */
@@ -56,6 +58,8 @@ export interface PageFigures {
   seconds: number;
   /** Writes the cluster made per second over the window. */
   writesPerS: number;
+  /** With `countBytes`: bytes received until synced, and per second of the window. */
+  bytes?: { toSync: number; perS: number };
   /** React pages: commits per second over the burst, the main thread's busy time and the probe then. */
   burst?: { commitsPerS: number; busyMsPerS: number; cpuMsPerS: number; probe: ProbeFigures; seconds: number };
   /** With `timing.profile`: the main thread's functions with the most self time over the window. */
@@ -89,6 +93,22 @@ async function mainThread(cdp: CDPSession): Promise<{ taskMs: number; cpuMs: num
   return { taskMs: value('TaskDuration'), cpuMs: value('ThreadTime') };
 }
 
+/**
+ * Starts counting the bytes the page receives: HTTP bodies as they arrive (`Network.dataReceived`'s
+ * decoded `dataLength`: a watch's stream counts as it flows, not at its end) and WebSocket frames'
+ * payloads (`Network.webSocketFrameReceived`, UTF-8 bytes of a text frame). Returns the count so far.
+ */
+async function countBytes(cdp: CDPSession): Promise<() => number> {
+  let bytes = 0;
+  cdp.on('Network.dataReceived', (e: { dataLength: number }) => (bytes += e.dataLength));
+  cdp.on('Network.webSocketFrameReceived', (e: { response: { opcode: number; payloadData: string } }) => {
+    const { opcode, payloadData } = e.response;
+    bytes += opcode === 1 ? Buffer.byteLength(payloadData, 'utf8') : Buffer.byteLength(payloadData, 'base64');
+  });
+  await cdp.send('Network.enable');
+  return () => bytes;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Main-thread busy ms per second and the probe over `run()`, which returns when the window ends. */
@@ -118,6 +138,7 @@ export async function measurePage(
     page.on('pageerror', (e) => errors.push(e.message));
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable');
+    const received = config.countBytes ? await countBytes(cdp) : undefined;
     const start = performance.now();
     await page.goto(url + config.path);
     await page.waitForFunction(
@@ -129,14 +150,17 @@ export async function measurePage(
       },
     );
     const syncMs = performance.now() - start;
+    const bytesToSync = received?.();
     const failed = await page.evaluate(() => (window as unknown as BenchWindow).bench.error);
     if (failed) throw new Error(`${config.name}: ${failed}`);
     await sleep(timing.warmupMs);
     const writes0 = cluster.writes();
     const profiling = timing.profile ? await startCpuProfile(cdp) : undefined;
+    const bytes0 = received?.();
     const steady = await overWindow(page, cdp, () => sleep(timing.windowMs).then(() => undefined));
     const profile = await profiling?.();
     const writesPerS = (cluster.writes() - writes0) / steady.seconds;
+    const bytes = received && { toSync: bytesToSync!, perS: (received() - bytes0!) / steady.seconds };
     let burst: PageFigures['burst'];
     if (config.react) {
       const commits0 = await page.evaluate(() => (window as unknown as BenchWindow).bench.commits ?? 0);
@@ -164,6 +188,7 @@ export async function measurePage(
       samplePod,
       burst,
       profile,
+      ...(bytes && { bytes }),
     };
   } finally {
     await context.close();

@@ -5,6 +5,8 @@
  * that round, divided by the objects the page holds.
  */
 import type { Browser } from 'playwright-core';
+import { startPageServer } from '../src/pageServer.ts';
+import { launchChromium } from '../test/chromium.ts';
 import { buildSite, type WorkerSite } from '../test/workerSite.ts';
 import type { BenchCluster } from './cluster.ts';
 import { measurePage, type PageConfig, type PageFigures, type Timing } from './measurePage.ts';
@@ -94,6 +96,29 @@ export function benchSite(minify = true): Promise<WorkerSite> {
     minify,
     alias: { 'react-dom/client': 'react-dom/profiling' },
   });
+}
+
+/**
+ * Builds the bench's site, serves it (proxying the API to `cluster`), launches Chromium, starts the
+ * churn and runs `fn` with them; closes the browser, the server and the site after (not the cluster).
+ * `minify: false` keeps names readable in CPU profiles.
+ */
+export async function withBenchBrowser<T>(
+  cluster: BenchCluster,
+  fn: (browser: Browser, url: string) => Promise<T>,
+  { minify = true }: { minify?: boolean } = {},
+): Promise<T> {
+  const site = await benchSite(minify);
+  const server = await startPageServer({ upstream: cluster.sim.url, page: site });
+  const browser = await launchChromium();
+  try {
+    cluster.churn();
+    return await fn(browser, server.url);
+  } finally {
+    await browser.close();
+    await server.close();
+    await site.remove();
+  }
 }
 
 /** Measures every page `options.rounds` times against `cluster` (churning) through the page server at `url`. */

@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   let configMaps = 0;
   let touched = 0;
   const namespaceOf = (i: number) => BENCH_NAMESPACES[i % BENCH_NAMESPACES.length];
-  const state = (): SimState => ({ pods, resourceVersion: String(sim.storage.resourceVersion) });
+  const state = (): SimState => ({ pods, resourceVersion: String(sim.storage.resourceVersion), watches: sim.watches.sessions().length });
 
   const run = (command: SimCommand): SimState => {
     switch (command.cmd) {

@@ -16,10 +16,11 @@ export type SimCommand =
   | { cmd: 'touchConfigMaps'; count: number }
   | { cmd: 'compact' };
 
-/** What every command answers: the pod count and the store's revision after it. */
+/** What every command answers: the pod count, the store's revision after it, and the watches open on the server. */
 export interface SimState {
   pods: number;
   resourceVersion: string;
+  watches: number;
 }
 
 /** Options of `startSimProcess`. */

@@ -38,12 +38,14 @@ export const isClusterWide = (s: Subscription): boolean => s.request.resource.na
 /**
  * The grant of `s` now: `all` when allowed as asked; for a cluster-wide subscription not allowed
  * cluster-wide, the namespaces where the user may both list and watch (its reflector needs both).
- * Throws a 403 `KubeApiError` when nothing is allowed, a 503 when the authorizer failed.
+ * Throws a 403 `KubeApiError` when nothing is allowed, a 503 when the authorizer failed; with
+ * `orNone`, a cluster-wide subscription allowed in no namespace gets a grant of none instead of the
+ * 403 (a client served before holds objects that an empty list takes away; a 403 would leave them).
  *
  * @example
  * const grant = await grantOf(deps, { user, cluster: 'default', request });
  */
-export async function grantOf(deps: AccessDeps, s: Subscription): Promise<Grant> {
+export async function grantOf(deps: AccessDeps, s: Subscription, { orNone = false } = {}): Promise<Grant> {
   const { request } = s;
   const base = { group: request.resource.group, resource: request.resource.resource, cluster: s.cluster };
   const namespace = request.scope.namespace;
@@ -61,7 +63,7 @@ export async function grantOf(deps: AccessDeps, s: Subscription): Promise<Grant>
     const [l, w] = await Promise.all([ask('list', ns), ask('watch', ns)]);
     if (l.allowed && w.allowed) allowed.add(ns);
   });
-  if (allowed.size === 0) throw forbidden(s, list.allowed ? 'watch' : 'list', undefined, (list.allowed ? watch : list).reason);
+  if (allowed.size === 0 && !orNone) throw forbidden(s, list.allowed ? 'watch' : 'list', undefined, (list.allowed ? watch : list).reason);
   return { kind: 'some', namespaces: allowed };
 }
 

@@ -83,6 +83,13 @@ export interface AuthenticationRefused {
 export interface Authenticator {
   /** The user `request` authenticates as, or why not. */
   authenticate(request: IncomingMessage): Promise<Authentication>;
+  /**
+   * Emits when authentications may have changed (a cached answer expired): the hub authenticates
+   * every open connection again with its upgrade request, and closes those that no longer
+   * authenticate as the same user (4001), or that it could not check (1013). Absent: a connection
+   * is authenticated once, at its upgrade (and closed at its `expiresAt`).
+   */
+  readonly changes$?: Observable<unknown>;
 }
 
 /** The verbs a subscription is authorized for: a channel `list` request needs `list`, a `watch` needs `watch`. */

@@ -83,6 +83,9 @@ export function createHub(options: HubOptions): Hub {
   const connections = hubConnections(server, encoder, counters, o.limits, log);
   let closed = false;
   clusters.start();
+  const reauthentication = o.authenticator.changes$?.subscribe(() =>
+    connections.reauthenticate((request) => authenticated(o.authenticator, request)),
+  );
 
   const handleUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const remote = request.socket.remoteAddress;
@@ -105,7 +108,7 @@ export function createHub(options: HubOptions): Hub {
           message: `more than ${o.limits.maxConnectionsPerUser} connections for one user`,
         });
       if (closed || socket.destroyed) return socket.destroy();
-      wss.handleUpgrade(request, socket, head, (ws) => connections.serve(ws, user, result.expiresAt, remote));
+      wss.handleUpgrade(request, socket, head, (ws) => connections.serve(ws, request, result, remote));
     });
   };
 
@@ -118,6 +121,7 @@ export function createHub(options: HubOptions): Hub {
     close: async () => {
       if (closed) return;
       closed = true;
+      reauthentication?.unsubscribe();
       server.shutdown();
       connections.closeAll();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

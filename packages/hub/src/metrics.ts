@@ -47,7 +47,8 @@ export interface DecisionCounts {
 export type UpgradeRefusal = 'origin' | 'unauthenticated' | 'forbidden' | 'tooManyConnections' | 'authenticatorError' | 'path';
 
 /** Why the hub closed a connection. */
-export type ClosedFor = 'rate' | 'messageSize' | 'slowReader' | 'credentialExpired' | 'shutdown';
+export type ClosedFor =
+  'rate' | 'messageSize' | 'slowReader' | 'credentialExpired' | 'credentialRevoked' | 'authenticatorError' | 'shutdown';
 
 /** The mutable counters behind `HubMetrics`. */
 export class MetricCounters {
@@ -67,7 +68,15 @@ export class MetricCounters {
     authenticatorError: 0,
     path: 0,
   };
-  readonly connectionsClosed: Record<ClosedFor, number> = { rate: 0, messageSize: 0, slowReader: 0, credentialExpired: 0, shutdown: 0 };
+  readonly connectionsClosed: Record<ClosedFor, number> = {
+    rate: 0,
+    messageSize: 0,
+    slowReader: 0,
+    credentialExpired: 0,
+    credentialRevoked: 0,
+    authenticatorError: 0,
+    shutdown: 0,
+  };
 
   /** Counts a decision. */
   decision(outcome: 'allowed' | 'denied' | 'error', cached: boolean): void {

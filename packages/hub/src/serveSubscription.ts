@@ -47,9 +47,10 @@ export async function serveSubscription(
   const cluster = deps.clusters.clusterOf(request.extra);
   const form = deps.projections.formOf(request.extra?.projection);
   const s: Subscription = { user: peer.user, cluster, request };
-  const grant = await grantOf(deps, s);
-  const print = fingerprint(grant);
   const key = resumeKey(s);
+  // Served before on this replica: a revocation of every namespace is an empty view, not a 403.
+  const grant = await grantOf(deps, s, { orNone: isClusterWide(s) && deps.resumes.has(key) });
+  const print = fingerprint(grant);
   if (isClusterWide(s) && resumes(request) && !deps.resumes.mayResume(key, print)) throw expiredView();
   deps.resumes.served(key, print);
   const informer = deps.clusters.informer(cluster, form.table ? tableRows(resource) : resource, scope);
@@ -66,8 +67,8 @@ const resumes = (r: StreamRequest): boolean => {
 /**
  * The error that ends a stream once its grant is no longer `grant`: a re-check on every change of
  * the authorizer's that concerns its user and cluster, and, for a grant of some namespaces, on every
- * namespace added to the cluster. A cluster-wide stream's new grant is a 410 (relist the new set);
- * no grant at all, the 403 (or 503) itself.
+ * namespace added to the cluster. A cluster-wide stream's new grant is a 410 (relist the new set,
+ * which may be empty: the client's store empties); a namespaced stream's denial, the 403 (or 503) itself.
  */
 function rechecks(deps: SubscriptionDeps, s: Subscription, grant: Grant): Observable<KubeApiError> {
   const changes = deps.authorizer.changes$ ?? EMPTY;
@@ -78,7 +79,7 @@ function rechecks(deps: SubscriptionDeps, s: Subscription, grant: Grant): Observ
   const print = fingerprint(grant);
   return triggers.pipe(
     concatMap(() =>
-      defer(() => grantOf(deps, s)).pipe(
+      defer(() => grantOf(deps, s, { orNone: isClusterWide(s) })).pipe(
         map((next): KubeApiError | undefined => (fingerprint(next) === print ? undefined : regranted())),
         catchError((error: unknown) => of(error instanceof KubeApiError ? error : regranted())),
       ),
@@ -117,6 +118,11 @@ export class ResumeRecords {
 
   constructor(max = 10_000) {
     this.#max = max;
+  }
+
+  /** Whether `key` was served on this replica (and is still remembered). */
+  has(key: string): boolean {
+    return this.#served.has(key);
   }
 
   /** Whether a watch under `print` may resume for `key`. */

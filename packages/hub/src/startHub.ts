@@ -3,7 +3,8 @@
  * the hub's WebSocket on its path, for an example dashboard or a small deployment.
  */
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer, type ServerOptions as HttpsServerOptions } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { createHub, type Hub } from './hub.ts';
@@ -17,15 +18,21 @@ export interface StartHubOptions extends HubOptions {
   port?: number;
   /** Address to listen on. Default `127.0.0.1`. */
   host?: string;
+  /**
+   * Serve HTTPS (`wss://`) with these options of `node:https` (`key`, `cert`; `ca` and
+   * `requestCert: true` for a `requestHeaderAuthenticator` that checks a proxy's client
+   * certificate). Default: plain HTTP.
+   */
+  tls?: HttpsServerOptions;
 }
 
 /** A hub listening with its page. */
 export interface StartedHub {
   /** The hub. */
   readonly hub: Hub;
-  /** The HTTP server it is attached to. */
-  readonly server: Server;
-  /** `http://host:port`. */
+  /** The HTTP (or, with `tls`, HTTPS) server it is attached to. */
+  readonly server: Server | HttpsServer;
+  /** `http://host:port` (`https://` with `tls`). */
   readonly url: string;
   /** Closes the hub, then the server. */
   close(): Promise<void>;
@@ -48,26 +55,27 @@ const TYPES: Record<string, string> = {
  * const { url } = await startHub({ clusters: { default: factory }, authenticator, authorizer, staticDir: 'dist', port: 8080 });
  * // the page: hubListerWatcherSource('/hub')
  *
- * Caveat: plain HTTP: put it behind TLS (a proxy) anywhere but the loopback, or attach `createHub`
- * to an https or http2 server of your own.
+ * Caveat: plain HTTP unless `tls` is given: anywhere but the loopback, give `tls`, put it behind a
+ * TLS proxy, or attach `createHub` to an https or http2 server of your own.
  */
 export async function startHub(options: StartHubOptions): Promise<StartedHub> {
-  const { staticDir, port = 8080, host = '127.0.0.1', ...hubOptions } = options;
+  const { staticDir, port = 8080, host = '127.0.0.1', tls, ...hubOptions } = options;
   const hub = createHub(hubOptions);
-  const server = createServer((req, res) => {
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     if (!staticDir || req.method !== 'GET') return void res.writeHead(404).end();
     void fileOf(staticDir, req.url ?? '/').then((file) => {
       if (!file) return void res.writeHead(404).end();
       res.writeHead(200, { 'content-type': file.type, 'cache-control': 'no-cache' }).end(file.body);
     });
-  });
+  };
+  const server = tls ? createHttpsServer(tls, serve) : createServer(serve);
   hub.attach(server);
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const address = server.address() as AddressInfo;
   return {
     hub,
     server,
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
+    url: `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
     close: async () => {
       await hub.close();
       server.closeAllConnections();

@@ -236,10 +236,13 @@ describe('requestHeaderAuthenticator over TLS', () => {
     https.close();
   });
 
-  it('should trust a configured address without a certificate', async () => {
-    const plain = outcomeServer(requestHeaderAuthenticator({ trustedAddresses: ['127.0.0.1'] }));
+  it('should trust a configured address without a certificate, and pass its requests without the headers to otherwise', async () => {
+    const fallback: Authenticator = { authenticate: async () => ({ user: { username: 'from-otherwise', groups: [] } }) };
+    const plain = outcomeServer(requestHeaderAuthenticator({ trustedAddresses: ['127.0.0.1'], otherwise: fallback }));
     const plainPort = await listen(plain);
     expect(await ask(plainPort, proxyHeaders)).toMatchObject({ user: { username: 'alice' } });
+    // as kube-apiserver's: no user header is no request-header authentication, not a refusal
+    expect(await ask(plainPort, {})).toMatchObject({ user: { username: 'from-otherwise' } });
     plain.close();
   });
 });

@@ -137,6 +137,8 @@ describe.each(serverKinds())('the hub against the %s server', (kind) => {
       expect(paths.wire.objects).toBeGreaterThanOrEqual(names.length); // at least each object it holds
       expect(names.length).toBeGreaterThan(0);
       // Paths are projected on the hub from the full informer (no watch of their own); Table rows are one informer for every tab.
+      // (a hub informer serves its list before its watch reaches the server: wait for both, then count)
+      await until(() => server.proxy.counts.watches - watchesBefore >= 2, { timeoutMs: 60_000, what: "the hub's watches" });
       expect(server.proxy.counts.watches - watchesBefore).toBe(2);
       expect(guarded.hub.metrics().informers).toBe(2);
       // bob may not list: neither form reaches him.

@@ -40,7 +40,10 @@ describe.each(serverKinds())('the hub authorizing with SubjectAccessReview on th
   beforeAll(async () => {
     server = await startTestServer(kind, { sim: { auth: { token: 'hub-rbac-admin' } } });
     authorizer = uncachedReviewAuthorizer(server.api);
-    const users = { 'token-alice': { username: 'alice', groups: ['system:authenticated'] } };
+    const users = {
+      'token-alice': { username: 'alice', groups: ['system:authenticated'] },
+      'token-witness': { username: 'witness', groups: ['system:authenticated'] },
+    };
     hub = await startTestHub(server, { authenticator: tokenTableAuthenticatorForTests(users), authorizer });
     const client = reviewClient(server.api);
     authenticator = tokenReviewAuthenticator(client);
@@ -111,6 +114,36 @@ describe.each(serverKinds())('the hub authorizing with SubjectAccessReview on th
     expect(wire.seen.slice(revokedAt).filter((k) => !k.startsWith(`${a}/`))).toEqual([]);
     await until(() => lastErrorOf(inB)?.code === 403, { what: 'her namespaced informer refused again' });
     expect(hub.hub.metrics().decisions.denied.fresh).toBeGreaterThan(0);
+
+    // Her last namespace revoked: the cluster-wide view empties (a 403 would leave her objects in
+    // the store), and nothing reaches her tab after, whatever is written: a witness allowed in her
+    // old namespace, on the same hub, sees the write arrive.
+    await server.api.create(`${RBAC}/namespaces/${a}/rolebindings`, {
+      metadata: { name: 'witness' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'witness' }],
+    });
+    await server.api.delete(`${RBAC}/namespaces/${a}/rolebindings/alice`);
+    await holds([], 'the last revocation');
+    const emptiedAt = wire.seen.length;
+    const witness = createInformerFactory(tabSource(hub.url, 'token-witness').source);
+    factories.push(witness);
+    const witnessed = witness.informerFor(CONFIGMAPS);
+    witness.start();
+    await server.api.create(`/api/v1/namespaces/${a}/configmaps`, { metadata: { name: 'after-all' } });
+    await until(
+      () =>
+        witnessed
+          .getStore()
+          .list()
+          .some((o) => o.metadata?.name === 'after-all'),
+      {
+        timeoutMs: 60_000,
+        what: 'the witness receiving the write',
+      },
+    );
+    expect(everywhere.getStore().list()).toEqual([]);
+    expect(wire.seen.slice(emptiedAt)).toEqual([]);
   }, 180_000);
 
   it('should show each user only the namespaces RBAC allows, through a grant, a revocation, a resume and a relist', async () => {

@@ -5,71 +5,60 @@
  * round-robin proxy) serve the same tabs: a tab whose replica dies reconnects through the Service to
  * another and resumes from its resource versions, or relists.
  *
- *   rxinformer hub --kubeconfig ~/.kube/config --token-auth-file users.csv --authorize-as-hub --port 8080 --metrics-port 9090
+ *   rxinformer hub --kubeconfig ~/.kube/config --token-review --subject-access-review --port 8080 --metrics-port 9090
  *
  * Prints one JSON line once listening: `{"hub":"http://host:port","metrics":"http://…","pid":…}`.
  * SIGTERM closes every connection (`bye`, then 1001: the tabs reconnect elsewhere) and exits.
  */
-import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
+import { fetchApiClient } from '@rxinformer/controller';
 import { createInformerFactory, fetchListerWatcher } from '@rxinformer/core';
-import { bearerTokenOf, startHub, type Authenticator, type Authorizer, type HubUser } from '@rxinformer/hub';
+import {
+  bearerTokenOf,
+  requestHeaderAuthenticator,
+  startHub,
+  subjectAccessReviewAuthorizer,
+  tokenReviewAuthenticator,
+  type Authenticator,
+  type Authorizer,
+  type HubUser,
+  type ReviewClient,
+} from '@rxinformer/hub';
 import { serveEndpoints } from '../endpoints.ts';
 import { kubeconfigAccess, urlAccess } from '../sharded/serverAccess.ts';
+import { HUB_USAGE, HubArgsError, parseHubArgs, type HubArgs } from './hubArgs.ts';
 
-export const HUB_USAGE = `rxinformer hub — one replica of the dashboard hub
-
-  --url URL                 the API server without auth (the simulator)
-  --kubeconfig PATH         the API server and the hub's own credentials (its current context)
-  --token-auth-file PATH    the users: kube-apiserver's static token file (token,user,uid,"group1,group2")
-  --authorize-as-hub        every authenticated user may read what the hub's credentials can read
-                            (required: the hub has no other authorizer on the command line yet)
-  --port N                  where tabs connect (0: any free port; default 8080), path /hub
-  --host ADDR               the address to listen on (default 127.0.0.1)
-  --static DIR              serve a built page on the same origin
-  --origin ORIGIN           an origin allowed to connect (repeatable; default: same-origin)
-  --name NAME               this replica's hub label in the metrics (default: hub-<pid>)
-  --metrics-port N          serve /metrics, /readyz, /healthz on 127.0.0.1 at this port`;
+export { HUB_USAGE } from './hubArgs.ts';
 
 /** Runs a hub replica until SIGTERM or SIGINT. */
 export async function runHubCommand(argv: readonly string[]): Promise<void> {
-  const { values: v } = parseArgs({
-    args: [...argv],
-    options: {
-      url: { type: 'string' },
-      kubeconfig: { type: 'string' },
-      'token-auth-file': { type: 'string' },
-      'authorize-as-hub': { type: 'boolean' },
-      port: { type: 'string', default: '8080' },
-      host: { type: 'string', default: '127.0.0.1' },
-      static: { type: 'string' },
-      origin: { type: 'string', multiple: true },
-      name: { type: 'string' },
-      'metrics-port': { type: 'string' },
-      help: { type: 'boolean' },
-    },
-    strict: true,
-  });
-  if (v.help) return void process.stdout.write(`${HUB_USAGE}\n`);
-  if (!v.url === !v.kubeconfig) return usageError('give one of --url and --kubeconfig');
-  if (!v['token-auth-file']) return usageError('--token-auth-file is required');
-  if (!v['authorize-as-hub']) return usageError('--authorize-as-hub is required (no other authorizer is available on the command line)');
-  const access = v.kubeconfig ? await kubeconfigAccess(v.kubeconfig) : urlAccess(v.url!);
+  let args: HubArgs;
+  try {
+    args = parseHubArgs(argv);
+  } catch (e) {
+    if (e instanceof HubArgsError) return usageError(e.message);
+    throw e;
+  }
+  if (args.help) return void process.stdout.write(`${HUB_USAGE}\n`);
+  // One connection per informer's watch (HTTP/1.1): a hub holds one informer per resource and scope
+  // its tabs ask for, so a capped pool would leave every informer past the cap unlisted, unwatched.
+  const access = args.kubeconfig ? await kubeconfigAccess(args.kubeconfig, { maxConnections: Infinity }) : urlAccess(args.url!);
   const factory = createInformerFactory((resource, scope) =>
     fetchListerWatcher({ baseUrl: access.url, headers: access.headers, fetch: access.fetch, resource, ...scope }),
   );
+  const reviews = fetchApiClient({ baseUrl: access.url, headers: access.headers, fetch: access.fetch });
   const started = await startHub({
     clusters: { default: factory },
-    authenticator: tokenFileAuthenticator(await readFile(v['token-auth-file'], 'utf8')),
-    authorizer: AS_HUB,
-    port: Number(v.port),
-    host: v.host,
-    ...(v.static !== undefined && { staticDir: v.static }),
-    ...(v.origin && { origins: v.origin }),
+    authenticator: await authenticatorOf(args, reviews),
+    authorizer: authorizerOf(args, reviews),
+    port: args.port,
+    host: args.host,
+    ...(args.staticDir !== undefined && { staticDir: args.staticDir }),
+    ...(args.origins && { origins: args.origins }),
+    ...(args.tls && { tls: await tlsOf(args) }),
   });
-  const name = v.name ?? `hub-${process.pid}`;
-  const endpoints =
-    v['metrics-port'] !== undefined ? await serveEndpoints({ hubs: { [name]: started.hub } }, Number(v['metrics-port'])) : undefined;
+  const name = args.name ?? `hub-${process.pid}`;
+  const endpoints = args.metricsPort !== undefined ? await serveEndpoints({ hubs: { [name]: started.hub } }, args.metricsPort) : undefined;
   process.stdout.write(`${JSON.stringify({ hub: started.url, metrics: endpoints?.url, name, pid: process.pid })}\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);
@@ -81,8 +70,61 @@ export async function runHubCommand(argv: readonly string[]): Promise<void> {
 }
 
 function usageError(message: string): never {
-  process.stderr.write(`rxinformer hub: ${message}\n\n${HUB_USAGE}\n`);
+  process.stderr.write(`${message}\n\n${HUB_USAGE}\n`);
   process.exit(2);
+}
+
+/** The users of the flags: a proxy's headers, then the static tokens, then TokenReview. */
+async function authenticatorOf(args: HubArgs, reviews: ReviewClient): Promise<Authenticator> {
+  const tokens: Authenticator[] = [];
+  if (args.tokenAuthFile !== undefined) tokens.push(tokenFileAuthenticator(await readFile(args.tokenAuthFile, 'utf8')));
+  if (args.tokenReview)
+    tokens.push(
+      tokenReviewAuthenticator(reviews, {
+        ...(args.tokenReview.audiences && { audiences: args.tokenReview.audiences }),
+        ...(args.reviewCacheMs !== undefined && { successTtlMs: args.reviewCacheMs }),
+        ...(args.recheckMs !== undefined && { recheckIntervalMs: args.recheckMs }),
+      }),
+    );
+  const token = tokens.length > 1 ? firstOf(tokens[0], tokens[1]) : tokens[0];
+  const rh = args.requestHeader;
+  if (!rh) return token!;
+  return requestHeaderAuthenticator({
+    ...(rh.clientCAFile !== undefined && { clientCA: await readFile(rh.clientCAFile) }),
+    ...(rh.allowedNames && { allowedNames: rh.allowedNames }),
+    ...(rh.trustedAddresses && { trustedAddresses: rh.trustedAddresses }),
+    ...(rh.usernameHeaders && { usernameHeaders: rh.usernameHeaders }),
+    ...(rh.groupHeaders && { groupHeaders: rh.groupHeaders }),
+    ...(rh.extraHeaderPrefixes && { extraHeaderPrefixes: rh.extraHeaderPrefixes }),
+    ...(token && { otherwise: token }),
+  });
+}
+
+/** `first`'s user, else `second`'s answer (a static token file, then TokenReview); `second`'s re-checks. */
+function firstOf(first: Authenticator, second: Authenticator): Authenticator {
+  return {
+    ...(second.changes$ && { changes$: second.changes$ }),
+    authenticate: async (request) => {
+      const result = await first.authenticate(request);
+      return 'user' in result ? result : second.authenticate(request);
+    },
+  };
+}
+
+function authorizerOf(args: HubArgs, reviews: ReviewClient): Authorizer {
+  if (args.authorizer === 'asHub') return AS_HUB;
+  const ttl = args.reviewCacheMs;
+  return subjectAccessReviewAuthorizer(reviews, {
+    ...(ttl !== undefined && { allowTtlMs: ttl, denyTtlMs: ttl / 2 }),
+    ...(args.recheckMs !== undefined && { recheckIntervalMs: args.recheckMs }),
+  });
+}
+
+async function tlsOf(args: HubArgs) {
+  const [cert, key] = await Promise.all([readFile(args.tls!.certFile), readFile(args.tls!.keyFile)]);
+  const ca = args.requestHeader?.clientCAFile !== undefined ? await readFile(args.requestHeader.clientCAFile) : undefined;
+  // a proxy's client certificate is asked for, never required: a tab has none
+  return { cert, key, ...(ca && { ca, requestCert: true, rejectUnauthorized: false }) };
 }
 
 /** Every user may read what the hub may: chosen explicitly with --authorize-as-hub. */

@@ -30,13 +30,15 @@ export function urlAccess(url: string): ServerAccess {
 
 /**
  * The access of the current context of the kubeconfig file `path`: its server, its user's headers
- * (a token, or what an exec plugin gives), its CA and client certificate.
+ * (a token, or what an exec plugin gives), its CA and client certificate. `maxConnections` (default
+ * 32; `Infinity`: no limit) caps the pool: over HTTP/1.1 each open watch holds one connection, so
+ * a process with more informers than that must lift it, or its other lists and watches wait.
  *
  * @example
  * const access = await kubeconfigAccess('./envtest.kubeconfig');
  * const r = await access.fetch(`${access.url}/version`, { headers: access.headers });
  */
-export async function kubeconfigAccess(path: string): Promise<ServerAccess> {
+export async function kubeconfigAccess(path: string, options: { maxConnections?: number } = {}): Promise<ServerAccess> {
   const kc = new KubeConfig();
   kc.loadFromFile(path);
   const cluster = kc.getCurrentCluster();
@@ -49,8 +51,9 @@ export async function kubeconfigAccess(path: string): Promise<ServerAccess> {
   if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
   // client-node reads the CA and the client certificate (files or inline data) into these
   const ca = Buffer.isBuffer(opts.ca) ? opts.ca.toString('utf8') : typeof opts.ca === 'string' ? opts.ca : undefined;
+  const max = options.maxConnections ?? 32;
   const dispatcher = new Agent({
-    connections: 32,
+    connections: max === Infinity ? null : max,
     connect: { ca: opts.ca, cert: opts.cert, key: opts.key, rejectUnauthorized: !cluster.skipTLSVerify },
   });
   const bearer = /^Bearer (.+)$/.exec(headers.Authorization ?? headers.authorization ?? '');

@@ -45,7 +45,9 @@ const CLIENT_AUTH_USAGE = '1.3.6.1.5.5.7.3.2';
  *
  * Caveat: the CA must sign the proxy's certificate itself (no intermediates), and should be a CA
  * of its own: any certificate it signs may name any user. `trustedAddresses` trusts every process
- * that can connect from that address.
+ * that can connect from that address. A connection the proxy vouched for keeps its user until it
+ * closes (the hub's re-checks answer the same); those `otherwise` authenticated are re-checked by
+ * it (its `changes$` is this authenticator's).
  */
 export function requestHeaderAuthenticator(options: RequestHeaderAuthenticatorOptions): Authenticator {
   const ca = options.clientCA === undefined ? undefined : new X509Certificate(options.clientCA);
@@ -64,11 +66,18 @@ export function requestHeaderAuthenticator(options: RequestHeaderAuthenticatorOp
     trustedAddresses.has(plainAddress(request.socket.remoteAddress ?? '')) ||
     (ca !== undefined && certificateTrusted(request, ca, options.allowedNames));
 
+  // A proxy vouches for a connection once (its headers are removed after): a re-check of the same
+  // upgrade request answers the same user; one authenticated by `otherwise` is checked by it again.
+  const vouched = new WeakMap<IncomingMessage, Authentication>();
   return {
+    ...(options.otherwise?.changes$ && { changes$: options.otherwise.changes$ }),
     authenticate: async (request: IncomingMessage): Promise<Authentication> => {
+      const known = vouched.get(request);
+      if (known) return known;
       const carried = Object.keys(request.headers).filter(ours);
       const trust = trusted(request);
-      if (!trust && carried.length === 0 && options.otherwise) return options.otherwise.authenticate(request);
+      // No header of ours: not a proxied request (as kube-apiserver's, even from a trusted peer).
+      if (carried.length === 0 && options.otherwise) return options.otherwise.authenticate(request);
       const user = trust ? userOf(request, { usernameHeaders, uidHeaders, groupHeaders, extraPrefixes }) : undefined;
       for (const h of carried) {
         delete request.headers[h];
@@ -76,6 +85,7 @@ export function requestHeaderAuthenticator(options: RequestHeaderAuthenticatorOp
       }
       if (!trust) return { refused: 401, message: 'request-header authentication: the peer is not a trusted proxy' };
       if (!user) return { refused: 401, message: 'request-header authentication: no user header' };
+      vouched.set(request, { user });
       return { user };
     },
   };

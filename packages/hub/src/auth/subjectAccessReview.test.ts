@@ -1,6 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { virtualClock as clock } from '@rxinformer/testing';
-import { interval } from 'rxjs';
+import { tickingClock as virtualClock } from '../../test/tickingClock.ts';
 import type { AccessChange, AccessRequest, HubUser } from '../auth.ts';
 import { ReviewFailedError, type ReviewClient } from './reviewClient.ts';
 import { subjectAccessReviewAuthorizer } from './subjectAccessReview.ts';
@@ -37,13 +36,6 @@ function reviewServer() {
     } satisfies ReviewClient,
   };
   return server;
-}
-
-/** A virtual clock whose `now()` is each step's time (a ticker runs at every step). */
-function virtualClock(stepMs: number) {
-  const c = clock(stepMs);
-  interval(stepMs, c.ts).subscribe();
-  return c;
 }
 
 describe('subjectAccessReviewAuthorizer', () => {

@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { InvalidOptionsError } from '@rxinformer/core';
-import { checkDuration } from '@rxinformer/core/time';
-import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import { checkDuration, intervalEvery } from '@rxinformer/core/time';
+import { asyncScheduler, map, share, type Observable, type SchedulerLike } from 'rxjs';
 import type { Authentication, Authenticator, HubUser } from '../auth.ts';
 import { bearerTokenOf } from './bearerToken.ts';
 import { review, type ReviewClient } from './reviewClient.ts';
@@ -22,14 +22,23 @@ export interface TokenReviewAuthenticatorOptions {
   successTtlMs?: number;
   /** How long a token refused is remembered, in ms. Default 0 (kube-apiserver's). */
   failureTtlMs?: number;
+  /**
+   * How often the hub authenticates its open connections again, in ms (`changes$`): each time, a
+   * token whose answer is older than `successTtlMs` is reviewed afresh, and a connection whose token
+   * no longer authenticates is closed (4001). A revoked token's connections close within
+   * `recheckIntervalMs + successTtlMs`. Any length; `Infinity`: never (only at the upgrade). Default 30 000.
+   */
+  recheckIntervalMs?: number;
   /** Most tokens remembered at once. Default 10 000. */
   maxEntries?: number;
-  /** The clock of the cache. Default `asyncScheduler`. */
+  /** The clock of the cache and the re-checks. Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
 }
 
 /** `tokenReviewAuthenticator`'s authenticator, with its cache's keys to inspect. */
 export interface TokenReviewAuthenticator extends Authenticator {
+  /** Emits every `recheckIntervalMs`: the hub authenticates its open connections again. */
+  readonly changes$: Observable<void>;
   /** The cache's keys: SHA-256 hashes of tokens, never a token. */
   cachedKeys(): string[];
 }
@@ -56,14 +65,20 @@ const REFUSED: Authentication = { refused: 401, message: 'the bearer token does 
  * const hub = createHub({ clusters: { default: factory }, authenticator, authorizer });
  *
  * Caveat: a TokenReview that fails (the API server unreachable, the hub's credentials refused)
- * rejects with a `ReviewFailedError`: the hub answers 503, not 401. A token revoked is still
- * accepted for new connections until its cache entry expires (`successTtlMs`).
+ * rejects with a `ReviewFailedError`: the hub answers 503, not 401, and closes an open connection it
+ * re-checks with 1013 (fail closed; the tab reconnects with backoff). A token revoked is still
+ * accepted for new connections until its cache entry expires (`successTtlMs`), and its open
+ * connections last until the next re-check after that (`recheckIntervalMs`).
  */
 export function tokenReviewAuthenticator(client: ReviewClient, options: TokenReviewAuthenticatorOptions = {}): TokenReviewAuthenticator {
   const { audiences, cookie, successTtlMs = 10_000, failureTtlMs = 0, maxEntries = 10_000, scheduler = asyncScheduler } = options;
   // Compared with the scheduler's clock: any length; Infinity: never expires.
   for (const [name, v] of Object.entries({ successTtlMs, failureTtlMs }))
     checkDuration(`tokenReviewAuthenticator: ${name}`, v, 0, { infinite: true });
+  const recheckIntervalMs = checkDuration('tokenReviewAuthenticator: recheckIntervalMs', options.recheckIntervalMs, 30_000, {
+    exclusive: true,
+    infinite: true,
+  });
   if (!(maxEntries >= 1)) throw new InvalidOptionsError('tokenReviewAuthenticator: maxEntries must be ≥ 1');
   if (audiences !== undefined && audiences.length === 0)
     throw new InvalidOptionsError('tokenReviewAuthenticator: audiences, when given, must name one');
@@ -85,6 +100,11 @@ export function tokenReviewAuthenticator(client: ReviewClient, options: TokenRev
   };
 
   return {
+    // each period: expired answers dropped (a revoked token is reviewed afresh), open connections re-checked
+    changes$: intervalEvery(recheckIntervalMs, scheduler).pipe(
+      map(() => void cache.sweep()),
+      share(),
+    ),
     cachedKeys: () => cache.keys(),
     authenticate: async (request: IncomingMessage) => {
       const found = bearerTokenOf(request, { cookie });
