@@ -28,7 +28,7 @@ export function reaper(manager: Manager, log: (line: string) => void): Controlle
   const lastDelete = new Map<string, number>();
   return controllerFor(manager, configMaps, { name: 'pod-reaper', labelSelector: COUNTER_LABEL })
     .owns(pods, { fieldSelector: 'status.phase=Failed' })
-    .reconcile(async ({ key, object: counter, api, signal }) => {
+    .reconcile(async ({ key, object: counter, api }) => {
       const since = lastDelete.get(key);
       if (since !== undefined) log(`${key} reconciled ${Math.round(performance.now() - since)} ms after its delete`);
       lastDelete.delete(key);
@@ -39,9 +39,10 @@ export function reaper(manager: Manager, log: (line: string) => void): Controlle
         .list()
         .filter((p: Pod) => p.metadata?.ownerReferences?.some((o) => o.uid === uid && o.controller));
       let reaped = 0;
+      // No signal: a term ending mid-way still counts the deletes it sent (the stop awaits this reconcile).
       for (const pod of owned) {
         const gone = await api(pods)
-          .delete(refOf(pod), { preconditions: { uid: pod.metadata!.uid! }, signal })
+          .delete(refOf(pod), { preconditions: { uid: pod.metadata!.uid! } })
           .then(
             () => true,
             (e: unknown) => {
