@@ -40,6 +40,7 @@ const config: Config = {
     ...packages.map((name) => project(name, `<rootDir>/packages/${name}`, ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'])),
     project('docs', '<rootDir>/docs', ['<rootDir>/recipes/**/*.test.ts', '<rootDir>/test/**/*.test.ts']), // the recipes' code, run against the simulator; docs/api up to date
     project('replicator', '<rootDir>/examples/replicator', ['<rootDir>/**/*.test.ts']), // the example's replicas as processes, on both servers
+    project('pod-reaper', '<rootDir>/examples/pod-reaper', ['<rootDir>/**/*.test.ts']), // the example as a process, on both servers
     // The packed tarballs, checked and installed into consumer projects outside the repository.
     {
       ...project('examples', '<rootDir>/examples', ['<rootDir>/test/**/*.test.ts']),

@@ -5,7 +5,7 @@
  * Lease only once the controller has stopped, so a successor starts at once.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { kubeLeaseClient } from '@rxinformer/client-node';
+import { kubeApiClient } from '@rxinformer/client-node';
 import { leaderElection, whileLeading, type LeaderElection } from '@rxinformer/core/leader-election';
 import { startPodLabeler, type PodLabelerOptions } from './podLabeler.ts';
 
@@ -38,7 +38,7 @@ export interface LeaderElectedLabeler {
 export function startLeaderElectedLabeler(kubeConfig: KubeConfig, options: LeaderElectedLabelerOptions): LeaderElectedLabeler {
   const { identity, leaseNamespace = options.namespace, timing, ...labeler } = options;
   const election = leaderElection({
-    client: kubeLeaseClient(kubeConfig),
+    client: kubeApiClient(kubeConfig),
     namespace: leaseNamespace,
     name: 'pod-labeler',
     identity,

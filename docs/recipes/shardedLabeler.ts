@@ -6,7 +6,7 @@
  * reconciled by two replicas at once.
  */
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
-import { configMaps, createKubeInformerFactory, kubeConfigListerWatcher, kubeLeaseClient, leases } from '@rxinformer/client-node';
+import { configMaps, createKubeInformerFactory, kubeConfigListerWatcher, kubeApiClient, leases } from '@rxinformer/client-node';
 import { controllerFor, type Logger, type RunningController } from '@rxinformer/controller';
 import { type SharedInformer, type Wire } from '@rxinformer/core';
 import { type Lease } from '@rxinformer/core/leader-election';
@@ -52,7 +52,7 @@ export function startShardedLabeler(kubeConfig: KubeConfig, options: ShardedLabe
     shard: {
       source: kubeConfigListerWatcher(kubeConfig, { resource: configMaps, namespace }), // this replica's slots only
       leases: kubeConfigListerWatcher<Lease>(kubeConfig, { resource: leases, namespace }),
-      client: kubeLeaseClient(kubeConfig),
+      client: kubeApiClient(kubeConfig),
       namespace,
       ring: 'cm-labeler',
       identity,

@@ -12,38 +12,13 @@
  * --lease-duration-ms (15000), --renew-deadline-ms (10000), --retry-period-ms (2000), and the ports
  * of /metrics and /readyz|/healthz: --metrics-port (8080), --probes-port (8081); 0 picks one.
  */
-import { KubeConfig } from '@kubernetes/client-node';
-import { createKubeInformerFactory, kubeApiClient, kubeLeaseClient } from '@rxinformer/client-node';
-import { createEventRecorder, createManager } from '@rxinformer/controller';
-import { leaderElection } from '@rxinformer/core/leader-election';
+import { createKubeInformerFactory, kubeApiClient } from '@rxinformer/client-node';
+import { createManager } from '@rxinformer/controller';
 import { managerServers } from '@rxinformer/prometheus';
-import { parseArgs } from 'node:util';
+import { exampleProgram } from './program.ts';
 import { replicator } from './replicator.ts';
 
-const names = [
-  'kubeconfig',
-  'id',
-  'lease-namespace',
-  'lease-duration-ms',
-  'renew-deadline-ms',
-  'retry-period-ms',
-  'metrics-port',
-  'probes-port',
-];
-const { values: args } = parseArgs({
-  options: Object.fromEntries(names.map((o) => [o, { type: 'string' }])) as Record<string, { type: 'string' }>,
-});
-const id = args.id;
-if (!id) {
-  console.error('usage: main.ts --id NAME [--kubeconfig PATH] [--lease-namespace NS] [--lease-duration-ms N] …');
-  process.exit(2);
-}
-const log = (line: string) => console.log(`${new Date().toISOString()} ${id}: ${line}`);
-const ms = (name: string) => (args[name] === undefined ? undefined : Number(args[name]));
-
-const kc = new KubeConfig();
-if (args.kubeconfig) kc.loadFromFile(args.kubeconfig);
-else kc.loadFromDefault();
+const { kubeConfig: kc, leaderElection, log, logger, ms } = exampleProgram('configmap-replicator', ['metrics-port', 'probes-port']);
 // Cluster-wide; managedFields dropped from the caches (nothing here reads them).
 const factory = createKubeInformerFactory(kc, {
   transform: (obj) => {
@@ -51,23 +26,11 @@ const factory = createKubeInformerFactory(kc, {
     return { ...obj, metadata };
   },
 });
-const client = kubeApiClient(kc);
-const events = createEventRecorder({ client, reportingController: 'replicator.example.com/replicator', reportingInstance: id });
-const election = leaderElection({
-  client: kubeLeaseClient(kc),
-  namespace: args['lease-namespace'] ?? 'default',
-  name: 'configmap-replicator',
-  identity: id,
-  leaseDurationMs: ms('lease-duration-ms'),
-  renewDeadlineMs: ms('renew-deadline-ms'),
-  retryPeriodMs: ms('retry-period-ms'),
-});
-election.isLeader$.subscribe((leading) => log(leading ? 'leading' : 'standing by'));
-
-const manager = createManager({ factory, leaderElection: election, logger: quiet() });
+// One client: the controller's writes (req.api), the Lease and the Events all go through it.
+const manager = createManager({ factory, client: kubeApiClient(kc), leaderElection, logger });
+manager.election!.isLeader$.subscribe((leading) => log(leading ? 'leading' : 'standing by'));
+replicator(manager, log);
 manager
-  .add(replicator({ factory, client, events, log }))
-  .add({ name: 'events', needsLeadership: false, start: () => events }) // its queue flushed at shutdown
   .add(
     managerServers(manager, {
       metricsPort: ms('metrics-port') ?? 8080,
@@ -80,9 +43,3 @@ manager.phase$.subscribe((phase) => phase === 'stopping' && log('stopping'));
 await manager.start();
 await manager.done;
 process.exit(0);
-
-/** The manager's own lines are left out: this example prints what it does, one line each. */
-function quiet() {
-  const none = () => undefined;
-  return { error: (fields: object, message: string) => log(`${message} ${JSON.stringify(fields)}`), warn: none, info: none };
-}

@@ -7,9 +7,9 @@
  * with a Warning Event on it.
  */
 import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
-import { configMaps, namespaces, type KubeInformerFactory } from '@rxinformer/client-node';
-import { controllerFor, finalizer, isNotFound, labelsChanged, refOf, resourceApi } from '@rxinformer/controller';
-import type { ApiClient, Controller, EventRecorder, Predicate } from '@rxinformer/controller';
+import { configMaps, namespaces } from '@rxinformer/client-node';
+import { controllerFor, finalizer, isNotFound, labelsChanged, refOf } from '@rxinformer/controller';
+import type { Controller, Manager, Predicate, ResourceApi } from '@rxinformer/controller';
 import { metaNamespaceKeyFunc, type SharedInformer, type Wire } from '@rxinformer/core';
 
 /** A ConfigMap and a Namespace as the caches hold them (timestamps are the wire's strings). */
@@ -24,18 +24,6 @@ export const TEAM_LABEL = 'team';
 export const SOURCE_LABEL = 'replicator.example.com/source-namespace';
 /** The finalizer a source holds while it may have copies. */
 export const FINALIZER = 'replicator.example.com/copies';
-
-/** What `replicator` needs. */
-export interface ReplicatorParts {
-  /** A cluster-wide factory (ConfigMaps and Namespaces of every namespace). */
-  factory: KubeInformerFactory;
-  /** Where the writes go. */
-  client: ApiClient;
-  /** Where the Warning Events go. */
-  events: EventRecorder;
-  /** Told what the replicator did, one line each. */
-  log: (line: string) => void;
-}
 
 const isSource = (cm: ConfigMap | undefined) => cm?.metadata?.labels?.[REPLICATE_LABEL] === 'true';
 const holds = (cm: ConfigMap | undefined) => cm?.metadata?.finalizers?.includes(FINALIZER) === true;
@@ -66,21 +54,23 @@ function targetsOf(teams: SharedInformer<Namespace>, source: ConfigMap): string[
 }
 
 /**
- * The replicator controller, not started: add it to a manager (or `start()` it).
+ * The replicator controller, added to `manager` (whose factory must be cluster-wide, and whose
+ * client every write goes through: the copies and finalizers by `req.api`, the Events by its
+ * recorder); `log` is told what it did, one line each.
  *
  * @example
- * const ctl = replicator({ factory, client, events, log: console.log });
- * createManager({ factory, leaderElection: election }).add(ctl);
+ * replicator(createManager({ factory, client, leaderElection: { namespace, name, identity } }), console.log);
  */
-export function replicator({ factory, client, events, log }: ReplicatorParts): Controller {
-  const cms = resourceApi(client, configMaps);
+export function replicator(manager: Manager, log: (line: string) => void): Controller {
+  const { factory } = manager;
+  const events = manager.eventRecorder({ reportingController: 'replicator.example.com/replicator' });
   const cache = factory.informerFor(configMaps, {
     indexers: { copies: (cm) => [sourceOf(cm)].filter((k) => k !== undefined), sources: (cm) => (isSource(cm) ? ['*'] : []) },
   });
   const teams = factory.informerFor(namespaces);
 
   const warned = new Set<string>();
-  const copyTo = async (key: string, source: ConfigMap, namespace: string) => {
+  const copyTo = async (cms: ResourceApi<ConfigMap>, key: string, source: ConfigMap, namespace: string) => {
     const { name, namespace: sourceNs } = source.metadata!;
     let foreign = false;
     const copy: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace, name, labels: { [SOURCE_LABEL]: sourceNs! } } };
@@ -99,7 +89,7 @@ export function replicator({ factory, client, events, log }: ReplicatorParts): C
     } else if (!foreign && result !== 'unchanged') log(`${result} ${namespace}/${name} from ${key}`);
   };
   /** Deletes the copies of `key`, all of them or those outside `keep`. */
-  const removeCopies = async (key: string, keep: readonly string[] = []) => {
+  const removeCopies = async (cms: ResourceApi<ConfigMap>, key: string, keep: readonly string[] = []) => {
     for (const copy of cache.getStore().byIndex('copies', key)) {
       if (keep.includes(copy.metadata!.namespace!)) continue;
       const deleted = await cms
@@ -109,28 +99,29 @@ export function replicator({ factory, client, events, log }: ReplicatorParts): C
     }
   };
 
-  return controllerFor(factory, configMaps, {
+  return controllerFor(manager, configMaps, {
     name: 'replicator',
     predicates: [primaryFilter],
     onError: (e) => log(`${e.key ?? e.stage}: ${String(e.error)}`), // a sync failure has no key
   })
     .watches(configMaps, (oldCm, newCm) => [sourceOf(oldCm), sourceOf(newCm)].filter((k) => k !== undefined))
     .watches(namespaces, () => cache.getStore().byIndex('sources', '*').map(metaNamespaceKeyFunc), { predicates: [labelsChanged] })
-    .reconcile(async ({ key, object: source }) => {
-      if (source === undefined) return removeCopies(key); // gone without our finalizer: no copy may stay
+    .reconcile(async ({ key, object: source, api }) => {
+      const cms = api(configMaps); // its writes hold the key's next reconcile until the cache shows them
+      if (source === undefined) return removeCopies(cms, key); // gone without our finalizer: no copy may stay
       if (!isSource(source)) {
         if (!holds(source)) return;
-        await removeCopies(key); // no longer a source: its copies go, then the finalizer
+        await removeCopies(cms, key); // no longer a source: its copies go, then the finalizer
         await cms.update(source, (d) => void (d.metadata!.finalizers = d.metadata!.finalizers!.filter((f) => f !== FINALIZER)));
         return log(`${key} is no longer replicated`);
       }
       const outcome = await finalizer(cms, FINALIZER, source, {
         apply: async (s) => {
           const targets = targetsOf(teams, s);
-          for (const ns of targets) await copyTo(key, s, ns);
-          await removeCopies(key, targets); // namespaces no longer labelled
+          for (const ns of targets) await copyTo(cms, key, s, ns);
+          await removeCopies(cms, key, targets); // namespaces no longer labelled
         },
-        cleanup: () => removeCopies(key),
+        cleanup: () => removeCopies(cms, key),
       }).catch(unlessNotFound(undefined));
       if (outcome?.event === 'cleanup') log(`${key} deleted: its copies are gone`);
     });

@@ -1,20 +1,36 @@
+import { hostname } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
-import { configMaps, kubeApiClient } from '@rxinformer/client-node';
-import { isAlreadyExists, resourceApi, retryOnConflict } from '@rxinformer/controller';
+import { configMaps, createKubeInformerFactory, kubeApiClient } from '@rxinformer/client-node';
+import { controllerFor, createManager, isAlreadyExists, resourceApi } from '@rxinformer/controller';
 
 const kc = new KubeConfig();
 kc.loadFromFile('./envtest.kubeconfig');
-const cms = resourceApi(kubeApiClient(kc), configMaps);
+const client = kubeApiClient(kc);
+// One client for every write: the reconciles' (req.api), the Lease's and the Events'.
+const factory = createKubeInformerFactory(kc, { namespace: 'default' });
+const mgr = createManager({
+  factory,
+  client,
+  leaderElection: { namespace: 'default', name: 'settings-controller', identity: hostname() },
+});
+controllerFor(mgr, configMaps, { name: 'settings', fieldSelector: 'metadata.name=settings' }).reconcile(async ({ object, api }) => {
+  if (object === undefined) return;
+  if (object.data?.mode !== 'fast') {
+    // Sends the resourceVersion read, then /data/mode and the label: not the whole object.
+    const updated = await api(configMaps).update(object, (draft) => {
+      draft.data = { ...draft.data, mode: 'fast' };
+      draft.metadata!.labels = { ...draft.metadata!.labels, 'example.com/tier': 'gold' };
+    });
+    console.log(updated.metadata?.resourceVersion, updated.data);
+  }
+  void mgr.stop(); // the ConfigMap is fast: this program's work is done; stop, releasing the Lease
+});
 
-await cms.create({ metadata: { namespace: 'default', name: 'settings' }, data: { mode: 'slow' } }).catch((e) => {
-  if (!isAlreadyExists(e)) throw e;
-});
-const updated = await retryOnConflict(async () => {
-  const cm = await cms.get({ namespace: 'default', name: 'settings' });
-  // Sends the resourceVersion read, then /data/mode and the label: not the whole object.
-  return cms.update(cm, (draft) => {
-    draft.data = { ...draft.data, mode: 'fast' };
-    draft.metadata!.labels = { ...draft.metadata!.labels, 'example.com/tier': 'gold' };
+await resourceApi(client, configMaps)
+  .create({ metadata: { namespace: 'default', name: 'settings' }, data: { mode: 'slow' } })
+  .catch((e) => {
+    if (!isAlreadyExists(e)) throw e;
   });
-});
-console.log(updated.metadata?.resourceVersion, updated.data);
+await mgr.stopOnSignals().start();
+await mgr.done;
+await factory.close(); // the informers' connections: the process may end

@@ -1,6 +1,6 @@
 /**
- * Replicas of the replicator example as real processes: `main.ts` on the repository's Node 22 from
- * source, stdout read line by line, stopped with SIGTERM or killed with SIGKILL.
+ * Replicas of an example as real processes (the replicator's `main.ts`, the pod reaper's): on the
+ * repository's Node 22 from source, stdout read line by line, stopped with SIGTERM or killed with SIGKILL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -9,19 +9,8 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const node = join(root, 'node_modules/.bin/node');
 const main = fileURLToPath(new URL('../main.ts', import.meta.url));
-/** Fast Lease timing (a killed leader's Lease expires after 3 s), and ports picked by the system. */
-const TIMING = [
-  '--lease-duration-ms',
-  '3000',
-  '--renew-deadline-ms',
-  '2000',
-  '--retry-period-ms',
-  '300',
-  '--metrics-port',
-  '0',
-  '--probes-port',
-  '0',
-];
+/** Fast Lease timing (a killed leader's Lease expires after 3 s). */
+export const FAST_LEASE = ['--lease-duration-ms', '3000', '--renew-deadline-ms', '2000', '--retry-period-ms', '300'];
 const running = new Set<ChildProcess>();
 
 /** A replica process. */
@@ -36,10 +25,15 @@ export interface Replica {
   waitFor(re: RegExp, timeoutMs?: number): Promise<void>;
 }
 
-/** Starts `main.ts --kubeconfig kubeconfig --id id` with the fast timing, then `args` (the last of an option wins). */
+/** Starts the replicator's `main.ts` with the fast timing and ports picked by the system, then `args` (the last of an option wins). */
 export function startReplica(id: string, kubeconfig: string, args: readonly string[] = []): Replica {
+  return startExample(main, id, kubeconfig, [...FAST_LEASE, '--metrics-port', '0', '--probes-port', '0', ...args]);
+}
+
+/** Starts the example program `program --kubeconfig kubeconfig --id id …args`. */
+export function startExample(program: string, id: string, kubeconfig: string, args: readonly string[]): Replica {
   const { KUBECONFIG: _ignored, ...env } = process.env;
-  const child = spawn(node, ['--conditions=@rxinformer/source', main, '--kubeconfig', kubeconfig, '--id', id, ...TIMING, ...args], {
+  const child = spawn(node, ['--conditions=@rxinformer/source', program, '--kubeconfig', kubeconfig, '--id', id, ...args], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

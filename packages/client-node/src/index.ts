@@ -37,8 +37,6 @@ export { StreamIdleError } from './http2Stream.ts';
 export { ProxyTunnelError } from './tlsConnect.ts';
 
 // Leases (leader election and shard membership)
-export { kubeLeaseClient } from './kubeLeaseClient.ts';
-export type { KubeLeaseClientOptions } from './kubeLeaseClient.ts';
 
 // Writes (@rxinformer/controller's ApiClient)
 export { kubeApiClient } from './kubeApiClient.ts';

@@ -9,7 +9,6 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidOptionsError } from '@rxinformer/core';
 import { type HttpGet, type HttpResponse } from '@rxinformer/core/http';
 import { apiErrorFromResponse, errorBody, networkErrorFrom, readBody } from '@rxinformer/core/http';
-import { type HttpSend } from '@rxinformer/core/leader-election';
 import { unreferencedScheduler } from '@rxinformer/core/time';
 import type { HttpRequestSend } from '@rxinformer/controller';
 import { request, type Dispatcher } from 'undici';
@@ -28,9 +27,7 @@ export interface KubeTransport {
   readonly server: string;
   /** `GET` a path with query over the transport's connections, with fresh auth headers. */
   readonly get: HttpGet;
-  /** Sends one request with an optional JSON body (the writes of `kubeLeaseClient`), like `get`. */
-  readonly send: HttpSend;
-  /** Sends any request (PATCH and DELETE too) with its body's media type: the writes of `kubeApiClient`. */
+  /** Sends any request with its body's media type: the writes of `kubeApiClient` (leader election's too). */
   readonly request: HttpRequestSend;
   /**
    * `GET` a path and parse its JSON body; an error answer rejects with a `KubeApiError`, a failed
@@ -108,7 +105,7 @@ export interface KubeTransportOptions {
    * `DEFAULT_EXEC_TIMEOUT_MS` (60 s).
    */
   execTimeoutMs?: number;
-  /** Where the exec plugin's time limit, the HTTP/2 health check and idle closing run. Default: core's `unreferencedScheduler` (wall clock; its timers guard I/O and never keep the process alive by themselves). */
+  /** Where the exec plugin's time limit, the HTTP/2 health check and idle closing run. Default: `asyncScheduler` for the exec time limit, core's `unreferencedScheduler` for the HTTP/2 timers (they guard I/O and never keep the process alive by themselves). */
   scheduler?: SchedulerLike;
 }
 
@@ -185,13 +182,11 @@ export function createKubeTransport(kc: KubeConfig, options: KubeTransportOption
     return response;
   };
   const get: HttpGet = (pathAndQuery, signal, kind, accept) => dispatch('GET', pathAndQuery, undefined, signal, kind === 'watch', accept);
-  const send: HttpSend = (method, path, body, signal) => dispatch(method, path, body, signal, false);
   const requestOf: HttpRequestSend = (r) => dispatch(r.method, r.pathAndQuery, r.body, r.signal, false, undefined, r.contentType);
 
   return {
     server,
     get,
-    send,
     request: requestOf,
     getJson: <T>(path: string, signal?: AbortSignal, part: 'listBody' | 'objectBody' = 'listBody') => getJson<T>(get, path, signal, part),
     async close() {

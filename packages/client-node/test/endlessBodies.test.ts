@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ServerResponse } from 'node:http';
 import { KubeApiError, ResponseTooLargeError } from '@rxinformer/core';
 import { DEFAULT_MAX_LIST_BODY_BYTES, MAX_BODY_BYTES } from '@rxinformer/core/http';
-import { fetchLeaseClient, leaderElection, type LeaderElectionState, type Lease, type LeaseClient } from '@rxinformer/core/leader-election';
+import { fetchApiClient, type ApiClient } from '@rxinformer/controller';
+import { leaderElection, leaseClient, type LeaderElectionState, type Lease } from '@rxinformer/core/leader-election';
 import { firstValueFrom } from 'rxjs';
-import { createKubeInformerFactory, createKubeTransport, kubeLeaseClient, type KubeTransport } from '../src/index.ts';
+import { createKubeInformerFactory, createKubeTransport, kubeApiClient, type KubeTransport } from '../src/index.ts';
 import { startRawServer, type RawServer } from './rawServer.ts';
 import { serverKubeConfig, waitFor } from './simHarness.ts';
 
@@ -66,21 +67,21 @@ const lease: Lease = {
   kind: 'Lease',
   metadata: { namespace: 'default', name: 'l', resourceVersion: '1' },
 };
-const leaseClients: [string, () => LeaseClient][] = [
-  ['fetchLeaseClient', () => fetchLeaseClient({ baseUrl: server.url })],
+const apiClients: [string, () => ApiClient][] = [
+  ['fetchApiClient', () => fetchApiClient({ baseUrl: server.url })],
   [
-    'kubeLeaseClient',
+    'kubeApiClient',
     () => {
       const transport = createKubeTransport(serverKubeConfig(server.url));
       transports.push(transport);
-      return kubeLeaseClient(serverKubeConfig(server.url), { transport });
+      return kubeApiClient(serverKubeConfig(server.url), { transport });
     },
   ],
 ];
 
-describe.each(leaseClients)('%s given a body that never ends', (_name, make) => {
+describe.each(apiClients)('Lease calls through %s given a body that never ends', (_name, make) => {
   it('should fail a get and an update with a ResponseTooLargeError past the object limit', async () => {
-    const client = make();
+    const client = leaseClient(make());
     expectBounded(await firstValueFrom(client.get('default', 'l')).catch((e: unknown) => e), 'objectBody', MAX_BODY_BYTES.objectBody);
     expectBounded(await firstValueFrom(client.update(lease)).catch((e: unknown) => e), 'objectBody', MAX_BODY_BYTES.objectBody);
   });
@@ -89,7 +90,7 @@ describe.each(leaseClients)('%s given a body that never ends', (_name, make) => 
     server.handler = (_req, res) => endless(res, 500);
     try {
       sentBodies.length = 0;
-      const e = await firstValueFrom(make().get('default', 'l')).catch((error: unknown) => error);
+      const e = await firstValueFrom(leaseClient(make()).get('default', 'l')).catch((error: unknown) => error);
       expect(e).toBeInstanceOf(KubeApiError);
       expect(e).toMatchObject({ code: 500 });
       // The client hung up past 1 MiB: the server could write little more than socket buffers hold.

@@ -1,13 +1,15 @@
 /**
- * The Lease clients (fetch and client-node) and leader election over real HTTP, against the
- * simulator and a real kube-apiserver (its optimistic concurrency: 409 on a stale resourceVersion).
+ * The Lease calls and leader election over the write contract's clients (fetch and client-node)
+ * and real HTTP, against the simulator and a real kube-apiserver (its optimistic concurrency: 409
+ * on a stale resourceVersion).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeApiError } from '@rxinformer/core';
-import { fetchLeaseClient, leaderElection, type Lease, type LeaseClient, type LeaderElectionState } from '@rxinformer/core/leader-election';
+import { fetchApiClient, type ApiClient } from '@rxinformer/controller';
+import { leaderElection, leaseClient, type Lease, type LeaderElectionState } from '@rxinformer/core/leader-election';
 import { serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
 import { firstValueFrom } from 'rxjs';
-import { kubeLeaseClient } from '../src/index.ts';
+import { kubeApiClient } from '../src/index.ts';
 import { waitFor } from './simHarness.ts';
 
 describe.each(serverKinds())('Lease clients against the %s server', (kind) => {
@@ -17,14 +19,14 @@ describe.each(serverKinds())('Lease clients against the %s server', (kind) => {
   }, START_TIMEOUT_MS);
   afterAll(() => server?.close());
 
-  const clients: [string, () => LeaseClient][] = [
-    ['fetchLeaseClient', () => fetchLeaseClient(server.fetchOptions())],
-    ['kubeLeaseClient', () => kubeLeaseClient(server.kubeConfig())],
+  const clients: [string, () => ApiClient][] = [
+    ['fetchApiClient', () => fetchApiClient(server.fetchOptions())],
+    ['kubeApiClient', () => kubeApiClient(server.kubeConfig())],
   ];
 
   describe.each(clients)('%s', (_label, make) => {
     it('should get nothing, create, refuse a second create, update on the current version and refuse a stale one', async () => {
-      const client = make();
+      const client = leaseClient(make());
       const namespace = await server.namespace('lease');
       const name = 'lease';
       expect(await firstValueFrom(client.get(namespace, name))).toBeUndefined();

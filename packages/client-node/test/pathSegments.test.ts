@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { firstValueFrom } from 'rxjs';
 import { InvalidPathSegmentError } from '@rxinformer/core';
 import { fetchApiClient, resourceApi, type ApiClient } from '@rxinformer/controller';
+import { leaseClient } from '@rxinformer/core/leader-election';
 import { serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
-import { configMaps, createDiscovery, kubeApiClient, kubeConfigListerWatcher, kubeLeaseClient, sharedKubeTransport } from '../src/index.ts';
+import { configMaps, createDiscovery, kubeApiClient, kubeConfigListerWatcher, sharedKubeTransport } from '../src/index.ts';
 
 /** What `fn` threw or rejected with (it must fail). */
 async function failure(fn: () => unknown): Promise<unknown> {
@@ -78,7 +79,7 @@ describe.each(serverKinds())('names that are not one path segment, against the %
 
   it('should refuse them in the lease client, the ListerWatcher and discovery, before sending', async () => {
     const kc = server.kubeConfig();
-    const leases = kubeLeaseClient(kc);
+    const leases = leaseClient(kubeApiClient(kc));
     // unfixed, GET .../namespaces/../leases/x became GET /apis/coordination.k8s.io/v1/leases/x: a 404, read as "no Lease"
     expect(await failure(() => firstValueFrom(leases.get('..', 'x')))).toBeInstanceOf(InvalidPathSegmentError);
     expect(await failure(() => firstValueFrom(leases.get('default', '.')))).toBeInstanceOf(InvalidPathSegmentError);

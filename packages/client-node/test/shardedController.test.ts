@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   controllerFor,
+  fetchApiClient,
   InvalidReconcileResultError,
   type ControllerError,
   type Logger,
@@ -22,7 +23,7 @@ import {
   type ResourceDescriptor,
   type SharedInformer,
 } from '@rxinformer/core';
-import { fetchLeaseClient, type Lease } from '@rxinformer/core/leader-election';
+import type { Lease } from '@rxinformer/core/leader-election';
 import { parseShardSelector, shardMatcher, shardSelectorFor, ShardSelectorError, type ShardRingState } from '@rxinformer/core/sharding';
 import { inParallel, serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
 import { tap } from 'rxjs';
@@ -86,7 +87,7 @@ describe.each(serverKinds())('a sharded controller against the %s server', (kind
       const source = fetchListerWatcher({ ...server.fetchOptions(), path });
       return {
         source: options.sent ? noting(source, options.sent) : source,
-        client: fetchLeaseClient(server.fetchOptions()),
+        client: fetchApiClient(server.fetchOptions()),
         leases: fetchListerWatcher<Lease>({ ...server.fetchOptions(), path: `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases` }),
         namespace: ns,
         identity,

@@ -59,7 +59,6 @@ export function recordingTransport(kc: KubeConfig): RecordingTransport {
       const answer = await t.intercept?.(path);
       return answer ?? inner.get(path, signal, kind, accept);
     },
-    send: (method, path, body, signal) => inner.send(method, path, body, signal),
     request: (r) => inner.request(r),
     getJson: (path, signal) => inner.getJson(path, signal),
     close: () => inner.close(),

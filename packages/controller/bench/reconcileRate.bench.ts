@@ -10,13 +10,17 @@
  * on a loaded machine. The `…Cpu` rows count reconciles per second of this process's CPU time, which
  * other processes' load does not stretch. `ONLY=builder` or `ONLY=bare` runs one kind (for `--cpu-prof`).
  *
- *   node --conditions=@rxinformer/source --expose-gc packages/controller/bench/reconcileRate.bench.ts [N] [rounds]
+ * Then the manager's shutdown: `stop()` to stopped, with the N pods cached and 8 reconciles in
+ * flight — waiting on their `signal` (a request in flight), or computing in 1 ms slices that check
+ * it — median of the rounds.
+ *
+ *   npm run bench:controller -- [N] [rounds]
  */
 import { performance } from 'node:perf_hooks';
 import { NEVER, Subject, concat, of, type Observable } from 'rxjs';
 import { createInformerFactory, type KubeObject, type ListerWatcher, type WatchEvent } from '@rxinformer/core';
 import { WorkQueue } from '@rxinformer/core/workqueue';
-import { controllerFor } from '../src/index.ts';
+import { controllerFor, createManager } from '../src/index.ts';
 
 const N = Number(process.argv[2] ?? 20_000);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -130,7 +134,40 @@ const row = (kind: keyof Rates) => {
   const c = median(results.bare.map((x) => x[kind]));
   const paired = median(results.builder.map((x, i) => x[kind] / (results.bare[i]?.[kind] ?? NaN)));
   const unit = kind.endsWith('Cpu') ? '/cpu-s' : '/s    ';
-  return `${kind.padEnd(10)} builder ${Math.round(b).toString().padStart(8)}${unit}   bare runController ${Math.round(c).toString().padStart(8)}${unit}   ratio ${paired.toFixed(2)}`;
+  return `${kind.padEnd(10)} builder ${Math.round(b).toString().padStart(8)}${unit}   bare queue loop ${Math.round(c).toString().padStart(8)}${unit}   ratio ${paired.toFixed(2)}`;
 };
 console.log(`N=${N}, concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds (ratio: median of the rounds' ratios)`);
-for (const kind of ['initial', 'changes', 'initialCpu', 'changesCpu'] as const) console.log(row(kind));
+if (only !== 'shutdown') for (const kind of ['initial', 'changes', 'initialCpu', 'changesCpu'] as const) console.log(row(kind));
+
+/** Ms from a manager's `stop()` to its end, with 8 reconciles in flight, waiting on their signal or computing. */
+async function shutdownMs(busy: 'waiting' | 'computing'): Promise<number> {
+  const factory = warmFactory(NEVER);
+  const mgr = createManager({ factory, logger: { error: console.error, warn: () => undefined, info: () => undefined } });
+  let inFlight = 0;
+  controllerFor(mgr, pods, { name: 'busy', concurrency: 8 }).reconcile(async ({ signal }) => {
+    inFlight++;
+    if (busy === 'waiting') return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    while (!signal.aborted) {
+      const end = performance.now() + 1;
+      while (performance.now() < end); // a millisecond of work, then a look at the signal
+      await new Promise((r) => setImmediate(r));
+    }
+  });
+  await mgr.start();
+  await reach(() => inFlight, 8);
+  const t0 = performance.now();
+  await mgr.stop();
+  return performance.now() - t0;
+}
+
+if (only === undefined || only === 'shutdown') {
+  const keep = setInterval(() => undefined, 1000);
+  for (const busy of ['waiting', 'computing'] as const) {
+    const runs: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) runs.push(await shutdownMs(busy));
+    console.log(
+      `shutdown, 8 reconciles ${busy.padEnd(9)} median ${median(runs).toFixed(1)} ms (${runs.map((x) => x.toFixed(1)).join(', ')})`,
+    );
+  }
+  clearInterval(keep);
+}

@@ -4,7 +4,7 @@ import { fetchListerWatcher } from './http/fetchListerWatcher.ts';
 import { httpListerWatcher } from './http/httpListerWatcher.ts';
 import { resourcePath } from './http/listWatchQuery.ts';
 import { leaderElection } from './leader-election/leaderElection.ts';
-import { httpLeaseClient } from './leader-election/leaseClient.ts';
+import { leaseClient } from './leader-election/leaseClient.ts';
 import { checkRequestPath, InvalidPathSegmentError, pathSegment, pathSegmentError, pathSegmentProblems } from './pathSegment.ts';
 
 const configMaps = { group: '', version: 'v1', resource: 'configmaps', namespaced: true };
@@ -91,17 +91,20 @@ describe('the path builders', () => {
 
   it('should fail a Lease call on a namespace or name that is not one path segment, sending nothing', async () => {
     const paths: string[] = [];
-    const client = httpLeaseClient((_method, path) => {
-      paths.push(path);
-      return Promise.reject(new Error('unreachable'));
-    });
+    const api = {
+      request: ({ path }: { path: string }) => {
+        paths.push(path);
+        return Promise.reject(new Error('unreachable'));
+      },
+    };
+    const client = leaseClient(api);
     await expect(firstValueFrom(client.get('..', 'ctl'))).rejects.toThrow(InvalidPathSegmentError);
     await expect(firstValueFrom(client.get('default', '.'))).rejects.toThrow(InvalidPathSegmentError);
     const lease = { metadata: { namespace: 'default', name: 'a/b', resourceVersion: '1' } };
     await expect(firstValueFrom(client.update(lease))).rejects.toThrow(`invalid name "a/b": may not contain '/'`);
     await expect(firstValueFrom(client.create({ metadata: { namespace: '..', name: 'x' } }))).rejects.toThrow(InvalidPathSegmentError);
     expect(paths).toEqual([]);
-    const options = { client, identity: 'me' };
+    const options = { client: api, identity: 'me' };
     expect(thrown(() => leaderElection({ ...options, namespace: '..', name: 'ctl' })).what).toBe('namespace');
     expect(thrown(() => leaderElection({ ...options, namespace: 'default', name: '.' })).what).toBe('name');
   });

@@ -6,10 +6,10 @@
  * prints one JSON status line every `--status-ms`; SIGTERM leaves the ring (or releases the Lease)
  * and exits.
  */
-import { controllerFor } from '@rxinformer/controller';
+import { controllerFor, fetchApiClient, type ApiClient } from '@rxinformer/controller';
 import { createInformerFactory, fetchListerWatcher, type KubeObject, type ListerWatcher } from '@rxinformer/core';
 import { pathSegment } from '@rxinformer/core/http';
-import { fetchLeaseClient, leaderElection, whileLeading, type Lease, type LeaseTiming } from '@rxinformer/core/leader-election';
+import { leaderElection, whileLeading, type Lease, type LeaseTiming } from '@rxinformer/core/leader-election';
 import { shardSelectorFor } from '@rxinformer/core/sharding';
 import { Observable, concatMap, interval, tap } from 'rxjs';
 import type { EndpointSources } from '../endpoints.ts';
@@ -103,7 +103,7 @@ export async function runReplica(config: ReplicaConfig): Promise<void> {
     namespace: config.namespace ?? 'default',
     headers: { ...access.headers, 'User-Agent': `rxinformer-demo/${config.identity}` },
   };
-  const client = fetchLeaseClient({ baseUrl: access.url, headers: api.headers, fetch: access.fetch });
+  const client = fetchApiClient({ baseUrl: access.url, headers: api.headers, fetch: access.fetch });
   const timing = { leaseDurationMs: config.leaseDurationMs, renewDeadlineMs: config.renewDeadlineMs, retryPeriodMs: config.retryPeriodMs };
   const replica = config.mode === 'sharded' ? shardedReplica(config, api, client, timing) : leaderReplica(config, api, client, timing);
   const stopped = new Promise<void>((resolve) => process.once('SIGTERM', () => resolve()));
@@ -119,12 +119,7 @@ export async function runReplica(config: ReplicaConfig): Promise<void> {
   process.exit(0);
 }
 
-function shardedReplica(
-  config: ReplicaConfig,
-  api: Api,
-  client: ReturnType<typeof fetchLeaseClient>,
-  timing: Partial<LeaseTiming>,
-): RunningReplica {
+function shardedReplica(config: ReplicaConfig, api: Api, client: ApiClient, timing: Partial<LeaseTiming>): RunningReplica {
   const ns = pathSegment('namespace', api.namespace);
   const http = { baseUrl: api.access.url, headers: api.headers, fetch: api.access.fetch };
   let n = 0;
@@ -184,12 +179,7 @@ function shardedReplica(
   };
 }
 
-function leaderReplica(
-  config: ReplicaConfig,
-  api: Api,
-  client: ReturnType<typeof fetchLeaseClient>,
-  timing: Partial<LeaseTiming>,
-): RunningReplica {
+function leaderReplica(config: ReplicaConfig, api: Api, client: ApiClient, timing: Partial<LeaseTiming>): RunningReplica {
   const election = leaderElection({ client, namespace: api.namespace, name: 'demo-leader', identity: config.identity, ...timing });
   let beats = 0;
   // Each heartbeat is an HTTP write, aborted if the term ends while it is in flight.

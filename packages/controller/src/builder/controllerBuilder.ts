@@ -116,9 +116,25 @@ function readYourWritesMs(option: ControllerBuilderOptions<KubeObject>['readYour
   return (option === true ? undefined : option?.timeoutMs) ?? READ_YOUR_WRITES_TIMEOUT_MS;
 }
 
+/**
+ * Where a controller may be built: a manager (`createManager`), whose factory, client and logger
+ * the controller takes and to which `reconcile(fn)` adds it.
+ */
+export interface ControllerHost {
+  /** The informer factory of the controller's sources. */
+  readonly factory: InformerFactory;
+  /** The client of `req.api`, unless the controller's options name one. */
+  readonly client?: ApiClient;
+  /** The logger, unless the controller's options name one. */
+  readonly logger: Logger;
+  /** Takes the controller built. */
+  add(controller: Controller): unknown;
+}
+
 /** Collects a controller's sources; `reconcile(fn)` makes it. */
 export class ControllerBuilder<T extends KubeObject> {
   readonly #factory: InformerFactory;
+  readonly #host: ControllerHost | undefined;
   readonly #primary: ResourceDescriptor<T>;
   readonly #primaryInformer: SharedInformer<T>;
   readonly #options: ControllerBuilderOptions<T>;
@@ -127,9 +143,10 @@ export class ControllerBuilder<T extends KubeObject> {
   readonly #shard: Shard<T> | undefined;
   #built = false;
 
-  constructor(factory: InformerFactory, primary: ResourceDescriptor<T>, options: ControllerBuilderOptions<T>) {
+  constructor(factory: InformerFactory, primary: ResourceDescriptor<T>, options: ControllerBuilderOptions<T>, host?: ControllerHost) {
     validateBuilderOptions(factory, primary, options);
     this.#factory = factory;
+    this.#host = host;
     this.#primary = primary;
     this.#options = options;
     const shard = options.shard === undefined ? undefined : new Shard(options.shard, options.transform, options.scheduler);
@@ -191,7 +208,10 @@ export class ControllerBuilder<T extends KubeObject> {
     return this.#add(watched, options, 'watches', (oldObj, newObj) => mapToKeys(oldObj, newObj));
   }
 
-  /** The controller, reconciling with `reconcile`; not started. The builder takes no more sources. */
+  /**
+   * The controller, reconciling with `reconcile`; not started (built on a manager: added to it).
+   * The builder takes no more sources.
+   */
   reconcile(reconcile: Reconcile<T>): Controller {
     if (typeof reconcile !== 'function') throw new InvalidOptionsError('reconcile must be a function');
     this.#checkOpen('reconcile');
@@ -202,7 +222,7 @@ export class ControllerBuilder<T extends KubeObject> {
       informers.set(key, [...(informers.get(key) ?? []).filter((f) => f.informer !== followed.informer), followed]);
     }
     const o = this.#options;
-    return makeController<T>(
+    const controller = makeController<T>(
       o,
       {
         startInformers: () => this.#factory.start(),
@@ -215,6 +235,8 @@ export class ControllerBuilder<T extends KubeObject> {
       },
       reconcile,
     );
+    this.#host?.add(controller);
+    return controller;
   }
 
   /** The informer of `descriptor` in the source's scope, from the factory (shared with any other request of that scope). */
@@ -305,8 +327,17 @@ function validateWriteOptions<T extends KubeObject>({ client, readYourWrites: ry
 
 /**
  * Starts building a controller of `primary`'s objects: add `owns`/`watches` sources, then
- * `reconcile(fn)` makes it. Requests the informers from `factory` at once (so `waitForCacheSync`
+ * `reconcile(fn)` makes it. Requests the informers from the factory at once (so `waitForCacheSync`
  * and a standby replica's warm caches cover them); `start()` starts the factory.
+ *
+ * Built on a manager (`controllerFor(mgr, …)`, as controller-runtime's `NewControllerManagedBy`),
+ * the controller takes the manager's factory, its `client` (the one `req.api`, the Lease and the
+ * event recorders write through) and its logger, unless its options name others, and
+ * `reconcile(fn)` adds it to the manager.
+ *
+ * @example
+ * controllerFor(mgr, pods, { name: 'reaper', fieldSelector: 'status.phase=Failed' })
+ *   .reconcile(async ({ object, api }) => { if (object) await api(pods).delete(refOf(object)); });
  *
  * @example
  * const ctl = controllerFor(factory, configMaps, { name: 'replicator', concurrency: 4 })
@@ -320,9 +351,14 @@ function validateWriteOptions<T extends KubeObject>({ client, readYourWrites: ry
  * whileLeading(election, () => ctl.start()).subscribe();
  */
 export function controllerFor<T extends KubeObject>(
-  factory: InformerFactory,
+  on: InformerFactory | ControllerHost,
   primary: ResourceDescriptor<T>,
   options: ControllerBuilderOptions<T>,
 ): ControllerBuilder<T> {
-  return new ControllerBuilder(factory, primary, options);
+  const host = on as Partial<ControllerHost> | undefined;
+  if (typeof host?.add !== 'function' || typeof host.factory !== 'object')
+    return new ControllerBuilder(on as InformerFactory, primary, options);
+  const { client, logger } = host as ControllerHost;
+  const inherited = { ...(client !== undefined && { client }), logger };
+  return new ControllerBuilder(host.factory, primary, { ...inherited, ...options }, host as ControllerHost);
 }

@@ -1,8 +1,8 @@
 /**
- * The write contract: an `ApiClient` sends one request to the API server and resolves with the
- * parsed JSON answer, or rejects with a typed error. Two implementations: `fetchApiClient` (browsers
- * and Node's fetch) and, in @rxinformer/client-node, `kubeApiClient(kubeConfig)`; both are
- * `httpApiClient` over a function that sends one HTTP request.
+ * The implementations of the write contract (`ApiClient`, declared in core, which leader election
+ * writes through too): `fetchApiClient` (browsers and Node's fetch) and, in
+ * @rxinformer/client-node, `kubeApiClient(kubeConfig)`; both are `httpApiClient` over a function
+ * that sends one HTTP request.
  */
 import { InvalidObjectError, InvalidOptionsError } from '@rxinformer/core';
 import {
@@ -12,40 +12,14 @@ import {
   networkErrorFrom,
   readBody,
   readerChunks,
+  type ApiClient,
+  type ApiMethod,
+  type ApiRequest,
   type HttpResponse,
 } from '@rxinformer/core/http';
 import { ApiError } from './apiError.ts';
 
-/** The HTTP methods of the API's verbs. */
-export type ApiMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-/** One request to the API server. */
-export interface ApiRequest {
-  /** The verb's method. */
-  method: ApiMethod;
-  /** The path, e.g. `/api/v1/namespaces/default/configmaps/x`, without query. */
-  path: string;
-  /** Query parameters; undefined values are left out. */
-  query?: Record<string, string | number | boolean | undefined>;
-  /** The body, sent as JSON (for `application/apply-patch+yaml` too: JSON is YAML). */
-  body?: unknown;
-  /** The body's media type. Default `application/json`. */
-  contentType?: string;
-  /** Aborts the request. */
-  signal?: AbortSignal;
-}
-
-/**
- * Sends requests to the API server: the parsed JSON answer, or an `ApiError` for an error answer (a
- * `NetworkError` from core for a failed connection).
- *
- * @example
- * const cm = await client.request({ method: 'GET', path: '/api/v1/namespaces/default/configmaps/x' });
- */
-export interface ApiClient {
-  /** Sends `req`; resolves with the JSON answer. */
-  request<T = unknown>(req: ApiRequest): Promise<T>;
-}
+export type { ApiClient, ApiMethod, ApiRequest } from '@rxinformer/core/http';
 
 /** One HTTP request as `httpApiClient` sends it: the path carries the query, the body is text. */
 export interface HttpRequest {

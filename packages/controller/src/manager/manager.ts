@@ -2,10 +2,22 @@
  * The manager: one informer factory, controllers and other runnables, a leader election, and the
  * order they start and stop in — controller-runtime's manager over this package's parts.
  */
-import { BehaviorSubject, firstValueFrom, type Observable, type SchedulerLike, type Subscription, asyncScheduler } from 'rxjs';
+import {
+  BehaviorSubject,
+  firstValueFrom,
+  from,
+  map,
+  race,
+  type Observable,
+  type SchedulerLike,
+  type Subscription,
+  asyncScheduler,
+} from 'rxjs';
 import { InvalidOptionsError, type InformerFactory } from '@rxinformer/core';
-import { whileLeading, type LeaderElection } from '@rxinformer/core/leader-election';
+import { isApiClient, type ApiClient } from '@rxinformer/core/http';
+import { leaderElection as elect, whileLeading, type LeaderElection, type LeaderElectionOptions } from '@rxinformer/core/leader-election';
 import { checkDuration, timerAfter } from '@rxinformer/core/time';
+import { createEventRecorder, type EventRecorder, type EventRecorderOptions } from '../events/eventRecorder.ts';
 import { isLogger, type Logger } from '../log/logger.ts';
 import { ManagerError, startAll, stageOf, stopAll, type RunStage, type Runnable, type RunningWork } from './runnable.ts';
 
@@ -13,8 +25,18 @@ import { ManagerError, startAll, stageOf, stopAll, type RunStage, type Runnable,
 export interface ManagerOptions {
   /** The informer factory of every controller added: started and synced (warm) before this process campaigns. Required. */
   factory: InformerFactory;
-  /** The election of the Lease the leading runnables need. Default: none — they run from start to stop. */
-  leaderElection?: LeaderElection;
+  /**
+   * The one client of every write: `req.api` of the controllers built on the manager
+   * (`controllerFor(mgr, …)`), the Lease of `leaderElection` given as options, and the Events of
+   * `eventRecorder(…)`. Default: none (those three then need one of their own).
+   */
+  client?: ApiClient;
+  /**
+   * The election of the Lease the leading runnables need: its options (`namespace`, `name`,
+   * `identity`, timing), written through `client`, or an election made elsewhere. Default: none —
+   * they run from start to stop.
+   */
+  leaderElection?: ManagerElectionOptions | LeaderElection;
   /** Where the manager logs (pino fits; pass it to the controllers too). Default `console`. */
   logger?: Logger;
   /** How long a shutdown waits for the leading runnables' reconciles to settle before it releases the Lease anyway, in ms of any length. Default 30,000. */
@@ -24,6 +46,15 @@ export interface ManagerOptions {
   /** The clock of the shutdown deadline. Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
 }
+
+/** The election options a manager takes: `leaderElection`'s, the client being the manager's. */
+export type ManagerElectionOptions = Omit<LeaderElectionOptions, 'client'>;
+
+/** Options of a manager's `eventRecorder`: the recorder's, the client being the manager's. */
+export type ManagerRecorderOptions = Omit<EventRecorderOptions, 'client' | 'reportingInstance'> & {
+  /** The instance in each Event. Default: the election's identity (required without one). */
+  reportingInstance?: string;
+};
 
 /** Where a manager is in its life. */
 export type ManagerPhase = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -44,6 +75,16 @@ export interface Manager {
   readonly factory: InformerFactory;
   /** Its logger. */
   readonly logger: Logger;
+  /** The client every write goes through (the `client` option). */
+  readonly client: ApiClient | undefined;
+  /** The election it runs, if any (made from the options given, on `client`). */
+  readonly election: LeaderElection | undefined;
+  /**
+   * An event recorder writing through the manager's client (controller-runtime's
+   * `GetEventRecorderFor`): flushed and stopped when the leading runnables have stopped, before
+   * the Lease is released. `InvalidOptionsError` without a client.
+   */
+  eventRecorder(options: ManagerRecorderOptions): EventRecorder;
   /** Its phase now, then each change. */
   readonly phase$: Observable<ManagerPhase>;
   /** True while the leading runnables run (a term, or from start to stop without an election). */
@@ -77,8 +118,8 @@ export interface Manager {
  * on a signal in the right order. Controllers need leadership unless they say otherwise.
  *
  * @example
- * const mgr = createManager({ factory, leaderElection: leaderElection({ client, namespace: 'default', name: 'reaper', identity }), logger });
- * mgr.add(controllerFor(factory, pods, { name: 'reaper', client, logger }).reconcile(fn));
+ * const mgr = createManager({ factory, client: kubeApiClient(kc), leaderElection: { namespace: 'default', name: 'reaper', identity }, logger });
+ * controllerFor(mgr, pods, { name: 'reaper' }).reconcile(fn); // added to mgr, writing through its client
  * await mgr.stopOnSignals().start();
  * await mgr.done;
  *
@@ -86,10 +127,10 @@ export interface Manager {
  * is released (logged as an error): another replica may then write beside it.
  */
 export function createManager(options: ManagerOptions): Manager {
-  const { factory, leaderElection } = checkOptions(options);
+  const { factory, client } = checkOptions(options);
+  const leaderElection = electionOf(options.leaderElection, client);
+  const recorders: EventRecorder[] = [];
   const logger = options.logger ?? console;
-  const graceMs = options.gracefulShutdownMs ?? 30_000;
-  const scheduler = options.scheduler ?? asyncScheduler;
   const added: { runnable: Runnable; stage: RunStage }[] = [];
   const phase$ = new BehaviorSubject<ManagerPhase>('new');
   let [warm, leading] = [false, false];
@@ -100,24 +141,24 @@ export function createManager(options: ManagerOptions): Manager {
   let markDone!: () => void;
   const done = new Promise<void>((resolve) => (markDone = resolve));
   const of = (stage: RunStage) => added.filter((a) => a.stage === stage).map((a) => a.runnable);
-
   const setLeading = (on: boolean) => (leading = on);
   const startTerm = () => (term = startLeadingTerm(of('leading'), logger, () => void manager.stop(), setLeading));
-  const stopTermWithin = () => stopWithin(term, graceMs, scheduler, logger);
-
+  const stopTermWithin = () => stopWithin(term, options.gracefulShutdownMs ?? 30_000, options.scheduler ?? asyncScheduler, logger);
   const manager: Manager = {
     factory,
     logger,
+    client,
+    election: leaderElection,
+    eventRecorder(o) {
+      if (stopping) throw new ManagerError('ManagerStopped', 'eventRecorder: the manager is stopping');
+      return recorders[recorders.push(recorderOn(client, o, instanceOf(options.leaderElection))) - 1];
+    },
     phase$: phase$.asObservable(),
     isLeading: () => leading,
     isWarm: () => warm,
     runnables: () => added.map((a) => a.runnable),
     add(runnable) {
-      const stage = stageOf(runnable);
-      if (phase$.value !== 'new') throw new InvalidOptionsError(`runnable ${runnable.name}: add it before start()`);
-      if (added.some((a) => a.runnable.name === runnable.name))
-        throw new InvalidOptionsError(`the manager already runs a runnable named ${runnable.name}`);
-      added.push({ runnable, stage });
+      added.push({ runnable, stage: stageToAdd(runnable, phase$.value, added) });
       return manager;
     },
     async start() {
@@ -146,6 +187,7 @@ export function createManager(options: ManagerOptions): Manager {
         warm = false;
         logger.info({}, 'stopping: leading runnables first');
         await stopTermWithin();
+        await stopAll(recorders); // the term's Events written while the Lease is held
         termSub?.unsubscribe(); // the term already stopped, or is left past its deadline
         await leaderElection?.stop(); // releases the Lease when held
         await stopAll(running.always);
@@ -170,13 +212,47 @@ function checkOptions(options: ManagerOptions): ManagerOptions {
   const f = options.factory as Partial<InformerFactory> | undefined;
   if (typeof f?.start !== 'function' || typeof f.waitForCacheSync !== 'function')
     throw new InvalidOptionsError('createManager: factory must be an InformerFactory');
-  if (options.leaderElection !== undefined && typeof options.leaderElection.stop !== 'function')
-    throw new InvalidOptionsError('createManager: leaderElection must be a LeaderElection');
+  if (options.client !== undefined && !isApiClient(options.client))
+    throw new InvalidOptionsError('createManager: client must be an ApiClient (request)');
+  const e = options.leaderElection;
+  if (e !== undefined && (typeof e !== 'object' || e === null))
+    throw new InvalidOptionsError('createManager: leaderElection must be its options or a LeaderElection');
   if (options.logger !== undefined && !isLogger(options.logger))
     throw new InvalidOptionsError('createManager: logger must have error, warn and info (pino, console)');
   // Any length: the deadline is a long timer, the sync's limit waitForCacheSync's own.
   for (const key of ['gracefulShutdownMs', 'cacheSyncTimeoutMs'] as const) checkDuration(`createManager: ${key}`, options[key], 0);
   return options;
+}
+
+/** The election of the option: made on the manager's client from options, or the one given. */
+function electionOf(option: ManagerOptions['leaderElection'], client: ApiClient | undefined): LeaderElection | undefined {
+  if (option === undefined || isElection(option)) return option;
+  if (client === undefined) throw new InvalidOptionsError("createManager: leaderElection options need the manager's client");
+  return elect({ ...option, client });
+}
+
+function isElection(option: ManagerOptions['leaderElection']): option is LeaderElection {
+  return typeof (option as Partial<LeaderElection>).stop === 'function';
+}
+
+/** The stage `runnable` runs in; `InvalidOptionsError` for a bad one, one added after start, or a name taken. */
+function stageToAdd(runnable: Runnable, phase: ManagerPhase, added: readonly { runnable: Runnable }[]): RunStage {
+  const stage = stageOf(runnable);
+  if (phase !== 'new') throw new InvalidOptionsError(`runnable ${runnable.name}: add it before start()`);
+  if (added.some((a) => a.runnable.name === runnable.name))
+    throw new InvalidOptionsError(`the manager already runs a runnable named ${runnable.name}`);
+  return stage;
+}
+
+/** A recorder writing through the manager's `client`; the election's identity is its default instance. */
+function recorderOn(client: ApiClient | undefined, o: ManagerRecorderOptions, identity: string | undefined): EventRecorder {
+  if (client === undefined) throw new InvalidOptionsError('eventRecorder: the manager has no client');
+  return createEventRecorder({ ...o, client, reportingInstance: (o?.reportingInstance ?? identity)! });
+}
+
+/** The election's identity, when the manager made it from options. */
+function instanceOf(option: ManagerOptions['leaderElection']): string | undefined {
+  return option === undefined || isElection(option) ? undefined : option.identity;
 }
 
 /** One term of leadership: the leading runnables started; `stop()` stops them once, whoever calls it. */
@@ -215,10 +291,10 @@ async function stopWithin(
   logger: Logger,
 ): Promise<void> {
   if (term === undefined) return;
-  const outcome = await Promise.race([
-    term.stop().then(() => 'stopped' as const),
-    firstValueFrom(timerAfter(graceMs, scheduler)).then(() => 'late' as const),
-  ]);
+  // race() drops the loser: a deadline left running would hold the process up to graceMs after its end.
+  const outcome = await firstValueFrom(
+    race(from(term.stop()).pipe(map(() => 'stopped' as const)), timerAfter(graceMs, scheduler).pipe(map(() => 'late' as const))),
+  );
   if (outcome === 'late')
     logger.error({ gracefulShutdownMs: graceMs }, 'leading runnables still running after the graceful shutdown period');
 }

@@ -9,6 +9,8 @@ export type { FetchListerWatcherOptions } from './fetchListerWatcher.ts';
 export { httpListerWatcher, andSelectors } from './httpListerWatcher.ts';
 export type { HttpListerWatcherOptions, WireCodec } from './httpListerWatcher.ts';
 export type { HttpGet, HttpResponse } from './httpGet.ts';
+export { isApiClient } from './apiClient.ts';
+export type { ApiClient, ApiMethod, ApiRequest } from './apiClient.ts';
 export {
   DEFAULT_MAX_LIST_BODY_BYTES,
   DEFAULT_RESPONSE_TIMEOUT_MS,

@@ -5,8 +5,8 @@
  */
 export { InvalidLeaseError, LEASE_INSTANCE_ANNOTATION, LEASE_RELEASED, leaseRecord, microTime } from './lease.ts';
 export type { Lease, LeaseRecord, LeaseSpec } from './lease.ts';
-export { fetchLeaseClient, httpLeaseClient, leasesPath } from './leaseClient.ts';
-export type { FetchLeaseClientOptions, HttpSend, LeaseClient } from './leaseClient.ts';
+export { leaseClient, leasesPath } from './leaseClient.ts';
+export type { LeaseClient } from './leaseClient.ts';
 export { DEFAULT_LEASE_TIMING, DuplicateIdentityError, resolveLeaseTiming } from './leaderElectionRules.ts';
 export type { LeaseTiming } from './leaderElectionRules.ts';
 export { monotonicScheduler } from './clocks.ts';

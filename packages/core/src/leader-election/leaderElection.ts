@@ -19,7 +19,8 @@ import {
 import { resolveLeaseClocks, type LeaseClocks } from './clocks.ts';
 import { InvalidOptionsError, KubeApiError } from '../errors.ts';
 import type { Lease } from './lease.ts';
-import { leasesPath, type LeaseClient } from './leaseClient.ts';
+import type { ApiClient } from '../http/apiClient.ts';
+import { leaseClientOf, leasesPath, type LeaseClient } from './leaseClient.ts';
 import { pathSegment } from '../pathSegment.ts';
 import { tryAcquireOrRenew, type AttemptResult, type ElectionContext } from './leaderElectionAttempt.ts';
 import {
@@ -38,8 +39,12 @@ import {
  * (`scheduler`, monotonic, for every decision; `wallClock` for the times written) to `LeaseClocks`'.
  */
 export interface LeaderElectionOptions extends Partial<LeaseTiming>, LeaseClocks {
-  /** Reads and writes the Lease. Required. */
-  client: LeaseClient;
+  /**
+   * Reads and writes the Lease: the `ApiClient` the process writes everything else through
+   * (`kubeApiClient(kc)`, `fetchApiClient(…)`; a manager passes its own), or a `LeaseClient` (a
+   * test's fake). Required.
+   */
+  client: ApiClient | LeaseClient;
   /** The Lease's namespace. Required; one path segment (`InvalidPathSegmentError` for `..`, `a/b`). */
   namespace: string;
   /** The Lease's name. Required; one path segment, as `namespace`. */
@@ -113,7 +118,7 @@ export interface LeaderElection extends Observable<LeaderElectionState> {
  * by another process is left alone (`DuplicateIdentityError` as `warning`): never two leaders.
  *
  * @example
- * const election = leaderElection({ client: fetchLeaseClient({ baseUrl }), namespace: 'default', name: 'my-controller', identity: podName });
+ * const election = leaderElection({ client: fetchApiClient({ baseUrl }), namespace: 'default', name: 'my-controller', identity: podName });
  * election.isLeader$.subscribe((leading) => console.log(leading ? 'leading' : 'following'));
  * await election.stop(); // on shutdown
  */
@@ -166,9 +171,8 @@ export function leaderElection(options: LeaderElectionOptions): LeaderElection {
 
 function electionContext(options: LeaderElectionOptions): ElectionContext {
   if (!options || typeof options !== 'object') throw new InvalidOptionsError('leaderElection needs options');
-  const { client, namespace, name, identity } = options;
-  if (!client || typeof client.get !== 'function' || typeof client.create !== 'function' || typeof client.update !== 'function')
-    throw new InvalidOptionsError('leaderElection: client must be a LeaseClient (get, create, update)');
+  const { namespace, name, identity } = options;
+  const client = leaseClientOf(options.client, 'leaderElection');
   for (const [k, v] of Object.entries({ namespace, name, identity }))
     if (typeof v !== 'string' || v === '') throw new InvalidOptionsError(`leaderElection: ${k} must be a non-empty string`);
   // The Lease's path: checked now, not at the first attempt (InvalidPathSegmentError for `..`).

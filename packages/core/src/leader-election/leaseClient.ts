@@ -1,14 +1,10 @@
 /**
- * The `LeaseClient` contract leader election and shard membership write through — get, create, and
- * update with a resourceVersion precondition — and its HTTP implementation over any client that can
- * send one request (fetch here, undici under client-node).
+ * The three Lease calls leader election and shard membership make — get, create, and update with a
+ * resourceVersion precondition — over the `ApiClient` every write of the toolkit goes through.
  */
 import { Observable } from 'rxjs';
-import { bodyExcerpt, InvalidObjectError, InvalidOptionsError } from '../errors.ts';
-import { fetchResponse } from '../http/fetchListerWatcher.ts';
-import { apiErrorFromResponse, networkErrorFrom } from '../http/httpErrors.ts';
-import type { HttpResponse } from '../http/httpGet.ts';
-import { errorBody, readBody } from '../http/httpLimits.ts';
+import { InvalidObjectError, InvalidOptionsError, KubeApiError } from '../errors.ts';
+import { isApiClient, type ApiClient } from '../http/apiClient.ts';
 import { pathSegment } from '../pathSegment.ts';
 import type { Lease } from './lease.ts';
 
@@ -26,7 +22,7 @@ import type { Lease } from './lease.ts';
  * `InvalidObjectError` (it never writes over what it could not read).
  *
  * @example
- * const client = fetchLeaseClient({ baseUrl: 'http://127.0.0.1:8001' });
+ * const client = leaseClient(fetchApiClient({ baseUrl: 'http://127.0.0.1:8001' }));
  * client.get('default', 'my-controller').subscribe((lease) => console.log(lease?.spec?.holderIdentity));
  */
 export interface LeaseClient {
@@ -37,17 +33,6 @@ export interface LeaseClient {
   /** Replaces a Lease, on condition that its `metadata.resourceVersion` is still the current one. */
   update(lease: Lease): Observable<Lease>;
 }
-
-/**
- * Sends one request with an optional JSON body and resolves once the answer's headers arrived; the
- * request (and its body, read later) must stop when `signal` aborts.
- */
-export type HttpSend = (
-  method: 'GET' | 'POST' | 'PUT',
-  path: string,
-  body: string | undefined,
-  signal: AbortSignal,
-) => Promise<HttpResponse>;
 
 /**
  * The collection path of Leases in `namespace`; throws `InvalidPathSegmentError` for a namespace
@@ -63,37 +48,29 @@ function leasePath(namespace: string, name: unknown): string {
 }
 
 /**
- * The `LeaseClient` over any HTTP client: `send` sends one request. Non-2xx answers are
- * `KubeApiError`s (with the Status), a failed connection a `NetworkError`, a body that is not a
- * Lease an `InvalidObjectError`, a body larger than `MAX_BODY_BYTES.objectBody` (4 MiB) a
- * `ResponseTooLargeError`, the request then aborted. A namespace or name that is not one path
- * segment (`.`, `..`, holding `/` or `%`) fails the call with an `InvalidPathSegmentError`, sending
- * nothing.
+ * The `LeaseClient` over the `ApiClient` every write goes through (`fetchApiClient`,
+ * `kubeApiClient`, the one a manager and its controllers use): a 404 on a read is no Lease, error
+ * answers are the client's `KubeApiError`s, an answer that is not a Lease an `InvalidObjectError`.
+ * A namespace or name that is not one path segment fails the call with an
+ * `InvalidPathSegmentError`, sending nothing. Unsubscribing aborts the request.
  *
  * @example
- * const client = httpLeaseClient(async (method, path, body, signal) => {
- *   const r = await fetch(base + path, { method, body, signal, headers: { 'Content-Type': 'application/json' } });
- *   return { status: r.status, header: (n) => r.headers.get(n) ?? undefined, chunks: () => r.body ?? [] };
- * });
+ * const leases = leaseClient(fetchApiClient({ baseUrl: 'http://127.0.0.1:8001' }));
+ * leases.get('default', 'my-controller').subscribe((lease) => console.log(lease?.spec?.holderIdentity));
  */
-export function httpLeaseClient(send: HttpSend): LeaseClient {
-  if (typeof send !== 'function') throw new InvalidOptionsError('httpLeaseClient needs a send function');
+export function leaseClient(api: ApiClient): LeaseClient {
+  if (!isApiClient(api)) throw new InvalidOptionsError('leaseClient needs an ApiClient (request)');
   const call = (method: 'GET' | 'POST' | 'PUT', pathOf: () => string, body: unknown) =>
     new Observable<Lease | undefined>((subscriber) => {
       const abort = new AbortController();
       (async () => {
         const path = pathOf(); // a bad name fails the call, as any failure
-        const text = body === undefined ? undefined : JSON.stringify(body);
-        let r: HttpResponse;
         try {
-          r = await send(method, path, text, abort.signal);
+          return parseLease(await api.request({ method, path, body, signal: abort.signal }));
         } catch (e) {
-          throw networkErrorFrom(e, path);
+          if (method === 'GET' && e instanceof KubeApiError && e.code === 404) return undefined;
+          throw e;
         }
-        // Unread bodies (a 404) are released by the abort that ends every call.
-        if (r.status === 404 && method === 'GET') return undefined;
-        if (r.status < 200 || r.status > 299) throw apiErrorFromResponse(r.status, await errorBody(r, path), r.header('retry-after'));
-        return parseLease(await readBody(r, path, 'objectBody'));
       })().then(
         (value) => {
           subscriber.next(value);
@@ -112,31 +89,17 @@ export function httpLeaseClient(send: HttpSend): LeaseClient {
   };
 }
 
-/** Options of `fetchLeaseClient`. */
-export interface FetchLeaseClientOptions {
-  /** The API server (or proxy) URL, e.g. `http://127.0.0.1:8001`. Required. */
-  baseUrl: string;
-  /** Extra headers on every request (e.g. `Authorization`, `User-Agent` where allowed). Default: none. */
-  headers?: Record<string, string>;
-  /** The fetch to use. Default: the global `fetch`. */
-  fetch?: typeof fetch;
-}
-
 /**
- * The `LeaseClient` over fetch (browsers, and Node's global fetch).
- *
- * @example
- * const election = leaderElection({ client: fetchLeaseClient({ baseUrl }), namespace: 'default', name: 'my-controller', identity: 'pod-a' });
+ * The `LeaseClient` of an option that takes either: an `ApiClient` is wrapped (`leaseClient`), a
+ * `LeaseClient` (get, create, update: a test's fake) used as is; anything else throws
+ * `InvalidOptionsError` naming `who`.
  */
-export function fetchLeaseClient(options: FetchLeaseClientOptions): LeaseClient {
-  if (!options || typeof options.baseUrl !== 'string') throw new InvalidOptionsError('fetchLeaseClient needs a baseUrl');
-  const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
-  const base = options.baseUrl.replace(/\/+$/, '');
-  return httpLeaseClient(async (method, path, body, signal) => {
-    const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    return fetchResponse(await doFetch(base + path, { method, headers, body, signal }));
-  });
+export function leaseClientOf(client: ApiClient | LeaseClient, who: string): LeaseClient {
+  if (isApiClient(client)) return leaseClient(client);
+  const c = client as Partial<LeaseClient> | null | undefined;
+  if (typeof c?.get !== 'function' || typeof c.create !== 'function' || typeof c.update !== 'function')
+    throw new InvalidOptionsError(`${who}: client must be an ApiClient (request), or a LeaseClient (get, create, update)`);
+  return client as LeaseClient;
 }
 
 function namespaceOf(lease: Lease): string {
@@ -146,13 +109,7 @@ function namespaceOf(lease: Lease): string {
   return ns;
 }
 
-function parseLease(text: string): Lease {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new InvalidObjectError(`the answer is not JSON: ${bodyExcerpt(text, 100)}`, text, { cause });
-  }
+function parseLease(value: unknown): Lease {
   if (value === null || typeof value !== 'object' || typeof (value as Lease).metadata?.name !== 'string')
     throw new InvalidObjectError('the answer is not a Lease', value);
   return value as Lease;

@@ -12,6 +12,7 @@ import { resolveLeaseClocks, type LeaseClocks } from '../leader-election/clocks.
 import { InvalidOptionsError } from '../errors.ts';
 import { andSelectors } from '../http/httpListerWatcher.ts';
 import type { Lease } from '../leader-election/lease.ts';
+import type { ApiClient } from '../http/apiClient.ts';
 import type { LeaseClient } from '../leader-election/leaseClient.ts';
 import { leaderElection, type LeaderElectionState } from '../leader-election/leaderElection.ts';
 import { observe, resolveLeaseTiming, type LeaseTiming, type Observed } from '../leader-election/leaderElectionRules.ts';
@@ -37,8 +38,8 @@ import { objectOf, type ListerWatcher } from '../types.ts';
  * the clocks (`scheduler`, monotonic, for every decision; `wallClock` for the times written) to `LeaseClocks`'.
  */
 export interface ShardRingOptions extends Partial<LeaseTiming>, LeaseClocks {
-  /** Writes this member's Lease. Required. */
-  client: LeaseClient;
+  /** Writes this member's Lease: the process's `ApiClient` (or a `LeaseClient`, a test's fake). Required. */
+  client: ApiClient | LeaseClient;
   /** Lists and watches the Leases of `namespace` (the ring's label selector is added). Required. */
   leases: ListerWatcher<Lease>;
   /** Where the member Leases live. Required. */
