@@ -11,6 +11,7 @@ import { createInformerFactory, type InformerFactory, type InformerFactoryOption
 import type { InformerLogger } from './statusLogger.ts';
 import type { ListerWatcherSource, ListPage, ResourceDescriptor } from '../types.ts';
 import { fakeListerWatcher, page, testObject as obj, virtualClock } from '@rxinformer/testing';
+import { pagedInformers } from '../../test/reflectorHarness.ts';
 
 const pods: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
 const nodes: ResourceDescriptor = { group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false };
@@ -35,8 +36,9 @@ afterEach(() => {
   for (const f of open) f.shutdown();
   open.clear();
 });
+// The sources here answer scripted lists: every informer pages (`useStreamingList: false`).
 function make(src: ListerWatcherSource, options?: InformerFactoryOptions): InformerFactory {
-  const factory = createInformerFactory(src, options);
+  const factory = pagedInformers(createInformerFactory(src, options));
   open.add(factory);
   return factory;
 }

@@ -23,6 +23,7 @@ import { append, type ReflectorAction, type ReflectorModel, type ReflectorInput,
 import type { StepContext, StepResult } from './reflectorModel.ts';
 import { prepareItems, prepareObjectEvent } from '../store/prepare.ts';
 import { stallVerdict } from './stallCheck.ts';
+import { isStreamingRefusal } from './streamingListSupport.ts';
 import { listOptions, stallCheckOptions, stallMsOf, streamingOptions, watchOptions, watchSeconds } from './reflectorOptions.ts';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../types.ts';
 import type { KubeObject, ListPage, ReflectorEvent, ReflectorStatus, Status, WatchEvent } from '../types.ts';
@@ -38,9 +39,11 @@ interface Run<T extends KubeObject> {
 
 /**
  * The transition function of the reflector: the next model, the events to emit and the next
- * action, from the model and one input. Pure, but for one thing: the objects of a list in
+ * action, from the model and one input. Pure, but for two things: the objects of a list in
  * progress are appended to that list's own array (`items` of the state) in place, so a model is
- * stepped once and then replaced by its successor, as the driver does.
+ * stepped once and then replaced by its successor, as the driver does; and the server's support
+ * record for streaming lists (`ctx.streaming`, shared with other reflectors) is told when the
+ * server refuses one or serves one to its end.
  */
 export function step<T extends KubeObject>(model: ReflectorModel<T>, input: ReflectorInput<T>, ctx: StepContext<T>): StepResult<T> {
   const run: Run<T> = { ctx, outputs: [] };
@@ -98,21 +101,24 @@ function reportFullObjects<T extends KubeObject>(run: Run<T>, m: ReflectorModel<
   return setStatus(run, { ...m, fullObjectsReported: true }, { lastError: error, warning: error });
 }
 
-/** Starts a list: a streaming one unless refused (or not asked for), else the first page. */
-function startList<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, consistent: boolean): StepResult<T> {
-  const { options } = run.ctx;
+/**
+ * Starts a list: a streaming one when asked for and the server is not known to refuse it (and not
+ * `paged`: this list falls back from a refused one), else the first page.
+ */
+function startList<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, consistent: boolean, paged = false): StepResult<T> {
+  const { options, streaming, now } = run.ctx;
   const next = setStatus(run, m, {
     phase: 'listing',
     relistCount: m.status.hasSynced ? m.status.relistCount + 1 : m.status.relistCount,
     listProgress: { pages: 0, items: 0 },
   });
   Object.assign(next, { fullObjectsReported: false, resuming: false }); // `next` is a new model; a list ends a resume
-  if (options.useStreamingList && !next.streamingRefused) {
+  if (options.useStreamingList && !paged && (streaming?.shouldStream(now) ?? true)) {
     const idleMs = options.idleGraceMs + options.minWatchTimeoutSeconds * 2000;
     return {
       model: { ...next, state: { phase: 'streaming', items: [], invalid: [] } },
       outputs: run.outputs,
-      action: { type: 'watch', options: streamingOptions(options), idleMs, ...stallMsOf(options) },
+      action: { type: 'watch', options: streamingOptions(options, consistent), idleMs, ...stallMsOf(options) },
     };
   }
   return {
@@ -287,6 +293,7 @@ function onStreamedEvent<T extends KubeObject>(
     // with its own resource version, not in the order of their changes.
     const rv = event.object.metadata.resourceVersion;
     if (!rv) return fail(run, model, new InvalidObjectError('initial-events-end bookmark has no resourceVersion', event), 'list', true);
+    run.ctx.streaming?.served();
     const result = replace(run, model, state.items, rv, state.rejected, state.invalid, true);
     return { ...result, action: CONTINUE }; // the same stream, open, carries on with live events
   }
@@ -296,10 +303,14 @@ function onStreamedEvent<T extends KubeObject>(
   return undefined;
 }
 
-/** The server does not do streaming lists: page, now and from now on. */
+/**
+ * The server does not do streaming lists: page now (a consistent read, as the streaming list was),
+ * and for as long as the server's support record remembers it.
+ */
 function unsupported<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, received: string | KubeApiError): StepResult<T> {
   const error = typeof received === 'string' ? new WatchListUnsupportedError(received) : received;
-  return startList(run, setStatus(run, { ...m, streamingRefused: true }, { lastError: error }), true);
+  run.ctx.streaming?.refused(run.ctx.now);
+  return startList(run, setStatus(run, m, { lastError: error }), true, true);
 }
 
 /** A change seen by the watch (or after a streaming list): emitted, its resource version kept. */
@@ -359,8 +370,7 @@ function onClosed<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>): 
 function onError<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, error: unknown): StepResult<T> {
   const s = m.state;
   // kube-apiserver with the WatchList gate off answers 422 Invalid (sendInitialEvents forbidden).
-  if (s.phase === 'streaming' && error instanceof KubeApiError && (error.code === 422 || error.code === 400) && s.items.length === 0)
-    return unsupported(run, m, error);
+  if (s.phase === 'streaming' && s.items.length === 0 && isStreamingRefusal(error)) return unsupported(run, m, error as KubeApiError);
   // 410: relist with a consistent read; at once after a healthy period (compaction, the common
   // case), with backoff when it repeats (a server or gateway answering 410 to everything).
   if (error instanceof KubeApiError && error.code === 410) return fail(run, m, error, 'list', true, { firstImmediate: true });
@@ -378,6 +388,8 @@ function onStallInput<T extends KubeObject>(
   model: ReflectorModel<T>,
   input: Extract<ReflectorInput<T>, { type: 'silent' | 'checked' | 'checkFailed' }>,
 ): StepResult<T> {
+  // A streaming list silent that long: the server (one that sends no bookmarks) took it for a plain watch.
+  if (model.state.phase === 'streaming' && input.type === 'silent') return unsupported(run, model, 'silence');
   const verdict = stallVerdict(model.state, input, run.ctx.options.stallCheckMs, model.resuming);
   switch (verdict.type) {
     case 'ignore':
