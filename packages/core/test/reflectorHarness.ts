@@ -5,29 +5,8 @@
 import type { Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { reflector, type ReflectorRunOptions } from '../src/reflector/reflector.ts';
-import type { ReflectorOptions } from '../src/reflector/reflectorOptions.ts';
-import type { InformerFactory, InformerForOptions } from '../src/informer/informerFactory.ts';
-import type { KubeObject, ReflectorEvent, ReflectorStatus, ResourceDescriptor, WatchEvent } from '../src/types.ts';
+import type { KubeObject, ReflectorEvent, ReflectorStatus, WatchEvent } from '../src/types.ts';
 import { fakeListerWatcher, testScheduler } from '@rxinformer/testing';
-
-/**
- * The option of the cases that script paged lists (`lw.scriptList`): the reflector streams its
- * lists by default (a watch with `sendInitialEvents`), which these cases do not answer.
- */
-export const PAGED = { useStreamingList: false } as const satisfies ReflectorOptions;
-
-/**
- * `factory` with every informer it makes paging (`reflector: PAGED` under the options of each
- * `informerFor`): for the factories over fake servers that answer scripted lists.
- */
-export function pagedInformers<F extends InformerFactory>(factory: F): F {
-  const informerFor = factory.informerFor.bind(factory);
-  return {
-    ...factory,
-    informerFor: <T extends KubeObject>(resource: ResourceDescriptor<T>, options: InformerForOptions<T> = {}) =>
-      informerFor(resource, { ...options, reflector: { ...PAGED, ...options.reflector } }),
-  };
-}
 
 /** What one reflector emitted, each event with its virtual time. */
 export type Run = { events: [number, ReflectorEvent][]; sub: Subscription };

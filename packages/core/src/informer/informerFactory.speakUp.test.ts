@@ -10,8 +10,7 @@ import { CacheSyncTimeoutError } from './cacheSync.ts';
 import { createInformerFactory, type InformerFactory, type InformerFactoryOptions } from './informerFactory.ts';
 import type { InformerLogger } from './statusLogger.ts';
 import type { ListerWatcherSource, ListPage, ResourceDescriptor } from '../types.ts';
-import { fakeListerWatcher, page, testObject as obj, virtualClock } from '@rxinformer/testing';
-import { pagedInformers } from '../../test/reflectorHarness.ts';
+import { fakeListerWatcher, page, testObject as obj, virtualClock, pagedInformers } from '@rxinformer/testing';
 
 const pods: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
 const nodes: ResourceDescriptor = { group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false };

@@ -4,8 +4,7 @@ import { IndexerError, InvalidOptionsError } from '../errors.ts';
 import { createInformerFactory } from './informerFactory.ts';
 import { createSharedInformer, InformerShutdownError, type SharedInformer } from './sharedInformer.ts';
 import type { KubeObject, ListerWatcher, ResourceDescriptor, WatchEvent } from '../types.ts';
-import { fakeListerWatcher, page, testObject as obj } from '@rxinformer/testing';
-import { PAGED } from '../../test/reflectorHarness.ts';
+import { fakeListerWatcher, page, testObject as obj, PAGED } from '@rxinformer/testing';
 
 type Labelled = KubeObject & { metadata: { labels?: Record<string, string> } };
 

@@ -8,8 +8,7 @@ import { InvalidOptionsError } from '../errors.ts';
 import { createSharedInformer, type SharedInformer } from './sharedInformer.ts';
 import { whileSubscribed } from './whileSubscribed.ts';
 import type { KubeObject, ReflectorPhase, WatchEvent } from '../types.ts';
-import { fakeListerWatcher, page, testObject as obj } from '@rxinformer/testing';
-import { PAGED } from '../../test/reflectorHarness.ts';
+import { fakeListerWatcher, page, testObject as obj, PAGED } from '@rxinformer/testing';
 
 const made: SharedInformer<KubeObject>[] = [];
 afterEach(() => {

@@ -8,8 +8,7 @@ import { describe, expect, it } from '@jest/globals';
 import { Subject, of } from 'rxjs';
 import { createSharedInformer } from './sharedInformer.ts';
 import type { KubeObject, ListerWatcher, WatchEvent } from '../types.ts';
-import { deferred, testObject, until, virtualClock } from '@rxinformer/testing';
-import { PAGED } from '../../test/reflectorHarness.ts';
+import { deferred, testObject, until, virtualClock, PAGED } from '@rxinformer/testing';
 
 const N = 100_000;
 

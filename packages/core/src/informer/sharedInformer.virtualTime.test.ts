@@ -10,8 +10,7 @@ import { Subject } from 'rxjs';
 import { StoreSnapshot } from '../store/indexer.ts';
 import { createSharedInformer } from './sharedInformer.ts';
 import type { DeletedObject, KubeObject, ListPage, WatchEvent } from '../types.ts';
-import { fakeListerWatcher, page, testObject as obj, testScheduler } from '@rxinformer/testing';
-import { PAGED } from '../../test/reflectorHarness.ts';
+import { fakeListerWatcher, page, testObject as obj, testScheduler, PAGED } from '@rxinformer/testing';
 
 const v = (o: KubeObject) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`;
 

@@ -10,8 +10,8 @@ import { UnexpectedTypeError } from '../expectedType.ts';
 import { ListTooLargeError } from './reflectorErrors.ts';
 import type { ReflectorOptions } from './reflectorOptions.ts';
 import type { KubeObject, ListOptions, ListerWatcher, ListPage, ReflectorStatus, WatchEvent } from '../types.ts';
-import { page, testObject as obj, testScheduler } from '@rxinformer/testing';
-import { data, ev, PAGED, setup, statuses } from '../../test/reflectorHarness.ts';
+import { page, testObject as obj, testScheduler, PAGED } from '@rxinformer/testing';
+import { data, ev, setup, statuses } from '../../test/reflectorHarness.ts';
 
 const expired = () => new KubeApiError(410, { reason: 'Expired', message: 'too old resource version' });
 const expiredEvent = ev('ERROR', { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' });

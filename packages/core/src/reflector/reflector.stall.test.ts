@@ -9,8 +9,8 @@ import { InvalidOptionsError, KubeApiError } from '../errors.ts';
 import { reflector } from './reflector.ts';
 import { WatchStalledError } from './reflectorErrors.ts';
 import type { ListPage, WatchEvent } from '../types.ts';
-import { fakeListerWatcher, page, testObject as obj } from '@rxinformer/testing';
-import { data, ev, PAGED, setup, statuses } from '../../test/reflectorHarness.ts';
+import { fakeListerWatcher, page, testObject as obj, PAGED } from '@rxinformer/testing';
+import { data, ev, setup, statuses } from '../../test/reflectorHarness.ts';
 
 const on = { ...PAGED, stallCheck: { afterMs: 120_000 } } as const;
 const errorsOf = (r: Parameters<typeof statuses>[0]) => statuses(r).flatMap(([t, s]) => (s.lastError ? [[t, s.lastError] as const] : []));

@@ -3,8 +3,8 @@ import { NEVER, Observable, first, of, throwError, type Subscription } from 'rxj
 import { InvalidOptionsError, KubeApiError, WatchDecodeError } from '../errors.ts';
 import { reflector } from './reflector.ts';
 import type { WatchEvent } from '../types.ts';
-import { fakeListerWatcher, page, testObject as obj } from '@rxinformer/testing';
-import { data, ev, PAGED, setup, statuses } from '../../test/reflectorHarness.ts';
+import { fakeListerWatcher, page, testObject as obj, PAGED } from '@rxinformer/testing';
+import { data, ev, setup, statuses } from '../../test/reflectorHarness.ts';
 
 describe('reflector', () => {
   it('should follow continue tokens and emit one LIST with the first page resource version', () => {

@@ -8,8 +8,8 @@ import { describe, expect, it } from '@jest/globals';
 import { of } from 'rxjs';
 import { KubeApiError } from '../errors.ts';
 import { WatchListUnsupportedError } from './reflectorErrors.ts';
-import { page, testObject as obj } from '@rxinformer/testing';
-import { data, ev, PAGED, setup, statuses } from '../../test/reflectorHarness.ts';
+import { page, testObject as obj, PAGED } from '@rxinformer/testing';
+import { data, ev, setup, statuses } from '../../test/reflectorHarness.ts';
 
 const end = (rv: string) => ({ metadata: { resourceVersion: rv, annotations: { 'k8s.io/initial-events-end': 'true' } } });
 

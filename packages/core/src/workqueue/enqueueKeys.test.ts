@@ -4,8 +4,7 @@ import { InvalidOptionsError } from '../errors.ts';
 import { createSharedInformer } from '../informer/sharedInformer.ts';
 import { enqueueKeys, toKeys } from './enqueueKeys.ts';
 import { objectOf, type Delta, type KubeObject, type Store, type WatchEvent } from '../types.ts';
-import { fakeListerWatcher, page, testObject as obj, testScheduler, until } from '@rxinformer/testing';
-import { PAGED } from '../../test/reflectorHarness.ts';
+import { fakeListerWatcher, page, testObject as obj, testScheduler, until, PAGED } from '@rxinformer/testing';
 
 const running: { shutdown(): void }[] = [];
 afterEach(() => running.splice(0).forEach((i) => i.shutdown()));
