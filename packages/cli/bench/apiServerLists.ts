@@ -6,7 +6,8 @@
  * answers whole, ignoring the limit).
  *
  * Each informer is a process of its own, as ten controllers starting at once: rxinformer's is
- * `listsChild.ts`, client-go's the client-go peer's `bench sync`. Before each run kube-apiserver is
+ * `listsChild.ts` (loaded before the run starts, then told to go), client-go's the client-go
+ * peer's `bench sync` (started at the run's start). Before each run kube-apiserver is
  * restarted over the same etcd (so no run inherits another's heap), its pod cache warmed by one
  * list, and its peak (`VmHWM`) reset once it has settled; the run's figures are its peak then,
  * that peak over its resident memory at the start, and its CPU time (utime + stime) from the start
@@ -16,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKubeTransport } from '@rxinformer/client-node';
 import type { TestEnvironment } from '@rxinformer/envtest';
-import { runChild } from './childRun.ts';
+import { startChildServer } from './childRun.ts';
 import { clientGoResult, clientGoRun } from './clientGo.ts';
 import { median, rotation } from './rounds.ts';
 import { apiServerProcess, cpuMsOf, memoryOf, resetPeak } from './serverRss.ts';
@@ -56,18 +57,32 @@ export interface ApiServerListsOptions {
 /** Each contender's runs, in round order. */
 export type ApiServerLists = Record<ListContender, ListRun[]>;
 
-/** One informer of `contender`, synced: its own sync time (ms). Throws when it did not hold every pod. */
-async function oneInformer(contender: ListContender, kc: KubeConfig, pods: number, timeoutMs: number): Promise<number> {
+/** One informer of `contender`, ready to sync when `go` is called: its own sync time (ms) then. Throws when it did not hold every pod. */
+interface ReadyInformer {
+  go(): Promise<number>;
+  close(): void;
+}
+
+/**
+ * One informer of `contender`, loaded and waiting: rxinformer's child has loaded its modules (ten
+ * Node processes starting take longer than the sync on a busy machine), client-go's peer starts
+ * at `go` (a Go binary starts in milliseconds).
+ */
+async function readyInformer(contender: ListContender, kc: KubeConfig, pods: number, timeoutMs: number): Promise<ReadyInformer> {
   if (contender === 'clientGo' || contender === 'clientGoPaged') {
-    const run = clientGoRun(kc, 'clientGo', timeoutMs);
-    const result = await clientGoResult(run, 'sync', contender === 'clientGoPaged' ? { watchList: false } : { watchList: true });
-    if (result.objects !== pods) throw new Error(`client-go synced ${result.objects} of ${pods} pods`);
-    return result.storeSyncMs;
+    const go = async () => {
+      const run = clientGoRun(kc, 'clientGo', timeoutMs);
+      const result = await clientGoResult(run, 'sync', { watchList: contender === 'clientGo' });
+      if (result.objects !== pods) throw new Error(`client-go synced ${result.objects} of ${pods} pods`);
+      return result.storeSyncMs;
+    };
+    return { go, close: () => undefined };
   }
   const mode = contender === 'rxinformerPaged' ? 'paged' : 'streaming';
   const env = { RXINFORMER_BENCH_KUBECONFIG: kc.exportConfig() };
-  const result = await runChild<{ objects: number; syncMs: number }>('listsChild.ts', [mode, String(pods)], { env, timeoutMs });
-  return result.syncMs;
+  const child = await startChildServer('listsChild.ts', [mode, String(pods)], { env, timeoutMs });
+  const go = async () => (await child.ask<{ objects: number; syncMs: number }>({ go: true })).syncMs;
+  return { go, close: () => child.close() };
 }
 
 /** kube-apiserver restarted, its pod cache filled (a consistent list is served from it once it is), settled; its pid. */
@@ -88,16 +103,21 @@ async function freshApiServer(env: TestEnvironment): Promise<number> {
 /** One run: `informers` informers of `contender` at once against a fresh kube-apiserver. */
 async function run(env: TestEnvironment, contender: ListContender, o: Required<Omit<ApiServerListsOptions, 'onRun'>>): Promise<ListRun> {
   const pid = await freshApiServer(env);
-  resetPeak(pid);
-  const start = memoryOf(pid).rssKiB;
-  const cpu0 = cpuMsOf(pid);
-  const t0 = performance.now();
   const kc = env.kubeConfig();
-  await Promise.all(Array.from({ length: o.informers }, () => oneInformer(contender, kc, o.pods, o.timeoutMs)));
-  const syncMs = performance.now() - t0;
-  const cpuMs = cpuMsOf(pid) - cpu0;
-  const { peakKiB } = memoryOf(pid);
-  return { peakKiB, growthKiB: peakKiB - start, cpuMs, syncMs: Math.round(syncMs) };
+  const informers = await Promise.all(Array.from({ length: o.informers }, () => readyInformer(contender, kc, o.pods, o.timeoutMs)));
+  try {
+    resetPeak(pid);
+    const start = memoryOf(pid).rssKiB;
+    const cpu0 = cpuMsOf(pid);
+    const t0 = performance.now();
+    await Promise.all(informers.map((i) => i.go()));
+    const syncMs = performance.now() - t0;
+    const cpuMs = cpuMsOf(pid) - cpu0;
+    const { peakKiB } = memoryOf(pid);
+    return { peakKiB, growthKiB: peakKiB - start, cpuMs, syncMs: Math.round(syncMs) };
+  } finally {
+    for (const i of informers) i.close();
+  }
 }
 
 /**

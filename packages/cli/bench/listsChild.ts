@@ -1,11 +1,14 @@
 /**
- * One informer of `apiServerLists.ts` in a process of its own, as one controller of ten: the
- * factory's pod informer (all namespaces) with paged or streaming lists, synced, then gone. Prints
- * `{"objects": …, "syncMs": …}` (from the factory's start to its sync).
+ * One informer of `apiServerLists.ts` in a process of its own, as one controller of ten: a child
+ * server (`startChildServer`) that loads everything, prints `{"ready": true}`, then on its one
+ * request line syncs the factory's pod informer (all namespaces) with paged or streaming lists,
+ * answers `{"objects": …, "syncMs": …}` (from the factory's start to its sync) and ends. Loading
+ * first keeps ten Node processes' start-up out of the window kube-apiserver is measured in.
  *
  *   node listsChild.ts <paged|streaming> <expected pods>
  *   (the kubeconfig YAML comes in the RXINFORMER_BENCH_KUBECONFIG environment variable)
  */
+import { createInterface } from 'node:readline';
 import { KubeConfig } from '@kubernetes/client-node';
 import { rxinformerSynced } from './clients.ts';
 
@@ -14,6 +17,9 @@ async function main(): Promise<void> {
   if (mode !== 'paged' && mode !== 'streaming') throw new Error(`mode must be paged or streaming, not ${mode}`);
   const kc = new KubeConfig();
   kc.loadFromString(process.env.RXINFORMER_BENCH_KUBECONFIG ?? '');
+  const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+  process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+  if ((await lines.next()).done) return; // closed before the go: nothing to do
   const t0 = performance.now();
   const synced = await rxinformerSynced(kc, { useStreamingList: mode === 'streaming' });
   const syncMs = synced.syncedAt - t0;

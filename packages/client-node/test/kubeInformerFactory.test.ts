@@ -45,7 +45,9 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
       }
     };
     // Paged (pages of 40): the compaction hits a continue token.
-    const informer: SharedInformer<Wire<V1Pod>> = factory.informerFor(pods, { reflector: { ...fast, pageSize: 40, useStreamingList: false } });
+    const informer: SharedInformer<Wire<V1Pod>> = factory.informerFor(pods, {
+      reflector: { ...fast, pageSize: 40, useStreamingList: false },
+    });
     const statuses: ReflectorStatus[] = [];
     informer.status$.subscribe((s) => statuses.push(s));
     const handlerView = new Map<string, string>();
