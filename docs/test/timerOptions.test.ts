@@ -123,6 +123,7 @@ const TABLE: Row[] = [
   waits('core:BackoffOptions.initialMs', core.reflectorBackoff('initialMs'), 'refused'),
   waits('core:BackoffOptions.maxMs', core.reflectorBackoff('maxMs'), 'refused'),
   waits('core:BackoffOptions.resetAfterMs', core.backoffReset, 'refused'),
+  waits('core:StreamingListMemoryOptions.recheckAfterMs', core.streamingRecheck, 'never'),
   upTo('core:BackoffOptions.jitter', core.backoffJitter, 1),
   waits('core:WorkQueueOptions.baseDelayMs', core.rateLimitedDelay('queue options', 'baseDelayMs'), 'refused'),
   waits('core:WorkQueueOptions.maxDelayMs', core.rateLimitedDelay('queue options', 'maxDelayMs'), 'refused'),

@@ -5,6 +5,7 @@
 import {
   createInformerFactory,
   createSharedInformer,
+  createStreamingListMemory,
   KubeApiError,
   type KubeObject,
   type ReflectorStatus,
@@ -126,6 +127,13 @@ export const backoffReset: Probe = (resetAfterMs) => {
     fired: () => nextBackoff(healthy, serverError(), asyncScheduler.now(), options, () => 0).delayMs === 1,
     stop: () => {},
   };
+};
+
+/** A server's refusal of streaming lists, remembered: fired when a list would stream again, `recheckAfterMs` later. */
+export const streamingRecheck: Probe = (recheckAfterMs) => {
+  const record = createStreamingListMemory({ recheckAfterMs }).of('v1');
+  record.refused(asyncScheduler.now());
+  return { fired: () => record.shouldStream(asyncScheduler.now()), stop: () => {} };
 };
 
 /** `resolveBackoff({ jitter })`: a fraction, checked when the reflector is made. */

@@ -35,7 +35,7 @@ describe('provideInformers', () => {
     const first = TestBed.runInInjectionContext(() => injectInformer(podsResource));
     const second = TestBed.runInInjectionContext(() => injectInformer(podsResource));
     expect(second.informer).toBe(first.informer);
-    expect(manual.requests.map((r) => r.kind)).toEqual(['list', 'watch']); // one list and one watch for both
+    expect(manual.requests.map((r) => r.kind)).toEqual(['streaming list']); // one list (and the watch it goes on as) for both
     expect(first.store().size).toBe(1);
     expect(first.synced()).toBe(true);
     expect(first.status().phase).toBe('watching');

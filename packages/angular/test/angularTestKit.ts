@@ -17,6 +17,7 @@ import {
   type ResourceDescriptor,
   type WatchEvent,
   type WatchItem,
+  type WatchOptions,
 } from '@rxinformer/core';
 import { injectInformer, type InformerRef } from '../src/injectInformer.ts';
 import { provideInformers, type InformersConfig } from '../src/provideInformers.ts';
@@ -68,12 +69,16 @@ export function pod(namespace: string, name: string, phase: string, rv: string):
   };
 }
 
-/** A ListerWatcher source the test drives: the list answers `items` at once, the watch is a Subject. */
+/**
+ * A ListerWatcher source the test drives: the list answers `items` at once, the watch is a Subject;
+ * a streaming list (the reflector's default) sends `items` and the end bookmark at once, then goes
+ * on as that Subject.
+ */
 export interface ManualSource {
   /** For `provideInformers({ source })`. */
   readonly source: ListerWatcherSource;
   /** One entry per list or watch request: which, and whether it was made inside Angular's zone. */
-  readonly requests: { kind: 'list' | 'watch'; inAngularZone: boolean }[];
+  readonly requests: { kind: 'list' | 'watch' | 'streaming list'; inAngularZone: boolean }[];
   /** Watch streams opened and not yet closed (unsubscribed). */
   openWatches(): number;
   /** Sends an event on every open watch. */
@@ -84,18 +89,23 @@ export interface ManualSource {
 export function manualSource(items: Pod[], rv = '10'): ManualSource {
   const watches = new Set<Subject<WatchEvent<Pod>>>();
   const requests: ManualSource['requests'] = [];
-  const record = (kind: 'list' | 'watch') => requests.push({ kind, inAngularZone: NgZone.isInAngularZone() });
+  const record = (kind: ManualSource['requests'][number]['kind']) => requests.push({ kind, inAngularZone: NgZone.isInAngularZone() });
+  const end = { metadata: { resourceVersion: rv, annotations: { 'k8s.io/initial-events-end': 'true' } } } as Pod;
   const source = (() => ({
     list: () => {
       record('list');
       return of({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: rv }, items });
     },
-    watch: () => {
-      record('watch');
+    watch: (options: WatchOptions) => {
+      record(options.sendInitialEvents ? 'streaming list' : 'watch');
       return new Observable<WatchItem<Pod>>((subscriber) => {
         subscriber.next(WATCH_OPENED); // open at once, as a watch whose answer's headers came
         const events = new Subject<WatchEvent<Pod>>();
         watches.add(events);
+        if (options.sendInitialEvents) {
+          for (const object of items) subscriber.next({ type: 'ADDED', object });
+          subscriber.next({ type: 'BOOKMARK', object: end });
+        }
         const subscription = events.subscribe(subscriber);
         return () => {
           watches.delete(events);

@@ -1,6 +1,7 @@
 /**
  * The three contenders every side-by-side metric drives, each against the simulator over HTTP:
- *   - rxinformer: a shared informer over the KubeConfig ListerWatcher (pages of 500);
+ *   - rxinformer: a shared informer over the KubeConfig ListerWatcher (a streaming list, its default;
+ *     pinned at a resourceVersion, pages of 500);
  *   - client-node: 2.x `makeInformer(kc, '/api/v1/pods', listFn)` (one unpaginated list, model classes);
  *   - limit: the same pages rxinformer fetches, through the same transport, `JSON.parse` only.
  * Each resolves once the whole list is in and returns a handle that keeps what it cached alive
@@ -55,6 +56,8 @@ export interface ContenderOptions extends Watching {
   tableRows?: boolean;
   /** rxinformer only: with its informer and handler metrics registered (and scraped) in a registry of its own. */
   metrics?: boolean;
+  /** rxinformer only, unpinned: the reflector's `useStreamingList` (default: its default, streaming). */
+  useStreamingList?: boolean;
 }
 
 /** The pods resource in the form a contender's options ask for: whole, metadata, projected, Table rows. */
@@ -82,7 +85,8 @@ export async function rxinformerSynced(kc: KubeConfig, options: ContenderOptions
   let stop: () => Promise<void>;
   if (options.listAt === undefined) {
     const factory = createKubeInformerFactory(kc, { transform: options.transform });
-    informer = factory.informerFor(podsAs(options)) as unknown as SharedInformer<KubeObject>;
+    const own = options.useStreamingList === undefined ? {} : { reflector: { useStreamingList: options.useStreamingList } };
+    informer = factory.informerFor(podsAs(options), own) as unknown as SharedInformer<KubeObject>;
     if (options.onUpdate) informer.addEventHandler({ onUpdate: options.onUpdate });
     factory.start();
     await factory.waitForCacheSync();

@@ -146,7 +146,7 @@ async function currentRevision(kc: KubeConfig): Promise<string> {
 }
 
 /** `count` pods created by `load.seed`, timed. */
-async function seeded(load: ReturnType<typeof podLoad>, count: number): Promise<Seeding> {
+export async function seeded(load: ReturnType<typeof podLoad>, count: number): Promise<Seeding> {
   const [, ms] = await timed(() => load.seed(count));
   return { pods: count, writes: 2 * count, ms, writesPerSecond: Math.round((2 * count * 1000) / ms) };
 }

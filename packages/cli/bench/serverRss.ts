@@ -1,9 +1,10 @@
 /**
  * The memory of a test environment's processes, as the kernel counts it: `VmRSS` (resident now)
- * and `VmHWM` (the peak) from `/proc/PID/status` of its kube-apiserver and etcd, found by their
- * command lines (Linux only).
+ * and `VmHWM` (the peak, which `resetPeak` starts again from now) from `/proc/PID/status` of its
+ * kube-apiserver and etcd, found by their command lines; and a process's CPU time from
+ * `/proc/PID/stat` (Linux only).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { TestEnvironment } from '@rxinformer/envtest';
 
 /** One process's resident memory in KiB: now and at its peak. */
@@ -31,14 +32,37 @@ export function processRss(match: (argv: string[]) => boolean): ProcessRss | und
     try {
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
       if (argv.length === 0 || !match(argv)) continue;
-      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-      const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-      return { pid: Number(pid), rssKiB: kib('VmRSS'), peakKiB: kib('VmHWM') };
+      return { pid: Number(pid), ...memoryOf(Number(pid)) };
     } catch {
       // the process ended meanwhile, or is not ours to read
     }
   }
   return undefined;
+}
+
+/** The kube-apiserver process of `env` (by its `--secure-port`), with its memory now; undefined when not found. */
+export function apiServerProcess(env: Pick<TestEnvironment, 'url'>): ProcessRss | undefined {
+  const port = new URL(env.url).port;
+  return processRss((argv) => argv[0].split('/').pop() === 'kube-apiserver' && argv.includes(`--secure-port=${port}`));
+}
+
+/** The resident memory of process `pid` now and at its peak (KiB), from `/proc/PID/status`. */
+export function memoryOf(pid: number): { rssKiB: number; peakKiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssKiB: kib('VmRSS'), peakKiB: kib('VmHWM') };
+}
+
+/** Resets the peak (`VmHWM`) of process `pid` to its resident memory now (`/proc/PID/clear_refs`, Linux 4.0+). */
+export function resetPeak(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+/** The CPU time process `pid` has used, user and system, in ms (`/proc/PID/stat`'s utime + stime, at 100 ticks a second). */
+export function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // from the state, the 3rd field
+  return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime: the 14th and 15th fields
 }
 
 /**
@@ -49,10 +73,8 @@ export function processRss(match: (argv: string[]) => boolean): ProcessRss | und
  * console.log(apiServer?.rssKiB, etcd?.rssKiB);
  */
 export function environmentRss(env: Pick<TestEnvironment, 'url' | 'etcd'>): EnvironmentRss {
-  const binary = (argv: string[], name: string) => argv[0].split('/').pop() === name;
-  const port = new URL(env.url).port;
   return {
-    apiServer: processRss((argv) => binary(argv, 'kube-apiserver') && argv.includes(`--secure-port=${port}`)),
-    etcd: processRss((argv) => binary(argv, 'etcd') && argv.includes(`--listen-client-urls=${env.etcd.url}`)),
+    apiServer: apiServerProcess(env),
+    etcd: processRss((argv) => argv[0].split('/').pop() === 'etcd' && argv.includes(`--listen-client-urls=${env.etcd.url}`)),
   };
 }

@@ -25,7 +25,11 @@ describe.each(serverKinds())('the stall check over fetch against the %s server',
   }, START_TIMEOUT_MS);
   afterAll(() => server?.close());
 
-  it('should send one request per check, with no prefetch of the next page', async () => {
+  // The list before the watch: paged (one page here) or streamed (a watch, no list request).
+  it.each([
+    ['a paged list', false, ['?limit=500']],
+    ['a streaming list', true, []],
+  ])('should send one request per check, with no prefetch of the next page, after %s', async (_, useStreamingList, listed) => {
     const ns = await server.namespace('stall-requests');
     const path = `/api/v1/namespaces/${ns}/configmaps`;
     // More than one object: the check's one-object page carries a continue token.
@@ -38,17 +42,18 @@ describe.each(serverKinds())('the stall check over fetch against the %s server',
       return options.fetch(input, init);
     }) as typeof fetch;
     const informer = createSharedInformer(fetchListerWatcher({ ...options, fetch: counting, path }), {
-      reflector: { minWatchTimeoutSeconds: 60, stallCheck: { afterMs: AFTER_MS } },
+      reflector: { minWatchTimeoutSeconds: 60, stallCheck: { afterMs: AFTER_MS }, useStreamingList },
     });
     informer.start();
     try {
       expect(await waitFor(() => informer.hasSynced(), 10_000)).toBe(true);
-      expect(lists).toEqual([`${path}?limit=500`]);
+      const before = listed.map((query) => `${path}${query}`);
+      expect(lists).toEqual(before);
       // The first check, about AFTER_MS into the quiet watch; then time for its answer and hand-over
       // (a prefetch would be on its way by then), well before the next check.
-      expect(await waitFor(() => lists.length > 1, 5 * AFTER_MS)).toBe(true);
+      expect(await waitFor(() => lists.length > before.length, 5 * AFTER_MS)).toBe(true);
       await sleep(AFTER_MS / 2);
-      expect(lists).toEqual([`${path}?limit=500`, `${path}?limit=1`]);
+      expect(lists).toEqual([...before, `${path}?limit=1`]);
     } finally {
       informer.stop();
     }

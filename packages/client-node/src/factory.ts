@@ -6,6 +6,7 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import {
   createInformerFactory,
+  createStreamingListMemory,
   FactoryShutdownError,
   type FactorySnapshotOptions,
   type HttpLimitOptions,
@@ -15,6 +16,7 @@ import {
   type KubeObject,
   type ListerWatcherSource,
   type SharedInformer,
+  type StreamingListMemory,
   type Wire,
 } from '@rxinformer/core';
 import { resolveHttpLimits } from '@rxinformer/core/http';
@@ -55,6 +57,12 @@ export interface KubeInformerFactoryOptions extends Omit<InformerFactoryOptions,
     /** Names the server and user in the snapshots' identity. Default: the current cluster's URL and user. */
     server?: string;
   };
+  /**
+   * What is known of the server's support for streaming lists (core's `streamingLists`). Default:
+   * the transport's, shared by every factory over that transport (one cluster): once the server
+   * refuses a streaming list, their informers page without asking for 10 minutes.
+   */
+  streamingLists?: StreamingListMemory;
 }
 
 /** An informer factory over a KubeConfig. */
@@ -79,6 +87,16 @@ export interface KubeInformerFactory extends InformerFactory {
    * closed all the same).
    */
   close(): Promise<void>;
+}
+
+/** What is known of each transport's server's support for streaming lists: shared by the factories over one transport. */
+const STREAMING_LISTS = new WeakMap<KubeTransport, StreamingListMemory>();
+
+/** The streaming-list memory of `transport`'s server (one cluster), made on first request. */
+function streamingListsOf(transport: KubeTransport): StreamingListMemory {
+  let memory = STREAMING_LISTS.get(transport);
+  if (!memory) STREAMING_LISTS.set(transport, (memory = createStreamingListMemory()));
+  return memory;
 }
 
 /**
@@ -137,7 +155,8 @@ export function createKubeInformerFactory(kubeConfig: KubeConfig, options: KubeI
       wire,
       ...limits,
     });
-  const factory = createInformerFactory(source, factoryOptions);
+  const streamingLists = factoryOptions.streamingLists ?? streamingListsOf(transport);
+  const factory = createInformerFactory(source, { ...factoryOptions, streamingLists });
   const closing = new AbortController();
   const discovery = createDiscovery(transport, { timeoutMs: discoveryTimeoutMs, signal: closing.signal, scheduler: options.scheduler });
   return {

@@ -14,7 +14,7 @@ import {
 import { reflector } from '@rxinformer/core/reflector';
 import { firstValueFrom, VirtualTimeScheduler } from 'rxjs';
 import { createKubeInformerFactory, createKubeTransport, pods, type KubeTransport } from '../src/index.ts';
-import { until } from '@rxinformer/testing';
+import { PAGED, until } from '@rxinformer/testing';
 import { listerWatcherMakers, plainKubeConfig, startRawServer, type RawServer } from './rawServer.ts';
 
 // What a misbehaving server or network costs each HTTP ListerWatcher over real HTTP: a typed error
@@ -153,7 +153,7 @@ describe.each(listerWatcherMakers(() => server.url, transports))('%s', (_name, m
     const scheduler = new VirtualTimeScheduler();
     const statuses: ReflectorStatus[] = [];
     const lw = make({ watchOpenTimeoutMs: 10_000, scheduler });
-    const sub = reflector(lw, { scheduler, random: () => 0, backoff: { initialMs: 1_000 }, stallCheck: false }).subscribe((e) => {
+    const sub = reflector(lw, { ...PAGED, scheduler, random: () => 0, backoff: { initialMs: 1_000 }, stallCheck: false }).subscribe((e) => {
       if (e.type === 'STATUS') statuses.push(e.status);
     });
     const phases = () => statuses.map((s) => `${s.phase} ${s.lastError === undefined ? '-' : (s.lastError as RequestTimeoutError).reason}`);
@@ -225,7 +225,7 @@ describe.each(listerWatcherMakers(() => server.url, transports))('%s', (_name, m
       res.write(line({ type: 'BOOKMARK', object: { metadata: { resourceVersion: rv } } }), () => req.socket.destroy());
     };
     const statuses: ReflectorStatus[] = [];
-    const sub = reflector(make({}), { backoff: { initialMs: 60_000, maxMs: 60_000 } }).subscribe((e) => {
+    const sub = reflector(make({}), { ...PAGED, backoff: { initialMs: 60_000, maxMs: 60_000 } }).subscribe((e) => {
       if (e.type === 'STATUS') statuses.push(e.status);
     });
     await until(() => watchRvs.length >= 3);
@@ -312,7 +312,7 @@ describe('createKubeInformerFactory limits', () => {
     server.handler = (_req, res) => res.end(emptyList);
     const factory = createKubeInformerFactory(kc, { maxListBodyBytes: emptyList.length - 1 });
     const statuses: ReflectorStatus[] = [];
-    factory.informerFor(pods).status$.subscribe((s) => statuses.push(s));
+    factory.informerFor(pods, { reflector: PAGED }).status$.subscribe((s) => statuses.push(s)); // a limit of lists
     factory.start();
     await until(() => statuses.some((s) => s.lastError !== undefined));
     await factory.close();

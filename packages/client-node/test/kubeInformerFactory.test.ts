@@ -8,7 +8,7 @@ import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import { KubeApiError, type ReflectorStatus, type SharedInformer, type Wire } from '@rxinformer/core';
 import { apiChurn, inParallel, serverKinds } from '@rxinformer/testing/servers';
 import { configMaps, pods } from '../src/index.ts';
-import { fastReflector as fast, jsonAnswer, podBody, rvAtLeast, serverWithKit, storeView, view, waitFor } from './simHarness.ts';
+import { fastReflector as fast, listsIn, podBody, rvAtLeast, serverWithKit, storeView, view, waitFor } from './simHarness.ts';
 
 describe.each(serverKinds())('createKubeInformerFactory against the %s server', (kind) => {
   const env = serverWithKit(kind, { sim: { seed: 3, bookmarkIntervalMs: 150, history: { maxEvents: 400 } } });
@@ -44,7 +44,10 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
         compactedDuringList = true;
       }
     };
-    const informer: SharedInformer<Wire<V1Pod>> = factory.informerFor(pods, { reflector: { ...fast, pageSize: 40 } });
+    // Paged (pages of 40): the compaction hits a continue token.
+    const informer: SharedInformer<Wire<V1Pod>> = factory.informerFor(pods, {
+      reflector: { ...fast, pageSize: 40, useStreamingList: false },
+    });
     const statuses: ReflectorStatus[] = [];
     informer.status$.subscribe((s) => statuses.push(s));
     const handlerView = new Map<string, string>();
@@ -121,7 +124,7 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
   it('should list 2,000 objects in pages of 500 following continue tokens', async () => {
     const ns = await bigNamespace();
     const { factory, transport } = env.kit.open({ namespace: ns });
-    const informer = factory.informerFor(pods);
+    const informer = factory.informerFor(pods, { reflector: { useStreamingList: false } });
     factory.start();
     await factory.waitForCacheSync();
     expect(informer.getStore().size).toBe(2000);
@@ -157,52 +160,22 @@ describe.each(serverKinds())('createKubeInformerFactory against the %s server', 
     expect(await waitFor(() => watches().length > before)).toBe(true);
     const resumedAt = /[?&]resourceVersion=(\d+)&/.exec(watches().at(-1)!)?.[1];
     expect(rvAtLeast(resumedAt, target)).toBe(true);
-    expect(transport.paths.filter((p) => p.includes('limit=')).length).toBe(1); // resumed, no relist
+    expect(listsIn(transport.paths)).toHaveLength(1); // resumed, no relist
     factory.shutdown();
   }, 60_000);
 
-  it('should sync with a streaming list, and fall back to paging where it is refused', async () => {
+  it('should sync 2,000 objects with one streaming list by default: no list at the server', async () => {
     const ns = await bigNamespace();
-    const { factory: f1, transport: streaming } = env.kit.open({ namespace: ns });
-    const i1 = f1.informerFor(pods, { reflector: { ...fast, useStreamingList: true } });
-    f1.start();
-    await f1.waitForCacheSync();
-    expect(i1.getStore().size).toBe(2000);
-    expect(streaming.paths[0]).toContain('sendInitialEvents=true');
-    expect(streaming.paths.some((p) => p.includes('limit='))).toBe(false);
-    f1.shutdown();
-
-    // kube-apiserver without its WatchList gate refuses (422); the simulator always streams, so a
-    // transport answers for it with kube-apiserver's refusal.
-    const { factory: f2, transport: refusing } = env.kit.open({ namespace: ns });
-    if (env.server.env) await env.server.restart({ featureGates: { WatchList: false } });
-    else
-      refusing.intercept = (path) =>
-        path.includes('sendInitialEvents=true')
-          ? jsonAnswer(422, {
-              kind: 'Status',
-              apiVersion: 'v1',
-              status: 'Failure',
-              reason: 'Invalid',
-              code: 422,
-              message: 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
-            })
-          : undefined;
-    try {
-      const i2 = f2.informerFor(pods, { reflector: { ...fast, useStreamingList: true } });
-      const statuses: ReflectorStatus[] = [];
-      i2.status$.subscribe((s) => statuses.push(s));
-      f2.start();
-      await f2.waitForCacheSync();
-      expect(i2.getStore().size).toBe(2000);
-      expect(refusing.paths.filter((p) => p.includes('sendInitialEvents=true'))).toHaveLength(1);
-      expect(refusing.paths.filter((p) => p.includes('limit=500'))).toHaveLength(4);
-      const refusal = statuses.map((s) => s.lastError).find((e) => e instanceof KubeApiError) as KubeApiError;
-      expect([refusal.code, refusal.reason]).toEqual([422, 'Invalid']);
-      expect(refusal.message).toMatch(/sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled/);
-      f2.shutdown();
-    } finally {
-      if (env.server.env) await env.server.restart({ featureGates: {} });
-    }
-  }, 90_000);
+    const mark = env.server.proxy.requests.length; // the case before lists the same namespace
+    const { factory } = env.kit.open({ namespace: ns });
+    const informer = factory.informerFor(pods);
+    factory.start();
+    await factory.waitForCacheSync();
+    expect(informer.getStore().size).toBe(2000);
+    expect(storeView(informer.getStore())).toEqual(view(await podsOf(ns)));
+    const atServer = env.server.proxy.requests.slice(mark).filter((r) => r.startsWith(`GET /api/v1/namespaces/${ns}/pods?`));
+    expect(atServer.filter((r) => !/[?&]watch=true/.test(r))).toEqual([]); // no LIST
+    expect(atServer.filter((r) => r.includes('sendInitialEvents=true'))).toHaveLength(1);
+    factory.shutdown();
+  }, 60_000);
 });

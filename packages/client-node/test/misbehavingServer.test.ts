@@ -12,6 +12,7 @@ import {
 import { UnexpectedTypeError } from '@rxinformer/core/reflector';
 import { createKubeInformerFactory, createKubeTransport, kubeConfigListerWatcher, pods, type KubeTransport } from '../src/index.ts';
 import { serverKubeConfig, waitFor } from './simHarness.ts';
+import { PAGED } from '@rxinformer/testing';
 
 // The informer against a small node:http server that misbehaves in ways the simulator cannot:
 // continue tokens forever, objects of another kind. Both HTTP ListerWatchers (fetch; KubeConfig
@@ -126,7 +127,7 @@ describe('an informer of the Kube factory, given objects of another kind', () =>
     );
     const factory = createKubeInformerFactory(serverKubeConfig(base));
     try {
-      const informer = factory.informerFor(pods);
+      const informer = factory.informerFor(pods, { reflector: PAGED }); // `serve` answers lists
       const errors = errorsOf(informer as never);
       factory.start();
       await factory.waitForCacheSync();
@@ -147,7 +148,7 @@ describe('an informer of the Kube factory, given objects of another kind', () =>
     serve('/apis/example.com/v1/widgets', [widget('w1', '5'), gadget('g1', '6')], [gadget('g2', '11'), widget('w2', '12')]);
     const factory = createKubeInformerFactory(serverKubeConfig(base));
     try {
-      const informer = await factory.informerForRef({ apiVersion: 'example.com/v1', kind: 'Widget' });
+      const informer = await factory.informerForRef({ apiVersion: 'example.com/v1', kind: 'Widget' }, { reflector: PAGED });
       const errors = errorsOf(informer as never);
       factory.start();
       await factory.waitForCacheSync();

@@ -28,6 +28,7 @@ import { parseShardSelector, shardMatcher, shardSelectorFor, ShardSelectorError,
 import { inParallel, serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer } from '@rxinformer/testing/servers';
 import { tap } from 'rxjs';
 import { waitFor } from './simHarness.ts';
+import { PAGED } from '@rxinformer/testing';
 
 const timing = { leaseDurationMs: 2000, renewDeadlineMs: 1000, retryPeriodMs: 150 };
 type Reconciled = { key: string; by: string; from: number; to: number };
@@ -87,6 +88,8 @@ describe.each(serverKinds())('a sharded controller against the %s server', (kind
       const source = fetchListerWatcher({ ...server.fetchOptions(), path });
       return {
         source: options.sent ? noting(source, options.sent) : source,
+        // What the server sent is read from list pages (their shardInfo): that replica pages.
+        ...(options.sent && { informer: { reflector: PAGED } }),
         client: fetchApiClient(server.fetchOptions()),
         leases: fetchListerWatcher<Lease>({ ...server.fetchOptions(), path: `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases` }),
         namespace: ns,

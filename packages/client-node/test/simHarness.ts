@@ -66,6 +66,15 @@ export function recordingTransport(kc: KubeConfig): RecordingTransport {
   return t;
 }
 
+/**
+ * The lists among request paths (a transport's, or the fault proxy's `requests`): each streaming
+ * list (`sendInitialEvents=true`) and each paged list's first page (`limit=`, no `continue=`; the
+ * stall check's `limit=1` aside).
+ */
+export function listsIn(paths: readonly string[]): string[] {
+  return paths.filter((p) => /[?&]sendInitialEvents=true(&|$)/.test(p) || (/[?&]limit=(?!1(&|$))/.test(p) && !/[?&]continue=/.test(p)));
+}
+
 /** A synthetic JSON answer, for a transport to return instead of the server's. */
 export function jsonAnswer(status: number, body: unknown): HttpResponse {
   const text = JSON.stringify(body);

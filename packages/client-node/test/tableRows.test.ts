@@ -20,6 +20,7 @@ import {
   type TableRowObject,
 } from '@rxinformer/core';
 import { TABLE_ROW_TYPE } from '@rxinformer/core/projection';
+import { PAGED } from '@rxinformer/testing';
 import { apiChurn, kubeConfigFor, serverKinds } from '@rxinformer/testing/servers';
 import { configMaps, createKubeInformerFactory } from '../src/index.ts';
 import { acceptStrippingProxy, fastReflector as fast, serverWithKit, view, waitFor } from './simHarness.ts';
@@ -38,7 +39,7 @@ describe.each(serverKinds())('Table-row informers against the %s server', (kind)
     const churn = apiChurn(env.server.api, { collections: [`/api/v1/namespaces/${ns}/configmaps`], make: (n) => cm(n), seed: 3 });
     await churn.seed(30);
     const { factory, transport } = env.kit.open();
-    const rows = factory.informerFor(tableRows(configMaps), { namespace: ns, reflector: { ...fast, pageSize: 7 } });
+    const rows = factory.informerFor(tableRows(configMaps), { namespace: ns, reflector: { ...fast, ...PAGED, pageSize: 7 } }); // rows in pages
     const full = factory.informerFor(configMaps, { namespace: ns, reflector: fast });
     const slim = factory.informerFor(projected(configMaps, ['data']), { namespace: ns, reflector: fast });
     expect(new Set([rows, full, slim]).size).toBe(3);
@@ -124,7 +125,7 @@ describe.each(serverKinds())('Table-row informers against the %s server', (kind)
       f.start();
       expect(await waitFor(() => statuses.filter((s) => s.lastError instanceof TableDecodeError).length >= 2)).toBe(true);
       const error = statuses.find((s) => s.lastError instanceof TableDecodeError)!.lastError as TableDecodeError;
-      expect(error).toMatchObject({ reason: 'NotTable', received: 'ConfigMapList' });
+      expect(error).toMatchObject({ reason: 'NotTable', received: 'ConfigMap' }); // the streaming list's first event
       expect(rows.hasSynced()).toBe(false);
       expect(proxy.accepts()).toContain('application/json;as=Table;g=meta.k8s.io;v=v1');
     } finally {

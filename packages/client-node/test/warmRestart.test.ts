@@ -14,7 +14,7 @@ import { SnapshotRejectedError } from '@rxinformer/core/snapshot';
 import type { DeletedObject, SharedInformer, Wire } from '@rxinformer/core';
 import { serverKinds } from '@rxinformer/testing/servers';
 import { configMaps, fileSnapshotStore } from '../src/index.ts';
-import { serverWithKit, waitFor } from './simHarness.ts';
+import { listsIn, serverWithKit, waitFor } from './simHarness.ts';
 
 type Cm = Wire<V1ConfigMap>;
 const cm = (name: string, value: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { value } });
@@ -65,8 +65,8 @@ describe.each(serverKinds())('warm restart from a file snapshot against the %s s
     const { calls, handler } = recorder();
     informer.addEventHandler(handler);
     factory.start();
-    // Lists, besides the resumed watch's check of the server's resource version (`?limit=1`).
-    const lists = () => transport.paths.filter((p) => !p.includes('watch=') && !p.endsWith('?limit=1'));
+    // Lists, streamed or paged, besides the resumed watch's check of the server's resource version (`?limit=1`).
+    const lists = () => listsIn(transport.paths);
     const checks = () => transport.paths.filter((p) => p.endsWith('?limit=1'));
     return { factory, informer, calls, lists, checks };
   }

@@ -3,7 +3,7 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { KubeApiError, WatchListUnsupportedError, type ReflectorStatus, type SharedInformer, type Wire } from '@rxinformer/core';
 import { serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer, type TestServerOptions } from '@rxinformer/testing/servers';
 import { configMaps, createKubeInformerFactory, createKubeTransport, type KubeInformerFactory } from '../src/index.ts';
-import { recordingTransport, view, waitFor, type RecordingTransport } from './simHarness.ts';
+import { listsIn, recordingTransport, view, waitFor, type RecordingTransport } from './simHarness.ts';
 
 // The list and watch protocol as kube-apiserver 1.36 speaks it, on both servers: watch-lists (the
 // initial events in key order, the resource version from the end bookmark alone, never asked for
@@ -42,11 +42,11 @@ describe.each(serverKinds())('the watch protocol against the %s server', (kind) 
     for (const s of servers) await s.close();
   });
 
-  it('should sync from a watch-list, take its resource version from the end bookmark, and never ask for the initial events again', async () => {
+  it('should sync from a watch-list by default, take its resource version from the end bookmark, and never ask for the initial events again', async () => {
     const ns = await server.namespace('watch-list');
     await configMapsIn(server, ns, ['e', 'd', 'c', 'b', 'a']); // key order is the reverse of the order of their resource versions
     const { factory, transport } = factoryOn(server, ns);
-    const informer = factory.informerFor(configMaps, { reflector: { ...fast, useStreamingList: true } });
+    const informer = factory.informerFor(configMaps, { reflector: fast });
     const calls = { adds: 0, initial: 0, updates: 0 };
     informer.addEventHandler({
       onAdd: (_o, initial) => {
@@ -68,18 +68,22 @@ describe.each(serverKinds())('the watch protocol against the %s server', (kind) 
     expect(watches().filter((p) => p.includes('sendInitialEvents'))).toHaveLength(1);
     expect(watches()[1]).toMatch(new RegExp(`[?&]resourceVersion=${synced}&`)); // resumed from the end bookmark's
     expect(transport.paths.filter((p) => p.includes('limit='))).toEqual([]);
+    // At the server: no LIST of the collection, one watch with initial events, the rest without.
+    const atServer = server.proxy.requests.filter((r) => r.startsWith(`GET /api/v1/namespaces/${ns}/configmaps?`));
+    expect(atServer.filter((r) => !/[?&]watch=true/.test(r))).toEqual([]);
+    expect(atServer.filter((r) => r.includes('sendInitialEvents=true'))).toHaveLength(1);
     expect(calls).toEqual({ adds: 5, initial: 5, updates: 0 }); // nothing re-applied
     expect(view(informer.getStore().list())).toEqual(await serverView(server, ns));
   }, 60_000);
 
   it(
-    'should page once a server with the WatchList gate off refuses the watch-list with 422',
+    'should page once a server with the WatchList gate off refuses the watch-list with 422, and page without asking for the other informers of that server',
     async () => {
       const off = await open({ featureGates: { WatchList: false } });
       const ns = await off.namespace('no-watch-list');
       await configMapsIn(off, ns, ['a', 'b', 'c']);
       const { factory, transport } = factoryOn(off, ns);
-      const informer = factory.informerFor(configMaps, { reflector: { ...fast, useStreamingList: true, pageSize: 2 } });
+      const informer = factory.informerFor(configMaps, { reflector: { ...fast, pageSize: 2 } });
       const statuses = statusesOf(informer);
       factory.start();
       await factory.waitForCacheSync();
@@ -89,6 +93,27 @@ describe.each(serverKinds())('the watch protocol against the %s server', (kind) 
       expect(refused!.message).toMatch(/sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled/);
       expect(transport.paths.filter((p) => p.includes('sendInitialEvents'))).toHaveLength(1);
       expect(transport.paths.filter((p) => p.includes('limit=2'))).toHaveLength(2);
+
+      // Another informer of the factory (the core group's v1 again), and another factory over the
+      // same transport: they page at once, the server never asked again; a new transport asks.
+      const asked = () => off.proxy.requests.filter((r) => r.includes('sendInitialEvents=true')).length;
+      expect(asked()).toBe(1);
+      const other = await off.namespace('no-watch-list-2');
+      await configMapsIn(off, other, ['x']);
+      const second = factory.informerFor(configMaps, { namespace: other, reflector: fast });
+      const { factory: sameTransport } = factoryOn(off, other, transport);
+      const third = sameTransport.informerFor(configMaps, { reflector: fast });
+      sameTransport.start();
+      await factory.waitForCacheSync();
+      await sameTransport.waitForCacheSync();
+      expect([second.getStore().size, third.getStore().size]).toEqual([1, 1]);
+      expect(asked()).toBe(1);
+      expect(off.proxy.requests.filter((r) => r.startsWith(`GET /api/v1/namespaces/${other}/configmaps?limit=`))).toHaveLength(2);
+      const { factory: fresh } = factoryOn(off, other);
+      fresh.informerFor(configMaps, { reflector: fast });
+      fresh.start();
+      await fresh.waitForCacheSync();
+      expect(asked()).toBe(2);
     },
     START_TIMEOUT_MS,
   );
@@ -104,7 +129,7 @@ describe.each(serverKinds())('the watch protocol against the %s server', (kind) 
       const ns = await older.namespace('older-server');
       await configMapsIn(older, ns, ['a', 'b', 'c']);
       const { factory, transport } = factoryOn(older, ns);
-      const informer = factory.informerFor(configMaps, { reflector: { ...fast, useStreamingList: true } });
+      const informer = factory.informerFor(configMaps, { reflector: fast });
       const statuses = statusesOf(informer);
       factory.start();
       await factory.waitForCacheSync();
@@ -113,6 +138,11 @@ describe.each(serverKinds())('the watch protocol against the %s server', (kind) 
       expect(unsupported).toBeInstanceOf(WatchListUnsupportedError);
       expect(transport.paths.filter((p) => p.includes('sendInitialEvents'))).toHaveLength(1);
       expect(transport.paths.some((p) => p.includes('limit='))).toBe(true);
+      // Remembered: the next informer of that server pages without asking.
+      const next = factory.informerFor(configMaps, { namespace: await older.namespace('older-server-2'), reflector: fast });
+      await factory.waitForCacheSync();
+      expect(next.hasSynced()).toBe(true);
+      expect(transport.paths.filter((p) => p.includes('sendInitialEvents'))).toHaveLength(1);
     },
     START_TIMEOUT_MS,
   );
@@ -142,7 +172,7 @@ describe.each(serverKinds())('the watch protocol against the %s server', (kind) 
         },
       };
       const { factory } = factoryOn(server, ns, transport);
-      const informer = factory.informerFor(configMaps, { reflector: { ...fast, pageSize: 4 } });
+      const informer = factory.informerFor(configMaps, { reflector: { ...fast, pageSize: 4, useStreamingList: false } });
       const statuses = statusesOf(informer);
       factory.start();
       await factory.waitForCacheSync();
@@ -167,7 +197,7 @@ describe.each(serverKinds())('the watch protocol against the %s server', (kind) 
       const statuses = statusesOf(informer);
       factory.start();
       await factory.waitForCacheSync();
-      const lists = () => transport.paths.filter((p) => p.includes('limit=')).length;
+      const lists = () => listsIn(transport.paths).length;
       expect(lists()).toBe(1);
       await server.restart();
       await server.api.create(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'after-restart' } });

@@ -39,6 +39,11 @@ export const META_V1 = 'meta.k8s.io/v1';
  */
 export const PARTIAL_OBJECT_METADATA_TYPE: ExpectedType = Object.freeze({ apiVersion: META_V1, kind: 'PartialObjectMetadata' });
 
+/** @internal The group version of `resource`, as its objects' `apiVersion`: `v1`, `apps/v1`. */
+export function groupVersionOf(resource: Pick<ResourceDescriptor, 'group' | 'version'>): string {
+  return resource.group ? `${resource.group}/${resource.version}` : resource.version;
+}
+
 /**
  * The type every object of `resource` declares when it declares one: its apiVersion, and its kind
  * when the descriptor knows it; for a `metadataOnly()` descriptor, `PartialObjectMetadata` with
@@ -50,7 +55,7 @@ export const PARTIAL_OBJECT_METADATA_TYPE: ExpectedType = Object.freeze({ apiVer
  * expectedTypeOf(metadataOnly(pods)); // { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadataOf: { apiVersion: 'v1', kind: 'Pod' } }
  */
 export function expectedTypeOf(resource: ResourceDescriptor): ExpectedType {
-  const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
+  const apiVersion = groupVersionOf(resource);
   const own: TypeMeta = typeof resource.kind === 'string' && resource.kind !== '' ? { apiVersion, kind: resource.kind } : { apiVersion };
   if (resource.table === true) return TABLE_ROW_TYPE;
   return Object.freeze(resource.metadataOnly === true ? { ...PARTIAL_OBJECT_METADATA_TYPE, metadataOf: Object.freeze(own) } : own);

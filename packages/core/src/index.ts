@@ -40,6 +40,10 @@ export { InvalidPathSegmentError } from './pathSegment.ts';
 export { ListTooLargeError, WatchClosedError, WatchIdleError, WatchListUnsupportedError, WatchStalledError } from './reflector/index.ts';
 export { SecretsSnapshotError, SnapshotRejectedError, SnapshotStoreError } from './snapshot/index.ts';
 
+// Streaming lists: what is known of a server's support, shared by its reflectors
+export { createStreamingListMemory } from './reflector/index.ts';
+export type { StreamingListMemory, StreamingListMemoryOptions, StreamingListSupport } from './reflector/index.ts';
+
 // Objects and the transport contract
 export type {
   InformerScope,

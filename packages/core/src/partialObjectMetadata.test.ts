@@ -32,7 +32,7 @@ function run(
     watch: () => concat(of(...events), NEVER),
   };
   const out: ReflectorEvent[] = [];
-  reflector(lw, { expectedType })
+  reflector(lw, { useStreamingList: false, expectedType })
     .subscribe((e) => out.push(e))
     .unsubscribe();
   return out;
@@ -180,7 +180,7 @@ describe('metadata-only reflection of a resource of known type', () => {
       watch: () => (lists === 1 ? of({ type: 'ERROR', object: { kind: 'Status', code: 410 } } as WatchEvent) : NEVER),
     };
     const out: ReflectorEvent[] = [];
-    reflector(lw, { expectedType: podMeta })
+    reflector(lw, { useStreamingList: false, expectedType: podMeta })
       .subscribe((e) => out.push(e))
       .unsubscribe();
     const replaces = out.map((e, i) => [e, i] as const).filter(([e]) => e.type === 'LIST');
@@ -216,7 +216,7 @@ describe('metadataOnly', () => {
       watch: () => NEVER,
     };
     const factory = createInformerFactory(() => lw as ListerWatcher<never>);
-    const informer = factory.informerFor(metadataOnly(pods));
+    const informer = factory.informerFor(metadataOnly(pods), { reflector: { useStreamingList: false } });
     try {
       factory.start();
       expect(informer.getStore().get('default/a')).toEqual({
@@ -250,8 +250,9 @@ describe('metadataOnly', () => {
         ),
     };
     const factory = createInformerFactory(() => lw as ListerWatcher<never>);
-    const informer = factory.informerFor(metadataOnly(pods));
-    const full = factory.informerFor(pods);
+    const paged = { reflector: { useStreamingList: false } }; // the ListerWatcher answers lists
+    const informer = factory.informerFor(metadataOnly(pods), paged);
+    const full = factory.informerFor(pods, paged);
     try {
       factory.start();
       expect([...full.getStore().keys()].sort()).toEqual(['default/a', 'default/b']);

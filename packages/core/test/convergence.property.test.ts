@@ -13,15 +13,15 @@ const step = modelSteps(['drop', 'break', 'expire', 'compact', 'fail', 'wait']);
 const view = modelView;
 
 describe('reflector + delta store', () => {
-  it('should converge to the server state through any interleaving of changes and faults', () => {
+  it('should converge to the server state through any interleaving of changes and faults, listing in pages or streaming', () => {
     fc.assert(
-      fc.property(fc.array(step, { maxLength: 60 }), fc.integer({ min: 1, max: 4 }), (steps, pageSize) => {
+      fc.property(fc.array(step, { maxLength: 60 }), fc.integer({ min: 1, max: 4 }), fc.boolean(), (steps, pageSize, useStreamingList) => {
         const ts = testScheduler();
         ts.run(({ flush }) => {
           const server = new ModelServer();
           let state = initialDeltaState<KubeObject>();
           const replay = new Map<string, KubeObject>();
-          const sub = reflector(server, { scheduler: ts, random: () => 0.5, pageSize, prepare: createPrepare() })
+          const sub = reflector(server, { scheduler: ts, random: () => 0.5, pageSize, useStreamingList, prepare: createPrepare() })
             .pipe(scan((s, e) => applyEvent(s.state, e), initialDeltaStep<KubeObject>()))
             .subscribe((s) => {
               state = s.state;

@@ -1,12 +1,12 @@
 /**
  * An in-memory model of the API server's list/watch semantics for property tests: one global
- * revision counter, paged lists at a snapshot, a watch history that compaction cuts, ERROR 410 for
+ * revision counter, paged lists at a snapshot, streaming lists, a watch history that compaction cuts, ERROR 410 for
  * compacted resource versions, and faults (dropped or failing watches, HTTP errors). Synchronous:
  * it runs in a TestScheduler's virtual time.
  */
 import { Observable, type Subscriber } from 'rxjs';
 import { KubeApiError } from '../src/errors.ts';
-import type { KubeObject, ListPage, ListerWatcher, WatchEvent } from '../src/types.ts';
+import { INITIAL_EVENTS_END_ANNOTATION, type KubeObject, type ListPage, type ListerWatcher, type WatchEvent } from '../src/types.ts';
 
 type Change = { rv: number; type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KubeObject };
 
@@ -94,13 +94,14 @@ export class ModelServer implements ListerWatcher<KubeObject> {
     });
   }
 
-  watch(options: { resourceVersion?: string }): Observable<WatchEvent<KubeObject>> {
+  watch(options: { resourceVersion?: string; sendInitialEvents?: boolean }): Observable<WatchEvent<KubeObject>> {
     return new Observable((subscriber) => {
       if (this.#failNext > 0) {
         this.#failNext--;
         subscriber.error(new KubeApiError(503));
         return;
       }
+      if (options.sendInitialEvents) return this.#streamList(subscriber);
       const from = Number(options.resourceVersion);
       if (from < this.#compacted) {
         subscriber.next({
@@ -117,6 +118,18 @@ export class ModelServer implements ListerWatcher<KubeObject> {
         this.#watchers.delete(w);
       };
     });
+  }
+
+  /** A streaming list (the most recent state): every object as ADDED, the end bookmark, then the changes. */
+  #streamList(subscriber: Subscriber<WatchEvent<KubeObject>>): () => void {
+    for (const object of this.objects.values()) subscriber.next({ type: 'ADDED', object });
+    const end = { metadata: { resourceVersion: String(this.rv), annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } } };
+    subscriber.next({ type: 'BOOKMARK', object: end });
+    const w = { subscriber, rv: this.rv };
+    this.#watchers.add(w);
+    return () => {
+      this.#watchers.delete(w);
+    };
   }
 
   #write(type: Change['type'], object: KubeObject): void {

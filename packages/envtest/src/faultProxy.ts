@@ -9,6 +9,7 @@ import { createSecureServer, type Http2Session } from 'node:http2';
 import { Agent as HttpsAgent, createServer as createHttpsServer } from 'node:https';
 import { InvalidOptionsError } from './errors.ts';
 import { checkCount, cutResponse, handler, type Exchange, type ProxyState } from './faultProxyForward.ts';
+export { PROXY_LOG_SIZE } from './faultProxyForward.ts';
 import { startTcpRelay } from './tcpRelay.ts';
 import type { ServingCertificate } from './testEnvironment.ts';
 
@@ -85,6 +86,12 @@ export interface FaultProxy {
   readonly url: string;
   /** Requests forwarded so far, and how many of them were watches. */
   readonly counts: ProxyCounts;
+  /**
+   * The latest requests (up to `PROXY_LOG_SIZE`), oldest first, as `METHOD path?query` as the
+   * server got them (after `rewrite`; an injected failure's as received): what a test counts by
+   * kind, e.g. the lists and the streaming lists (`sendInitialEvents=true`) an informer made.
+   */
+  readonly requests: readonly string[];
   /** Responses open now (streaming or not yet finished) that `filter` selects. */
   open(filter?: StreamFilter): number;
   /** Closes the selected open streams mid-way (the client sees the connection end); returns how many. */
@@ -141,6 +148,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   const state: ProxyState = {
     exchanges: new Set(),
     counts: { requests: 0, watches: 0, failed: 0, ended: 0, pings: 0, h2Offers: 0 },
+    log: [],
     failures: [],
     endings: [],
     latencyMs: 0,
@@ -161,6 +169,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   return {
     url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${relay.port}`,
     counts,
+    requests: state.log,
     open: (filter) => selected(filter).length,
     cut: (filter) => each(filter, (ex) => cutResponse(ex.res)),
     reset: (filter) => each(filter, (ex) => relay.reset(ex.res.socket?.remotePort ?? -1)),

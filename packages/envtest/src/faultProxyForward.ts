@@ -32,6 +32,8 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'up
 export interface ProxyState {
   readonly exchanges: Set<Exchange>;
   readonly counts: { requests: number; watches: number; failed: number; ended: number; pings: number; h2Offers: number };
+  /** The latest requests, `METHOD path?query`, oldest first (see `FaultProxy.requests`). */
+  readonly log: string[];
   readonly failures: InjectedFailure[];
   readonly endings: WatchEnding[];
   latencyMs: number;
@@ -57,6 +59,7 @@ export function handler(target: URL, agent: HttpAgent, rewrite: FaultProxyOption
     for (const [name, value] of Object.entries(req.headers)) if (!name.startsWith(':') && !HOP_BY_HOP.has(name)) headers[name] = value;
     headers.host = target.host;
     const path = rewrite ? rewrite(req.url ?? '/') : (req.url ?? '/');
+    logRequest(state.log, `${req.method} ${path}`);
     const up = send(new URL(path, target), { method: req.method, headers, agent }, (upRes) => {
       ex.upstream = upRes;
       const out = { ...upRes.headers };
@@ -93,6 +96,7 @@ export function handler(target: URL, agent: HttpAgent, rewrite: FaultProxyOption
     if (i >= 0) {
       const [f] = state.failures.splice(i, 1);
       state.counts.failed++;
+      logRequest(state.log, `${req.method} ${req.url ?? '/'}`);
       req.resume();
       statusAnswer(res, f.code, reasonOf(f.code), `injected by the fault proxy`, f.retryAfterSeconds);
       return;
@@ -104,6 +108,15 @@ export function handler(target: URL, agent: HttpAgent, rewrite: FaultProxyOption
     if (state.latencyMs > 0) setTimeout(() => !res.destroyed && forward(req, res, ex), state.latencyMs);
     else forward(req, res, ex);
   };
+}
+
+/** How many requests the proxy keeps in its `requests` log: the latest this many. */
+export const PROXY_LOG_SIZE = 10_000;
+
+/** Adds `line` to the log, dropping the oldest past `PROXY_LOG_SIZE`. */
+function logRequest(log: string[], line: string): void {
+  log.push(line);
+  if (log.length > PROXY_LOG_SIZE) log.splice(0, log.length - PROXY_LOG_SIZE);
 }
 
 export function checkCount(count: number): void {

@@ -14,7 +14,7 @@ export { installCRDs, uninstallCRDs } from './crds.ts';
 export type { CRDInstallOptions, InstalledCRD } from './crds.ts';
 export { readCRDs } from './crdFiles.ts';
 export type { CustomResourceDefinition } from './crdFiles.ts';
-export { startFaultProxy } from './faultProxy.ts';
+export { PROXY_LOG_SIZE, startFaultProxy } from './faultProxy.ts';
 export { selfSignedCertificate } from './selfSigned.ts';
 export type { FaultProxy, FaultProxyOptions, InjectedFailure, ProxyCounts, StreamFilter, WatchEnding } from './faultProxy.ts';
 export { buildBinaries, builtDir, findBinaries, moduleVersions, GO_MODULE_DIR } from './binaries.ts';

@@ -43,6 +43,7 @@ describe.each(serverKinds())('the hub against the %s server', (kind) => {
     await churn.seed(30);
     const watchesBefore = server.proxy.counts.watches;
     const requestsBefore = server.proxy.counts.requests;
+    const logMark = server.proxy.requests.length;
     const tabs = Array.from({ length: TABS }, (_, i) => {
       const { source, wire } = tabSource(hub.url, i % 2 ? 'token-a' : 'token-b');
       const factory = createInformerFactory(source, { namespace: ns });
@@ -63,9 +64,10 @@ describe.each(serverKinds())('the hub against the %s server', (kind) => {
     const listed = await converge('the initial list');
     await churn.run({ count: 30 }).done;
     await converge('churn');
-    // One list and one watch on the API server, for every tab of every user.
+    // One streaming list (a watch that first sends every object) on the API server, for every tab of every user.
     expect(server.proxy.counts.watches - watchesBefore).toBe(1);
-    expect(server.proxy.counts.requests - requestsBefore).toBe(2);
+    expect(server.proxy.counts.requests - requestsBefore).toBe(1);
+    expect(server.proxy.requests.slice(logMark).filter((r) => r.includes('sendInitialEvents=true'))).toHaveLength(1);
     expect(hub.hub.metrics()).toMatchObject({ clients: TABS, informers: 1 });
     expect(tabs[0].wire.sockets).toHaveLength(1);
 

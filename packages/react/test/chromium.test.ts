@@ -22,7 +22,10 @@ function podRequests(page: Page): { lists: number; watches: number } {
   page.on('request', (r) => {
     const url = new URL(r.url());
     if (url.pathname !== '/api/v1/pods') return;
-    if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1') counts.watches++;
+    const watch = url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
+    // A streaming list (the reflector's default) is one request that lists and goes on as the watch.
+    if (watch && url.searchParams.get('sendInitialEvents') === 'true') counts.lists++;
+    if (watch) counts.watches++;
     else counts.lists++;
   });
   return counts;

@@ -14,6 +14,7 @@ import {
   type ResourceDescriptor,
   type WatchEvent,
   type WatchItem,
+  type WatchOptions,
 } from '@rxinformer/core';
 import { settle } from '@rxinformer/testing';
 
@@ -49,7 +50,11 @@ export function pod(namespace: string, name: string, phase: string, rv: string, 
   };
 }
 
-/** A ListerWatcher source the test drives: each list answers `items` at once, the watch is a Subject. */
+/**
+ * A ListerWatcher source the test drives: each list answers `items` at once, the watch is a
+ * Subject. A streaming list (a watch with `sendInitialEvents`, the reflector's default) sends
+ * `items` and the end bookmark first, and counts as a list and a watch: one request does both.
+ */
 export interface ManualSource {
   /** For a factory or `<InformerProvider source>`. */
   readonly source: ListerWatcherSource;
@@ -76,12 +81,18 @@ export function manualSource(items: Pod[], rv = '10'): ManualSource {
         lists++;
         return of({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: rv }, items: manual.items });
       },
-      watch: () => {
+      watch: (options: WatchOptions) => {
         watches++;
+        if (options.sendInitialEvents) lists++;
         return new Observable<WatchItem<Pod>>((subscriber) => {
           const events = new Subject<WatchEvent<Pod>>();
           open.add(events);
           subscriber.next(WATCH_OPENED); // open at once, as a server's answer would say
+          if (options.sendInitialEvents) {
+            for (const object of manual.items) subscriber.next({ type: 'ADDED', object });
+            const end = { metadata: { resourceVersion: rv, annotations: { 'k8s.io/initial-events-end': 'true' } } } as Pod;
+            subscriber.next({ type: 'BOOKMARK', object: end });
+          }
           const subscription = events.subscribe(subscriber);
           return () => {
             open.delete(events);

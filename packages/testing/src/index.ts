@@ -7,6 +7,7 @@
 export { fakeListerWatcher } from './fakeListerWatcher.ts';
 export type { FakeListerWatcher } from './fakeListerWatcher.ts';
 export { page, pod, testObject } from './objects.ts';
+export { PAGED, pagedInformers } from './paged.ts';
 export type { PodOptions, TestPod } from './objects.ts';
 export { deferred, flushTo, settle, testScheduler, until, virtualClock } from './time.ts';
 export type { UntilOptions } from './time.ts';

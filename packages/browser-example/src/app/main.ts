@@ -16,7 +16,8 @@ const EVENTS_SHOWN = 12;
 const podsResource: ResourceDescriptor<Pod> = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
 
 const params = new URLSearchParams(location.search);
-// `?pageSize=N` lists in pages of N (default 500): small pages show the paged list at work.
+// The informer streams its lists (a watch with sendInitialEvents); `?pageSize=N` lists in pages of
+// N instead (`useStreamingList: false`): small pages show the paged list at work.
 const pageSize = Number(params.get('pageSize')) || undefined;
 // `?informers=N`: N more informers in this tab (see views.ts); `?watchOpenTimeoutMs=N`: how long
 // a watch may wait for its answer before it says so (default the browser's, 10 s).
@@ -30,7 +31,7 @@ const informer = createSharedInformer<Pod>(fetchListerWatcher<Pod>({ baseUrl: lo
     if (pod.metadata) delete pod.metadata.managedFields;
     return pod;
   },
-  ...(pageSize !== undefined && { reflector: { pageSize } }),
+  ...(pageSize !== undefined && { reflector: { pageSize, useStreamingList: false } }),
 });
 
 const element = <E extends HTMLElement>(id: string): E => {

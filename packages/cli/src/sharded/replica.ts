@@ -137,6 +137,9 @@ function shardedReplica(config: ReplicaConfig, api: Api, client: ApiClient, timi
     concurrency: config.concurrency,
     shard: {
       source,
+      // Paged: the demo reads each list's `metadata.shardInfo` (the server's echo of the shard
+      // selector), which list answers carry and streaming lists do not.
+      informer: { reflector: { useStreamingList: false } },
       leases: fetchListerWatcher<Lease>({ ...http, path: `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases` }),
       client,
       namespace: api.namespace,

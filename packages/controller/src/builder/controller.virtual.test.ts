@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { BehaviorSubject, NEVER, Subject, concat, map, of, timer, type Observable } from 'rxjs';
 import { createInformerFactory, type KubeObject, type ResourceDescriptor, type WatchEvent } from '@rxinformer/core';
 import { whileLeading, type LeaderElection } from '@rxinformer/core/leader-election';
-import { fakeListerWatcher, page, testObject, virtualClock } from '@rxinformer/testing';
+import { fakeListerWatcher, page, testObject, virtualClock, pagedInformers } from '@rxinformer/testing';
 import type { TestScheduler } from 'rxjs/testing';
 import { Registry } from 'prom-client';
 import { controllerWorkqueueMetrics } from '@rxinformer/prometheus';
@@ -27,7 +27,7 @@ function setup(
     ),
   );
   lw.scriptWatch(concat(...events.map(([at, e], i) => timer(at - (i > 0 ? events[i - 1][0] : 0), ts).pipe(map(() => e))), then));
-  const factory = createInformerFactory(() => lw as never, { scheduler: ts });
+  const factory = pagedInformers(createInformerFactory(() => lw as never, { scheduler: ts }));
   return factory;
 }
 

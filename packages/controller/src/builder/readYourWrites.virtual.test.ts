@@ -7,7 +7,7 @@ import { describe, expect, it } from '@jest/globals';
 import { Subject, of } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { createInformerFactory, type KubeObject, type ResourceDescriptor, type WatchEvent } from '@rxinformer/core';
-import { fakeListerWatcher, page, testObject, virtualClock } from '@rxinformer/testing';
+import { fakeListerWatcher, page, testObject, virtualClock, pagedInformers } from '@rxinformer/testing';
 import { Registry } from 'prom-client';
 import { controllerReadYourWritesMetrics } from '@rxinformer/prometheus';
 import type { ApiClient, ApiRequest } from '../client/apiClient.ts';
@@ -39,7 +39,7 @@ function laggingServer(ts: TestScheduler, lagMs: number) {
   const lw = fakeListerWatcher();
   lw.scriptList(of(page([...objects.values()], '1')));
   lw.scriptWatch(events);
-  const factory = createInformerFactory(() => lw as never, { scheduler: ts });
+  const factory = pagedInformers(createInformerFactory(() => lw as never, { scheduler: ts }));
   return { client, factory, writes };
 }
 
@@ -154,7 +154,7 @@ describe('read-your-writes of a delete', () => {
     const lw = fakeListerWatcher();
     lw.scriptList(of(page([testObject('a', '1'), testObject('b', '2')], '2')));
     lw.scriptWatch(events);
-    return { client, factory: createInformerFactory(() => lw as never, { scheduler: ts }) };
+    return { client, factory: pagedInformers(createInformerFactory(() => lw as never, { scheduler: ts })) };
   }
 
   it('should not hold the next reconcile for a pod the watch showed gone before the answer, which has it marked', async () => {
@@ -201,7 +201,7 @@ describe('read-your-writes of a failing reconcile', () => {
 });
 
 describe('the write options of controllerFor', () => {
-  const factory = createInformerFactory(() => fakeListerWatcher() as never);
+  const factory = pagedInformers(createInformerFactory(() => fakeListerWatcher() as never));
   it.each([
     [{ client: {} }, /client must be an ApiClient/],
     [{ readYourWrites: 'yes' }, /readYourWrites must be a boolean/],

@@ -68,7 +68,7 @@ describe('channelListerWatcherSource', () => {
     informer.start();
     let held = true;
     const wire = connections(server, ts, (m) => (held && m.t === 'open' ? undefined : m)); // the server's open, held back
-    const { statuses } = tab(wire.connect, ts);
+    const { statuses } = tab(wire.connect, ts, {}, { useStreamingList: false }); // a list, then the watch
     advance(ts, 100);
     expect(statuses.at(-1)?.phase).toBe('connecting');
     held = false;
@@ -129,7 +129,7 @@ describe('channelListerWatcherSource', () => {
     const { api, informer, server } = servedInformer(ts);
     informer.start();
     const wire = connections(server, ts);
-    const { source, informer: mirror } = tab(wire.connect, ts);
+    const { source, informer: mirror } = tab(wire.connect, ts, {}, { useStreamingList: false }); // its watch sends nothing
     advance(ts, 100);
     mirror.stop();
     advance(ts, 200);

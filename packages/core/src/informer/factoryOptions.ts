@@ -5,7 +5,7 @@
 import { descriptorForm } from '../descriptorForm.ts';
 import { InvalidOptionsError } from '../errors.ts';
 import { checkDuration } from '../time/duration.ts';
-import { expectedTypeOf } from '../expectedType.ts';
+import { expectedTypeOf, groupVersionOf } from '../expectedType.ts';
 import { checkSelectors } from '../labels/fieldSelector.ts';
 import { validateResyncPeriod } from './resync.ts';
 import { isLogger } from './statusLogger.ts';
@@ -58,8 +58,13 @@ export function informerOptions<T extends KubeObject>(
     ...rest,
     // A projected resource: its projection first (what the informer holds), then any transform.
     transform: resource.projection ? afterProjection(resource.projection as unknown as (obj: T) => T, transform) : transform,
-    // Objects of another type never enter the cache (unless the informer's options say otherwise).
-    reflector: { expectedType: expectedTypeOf(resource), ...own.reflector },
+    // Objects of another type never enter the cache (unless the informer's options say otherwise);
+    // the server's streaming-list support is known per group version (aggregated API servers).
+    reflector: {
+      expectedType: expectedTypeOf(resource),
+      streamingListSupport: factory.streamingLists?.of(groupVersionOf(resource)),
+      ...own.reflector,
+    },
     scheduler: factory.scheduler,
     snapshot: snapshotOf(resource, scope, transform, snapshots, factory.snapshots),
   };
@@ -178,6 +183,8 @@ export function validateFactoryOptions(options: InformerFactoryOptions): void {
   validateResyncPeriod(options.resyncPeriodMs);
   if (options.transform !== undefined && typeof options.transform !== 'function')
     throw new InvalidOptionsError('transform must be a function');
+  if (options.streamingLists !== undefined && typeof options.streamingLists?.of !== 'function')
+    throw new InvalidOptionsError('streamingLists must be a StreamingListMemory (see createStreamingListMemory)');
   if (options.logger !== undefined && !isLogger(options.logger))
     throw new InvalidOptionsError('logger must be an object whose info, warn and error, when given, are functions');
   validateSnapshots(options.snapshots);

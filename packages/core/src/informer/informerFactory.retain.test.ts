@@ -9,7 +9,15 @@ import { InvalidOptionsError } from '../errors.ts';
 import { FactoryNotStartedError, FactoryStoppedError } from './cacheSync.ts';
 import { createInformerFactory, FactoryShutdownError, type InformerFactory, type InformerFactoryOptions } from './informerFactory.ts';
 import type { KubeObject, ListPage, ListerWatcherSource, ResourceDescriptor } from '../types.ts';
-import { fakeListerWatcher, flushTo, page, testObject as obj, testScheduler, type FakeListerWatcher } from '@rxinformer/testing';
+import {
+  fakeListerWatcher,
+  flushTo,
+  page,
+  pagedInformers,
+  testObject as obj,
+  testScheduler,
+  type FakeListerWatcher,
+} from '@rxinformer/testing';
 
 const pods: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
 const nodes: ResourceDescriptor = { group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false };
@@ -21,7 +29,8 @@ afterEach(() => {
 
 /**
  * A factory on a virtual clock whose ListerWatchers answer every list at once (one object) and
- * hold every watch open; `lists(resource)` and `watches(resource)` count the requests.
+ * hold every watch open; `lists(resource)` and `watches(resource)` count the requests. Its
+ * informers page (the lists are scripted).
  */
 function virtualFactory(options: InformerFactoryOptions = {}) {
   const ts = testScheduler();
@@ -33,7 +42,7 @@ function virtualFactory(options: InformerFactoryOptions = {}) {
     lws.set(resource.resource, lw);
     return lw as never;
   };
-  const factory = createInformerFactory(source, { scheduler: ts, ...options });
+  const factory = pagedInformers(createInformerFactory(source, { scheduler: ts, ...options }));
   factories.push(factory);
   return {
     ts: ts as TestScheduler,

@@ -4,7 +4,7 @@ import { InvalidOptionsError } from '../errors.ts';
 import { FactoryNotStartedError, NoInformersError } from './cacheSync.ts';
 import { FactoryShutdownError, createInformerFactory, type InformerFactory } from './informerFactory.ts';
 import type { InformerScope, KubeObject, ListerWatcherSource, ListPage, ResourceDescriptor, WatchEvent } from '../types.ts';
-import { fakeListerWatcher, page, testObject as obj, testScheduler } from '@rxinformer/testing';
+import { fakeListerWatcher, page, testObject as obj, testScheduler, pagedInformers } from '@rxinformer/testing';
 
 const pods: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
 const nodes: ResourceDescriptor = { group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false };
@@ -34,8 +34,9 @@ function controllableSource() {
 }
 
 const factories: InformerFactory[] = [];
+// The sources here answer scripted lists: every informer pages (`useStreamingList: false`).
 const make = (...args: Parameters<typeof createInformerFactory>) => {
-  const f = createInformerFactory(...args);
+  const f = pagedInformers(createInformerFactory(...args));
   factories.push(f);
   return f;
 };

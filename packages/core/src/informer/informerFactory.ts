@@ -30,6 +30,7 @@ import {
 } from './factoryOptions.ts';
 import { statusLogger, type InformerLogger } from './statusLogger.ts';
 import { createSharedInformer, type SharedInformer, type SharedInformerOptions } from './sharedInformer.ts';
+import { createStreamingListMemory, type StreamingListMemory } from '../reflector/streamingListSupport.ts';
 import type { InformerScope, KubeObject, ListerWatcherSource, ResourceDescriptor } from '../types.ts';
 
 /** Options of `createInformerFactory`. */
@@ -60,6 +61,15 @@ export interface InformerFactoryOptions extends InformerScope {
    * `SecretsSnapshotError` unless `persistSecrets` (or their own `snapshots: false`). Default: none.
    */
   snapshots?: FactorySnapshotOptions;
+  /**
+   * What is known of the server's support for streaming lists, one record per API group version,
+   * given to each informer's reflector (as its `streamingListSupport`, unless its own options set
+   * one): once the server refuses a streaming list to one informer, the others of that group
+   * version page without asking, until the refusal is forgotten (10 minutes by default). Pass one
+   * memory to the factories of one server to share it between them. Default: the factory's own
+   * (`createStreamingListMemory()`).
+   */
+  streamingLists?: StreamingListMemory;
 }
 
 /**
@@ -176,6 +186,7 @@ export interface InformerFactory {
 export function createInformerFactory(source: ListerWatcherSource, options: InformerFactoryOptions = {}): InformerFactory {
   if (typeof source !== 'function') throw new InvalidOptionsError('the ListerWatcher source must be a function');
   validateFactoryOptions(options);
+  const streamingLists = options.streamingLists ?? createStreamingListMemory();
   const state: FactoryState = { entries: new Map(), madeWith: new Map(), requested: new Subject(), running: false, shutDown: false };
   const { entries, requested } = state;
   /** Emits the error pending waits reject with: on `stop()`, and on `shutdown()` (then completes). */
@@ -214,7 +225,7 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
       return existing;
     }
     state.madeWith.set(key, own as PerInformerOptions<KubeObject>);
-    const informer = makeInformer(state, source, options, { key, resource, scope, own });
+    const informer = makeInformer(state, source, { ...options, streamingLists }, { key, resource, scope, own });
     requested.next();
     return informer;
   };

@@ -4,7 +4,7 @@ import { IndexerError, InvalidOptionsError } from '../errors.ts';
 import { createInformerFactory } from './informerFactory.ts';
 import { createSharedInformer, InformerShutdownError, type SharedInformer } from './sharedInformer.ts';
 import type { KubeObject, ListerWatcher, ResourceDescriptor, WatchEvent } from '../types.ts';
-import { fakeListerWatcher, page, testObject as obj } from '@rxinformer/testing';
+import { fakeListerWatcher, page, testObject as obj, PAGED } from '@rxinformer/testing';
 
 type Labelled = KubeObject & { metadata: { labels?: Record<string, string> } };
 
@@ -23,7 +23,7 @@ function running(items: KubeObject[]) {
   const watch = new Subject<WatchEvent>();
   lw.scriptList(of(page(items, '10')));
   lw.scriptWatch(watch);
-  const informer = createSharedInformer(lw);
+  const informer = createSharedInformer(lw, { reflector: PAGED });
   stops.push(() => informer.shutdown());
   informer.start();
   return { informer, watch, lw };
@@ -88,7 +88,7 @@ describe('InformerFactory.informerFor on an informer that exists', () => {
 
   it('should add the indexers of a later request to the informer, started or not', () => {
     const factory = make();
-    const first: SharedInformer<KubeObject> = factory.informerFor(pods);
+    const first: SharedInformer<KubeObject> = factory.informerFor(pods, { reflector: PAGED });
     factory.start();
     const again = factory.informerFor(pods, { indexers: { byApp } });
     expect(again).toBe(first);

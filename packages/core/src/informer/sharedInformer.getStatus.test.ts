@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ListPage, ReflectorStatus, WatchEvent } from '../types.ts';
 import { createSharedInformer } from './sharedInformer.ts';
-import { fakeListerWatcher, flushTo, page, testObject as obj, testScheduler } from '@rxinformer/testing';
+import { fakeListerWatcher, flushTo, page, PAGED, testObject as obj, testScheduler } from '@rxinformer/testing';
 
 describe('SharedInformer.getStatus', () => {
   it("should be status$'s latest value, the same object until the status changes", () => {
@@ -9,7 +9,7 @@ describe('SharedInformer.getStatus', () => {
     const lw = fakeListerWatcher();
     lw.scriptList(ts.createColdObservable<ListPage>('-(p|)', { p: page([obj('a', '1')], '5') }));
     lw.scriptWatch(ts.createColdObservable<WatchEvent>('--m', { m: { type: 'MODIFIED', object: obj('a', '6') } }));
-    const informer = createSharedInformer(lw, { scheduler: ts });
+    const informer = createSharedInformer(lw, { reflector: PAGED, scheduler: ts });
     const seen: ReflectorStatus[] = [];
     const agreed: boolean[] = [];
     informer.status$.subscribe((s) => {

@@ -8,7 +8,7 @@ import { InvalidOptionsError } from '../errors.ts';
 import { createSharedInformer, type SharedInformer } from './sharedInformer.ts';
 import { whileSubscribed } from './whileSubscribed.ts';
 import type { KubeObject, ReflectorPhase, WatchEvent } from '../types.ts';
-import { fakeListerWatcher, page, testObject as obj } from '@rxinformer/testing';
+import { fakeListerWatcher, page, testObject as obj, PAGED } from '@rxinformer/testing';
 
 const made: SharedInformer<KubeObject>[] = [];
 afterEach(() => {
@@ -19,7 +19,7 @@ function informer(options: Parameters<typeof createSharedInformer<KubeObject>>[1
   const watch = new Subject<WatchEvent>();
   lw.scriptList(of(page([obj('a', '1'), obj('b', '2')], '10')));
   lw.scriptWatch(watch);
-  const i = createSharedInformer(lw, options);
+  const i = createSharedInformer(lw, { ...options, reflector: { ...PAGED, ...options.reflector } });
   made.push(i);
   return { informer: i, watch };
 }
@@ -81,7 +81,7 @@ describe('whileSubscribed', () => {
   it('should run the watch once for all subscribers of every call and stop it when the last one leaves', () => {
     const lw = fakeListerWatcher();
     lw.scriptList(of(page([obj('a', '1')], '10')), of(page([obj('a', '1')], '10')));
-    const i = createSharedInformer(lw);
+    const i = createSharedInformer(lw, { reflector: PAGED });
     made.push(i);
     const sizes: number[] = [];
     const one = whileSubscribed(i).subscribe((s) => sizes.push(s.size));

@@ -8,7 +8,7 @@ import { describe, expect, it } from '@jest/globals';
 import { Subject, of } from 'rxjs';
 import { createSharedInformer } from './sharedInformer.ts';
 import type { KubeObject, ListerWatcher, WatchEvent } from '../types.ts';
-import { deferred, testObject, until, virtualClock } from '@rxinformer/testing';
+import { deferred, testObject, until, virtualClock, PAGED } from '@rxinformer/testing';
 
 const N = 100_000;
 
@@ -18,7 +18,7 @@ describe('resync of a 100k-object cache beside a stuck handler', () => {
     const watch$ = new Subject<WatchEvent>();
     const items = Array.from({ length: N }, (_, i) => testObject(`p${i}`, '1'));
     const lw: ListerWatcher = { list: () => of({ metadata: { resourceVersion: '1' }, items }), watch: () => watch$ };
-    const informer = createSharedInformer(lw, { scheduler: ts });
+    const informer = createSharedInformer(lw, { reflector: PAGED, scheduler: ts });
     const gate = deferred();
     const stuck = { calls: 0, maxDepth: 0, first: '', byKey: new Map<string, number>() };
     const stuckReg = informer.addEventHandler(

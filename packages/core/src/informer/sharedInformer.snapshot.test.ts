@@ -11,7 +11,7 @@ import { memorySnapshotStore, type SnapshotStore } from '../snapshot/snapshotSto
 import { snapshotIdentity, snapshotKey } from '../snapshot/snapshotIdentity.ts';
 import { SnapshotRejectedError, SecretsSnapshotError } from '../snapshot/snapshotErrors.ts';
 import { WATCH_OPENED, type DeletedObject, type KubeObject, type WatchItem } from '../types.ts';
-import { fakeListerWatcher, page, testObject as obj, virtualClock } from '@rxinformer/testing';
+import { fakeListerWatcher, page, PAGED, testObject as obj, virtualClock } from '@rxinformer/testing';
 import type { TestScheduler } from 'rxjs/testing';
 
 const pods = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
@@ -41,7 +41,7 @@ function recorder() {
 function informerWith(ts: TestScheduler, store: SnapshotStore, script: (lw: ReturnType<typeof fakeListerWatcher>) => void) {
   const lw = fakeListerWatcher();
   script(lw);
-  const informer = createSharedInformer(lw, { scheduler: ts, snapshot: { store, identity, intervalMs: 5000 } });
+  const informer = createSharedInformer(lw, { scheduler: ts, reflector: PAGED, snapshot: { store, identity, intervalMs: 5000 } });
   return { lw, informer };
 }
 

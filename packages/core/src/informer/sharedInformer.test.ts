@@ -7,9 +7,10 @@ import { whileSubscribed } from './whileSubscribed.ts';
 import { deferred, fakeListerWatcher, page, settle, testObject as obj, until, virtualClock } from '@rxinformer/testing';
 
 // Every informer a test makes is stopped afterwards, even when the test fails: no timer outlives it.
+// Its lists page: the fake servers here answer scripted lists (`scriptList`).
 const made: SharedInformer<KubeObject>[] = [];
 const createSharedInformer: typeof create = (lw, options) => {
-  const i = create(lw, options);
+  const i = create(lw, { ...options, reflector: { useStreamingList: false, ...options?.reflector } });
   made.push(i as unknown as SharedInformer<KubeObject>);
   return i;
 };

@@ -10,7 +10,7 @@ import { Subject } from 'rxjs';
 import { StoreSnapshot } from '../store/indexer.ts';
 import { createSharedInformer } from './sharedInformer.ts';
 import type { DeletedObject, KubeObject, ListPage, WatchEvent } from '../types.ts';
-import { fakeListerWatcher, page, testObject as obj, testScheduler } from '@rxinformer/testing';
+import { fakeListerWatcher, page, testObject as obj, testScheduler, PAGED } from '@rxinformer/testing';
 
 const v = (o: KubeObject) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`;
 
@@ -37,7 +37,7 @@ describe('createSharedInformer in virtual time', () => {
           n: { type: 'ADDED', object: obj('c', '13') },
         }),
       );
-      const informer = createSharedInformer(lw, { scheduler: ts });
+      const informer = createSharedInformer(lw, { reflector: PAGED, scheduler: ts });
       const heard = new Subject<string>();
       informer.addEventHandler(reporter(informer, heard));
       informer.start();
@@ -67,7 +67,7 @@ describe('createSharedInformer in virtual time', () => {
           u: { type: 'MODIFIED', object: obj('b', '13') },
         }),
       );
-      const informer = createSharedInformer(lw, { scheduler: ts });
+      const informer = createSharedInformer(lw, { reflector: PAGED, scheduler: ts });
       informer.start();
       const late = new Subject<string>();
       ts.schedule(() => {
@@ -89,7 +89,7 @@ describe('createSharedInformer in virtual time', () => {
       const lw = fakeListerWatcher();
       lw.scriptList(cold<ListPage>('(p|)', { p: page([obj('a', '1')], '10') }));
       lw.scriptWatch(cold<WatchEvent>('2500ms m', { m: { type: 'MODIFIED', object: obj('a', '11') } }));
-      const informer = createSharedInformer(lw, { scheduler: ts, resyncPeriodMs: 2000 });
+      const informer = createSharedInformer(lw, { reflector: PAGED, scheduler: ts, resyncPeriodMs: 2000 });
       const heard = new Subject<string>();
       informer.addEventHandler(reporter(informer, heard, 'fast '), { resyncPeriodMs: 1000 });
       informer.addEventHandler(reporter(informer, heard, 'slow ')); // the informer's default: 2 s
@@ -120,7 +120,7 @@ describe('createSharedInformer in virtual time', () => {
       const lw = fakeListerWatcher();
       const list = cold<ListPage>('(p|)', { p: page([obj('a', '1')], '10') });
       lw.scriptList(list, list);
-      const informer = createSharedInformer(lw, { scheduler: ts });
+      const informer = createSharedInformer(lw, { reflector: PAGED, scheduler: ts });
       const heard = new Subject<string>();
       informer.addEventHandler(reporter(informer, heard), { resyncPeriodMs: 1000 });
       informer.start();
@@ -141,7 +141,7 @@ describe('createSharedInformer in virtual time', () => {
       const lw = fakeListerWatcher();
       lw.scriptList(cold<ListPage>('(p|)', { p: page([obj('a', '1')], '10') }));
       lw.scriptWatch(cold<WatchEvent>('1500ms m', { m: { type: 'MODIFIED', object: obj('a', '11') } }));
-      const informer = createSharedInformer(lw, { scheduler: ts, resyncPeriodMs: 1000 });
+      const informer = createSharedInformer(lw, { reflector: PAGED, scheduler: ts, resyncPeriodMs: 1000 });
       informer.addEventHandler({ onAdd: () => {} }); // resyncs every second: to it, not to events$
       const events = new Subject<string>();
       informer.events$.subscribe((d) => events.next(`${d.type} ${d.key}${d.type === 'Added' && d.isInInitialList ? ' initial' : ''}`));
@@ -159,7 +159,7 @@ describe('createSharedInformer in virtual time', () => {
         const lw = fakeListerWatcher();
         const list = cold<ListPage>('(p|)', { p: page([obj('a', '1')], '10') });
         lw.scriptList(list, list);
-        const informer = createSharedInformer(lw, { scheduler: ts, resyncPeriodMs: 1000 });
+        const informer = createSharedInformer(lw, { reflector: PAGED, scheduler: ts, resyncPeriodMs: 1000 });
         const heard = new Subject<string>();
         const syncs = (name: string) => ({ onUpdate: (a: KubeObject, b: KubeObject) => void (a === b && heard.next(name)) });
         informer.addEventHandler(syncs('one'));

@@ -9,6 +9,7 @@ import type { KubeObject, ListerWatcher, ResourceDescriptor, WatchEvent } from '
 import { project } from './project.ts';
 import { projected } from './projected.ts';
 import { PRESETS } from './presets.ts';
+import { PAGED } from '@rxinformer/testing';
 
 const pods: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
 const pod = (name: string, rv: string, kind = 'Pod'): KubeObject & { spec: object; status: object } => ({
@@ -103,7 +104,7 @@ describe('projected', () => {
   it('should keep objects of another kind out of a projected informer, as out of the full one', () => {
     const { make } = source([pod('a', '2'), pod('cm', '3', 'ConfigMap')]);
     const factory = createInformerFactory(make);
-    const informer = factory.informerFor(projected(pods, PRESETS.pods));
+    const informer = factory.informerFor(projected(pods, PRESETS.pods), { reflector: PAGED }); // `source` answers lists
     try {
       factory.start();
       expect(informer.getStore().keys()).toEqual(['default/a']);

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { of } from 'rxjs';
 import { KubeApiError, RequestTimeoutError } from '../errors.ts';
 import { WATCH_OPENED, type WatchItem } from '../types.ts';
-import { page, testObject as obj } from '@rxinformer/testing';
+import { page, testObject as obj, PAGED } from '@rxinformer/testing';
 import { data, ev, setup, statuses } from '../../test/reflectorHarness.ts';
 
 /** Each status as `time phase lastError-reason` (`-` without one). */
@@ -16,7 +16,7 @@ describe('reflector: connecting until the watch opens', () => {
     setup(({ lw, start, flush, cold }) => {
       lw.scriptList(of(page([obj('a', '3')], '10')));
       lw.scriptWatch(cold<WatchItem>('5s o 10s a', { o: WATCH_OPENED, a: ev('ADDED', obj('b', '11')) }));
-      const r = start({}, 60_000);
+      const r = start(PAGED, 60_000);
       flush();
       expect(phases(r)).toEqual(['0 listing -', '0 listing -', '0 connecting -', '5000 watching -']);
       expect(data(r)).toEqual([
@@ -30,7 +30,7 @@ describe('reflector: connecting until the watch opens', () => {
     setup(({ lw, start, flush, cold }) => {
       lw.scriptList(of(page([], '10')));
       lw.scriptWatch(cold<WatchItem>('3s a', { a: ev('BOOKMARK', { metadata: { resourceVersion: '12' } }) }));
-      const r = start({}, 60_000);
+      const r = start(PAGED, 60_000);
       flush();
       expect(phases(r)).toEqual(['0 listing -', '0 listing -', '0 connecting -', '3000 watching -', '3000 watching -']);
       expect(statuses(r).at(-1)?.[1].lastSyncResourceVersion).toBe('12');
@@ -44,7 +44,7 @@ describe('reflector: connecting until the watch opens', () => {
         cold<WatchItem>('o 2s |', { o: WATCH_OPENED }),
         cold<WatchItem>('1s o', { o: WATCH_OPENED }), // the re-watch waits 1 s for its answer
       );
-      const r = start({}, 60_000);
+      const r = start(PAGED, 60_000);
       flush();
       expect(phases(r)).toEqual(['0 listing -', '0 listing -', '0 connecting -', '0 watching -', '2001 connecting -', '3001 watching -']);
       expect(lw.watchCalls.map((c) => c.resourceVersion)).toEqual(['10', '10']);
@@ -61,7 +61,7 @@ describe('reflector: connecting until the watch opens', () => {
         cold<WatchItem>('10s #', undefined, notOpened()),
         cold<WatchItem>('2s o 1s a', { o: WATCH_OPENED, a: ev('ADDED', obj('x', '11')) }),
       );
-      const r = start({ backoff: { initialMs: 1_000 } }, 60_000);
+      const r = start({ ...PAGED, backoff: { initialMs: 1_000 } }, 60_000);
       flush();
       expect(phases(r)).toEqual([
         '0 listing -',
@@ -88,7 +88,7 @@ describe('reflector: connecting until the watch opens', () => {
     setup(({ lw, start, flush, cold }) => {
       const end = { metadata: { resourceVersion: '20', annotations: { 'k8s.io/initial-events-end': 'true' } } };
       lw.scriptWatch(cold<WatchItem>('o a b', { o: WATCH_OPENED, a: ev('ADDED', obj('a', '12')), b: ev('BOOKMARK', end) }));
-      const r = start({ useStreamingList: true }, 60_000);
+      const r = start({}, 60_000);
       flush();
       expect(phases(r)).toEqual(['0 listing -', '2 listing -', '2 watching -']); // synced, then watching: never connecting
       expect(data(r)).toEqual([[2, 'LIST@20:a']]);

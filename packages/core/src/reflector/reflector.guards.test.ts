@@ -10,7 +10,7 @@ import { UnexpectedTypeError } from '../expectedType.ts';
 import { ListTooLargeError } from './reflectorErrors.ts';
 import type { ReflectorOptions } from './reflectorOptions.ts';
 import type { KubeObject, ListOptions, ListerWatcher, ListPage, ReflectorStatus, WatchEvent } from '../types.ts';
-import { page, testObject as obj, testScheduler } from '@rxinformer/testing';
+import { page, testObject as obj, testScheduler, PAGED } from '@rxinformer/testing';
 import { data, ev, setup, statuses } from '../../test/reflectorHarness.ts';
 
 const expired = () => new KubeApiError(410, { reason: 'Expired', message: 'too old resource version' });
@@ -40,8 +40,8 @@ function runGuarded(
       },
       watch: () => guard(answers.watch),
     };
-    // No stall check: its lists would count as relists here.
-    const sub = reflector(lw, { scheduler: ts, random: () => 0, stallCheck: false, ...options }).subscribe((e) => {
+    // No stall check: its lists would count as relists here; and paged lists, which these cases count.
+    const sub = reflector(lw, { scheduler: ts, random: () => 0, stallCheck: false, ...PAGED, ...options }).subscribe((e) => {
       if (e.type === 'STATUS') statuses.push(e.status);
     });
     ts.schedule(() => sub.unsubscribe(), ms);
@@ -87,7 +87,7 @@ describe('reflector on repeated 410 Gone', () => {
         cold<WatchEvent>('a', { a: expiredEvent }), // repeated: 800 ms
         cold<WatchEvent>('1s a 3m b', { a: ev('ADDED', obj('x', '6')), b: expiredEvent }), // healthy 3 min: at once
       );
-      const r = start({}, 400_000);
+      const r = start(PAGED, 400_000);
       flush();
       expect(lw.listCalls).toHaveLength(4);
       const listStarts = statuses(r)
@@ -115,7 +115,7 @@ describe('reflector on Retry-After', () => {
           return of(page([], '1'));
         }),
       );
-      const r = start(options, 100_000_000);
+      const r = start({ ...PAGED, ...options }, 100_000_000);
       flush();
       delay = statuses(r).find(([, s]) => s.phase === 'backingOff')?.[1].backoffMs;
     });
@@ -229,7 +229,7 @@ describe('reflector with an expected type', () => {
         }),
         NEVER,
       );
-      const r = start(pods);
+      const r = start({ ...PAGED, ...pods });
       flush();
       expect(data(r)).toEqual([
         [0, 'LIST@1:'],
@@ -251,7 +251,7 @@ describe('reflector with an expected type', () => {
   it('should skip list items of another kind across pages and report them on the status after the list', () => {
     setup(({ lw, start, flush }) => {
       lw.scriptList(of(page([obj('a', '1'), cm('cm1', '2')], '5', 'tok')), of(page([cm('cm2', '3'), bare('b', '4')], '5')));
-      const r = start(pods);
+      const r = start({ ...PAGED, ...pods });
       flush();
       expect(data(r)).toEqual([[0, 'LIST@5:a,b']]);
       const after = statuses(r).find(([, st]) => st.hasSynced)?.[1];
@@ -277,8 +277,8 @@ describe('reflector with an expected type', () => {
   it('should accept every type without the option, and check only the fields it sets', () => {
     setup(({ lw, start, flush }) => {
       lw.scriptList(of(page([obj('a', '1'), cm('cm', '2')], '5')), of(page([obj('a', '1'), cm('cm', '2')], '5')));
-      const all = start();
-      const kindOnly = start({ expectedType: { kind: 'ConfigMap' } });
+      const all = start(PAGED);
+      const kindOnly = start({ ...PAGED, expectedType: { kind: 'ConfigMap' } });
       flush();
       expect(data(all)).toEqual([[0, 'LIST@5:a,cm']]);
       expect(data(kindOnly)).toEqual([[0, 'LIST@5:cm']]);

@@ -8,7 +8,7 @@ import { KubeApiError, NetworkError } from '../errors.ts';
 import { WATCH_OPENED, type WatchItem } from '../types.ts';
 import { RESUME_WATCH_SECONDS } from './reflectorOptions.ts';
 import { reflector } from './reflector.ts';
-import { fakeListerWatcher, page, testObject as obj, testScheduler } from '@rxinformer/testing';
+import { fakeListerWatcher, page, PAGED, testObject as obj, testScheduler } from '@rxinformer/testing';
 import { data, ev, setup, statuses } from '../../test/reflectorHarness.ts';
 
 /** The check a resumed watch asks for as it opens: the server's current resource version, one object at most. */
@@ -53,7 +53,7 @@ describe('reflector: resuming a restored snapshot', () => {
       lw.scriptWatch(cold<WatchItem>('o g', { o: WATCH_OPENED, g: gone }));
       // The check's answer (the server moved on: not current), then the relist.
       lw.scriptList(of(page([obj('a', '12')], '12')), of(page([obj('a', '12')], '12')));
-      const r = start({ resumeFrom: () => '5' }, 60_000);
+      const r = start({ resumeFrom: () => '5', ...PAGED }, 60_000);
       flush();
       expect(lw.listCalls).toEqual([CHECK, { limit: 500 }]); // no resourceVersion: a consistent read
       expect(data(r)).toEqual([[1, 'LIST@12:a']]);
@@ -110,6 +110,26 @@ describe('reflector: resuming a restored snapshot', () => {
     });
   });
 
+  it('should stream its first list, consistently, when the server refuses the resource version (410)', () => {
+    setup(({ lw, start, flush, cold }) => {
+      const end = ev('BOOKMARK', { metadata: { resourceVersion: '12', annotations: { 'k8s.io/initial-events-end': 'true' } } });
+      lw.scriptWatch(
+        cold<WatchItem>('o g', { o: WATCH_OPENED, g: gone }),
+        cold<WatchItem>('a e', { a: ev('ADDED', obj('a', '12')), e: end }),
+      );
+      lw.scriptList(of(page([obj('a', '12')], '12'))); // the check's answer
+      const r = start({ resumeFrom: () => '5' }, 60_000);
+      flush();
+      expect(lw.listCalls).toEqual([CHECK]);
+      expect(lw.watchCalls.map((c) => [c.resourceVersion, c.sendInitialEvents ?? false])).toEqual([
+        ['5', false],
+        ['', true], // no resourceVersion: the most recent state
+      ]);
+      expect(data(r)).toEqual([[2, 'LIST@12:a']]);
+      expect(statuses(r).at(-1)![1]).toMatchObject({ hasSynced: true, relistCount: 0, lastSyncResourceVersion: '12' });
+    });
+  });
+
   it('should relist, not resume, in a run after one that synced (and not ask where to resume)', () => {
     const ts = testScheduler();
     ts.run(({ cold, flush }) => {
@@ -117,7 +137,7 @@ describe('reflector: resuming a restored snapshot', () => {
       lw.scriptWatch(cold<WatchItem>('a', { a: ev('ADDED', obj('b', '7')) }));
       lw.scriptList(of(page([obj('b', '8')], '8')));
       let asked = 0;
-      const r$ = reflector(lw, { scheduler: ts, stallCheck: false, resumeFrom: () => (++asked, '5') });
+      const r$ = reflector(lw, { scheduler: ts, stallCheck: false, resumeFrom: () => (++asked, '5'), ...PAGED });
       const first = r$.subscribe();
       ts.schedule(() => first.unsubscribe(), 10);
       ts.schedule(() => {
@@ -134,7 +154,7 @@ describe('reflector: resuming a restored snapshot', () => {
   it('should list as usual without a resource version to resume from', () => {
     setup(({ lw, start, flush }) => {
       lw.scriptList(of(page([obj('a', '3')], '10')));
-      const r = start({ resumeFrom: () => undefined }, 1000);
+      const r = start({ resumeFrom: () => undefined, ...PAGED }, 1000);
       flush();
       expect(lw.listCalls).toHaveLength(1);
       expect(data(r)).toEqual([[0, 'LIST@10:a']]);

@@ -31,7 +31,7 @@ describe('reflector across runs', () => {
       const lw = fakeListerWatcher();
       lw.scriptList(of(page([obj('a', '1')], '10')), of(page([obj('a', '12')], '20')));
       lw.scriptWatch(cold('-a', { a: ev('MODIFIED', obj('a', '12')) }), NEVER);
-      const r = reflector(lw, { initialListResourceVersion: '0', random: () => 0 });
+      const r = reflector(lw, { useStreamingList: false, initialListResourceVersion: '0', random: () => 0 });
       const first = runBetween(ts, r, 0, 10);
       const second = runBetween(ts, r, 20, 30);
       flush();
@@ -55,7 +55,7 @@ describe('reflector across runs', () => {
       const lw = fakeListerWatcher();
       lw.scriptList(NEVER, of(page([obj('a', '1')], '10')));
       lw.scriptWatch(NEVER);
-      const r = reflector(lw, { initialListResourceVersion: '0', random: () => 0 });
+      const r = reflector(lw, { useStreamingList: false, initialListResourceVersion: '0', random: () => 0 });
       runBetween(ts, r, 0, 10);
       const second = runBetween(ts, r, 20, 30);
       flush();

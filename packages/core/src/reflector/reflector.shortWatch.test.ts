@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { NEVER, of } from 'rxjs';
 import type { WatchEvent } from '../types.ts';
-import { page, testObject as obj } from '@rxinformer/testing';
+import { page, testObject as obj, PAGED } from '@rxinformer/testing';
 import { ev, setup, statuses } from '../../test/reflectorHarness.ts';
 
 /**
@@ -30,7 +30,7 @@ describe('a watch closed at once (client-go’s very short watch)', () => {
     setup(({ lw, start, flush, cold }) => {
       lw.scriptList(of(page([], '1')), of(page([], '9')));
       lw.scriptWatch(cold<WatchEvent>(watch, events), NEVER);
-      const r = start({ maxEmptyWatches: 1, expectedType: { apiVersion: 'v1', kind: 'Pod' } }, 10_000);
+      const r = start({ ...PAGED, maxEmptyWatches: 1, expectedType: { apiVersion: 'v1', kind: 'Pod' } }, 10_000);
       flush();
       expect(lw.listCalls).toHaveLength(relists ? 2 : 1);
       expect(lw.watchCalls).toHaveLength(2); // the second from the relist, or from where the first ended
@@ -44,7 +44,7 @@ describe('a watch closed at once (client-go’s very short watch)', () => {
       lw.scriptList(of(page([], '1')), of(page([], '9')));
       const empty = () => cold<WatchEvent>('|');
       lw.scriptWatch(empty(), empty(), cold<WatchEvent>('b|', events), empty(), empty(), empty(), NEVER);
-      const r = start({}, 10_000);
+      const r = start(PAGED, 10_000);
       flush();
       // Two in a row, then the bookmark's watch (the count starts again), then three in a row: the relist.
       expect(lw.watchCalls.map((c) => c.resourceVersion)).toEqual(['1', '1', '1', '3', '3', '3', '9']);

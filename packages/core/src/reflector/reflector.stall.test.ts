@@ -9,10 +9,10 @@ import { InvalidOptionsError, KubeApiError } from '../errors.ts';
 import { reflector } from './reflector.ts';
 import { WatchStalledError } from './reflectorErrors.ts';
 import type { ListPage, WatchEvent } from '../types.ts';
-import { fakeListerWatcher, page, testObject as obj } from '@rxinformer/testing';
+import { fakeListerWatcher, page, testObject as obj, PAGED } from '@rxinformer/testing';
 import { data, ev, setup, statuses } from '../../test/reflectorHarness.ts';
 
-const on = { stallCheck: { afterMs: 120_000 } } as const;
+const on = { ...PAGED, stallCheck: { afterMs: 120_000 } } as const;
 const errorsOf = (r: Parameters<typeof statuses>[0]) => statuses(r).flatMap(([t, s]) => (s.lastError ? [[t, s.lastError] as const] : []));
 
 describe('reflector stall check', () => {
@@ -116,13 +116,13 @@ describe('reflector stall check', () => {
   it('should never check with stallCheck false, and check after two minutes by default', () => {
     setup(({ lw, start, flush }) => {
       lw.scriptList(of(page([], '10')));
-      start({ stallCheck: false }, 1_000_000);
+      start({ ...PAGED, stallCheck: false }, 1_000_000);
       flush();
       expect(lw.listCalls).toHaveLength(1);
     });
     setup(({ lw, start, flush }) => {
       lw.scriptList(of(page([], '10')));
-      start({ stallCheck: {} }, 130_000);
+      start({ ...PAGED, stallCheck: {} }, 130_000);
       flush();
       expect(lw.listCalls).toEqual([{ limit: 500 }, { limit: 1, singlePage: true }]);
     });

@@ -3,14 +3,14 @@ import { NEVER, Observable, first, of, throwError, type Subscription } from 'rxj
 import { InvalidOptionsError, KubeApiError, WatchDecodeError } from '../errors.ts';
 import { reflector } from './reflector.ts';
 import type { WatchEvent } from '../types.ts';
-import { fakeListerWatcher, page, testObject as obj } from '@rxinformer/testing';
+import { fakeListerWatcher, page, testObject as obj, PAGED } from '@rxinformer/testing';
 import { data, ev, setup, statuses } from '../../test/reflectorHarness.ts';
 
 describe('reflector', () => {
   it('should follow continue tokens and emit one LIST with the first page resource version', () => {
     setup(({ lw, start, flush }) => {
       lw.scriptList(of(page([obj('a', '3')], '10', 'tok1')), of(page([obj('b', '4')], '11', 'tok2')), of(page([obj('c', '5')], '12')));
-      const r = start({ random: () => 0.5 });
+      const r = start({ ...PAGED, random: () => 0.5 });
       flush();
       expect(data(r)).toEqual([[0, 'LIST@10:a,b,c']]);
       expect(lw.listCalls).toEqual([{ limit: 500 }, { limit: 500, continue: 'tok1' }, { limit: 500, continue: 'tok2' }]);
@@ -33,7 +33,7 @@ describe('reflector', () => {
         of(page([obj('c', '5')], '10', 'tok2')),
         of(page([obj('d', '6')], '10')),
       );
-      const r = start();
+      const r = start(PAGED);
       flush();
       const progress = statuses(r)
         .filter(([, s]) => s.phase === 'listing')
@@ -50,7 +50,7 @@ describe('reflector', () => {
   it('should use RV "0" for the first list when asked, then watch from the list', () => {
     setup(({ lw, start, flush }) => {
       lw.scriptList(of(page([], '7')));
-      const r = start({ initialListResourceVersion: '0', pageSize: 2 });
+      const r = start({ ...PAGED, initialListResourceVersion: '0', pageSize: 2 });
       flush();
       expect(lw.listCalls).toEqual([{ limit: 2, resourceVersion: '0' }]);
       expect(lw.watchCalls[0]).toMatchObject({
@@ -68,7 +68,7 @@ describe('reflector', () => {
         cold('5s a 5s b|', { a: ev('ADDED', obj('x', '2')), b: ev('MODIFIED', obj('x', '3')) }),
         cold('2s a|', { a: ev('BOOKMARK', { metadata: { resourceVersion: '9' } }) }),
       );
-      const r = start();
+      const r = start(PAGED);
       flush();
       expect(data(r)).toEqual([
         [0, 'LIST@1:'],
@@ -89,7 +89,7 @@ describe('reflector', () => {
         cold('1s a|', { a: ev('ERROR', { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' }) }),
         cold('3m #', undefined, new KubeApiError(410)), // after 2 minutes of health: at once again
       );
-      const r = start({ initialListResourceVersion: '0' });
+      const r = start({ ...PAGED, initialListResourceVersion: '0' });
       flush();
       expect(data(r)).toEqual([
         [0, 'LIST@5:a'],
@@ -110,7 +110,7 @@ describe('reflector', () => {
         throwError(() => new KubeApiError(410, { reason: 'Expired' })),
         of(page([obj('b', '8')], '9')),
       );
-      const r = start();
+      const r = start(PAGED);
       flush();
       expect(data(r)).toEqual([[0, 'LIST@9:b']]);
       expect(lw.listCalls).toEqual([{ limit: 500 }, { limit: 500, continue: 'tok' }, { limit: 500 }]);
@@ -130,7 +130,7 @@ describe('reflector', () => {
           s.error(new KubeApiError(500));
         });
         lw.scriptList(...Array.from({ length: 9 }, () => failing));
-        const r = start({ random: () => random });
+        const r = start({ ...PAGED, random: () => random });
         flush();
         expect(times).toEqual(expected);
         const delays = statuses(r)
@@ -156,7 +156,7 @@ describe('reflector', () => {
           s.complete();
         }),
       );
-      const r = start();
+      const r = start(PAGED);
       flush();
       expect(times).toEqual([0, 7000]);
       expect(statuses(r).find(([, s]) => s.phase === 'backingOff')?.[1]).toMatchObject({ backoffMs: 7000 });
@@ -170,7 +170,7 @@ describe('reflector', () => {
       const boom = (t: string) => cold<WatchEvent>(`${t} #`, undefined, new Error('connection reset'));
       // watch 1 fails at once (800), watch 2 at once (1600), watch 3 is healthy 3 min then fails: back to 800.
       lw.scriptWatch(boom('0ms'), boom('0ms'), cold('1s a 3m #', { a: ev('ADDED', obj('x', '2')) }, new Error('reset')), NEVER);
-      const r = start();
+      const r = start(PAGED);
       flush();
       const delays = statuses(r)
         .filter(([, s]) => s.phase === 'backingOff')
@@ -189,7 +189,7 @@ describe('reflector', () => {
         times.push(ts.now());
       });
       lw.scriptWatch(stalled, stalled);
-      const r = start({ minWatchTimeoutSeconds: 10, idleGraceMs: 5000 }, 40_000);
+      const r = start({ ...PAGED, minWatchTimeoutSeconds: 10, idleGraceMs: 5000 }, 40_000);
       flush();
       expect(times).toEqual([0, 15000]);
       expect(lw.watchCalls.map((c) => c.resourceVersion)).toEqual(['4', '4', '4']);
@@ -202,7 +202,7 @@ describe('reflector', () => {
     setup(({ lw, start, flush, cold }) => {
       lw.scriptList(of(page([], '1')), of(page([obj('n', '5')], '6')));
       lw.scriptWatch(cold<WatchEvent>('|'), cold<WatchEvent>('|'), cold<WatchEvent>('|'));
-      const r = start();
+      const r = start(PAGED);
       flush();
       expect(data(r)).toEqual([
         [0, 'LIST@1:'],
@@ -218,7 +218,7 @@ describe('reflector', () => {
     setup(({ lw, start, flush, cold }) => {
       lw.scriptList(of(page([], '1')));
       lw.scriptWatch(cold('a #', { a: ev('ADDED', obj('x', '2')) }, new WatchDecodeError('{oops', 'Unexpected token')), NEVER);
-      const r = start();
+      const r = start(PAGED);
       flush();
       expect(lw.watchCalls.map((c) => c.resourceVersion)).toEqual(['1', '2']);
       const failed = statuses(r).find(([, s]) => s.phase === 'backingOff');
@@ -239,7 +239,7 @@ describe('reflector', () => {
         }),
         NEVER,
       );
-      const r = start();
+      const r = start(PAGED);
       flush();
       expect(data(r)).toEqual([
         [0, 'LIST@1:'],
@@ -255,56 +255,10 @@ describe('reflector', () => {
   it('should refuse list pages without a resource version and relist after a backoff', () => {
     setup(({ lw, start, flush }) => {
       lw.scriptList(of(page([obj('a', '1')], undefined)), of(page([obj('a', '1')], '2')));
-      const r = start();
+      const r = start(PAGED);
       flush();
       expect(data(r)).toEqual([[800, 'LIST@2:a']]);
       expect(statuses(r)[1][1].lastError?.name).toBe('InvalidObjectError');
-      r.sub.unsubscribe();
-    });
-  });
-
-  it('should stream the initial list up to the initial-events-end bookmark and go on with live events', () => {
-    setup(({ lw, start, flush, cold }) => {
-      const end = { metadata: { resourceVersion: '50', annotations: { 'k8s.io/initial-events-end': 'true' } } };
-      lw.scriptWatch(
-        cold('a b c d', {
-          a: ev('ADDED', obj('p', '10')),
-          b: ev('ADDED', obj('q', '11')),
-          c: ev('BOOKMARK', end),
-          d: ev('MODIFIED', obj('p', '51')),
-        }),
-      );
-      const r = start({ useStreamingList: true });
-      flush();
-      expect(data(r)).toEqual([
-        [2, 'LIST@50:p,q'],
-        [3, 'MODIFIED:p'],
-      ]);
-      expect(lw.watchCalls[0]).toMatchObject({
-        sendInitialEvents: true,
-        resourceVersionMatch: 'NotOlderThan',
-        allowWatchBookmarks: true,
-        resourceVersion: '',
-      });
-      expect(lw.listCalls).toHaveLength(0);
-      r.sub.unsubscribe();
-    });
-  });
-
-  it('should fall back to paging when the server refuses streaming lists, and not try again', () => {
-    setup(({ lw, start, flush, cold }) => {
-      lw.scriptWatch(
-        throwError(() => new KubeApiError(422, { reason: 'Invalid' })),
-        cold('1s #', undefined, new KubeApiError(410)),
-      );
-      lw.scriptList(of(page([obj('a', '1')], '2')), of(page([obj('b', '3')], '4')));
-      const r = start({ useStreamingList: true });
-      flush();
-      expect(data(r)).toEqual([
-        [0, 'LIST@2:a'],
-        [1000, 'LIST@4:b'],
-      ]);
-      expect(lw.watchCalls.filter((c) => c.sendInitialEvents)).toHaveLength(1);
       r.sub.unsubscribe();
     });
   });
@@ -319,7 +273,7 @@ describe('reflector', () => {
         d: ev('ADDED', obj('d', '5')),
       });
       lw.scriptWatch(watch);
-      const r = start();
+      const r = start(PAGED);
       ts.schedule(() => r.sub.unsubscribe(), 4); // before the default stop
       flush();
       ts.expectSubscriptions(watch.subscriptions).toBe('^---!');
@@ -334,14 +288,14 @@ describe('reflector', () => {
       const watch = cold('-a', { a: ev('ADDED', obj('b', '2')) });
       lw.scriptWatch(watch);
       const seen: string[] = [];
-      reflector(lw, { scheduler: ts })
+      reflector(lw, { scheduler: ts, useStreamingList: false })
         .pipe(first((e) => e.type === 'LIST'))
         .subscribe((e) => seen.push(e.type));
       // A consumer that leaves on the status of a failed watch: no backoff timer is left behind.
       const other = fakeListerWatcher();
       other.scriptList(of(page([], '1')), of(page([], '1')));
       other.scriptWatch(cold('a', { a: ev('ERROR', { kind: 'Status', code: 500 }) }), NEVER);
-      const sub: Subscription = reflector(other, { scheduler: ts }).subscribe((e) => {
+      const sub: Subscription = reflector(other, { scheduler: ts, useStreamingList: false }).subscribe((e) => {
         if (e.type === 'STATUS' && e.status.phase === 'backingOff') sub.unsubscribe();
       });
       flush();
@@ -364,7 +318,7 @@ describe('reflector', () => {
       );
       const idle = { idleGraceMs: 0, minWatchTimeoutSeconds: 1 };
       lw.scriptWatch(cold('a', { a: ev('ADDED', obj('x', '6')) }));
-      const r = start(idle, 5000);
+      const r = start({ ...PAGED, ...idle }, 5000);
       flush();
       const phases = statuses(r).map(([t, s]) => `${t} ${s.phase} ${s.lastError?.name ?? '-'}`);
       // 500 → backoff → re-watch, connecting (error still shown) → bookmark opens it and clears it.

@@ -33,6 +33,7 @@ import {
   type StepContext,
 } from './reflectorModel.ts';
 import { resolveOptions, type ReflectorOptions } from './reflectorOptions.ts';
+import { createStreamingListMemory } from './streamingListSupport.ts';
 import type { KubeObject, ListerWatcher, ReflectorEvent, WatchItem, WatchOpened } from '../types.ts';
 
 /**
@@ -54,7 +55,13 @@ import type { KubeObject, ListerWatcher, ReflectorEvent, WatchItem, WatchOpened 
  * reflector(lw, { pageSize: 500 }).pipe(scan((s, e) => applyEvent(s.state, e), initialDeltaStep()));
  */
 export function reflector<T extends KubeObject>(lw: ListerWatcher<T>, options: ReflectorRunOptions<T> = {}): Observable<ReflectorEvent<T>> {
-  const context = { options: resolveOptions(options), random: options.random ?? Math.random, prepare: options.prepare };
+  const context = {
+    options: resolveOptions(options),
+    random: options.random ?? Math.random,
+    prepare: options.prepare,
+    // The reflector's own unless shared: kept across its subscriptions, as its last model is.
+    streaming: options.streamingListSupport ?? createStreamingListMemory().of(''),
+  };
   const scheduler = options.scheduler ?? asyncScheduler;
   const memory: { last?: ReflectorModel<T> } = {};
   return new Observable<ReflectorEvent<T>>((subscriber) => drive(lw, subscriber, context, scheduler, memory, options.resumeFrom?.()));

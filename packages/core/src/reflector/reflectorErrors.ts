@@ -46,26 +46,34 @@ export class WatchClosedError extends RxInformerError {
 }
 
 /**
- * A streaming list (`sendInitialEvents`) answered as a plain watch: a live change, a plain bookmark
- * or the end of the stream before the `k8s.io/initial-events-end` bookmark. A server that ignores
- * the parameter (older than 1.27, or an aggregated API server on an old library) answers so; the
- * reflector pages from then on. (kube-apiserver 1.27+ with the WatchList gate off answers 422.)
+ * A streaming list (`sendInitialEvents`) answered as a plain watch: a live change, a plain bookmark,
+ * the end of the stream or a silence as long as the stall check's before the
+ * `k8s.io/initial-events-end` bookmark. A server that ignores the parameter (older than 1.27, or an
+ * aggregated API server on an old library) answers so; the reflector pages, and so do the others
+ * sharing its `streamingListSupport` until the refusal is forgotten. (kube-apiserver 1.27+ with
+ * the WatchList gate off answers 422 instead.)
  */
 export class WatchListUnsupportedError extends RxInformerError {
   /** Always `WatchListUnsupportedError`: set as a string, so it survives minification. */
   override readonly name: string = 'WatchListUnsupportedError';
-  /** What the server sent in place of the initial events' end: `MODIFIED`, `DELETED`, `BOOKMARK` or `closed`. */
+  /**
+   * What the server sent in place of the initial events' end: `MODIFIED`, `DELETED`, `BOOKMARK`,
+   * `closed` (the stream ended) or `silence` (nothing for `stallCheck.afterMs`).
+   */
   readonly received: string;
 
   constructor(received: string) {
     super(
       'WatchListUnsupported',
-      `the server answered a streaming list as a plain watch (${received === 'closed' ? 'the stream ended' : `a ${received} event came`} ` +
-        'before the initial-events-end bookmark): listing in pages from now on',
+      `the server answered a streaming list as a plain watch (${WHAT_CAME[received] ?? `a ${received} event came`} ` +
+        'before the initial-events-end bookmark): listing in pages',
     );
     this.received = received;
   }
 }
+
+/** How `WatchListUnsupportedError` tells of what came that is no event. */
+const WHAT_CAME: Record<string, string> = { closed: 'the stream ended', silence: 'the stream fell silent' };
 
 /** A watch event whose `type` the protocol does not define. */
 export class UnknownWatchEventError extends RxInformerError {

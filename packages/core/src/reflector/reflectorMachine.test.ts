@@ -10,7 +10,7 @@ import { resolveOptions } from './reflectorOptions.ts';
 import type { KubeObject, ListPage, ReflectorEvent } from '../types.ts';
 import { page, testObject as obj } from '@rxinformer/testing';
 
-const ctx: StepContext = { options: resolveOptions({ pageSize: 2 }), now: 0, random: () => 0.5 };
+const ctx: StepContext = { options: resolveOptions({ pageSize: 2, useStreamingList: false }), now: 0, random: () => 0.5 };
 
 /** Pages of two objects each, all but the last with a continue token. */
 function pages(count: number, prefix = 'p'): ListPage[] {

@@ -1,17 +1,17 @@
 /**
  * The reflector's state machine, pure: `step`, which advances a model by one input and says what
- * to emit and what to do next (the states, inputs and model are in `reflectorModel.ts`).
+ * to emit and what to do next (the states, inputs and model are in `reflectorModel.ts`, the
+ * transitions every handler ends in in `reflectorTransitions.ts`).
  * `reflector.ts` drives it with RxJS; `reflectorOptions.ts` holds the options and the requests they make.
  *
  * `step` hands each input to a function of its own (`onPage`, `onEvent`, `onClosed`, `onError`,
  * `onStallInput` for the stall check's, judged in `stallCheck.ts`), which ends in one of the
  * transitions `startList`, `startWatch`, `fail` or `replace`.
  */
-import { backoffSuccess, nextBackoff, type NextBackoffOptions } from '../time/backoff.ts';
-import { asError, InvalidObjectError, KubeApiError } from '../errors.ts';
+import { backoffSuccess } from '../time/backoff.ts';
+import { InvalidObjectError, KubeApiError } from '../errors.ts';
 import { admit, admitItems } from './admission.ts';
 import { addRejected, UnexpectedTypeError } from '../expectedType.ts';
-import { NotPartialMetadataError } from '../partialObjectMetadata.ts';
 import {
   ListTooLargeError,
   UnknownWatchEventError,
@@ -19,28 +19,34 @@ import {
   WatchIdleError,
   WatchListUnsupportedError,
 } from './reflectorErrors.ts';
-import { append, type ReflectorAction, type ReflectorModel, type ReflectorInput, type ReflectorState } from './reflectorModel.ts';
+import { append, type ReflectorModel, type ReflectorInput, type ReflectorState } from './reflectorModel.ts';
 import type { StepContext, StepResult } from './reflectorModel.ts';
+import {
+  CONTINUE,
+  fail,
+  opened,
+  replace,
+  reportFullObjects,
+  setStatus,
+  startList,
+  startWatch,
+  stay,
+  type Run,
+} from './reflectorTransitions.ts';
 import { prepareItems, prepareObjectEvent } from '../store/prepare.ts';
 import { stallVerdict } from './stallCheck.ts';
-import { listOptions, stallCheckOptions, stallMsOf, streamingOptions, watchOptions, watchSeconds } from './reflectorOptions.ts';
+import { isStreamingRefusal } from './streamingListSupport.ts';
+import { listOptions, stallCheckOptions } from './reflectorOptions.ts';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../types.ts';
-import type { KubeObject, ListPage, ReflectorEvent, ReflectorStatus, Status, WatchEvent } from '../types.ts';
-
-/** The action of most steps: nothing new to start (one shared instance: the watch's hot path). */
-const CONTINUE: ReflectorAction = Object.freeze({ type: 'continue' });
-
-/** One step in progress: its context and the events it emits, in order. */
-interface Run<T extends KubeObject> {
-  readonly ctx: StepContext<T>;
-  readonly outputs: ReflectorEvent<T>[];
-}
+import type { KubeObject, ListPage, Status, WatchEvent } from '../types.ts';
 
 /**
  * The transition function of the reflector: the next model, the events to emit and the next
- * action, from the model and one input. Pure, but for one thing: the objects of a list in
+ * action, from the model and one input. Pure, but for two things: the objects of a list in
  * progress are appended to that list's own array (`items` of the state) in place, so a model is
- * stepped once and then replaced by its successor, as the driver does.
+ * stepped once and then replaced by its successor, as the driver does; and the server's support
+ * record for streaming lists (`ctx.streaming`, shared with other reflectors) is told when the
+ * server refuses one or serves one to its end.
  */
 export function step<T extends KubeObject>(model: ReflectorModel<T>, input: ReflectorInput<T>, ctx: StepContext<T>): StepResult<T> {
   const run: Run<T> = { ctx, outputs: [] };
@@ -69,134 +75,6 @@ export function step<T extends KubeObject>(model: ReflectorModel<T>, input: Refl
     case 'checkFailed':
       return onStallInput(run, model, input);
   }
-}
-
-/** Nothing to start: the model as it now is, with what the step emitted. */
-function stay<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>): StepResult<T> {
-  return { model, outputs: run.outputs, action: CONTINUE };
-}
-
-/** The model with its status patched, the new status emitted. */
-function setStatus<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, patch: Partial<ReflectorStatus>): ReflectorModel<T> {
-  const status = { ...m.status, ...patch };
-  if (!('backoffMs' in patch) && status.phase !== 'backingOff') delete status.backoffMs;
-  if (status.listProgress === undefined) delete status.listProgress;
-  if (status.lastError === undefined) delete status.lastError;
-  if (status.warning === undefined) delete status.warning;
-  run.outputs.push({ type: 'STATUS', status });
-  return { ...m, status };
-}
-
-/**
- * Full objects where metadata was asked for (they are reduced): a `warning` that stays on the
- * status until a list answers with metadata only (see `replace`), once also as `lastError`.
- */
-function reportFullObjects<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, o: unknown): ReflectorModel<T> {
-  if (m.fullObjectsReported) return m;
-  if (m.status.warning instanceof NotPartialMetadataError) return { ...m, fullObjectsReported: true };
-  const error = new NotPartialMetadataError(o);
-  return setStatus(run, { ...m, fullObjectsReported: true }, { lastError: error, warning: error });
-}
-
-/** Starts a list: a streaming one unless refused (or not asked for), else the first page. */
-function startList<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, consistent: boolean): StepResult<T> {
-  const { options } = run.ctx;
-  const next = setStatus(run, m, {
-    phase: 'listing',
-    relistCount: m.status.hasSynced ? m.status.relistCount + 1 : m.status.relistCount,
-    listProgress: { pages: 0, items: 0 },
-  });
-  Object.assign(next, { fullObjectsReported: false, resuming: false }); // `next` is a new model; a list ends a resume
-  if (options.useStreamingList && !next.streamingRefused) {
-    const idleMs = options.idleGraceMs + options.minWatchTimeoutSeconds * 2000;
-    return {
-      model: { ...next, state: { phase: 'streaming', items: [], invalid: [] } },
-      outputs: run.outputs,
-      action: { type: 'watch', options: streamingOptions(options), idleMs, ...stallMsOf(options) },
-    };
-  }
-  return {
-    model: { ...next, state: { phase: 'listing', consistent, items: [], invalid: [] } },
-    outputs: run.outputs,
-    action: { type: 'list', options: listOptions(options, consistent) },
-  };
-}
-
-/**
- * Starts a watch from `rv`, with a random server-side timeout: `connecting` until it opens (see
- * `opened`), unless its stream is `open` already (a streaming list's, which goes on).
- */
-function startWatch<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, rv: string, open = false): StepResult<T> {
-  const { options, random, now } = run.ctx;
-  const seconds = watchSeconds(options, random, m.resuming === true); // short while resuming a snapshot
-  const phase = open ? 'watching' : 'connecting';
-  const next = m.status.phase === phase ? m : setStatus(run, m, { phase });
-  return {
-    model: { ...next, state: { phase: 'watching', rv, startedAt: now, events: 0 } },
-    outputs: run.outputs,
-    action: { type: 'watch', options: watchOptions(rv, seconds), idleMs: seconds * 1000 + options.idleGraceMs, ...stallMsOf(options) },
-  };
-}
-
-/**
- * The watch is open: `connecting` becomes `watching` (on `WATCH_OPENED`, or on the first event from
- * a ListerWatcher that sends none). The last error stays until a good event, as after a list. A
- * watch resuming a snapshot gets a check beside it (see `stallVerdict`'s `resuming`).
- */
-function opened<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>): StepResult<T> {
-  const next = m.status.phase === 'connecting' ? setStatus(run, m, { phase: 'watching' }) : m;
-  if (!next.resuming || next.state.phase !== 'watching' || next.state.checking) return stay(run, next);
-  const state = { ...next.state, checking: true };
-  return { model: { ...next, state }, outputs: run.outputs, action: { type: 'check', options: stallCheckOptions() } };
-}
-
-/** A failure: back off, then resume with a list or a watch (a first 410 after health relists at once). */
-function fail<T extends KubeObject>(
-  run: Run<T>,
-  m: ReflectorModel<T>,
-  error: unknown,
-  resume: 'list' | 'watch',
-  consistent = false,
-  how?: NextBackoffOptions,
-): StepResult<T> {
-  const { ctx } = run;
-  const { delayMs, state: backoff } = nextBackoff(m.backoff, error, ctx.now, ctx.options.backoff, ctx.random, how);
-  // Only a first failure counted as immediate skips the wait (never a zero `initialMs`: that
-  // still yields to the scheduler, so a source failing synchronously cannot spin).
-  if (how?.firstImmediate && delayMs === 0 && resume === 'list')
-    return startList(run, setStatus(run, { ...m, backoff }, { lastError: asError(error) }), consistent);
-  const next = setStatus(
-    run,
-    { ...m, backoff, state: { phase: 'backingOff', resume, consistent, rv: m.rv } },
-    { phase: 'backingOff', lastError: asError(error), backoffMs: delayMs },
-  );
-  return { model: next, outputs: run.outputs, action: { type: 'wait', ms: delayMs } };
-}
-
-/**
- * A complete list: emitted as one `replace`, then a watch from its resource version.
- * `rejected`: the list's objects of another type, reported on the status after the list.
- */
-function replace<T extends KubeObject>(
-  run: Run<T>,
-  m: ReflectorModel<T>,
-  items: T[],
-  rv: string,
-  rejected: UnexpectedTypeError | undefined,
-  invalid: InvalidObjectError[],
-  open = false,
-): StepResult<T> {
-  run.outputs.push(
-    invalid.length === 0 ? { type: 'LIST', items, resourceVersion: rv } : { type: 'LIST', items, resourceVersion: rv, invalid },
-  );
-  // A list of metadata only ends the report of full objects (a server or proxy fixed since).
-  const warning = m.fullObjectsReported || items.length === 0 ? m.status.warning : undefined;
-  const next = setStatus(
-    run,
-    { ...m, backoff: backoffSuccess(m.backoff, run.ctx.now), rv, emptyWatches: 0 },
-    { lastSyncResourceVersion: rv, hasSynced: true, lastError: rejected, listProgress: undefined, warning },
-  );
-  return startWatch(run, next, rv, open);
 }
 
 /** A page of a paged list: checked against the list's bounds, then the next page or the `replace`. */
@@ -287,6 +165,7 @@ function onStreamedEvent<T extends KubeObject>(
     // with its own resource version, not in the order of their changes.
     const rv = event.object.metadata.resourceVersion;
     if (!rv) return fail(run, model, new InvalidObjectError('initial-events-end bookmark has no resourceVersion', event), 'list', true);
+    run.ctx.streaming?.served();
     const result = replace(run, model, state.items, rv, state.rejected, state.invalid, true);
     return { ...result, action: CONTINUE }; // the same stream, open, carries on with live events
   }
@@ -296,10 +175,14 @@ function onStreamedEvent<T extends KubeObject>(
   return undefined;
 }
 
-/** The server does not do streaming lists: page, now and from now on. */
+/**
+ * The server does not do streaming lists: page now (a consistent read, as the streaming list was),
+ * and for as long as the server's support record remembers it.
+ */
 function unsupported<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, received: string | KubeApiError): StepResult<T> {
   const error = typeof received === 'string' ? new WatchListUnsupportedError(received) : received;
-  return startList(run, setStatus(run, { ...m, streamingRefused: true }, { lastError: error }), true);
+  run.ctx.streaming?.refused(run.ctx.now);
+  return startList(run, setStatus(run, m, { lastError: error }), true, true);
 }
 
 /** A change seen by the watch (or after a streaming list): emitted, its resource version kept. */
@@ -359,8 +242,7 @@ function onClosed<T extends KubeObject>(run: Run<T>, model: ReflectorModel<T>): 
 function onError<T extends KubeObject>(run: Run<T>, m: ReflectorModel<T>, error: unknown): StepResult<T> {
   const s = m.state;
   // kube-apiserver with the WatchList gate off answers 422 Invalid (sendInitialEvents forbidden).
-  if (s.phase === 'streaming' && error instanceof KubeApiError && (error.code === 422 || error.code === 400) && s.items.length === 0)
-    return unsupported(run, m, error);
+  if (s.phase === 'streaming' && s.items.length === 0 && isStreamingRefusal(error)) return unsupported(run, m, error as KubeApiError);
   // 410: relist with a consistent read; at once after a healthy period (compaction, the common
   // case), with backoff when it repeats (a server or gateway answering 410 to everything).
   if (error instanceof KubeApiError && error.code === 410) return fail(run, m, error, 'list', true, { firstImmediate: true });
@@ -378,6 +260,8 @@ function onStallInput<T extends KubeObject>(
   model: ReflectorModel<T>,
   input: Extract<ReflectorInput<T>, { type: 'silent' | 'checked' | 'checkFailed' }>,
 ): StepResult<T> {
+  // A streaming list silent that long: the server (one that sends no bookmarks) took it for a plain watch.
+  if (model.state.phase === 'streaming' && input.type === 'silent') return unsupported(run, model, 'silence');
   const verdict = stallVerdict(model.state, input, run.ctx.options.stallCheckMs, model.resuming);
   switch (verdict.type) {
     case 'ignore':

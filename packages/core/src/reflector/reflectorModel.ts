@@ -7,6 +7,7 @@ import type { UnexpectedTypeError } from '../expectedType.ts';
 import type { InvalidObjectError } from '../errors.ts';
 import type { Prepare } from '../store/prepare.ts';
 import type { ResolvedReflectorOptions } from './reflectorOptions.ts';
+import type { StreamingListSupport } from './streamingListSupport.ts';
 import type { KubeObject, ListOptions, ListPage, ReflectorEvent, ReflectorStatus, WatchEvent, WatchOptions } from '../types.ts';
 
 /** What the reflector does next. */
@@ -91,8 +92,6 @@ export interface ReflectorModel<T extends KubeObject> {
   backoff: BackoffState;
   /** Watches in a row that closed at once with no event (three relist after a backoff). */
   emptyWatches: number;
-  /** True once the server refused a streaming list: page from then on. */
-  streamingRefused: boolean;
   /** The last resource version known, kept across relists and errors. */
   rv?: string;
   /** True once full objects answered a metadata-only request since the list began (see `NotPartialMetadataError`). */
@@ -111,6 +110,12 @@ export interface StepContext<T extends KubeObject = KubeObject> {
   random: () => number;
   /** The prepare stage each admitted object goes through as it arrives; none: objects as decoded. */
   prepare?: Prepare<T>;
+  /**
+   * What is known of the server's support for streaming lists: asked before each list, told of
+   * refusals and of lists streamed. None: every list streams (with `useStreamingList`), one
+   * refused pages that time only.
+   */
+  streaming?: StreamingListSupport;
 }
 
 /** The result of one step: the new model, events to emit, and the next action. */
@@ -136,7 +141,6 @@ export function initialReflectorModel<T extends KubeObject>(previous?: Reflector
     status: { phase: 'listing', relistCount: 0, hasSynced: false },
     backoff: { failures: 0 },
     emptyWatches: 0,
-    streamingRefused: false,
   };
   if (!previous?.status.hasSynced) {
     if (resumeFrom === undefined || resumeFrom === '') return fresh;

@@ -7,6 +7,7 @@ import { checkNumber, InvalidOptionsError } from '../errors.ts';
 import { checkDuration } from '../time/duration.ts';
 import { validateExpectedType, type ExpectedType } from '../expectedType.ts';
 import type { ListOptions, WatchOptions } from '../types.ts';
+import { checkStreamingListSupport, type StreamingListSupport } from './streamingListSupport.ts';
 import type { SchedulerLike } from 'rxjs';
 
 /** Options of `reflector`. */
@@ -14,13 +15,29 @@ export interface ReflectorOptions {
   /** Page size of lists. Default 500. */
   pageSize?: number;
   /**
-   * Resource version of the first list: `undefined` (default) is a consistent, paged read;
-   * `"0"` lets the server answer from its cache (it then ignores `limit`). Relists after a 410
-   * always use a consistent read.
+   * Resource version of the first list: `undefined` (default) is a consistent read; `"0"` lets the
+   * server answer from its cache, possibly stale (a paged list's `limit` is then ignored; a
+   * streaming list asks from `resourceVersion=0`). Relists (after a 410…) always read consistently.
    */
   initialListResourceVersion?: '0';
-  /** List with a streaming watch (`sendInitialEvents`), falling back to paging when refused. Default false. */
+  /**
+   * List with a streaming watch (KEP-3157's watch-list, client-go's `WatchListClient`, on by
+   * default in client-go v0.36): one watch with `sendInitialEvents=true` sends every object, then a
+   * bookmark marked `k8s.io/initial-events-end` whose resourceVersion the list takes, and goes on
+   * as the watch; the server streams from its watch cache instead of building a list response.
+   * Where the server refuses it (422: kube-apiserver with the `WatchList` gate off; older servers
+   * name `resourceVersionMatch`) or answers it as a plain watch (a change or a plain bookmark
+   * before the end bookmark, the stream ending, or silence for `stallCheck.afterMs`), the list
+   * pages instead, and so do the lists of every reflector sharing its `streamingListSupport`
+   * until that forgets the refusal. Default true; `false` always pages.
+   */
   useStreamingList?: boolean;
+  /**
+   * What is known of the server's support for streaming lists, shared with other reflectors of the
+   * same server (see `createStreamingListMemory`; the informer factory passes its own, one per API
+   * group version). Default: the reflector's own, which forgets a refusal after 10 minutes.
+   */
+  streamingListSupport?: StreamingListSupport;
   /**
    * Watches ask the server to close after a random time in [min, 2 × min] seconds (whole seconds,
    * rounded down). A number >= 1 of any length: the idle check past it waits that long too (its
@@ -77,7 +94,7 @@ export interface ReflectorOptions {
    */
   maxListPages?: number;
   /**
-   * Most objects one list may hold (paged, or streamed with `useStreamingList`): past this the list
+   * Most objects one list may hold (paged or streamed): past this the list
    * fails with `ListTooLargeError` (then backoff and relist) and what it held is dropped. Guards the
    * process's memory against a server that never ends a list. Default 1 000 000: more than 6 times
    * the 150 000 pods of Kubernetes' scalability thresholds, the largest per-resource count they
@@ -103,7 +120,10 @@ export interface ReflectorOptions {
 
 /** @internal Options with every default filled in. */
 export type ResolvedReflectorOptions = Required<
-  Omit<ReflectorOptions, 'initialListResourceVersion' | 'backoff' | 'scheduler' | 'random' | 'expectedType' | 'stallCheck'>
+  Omit<
+    ReflectorOptions,
+    'initialListResourceVersion' | 'backoff' | 'scheduler' | 'random' | 'expectedType' | 'stallCheck' | 'streamingListSupport'
+  >
 > &
   Pick<ReflectorOptions, 'initialListResourceVersion' | 'expectedType'> & {
     backoff: ResolvedBackoff;
@@ -118,10 +138,11 @@ export function resolveOptions(options: ReflectorOptions): ResolvedReflectorOpti
       `initialListResourceVersion must be "0" or unset, got ${JSON.stringify(options.initialListResourceVersion)}`,
     );
   }
+  checkStreamingListSupport(options.streamingListSupport);
   return {
     pageSize: checkNumber('pageSize', options.pageSize, 500, 1, { integer: true }), // the API's limit is an integer
     initialListResourceVersion: options.initialListResourceVersion,
-    useStreamingList: options.useStreamingList ?? false,
+    useStreamingList: options.useStreamingList ?? true,
     minWatchTimeoutSeconds: checkDuration('minWatchTimeoutSeconds', options.minWatchTimeoutSeconds, 300, { min: 1, unit: 's' }),
     idleGraceMs: checkDuration('idleGraceMs', options.idleGraceMs, 30_000),
     stallCheckMs:
@@ -149,13 +170,17 @@ export function stallMsOf(o: ResolvedReflectorOptions): { stallMs?: number } {
   return o.stallCheckMs === false ? {} : { stallMs: o.stallCheckMs };
 }
 
-/** @internal A streaming list: a watch that first sends every current object, then a bookmark. */
-export function streamingOptions(o: ResolvedReflectorOptions): WatchOptions {
+/**
+ * @internal A streaming list: a watch that first sends every current object, then a bookmark; of
+ * the most recent state when `consistent`, else at `initialListResourceVersion` ("0": any the
+ * server's cache holds).
+ */
+export function streamingOptions(o: ResolvedReflectorOptions, consistent: boolean): WatchOptions {
   return {
     sendInitialEvents: true,
     resourceVersionMatch: 'NotOlderThan',
     allowWatchBookmarks: true,
-    resourceVersion: '',
+    resourceVersion: consistent ? '' : (o.initialListResourceVersion ?? ''),
     timeoutSeconds: Math.floor(o.minWatchTimeoutSeconds * 2), // the API takes whole seconds
   };
 }

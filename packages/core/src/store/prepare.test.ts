@@ -62,7 +62,7 @@ describe('the reflector with a prepare stage', () => {
       );
       lw.scriptWatch(cold('-a-d', { a: ev('ADDED', obj('c', '4')), d: ev('DELETED', obj('bad', '5')) }), NEVER);
       const events: ReflectorEvent<KubeObject>[] = [];
-      const sub = reflector(lw, { prepare: createPrepare({ transform }) }).subscribe((e) => events.push(e));
+      const sub = reflector(lw, { useStreamingList: false, prepare: createPrepare({ transform }) }).subscribe((e) => events.push(e));
       ts.schedule(() => sub.unsubscribe(), 100); // the reflector never stops on its own
       flush();
       expect(callsAt).toEqual([2]); // the first page, before the second was asked for

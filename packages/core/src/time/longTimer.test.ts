@@ -75,9 +75,11 @@ describe('long delays in their users', () => {
     const statuses: ReflectorStatus[] = [];
     let sub: Subscription | undefined;
     try {
-      sub = reflector(lw, { backoff: { initialMs: 30 * DAY, maxMs: 30 * DAY }, random: () => 0 }).subscribe((e) => {
-        if (e.type === 'STATUS') statuses.push(e.status);
-      });
+      sub = reflector(lw, { useStreamingList: false, backoff: { initialMs: 30 * DAY, maxMs: 30 * DAY }, random: () => 0 }).subscribe(
+        (e) => {
+          if (e.type === 'STATUS') statuses.push(e.status);
+        },
+      );
       await advance(29 * DAY);
       expect(lw.listCalls).toHaveLength(1);
       expect(statuses.at(-1)).toMatchObject({ phase: 'backingOff' });
@@ -102,7 +104,7 @@ describe('long delays in their users', () => {
     lw.scriptWatch(NEVER);
     let sub: Subscription | undefined;
     try {
-      sub = reflector(lw, { minWatchTimeoutSeconds: 40 * 86_400 }).subscribe();
+      sub = reflector(lw, { useStreamingList: false, minWatchTimeoutSeconds: 40 * 86_400 }).subscribe();
       await advance(100); // a timer past the limit would have fired and re-armed ~100 times by now
       expect(asked.length).toBeGreaterThan(0);
       expect(Math.max(...asked)).toBeLessThanOrEqual(MAX_TIMER_MS);

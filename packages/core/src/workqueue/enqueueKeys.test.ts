@@ -4,7 +4,7 @@ import { InvalidOptionsError } from '../errors.ts';
 import { createSharedInformer } from '../informer/sharedInformer.ts';
 import { enqueueKeys, toKeys } from './enqueueKeys.ts';
 import { objectOf, type Delta, type KubeObject, type Store, type WatchEvent } from '../types.ts';
-import { fakeListerWatcher, page, testObject as obj, testScheduler, until } from '@rxinformer/testing';
+import { fakeListerWatcher, page, testObject as obj, testScheduler, until, PAGED } from '@rxinformer/testing';
 
 const running: { shutdown(): void }[] = [];
 afterEach(() => running.splice(0).forEach((i) => i.shutdown()));
@@ -14,7 +14,7 @@ async function syncedInformer(watch: Subject<WatchEvent>, keyFunc?: (o: KubeObje
   const lw = fakeListerWatcher();
   lw.scriptList(of(page([obj('a', '1'), obj('b', '2')], '5')));
   lw.scriptWatch(watch);
-  const informer = createSharedInformer(lw, keyFunc && { keyFunc });
+  const informer = createSharedInformer(lw, { reflector: PAGED, ...(keyFunc && { keyFunc }) });
   running.push(informer);
   informer.start();
   await until(() => informer.hasSynced());
