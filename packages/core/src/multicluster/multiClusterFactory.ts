@@ -130,8 +130,21 @@ export function createMultiClusterFactory<C extends Cluster = Cluster>(
     names.next([...members.keys()]);
     requested.next();
   };
+  /** A provider's cluster whose name cannot go into keys is left out, and logged. */
+  const validName = (name: unknown): boolean => {
+    try {
+      checkClusterName(name);
+      return true;
+    } catch (e) {
+      options.logger?.error?.(`a cluster provider gave a cluster that cannot join: ${(e as Error).message}`, {
+        resource: '',
+        scope: {},
+        status: { phase: 'stopped', relistCount: 0, hasSynced: false, lastError: e as Error },
+      });
+      return false;
+    }
+  };
   const join = (cluster: C): void => {
-    checkClusterName(cluster?.name);
     leave(cluster.name); // a changed cluster: leave, then join again
     const factory = createInformerFactory(cluster.source, clusterOptions(options, cluster.name));
     const member = { cluster, factory };
@@ -143,6 +156,7 @@ export function createMultiClusterFactory<C extends Cluster = Cluster>(
   };
   function onEvent(event: ClusterEvent<C>): void {
     if (state.shutDown) return;
+    if (event.type === 'join' && !validName(event.cluster?.name)) return;
     if (event.type === 'join') join(event.cluster);
     else if (event.type === 'leave') leave(event.name);
     else state.providerSynced = true;
