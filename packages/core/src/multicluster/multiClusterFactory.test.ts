@@ -44,6 +44,20 @@ afterEach(() => {
   for (const f of made.splice(0)) f.shutdown();
 });
 
+/** A started fleet of clusters a and b (joined, the provider synced) and its pods view; `before` runs before the start. */
+function twoClusters(before: (view: ReturnType<MultiClusterFactory['informerFor']>) => void = () => undefined) {
+  const provider = new Subject<ClusterEvent>();
+  const fleet = fleetOf(provider);
+  const view = fleet.informerFor(pods);
+  before(view);
+  const a = testCluster('a');
+  const b = testCluster('b');
+  fleet.start();
+  for (const c of [a, b]) provider.next({ type: 'join', cluster: c.cluster });
+  provider.next({ type: 'synced' });
+  return { provider, fleet, view, a, b };
+}
+
 describe('clusterKey', () => {
   it('should put the cluster before the key and read it back', () => {
     expect(clusterKey('eu-1', 'default/web')).toBe('cluster://eu-1/default/web');
@@ -92,16 +106,10 @@ describe('createMultiClusterFactory', () => {
   });
 
   it('should take a cluster that leaves out of the view as tombstones marked clusterLeft, and shut its informers down', async () => {
-    const provider = new Subject<ClusterEvent>();
-    const fleet = fleetOf(provider);
-    const view = fleet.informerFor(pods);
     const deleted: [string, boolean][] = [];
-    view.addEventHandler({ onDelete: (d) => void deleted.push([d.key, d.finalStateUnknown]) });
-    const a = testCluster('a');
-    const b = testCluster('b');
-    fleet.start();
-    for (const c of [a, b]) provider.next({ type: 'join', cluster: c.cluster });
-    provider.next({ type: 'synced' });
+    const { provider, fleet, view, a, b } = twoClusters((v) =>
+      v.addEventHandler({ onDelete: (d) => void deleted.push([d.key, d.finalStateUnknown]) }),
+    );
     a.answer(obj('x', '1'));
     b.answer(obj('y', '2'), obj('z', '3'));
     await fleet.waitForCacheSync();
@@ -155,16 +163,8 @@ describe('createMultiClusterFactory', () => {
   });
 
   it('should report each cluster status with its cluster, and the least healthy as the view status', async () => {
-    const provider = new Subject<ClusterEvent>();
-    const fleet = fleetOf(provider);
-    const view = fleet.informerFor(pods);
     const statuses: ClusterStatus[] = [];
-    view.clusterStatus$.subscribe((s) => statuses.push(s));
-    const a = testCluster('a');
-    const b = testCluster('b');
-    fleet.start();
-    for (const c of [a, b]) provider.next({ type: 'join', cluster: c.cluster });
-    provider.next({ type: 'synced' });
+    const { fleet, view, a, b } = twoClusters((v) => v.clusterStatus$.subscribe((s) => statuses.push(s)));
     a.answer(obj('x', '1'));
     b.fail(new Error('connection refused'));
     const ofB = statuses.filter((s) => s.cluster === 'b').map((s) => s.status);

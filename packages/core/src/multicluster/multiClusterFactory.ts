@@ -7,13 +7,14 @@
  */
 import { asyncScheduler, BehaviorSubject, Subject, type Observable, type Subscription } from 'rxjs';
 import { InvalidOptionsError } from '../errors.ts';
-import { checkCacheSyncOptions, FactoryNotStartedError, FactoryStoppedError, NoInformersError, waitForAll } from '../informer/cacheSync.ts';
+import { FactoryStoppedError } from '../informer/cacheSync.ts';
 import type { CacheSyncOptions, FactoryEntry } from '../informer/cacheSync.ts';
 import { DEFAULT_RELEASE_GRACE_MS, factoryLifecycle } from '../informer/factoryLifecycle.ts';
 import { informerKey, scopeOf, validateDescriptor, validateFactoryOptions, validateScope } from '../informer/factoryOptions.ts';
 import {
   createInformerFactory,
   FactoryShutdownError,
+  runControls,
   type InformerFactory,
   type InformerFactoryOptions,
   type InformerForOptions,
@@ -217,20 +218,7 @@ export function createMultiClusterFactory<C extends Cluster = Cluster>(
     clusters: () => [...members.keys()],
     cluster: (name) => members.get(name),
     clusters$: names.asObservable(),
-    start: () => lifecycle.hold(),
-    stop: () => lifecycle.unhold(),
-    retain: () => {
-      if (state.shutDown) throw new FactoryShutdownError();
-      return lifecycle.retain();
-    },
-    isRunning: () => state.running,
-    waitForCacheSync: (waitOptions: CacheSyncOptions = {}) => {
-      checkCacheSyncOptions(waitOptions);
-      if (state.shutDown) return Promise.reject(new FactoryShutdownError());
-      if (!state.running) return Promise.reject(new FactoryNotStartedError());
-      if (views.size === 0) return Promise.reject(new NoInformersError());
-      return waitForAll({ entries, requested, ended, scheduler, ready: () => state.providerSynced }, waitOptions);
-    },
+    ...runControls(lifecycle, state, () => views.size, { entries, requested, ended, scheduler, ready: () => state.providerSynced }),
     hasSynced: () => !state.shutDown && views.size > 0 && [...views.values()].every((v) => v.handle.view.hasSynced()),
     saveSnapshots: () => Promise.resolve(),
     shutdown: () => {
