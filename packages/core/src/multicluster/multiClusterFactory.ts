@@ -86,153 +86,184 @@ export function createMultiClusterFactory<C extends Cluster = Cluster>(
     throw new InvalidOptionsError('a multi-cluster factory takes no snapshots (yet): persist per cluster with its own factory');
   validateFactoryOptions(options);
   const scheduler = options.scheduler ?? asyncScheduler;
-  const members = new Map<string, ClusterMember<C>>();
-  const views = new Map<
-    string,
-    { handle: ViewHandle<KubeObject>; resource: ResourceDescriptor; options: InformerForOptions<KubeObject> }
-  >();
-  const names = new BehaviorSubject<readonly string[]>([]);
-  const requested = new Subject<void>();
-  const ended = new Subject<Error>();
-  const state = { running: false, shutDown: false, providerSynced: false, subscription: undefined as Subscription | undefined };
-
+  const fleet = new Fleet<C>(options);
   const lifecycle = factoryLifecycle(
     {
       run: () => {
-        state.running = true;
-        state.subscription ??= provider.clusters$.subscribe({ next: onEvent, error: () => undefined });
-        for (const m of members.values()) m.factory.start();
-        for (const v of views.values()) v.handle.recheck();
+        fleet.running = true;
+        fleet.subscription ??= provider.clusters$.subscribe({ next: (e) => fleet.onEvent(e), error: () => undefined });
+        fleet.each((f) => f.start());
       },
       halt: () => {
-        state.running = false;
-        for (const m of members.values()) m.factory.stop();
-        for (const v of views.values()) v.handle.recheck();
-        ended.next(new FactoryStoppedError());
+        fleet.running = false;
+        fleet.each((f) => f.stop());
+        fleet.ended.next(new FactoryStoppedError());
       },
     },
     options.releaseGraceMs ?? DEFAULT_RELEASE_GRACE_MS,
     scheduler,
   );
-
-  const attach = (name: string, member: ClusterMember<C>, key: string): void => {
-    const v = views.get(key)!;
-    v.handle.attach(name, member.factory.informerFor(v.resource, v.options));
+  const { members, views, requested, ended } = fleet;
+  const sync = { entries: () => fleet.entries(), requested, ended, scheduler, ready: () => fleet.providerSynced };
+  return {
+    informerFor: <T extends KubeObject>(resource: ResourceDescriptor<T>, perInformer: InformerForOptions<T> = {}) =>
+      fleet.viewFor(resource, perInformer, () => lifecycle.hold()),
+    clusters: () => [...members.keys()],
+    cluster: (name) => members.get(name),
+    clusters$: fleet.names.asObservable(),
+    ...runControls(lifecycle, fleet, () => views.size, sync),
+    hasSynced: () => !fleet.shutDown && views.size > 0 && [...views.values()].every((v) => v.handle.view.hasSynced()),
+    saveSnapshots: () => Promise.resolve(),
+    shutdown: () => {
+      if (fleet.shutDown) return;
+      lifecycle.close();
+      fleet.close();
+    },
   };
-  const leave = (name: string): void => {
-    const member = members.get(name);
+}
+
+/** A view of the fleet: its handle, and the resource and options its clusters' informers are made with. */
+interface FleetView {
+  readonly handle: ViewHandle<KubeObject>;
+  readonly resource: ResourceDescriptor;
+  readonly options: InformerForOptions<KubeObject>;
+}
+
+/** What a multi-cluster factory holds: the clusters present with their factories, the views, the phase. */
+class Fleet<C extends Cluster> {
+  readonly members = new Map<string, ClusterMember<C>>();
+  readonly views = new Map<string, FleetView>();
+  readonly names = new BehaviorSubject<readonly string[]>([]);
+  /** Emits when a cluster or a view comes or goes, or the provider syncs: waits look again. */
+  readonly requested = new Subject<void>();
+  /** Emits the error pending waits reject with. */
+  readonly ended = new Subject<Error>();
+  running = false;
+  shutDown = false;
+  providerSynced = false;
+  subscription: Subscription | undefined;
+  readonly #options: MultiClusterFactoryOptions;
+
+  constructor(options: MultiClusterFactoryOptions) {
+    this.#options = options;
+  }
+
+  /** Runs `fn` on each cluster's factory, then lets each view look at its sync and run state again. */
+  each(fn: (factory: InformerFactory) => void): void {
+    for (const m of this.members.values()) fn(m.factory);
+    for (const v of this.views.values()) v.handle.recheck();
+  }
+
+  /** One membership change of the provider. */
+  onEvent(event: ClusterEvent<C>): void {
+    if (this.shutDown) return;
+    if (event.type === 'join' && this.#validName(event.cluster?.name)) this.#join(event.cluster);
+    else if (event.type === 'leave') this.#leave(event.name);
+    else if (event.type === 'synced') this.providerSynced = true;
+    for (const v of this.views.values()) v.handle.recheck();
+    this.requested.next();
+  }
+
+  /** The view of `resource` in the scope of `perInformer`: the one made before, or a new one fed by every cluster. */
+  viewFor<T extends KubeObject>(
+    resource: ResourceDescriptor<T>,
+    perInformer: InformerForOptions<T>,
+    start: () => void,
+  ): MultiClusterInformer<T> {
+    if (this.shutDown) throw new FactoryShutdownError();
+    validateDescriptor(resource);
+    validateScope(perInformer ?? {});
+    const key = informerKey(resource, scopeOf(resource, perInformer, this.#options));
+    const existing = this.views.get(key);
+    if (existing) {
+      for (const m of this.members.values()) m.factory.informerFor(resource, perInformer); // the same checks and indexers as one cluster's
+      return existing.handle.view as unknown as MultiClusterInformer<T>;
+    }
+    const hooks = {
+      start,
+      running: () => this.running,
+      providerSynced: () => this.providerSynced,
+      shutDown: () => {
+        this.views.delete(key);
+        this.requested.next();
+      },
+    };
+    const { indexers, keyFunc, resyncPeriodMs = this.#options.resyncPeriodMs } = perInformer;
+    const handle = multiClusterView<T>(hooks, { indexers, keyFunc, resyncPeriodMs, scheduler: this.#options.scheduler });
+    const view: FleetView = {
+      handle: handle as unknown as ViewHandle<KubeObject>,
+      resource,
+      options: perInformer as InformerForOptions<KubeObject>,
+    };
+    this.views.set(key, view);
+    for (const [name, member] of this.members) this.#attach(name, member, view);
+    handle.recheck();
+    this.requested.next();
+    return handle.view;
+  }
+
+  /** The informers of every view in every cluster, as waits for the caches look at them. */
+  entries(): FactoryEntry[] {
+    return [...this.views.values()].flatMap(({ handle, resource, options }) =>
+      [...this.members.keys()].flatMap((cluster) => {
+        const informer = handle.view.informerOf(cluster);
+        return informer === undefined ? [] : [{ informer, resource, scope: scopeOf(resource, options, this.#options), cluster }];
+      }),
+    );
+  }
+
+  /** `shutdown()`: every view and cluster ended, the provider released, waits rejected. */
+  close(): void {
+    this.running = false;
+    for (const v of [...this.views.values()]) v.handle.view.shutdown();
+    for (const name of [...this.members.keys()]) this.#leave(name);
+    this.shutDown = true;
+    this.subscription?.unsubscribe();
+    this.ended.next(new FactoryShutdownError());
+    for (const s of [this.ended, this.requested, this.names] as Subject<unknown>[]) s.complete();
+  }
+
+  #attach(name: string, member: ClusterMember<C>, v: FleetView): void {
+    v.handle.attach(name, member.factory.informerFor(v.resource, v.options));
+  }
+
+  #join(cluster: C): void {
+    this.#leave(cluster.name); // a changed cluster: leave, then join again
+    const factory = createInformerFactory(cluster.source, clusterOptions(this.#options, cluster.name));
+    const member = { cluster, factory };
+    this.members.set(cluster.name, member);
+    for (const v of this.views.values()) this.#attach(cluster.name, member, v);
+    if (this.running) factory.start();
+    this.names.next([...this.members.keys()]);
+  }
+
+  #leave(name: string): void {
+    const member = this.members.get(name);
     if (member === undefined) return;
-    members.delete(name);
-    for (const v of views.values()) v.handle.detach(name);
+    this.members.delete(name);
+    for (const v of this.views.values()) v.handle.detach(name);
     member.factory.shutdown();
     void Promise.resolve()
       .then(() => member.cluster.close?.())
       .catch(() => undefined); // a close that fails leaves nothing of ours open
-    names.next([...members.keys()]);
-    requested.next();
-  };
+    this.names.next([...this.members.keys()]);
+  }
+
   /** A provider's cluster whose name cannot go into keys is left out, and logged. */
-  const validName = (name: unknown): boolean => {
+  #validName(name: unknown): boolean {
     try {
       checkClusterName(name);
       return true;
     } catch (e) {
-      options.logger?.error?.(`a cluster provider gave a cluster that cannot join: ${(e as Error).message}`, {
+      const status = { phase: 'stopped' as const, relistCount: 0, hasSynced: false, lastError: e as Error };
+      this.#options.logger?.error?.(`a cluster provider gave a cluster that cannot join: ${(e as Error).message}`, {
         resource: '',
         scope: {},
-        status: { phase: 'stopped', relistCount: 0, hasSynced: false, lastError: e as Error },
+        status,
       });
       return false;
     }
-  };
-  const join = (cluster: C): void => {
-    leave(cluster.name); // a changed cluster: leave, then join again
-    const factory = createInformerFactory(cluster.source, clusterOptions(options, cluster.name));
-    const member = { cluster, factory };
-    members.set(cluster.name, member);
-    for (const key of views.keys()) attach(cluster.name, member, key);
-    if (state.running) factory.start();
-    names.next([...members.keys()]);
-    requested.next();
-  };
-  function onEvent(event: ClusterEvent<C>): void {
-    if (state.shutDown) return;
-    if (event.type === 'join' && !validName(event.cluster?.name)) return;
-    if (event.type === 'join') join(event.cluster);
-    else if (event.type === 'leave') leave(event.name);
-    else state.providerSynced = true;
-    for (const v of views.values()) v.handle.recheck();
-    if (event.type === 'synced') requested.next();
   }
-
-  const informerFor = <T extends KubeObject>(
-    resource: ResourceDescriptor<T>,
-    perInformer: InformerForOptions<T> = {},
-  ): MultiClusterInformer<T> => {
-    if (state.shutDown) throw new FactoryShutdownError();
-    validateDescriptor(resource);
-    validateScope(perInformer ?? {});
-    const key = informerKey(resource, scopeOf(resource, perInformer, options));
-    const existing = views.get(key);
-    if (existing) {
-      for (const m of members.values()) m.factory.informerFor(resource, perInformer); // the same checks and indexers as one cluster's
-      return existing.handle.view as unknown as MultiClusterInformer<T>;
-    }
-    const handle = multiClusterView<T>(
-      {
-        start: () => lifecycle.hold(),
-        running: () => state.running,
-        providerSynced: () => state.providerSynced,
-        shutDown: () => {
-          views.delete(key);
-          requested.next();
-        },
-      },
-      {
-        indexers: perInformer.indexers,
-        keyFunc: perInformer.keyFunc,
-        resyncPeriodMs: perInformer.resyncPeriodMs ?? options.resyncPeriodMs,
-        scheduler,
-      },
-    );
-    views.set(key, {
-      handle: handle as unknown as ViewHandle<KubeObject>,
-      resource,
-      options: perInformer as InformerForOptions<KubeObject>,
-    });
-    for (const [name, member] of members) attach(name, member, key);
-    handle.recheck();
-    requested.next();
-    return handle.view;
-  };
-
-  const entries = (): FactoryEntry[] =>
-    [...views.values()].flatMap(({ handle, resource, options: o }) =>
-      [...members.keys()].flatMap((cluster) => {
-        const informer = handle.view.informerOf(cluster);
-        return informer === undefined ? [] : [{ informer, resource, scope: scopeOf(resource, o, options), cluster }];
-      }),
-    );
-  return {
-    informerFor,
-    clusters: () => [...members.keys()],
-    cluster: (name) => members.get(name),
-    clusters$: names.asObservable(),
-    ...runControls(lifecycle, state, () => views.size, { entries, requested, ended, scheduler, ready: () => state.providerSynced }),
-    hasSynced: () => !state.shutDown && views.size > 0 && [...views.values()].every((v) => v.handle.view.hasSynced()),
-    saveSnapshots: () => Promise.resolve(),
-    shutdown: () => {
-      if (state.shutDown) return;
-      lifecycle.close();
-      state.running = false;
-      for (const v of [...views.values()]) v.handle.view.shutdown();
-      for (const name of [...members.keys()]) leave(name);
-      state.shutDown = true;
-      state.subscription?.unsubscribe();
-      ended.next(new FactoryShutdownError());
-      for (const s of [ended, requested, names] as Subject<unknown>[]) s.complete();
-    },
-  };
 }
 
 /** A cluster's factory options: the factory's, its logger's lines naming the cluster. */
@@ -241,8 +272,8 @@ function clusterOptions(options: MultiClusterFactoryOptions, cluster: string): I
   if (logger === undefined) return options;
   const named: InformerLogger = {};
   for (const level of ['info', 'warn', 'error'] as const) {
-    const log = logger[level];
-    if (log !== undefined) named[level] = (message, details) => log.call(logger, `cluster ${cluster}: ${message}`, { ...details, cluster });
+    if (logger[level] !== undefined)
+      named[level] = (message, details) => logger[level]?.(`cluster ${cluster}: ${message}`, { ...details, cluster });
   }
   return { ...options, logger: named };
 }

@@ -13,13 +13,11 @@ import { InvalidOptionsError } from '../errors.ts';
 import { validateHandler } from '../informer/eventHandler.ts';
 import { registerHandler, type HandlerSources } from '../informer/handlerRegistration.ts';
 import type { EventHandler, EventHandlerOptions, HandlerError, HandlerRegistration } from '../informer/handlerTypes.ts';
-import { eventsOf, initialInformerState, latestOf, syncedStore, type InformerStep } from '../informer/informerPipeline.ts';
+import { eventsOf, latestOf, syncedStore, type InformerStep } from '../informer/informerPipeline.ts';
 import { resyncClocks, validateResyncPeriod } from '../informer/resync.ts';
 import { InformerShutdownError, type SharedInformer } from '../informer/sharedInformer.ts';
-import type { StoreSnapshot } from '../store/indexer.ts';
 import type { Delta, Indexers, KubeObject, ReflectorStatus } from '../types.ts';
-import { clusterKey } from './clusterKey.ts';
-import { aggregateStatus } from './clusterStatus.ts';
+import { ViewFeed } from './viewFeed.ts';
 
 /** A delta of the view: the cluster's delta with the cluster in its key, and the cluster. */
 export type ClusterDelta<T extends KubeObject = KubeObject> = Delta<T> & {
@@ -91,114 +89,40 @@ export interface ViewOptions<T extends KubeObject> {
 
 /** Makes a view; the factory attaches clusters to it. */
 export function multiClusterView<T extends KubeObject>(hooks: ViewHooks, options: ViewOptions<T>): ViewHandle<T> {
-  const scheduler = options.scheduler ?? asyncScheduler;
-  const defaultResyncMs = validateResyncPeriod(options.resyncPeriodMs);
-  const steps = new BehaviorSubject<InformerStep<T>>({
-    state: initialInformerState<T>({ indexers: options.indexers, keyFunc: options.keyFunc }),
-    change: { type: 'none' },
-  });
+  const feed = new ViewFeed<T>(hooks, options);
+  const { steps, members } = feed;
   const changes$ = steps.pipe(skip(1));
-  /** Each cluster's informer; `synced` follows its `synced$`, which tells after the deltas of the step that synced it. */
-  const members = new Map<string, { informer: SharedInformer<T>; subscription: Subscription; status: ReflectorStatus; synced: boolean }>();
-  const clusterStatus = new Subject<ClusterStatus>();
-  const storeErrors = new Subject<Error>();
   const handlerErrors = new Subject<HandlerError<T>>();
-  const running = new BehaviorSubject(false);
-  const lifetime = new BehaviorSubject(true);
-  const handlerSubs = new Set<Subscription>();
-  let handlerCount = 0;
-
-  const syncedNow = (): boolean => hooks.providerSynced() && [...members.values()].every((m) => m.synced);
-  /** Publishes the view's next state with `deltas` applied to `store`. */
-  const publish = (store: StoreSnapshot<T>, deltas: readonly Delta<T>[]): void => {
-    const before = steps.value.state;
-    const synced = before.synced || syncedNow();
-    const status = aggregateStatus(
-      [...members.values()].map((m) => m.status),
-      synced,
-    );
-    if (deltas.length === 0 && synced === before.synced && sameStatus(status, before.status)) return;
-    const initialListEnd = synced && !before.synced;
-    steps.next({ state: { ...before, store, synced, status }, change: { type: 'deltas', deltas, errors: [], initialListEnd } });
-  };
-  const apply = (cluster: string, d: Delta<T>): void => {
-    const key = clusterKey(cluster, d.key);
-    let store = steps.value.state.store;
-    if (d.type === 'Deleted') store = store.delete(key);
-    else if (d.type !== 'Sync') store = store.set(key, d.object);
-    const tagged =
-      d.type === 'Deleted'
-        ? { ...d, key, store, cluster, deleted: { ...d.deleted, key } }
-        : ({ ...d, key, store, cluster } as ClusterDelta<T>);
-    publish(store, [tagged as ClusterDelta<T>]);
-  };
-
-  const attach = (cluster: string, informer: SharedInformer<T>): void => {
-    if (members.has(cluster)) detach(cluster);
-    const member = { informer, subscription: undefined as unknown as Subscription, status: informer.getStatus(), synced: false };
-    members.set(cluster, member);
-    // What the informer already holds, then its changes: subscribed in the same step, no gap.
-    const held = informer.getStore();
-    for (const key of held.keys()) apply(cluster, { type: 'Added', key, object: held.get(key)!, isInInitialList: true, store: held });
-    const sub = informer.events$.subscribe((d) => apply(cluster, d));
-    sub.add(
-      informer.synced$.subscribe((synced) => {
-        member.synced = synced;
-        publish(steps.value.state.store, []);
-      }),
-    );
-    sub.add(
-      informer.status$.subscribe((status) => {
-        member.status = status;
-        clusterStatus.next({ cluster, status });
-        publish(steps.value.state.store, []);
-      }),
-    );
-    sub.add(informer.storeErrors$.subscribe((e) => storeErrors.next(e)));
-    member.subscription = sub;
-  };
-
-  const detach = (cluster: string): void => {
-    const member = members.get(cluster);
-    if (member === undefined) return;
-    member.subscription.unsubscribe();
-    members.delete(cluster);
-    let store = steps.value.state.store;
-    const prefix = clusterKey(cluster, '');
-    const gone = store.keys().filter((key) => key.startsWith(prefix));
-    const lastKnown = gone.map((key) => store.get(key));
-    for (const key of gone) store = store.delete(key);
-    // Each delta carries the snapshot after all of them: the cluster leaves at once.
-    const deltas: ClusterDelta<T>[] = gone.map((key, i) => ({
-      type: 'Deleted',
-      key,
-      deleted: { key, lastKnown: lastKnown[i], finalStateUnknown: true },
-      store,
-      cluster,
-      clusterLeft: true,
-    }));
-    clusterStatus.next({ cluster, status: { phase: 'stopped', relistCount: member.status.relistCount, hasSynced: false } });
-    publish(store, deltas);
-  };
-
-  const handlers: HandlerSources<T> = {
-    current: () => steps.value.state,
-    changes$,
-    resync: resyncClocks<T>({ running$: running, scheduler, snapshot: () => syncedStore(steps.value.state) }),
-    defaultResyncMs,
-    scheduler,
-    onError: (e) => handlerErrors.next(e),
-  };
+  const running = new BehaviorSubject(false); // the resync clocks run while the factory runs
+  const handlers = handlerSourcesOf(steps, changes$, running, options, handlerErrors);
+  const lifetime = { open: true, handlers: new Set<Subscription>(), count: 0 };
   const checkOpen = (what: string): void => {
-    if (!lifetime.value) throw new InformerShutdownError(what);
+    if (!lifetime.open) throw new InformerShutdownError(what);
+  };
+  const shutdown = (): void => {
+    if (!lifetime.open) return;
+    lifetime.open = false;
+    feed.close();
+    for (const s of lifetime.handlers) s.unsubscribe();
+    hooks.shutDown();
+    for (const s of [handlerErrors, running] as Subject<unknown>[]) s.complete();
+  };
+  const addEventHandler = (handler: EventHandler<T>, handlerOptions: EventHandlerOptions = {}): HandlerRegistration => {
+    validateHandler(handler, handlerOptions);
+    checkOpen('addEventHandler()');
+    const name = handlerOptions.name ?? `handler-${++lifetime.count}`;
+    const { registration, subscription } = registerHandler(handlers, name, handler, handlerOptions);
+    lifetime.handlers.add(subscription);
+    subscription.add(() => lifetime.handlers.delete(subscription));
+    return registration;
   };
   const view: MultiClusterInformer<T> = {
     store$: latestOf(steps, (s) => s.store),
     events$: eventsOf(changes$) as Observable<ClusterDelta<T>>,
     synced$: latestOf(steps, (s) => s.synced),
     status$: latestOf(steps, (s) => s.status),
-    clusterStatus$: clusterStatus.asObservable(),
-    storeErrors$: storeErrors.asObservable(),
+    clusterStatus$: feed.clusterStatus.asObservable(),
+    storeErrors$: feed.storeErrors.asObservable(),
     handlerErrors$: handlerErrors.asObservable(),
     lastSyncResourceVersion: undefined, // resource versions of two clusters do not compare: see informerOf(cluster)
     getStore: () => steps.value.state.store,
@@ -213,63 +137,60 @@ export function multiClusterView<T extends KubeObject>(hooks: ViewHooks, options
       checkOpen('start()');
       hooks.start();
     },
-    stop: () => {
-      for (const m of members.values()) m.informer.stop();
-    },
-    shutdown: () => {
-      if (!lifetime.value) return;
-      lifetime.next(false);
-      for (const [name, m] of [...members]) {
-        detach(name);
-        m.informer.shutdown();
-      }
-      for (const s of handlerSubs) s.unsubscribe();
-      hooks.shutDown();
-      for (const s of [steps, clusterStatus, storeErrors, handlerErrors, running, lifetime] as Subject<unknown>[]) s.complete();
-    },
-    addEventHandler: (handler: EventHandler<T>, handlerOptions: EventHandlerOptions = {}): HandlerRegistration => {
-      validateHandler(handler, handlerOptions);
-      checkOpen('addEventHandler()');
-      const name = handlerOptions.name ?? `handler-${++handlerCount}`;
-      const { registration, subscription } = registerHandler(handlers, name, handler, handlerOptions);
-      handlerSubs.add(subscription);
-      subscription.add(() => handlerSubs.delete(subscription));
-      return registration;
-    },
-    addIndexers: (indexers: Indexers<T>) => {
+    stop: () => members.forEach((m) => m.informer.stop()),
+    shutdown,
+    addEventHandler,
+    addIndexers: (indexers) => {
       checkOpen('addIndexers()');
-      if (indexers === null || typeof indexers !== 'object')
-        throw new InvalidOptionsError('addIndexers needs an object of index functions');
-      for (const m of members.values()) m.informer.addIndexers(indexers); // throws IndexerError as an informer's would
-      const before = steps.value.state;
-      const store = before.store.addIndexers(newOnes(before.store.indexers, indexers));
-      steps.next({ state: { ...before, store }, change: { type: 'indexersAdded', indexers } });
+      addIndexersTo(feed, indexers);
     },
   };
-  /** The resync clocks run while the factory runs. */
   const followRunning = (): void => {
     if (running.value !== hooks.running()) running.next(hooks.running());
   };
   return {
     view,
     attach: (cluster, informer) => {
-      attach(cluster, informer);
+      feed.attach(cluster, informer);
       followRunning();
     },
-    detach,
+    detach: (cluster) => feed.detach(cluster),
     recheck: () => {
       followRunning();
-      publish(steps.value.state.store, []);
+      feed.publish(steps.value.state.store, []);
     },
   };
+}
+
+/** What the view's handlers are fed from: its steps, and resync clocks that run while the factory runs. */
+function handlerSourcesOf<T extends KubeObject>(
+  steps: BehaviorSubject<InformerStep<T>>,
+  changes$: Observable<InformerStep<T>>,
+  running: BehaviorSubject<boolean>,
+  options: ViewOptions<T>,
+  errors: Subject<HandlerError<T>>,
+): HandlerSources<T> {
+  const scheduler = options.scheduler ?? asyncScheduler;
+  return {
+    current: () => steps.value.state,
+    changes$,
+    resync: resyncClocks<T>({ running$: running, scheduler, snapshot: () => syncedStore(steps.value.state) }),
+    defaultResyncMs: validateResyncPeriod(options.resyncPeriodMs),
+    scheduler,
+    onError: (e) => errors.next(e),
+  };
+}
+
+/** `addIndexers()` of a view: to each cluster's informer (which may refuse them), then to the view's store. */
+function addIndexersTo<T extends KubeObject>(feed: ViewFeed<T>, indexers: Indexers<T>): void {
+  if (indexers === null || typeof indexers !== 'object') throw new InvalidOptionsError('addIndexers needs an object of index functions');
+  for (const m of feed.members.values()) m.informer.addIndexers(indexers); // throws IndexerError as an informer's would
+  const before = feed.steps.value.state;
+  const store = before.store.addIndexers(newOnes(before.store.indexers, indexers));
+  feed.steps.next({ state: { ...before, store }, change: { type: 'indexersAdded', indexers } });
 }
 
 /** The index functions of `indexers` the store does not have yet. */
 function newOnes<T extends KubeObject>(present: Readonly<Indexers<T>>, indexers: Indexers<T>): Indexers<T> {
   return Object.fromEntries(Object.entries(indexers).filter(([name]) => !Object.hasOwn(present, name)));
-}
-
-/** True when two aggregate statuses say the same (the view publishes only changes). */
-function sameStatus(a: ReflectorStatus, b: ReflectorStatus): boolean {
-  return a.phase === b.phase && a.lastError === b.lastError && a.relistCount === b.relistCount && a.hasSynced === b.hasSynced;
 }
