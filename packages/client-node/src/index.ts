@@ -83,7 +83,7 @@ export { DEFAULT_EXEC_TIMEOUT_MS, ExecPluginError } from './execCredential.ts';
 export type { ExecPluginFailure } from './execCredential.ts';
 
 // Many clusters: clusters over KubeConfigs, and providers of them (core's `@rxinformer/core/multicluster`)
-export { kubeCluster } from './kubeCluster.ts';
+export { kubeCluster, kubeClusterClients } from './kubeCluster.ts';
 export type { KubeCluster } from './kubeCluster.ts';
 export { kubeconfigContextsProvider, kubeconfigFolderProvider, parseKubeconfig } from './kubeconfigProviders.ts';
 export type { KubeconfigFolderOptions } from './kubeconfigProviders.ts';

@@ -4,15 +4,19 @@
  * client is made (`kubeApiClient(member.cluster.kubeConfig)`).
  */
 import { KubeConfig } from '@kubernetes/client-node';
+import type { ApiClient } from '@rxinformer/controller';
 import type { ListerWatcherSource } from '@rxinformer/core';
-import { checkClusterName, type Cluster } from '@rxinformer/core/multicluster';
+import { checkClusterName, ClusterGoneError, type Cluster, type MultiClusterFactory } from '@rxinformer/core/multicluster';
+import { kubeApiClient } from './kubeApiClient.ts';
 import { kubeConfigListerWatcher } from './kubeConfigListerWatcher.ts';
-import { createKubeTransport } from './kubeTransport.ts';
+import { createKubeTransport, type KubeTransport } from './kubeTransport.ts';
 
 /** A cluster reached through a KubeConfig (its current context). */
 export interface KubeCluster extends Cluster {
   /** The KubeConfig of the cluster, its current context the cluster's. */
   readonly kubeConfig: KubeConfig;
+  /** The `ApiClient` of writes to the cluster (@rxinformer/controller's), over the cluster's own connections. */
+  apiClient(): ApiClient;
 }
 
 /**
@@ -36,7 +40,8 @@ export function kubeCluster(name: string, kubeConfig: KubeConfig, context?: stri
     contexts: kubeConfig.contexts,
     currentContext: context ?? kubeConfig.getCurrentContext(),
   });
-  let transport: ReturnType<typeof createKubeTransport> | undefined;
+  let transport: KubeTransport | undefined;
+  let client: ApiClient | undefined;
   const source: ListerWatcherSource = (resource, scope) =>
     kubeConfigListerWatcher(kc, {
       resource,
@@ -49,8 +54,27 @@ export function kubeCluster(name: string, kubeConfig: KubeConfig, context?: stri
     name,
     source,
     kubeConfig: kc,
+    apiClient: () => (client ??= kubeApiClient(kc, { transport: (transport ??= createKubeTransport(kc)) })),
     close: async () => {
       await transport?.close();
     },
+  };
+}
+
+/**
+ * The `client` option of a controller over `fleet`: the `ApiClient` of the cluster of each request
+ * (`req.cluster`), over that cluster's connections.
+ *
+ * @example
+ * controllerFor(fleet, configMaps, { name: 'stamp', client: kubeClusterClients(fleet) });
+ *
+ * Caveat: a cluster that has left gives a `ClusterGoneError` (the reconcile fails and retries; once
+ * its objects have left the view, the key reconciles as gone).
+ */
+export function kubeClusterClients(fleet: Pick<MultiClusterFactory<KubeCluster>, 'cluster'>): (cluster: string) => ApiClient {
+  return (cluster) => {
+    const member = fleet.cluster(cluster);
+    if (member === undefined) throw new ClusterGoneError(cluster);
+    return member.cluster.apiClient();
   };
 }

@@ -25,7 +25,7 @@ import {
   CLUSTER_SECRET_TYPE,
   clusterApiProvider,
   configMaps,
-  kubeApiClient,
+  kubeClusterClients,
   kubeconfigContextsProvider,
   kubeconfigFolderProvider,
   type KubeCluster,
@@ -200,7 +200,7 @@ describe.each(serverKinds())('many clusters against three %s servers', (kind) =>
         name: 'stamp',
         namespace: ns,
         logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
-        client: (cluster) => kubeApiClient(f.cluster(cluster)!.cluster.kubeConfig),
+        client: kubeClusterClients(f),
       }).reconcile(async (req) => {
         requests.push(`${req.cluster} ${req.namespace}/${req.name}`);
         if (req.object === undefined || req.object.metadata?.annotations?.['stamped-in'] !== undefined) return;

@@ -86,7 +86,7 @@ export interface ControllerBuilderOptions<T extends KubeObject> extends SourceOp
   shard?: ShardOptions<T>;
   /**
    * The client of the reconcile's writes, `req.api(descriptor)`; over a multi-cluster factory, a
-   * function giving each cluster's (`(cluster) => kubeApiClient(fleet.cluster(cluster)!.cluster.kubeConfig)`),
+   * function giving each cluster's (client-node's `kubeClusterClients(fleet)`),
    * called with `req.cluster`. Default: none (`req.api` throws).
    */
   client?: ControllerClient;

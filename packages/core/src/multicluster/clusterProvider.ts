@@ -71,3 +71,15 @@ export class ClusterSourceError extends RxInformerError {
     this.source = source;
   }
 }
+
+/** A cluster asked for by name is not (or no longer) among the clusters present. */
+export class ClusterGoneError extends RxInformerError {
+  /** Always `ClusterGoneError`: set as a string, so it survives minification. */
+  override readonly name: string = 'ClusterGoneError';
+  /** The cluster asked for. */
+  readonly cluster: string;
+  constructor(cluster: string) {
+    super('ClusterGone', `cluster ${cluster} is not present (it left, or never joined)`);
+    this.cluster = cluster;
+  }
+}

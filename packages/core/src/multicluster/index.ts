@@ -14,7 +14,7 @@
  * @module @rxinformer/core/multicluster
  */
 export { CLUSTER_KEY_SCHEME, checkClusterName, clusterKey, parseClusterKey } from './clusterKey.ts';
-export { ClusterSourceError } from './clusterProvider.ts';
+export { ClusterGoneError, ClusterSourceError } from './clusterProvider.ts';
 export type { Cluster, ClusterEvent, ClusterProvider, ClusterProviderStatus } from './clusterProvider.ts';
 export { createMultiClusterFactory } from './multiClusterFactory.ts';
 export type { ClusterMember, MultiClusterFactory, MultiClusterFactoryOptions } from './multiClusterFactory.ts';
