@@ -30,6 +30,14 @@ export function clusterKey(cluster: string, key: string): string {
   return `${CLUSTER_KEY_SCHEME}${cluster}/${key}`;
 }
 
+/** A cluster key read: the cluster, and the key in it. */
+export interface ClusterKeyParts {
+  /** The cluster's name. */
+  readonly cluster: string;
+  /** The key in the cluster: `namespace/name`, or `name`. */
+  readonly key: string;
+}
+
 /**
  * The cluster and the informer's key of a cluster key; `undefined` for a key without the
  * `cluster://` scheme (a single cluster's).
@@ -37,7 +45,7 @@ export function clusterKey(cluster: string, key: string): string {
  * @example
  * parseClusterKey('cluster://eu-1/default/web'); // { cluster: 'eu-1', key: 'default/web' }
  */
-export function parseClusterKey(key: string): { cluster: string; key: string } | undefined {
+export function parseClusterKey(key: string): ClusterKeyParts | undefined {
   if (!key.startsWith(CLUSTER_KEY_SCHEME)) return undefined;
   const slash = key.indexOf('/', CLUSTER_KEY_SCHEME.length);
   if (slash <= CLUSTER_KEY_SCHEME.length) return undefined;

@@ -19,15 +19,30 @@ export interface Cluster {
   close?(): void | Promise<void>;
 }
 
-/**
- * One change of membership:
- * - `join`: a cluster is there (again: a join of a name present is its leave, then its join);
- * - `leave`: it is gone;
- * - `synced`: the provider has told every cluster it found when it started (waits for caches
- *   look at the clusters present after it).
- */
-export type ClusterEvent<C extends Cluster = Cluster> =
-  { readonly type: 'join'; readonly cluster: C } | { readonly type: 'leave'; readonly name: string } | { readonly type: 'synced' };
+/** A cluster is there (again: a join of a name present is its leave, then its join). */
+export interface ClusterJoin<C extends Cluster = Cluster> {
+  /** Always `join`. */
+  readonly type: 'join';
+  /** The cluster: its name, its source, its `close`. */
+  readonly cluster: C;
+}
+
+/** A cluster is gone. */
+export interface ClusterLeave {
+  /** Always `leave`. */
+  readonly type: 'leave';
+  /** The cluster's name. */
+  readonly name: string;
+}
+
+/** The provider has told every cluster it found when it started (waits for caches look at the clusters present after it). */
+export interface ClusterProviderSynced {
+  /** Always `synced`. */
+  readonly type: 'synced';
+}
+
+/** One change of membership: a join, a leave, or the provider's `synced` (once). */
+export type ClusterEvent<C extends Cluster = Cluster> = ClusterJoin<C> | ClusterLeave | ClusterProviderSynced;
 
 /** What a provider knows of its own condition. */
 export interface ClusterProviderStatus {

@@ -14,8 +14,17 @@
  * @module @rxinformer/core/multicluster
  */
 export { CLUSTER_KEY_SCHEME, checkClusterName, clusterKey, parseClusterKey } from './clusterKey.ts';
+export type { ClusterKeyParts } from './clusterKey.ts';
 export { ClusterGoneError, ClusterSourceError } from './clusterProvider.ts';
-export type { Cluster, ClusterEvent, ClusterProvider, ClusterProviderStatus } from './clusterProvider.ts';
+export type {
+  Cluster,
+  ClusterEvent,
+  ClusterJoin,
+  ClusterLeave,
+  ClusterProvider,
+  ClusterProviderStatus,
+  ClusterProviderSynced,
+} from './clusterProvider.ts';
 export { createMultiClusterFactory } from './multiClusterFactory.ts';
 export type { ClusterMember, MultiClusterFactory, MultiClusterFactoryOptions } from './multiClusterFactory.ts';
 export type { ClusterDelta, ClusterStatus, MultiClusterInformer } from './multiClusterInformer.ts';
