@@ -17,4 +17,5 @@ describeLayout('core/src', fileURLToPath(new URL('../../packages/core/src/', imp
   'leader-election',
   'sharding',
   'channel',
+  'multicluster',
 ]);

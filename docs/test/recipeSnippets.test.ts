@@ -51,4 +51,8 @@ describe('recipes.md', () => {
     const code = flat(read('recipes/configMapReplicator.ts'));
     expect(code).toContain(flat(snippet('A controller that writes: a ConfigMap replicator')));
   });
+
+  it("should show the fleet recipe's provider, view and rows as they compile in fleet.ts", () => {
+    expect(flat(read('recipes/fleet.ts'))).toContain(flat(snippet('A fleet over a folder of kubeconfigs')));
+  });
 });

@@ -151,6 +151,7 @@ const TABLE: Row[] = [
     upTo(`client-node:Http2Options.${o}`, envtestHub.http2Option(o), MAX_TIMER_MS, { fraction: 'refused' }),
   ),
   waits('client-node:KubeTransportOptions.execTimeoutMs', pkg.execTimeout, 'refused'),
+  waits('client-node:KubeconfigFolderOptions.debounceMs', pkg.folderDebounce, 'refused'),
   // controller
   upTo('controller:ControllerBuilderOptions.debounceMs', pkg.builderOption('debounceMs'), MAX_TIMER_MS),
   upTo('controller:ControllerBuilderOptions.readYourWrites.timeoutMs', pkg.builderOption('readYourWrites.timeoutMs'), MAX_TIMER_MS),

@@ -1,8 +1,17 @@
 /**
  * Probes of the timer options of client-node, controller, prometheus and envtest.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { createDiscovery, createKubeInformerFactory, createKubeTransport, type KubeTransport } from '@rxinformer/client-node';
+import {
+  createDiscovery,
+  createKubeInformerFactory,
+  createKubeTransport,
+  kubeconfigFolderProvider,
+  type KubeTransport,
+} from '@rxinformer/client-node';
 import { controllerFor, createEventRecorder, retryOnConflict, type ApiRequest } from '@rxinformer/controller';
 import { createInformerFactory, KubeApiError, type KubeObject } from '@rxinformer/core';
 import { startFaultProxy, startTestEnvironment } from '@rxinformer/envtest';
@@ -10,7 +19,7 @@ import { createProbes } from '@rxinformer/prometheus';
 import { fakeListerWatcher, page, testObject } from '@rxinformer/testing';
 import { NEVER, of } from 'rxjs';
 import { failingInformer, pods, silentInformer } from './coreProbes.ts';
-import { advance, eventually, settledFlag, type Probe } from './probe.ts';
+import { advance, eventually, realDelay, settledFlag, type Probe } from './probe.ts';
 
 /** A transport whose every GET waits until its signal aborts. */
 function silentTransport(): KubeTransport {
@@ -43,6 +52,28 @@ export const discoveryTimeout =
     looked.catch(() => {});
     return { fired: settledFlag(looked), stop: () => {} };
   };
+
+/** A folder provider whose folder gets a kubeconfig file: fired when its cluster joins, the folder quiet for the debounce. */
+export const folderDebounce: Probe = async (debounceMs) => {
+  const dir = mkdtempSync(join(tmpdir(), 'rxinformer-probe-'));
+  try {
+    const provider = kubeconfigFolderProvider(dir, { debounceMs });
+    let joined = false;
+    const subscription = provider.clusters$.subscribe((e) => void (joined ||= e.type === 'join'));
+    writeFileSync(join(dir, 'a.yaml'), kubeConfig().exportConfig());
+    await realDelay(300); // fs.watch's events come on real I/O: the debounce starts at fake time 0
+    return {
+      fired: () => joined,
+      stop: () => {
+        subscription.unsubscribe();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+};
 
 /** A request whose credentials come from an exec plugin that never answers: fired when the plugin is killed. */
 export const execTimeout: Probe = (execTimeoutMs) => {

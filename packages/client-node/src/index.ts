@@ -79,3 +79,11 @@ export type { Discovery, DiscoveryOptions, ResourceRef } from './dynamic.ts';
 export { CredentialError, RequestTimeoutError, ResponseDecodeError } from './errors.ts';
 export { DEFAULT_EXEC_TIMEOUT_MS, ExecPluginError } from './execCredential.ts';
 export type { ExecPluginFailure } from './execCredential.ts';
+
+// Many clusters: clusters over KubeConfigs, and providers of them (core's `@rxinformer/core/multicluster`)
+export { kubeCluster, kubeClusterClients } from './kubeCluster.ts';
+export type { KubeCluster } from './kubeCluster.ts';
+export { kubeconfigContextsProvider, kubeconfigFolderProvider, parseKubeconfig } from './kubeconfigProviders.ts';
+export type { KubeconfigFolderOptions } from './kubeconfigProviders.ts';
+export { clusterApiProvider, CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE } from './clusterApiProvider.ts';
+export type { ClusterApiProviderOptions } from './clusterApiProvider.ts';

@@ -33,6 +33,8 @@ export type {
 export { controllerReadYourWritesMetrics, READ_YOUR_WRITES_METRICS } from './readYourWritesMetrics.ts';
 export type { ObservedReadYourWrites, ReadYourWritesCounts, ReadYourWritesMetricsOptions } from './readYourWritesMetrics.ts';
 export { informerMetrics, INFORMER_METRICS } from './informerMetrics.ts';
+export { multiClusterInformerMetrics } from './multiClusterMetrics.ts';
+export type { MultiClusterMetricsOptions, ObservedMultiClusterInformer } from './multiClusterMetrics.ts';
 export type { InformerMetricsOptions, InformerMetricsRegistration } from './informerMetrics.ts';
 export { HANDLER_METRIC_NAMES } from './handlerMetrics.ts';
 export type { ObservedHandler } from './handlerMetrics.ts';

@@ -1,5 +1,5 @@
 /**
- * Informer metrics (label `informer`): lists, watches, relists, failures by reason, the age of the
+ * Informer metrics (label `informer`, and `cluster` for a cluster's informer of a multi-cluster view): lists, watches, relists, failures by reason, the age of the
  * last synced resource version, objects cached, time to first sync — read from the informer's
  * `status$` and at scrape time, never per event.
  */
@@ -7,7 +7,7 @@ import { register as globalRegistry, type Registry } from 'prom-client';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { InvalidOptionsError, type ReflectorPhase } from '@rxinformer/core';
 import { HANDLER_METRIC_NAMES, handlerSeries, type HandlerSource, type ObservedHandler } from './handlerMetrics.ts';
-import { collectedCounter, collectedGauge, once, rowsOf } from './collected.ts';
+import { collectedCounter, collectedGauge, once, type Rows } from './collected.ts';
 import { InformerTracker, type ObservedInformer } from './informerTracker.ts';
 import { addSource, metricSet } from './metricSet.ts';
 import type { MetricsRegistration } from './workqueueMetrics.ts';
@@ -29,8 +29,13 @@ const PHASES: readonly ReflectorPhase[] = ['listing', 'connecting', 'watching', 
 
 /** Options of `informerMetrics`. */
 export interface InformerMetricsOptions {
-  /** The `informer` label, e.g. `v1/pods`. Required, unique per registry. */
+  /** The `informer` label, e.g. `v1/pods`. Required, unique per registry (with `cluster`). */
   name: string;
+  /**
+   * The `cluster` label: the informer is this cluster's (see `multiClusterInformerMetrics`).
+   * Default: none (the series have no `cluster` label).
+   */
+  cluster?: string;
   /** Handler registrations whose buffer depth, lag, deliveries and failures to report (more with `addHandler`). Default: none. */
   handlers?: readonly ObservedHandler[];
   /** Where the metrics are registered. Default: prom-client's global `register`. */
@@ -46,15 +51,20 @@ export interface InformerMetricsRegistration extends MetricsRegistration {
 }
 
 interface InformerSource {
+  /** Its labels: `informer`, and `cluster` when it has one. */
+  readonly labels: Readonly<Record<string, string>>;
   readonly tracker: InformerTracker;
   readonly handlers: HandlerSource;
 }
 
 function makeFamilies(registry: Registry, sources: Map<string, InformerSource>) {
   const registers = [registry];
-  const config = (name: string, help: string, labelNames = ['informer']) => ({ name, help, labelNames, registers });
-  /** One row per informer: its label and `read` of its tracker now. */
-  const rows = (read: (t: InformerTracker) => number | undefined) => rowsOf(sources, 'informer', (s) => read(s.tracker));
+  const config = (name: string, help: string, labelNames = ['informer', 'cluster']) => ({ name, help, labelNames, registers });
+  /** One row per informer: its labels and `read` of its tracker now. */
+  const rows = (read: (t: InformerTracker) => number | undefined) =>
+    function* (): Rows {
+      for (const s of sources.values()) yield [s.labels, read(s.tracker)];
+    };
   const seconds = (ms: number | undefined) => (ms === undefined ? undefined : ms / 1000);
   return {
     synced: collectedGauge(
@@ -69,12 +79,12 @@ function makeFamilies(registry: Registry, sources: Map<string, InformerSource>) 
       config(
         'rxinformer_informer_phase',
         "The reflector's phase: 1 for the current one (listing, connecting, watching, backingOff, stopped), 0 for the others.",
-        ['informer', 'phase'],
+        ['informer', 'cluster', 'phase'],
       ),
       function* () {
-        for (const [informer, s] of sources) {
+        for (const s of sources.values()) {
           const now = s.tracker.health().phase;
-          for (const phase of PHASES) yield [{ informer, phase }, phase === now ? 1 : 0];
+          for (const phase of PHASES) yield [{ ...s.labels, phase }, phase === now ? 1 : 0];
         }
       },
     ),
@@ -97,10 +107,10 @@ function makeFamilies(registry: Registry, sources: Map<string, InformerSource>) 
       config(
         'rxinformer_informer_errors_total',
         'Failures of lists and watches and objects skipped, by reason (Expired, WatchIdle, UnexpectedType, NetworkError reasons…).',
-        ['informer', 'reason'],
+        ['informer', 'cluster', 'reason'],
       ),
       function* () {
-        for (const [informer, s] of sources) for (const [reason, n] of s.tracker.errors) yield [{ informer, reason }, n];
+        for (const s of sources.values()) for (const [reason, n] of s.tracker.errors) yield [{ ...s.labels, reason }, n];
       },
     ),
     age: collectedGauge(
@@ -139,11 +149,16 @@ export function informerMetrics(informer: ObservedInformer, options: InformerMet
     (sources) => makeFamilies(registry, sources),
     [...INFORMER_METRICS, ...HANDLER_METRIC_NAMES],
   );
+  const { name, cluster } = options;
+  if (cluster !== undefined && (typeof cluster !== 'string' || cluster === ''))
+    throw new InvalidOptionsError(`informerMetrics: cluster must be a non-empty string, got ${String(cluster)}`);
   const tracker = new InformerTracker(informer, options.scheduler ?? asyncScheduler);
-  const source: InformerSource = { tracker, handlers: new Set(options.handlers ?? []) };
+  const labels: Record<string, string> = cluster === undefined ? { informer: name } : { informer: name, cluster };
+  const source: InformerSource = { labels, tracker, handlers: new Set(options.handlers ?? []) };
   let remove: () => void;
   try {
-    remove = addSource(set, options.name, 'informer', 'rxinformer_informer_synced', source);
+    // One source per informer and cluster; the handler series label theirs with this key.
+    remove = addSource(set, cluster === undefined ? name : `${name}@${cluster}`, 'informer', 'rxinformer_informer_synced', source);
   } catch (e) {
     tracker.close();
     throw e;

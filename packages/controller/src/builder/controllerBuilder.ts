@@ -17,7 +17,6 @@ import {
 import { checkSelectors } from '@rxinformer/core/labels';
 import { checkDuration } from '@rxinformer/core/time';
 import { type WorkQueueOptions } from '@rxinformer/core/workqueue';
-import type { ApiClient } from '../client/apiClient.ts';
 import { isLogger, type Logger } from '../log/logger.ts';
 import { ownerKey } from '../objects/owners.ts';
 import type { ControllerError } from '../reconcile/errors.ts';
@@ -26,7 +25,8 @@ import { Shard, type ShardOptions } from '../shard/shard.ts';
 import { makeController, type Controller } from './controller.ts';
 import { checkPredicates, type Predicate } from './predicates.ts';
 import { primaryKeyCheck, type RefuseKey, type Source, type SourceKeys } from './sources.ts';
-import { resourceKey, type FollowedInformer } from './writes.ts';
+import type { ApiClient } from '../client/apiClient.ts';
+import { resourceKey, type ControllerClient, type FollowedInformer } from './writes.ts';
 
 /**
  * Options of a source (`owns`, `watches`, and the primary's own, in `controllerFor`'s options):
@@ -85,8 +85,12 @@ export interface ControllerBuilderOptions<T extends KubeObject> extends SourceOp
    * every reconcile has settled. Default: not sharded.
    */
   shard?: ShardOptions<T>;
-  /** The client of the reconcile's writes, `req.api(descriptor)`. Default: none (`req.api` throws). */
-  client?: ApiClient;
+  /**
+   * The client of the reconcile's writes, `req.api(descriptor)`; over a multi-cluster factory, a
+   * function giving each cluster's (client-node's `kubeClusterClients(fleet)`),
+   * called with `req.cluster`. Default: none (`req.api` throws).
+   */
+  client?: ControllerClient;
   /**
    * Read-your-writes: a key's next reconcile waits until the caches show the writes its last
    * reconcile made through `req.api` to the resources the controller follows, at most `timeoutMs`
@@ -317,8 +321,8 @@ function validateBuilderOptions<T extends KubeObject>(
 
 /** Throws `InvalidOptionsError` for a `client` or `readYourWrites` option that is not one. */
 function validateWriteOptions<T extends KubeObject>({ client, readYourWrites: ryw }: ControllerBuilderOptions<T>): void {
-  if (client !== undefined && typeof client?.request !== 'function')
-    throw new InvalidOptionsError('controllerFor: client must be an ApiClient');
+  if (client !== undefined && typeof client !== 'function' && typeof client?.request !== 'function')
+    throw new InvalidOptionsError('controllerFor: client must be an ApiClient, or a function giving the ApiClient of a cluster');
   if (!(ryw === undefined || typeof ryw === 'boolean' || (typeof ryw === 'object' && ryw !== null)))
     throw new InvalidOptionsError('controllerFor: readYourWrites must be a boolean or { timeoutMs }');
   const timeoutMs = typeof ryw === 'object' ? ryw.timeoutMs : undefined;

@@ -1,6 +1,7 @@
 /** The controller builder: `controllerFor(factory, primary, options).owns(…).watches(…).reconcile(fn)`. */
 export { ControllerBuilder, controllerFor } from './controllerBuilder.ts';
 export type { ControllerBuilderOptions, ControllerHost, MapToKeys, SourceOptions } from './controllerBuilder.ts';
+export type { ControllerClient } from './writes.ts';
 export { ControllerRunningError } from './controller.ts';
 export type { Controller, RunningController, SourceInformer } from './controller.ts';
 export { and, annotationsChanged, generationChanged, labelsChanged, not, or, resourceVersionChanged } from './predicates.ts';

@@ -6,6 +6,7 @@
  */
 import { RxInformerError, type HandlerRegistration, type KubeObject, type ResourceDescriptor, type SharedInformer } from '@rxinformer/core';
 import { InvalidPathSegmentError, pathSegmentError } from '@rxinformer/core/http';
+import { clusterKey, parseClusterKey } from '@rxinformer/core/multicluster';
 import { passes, type Predicate } from './predicates.ts';
 
 /** The priority of keys from the initial list and from resyncs (controller-runtime's `LowPriority`). */
@@ -75,11 +76,18 @@ export interface Source<T extends KubeObject> {
 
 /**
  * The check of keys of a primary resource: `namespace/name` for a namespaced one, `name` for a
- * cluster-scoped one, each part one path segment (`InvalidPathSegmentError` otherwise).
+ * cluster-scoped one, each part one path segment (`InvalidPathSegmentError` otherwise); after
+ * `cluster://NAME/` in a multi-cluster controller.
  */
 export function primaryKeyCheck(
   primary: Pick<ResourceDescriptor, 'namespaced' | 'resource'>,
 ): (key: unknown) => RxInformerError | undefined {
+  const check = objectKeyCheck(primary);
+  return (key) => check(typeof key === 'string' ? (parseClusterKey(key)?.key ?? key) : key);
+}
+
+/** `primaryKeyCheck` of a key without its cluster. */
+function objectKeyCheck(primary: Pick<ResourceDescriptor, 'namespaced' | 'resource'>): (key: unknown) => RxInformerError | undefined {
   if (!primary.namespaced) return (key) => pathSegmentError('name', key);
   return (key) => {
     if (typeof key !== 'string') return pathSegmentError('key', key);
@@ -93,6 +101,17 @@ export function primaryKeyCheck(
 function isResync(oldObj: KubeObject, newObj: KubeObject): boolean {
   const rv = newObj?.metadata?.resourceVersion;
   return oldObj === newObj || (rv !== undefined && oldObj?.metadata?.resourceVersion === rv);
+}
+
+/**
+ * The keys of an event of a multi-cluster view (`eventKey` is `cluster://NAME/…`) in its cluster:
+ * a key a source gave without a cluster is the event's cluster's; one with a cluster is kept.
+ */
+function inClusterOf(eventKey: string, keys: SourceKeys): SourceKeys {
+  const cluster = keys === undefined ? undefined : parseClusterKey(eventKey)?.cluster;
+  if (cluster === undefined) return keys;
+  const place = (k: string) => (typeof k === 'string' && parseClusterKey(k) === undefined ? clusterKey(cluster, k) : k);
+  return typeof keys === 'string' ? place(keys) : keys!.map(place);
 }
 
 /** Calls `enqueue` with each key of `keys`. */
@@ -133,7 +152,7 @@ export function attachSource<T extends KubeObject>(
   const enqueue = source.checkKey === undefined ? enqueueKey : checked(enqueueKey, source.checkKey, refuse);
   const keysOf = (oldObj: T | undefined, newObj: T | undefined, key: string): SourceKeys => {
     objectKey = key;
-    return source.keysOf(oldObj, newObj, key, refuse);
+    return inClusterOf(key, source.keysOf(oldObj, newObj, key, refuse));
   };
   // With no predicates every event passes: skip building their argument lists per event.
   const predicates = source.predicates.length === 0 ? undefined : source.predicates;

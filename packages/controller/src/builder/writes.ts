@@ -11,6 +11,7 @@ import {
   type ResourceDescriptor,
   type SharedInformer,
 } from '@rxinformer/core';
+import { clusterKey, parseClusterKey } from '@rxinformer/core/multicluster';
 import type { ApiClient } from '../client/apiClient.ts';
 import { recordedApi, type WriteOutcome } from '../client/recordedApi.ts';
 import { resourceApi, type ResourceApi } from '../client/resourceApi.ts';
@@ -26,10 +27,16 @@ export interface FollowedInformer {
   readonly labels: ReturnType<typeof parseLabelSelector> | undefined;
 }
 
+/**
+ * The client of a controller's writes: one `ApiClient`, or, over many clusters, the client of each
+ * cluster by name (`req.cluster`).
+ */
+export type ControllerClient = ApiClient | ((cluster: string) => ApiClient);
+
 /** What a reconcile's `api` is made of. */
 export interface WriteParts {
   /** The builder's `client` option; undefined: `req.api` throws. */
-  readonly client: ApiClient | undefined;
+  readonly client: ControllerClient | undefined;
   /** The informers of each resource the controller follows, by `resourceKey`. */
   readonly informers: ReadonlyMap<string, readonly FollowedInformer[]>;
 }
@@ -43,10 +50,11 @@ export function resourceKey(resource: Pick<ResourceDescriptor, 'group' | 'versio
  * The cache key of what a write left, by `informer`'s own `keyFunc` (the key its deltas carry);
  * undefined when that keyFunc cannot key it (a deleted object is known by its name only).
  */
-function keyOf(outcome: WriteOutcome<KubeObject>, informer: SharedInformer<KubeObject>): string | undefined {
+function keyOf(outcome: WriteOutcome<KubeObject>, informer: SharedInformer<KubeObject>, cluster: string | undefined): string | undefined {
   const object = 'object' in outcome ? outcome.object : { metadata: { namespace: outcome.gone.namespace, name: outcome.gone.name } };
   try {
-    return informer.getStore().keyFunc(object);
+    const key = informer.getStore().keyFunc(object);
+    return cluster === undefined ? key : clusterKey(cluster, key); // a multi-cluster view files it in its cluster
   } catch {
     return undefined; // nothing to wait for that the cache could show
   }
@@ -69,13 +77,13 @@ function inScope(followed: FollowedInformer, outcome: WriteOutcome<KubeObject>):
  */
 export function requestApi(parts: WriteParts, tracker: WriteTracker | undefined, primaryKey: string): RequestApi {
   return <S extends KubeObject>(resource: ResourceDescriptor<S>): ResourceApi<S> => {
-    if (parts.client === undefined) throw new InvalidOptionsError("req.api needs the controller's client option");
-    const api = resourceApi(parts.client, resource);
+    const cluster = parseClusterKey(primaryKey)?.cluster;
+    const api = resourceApi(clientOf(parts.client, cluster), resource);
     const followed = tracker && parts.informers.get(resourceKey(resource));
     if (tracker === undefined || followed === undefined) return api;
     return recordedApi(api, (outcome) => {
       for (const f of followed) {
-        const key = inScope(f, outcome) ? keyOf(outcome, f.informer) : undefined;
+        const key = inScope(f, outcome) ? keyOf(outcome, f.informer, cluster) : undefined;
         if (key === undefined) continue; // nothing this cache could show
         if ('gone' in outcome) {
           tracker.record(primaryKey, f.informer, { resource: resource.resource, key, deleted: true, uid: outcome.uid });
@@ -86,4 +94,15 @@ export function requestApi(parts: WriteParts, tracker: WriteTracker | undefined,
       }
     });
   };
+}
+
+/** The client of a reconcile in `cluster` (undefined: one cluster's controller); `InvalidOptionsError` when there is none. */
+function clientOf(client: ControllerClient | undefined, cluster: string | undefined): ApiClient {
+  if (client === undefined) throw new InvalidOptionsError("req.api needs the controller's client option");
+  if (typeof client !== 'function') return client;
+  if (cluster === undefined) throw new InvalidOptionsError('req.api: a client per cluster needs keys with a cluster (cluster://NAME/…)');
+  const made = client(cluster);
+  if (typeof made?.request !== 'function')
+    throw new InvalidOptionsError(`req.api: the client option gave no ApiClient for cluster ${cluster}`);
+  return made;
 }

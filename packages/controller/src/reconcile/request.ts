@@ -3,6 +3,7 @@
  * as the cache holds it, a signal that aborts it, a logger for it and the write API.
  */
 import type { KubeObject, ResourceDescriptor } from '@rxinformer/core';
+import { parseClusterKey } from '@rxinformer/core/multicluster';
 import type { ResourceApi } from '../client/resourceApi.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ReconcileResult } from './result.ts';
@@ -17,6 +18,12 @@ export interface ReconcileRequest<T extends KubeObject> {
    * cluster-scoped object (an informer made with a custom `keyFunc`: that function's key).
    */
   readonly key: string;
+  /**
+   * The cluster of the object, in a controller over a multi-cluster factory (its keys are
+   * `cluster://NAME/namespace/name`: multicluster-runtime's request); `api` writes to it. Absent
+   * in a controller of one cluster.
+   */
+  readonly cluster?: string;
   /**
    * The namespace; absent for a cluster-scoped object. The cached object's; once it is gone, the
    * key's part before `/` (with a custom `keyFunc`, keep what you need in the key).
@@ -50,10 +57,13 @@ export interface ReconcileRequest<T extends KubeObject> {
 export type Reconcile<T extends KubeObject> = (request: ReconcileRequest<T>) => Promise<ReconcileResult | void>;
 
 /**
- * The namespace and name of `key`: the cached object's, or, once it is gone, the key's read as
- * `namespace/name` (a custom `keyFunc`'s key is passed as is, and its object found by it).
+ * The cluster, namespace and name of `key`: the cluster of a `cluster://NAME/…` key, and the cached
+ * object's namespace and name, or, once it is gone, the key's read as `namespace/name` (a custom
+ * `keyFunc`'s key is passed as is, and its object found by it).
  */
-export function nameOf(key: string, object: KubeObject | undefined): { namespace?: string; name: string } {
+export function nameOf(key: string, object: KubeObject | undefined): { cluster?: string; namespace?: string; name: string } {
+  const inCluster = parseClusterKey(key);
+  if (inCluster !== undefined) return { cluster: inCluster.cluster, ...nameOf(inCluster.key, object) };
   const meta = object?.metadata;
   if (meta?.name !== undefined) return meta.namespace ? { namespace: meta.namespace, name: meta.name } : { name: meta.name };
   const slash = key.indexOf('/');

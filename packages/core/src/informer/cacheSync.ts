@@ -40,6 +40,8 @@ export interface CacheSyncOptions {
 
 /** An informer that had not synced when `waitForCacheSync` gave up. */
 export interface UnsyncedInformer {
+  /** The cluster it reaches, in a multi-cluster factory. Absent otherwise. */
+  readonly cluster?: string;
   /** The resource, qualified by its group when it has one: `pods`, `deployments.apps`. */
   readonly resource: string;
   /** Where it lists and watches. */
@@ -112,6 +114,8 @@ export interface FactoryEntry {
   readonly resource: ResourceDescriptor;
   /** Its scope. */
   readonly scope: InformerScope;
+  /** Its cluster, in a multi-cluster factory. */
+  readonly cluster?: string;
 }
 
 /** Where `waitForAll` looks: the informers now, and when that set changes or the factory stops. */
@@ -124,6 +128,11 @@ export interface CacheSyncSources {
   ended: Observable<Error>;
   /** Where the time limit runs. */
   scheduler: SchedulerLike;
+  /**
+   * When given, the informers count only once it is true (a multi-cluster provider has told its
+   * clusters), and none at all is enough. Default: at least one informer is needed.
+   */
+  ready?(): boolean;
 }
 
 /** Checks `waitForCacheSync`'s options: `InvalidOptionsError` for a bad time limit or signal. */
@@ -143,6 +152,7 @@ export function checkCacheSyncOptions(options: CacheSyncOptions): void {
 export function waitForAll(sources: CacheSyncSources, options: CacheSyncOptions): Promise<void> {
   const synced = (): boolean => {
     const all = sources.entries();
+    if (sources.ready !== undefined) return sources.ready() && all.every((e) => e.informer.hasSynced());
     return all.length > 0 && all.every((e) => e.informer.hasSynced());
   };
   const unsynced = (): UnsyncedInformer[] =>
@@ -198,13 +208,14 @@ export function describeScope(scope: InformerScope): string {
   return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
 }
 
-function describeEntry({ informer, resource, scope }: FactoryEntry): UnsyncedInformer {
+function describeEntry({ informer, resource, scope, cluster }: FactoryEntry): UnsyncedInformer {
   const status = informer.getStatus();
-  const described = { resource: qualifiedResource(resource), scope, phase: status.phase };
+  const described = { ...(cluster !== undefined && { cluster }), resource: qualifiedResource(resource), scope, phase: status.phase };
   return status.lastError === undefined ? described : { ...described, lastError: status.lastError };
 }
 
 function describeUnsynced(u: UnsyncedInformer): string {
   const error = u.lastError === undefined ? '' : `, last error: ${u.lastError.name}: ${u.lastError.message}`;
-  return `${u.resource}${describeScope(u.scope)} ${u.phase}${error}`;
+  const where = u.cluster === undefined ? '' : `cluster ${u.cluster}: `;
+  return `${where}${u.resource}${describeScope(u.scope)} ${u.phase}${error}`;
 }

@@ -15,8 +15,8 @@ import {
   qualifiedResource,
   waitForAll,
 } from './cacheSync.ts';
-import type { CacheSyncOptions, FactoryEntry } from './cacheSync.ts';
-import { DEFAULT_RELEASE_GRACE_MS, factoryLifecycle } from './factoryLifecycle.ts';
+import type { CacheSyncOptions, CacheSyncSources, FactoryEntry } from './cacheSync.ts';
+import { DEFAULT_RELEASE_GRACE_MS, factoryLifecycle, type FactoryLifecycle } from './factoryLifecycle.ts';
 import {
   informerKey,
   informerOptions,
@@ -233,20 +233,7 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
   const sync = { entries: all, requested, ended, scheduler };
   return {
     informerFor,
-    start: () => lifecycle.hold(),
-    stop: () => lifecycle.unhold(),
-    retain: () => {
-      if (state.shutDown) throw new FactoryShutdownError();
-      return lifecycle.retain();
-    },
-    isRunning: () => state.running,
-    waitForCacheSync: (waitOptions: CacheSyncOptions = {}) => {
-      checkCacheSyncOptions(waitOptions);
-      if (state.shutDown) return Promise.reject(new FactoryShutdownError());
-      if (!state.running) return Promise.reject(new FactoryNotStartedError());
-      if (entries.size === 0) return Promise.reject(new NoInformersError());
-      return waitForAll(sync, waitOptions);
-    },
+    ...runControls(lifecycle, state, () => entries.size, sync),
     hasSynced: () => !state.shutDown && entries.size > 0 && all().every(({ informer }) => informer.hasSynced()),
     saveSnapshots: async () => {
       const results = await Promise.allSettled(all().map(({ informer }) => informer.saveSnapshot()));
@@ -262,6 +249,37 @@ export function createInformerFactory(source: ListerWatcherSource, options: Info
       ended.next(new FactoryShutdownError());
       ended.complete();
       requested.complete();
+    },
+  };
+}
+
+/** The methods of a factory that run it and wait for its caches. */
+export type RunControls = Pick<InformerFactory, 'start' | 'stop' | 'retain' | 'isRunning' | 'waitForCacheSync'>;
+
+/**
+ * `start`, `stop`, `retain`, `isRunning` and `waitForCacheSync` of a factory whose run `lifecycle`
+ * holds, of which `requests()` informers (or views) were requested, whose caches `sync` finds.
+ */
+export function runControls(
+  lifecycle: FactoryLifecycle,
+  state: { readonly running: boolean; readonly shutDown: boolean },
+  requests: () => number,
+  sync: CacheSyncSources,
+): RunControls {
+  return {
+    start: () => lifecycle.hold(),
+    stop: () => lifecycle.unhold(),
+    retain: () => {
+      if (state.shutDown) throw new FactoryShutdownError();
+      return lifecycle.retain();
+    },
+    isRunning: () => state.running,
+    waitForCacheSync: (waitOptions: CacheSyncOptions = {}) => {
+      checkCacheSyncOptions(waitOptions);
+      if (state.shutDown) return Promise.reject(new FactoryShutdownError());
+      if (!state.running) return Promise.reject(new FactoryNotStartedError());
+      if (requests() === 0) return Promise.reject(new NoInformersError());
+      return waitForAll(sync, waitOptions);
     },
   };
 }

@@ -28,6 +28,8 @@ export interface InformerLogger {
 
 /** What a log message is about. */
 export interface InformerLogDetails {
+  /** The cluster, for an informer of a multi-cluster factory. Absent otherwise. */
+  readonly cluster?: string;
   /** The resource, qualified by its group when it has one: `pods`, `deployments.apps`. */
   readonly resource: string;
   /** Where the informer lists and watches. */
