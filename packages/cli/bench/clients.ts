@@ -96,6 +96,8 @@ export async function rxinformerSynced(kc: KubeConfig, options: ContenderOptions
     informer = createSharedInformer(listingAt(kubeConfigListerWatcher(kc, { resource: pods, transport }), options.listAt), {
       transform: options.transform,
       freeze: options.freeze,
+      // A list pinned at a revision pages: a streaming list starts at the newest one.
+      reflector: { useStreamingList: false },
     });
     const handler = informer.addEventHandler({ onAdd: () => {}, ...(options.onUpdate ? { onUpdate: options.onUpdate } : {}) });
     const metrics = options.metrics ? wireMetrics(informer, handler) : undefined;

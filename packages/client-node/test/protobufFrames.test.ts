@@ -7,7 +7,7 @@ import { describe, expect, it } from '@jest/globals';
 import { metadataOnly, ResponseTooLargeError, WatchDecodeError, type WatchEvent } from '@rxinformer/core';
 import { readFileSync } from 'node:fs';
 import { generateSchema, SCHEMA_FILE } from '../scripts/protobufSchema.ts';
-import { bytes, envelope, int, msg } from '@rxinformer/testing';
+import { bytes, envelope, int, msg, PAGED } from '@rxinformer/testing';
 import { firstValueFrom } from 'rxjs';
 import {
   createKubeInformerFactory,
@@ -173,8 +173,9 @@ describe('which requests ask for protobuf', () => {
   it("should pass the factory's wire to every informer", async () => {
     const { accepts, transport } = fake();
     const factory = createKubeInformerFactory(kc, { transport, wire: 'protobuf' });
-    factory.informerFor(pods);
-    factory.informerFor(widgets);
+    // The fake answers lists only: the informers page.
+    factory.informerFor(pods, { reflector: PAGED });
+    factory.informerFor(widgets, { reflector: PAGED });
     factory.start();
     await factory.waitForCacheSync();
     await factory.close();
