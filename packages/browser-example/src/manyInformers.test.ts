@@ -108,7 +108,8 @@ describeInBrowser('many informers in one tab, in headless Chromium', () => {
     const example = await startBrowserExample({ pods: 3, seed: 8, minify: true });
     started.push(example);
     browser ??= await launchChromium();
-    const page = await open(`${example.url}/?informers=${VIEWS}&watchOpenTimeoutMs=2000`);
+    // Paged lists: a streamed one is a watch, and would wait for a connection as the watches do.
+    const page = await open(`${example.url}/?informers=${VIEWS}&watchOpenTimeoutMs=2000&pageSize=500`);
     // Every list is served (they queue before the watches), so every view syncs.
     await page.waitForFunction((n) => document.querySelectorAll('#views li[data-count="3"]').length === n, VIEWS, { polling: 50 });
     // Once a first watch gave up (2 s), the connections went long ago: 6 watches hold Chromium's 6,

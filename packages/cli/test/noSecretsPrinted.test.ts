@@ -59,6 +59,18 @@ describe('the live view against a server whose answers break inside a Secret', (
     server = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       if (req.headers.authorization !== `Bearer ${TOKEN}`) return void res.writeHead(401).end();
+      if (url.searchParams.get('sendInitialEvents') === 'true') {
+        // A server without streaming lists (kube-apiserver with the WatchList gate off): the reflector pages.
+        const status = {
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'Invalid',
+          code: 422,
+          message: 'sendInitialEvents is forbidden',
+        };
+        return void res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify(status));
+      }
       if (url.searchParams.get('watch') === 'true') {
         res.writeHead(200, { 'content-type': 'application/json' });
         // Not JSON: a Secret whose last brace is missing.

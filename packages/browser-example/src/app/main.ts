@@ -17,7 +17,7 @@ const podsResource: ResourceDescriptor<Pod> = { group: '', version: 'v1', resour
 
 const params = new URLSearchParams(location.search);
 // The informer streams its lists (a watch with sendInitialEvents); `?pageSize=N` lists in pages of
-// N instead (`useStreamingList: false`): small pages show the paged list at work.
+// N instead (`useStreamingList: false`), here and in the views: small pages show the paged list at work.
 const pageSize = Number(params.get('pageSize')) || undefined;
 // `?informers=N`: N more informers in this tab (see views.ts); `?watchOpenTimeoutMs=N`: how long
 // a watch may wait for its answer before it says so (default the browser's, 10 s).
@@ -93,6 +93,6 @@ informer.events$
   });
 
 informer.start();
-const more = startViews(element<HTMLOListElement>('views'), { count: views, resource: podsResource, watchOpenTimeoutMs });
+const more = startViews(element<HTMLOListElement>('views'), { count: views, resource: podsResource, watchOpenTimeoutMs, pageSize });
 // Leaving the page aborts the watch requests, freeing the connections at once.
 addEventListener('pagehide', () => [informer, ...more].forEach((i) => i.stop()));

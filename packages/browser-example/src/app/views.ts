@@ -18,6 +18,8 @@ export interface ViewOptions {
   resource: ResourceDescriptor<Pod>;
   /** `watchOpenTimeoutMs` of their ListerWatchers; default the browser's (10 s). */
   watchOpenTimeoutMs?: number;
+  /** Lists in pages of this size instead of streaming them (`useStreamingList: false`). Default: streamed. */
+  pageSize?: number;
 }
 
 /** The label selector of view `i`: a label no pod has, so every pod matches, but each view's requests differ. */
@@ -38,7 +40,8 @@ export function startViews(list: HTMLOListElement, options: ViewOptions): Shared
       labelSelector: viewSelector(i),
       ...(options.watchOpenTimeoutMs !== undefined && { watchOpenTimeoutMs: options.watchOpenTimeoutMs }),
     });
-    const informer = createSharedInformer<Pod>(lw);
+    const paged = options.pageSize !== undefined && { reflector: { pageSize: options.pageSize, useStreamingList: false } };
+    const informer = createSharedInformer<Pod>(lw, { ...paged });
     const li = document.createElement('li');
     li.dataset.view = String(i);
     list.append(li);

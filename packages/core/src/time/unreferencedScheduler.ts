@@ -49,7 +49,7 @@ class UnreferencedAction<T> extends Subscription implements SchedulerAction<T> {
  * (the I/O itself holds the process while it is open), never for work that must run.
  *
  * @example
- * import { unreferencedScheduler } from '@rxinformer/core/time';
+ * // unreferencedScheduler comes from @rxinformer/core/time
  * // closes an idle connection after 90 s, yet lets the process exit before that
  * const idle = unreferencedScheduler.schedule(() => session.close(), 90_000);
  *
