@@ -75,7 +75,7 @@ export function dropManagedFields(obj: KubeObject): KubeObject {
 }
 
 /** `lw` with its first list page pinned at `rv` (`resourceVersionMatch=Exact`); continued pages follow the token. */
-function listingAt<T extends KubeObject>(lw: ListerWatcher<T>, rv: string): ListerWatcher<T> {
+export function listingAt<T extends KubeObject>(lw: ListerWatcher<T>, rv: string): ListerWatcher<T> {
   return { list: (o) => lw.list(o.continue ? o : { ...o, resourceVersion: rv, resourceVersionMatch: 'Exact' }), watch: (o) => lw.watch(o) };
 }
 

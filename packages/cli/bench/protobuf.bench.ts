@@ -11,11 +11,12 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { createSharedInformer, type KubeObject, type ListerWatcher } from '@rxinformer/core';
+import { createSharedInformer } from '@rxinformer/core';
 import { createKubeTransport, kubeConfigListerWatcher, pods } from '@rxinformer/client-node';
 import { startTestEnvironment } from '@rxinformer/envtest';
 import { kubeConfigFor } from '@rxinformer/testing/servers';
 import { clientGoReplayPerSecond, clientGoRun, clientGoSyncMs } from './clientGo.ts';
+import { listingAt } from './clients.ts';
 import { ENVIRONMENT, podLoad } from './realBench.ts';
 import { median, rotation } from './rounds.ts';
 import { environmentRss } from './serverRss.ts';
@@ -36,16 +37,12 @@ function cpuMs(pid: number | 'self'): { own: number; children: number } {
   return { own: (Number(f[11]) + Number(f[12])) * TICK_MS, children: (Number(f[13]) + Number(f[14])) * TICK_MS };
 }
 
-function listingAt<T extends KubeObject>(lw: ListerWatcher<T>, rv: string | undefined): ListerWatcher<T> {
-  if (rv === undefined) return lw;
-  return { list: (o) => lw.list(o.continue ? o : { ...o, resourceVersion: rv, resourceVersionMatch: 'Exact' }), watch: (o) => lw.watch(o) };
-}
-
 /** rxinformer's sync (ms) or replay (events/s) over `wire`. */
 async function rxinformer(kc: KubeConfig, wire: 'json' | 'protobuf', replay?: { listAt: string; updates: number }): Promise<number> {
   const transport = createKubeTransport(kc);
   // Paged lists, as the figures in docs/benchmarks.md were measured (a list pinned at a revision pages).
-  const lw = listingAt(kubeConfigListerWatcher(kc, { resource: pods, transport, wire }), replay?.listAt);
+  const all = kubeConfigListerWatcher(kc, { resource: pods, transport, wire });
+  const lw = replay ? listingAt(all, replay.listAt) : all;
   const informer = createSharedInformer(lw, { reflector: { useStreamingList: false } });
   let updates = 0;
   let last!: () => void;

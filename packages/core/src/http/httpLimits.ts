@@ -180,21 +180,9 @@ export async function readBody(
   part: Exclude<ResponsePart, 'watchLine'>,
   maxBytes: number = MAX_BODY_BYTES[part],
 ): Promise<string> {
-  const body = await collectBody(r, path, part, maxBytes);
-  let parts = body.parts;
-  const size = body.size;
+  const parts = await collectBody(r, path, part, maxBytes);
   const utf8 = new TextDecoder(); // replaces invalid bytes and drops a byte-order mark, as Response.text() does
-  if (parts.every((p) => typeof p !== 'string')) {
-    if (parts.length === 1) return utf8.decode(parts[0]);
-    const whole = new Uint8Array(size);
-    let at = 0;
-    for (const part of parts as Uint8Array[]) {
-      whole.set(part, at);
-      at += part.length;
-    }
-    parts = []; // the copy is all we need now
-    return utf8.decode(whole);
-  }
+  if (parts.every((p) => typeof p !== 'string')) return utf8.decode(concatBytes(parts as Uint8Array[]));
   let text = '';
   for (const part of parts) text += typeof part === 'string' ? part : utf8.decode(part, { stream: true });
   return text + utf8.decode();
@@ -213,25 +201,30 @@ export async function readBodyBytes(
   part: Exclude<ResponsePart, 'watchLine'>,
   maxBytes: number = MAX_BODY_BYTES[part],
 ): Promise<Uint8Array> {
-  const { parts } = await collectBody(r, path, part, maxBytes);
-  const bytes = parts.map((p) => (typeof p === 'string' ? new TextEncoder().encode(p) : p));
-  if (bytes.length === 1) return bytes[0];
-  const whole = new Uint8Array(bytes.reduce((n, b) => n + b.length, 0));
+  const parts = await collectBody(r, path, part, maxBytes);
+  const utf8 = new TextEncoder();
+  return concatBytes(parts.map((p) => (typeof p === 'string' ? utf8.encode(p) : p)));
+}
+
+/** `parts` as one array of bytes (the one part itself when there is only one). */
+function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const whole = new Uint8Array(parts.reduce((n, b) => n + b.length, 0));
   let at = 0;
-  for (const b of bytes) {
+  for (const b of parts) {
     whole.set(b, at);
     at += b.length;
   }
   return whole;
 }
 
-/** The chunks of a body and their size, refused past `maxBytes` (see `readBody`). */
+/** The chunks of a body, refused past `maxBytes` (see `readBody`). */
 async function collectBody(
   r: HttpResponse,
   path: string,
   part: Exclude<ResponsePart, 'watchLine'>,
   maxBytes: number,
-): Promise<{ parts: (string | Uint8Array)[]; size: number }> {
+): Promise<(string | Uint8Array)[]> {
   // Refused unread: the caller's abort (every HTTP client here aborts on error) releases it.
   if (Number(r.header('content-length')) > maxBytes) throw new ResponseTooLargeError(part, maxBytes, { path });
   const parts: (string | Uint8Array)[] = [];
@@ -241,7 +234,7 @@ async function collectBody(
     if (size > maxBytes) throw new ResponseTooLargeError(part, maxBytes, { path, receivedBytes: size });
     parts.push(chunk);
   }
-  return { parts, size };
+  return parts;
 }
 
 /**
