@@ -30,6 +30,7 @@ function run(
   const lw: ListerWatcher = {
     list: () => of({ apiVersion: 'meta.k8s.io/v1', kind: pageKind, metadata: { resourceVersion: '10' }, items }),
     watch: () => concat(of(...events), NEVER),
+    watchList: true,
   };
   const out: ReflectorEvent[] = [];
   reflector(lw, { useStreamingList: false, expectedType })
@@ -130,6 +131,7 @@ describe('metadata-only reflection of a resource of known type', () => {
       metadata: { resourceVersion: '10', annotations: { 'k8s.io/initial-events-end': 'true' } },
     };
     const lw: ListerWatcher = {
+      watchList: true,
       list: () => NEVER,
       watch: () =>
         concat(

@@ -23,7 +23,7 @@ export function setup(
 ): void {
   const ts = testScheduler();
   ts.run(({ cold, flush }) => {
-    const lw = fakeListerWatcher();
+    const lw = fakeListerWatcher({ watchList: true }); // as an HTTP ListerWatcher: cases that script pages say PAGED
     // Runs the reflector until `untilMs` of virtual time (it never stops on its own). The stall
     // check is off unless a test turns it on: its lists would take scripted answers of others.
     const start = (o: ReflectorRunOptions<KubeObject> = {}, untilMs = 200_000): Run => {

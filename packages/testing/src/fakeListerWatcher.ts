@@ -18,8 +18,20 @@ export interface FakeListerWatcher<T extends KubeObject> extends ListerWatcher<T
   scriptWatch(...responses: Observable<WatchItem<T>>[]): void;
 }
 
-/** A ListerWatcher with nothing scripted yet. */
-export function fakeListerWatcher<T extends KubeObject = KubeObject>(): FakeListerWatcher<T> {
+/** Options of `fakeListerWatcher`. */
+export interface FakeListerWatcherOptions {
+  /** Say that its watches serve streaming lists (`ListerWatcher.watchList`), so reflectors stream from it. Default false. */
+  watchList?: boolean;
+}
+
+/**
+ * A ListerWatcher with nothing scripted yet.
+ *
+ * @example
+ * const lw = fakeListerWatcher<Pod>(); // a reflector over it lists in pages: script lw.scriptList(…)
+ * const streaming = fakeListerWatcher<Pod>({ watchList: true }); // streams: script the watch's initial events
+ */
+export function fakeListerWatcher<T extends KubeObject = KubeObject>(options: FakeListerWatcherOptions = {}): FakeListerWatcher<T> {
   const lists: Observable<ListPage<T>>[] = [];
   const watches: Observable<WatchItem<T>>[] = [];
   const fake: FakeListerWatcher<T> = {
@@ -39,6 +51,7 @@ export function fakeListerWatcher<T extends KubeObject = KubeObject>(): FakeList
       fake.watchCalls.push(options);
       return watches.shift() ?? NEVER;
     },
+    ...(options.watchList === true && { watchList: true }),
   };
   return fake;
 }

@@ -5,7 +5,7 @@
  * @module @rxinformer/testing
  */
 export { fakeListerWatcher } from './fakeListerWatcher.ts';
-export type { FakeListerWatcher } from './fakeListerWatcher.ts';
+export type { FakeListerWatcher, FakeListerWatcherOptions } from './fakeListerWatcher.ts';
 export { page, pod, testObject } from './objects.ts';
 export { PAGED, pagedInformers } from './paged.ts';
 export type { PodOptions, TestPod } from './objects.ts';

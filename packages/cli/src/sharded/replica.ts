@@ -86,6 +86,7 @@ function tapLists<T extends KubeObject>(lw: ListerWatcher<T>, seen: ListTap): Li
         }),
       ),
     watch: (options) => lw.watch(options),
+    watchList: lw.watchList,
   };
 }
 

@@ -101,6 +101,7 @@ export function channelListerWatcherSource(connect: ChannelConnect, options: Cha
       return {
         list: (o) => stream(connector.session, { t: 'list', ...base, options: o }, listHandler<T>),
         watch: (o) => stream(connector.session, { t: 'watch', ...base, options: o }, watchHandler<T>),
+        watchList: true, // the serving side answers sendInitialEvents (serveWatch)
       };
     };
   };

@@ -141,6 +141,7 @@ export function httpListerWatcher<T extends KubeObject = KubeObject>(get: HttpGe
   return {
     list: pagedLister<T>(http, (o) => withRows(options.path + listQuery(selected(o)))),
     watch: streamWatcher<T>(http, (o) => withRows(options.path + watchQuery(selected(o)))),
+    watchList: true,
   };
 }
 

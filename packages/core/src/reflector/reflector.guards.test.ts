@@ -39,6 +39,7 @@ function runGuarded(
         return guard(() => answers.list(o));
       },
       watch: () => guard(answers.watch),
+      watchList: true,
     };
     // No stall check: its lists would count as relists here; and paged lists, which these cases count.
     const sub = reflector(lw, { scheduler: ts, random: () => 0, stallCheck: false, ...PAGED, ...options }).subscribe((e) => {

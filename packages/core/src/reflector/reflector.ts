@@ -55,8 +55,10 @@ import type { KubeObject, ListerWatcher, ReflectorEvent, WatchItem, WatchOpened 
  * reflector(lw, { pageSize: 500 }).pipe(scan((s, e) => applyEvent(s.state, e), initialDeltaStep()));
  */
 export function reflector<T extends KubeObject>(lw: ListerWatcher<T>, options: ReflectorRunOptions<T> = {}): Observable<ReflectorEvent<T>> {
+  const resolved = resolveOptions(options);
   const context = {
-    options: resolveOptions(options),
+    // Streaming lists only from a ListerWatcher that serves them: another would wait on a watch that never ends its list.
+    options: lw.watchList === true ? resolved : { ...resolved, useStreamingList: false },
     random: options.random ?? Math.random,
     prepare: options.prepare,
     // The reflector's own unless shared: kept across its subscriptions, as its last model is.

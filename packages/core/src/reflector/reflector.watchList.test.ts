@@ -8,7 +8,8 @@ import { describe, expect, it } from '@jest/globals';
 import { of } from 'rxjs';
 import { KubeApiError } from '../errors.ts';
 import { WatchListUnsupportedError } from './reflectorErrors.ts';
-import { page, testObject as obj, PAGED } from '@rxinformer/testing';
+import { fakeListerWatcher, page, testObject as obj, testScheduler, PAGED } from '@rxinformer/testing';
+import { reflector } from './reflector.ts';
 import { data, ev, setup, statuses } from '../../test/reflectorHarness.ts';
 
 const end = (rv: string) => ({ metadata: { resourceVersion: rv, annotations: { 'k8s.io/initial-events-end': 'true' } } });
@@ -50,6 +51,23 @@ describe('reflector with a streaming list', () => {
       const r = start(PAGED);
       flush();
       expect(data(r)).toEqual([[0, 'LIST@2:a']]);
+      expect(lw.watchCalls.map((c) => [c.resourceVersion, c.sendInitialEvents])).toEqual([['2', undefined]]);
+    });
+  });
+
+  it('should page by default from a ListerWatcher that does not say it serves streaming lists (a hand-written one)', () => {
+    const ts = testScheduler();
+    ts.run(({ cold, flush }) => {
+      const lw = fakeListerWatcher(); // no watchList: its watch would never send the initial events
+      lw.scriptList(of(page([obj('a', '1')], '2')));
+      lw.scriptWatch(cold('-'));
+      const events: string[] = [];
+      const sub = reflector(lw, { scheduler: ts, stallCheck: false }).subscribe((e) => {
+        if (e.type === 'LIST') events.push(`LIST@${e.resourceVersion}:${e.items.map((o) => o.metadata?.name).join(',')}`);
+      });
+      ts.schedule(() => sub.unsubscribe(), 10_000); // the reflector never stops on its own
+      flush();
+      expect(events).toEqual(['LIST@2:a']);
       expect(lw.watchCalls.map((c) => [c.resourceVersion, c.sendInitialEvents])).toEqual([['2', undefined]]);
     });
   });

@@ -136,6 +136,7 @@ describe('the informer factory and streaming lists', () => {
   /** A server that refuses streaming lists for the core group only; each request recorded as `resource streamed|paged|list`. */
   const server = (calls: string[]) => (r: ResourceDescriptor) => {
     const lw: ListerWatcher = {
+      watchList: true,
       list: () => {
         calls.push(`${r.resource} list`);
         return of(page([], '1'));

@@ -29,7 +29,8 @@ export interface ReflectorOptions {
    * name `resourceVersionMatch`) or answers it as a plain watch (a change or a plain bookmark
    * before the end bookmark, the stream ending, or silence for `stallCheck.afterMs`), the list
    * pages instead, and so do the lists of every reflector sharing its `streamingListSupport`
-   * until that forgets the refusal. Default true; `false` always pages.
+   * until that forgets the refusal. Default true, for a ListerWatcher that serves streaming lists
+   * (its `watchList`); `false`, or a ListerWatcher without `watchList`, always pages.
    */
   useStreamingList?: boolean;
   /**

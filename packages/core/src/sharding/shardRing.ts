@@ -160,6 +160,7 @@ class RingMember {
     this.#ringLw = {
       list: (lo) => options.leases.list({ ...lo, labelSelector: andSelectors(selector, lo.labelSelector) }),
       watch: (wo) => options.leases.watch({ ...wo, labelSelector: andSelectors(selector, wo.labelSelector) }),
+      watchList: options.leases.watchList,
     };
     this.#informer = createSharedInformer(this.#ringLw, { scheduler: this.#scheduler });
     this.#election = this.#elect();

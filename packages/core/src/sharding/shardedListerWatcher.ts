@@ -40,5 +40,6 @@ export function shardedListerWatcher<T extends KubeObject>(lw: ListerWatcher<T>,
         .watch({ ...options, ...(shardSelector !== undefined && { shardSelector }) })
         .pipe(filter((e) => e.type === 'OPENED' || e.type === 'BOOKMARK' || e.type === 'ERROR' || matches(e.object)));
     },
+    watchList: lw.watchList,
   };
 }
