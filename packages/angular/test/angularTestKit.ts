@@ -92,6 +92,7 @@ export function manualSource(items: Pod[], rv = '10'): ManualSource {
   const record = (kind: ManualSource['requests'][number]['kind']) => requests.push({ kind, inAngularZone: NgZone.isInAngularZone() });
   const end = { metadata: { resourceVersion: rv, annotations: { 'k8s.io/initial-events-end': 'true' } } } as Pod;
   const source = (() => ({
+    watchList: true, // its watch serves streaming lists, as an HTTP ListerWatcher's
     list: () => {
       record('list');
       return of({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: rv }, items });

@@ -77,6 +77,7 @@ export function manualSource(items: Pod[], rv = '10'): ManualSource {
   let watches = 0;
   const manual: ManualSource = {
     source: (() => ({
+      watchList: true, // its watch serves streaming lists, as an HTTP ListerWatcher's
       list: () => {
         lists++;
         return of({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: rv }, items: manual.items });
