@@ -95,6 +95,8 @@ function patchObject(
   }
   if (!result || typeof result !== 'object' || Array.isArray(result)) throw errors.badRequest('the patched object is not a JSON object');
   const patched = result as KubeObject;
+  const uid = patched.metadata?.uid;
+  if (uid !== undefined && uid !== '' && uid !== current.metadata?.uid) throw immutableUid(res.kind, name, uid);
   const requestedRv = patched.metadata?.resourceVersion;
   // a patch is unconditional unless it names a resourceVersion itself
   const patchRv = Array.isArray(patch) ? requestedRv : (patch as KubeObject).metadata?.resourceVersion;
@@ -104,5 +106,20 @@ function patchObject(
     namespace,
     name,
     write,
+  );
+}
+
+/**
+ * A patch that changes `metadata.uid`: kube-apiserver's 422 (its validation reports the cause
+ * twice, and the message once).
+ */
+function immutableUid(kind: string, name: string, uid: unknown): ApiStatusError {
+  const cause = {
+    reason: 'FieldValueInvalid',
+    field: 'metadata.uid',
+    message: `Invalid value: ${JSON.stringify(uid ?? '')}: field is immutable`,
+  };
+  return new ApiStatusError(
+    failure(422, 'Invalid', `${kind} "${name}" is invalid: ${cause.field}: ${cause.message}`, { name, kind, causes: [cause, cause] }),
   );
 }

@@ -43,14 +43,33 @@ function userAgentManager(req: IncomingMessage): string {
   return ua.split('/')[0].slice(0, 128) || 'unknown';
 }
 
-/** The write options of a request's query (400 for a bad `fieldValidation` or `dryRun`); the manager defaults to the user agent's name. */
-function writeOptionsOf(req: IncomingMessage, q: Query, route: ResourcePath): WriteOptions & { dryRun: boolean } {
+/** The options kind kube-apiserver names when it refuses a write verb's query options. */
+const OPTIONS_KIND: Record<string, string> = {
+  create: 'CreateOptions',
+  update: 'UpdateOptions',
+  patch: 'PatchOptions',
+  delete: 'DeleteOptions',
+  deletecollection: 'DeleteOptions',
+};
+
+/**
+ * The write options of a request's query (a write verb's bad `fieldValidation` or `dryRun`: 422
+ * naming its options kind, as kube-apiserver answers); the manager defaults to the user agent's name.
+ */
+function writeOptionsOf(req: IncomingMessage, q: Query, route: ResourcePath, verb: string): WriteOptions & { dryRun: boolean } {
   const fieldValidation = q.str('fieldValidation');
-  if (fieldValidation !== undefined && !['Strict', 'Warn', 'Ignore', ''].includes(fieldValidation)) {
-    throw errors.badRequest(`fieldValidation must be one of "Ignore", "Warn", or "Strict", got "${fieldValidation}"`);
-  }
   const dryRun = q.params.getAll('dryRun');
-  if (dryRun.some((d) => d !== 'All')) throw errors.badRequest(`dryRun must be "All"`);
+  const optionsKind = OPTIONS_KIND[verb];
+  const unsupported = (field: string, value: string, supported: string) =>
+    errors.invalid(
+      optionsKind,
+      '',
+      [{ reason: 'FieldValueNotSupported', field, message: `Unsupported value: ${value}: supported values: ${supported}` }],
+      'meta.k8s.io',
+    );
+  if (optionsKind !== undefined && fieldValidation !== undefined && !['Strict', 'Warn', 'Ignore', ''].includes(fieldValidation))
+    throw unsupported('fieldValidation', JSON.stringify(fieldValidation), '"", "Ignore", "Strict", "Warn"');
+  if (optionsKind !== undefined && dryRun.some((d) => d !== 'All')) throw unsupported('dryRun', JSON.stringify(dryRun), '"All"');
   return {
     fieldManager: q.str('fieldManager') ?? userAgentManager(req),
     dryRun: dryRun.includes('All'),
@@ -77,7 +96,7 @@ export async function serveResource(ctx: RequestContext, call: ResourceCall, met
   const refused = ctx.faults.requestFailure({ userAgent: req.headers['user-agent'] ?? '', resource: r.resource, group: r.group, cls });
   if (refused) throw refused;
   const ns = route.namespace;
-  const write = writeOptionsOf(req, q, route);
+  const write = writeOptionsOf(req, q, route, verb);
   const mode = renderingOf(req, verb === 'list' ? 'list' : verb === 'watch' ? 'watch' : 'object', r, q.str('includeObject'));
   const one = (obj: KubeObject, code = 200) => sendJson(res, code, renderObject(mode, r, obj));
   switch (verb) {

@@ -165,6 +165,18 @@ export const writeCases: FidelityCase[] = [
     },
   },
   {
+    name: 'a patched uid, a bad dryRun or fieldValidation: 422 Invalid',
+    script: async (t) => {
+      await t.call('create a configmap', 'POST', t.path('configmaps'), cm('u'));
+      const merge = { 'content-type': 'application/merge-patch+json' };
+      await t.call('merge patch of its uid', 'PATCH', t.path('configmaps', 'u'), { metadata: { uid: 'other' } }, merge);
+      await t.call('create with dryRun=Sometimes', 'POST', `${t.path('configmaps')}?dryRun=Sometimes`, cm('v'));
+      await t.call('patch with dryRun=Sometimes', 'PATCH', `${t.path('configmaps', 'u')}?dryRun=Sometimes`, { data: { b: '2' } }, merge);
+      await t.call('create with fieldValidation=Loose', 'POST', `${t.path('configmaps')}?fieldValidation=Loose`, cm('w'));
+      await t.call('get with dryRun=Sometimes (not a write option)', 'GET', `${t.path('configmaps', 'u')}?dryRun=Sometimes`);
+    },
+  },
+  {
     name: 'delete: answers, preconditions, missing',
     script: async (t) => {
       const cms = t.path('configmaps');
