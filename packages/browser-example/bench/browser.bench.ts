@@ -11,6 +11,7 @@
  *   npm run bench:browser -- [--nodes 1300] [--pods 30000] [--rate 180] [--rounds 3] [--warmup 5]
  *     [--window 20] [--burst 2000] [--burst-rate 1000] [--only 'main full,worker full'] [--json]
  *     [--profile] (a CPU profile of each window, unminified: its top functions by self time)
+ *     [--trace] (a Chromium trace of each window: the main thread's self time by kind of work)
  *   --only also names the variants of the Worker page (runBench.ts `VARIANT_PAGES`), e.g.
  *     --only 'worker full,worker full unbatched'
  */
@@ -32,6 +33,7 @@ const options: BenchOptions = {
     syncTimeoutMs: 600_000,
     burst: { count: arg('--burst', 2000), perSecond: arg('--burst-rate', 1000), tailMs: 500 },
     profile: process.argv.includes('--profile'),
+    trace: process.argv.includes('--trace'),
   },
   pages: [...BENCH_PAGES, ...VARIANT_PAGES].filter((p) => p.name === 'none' || (only ? only.includes(p.name) : BENCH_PAGES.includes(p))),
   log: (line) => process.stderr.write(`${line}\n`),
