@@ -148,6 +148,7 @@ export async function runBench(browser: Browser, url: string, cluster: BenchClus
         );
         for (const { fn, ms } of figures.profile ?? []) options.log(`    ${ms.toFixed(0).padStart(6)} ms  ${fn}`);
         for (const { name, ms } of figures.trace ?? []) options.log(`    ${ms.toFixed(0).padStart(6)} ms  ${name} (trace)`);
+        for (const { fn, ms } of figures.allocations ?? []) options.log(`    ${ms.toFixed(0).padStart(6)} KiB  ${fn} (allocated)`);
       }
       byName.get(page.name)!.push(figures);
     }

@@ -45,7 +45,7 @@ describeInBrowser('the browser bench, at tiny sizes', () => {
     ];
     const pages = [...BENCH_PAGES, ...VARIANT_PAGES].filter((p) => names.includes(p.name));
     const burst = { count: 30, perSecond: 300, tailMs: 500 };
-    const timing = { warmupMs: 0, windowMs: 300, syncTimeoutMs: 60_000, burst, profile: true, trace: true };
+    const timing = { warmupMs: 0, windowMs: 300, syncTimeoutMs: 60_000, burst, profile: true, trace: true, allocations: true };
     const results = await runBench(browser, server.url, cluster, { rounds: 1, timing, pages, log: () => {} });
 
     expect(results.map((r) => r.name)).toEqual(names);
@@ -71,8 +71,9 @@ describeInBrowser('the browser bench, at tiny sizes', () => {
     for (const name of names) expect(figures[name].profile?.length).toBeGreaterThan(0);
     const worker = figures['worker full'].profile!;
     expect(worker.map((f) => f.ms)).toEqual([...worker.map((f) => f.ms)].sort((a, b) => b - a));
-    // And traced: the main thread's time by kind of work, script among it.
+    // And traced: the main thread's time by kind of work, script among it; and its allocations sampled.
     expect(figures['worker full'].trace?.find((t) => t.name === '= script')?.ms).toBeGreaterThan(0);
+    expect(figures['worker full'].allocations?.length).toBeGreaterThan(0);
   }, 120_000);
 });
 
