@@ -11,6 +11,8 @@
  *   npm run bench:browser -- [--nodes 1300] [--pods 30000] [--rate 180] [--rounds 3] [--warmup 5]
  *     [--window 20] [--burst 2000] [--burst-rate 1000] [--only 'main full,worker full'] [--json]
  *     [--profile] (a CPU profile of each window, unminified: its top functions by self time)
+ *     [--trace] (a Chromium trace of each window: the main thread's self time by kind of work)
+ *     [--allocations] (a sampled allocation profile of each window, garbage included, unminified)
  *   --only also names the variants of the Worker page (runBench.ts `VARIANT_PAGES`), e.g.
  *     --only 'worker full,worker full unbatched'
  */
@@ -32,6 +34,8 @@ const options: BenchOptions = {
     syncTimeoutMs: 600_000,
     burst: { count: arg('--burst', 2000), perSecond: arg('--burst-rate', 1000), tailMs: 500 },
     profile: process.argv.includes('--profile'),
+    trace: process.argv.includes('--trace'),
+    allocations: process.argv.includes('--allocations'),
   },
   pages: [...BENCH_PAGES, ...VARIANT_PAGES].filter((p) => p.name === 'none' || (only ? only.includes(p.name) : BENCH_PAGES.includes(p))),
   log: (line) => process.stderr.write(`${line}\n`),
@@ -40,7 +44,7 @@ const cluster = await startCluster({ nodes: arg('--nodes', 1300), pods: arg('--p
 const started = new Date();
 try {
   const results = await withBenchBrowser(cluster, (browser, url) => runBench(browser, url, cluster, options), {
-    minify: !process.argv.includes('--profile'),
+    minify: !process.argv.includes('--profile') && !process.argv.includes('--allocations'),
   });
   const meta = { started: started.toISOString(), seconds: Math.round((Date.now() - started.getTime()) / 1000), ...cluster.held() };
   if (process.argv.includes('--json')) console.log(JSON.stringify({ meta, options, results }, null, 2));

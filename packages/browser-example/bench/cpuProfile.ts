@@ -34,17 +34,55 @@ export async function startCpuProfile(cdp: CDPSession, intervalUs = 200): Promis
   };
 }
 
+/** `name file:line` of a call frame (`(anonymous)` for a nameless function; the file's last path segment). */
+function frameName(f: ProfileNode['callFrame']): string {
+  const file = f.url.split('/').at(-1) ?? '';
+  return file ? `${f.functionName || '(anonymous)'} ${file}:${f.lineNumber + 1}` : f.functionName;
+}
+
 /** Self time per function of `profile`, most first. */
 export function selfTimes(profile: Profile): SelfTime[] {
   const nameOf = new Map<number, string>();
-  for (const { id, callFrame: f } of profile.nodes) {
-    const file = f.url.split('/').at(-1) ?? '';
-    nameOf.set(id, file ? `${f.functionName || '(anonymous)'} ${file}:${f.lineNumber + 1}` : f.functionName);
-  }
+  for (const { id, callFrame } of profile.nodes) nameOf.set(id, frameName(callFrame));
   const ms = new Map<string, number>();
   profile.samples.forEach((id, i) => {
     const fn = nameOf.get(id) ?? '?';
     ms.set(fn, (ms.get(fn) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
   });
   return [...ms].map(([fn, t]) => ({ fn, ms: t })).sort((a, b) => b.ms - a.ms);
+}
+
+interface AllocationNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: AllocationNode[];
+}
+
+/**
+ * Starts sampling the main thread's allocations (CDP `HeapProfiler.startSampling`, every
+ * `intervalBytes` on average), counting objects the collector has freed since too: what a page
+ * allocates, garbage included. The result stops and returns the top `top` functions by bytes
+ * allocated (`ms` holds KiB).
+ */
+export async function startAllocationProfile(cdp: CDPSession, intervalBytes = 16_384): Promise<(top?: number) => Promise<SelfTime[]>> {
+  await cdp.send('HeapProfiler.enable');
+  await cdp.send('HeapProfiler.startSampling', {
+    samplingInterval: intervalBytes,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  return async (top = 20) => {
+    const { profile } = (await cdp.send('HeapProfiler.stopSampling')) as unknown as { profile: { head: AllocationNode } };
+    const bytes = new Map<string, number>();
+    const walk = (n: AllocationNode) => {
+      const fn = frameName(n.callFrame);
+      bytes.set(fn, (bytes.get(fn) ?? 0) + n.selfSize);
+      n.children.forEach(walk);
+    };
+    walk(profile.head);
+    return [...bytes]
+      .map(([fn, b]) => ({ fn, ms: b / 1024 }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, top);
+  };
 }

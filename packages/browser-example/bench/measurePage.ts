@@ -9,7 +9,8 @@
  */
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import type { BenchCluster } from './cluster.ts';
-import { startCpuProfile, type SelfTime } from './cpuProfile.ts';
+import { startAllocationProfile, startCpuProfile, type SelfTime } from './cpuProfile.ts';
+import { startTrace, type TraceTime } from './traceSplit.ts';
 
 /** A page to measure. */
 export interface PageConfig {
@@ -32,6 +33,10 @@ export interface Timing {
   burst: { count: number; perSecond: number; tailMs: number };
   /** Record a CPU profile of the main thread over the window, and report its top functions by self time. Default false. */
   profile?: boolean;
+  /** Record a Chromium trace of the window instead, and report the main thread's self time by kind of work. Default false. */
+  trace?: boolean;
+  /** Sample the main thread's allocations over the window (garbage included), and report its top functions by bytes. Default false. */
+  allocations?: boolean;
 }
 
 /** What one page measured in one round. */
@@ -64,6 +69,10 @@ export interface PageFigures {
   burst?: { commitsPerS: number; busyMsPerS: number; cpuMsPerS: number; probe: ProbeFigures; seconds: number };
   /** With `timing.profile`: the main thread's functions with the most self time over the window. */
   profile?: SelfTime[];
+  /** With `timing.trace`: the main thread's self time by trace event (kind of work) over the window. */
+  trace?: TraceTime[];
+  /** With `timing.allocations`: the functions that allocated the most over the window (`ms` holds KiB). */
+  allocations?: SelfTime[];
 }
 
 /** What the bench reads of the probe's figures (site/probe.ts has them all). */
@@ -156,9 +165,13 @@ export async function measurePage(
     await sleep(timing.warmupMs);
     const writes0 = cluster.writes();
     const profiling = timing.profile ? await startCpuProfile(cdp) : undefined;
+    const tracing = timing.trace ? await startTrace(cdp) : undefined;
+    const sampling = timing.allocations ? await startAllocationProfile(cdp) : undefined;
     const bytes0 = received?.();
     const steady = await overWindow(page, cdp, () => sleep(timing.windowMs).then(() => undefined));
     const profile = await profiling?.();
+    const trace = await tracing?.();
+    const allocations = await sampling?.();
     const writesPerS = (cluster.writes() - writes0) / steady.seconds;
     const bytes = received && { toSync: bytesToSync!, perS: (received() - bytes0!) / steady.seconds };
     let burst: PageFigures['burst'];
@@ -188,6 +201,8 @@ export async function measurePage(
       samplePod,
       burst,
       profile,
+      trace,
+      allocations,
       ...(bytes && { bytes }),
     };
   } finally {

@@ -24,7 +24,9 @@ export const BENCH_PAGES: readonly PageConfig[] = [
 /**
  * Variants of the Worker page, run only when `--only` names them: the worker's `batchMs` and
  * `encoding` (`?batch=`, `?json=0|1`), and the page's mirror without freezing (`?freeze=0`).
- * `worker full unbatched` is the Worker page as it was before batches and JSON.
+ * `worker full unbatched` is the Worker page as it was before batches and JSON. The floor pages
+ * (`?floor=parse|keep`) receive the same messages from the same worker and only parse them
+ * (`keep`: and keep the objects in a Map): what any mirror of full objects pays at the least.
  */
 export const VARIANT_PAGES: readonly PageConfig[] = [
   { name: 'worker full unbatched', path: '/?mode=worker&view=full&batch=0&json=0' },
@@ -33,6 +35,8 @@ export const VARIANT_PAGES: readonly PageConfig[] = [
   { name: 'worker full batch50', path: '/?mode=worker&view=full&batch=50' },
   { name: 'worker full clone', path: '/?mode=worker&view=full&json=0' },
   { name: 'worker full nofreeze', path: '/?mode=worker&view=full&freeze=0' },
+  { name: 'worker full floor keep', path: '/?mode=worker&view=full&floor=keep' },
+  { name: 'worker full floor parse', path: '/?mode=worker&view=full&floor=parse' },
 ];
 
 /** Options of `runBench`. */
@@ -143,6 +147,8 @@ export async function runBench(browser: Browser, url: string, cluster: BenchClus
             (figures.burst ? `, burst ${figures.burst.commitsPerS.toFixed(1)} commits/s` : ''),
         );
         for (const { fn, ms } of figures.profile ?? []) options.log(`    ${ms.toFixed(0).padStart(6)} ms  ${fn}`);
+        for (const { name, ms } of figures.trace ?? []) options.log(`    ${ms.toFixed(0).padStart(6)} ms  ${name} (trace)`);
+        for (const { fn, ms } of figures.allocations ?? []) options.log(`    ${ms.toFixed(0).padStart(6)} KiB  ${fn} (allocated)`);
       }
       byName.get(page.name)!.push(figures);
     }

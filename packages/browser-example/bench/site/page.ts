@@ -25,7 +25,7 @@ if (informers) {
   const nodes = factory.informerFor(form(NODES), own);
   factory.start();
   tab.synced = () => factory.hasSynced();
-  tab.held = () => ({ pods: pods.getStore().size, nodes: nodes.getStore().size });
+  tab.held = informers.held ?? (() => ({ pods: pods.getStore().size, nodes: nodes.getStore().size }));
   tab.samplePod = () => pods.getStore().list()[0];
   tab.relists = () => pods.getStatus().relistCount + nodes.getStatus().relistCount;
 }
