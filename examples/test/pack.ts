@@ -3,7 +3,7 @@
  * a release would: what the tarballs hold is exactly what users install.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -61,6 +61,18 @@ export function cleanEnv(extraPath: string[] = []): NodeJS.ProcessEnv {
   const path = (process.env.PATH ?? '').split(':').filter((p) => p !== '' && !p.startsWith(ROOT));
   env.PATH = [...extraPath, ...path].join(':');
   return env;
+}
+
+/**
+ * A module in core's `dist/` whose source was removed (or renamed): `globalSetup` writes it before
+ * its build, which must drop it, so that no tarball ships it (packaging.test.ts looks in core's).
+ */
+export const STALE_MODULE = 'dist/removedModule.js';
+
+/** Writes `STALE_MODULE` into core's `dist/`, as a build before a source was removed would have left it. */
+export function plantStaleModule(): void {
+  mkdirSync(join(ROOT, 'packages/core/dist'), { recursive: true });
+  writeFileSync(join(ROOT, 'packages/core', STALE_MODULE), 'export {};\n');
 }
 
 /** Builds the published packages into fresh `dist/`s and packs each (or those of `dirs`) into `dest`. */

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { KubeApiError, WatchListUnsupportedError, type ReflectorStatus, type SharedInformer, type Wire } from '@rxinformer/core';
-import { serverKinds, START_TIMEOUT_MS, startTestServer, type TestServer, type TestServerOptions } from '@rxinformer/testing/servers';
+import { startFaultProxy, type FaultProxy } from '@rxinformer/envtest';
+import {
+  kubeConfigFor,
+  serverKinds,
+  START_TIMEOUT_MS,
+  startTestServer,
+  type TestServer,
+  type TestServerOptions,
+} from '@rxinformer/testing/servers';
 import { configMaps, createKubeInformerFactory, createKubeTransport, type KubeInformerFactory } from '../src/index.ts';
 import { listsIn, recordingTransport, view, waitFor, type RecordingTransport } from './simHarness.ts';
 
@@ -13,12 +21,20 @@ const fast = { minWatchTimeoutSeconds: 1, idleGraceMs: 2000, backoff: { initialM
 
 describe.each(serverKinds())('the watch protocol against the %s server', (kind) => {
   const servers: TestServer[] = [];
+  const proxies: FaultProxy[] = [];
   const factories: KubeInformerFactory[] = [];
   let server: TestServer;
   const open = async (options: TestServerOptions = {}) => {
     const s = await startTestServer(kind, { sim: { bookmarkIntervalMs: 60_000 }, ...options });
     servers.push(s);
     return s;
+  };
+  /** The same server behind a second proxy that rewrites every request: no server of its own to start. */
+  const rewritten = async (rewrite: (path: string) => string): Promise<TestServer> => {
+    const { url, token, ca } = server.credentials;
+    const proxy = await startFaultProxy({ target: url, targetCa: ca, tls: server.proxyTls, rewrite });
+    proxies.push(proxy);
+    return { ...server, proxy, kubeConfig: () => kubeConfigFor({ url: proxy.url, token, ca: server.proxyTls?.cert }) };
   };
   const factoryOn = (s: TestServer, namespace: string, transport: RecordingTransport = recordingTransport(s.kubeConfig())) => {
     const f = createKubeInformerFactory(s.kubeConfig(), { namespace, transport });
@@ -39,6 +55,7 @@ describe.each(serverKinds())('the watch protocol against the %s server', (kind) 
   }, START_TIMEOUT_MS);
   afterAll(async () => {
     for (const f of factories) await f.close();
+    for (const p of proxies) await p.close();
     for (const s of servers) await s.close();
   });
 
@@ -123,9 +140,9 @@ describe.each(serverKinds())('the watch protocol against the %s server', (kind) 
     async () => {
       // An older server knows neither parameter; nor bookmarks (kube-apiserver 1.36 sends the end
       // bookmark for any watch from resourceVersion "" with allowWatchBookmarks).
-      const older = await open({
-        rewrite: (path) => path.replace(/&?(sendInitialEvents=true|resourceVersionMatch=NotOlderThan|allowWatchBookmarks=true)/g, ''),
-      });
+      const older = await rewritten((path) =>
+        path.replace(/&?(sendInitialEvents=true|resourceVersionMatch=NotOlderThan|allowWatchBookmarks=true)/g, ''),
+      );
       const ns = await older.namespace('older-server');
       await configMapsIn(older, ns, ['a', 'b', 'c']);
       const { factory, transport } = factoryOn(older, ns);

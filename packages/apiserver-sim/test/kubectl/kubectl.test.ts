@@ -26,13 +26,14 @@ const pod = (name: string, labels: Record<string, string>) => ({
 describe.each(serverKinds())('against the %s server', (kind) => {
   describeKubectl.each(builds)('kubectl 1.%s', (minor) => {
     const ctx = useKubectl(kind, dir ?? '', minor);
+    let teamA = '';
 
     it('should apply a manifest, then a changed one', async () => {
       const { kubectl, server } = ctx;
       expect(await kubectl.ok(['apply', '-f', ctx.file('v1.yaml', podManifest('nginx:1.27', 'app: web'))])).toContain('pod/web created');
       const v2 = ctx.file('v2.yaml', podManifest('nginx:1.28', 'app: web, tier: front'));
       expect(await kubectl.ok(['apply', '-f', v2])).toContain('pod/web configured');
-      const got = await server.api.get(`${pods('default')}/web`);
+      const got = await server.api.get(`${pods(ctx.namespace)}/web`);
       expect(got.spec.containers.map((c: any) => `${c.name}=${c.image}`)).toEqual(['nginx=nginx:1.28', 'sidecar=busybox:1.36']);
       expect(got.metadata.labels).toEqual({ app: 'web', tier: 'front' });
       expect(JSON.stringify(got)).not.toContain('$setElementOrder');
@@ -45,25 +46,27 @@ describe.each(serverKinds())('against the %s server', (kind) => {
     });
 
     it('should list across namespaces with labels', async () => {
-      await ctx.server.api.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } });
-      await ctx.server.api.create(pods('team-a'), pod('other', { team: 'a' }));
+      teamA = await ctx.server.namespace(`team-a-${minor}`);
+      await ctx.server.api.create(pods(teamA), pod('other', { team: 'a' }));
       const lines = (await ctx.kubectl.ok(['get', 'pods', '-A', '--show-labels'])).trim().split('\n');
       expect(lines[0].split(/\s+/)).toEqual(['NAMESPACE', 'NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'LABELS']);
+      // The server may hold other blocks' namespaces (one kube-apiserver serves the file): these two are the block's.
       expect(
         lines
           .slice(1)
           .map((l) => l.split(/\s+/))
-          .map((c) => `${c[0]}/${c[1]} ${c[c.length - 1]}`),
-      ).toEqual(['default/web app=web,tier=front', 'team-a/other team=a']);
+          .filter((c) => c[0] === ctx.namespace || c[0] === teamA)
+          .map((c) => `${c[0] === teamA ? 'team-a' : 'own'}/${c[1]} ${c[c.length - 1]}`),
+      ).toEqual(['own/web app=web,tier=front', 'team-a/other team=a']);
     });
 
     it('should label a pod', async () => {
       expect(await ctx.kubectl.ok(['label', 'pod', 'web', 'env=test'])).toContain('pod/web labeled');
-      expect((await ctx.server.api.get(`${pods('default')}/web`)).metadata.labels).toEqual({ app: 'web', tier: 'front', env: 'test' });
+      expect((await ctx.server.api.get(`${pods(ctx.namespace)}/web`)).metadata.labels).toEqual({ app: 'web', tier: 'front', env: 'test' });
     });
 
     it('should page with get --raw', async () => {
-      const cms = '/api/v1/namespaces/default/configmaps';
+      const cms = `/api/v1/namespaces/${ctx.namespace}/configmaps`;
       for (let i = 0; i < 5; i++) await ctx.server.api.create(cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` } });
       const first = JSON.parse(await ctx.kubectl.ok(['get', '--raw', `${cms}?limit=2`]));
       expect(first.items.map((c: any) => c.metadata.name)).toEqual(['cm-0', 'cm-1']);
@@ -83,8 +86,10 @@ describe.each(serverKinds())('against the %s server', (kind) => {
           if (!changed && rows.length >= 2) {
             changed = true;
             void server.api
-              .get(`${pods('default')}/web`)
-              .then((cur) => server.api.update(`${pods('default')}/web/status`, { ...cur, status: { ...cur.status, phase: 'Running' } }));
+              .get(`${pods(ctx.namespace)}/web`)
+              .then((cur) =>
+                server.api.update(`${pods(ctx.namespace)}/web/status`, { ...cur, status: { ...cur.status, phase: 'Running' } }),
+              );
           } else if (!ended && rows.length >= 3) {
             ended = true;
             server.proxy.cut(); // the connection ends mid-stream, as when a server or network goes away
@@ -100,16 +105,17 @@ describe.each(serverKinds())('against the %s server', (kind) => {
     });
 
     it('should delete and wait for the deletion', async () => {
-      await ctx.server.api.delete(`${pods('team-a')}/other`);
+      await ctx.server.api.delete(`${pods(teamA)}/other`);
       const r = await ctx.kubectl(['delete', 'pod', 'web', '--wait', '--grace-period=1']);
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('pod "web" deleted');
-      expect(await ctx.server.api.find(`${pods('default')}/web`)).toBeUndefined();
+      expect(await ctx.server.api.find(`${pods(ctx.namespace)}/web`)).toBeUndefined();
     });
 
     it('should create objects with kubectl create and run (protobuf bodies from 1.32 on) and get them back with every field', async () => {
       const ok = ctx.kubectl.ok;
-      expect(await ok(['create', 'namespace', 'made'])).toContain('namespace/made created');
+      const made = `made-${ctx.namespace}`; // cluster-scoped: a name of the block's own
+      expect(await ok(['create', 'namespace', made])).toContain(`namespace/${made} created`);
       expect(await ok(['create', 'configmap', 'made', '--from-literal=a=1', '--from-literal=b=two'])).toContain('configmap/made created');
       expect(await ok(['create', 'secret', 'generic', 'made', '--from-literal=p=secret'])).toContain('secret/made created');
       expect(await ok(['create', 'deployment', 'made', '--image=nginx', '--port=80', '--replicas=2'])).toContain(
@@ -124,7 +130,7 @@ describe.each(serverKinds())('against the %s server', (kind) => {
         'cronjob.batch/made created',
       );
       const get = async (...what: string[]) => JSON.parse(await ok(['get', ...what, '-o', 'json']));
-      expect((await get('namespace', 'made')).metadata.name).toBe('made');
+      expect((await get('namespace', made)).metadata.name).toBe(made);
       expect((await get('configmap', 'made')).data).toEqual({ a: '1', b: 'two' });
       expect((await get('secret', 'made')).data).toEqual({ p: Buffer.from('secret').toString('base64') });
       expect((await get('deployment', 'made')).spec).toMatchObject({
@@ -152,7 +158,7 @@ describe.each(serverKinds())('against the %s server', (kind) => {
         jobTemplate: { spec: { template: { spec: { containers: [{ image: 'busybox', command: ['date'] }] } } } },
       });
       expect((await get('serviceaccount', 'made')).metadata.name).toBe('made');
-      const stored = await ctx.server.api.get('/api/v1/namespaces/default/configmaps/made');
+      const stored = await ctx.server.api.get(`/api/v1/namespaces/${ctx.namespace}/configmaps/made`);
       expect(stored).not.toHaveProperty('metadata.creationTimestamp', null);
     }, 120_000);
   });

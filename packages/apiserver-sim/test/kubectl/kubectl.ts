@@ -124,6 +124,8 @@ export const deploymentYaml = (name: string, extra: { labels?: string; container
 export interface KubectlContext {
   readonly server: TestServer;
   readonly kubectl: Kubectl;
+  /** The block's own namespace: its kubeconfig context's, where its namespaced commands go. */
+  readonly namespace: string;
   /** A private folder for manifests (and kubectl's HOME and cache). */
   readonly tmp: string;
   /** Writes `text` to `name` in `tmp`; returns its path. */
@@ -131,21 +133,45 @@ export interface KubectlContext {
 }
 
 /**
- * Registers the `beforeAll` and `afterAll` of a describe block: a fresh server of `kind` (the
- * simulator reporting version 1.`minor`, kube-apiserver its own 1.36.3), a kubeconfig file through
- * the fault proxy (mode 0600) and a fresh `--cache-dir`. Returns the context, filled once started.
+ * One kube-apiserver for every block of a test file (each start costs seconds; it reports 1.36.3
+ * to every build alike), started by the first block and stopped by the last.
+ */
+let shared: { server?: Promise<TestServer>; users: number } = { users: 0 };
+
+function serverFor(kind: ServerKind, minor: string): Promise<TestServer> {
+  if (kind === 'sim') return startTestServer(kind, { sim: { seed: Number(minor), version: { major: '1', minor } } });
+  return (shared.server ??= startTestServer(kind));
+}
+
+async function release(kind: ServerKind, server: TestServer | undefined): Promise<void> {
+  if (kind === 'sim') return server?.close();
+  if (--shared.users > 0) return;
+  const last = shared.server;
+  shared = { users: 0 };
+  await (await last?.catch(() => undefined))?.close();
+}
+
+/**
+ * Registers the `beforeAll` and `afterAll` of a describe block: a server of `kind` (a fresh
+ * simulator reporting version 1.`minor`; the file's one kube-apiserver, its own 1.36.3), a namespace
+ * of the block's own, a kubeconfig file through the fault proxy with that namespace (mode 0600) and
+ * a fresh `--cache-dir`. Returns the context, filled once started.
  */
 export function useKubectl(kind: ServerKind, dir: string, minor: string): KubectlContext {
-  const ctx = {} as { server: TestServer; kubectl: Kubectl; tmp: string };
+  const ctx = {} as { server: TestServer; kubectl: Kubectl; namespace: string; tmp: string };
+  if (kind === 'real') shared.users++;
   beforeAll(async () => {
-    ctx.server = await startTestServer(kind, { sim: { seed: Number(minor), version: { major: '1', minor } } });
+    ctx.server = await serverFor(kind, minor);
+    ctx.namespace = await ctx.server.namespace(`kubectl-${minor}`);
     ctx.tmp = mkdtempSync(join(tmpdir(), `kubectl-${kind}-${minor}-`));
     const kubeconfig = join(ctx.tmp, 'kubeconfig');
-    writeFileSync(kubeconfig, ctx.server.kubeConfig().exportConfig(), { mode: 0o600 });
+    const kc = ctx.server.kubeConfig();
+    kc.contexts = kc.contexts.map((c) => ({ ...c, namespace: ctx.namespace }));
+    writeFileSync(kubeconfig, kc.exportConfig(), { mode: 0o600 });
     ctx.kubectl = kubectlRunner(join(dir, `kubectl.1.${minor}`), kubeconfig, join(ctx.tmp, 'cache'), ctx.tmp);
   }, START_TIMEOUT_MS);
   afterAll(async () => {
-    await ctx.server?.close();
+    await release(kind, ctx.server);
     if (ctx.tmp) rmSync(ctx.tmp, { recursive: true, force: true });
   });
   return {
@@ -154,6 +180,9 @@ export function useKubectl(kind: ServerKind, dir: string, minor: string): Kubect
     },
     get kubectl() {
       return ctx.kubectl;
+    },
+    get namespace() {
+      return ctx.namespace;
     },
     get tmp() {
       return ctx.tmp;

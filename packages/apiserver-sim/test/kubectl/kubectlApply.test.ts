@@ -11,8 +11,6 @@ const dir = kubectlDir();
 const builds = kubectlBuilds(dir, ['27', '32', '33']);
 const describeKubectl = builds.length > 0 ? describe : describe.skip;
 
-const configMap = (name: string) => `/api/v1/namespaces/default/configmaps/${name}`;
-
 /** A FieldsV1 set without its `.` markers (the simulator writes none for a map an Update added: README). */
 const withoutMarkers = (set: any): any =>
   Object.fromEntries(Object.entries(set as object).flatMap(([k, v]) => (k === '.' ? [] : [[k, withoutMarkers(v)]])));
@@ -23,6 +21,7 @@ const ownership = (entries: any[]) => Object.fromEntries(entries.map((e) => [`${
 describe.each(serverKinds())('against the %s server', (kind) => {
   describeKubectl.each(builds)('kubectl 1.%s server-side apply', (minor) => {
     const ctx = useKubectl(kind, dir ?? '', minor);
+    const configMap = (name: string) => `/api/v1/namespaces/${ctx.namespace}/configmaps/${name}`;
     /** `kubectl apply --server-side` of `text` (written to `file`) as `manager`. */
     const apply = (file: string, text: string, manager = 'kubectl', ...more: string[]) =>
       ctx.kubectl.ok(['apply', '--server-side', '--field-manager', manager, ...more, '-f', ctx.file(file, text)]);
@@ -60,7 +59,7 @@ describe.each(serverKinds())('against the %s server', (kind) => {
       const deploy = (env: string, labels: string) => deploymentYaml('pruned', { labels, container: [`env: [${env}]`] });
       await apply('d1.yaml', deploy('{name: A, value: "1"}, {name: B, value: "2"}', 'app: pruned, tier: web'));
       await apply('d2.yaml', deploy('{name: A, value: "1"}', 'app: pruned'));
-      const d = await ctx.server.api.get('/apis/apps/v1/namespaces/default/deployments/pruned');
+      const d = await ctx.server.api.get(`/apis/apps/v1/namespaces/${ctx.namespace}/deployments/pruned`);
       expect(d.spec.template.spec.containers[0].env).toEqual([{ name: 'A', value: '1' }]);
       expect(d.metadata.labels).toEqual({ app: 'pruned' });
       // a label kubectl label set, then applied with the same value (shared), stays when the applier drops it
@@ -147,7 +146,7 @@ describe.each(serverKinds())('against the %s server', (kind) => {
         return;
       }
       await ctx.kubectl.ok(['run', 'stat', '--image', 'nginx:1.27']);
-      const path = '/api/v1/namespaces/default/pods/stat';
+      const path = `/api/v1/namespaces/${ctx.namespace}/pods/stat`;
       const cur = await ctx.server.api.get(path);
       await ctx.server.api.update(`${path}/status?fieldManager=kubelet`, {
         ...cur,
