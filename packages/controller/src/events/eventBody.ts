@@ -119,7 +119,7 @@ export function seriesCore(uid: string, count: number, lastMs: number): object {
   return { ...uidPrecondition(uid), count, lastTimestamp: new Date(lastMs).toISOString().replace(/\.\d+Z$/, 'Z') };
 }
 
-/** A merge patch's part that makes the server refuse it (409) unless the object's uid is `uid`. */
+/** A merge patch's part that makes the server refuse it (422: uid is immutable) unless the object's uid is `uid`. */
 function uidPrecondition(uid: string): object {
   return uid === '' ? {} : { metadata: { uid } };
 }
