@@ -11,14 +11,15 @@ import { WorkQueue } from '@rxinformer/core/workqueue';
 import { childLogger, FailureLog, type Logger } from '../log/logger.ts';
 import type { ControllerError } from '../reconcile/errors.ts';
 import { runLoop, type Loop } from '../reconcile/loop.ts';
-import { nameOf, type Reconcile, type ReconcileRequest } from '../reconcile/request.ts';
+import type { Reconcile } from '../reconcile/request.ts';
 import type { Requeue } from '../reconcile/result.ts';
 import { ReconcileCounts, type ReconcileEvent, type ReconcileStats } from '../reconcile/stats.ts';
 import type { ControllerBuilderOptions } from './controllerBuilder.ts';
 import type { Shard } from '../shard/shard.ts';
 import { ReadYourWritesTimeoutError, WriteTracker, type ReadYourWritesStats } from './readYourWrites.ts';
 import { attachSource, type InvalidSourceKeyError, type Source } from './sources.ts';
-import { requestApi, type WriteParts } from './writes.ts';
+import { requestsOf } from './request.ts';
+import type { WriteParts } from './writes.ts';
 
 /** `start()` was called on a controller that is running: stop it first. */
 export class ControllerRunningError extends RxInformerError {
@@ -85,7 +86,12 @@ export interface Controller {
    * each change. For metrics per term (`@rxinformer/prometheus`'s `controllerWorkqueueMetrics`).
    */
   readonly queue$: Observable<WorkQueue<string> | undefined>;
-  /** Each reconcile as it ends, over every term (hot): for histograms of their durations. */
+  /**
+   * Each reconcile as it ends, over every term (hot): for histograms of their durations.
+   * @example ctl.reconciles$.subscribe(({ result, seconds }) => histogram.observe({ result }, seconds));
+   * Caveat: only the reconciles that started once someone listened (only those are timed);
+   * subscribe before `start()` to see every one. `reconcileStats()` counts them all.
+   */
   readonly reconciles$: Observable<ReconcileEvent>;
   /** The reconcile counts so far, over every term (`@rxinformer/prometheus`'s `controllerRuntimeMetrics`). */
   reconcileStats(): ReconcileStats;
@@ -158,28 +164,6 @@ function settled<T extends KubeObject>(shared: Shared<T>, term: Term, key: strin
   });
 }
 
-/** The request of one reconcile of `key`: the cached object, the signal, a logger made on first use, the write API. */
-function requestOf<T extends KubeObject>(
-  shared: Shared<T>,
-  term: Term,
-  key: string,
-  signal: AbortSignal,
-  reconcileID: string,
-): ReconcileRequest<T> {
-  const object = shared.sources.primary.getStore().get(key);
-  let child: Logger | undefined;
-  return {
-    key,
-    ...nameOf(key, object),
-    object,
-    signal,
-    get log() {
-      return (child ??= childLogger(shared.log, { key, reconcileID }));
-    },
-    api: requestApi(shared.sources.writes, term.tracker, key),
-  };
-}
-
 /** Registers the handlers of every source of a term: their keys go to its queue (debounced when asked), its tracker sees their events. */
 function attachSources<T extends KubeObject>(shared: Shared<T>, term: Term): HandlerRegistration[] {
   const { queue, tracker } = term;
@@ -237,6 +221,7 @@ export function makeController<T extends KubeObject>(
         sources.readYourWritesMs === undefined ? undefined : new WriteTracker((key) => void clock.schedule(() => queue.release(key))),
     };
     const shardTerm = sources.shard?.start();
+    const requestOf = requestsOf<T>({ log, writes: sources.writes, tracker: term.tracker, primary: sources.primary });
     const registrations = attachSources(shared, term);
     const loop: Loop = runLoop({
       name,
@@ -251,8 +236,8 @@ export function makeController<T extends KubeObject>(
       log,
       failures,
       reconcile: shardTerm
-        ? (key, signal, reconcileID) => shardTerm.gate(key, () => reconcile(requestOf(shared, term, key, signal, reconcileID)))
-        : (key, signal, reconcileID) => reconcile(requestOf(shared, term, key, signal, reconcileID)),
+        ? (key, run) => shardTerm.gate(key, () => reconcile(requestOf(key, run)))
+        : (key, run) => reconcile(requestOf(key, run)),
       settled: (key, ok, asked) => settled(shared, term, key, ok, asked),
       report: (failure) => tell(term, failure),
     });

@@ -9,6 +9,7 @@ import type { FailureLog, Logger } from '../log/logger.ts';
 import { ControllerStoppedError, ControllerSyncError, type ControllerError } from './errors.ts';
 import type { Requeue } from './result.ts';
 import type { ReconcileCounts } from './stats.ts';
+import type { ReconcileRun } from './run.ts';
 import { nextMacrotask, startWorker, type WorkerContext } from './worker.ts';
 
 /** What a term's loop is made of. */
@@ -49,7 +50,7 @@ export function runLoop(parts: LoopParts): Loop {
   let workers = 0;
   let stopping: Promise<void> | undefined;
   let allExited: (() => void) | undefined;
-  const running = new Set<AbortController>();
+  const running: (ReconcileRun | undefined)[] = [];
   const sync = new Subscription();
   const test = parts.scheduler;
   const ctx: WorkerContext = {
@@ -67,7 +68,7 @@ export function runLoop(parts: LoopParts): Loop {
     phase = 'running';
     for (let i = 0; i < parts.concurrency; i++) {
       workers++;
-      startWorker(ctx);
+      startWorker(ctx, i);
     }
   };
   const loop: Loop = {
@@ -80,7 +81,7 @@ export function runLoop(parts: LoopParts): Loop {
           phase = 'stopped';
           resolve();
         };
-        if (options.drainQueue !== true) for (const abort of running) abort.abort(new ControllerStoppedError(parts.name));
+        if (options.drainQueue !== true) for (const run of running) run?.abort(new ControllerStoppedError(parts.name));
         // Workers leave once the queue is shut down and empty, after their key in progress is done.
         void (options.drainQueue === true ? parts.queue.shutDownWithDrain() : parts.queue.shutdown());
         if (workers === 0) allExited();

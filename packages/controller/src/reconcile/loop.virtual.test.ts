@@ -268,4 +268,21 @@ describe('the reconcile loop', () => {
     await run.stop();
     factory.shutdown();
   });
+
+  it('should publish only the reconciles that started once someone listened (only those are timed), and count them all', async () => {
+    const { ts, advance } = virtualClock(1);
+    const started: string[] = [];
+    const events: { key: string; seconds: number }[] = [];
+    const { ctl, factory } = setup(ts, ['a', 'b'], async ({ key }) => {
+      // the first reconcile is in progress when the listener comes
+      if (started.push(key) === 1) ctl.reconciles$.subscribe((e) => events.push(e));
+      await sleep(ts, 30);
+    });
+    const run = ctl.start();
+    await advance(100);
+    expect(events.map(({ key, seconds }) => [key, seconds])).toEqual([[started[1], 0.03]]);
+    expect(ctl.reconcileStats().total.success).toBe(2);
+    await run.stop();
+    factory.shutdown();
+  });
 });

@@ -14,6 +14,7 @@ import { FailureLog, type Logger } from '../log/logger.ts';
 import { ControllerStoppedError, ControllerSyncError, type ControllerError } from './errors.ts';
 import { runLoop } from './loop.ts';
 import { InvalidReconcileResultError } from './result.ts';
+import type { ReconcileRun } from './run.ts';
 import { ReconcileCounts } from './stats.ts';
 import { nextMacrotask } from './worker.ts';
 
@@ -25,15 +26,18 @@ interface Options {
   readonly synced?: Observable<boolean>;
   readonly queue?: Partial<WorkQueueOptions<string>>;
   /** What a reconcile does; default: 10 ms of the scheduler's time, whatever its signal says. */
-  readonly work?: (key: string, signal: AbortSignal) => unknown;
+  readonly work?: (key: string, run: ReconcileRun) => unknown;
 }
 
-/** A loop over a new queue; `starts` records `[time, key]` of each reconcile as it starts. */
+/**
+ * A loop over a new queue; `starts` records `[time, key]` of each reconcile as it starts, `runs`
+ * their ids and signals (read by the tests afterwards: a signal made once aborted).
+ */
 function loopOver(ts: TestScheduler | undefined, options: Options = {}) {
   const clock = ts ?? asyncScheduler;
   const queue = new WorkQueue<string>({ ...(ts && { scheduler: ts }), ...options.queue });
   const starts: [number, string][] = [];
-  const signals: AbortSignal[] = [];
+  const runs: ReconcileRun[] = [];
   const reports: ControllerError[] = [];
   const counts = new ReconcileCounts(options.concurrency ?? 1);
   let maxActive = 0;
@@ -50,16 +54,16 @@ function loopOver(ts: TestScheduler | undefined, options: Options = {}) {
     counts,
     log: quiet,
     failures: new FailureLog(60_000, clock),
-    reconcile: (key, signal) => {
+    reconcile: (key, run) => {
       starts.push([clock.now(), key]);
-      signals.push(signal);
+      runs.push(run);
       maxActive = Math.max(maxActive, counts.activeWorkers);
-      return work(key, signal);
+      return work(key, run);
     },
     settled: () => {},
     report: (e) => reports.push(e),
   });
-  return { loop, queue, starts, signals, reports, counts, maxActive: () => maxActive };
+  return { loop, queue, starts, runs, reports, counts, maxActive: () => maxActive };
 }
 
 describe('the reconcile loop, its workers', () => {
@@ -119,13 +123,19 @@ describe('the reconcile loop, its workers', () => {
 
   it('should abort the reconciles in progress on stop, let them settle, and drop the waiting keys', async () => {
     const { ts, advance } = virtualClock(1);
-    const { loop, queue, starts, signals } = loopOver(ts);
+    const { loop, queue, starts, runs } = loopOver(ts);
     queue.add('a');
     queue.add('b');
     let stopped = false;
     ts.schedule(() => void loop.stop().then(() => (stopped = true)), 5);
     await advance(6);
-    expect([loop.phase(), stopped, signals[0].reason]).toEqual(['stopping', false, expect.any(ControllerStoppedError)]);
+    // the signal, never read before the stop, is made aborted, with the stop's reason
+    expect([loop.phase(), stopped, runs[0].signal.aborted, runs[0].signal.reason]).toEqual([
+      'stopping',
+      false,
+      true,
+      expect.any(ControllerStoppedError),
+    ]);
     await advance(20);
     expect([loop.phase(), stopped]).toEqual(['stopped', true]);
     expect(starts).toEqual([[0, 'a']]);
@@ -134,7 +144,7 @@ describe('the reconcile loop, its workers', () => {
 
   it('should reconcile the waiting keys first with drainQueue, aborting nothing', async () => {
     const { ts, advance } = virtualClock(1);
-    const { loop, queue, starts, signals } = loopOver(ts);
+    const { loop, queue, starts, runs } = loopOver(ts);
     queue.add('a');
     queue.add('b');
     ts.schedule(() => {
@@ -146,7 +156,7 @@ describe('the reconcile loop, its workers', () => {
       [0, 'a'],
       [10, 'b'],
     ]);
-    expect(signals.map((s) => s.aborted)).toEqual([false, false]);
+    expect(runs.map((r) => r.signal.aborted)).toEqual([false, false]);
     expect(loop.phase()).toBe('stopped');
   });
 

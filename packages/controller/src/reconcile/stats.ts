@@ -60,15 +60,23 @@ export class ReconcileCounts {
     this.maxConcurrentReconciles = concurrency;
   }
 
-  /** Each reconcile as it ends (hot; nothing is made while nobody listens). */
+  /**
+   * Each reconcile as it ends (hot; nothing is made while nobody listens): those that started
+   * once someone listened — a reconcile is timed only then, as a clock read costs.
+   */
   get events$(): Observable<ReconcileEvent> {
     return this.#events.asObservable();
   }
 
-  /** Counts a reconcile that ended. */
-  ended(event: ReconcileEvent): void {
-    this.total[event.result]++;
-    if (this.#events.observed) this.#events.next(event);
+  /** True while someone listens to `events$`: a reconcile starting now is timed. */
+  get observed(): boolean {
+    return this.#events.observed;
+  }
+
+  /** Counts a reconcile that ended; `event` makes its event, if anyone listens. */
+  ended(result: ReconcileResultLabel, event: (() => ReconcileEvent) | undefined): void {
+    this.total[result]++;
+    if (event !== undefined && this.#events.observed) this.#events.next(event());
   }
 
   /** A copy of the counts now. */

@@ -9,6 +9,7 @@ import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import type { WorkQueue } from '@rxinformer/core/workqueue';
 import type { FailureLog, Logger } from '../log/logger.ts';
 import { ReconcileTimeoutError, type ControllerError } from './errors.ts';
+import { ReconcileRun } from './run.ts';
 import { checkReconcileResult, TerminalError, type Requeue } from './result.ts';
 import type { ReconcileCounts, ReconcileResultLabel } from './stats.ts';
 
@@ -33,10 +34,10 @@ export interface WorkerContext {
   /** The controller's logger, and its per-key throttle of failure lines. */
   readonly log: Logger;
   readonly failures: FailureLog;
-  /** The signals of the reconciles running now: a stop aborts them. */
-  readonly running: Set<AbortController>;
-  /** Calls the user's reconcile of `key`; whatever it returns or throws. */
-  readonly reconcile: (key: string, signal: AbortSignal, reconcileID: string) => unknown;
+  /** The reconcile each worker runs now, by the worker's index: a stop aborts them. */
+  readonly running: (ReconcileRun | undefined)[];
+  /** Calls the user's reconcile of `key` (`run`: its id and signal); whatever it returns or throws. */
+  readonly reconcile: (key: string, run: ReconcileRun) => unknown;
   /** Told how a reconcile ended, before the queue is: read-your-writes holds or forgets its writes. */
   readonly settled: (key: string, ok: boolean, requeue: Requeue) => void;
   /** Reports a failure (never throws). */
@@ -74,8 +75,10 @@ const PANICS = [TypeError, ReferenceError, RangeError, SyntaxError];
 /** How one reconcile ended. */
 interface Ending {
   readonly key: string;
-  readonly reconcileID: string;
-  readonly startedAt: number;
+  /** Its id and signal. */
+  readonly run: ReconcileRun;
+  /** On the controller's clock; undefined: not timed (nobody listened to the reconcile events when it started). */
+  readonly startedAt: number | undefined;
   /** The failure, if it failed; `sync` when the reconcile threw instead of returning a promise. */
   readonly failure?: { readonly error: unknown; readonly sync: boolean };
   readonly answer?: unknown;
@@ -124,7 +127,7 @@ function failed(ctx: WorkerContext, e: Ending, error: unknown, panic: boolean, s
       : step.dropped
         ? 'failed: given up'
         : 'failed: retried';
-  const fields = { controller: ctx.name, key, reconcileID: e.reconcileID, retries: step.retries, ...(e.timedOut && { timedOut: true }) };
+  const fields = { controller: ctx.name, key, reconcileID: e.run.id, retries: step.retries, ...(e.timedOut && { timedOut: true }) };
   ctx.failures.failed(ctx.log, ctx.queue.shuttingDown ? 'info' : 'error', key, error, `reconcile ${what}`, fields);
   ctx.report({ stage: 'reconcile', key, error, retries: step.retries, dropped: step.dropped });
 }
@@ -165,23 +168,23 @@ function finish(ctx: WorkerContext, e: Ending): void {
       ctx.report({ stage: 'reconcile', key, error: thrown, retries: queue.numRequeues(key), dropped: true });
     }
     counts.activeWorkers--;
-    const seconds = (ctx.scheduler.now() - e.startedAt) / 1000;
-    counts.ended({ controller: ctx.name, key, reconcileID: e.reconcileID, result, seconds });
+    const { startedAt, run } = e;
+    counts.ended(
+      result,
+      startedAt === undefined
+        ? undefined
+        : () => ({ controller: ctx.name, key, reconcileID: run.id, result, seconds: (ctx.scheduler.now() - startedAt) / 1000 }),
+    );
   } finally {
     queue.done(key);
   }
 }
 
-let reconciles = 0;
-/** A prefix unique to this process, so that reconcile ids of two replicas differ. */
-const ID_PREFIX = Math.floor(Math.random() * 2 ** 32).toString(36);
-
-/** Starts reconciling `key`; true if it finished synchronously, otherwise `resume` runs when it does. */
-function run(ctx: WorkerContext, key: string, resume: () => void): boolean {
-  const reconcileID = `${ID_PREFIX}-${(reconciles++).toString(36)}`;
-  const startedAt = ctx.scheduler.now();
-  const abort = new AbortController();
-  ctx.running.add(abort);
+/** Starts reconciling `key` in worker `worker`; true if it finished synchronously, otherwise `resume` runs when it does. */
+function start(ctx: WorkerContext, worker: number, key: string, resume: () => void): boolean {
+  const startedAt = ctx.counts.observed ? ctx.scheduler.now() : undefined; // a clock read costs: only when timed
+  const run = new ReconcileRun();
+  ctx.running[worker] = run;
   ctx.counts.activeWorkers++;
   let timedOut = false;
   let timer: Subscription | undefined;
@@ -190,7 +193,7 @@ function run(ctx: WorkerContext, key: string, resume: () => void): boolean {
     timer = ctx.scheduler.schedule(() => {
       timedOut = true;
       ctx.counts.timeouts++;
-      abort.abort(new ReconcileTimeoutError(key, ms));
+      run.abort(new ReconcileTimeoutError(key, ms));
     }, ms);
   }
   let sync = true;
@@ -199,12 +202,12 @@ function run(ctx: WorkerContext, key: string, resume: () => void): boolean {
     if (settled) return; // a thenable calling back twice, or throwing after it called back
     settled = true;
     timer?.unsubscribe();
-    ctx.running.delete(abort);
-    finish(ctx, { key, reconcileID, startedAt, failure, answer, timedOut });
+    ctx.running[worker] = undefined;
+    finish(ctx, { key, run, startedAt, failure, answer, timedOut });
     if (!sync) resume();
   };
   try {
-    const result = ctx.reconcile(key, abort.signal, reconcileID) as PromiseLike<unknown> | undefined;
+    const result = ctx.reconcile(key, run) as PromiseLike<unknown> | undefined;
     if (typeof result?.then !== 'function') settle(undefined, result);
     else
       result.then(
@@ -222,11 +225,11 @@ function run(ctx: WorkerContext, key: string, resume: () => void): boolean {
  * Starts one worker: take a key, reconcile it, repeat — iteratively while reconciles finish
  * synchronously — until the queue is shut down and empty, then `ctx.exited()`.
  */
-export function startWorker(ctx: WorkerContext): void {
+export function startWorker(ctx: WorkerContext, worker: number): void {
   let runs = 0;
   const work = (key: string): boolean => {
     runs++;
-    return run(ctx, key, loop);
+    return start(ctx, worker, key, loop);
   };
   const loop = (): void => {
     for (;;) {
