@@ -168,6 +168,7 @@ function eventsUntilDeleted(
     let deleted = 0;
     const sub = watch.subscribe({
       next: (item) => {
+        if (deleted === n) return; // an event of the same chunk after the last deletion: not this case's
         if (item === WATCH_OPENED) {
           opened.count++;
           return;
