@@ -14,7 +14,7 @@ import {
   type InformerServerOptions,
   type ServerMessage,
 } from '@rxinformer/core/channel';
-import { fakeListerWatcher, page, testObject, PAGED } from '@rxinformer/testing';
+import { fakeListerWatcher, page, testObject } from '@rxinformer/testing';
 import { asapScheduler, finalize, NEVER, of, Subject, tap, type Observable } from 'rxjs';
 import { pods } from './coreProbes.ts';
 import { type Probe, type Started } from './probe.ts';
@@ -32,7 +32,7 @@ function server(options: Partial<InformerServerOptions>, watch$: Observable<Watc
   const lw = fakeListerWatcher();
   lw.scriptList(of(page([testObject('a', '1'), testObject('b', '2')], '2')));
   lw.scriptWatch(watch$);
-  const informer = createSharedInformer(lw, { reflector: { ...PAGED, minWatchTimeoutSeconds: 10 ** 9, stallCheck: false } });
+  const informer = createSharedInformer(lw, { reflector: { minWatchTimeoutSeconds: 10 ** 9, stallCheck: false } });
   informer.start();
   const served = createInformerServer({ informerFor: () => informer, idleTimeoutMs: QUIET, bookmarkIntervalMs: QUIET, ...options });
   return { served, stop: () => (served.shutdown(), informer.shutdown()) };

@@ -16,7 +16,7 @@ import { leaderElection, type LeaseTiming } from '@rxinformer/core/leader-electi
 import { reflector, type ReflectorOptions } from '@rxinformer/core/reflector';
 import { afterLong, backoffSuccess, intervalEvery, nextBackoff, resolveBackoff, scheduleAfter, timerAfter } from '@rxinformer/core/time';
 import { exponentialFailureRateLimiter, WorkQueue, type WorkQueueOptions } from '@rxinformer/core/workqueue';
-import { fakeListerWatcher, FakeLeaseServer, page, testObject, PAGED } from '@rxinformer/testing';
+import { fakeListerWatcher, FakeLeaseServer, page, testObject } from '@rxinformer/testing';
 import { asyncScheduler, NEVER, of, throwError } from 'rxjs';
 import { settledFlag, type Probe } from './probe.ts';
 
@@ -75,7 +75,7 @@ export const responseTimeout =
 /** A reflector over `lw` with `options`, its statuses collected. */
 function runReflector(lw: ReturnType<typeof fakeListerWatcher>, options: ReflectorOptions) {
   const statuses: ReflectorStatus[] = [];
-  const sub = reflector(lw, { random: () => 0, ...PAGED, ...options }).subscribe((e) => {
+  const sub = reflector(lw, { random: () => 0, ...options }).subscribe((e) => {
     if (e.type === 'STATUS') statuses.push(e.status);
   });
   return { statuses, stop: () => sub.unsubscribe() };
@@ -202,7 +202,7 @@ export const leaseTiming =
 export function failingInformer(): { informer: ReturnType<typeof createSharedInformer<KubeObject>>; stop(): void } {
   const lw = fakeListerWatcher();
   lw.scriptList(throwError(serverError));
-  const informer = createSharedInformer(lw, { reflector: { ...PAGED, backoff: { initialMs: 2 ** 50, maxMs: 2 ** 50 } } });
+  const informer = createSharedInformer(lw, { reflector: { backoff: { initialMs: 2 ** 50, maxMs: 2 ** 50 } } });
   informer.start();
   return { informer, stop: () => informer.shutdown() };
 }
@@ -212,7 +212,7 @@ export function silentInformer(): { informer: ReturnType<typeof createSharedInfo
   const lw = fakeListerWatcher();
   lw.scriptList(of(page([testObject('a', '1')], '1')));
   lw.scriptWatch(NEVER);
-  const informer = createSharedInformer(lw, { reflector: { ...PAGED, minWatchTimeoutSeconds: 10 ** 9, stallCheck: false } });
+  const informer = createSharedInformer(lw, { reflector: { minWatchTimeoutSeconds: 10 ** 9, stallCheck: false } });
   informer.start();
   return { informer, stop: () => informer.shutdown() };
 }

@@ -1,7 +1,7 @@
 /** Probes of the controller manager's timer options. */
 import { createManager } from '@rxinformer/controller';
 import { createInformerFactory } from '@rxinformer/core';
-import { fakeListerWatcher, page, pagedInformers } from '@rxinformer/testing';
+import { fakeListerWatcher, page } from '@rxinformer/testing';
 import { NEVER, of } from 'rxjs';
 import type { Probe } from './probe.ts';
 
@@ -21,7 +21,7 @@ export const managerGrace: Probe = async (gracefulShutdownMs) => {
   const lw = fakeListerWatcher();
   lw.scriptList(of(page([], '1')));
   lw.scriptWatch(NEVER);
-  const factory = pagedInformers(createInformerFactory(() => lw as never));
+  const factory = createInformerFactory(() => lw as never);
   factory.informerFor({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true });
   const manager = createManager({ factory, gracefulShutdownMs, logger: quiet });
   manager.add({ name: 'stuck', start: () => ({ stop: () => new Promise<void>(() => undefined) }) });

@@ -16,7 +16,7 @@ import { controllerFor, createEventRecorder, retryOnConflict, type ApiRequest } 
 import { createInformerFactory, KubeApiError, type KubeObject } from '@rxinformer/core';
 import { startFaultProxy, startTestEnvironment } from '@rxinformer/envtest';
 import { createProbes } from '@rxinformer/prometheus';
-import { fakeListerWatcher, page, testObject, pagedInformers } from '@rxinformer/testing';
+import { fakeListerWatcher, page, testObject } from '@rxinformer/testing';
 import { NEVER, of } from 'rxjs';
 import { failingInformer, pods, silentInformer } from './coreProbes.ts';
 import { advance, eventually, realDelay, settledFlag, type Probe } from './probe.ts';
@@ -101,7 +101,7 @@ export const builderRequeueAfter: Probe = async (requeueAfterMs) => {
   const lw = fakeListerWatcher();
   lw.scriptList(of(page([testObject('a', '1')], '1')));
   lw.scriptWatch(NEVER);
-  const factory = pagedInformers(createInformerFactory(() => lw as never));
+  const factory = createInformerFactory(() => lw as never);
   let reconciles = 0;
   const errors: unknown[] = [];
   const ctl = controllerFor(factory, pods, { name: 'probe', onError: ({ error }) => errors.push(error) }).reconcile(async () =>

@@ -25,6 +25,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { configMaps, createKubeInformerFactory, createKubeTransport, fileSnapshotStore, type KubeTransport } from '@rxinformer/client-node';
 import { startTestEnvironment } from '@rxinformer/envtest';
 import { createApi, inParallel } from '@rxinformer/testing/servers';
+import { median } from './rounds.ts';
 import { startSimProcess } from './simProcess.ts';
 
 const args = process.argv.slice(2);
@@ -170,8 +171,6 @@ async function realBackend(): Promise<Backend> {
     },
   };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
   log(`${real ? 'kube-apiserver' : 'simulator'}: ${objects} ConfigMaps, churn ${churn}, ${rounds} rounds`);

@@ -8,7 +8,6 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const node = join(root, 'node_modules/.bin/node');
 const core = join(root, 'packages/core/src/index.ts');
 const controller = join(root, 'packages/controller/src/index.ts');
-const testing = join(root, 'packages/testing/src/paged.ts');
 
 /** Runs `script` as an ES module; resolves with its exit code and output, or 'still running' past the deadline. */
 function runScript(script: string, deadlineMs = 15_000): Promise<{ code: number | null | 'still running'; out: string }> {
@@ -34,11 +33,10 @@ describe('a controller in a Node process', () => {
     const script = `
       import { createInformerFactory } from ${JSON.stringify(core)};
       import { controllerFor } from ${JSON.stringify(controller)};
-      import { pagedInformers } from ${JSON.stringify(testing)};
       import { NEVER, of } from 'rxjs';
       const item = (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'ns', name, resourceVersion: '1' } });
       const lw = { list: () => of({ items: [item('a'), item('b')], metadata: { resourceVersion: '1' } }), watch: () => NEVER };
-      const factory = pagedInformers(createInformerFactory(() => lw)); // lw answers lists only
+      const factory = createInformerFactory(() => lw);
       const seen = [];
       const errors = [];
       const quiet = { error() {}, warn() {}, info() {} };

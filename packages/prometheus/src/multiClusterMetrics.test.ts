@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { NEVER, of, Subject } from 'rxjs';
 import type { ListerWatcherSource, ResourceDescriptor } from '@rxinformer/core';
 import { createMultiClusterFactory, type ClusterEvent, type MultiClusterFactory } from '@rxinformer/core/multicluster';
-import { fakeListerWatcher, page, PAGED, testObject } from '@rxinformer/testing';
+import { fakeListerWatcher, page, testObject } from '@rxinformer/testing';
 import { Registry } from 'prom-client';
 import { multiClusterInformerMetrics } from './multiClusterMetrics.ts';
 
@@ -32,7 +32,7 @@ describe('multiClusterInformerMetrics', () => {
   it("should give each cluster's informer series labelled with its cluster, and remove them when it leaves", async () => {
     const provider = new Subject<ClusterEvent>();
     fleet = createMultiClusterFactory({ clusters$: provider });
-    const view = fleet.informerFor(pods, { reflector: PAGED }); // the fakes script paged lists
+    const view = fleet.informerFor(pods);
     const registry = new Registry();
     const registration = multiClusterInformerMetrics(view, { name: 'v1/pods', registry });
     fleet.start();

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { NEVER, of, Subject } from 'rxjs';
 import type { KubeObject, ListerWatcherSource, ResourceDescriptor, WatchEvent } from '@rxinformer/core';
 import { createMultiClusterFactory, type ClusterEvent, type MultiClusterFactory } from '@rxinformer/core/multicluster';
-import { fakeListerWatcher, page, pagedInformers, testObject } from '@rxinformer/testing';
+import { fakeListerWatcher, page, testObject } from '@rxinformer/testing';
 import type { RunningController } from './controller.ts';
 import { controllerFor } from './controllerBuilder.ts';
 
@@ -55,7 +55,7 @@ describe('a builder controller over a multi-cluster factory', () => {
     });
     const log: string[] = [];
     const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-    const ctl = controllerFor(pagedInformers(fleet), pods, { name: 'fleet', logger: quiet })
+    const ctl = controllerFor(fleet, pods, { name: 'fleet', logger: quiet })
       .owns(configMaps)
       .reconcile(async (req) => {
         log.push(`${req.key} ${req.cluster} ${req.namespace}/${req.name} ${req.object === undefined ? 'gone' : 'cached'}`);

@@ -7,7 +7,7 @@ import { describe, expect, it } from '@jest/globals';
 import { BehaviorSubject, Subject, defer, delay, of } from 'rxjs';
 import { createInformerFactory, type ResourceDescriptor } from '@rxinformer/core';
 import type { LeaderElection } from '@rxinformer/core/leader-election';
-import { fakeListerWatcher, page, testObject, virtualClock, pagedInformers } from '@rxinformer/testing';
+import { fakeListerWatcher, page, testObject, virtualClock } from '@rxinformer/testing';
 import type { TestScheduler } from 'rxjs/testing';
 import { controllerFor } from '../builder/controllerBuilder.ts';
 import type { Logger } from '../log/logger.ts';
@@ -20,7 +20,7 @@ const pods: ResourceDescriptor = { group: '', version: 'v1', resource: 'pods', k
 function factoryOf(ts: TestScheduler, listMs: number) {
   const lw = fakeListerWatcher();
   lw.scriptList(of(page([testObject('a', '1'), testObject('b', '1')], '1')).pipe(delay(listMs, ts)));
-  return pagedInformers(createInformerFactory(() => lw as never, { scheduler: ts }));
+  return createInformerFactory(() => lw as never, { scheduler: ts });
 }
 
 /** Records what happens, in order, with the virtual time. */

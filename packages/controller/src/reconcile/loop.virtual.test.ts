@@ -8,7 +8,7 @@ import { BehaviorSubject, NEVER, Subject, of } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { createInformerFactory, type KubeObject, type ResourceDescriptor } from '@rxinformer/core';
 import { whileLeading, type LeaderElection } from '@rxinformer/core/leader-election';
-import { fakeListerWatcher, page, testObject, virtualClock, pagedInformers } from '@rxinformer/testing';
+import { fakeListerWatcher, page, testObject, virtualClock } from '@rxinformer/testing';
 import { Registry } from 'prom-client';
 import { controllerRuntimeMetrics } from '@rxinformer/prometheus';
 import { controllerFor, type ControllerBuilderOptions } from '../builder/controllerBuilder.ts';
@@ -47,7 +47,7 @@ function setup(
     ),
   );
   lw.scriptWatch(NEVER);
-  const factory = pagedInformers(createInformerFactory(() => lw as never, { scheduler: ts }));
+  const factory = createInformerFactory(() => lw as never, { scheduler: ts });
   const logger = keptLogger();
   const reports: ControllerError[] = [];
   const ctl = controllerFor(factory, pods, { name: 'loop', scheduler: ts, logger, onError: (e) => reports.push(e), ...options }).reconcile(

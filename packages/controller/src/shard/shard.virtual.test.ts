@@ -8,7 +8,7 @@ import { NEVER, first, of } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { createInformerFactory, type KubeObject, type ResourceDescriptor } from '@rxinformer/core';
 import { assignSlots, slotOf } from '@rxinformer/core/sharding';
-import { FakeLeaseServer, page, testObject, virtualClock, PAGED } from '@rxinformer/testing';
+import { FakeLeaseServer, page, testObject, virtualClock } from '@rxinformer/testing';
 import { controllerFor } from '../builder/controllerBuilder.ts';
 import type { RunningController } from '../builder/controller.ts';
 import type { Logger } from '../log/logger.ts';
@@ -49,7 +49,6 @@ function replica(
     logger: quiet,
     shard: {
       source: { list: () => of(page(objects, '1')), watch: () => NEVER },
-      informer: { reflector: PAGED }, // the source answers lists only
       client: {
         ...client,
         update: (lease) => {

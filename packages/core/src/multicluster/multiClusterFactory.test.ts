@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { Subject, defer, finalize, of } from 'rxjs';
 import { CacheSyncTimeoutError } from '../informer/cacheSync.ts';
 import type { KubeObject, ListerWatcherSource, ListPage, ReflectorStatus, ResourceDescriptor, WatchEvent } from '../types.ts';
-import { fakeListerWatcher, page, PAGED, testObject as obj } from '@rxinformer/testing';
+import { fakeListerWatcher, page, testObject as obj } from '@rxinformer/testing';
 import { clusterKey, parseClusterKey } from './clusterKey.ts';
 import type { Cluster, ClusterEvent } from './clusterProvider.ts';
 import { createMultiClusterFactory, type MultiClusterFactory } from './multiClusterFactory.ts';
@@ -48,7 +48,7 @@ afterEach(() => {
 function twoClusters(before: (view: ReturnType<MultiClusterFactory['informerFor']>) => void = () => undefined) {
   const provider = new Subject<ClusterEvent>();
   const fleet = fleetOf(provider);
-  const view = fleet.informerFor(pods, { reflector: PAGED });
+  const view = fleet.informerFor(pods);
   before(view);
   const a = testCluster('a');
   const b = testCluster('b');
@@ -72,7 +72,7 @@ describe('createMultiClusterFactory', () => {
   it('should key every cluster objects with its cluster and sync once the provider and every cluster have', async () => {
     const provider = new Subject<ClusterEvent>();
     const fleet = fleetOf(provider);
-    const view = fleet.informerFor(pods, { reflector: PAGED });
+    const view = fleet.informerFor(pods);
     const heard: string[] = [];
     const handler = view.addEventHandler({ onAdd: (_o, initial, key) => void heard.push(`${key}${initial ? ' (initial)' : ''}`) });
     const a = testCluster('a');
@@ -141,7 +141,7 @@ describe('createMultiClusterFactory', () => {
   it('should treat a join of a name present as its leave, then its join', async () => {
     const provider = new Subject<ClusterEvent>();
     const fleet = fleetOf(provider);
-    const view = fleet.informerFor(pods, { reflector: PAGED });
+    const view = fleet.informerFor(pods);
     const before = testCluster('a');
     fleet.start();
     provider.next({ type: 'join', cluster: before.cluster });
@@ -181,7 +181,7 @@ describe('createMultiClusterFactory', () => {
   it('should sync with no cluster once the provider has told it has none', async () => {
     const fleet = createMultiClusterFactory({ clusters$: of({ type: 'synced' } as ClusterEvent) });
     made.push(fleet);
-    const view = fleet.informerFor(pods, { reflector: PAGED });
+    const view = fleet.informerFor(pods);
     fleet.start();
     await fleet.waitForCacheSync();
     expect(view.hasSynced()).toBe(true);
@@ -213,7 +213,7 @@ describe('createMultiClusterFactory', () => {
       return new Subject<ClusterEvent>();
     }).pipe(finalize(() => unsubscribed++));
     const fleet = createMultiClusterFactory({ clusters$ });
-    fleet.informerFor(pods, { reflector: PAGED });
+    fleet.informerFor(pods);
     expect(subscribed).toBe(0);
     fleet.start();
     fleet.stop();
@@ -222,6 +222,6 @@ describe('createMultiClusterFactory', () => {
     expect(unsubscribed).toBe(0);
     fleet.shutdown();
     expect(unsubscribed).toBe(1);
-    expect(() => fleet.informerFor(pods, { reflector: PAGED })).toThrow(/shut down/);
+    expect(() => fleet.informerFor(pods)).toThrow(/shut down/);
   });
 });
